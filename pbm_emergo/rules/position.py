@@ -1,0 +1,595 @@
+"""Positions: the state of a game between two moves, move generation and move application.
+
+A position is immutable. Its cells are a tuple indexed by cell number holding one signed
+int per cell: 0 for a vacant cell, ``+(own | prisoners << 5)`` for a white-capped column and
+``-(own | prisoners << 5)`` for a black-capped one. Each side's caps are also kept as a
+bitmask on the padded grid (see :mod:`pbm_emergo.rules.board`), so that "is there a
+capture?", "which cells are safe to enter?" and "which pieces can step?" are a handful of
+integer operations instead of loops over cells.
+
+The maximum-capture search runs only when a capture exists. It is a depth-first search
+whose state is (cell, direction it arrived from, remaining men of every enemy column); that
+state is memoised, so no subtree is computed twice. A route takes one enemy man per jump
+and the enemy has at most 12 men, so no route is longer than 12 jumps: the search is
+bounded by design.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import NamedTuple
+
+from pbm_emergo.rules.board import (
+    CELLS,
+    CENTRE,
+    DIRECTIONS,
+    GRID,
+    INDEX,
+    JUMPS,
+    NAME,
+    NUMBER,
+    OPPOSITE,
+    STEPS,
+    VALID,
+    WIDTH,
+    bits,
+    shift,
+)
+from pbm_emergo.rules.errors import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    InvalidMoveError,
+)
+from pbm_emergo.rules.move import Move
+
+WHITE = "white"
+BLACK = "black"
+SIDES = (WHITE, BLACK)
+LETTERS = ("o", "x")
+MEN_PER_SIDE = 12
+
+
+class Column(NamedTuple):
+    """A piece: ``own`` men of ``owner``'s colour on top of ``prisoners`` enemy men."""
+
+    owner: str
+    own: int
+    prisoners: int
+
+    @property
+    def height(self) -> int:
+        return self.own + self.prisoners
+
+    @property
+    def code(self) -> str:
+        """Compact composition, top section first: ``o3x5``, ``x1``."""
+        top = LETTERS[SIDES.index(self.owner)]
+        text = f"{top}{self.own}"
+        if self.prisoners:
+            other = LETTERS[1 - SIDES.index(self.owner)]
+            text += f"{other}{self.prisoners}"
+        return text
+
+
+# Every entry and step is one of a fixed set of moves: build them once.
+_ENTRY: dict[int, Move] = {g: Move.from_path("enter", (g,)) for g in GRID}
+_STEP: dict[int, tuple[Move | None, ...]] = {
+    g: tuple(
+        Move.from_path("step", (g, g + off)) if NUMBER[g + off] >= 0 else None
+        for off in DIRECTIONS
+    )
+    for g in GRID
+}
+
+
+def _row_table() -> list[tuple[int, dict[int, tuple[Move, ...]]]]:
+    """Per board row: the shift of its bits and, for every pattern of its cells, the entries."""
+    table = []
+    for row in range(9):
+        base = (row + 2) * WIDTH
+        cols = [g - base for g in GRID if base <= g < base + WIDTH]
+        patterns: dict[int, tuple[Move, ...]] = {}
+        for subset in range(1 << len(cols)):
+            chosen = [c for i, c in enumerate(cols) if subset >> i & 1]
+            patterns[sum(1 << c for c in chosen)] = tuple(_ENTRY[base + c] for c in chosen)
+        table.append((base, patterns))
+    return table
+
+
+_ENTRY_ROWS = _row_table()
+_LEAF: list[tuple[int, ...]] = [()]
+
+
+class Position:
+    """The full state of a game between two moves. Immutable."""
+
+    __slots__ = ("_cells", "_masks", "_hands", "_side", "_ply", "_legal", "_size", "_key")
+
+    _cells: tuple[int, ...]
+    _masks: tuple[int, int]
+    _hands: tuple[int, int]
+    _side: int
+    _ply: int
+    _legal: tuple[Move, ...] | None
+    _size: int
+    _key: tuple[object, ...] | None
+
+    def __init__(self) -> None:
+        """The start position: an empty board, 12 men in hand each, White to move."""
+        self._set((0,) * len(CELLS), (0, 0), (MEN_PER_SIDE, MEN_PER_SIDE), 0, 0)
+
+    def _set(
+        self,
+        cells: tuple[int, ...],
+        masks: tuple[int, int],
+        hands: tuple[int, int],
+        side: int,
+        ply: int,
+    ) -> None:
+        self._cells = cells
+        self._masks = masks
+        self._hands = hands
+        self._side = side
+        self._ply = ply
+        self._legal = None
+        self._size = 0
+        self._key = None
+
+    @classmethod
+    def _make(
+        cls,
+        cells: tuple[int, ...],
+        masks: tuple[int, int],
+        hands: tuple[int, int],
+        side: int,
+        ply: int,
+    ) -> Position:
+        pos = cls.__new__(cls)
+        pos._set(cells, masks, hands, side, ply)
+        return pos
+
+    # ------------------------------------------------------------------ reading the state
+
+    @property
+    def to_move(self) -> str:
+        """The side to move: ``"white"`` or ``"black"``."""
+        return SIDES[self._side]
+
+    @property
+    def ply(self) -> int:
+        """Moves played so far by both sides; the next move is number ``ply + 1``."""
+        return self._ply
+
+    def in_hand(self, side: str) -> int:
+        """Men ``side`` still has in hand."""
+        return self._hands[SIDES.index(side)]
+
+    def column(self, cell: str) -> Column | None:
+        """The column on ``cell`` (any case), or None when the cell is vacant."""
+        g = INDEX.get(cell.strip().lower())
+        if g is None:
+            raise InvalidMoveError(f"{cell!r} is not a cell of the Emergo board.")
+        return _column(self._cells[NUMBER[g]])
+
+    def columns(self) -> dict[str, Column]:
+        """Every occupied cell and its column, in cell order."""
+        return {
+            CELLS[n]: col
+            for n, value in enumerate(self._cells)
+            if value and (col := _column(value)) is not None
+        }
+
+    def men_on_board(self, side: str) -> int:
+        """Men of ``side``'s colour on the board, as caps or as prisoners."""
+        s = SIDES.index(side)
+        total = 0
+        for value in self._cells:
+            if value:
+                a = abs(value)
+                own_side = 0 if value > 0 else 1
+                total += (a & 31) if own_side == s else (a >> 5)
+        return total
+
+    def key(self) -> tuple[object, ...]:
+        """What makes two positions the same for repetition: cells, hands, side to move."""
+        if self._key is None:
+            self._key = (self._cells, self._hands, self._side)
+        return self._key
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Position):
+            return NotImplemented
+        return self.key() == other.key() and self._ply == other._ply
+
+    def __hash__(self) -> int:
+        return hash((self.key(), self._ply))
+
+    def __repr__(self) -> str:
+        return f"Position.from_text({self.to_text()!r})"
+
+    # ------------------------------------------------------------------ move generation
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, sorted by notation. Only maximum captures when one exists."""
+        if self._legal is None:
+            self._generate()
+        assert self._legal is not None
+        return list(self._legal)
+
+    def capture_size(self) -> int:
+        """How many men the compulsory capture takes; 0 when no capture exists."""
+        if self._legal is None:
+            self._generate()
+        return self._size
+
+    def _generate(self) -> None:
+        side = self._side
+        mine = self._masks[side]
+        theirs = self._masks[1 - side]
+        vacant = VALID & ~(mine | theirs)
+        capturers = 0
+        for off in DIRECTIONS:
+            capturers |= shift(theirs, off) & shift(vacant, off + off)
+        capturers &= mine
+        if capturers:
+            self._size, self._legal = self._captures(capturers, theirs, vacant)
+            return
+        if self._hands[side]:
+            self._legal = tuple(self._entries(mine, theirs, vacant))
+            return
+        moves: list[Move] = []
+        movers = [mine & shift(vacant, off) for off in DIRECTIONS]
+        for g in bits(movers[0] | movers[1] | movers[2] | movers[3]):
+            steps = _STEP[g]
+            for d in range(4):
+                if movers[d] >> g & 1:
+                    step = steps[d]
+                    assert step is not None
+                    moves.append(step)
+        self._legal = tuple(moves)
+
+    def _entries(self, mine: int, theirs: int, vacant: int) -> list[Move]:
+        targets = vacant
+        if self._ply == 0 and self._side == 0:
+            targets &= ~(1 << CENTRE)
+        if not self._attacked(mine, theirs, vacant):
+            # No feeding: the entered piece may not be capturable at once.
+            unsafe = 0
+            for off in DIRECTIONS:
+                unsafe |= shift(theirs, off) & shift(vacant, -off)
+            targets &= ~unsafe
+        out: list[Move] = []
+        for base, patterns in _ENTRY_ROWS:
+            row = (targets >> base) & 0x7FF
+            if row:
+                out.extend(patterns[row])
+        return out
+
+    @staticmethod
+    def _attacked(mine: int, theirs: int, vacant: int) -> bool:
+        """Whether the opponent (owner of ``theirs``) has a capture against ``mine``."""
+        return any(theirs & shift(mine, off) & shift(vacant, off + off) for off in DIRECTIONS)
+
+    def _captures(self, capturers: int, theirs: int, vacant: int) -> tuple[int, tuple[Move, ...]]:
+        """The maximum capture size and every route that takes it, over all pieces."""
+        sign = 1 - 2 * self._side
+        cells = self._cells
+        # Each enemy-capped column gets a 5-bit slot in one int holding its remaining
+        # enemy men: the search state is then (cell, no-go direction, that int).
+        slot: dict[int, int] = {}
+        freed_if_empty: dict[int, bool] = {}
+        state = 0
+        for i, g in enumerate(bits(theirs)):
+            value = -cells[NUMBER[g]] * sign
+            slot[g] = 5 * i
+            state |= (value & 31) << (5 * i)
+            # A column whose last enemy man is taken leaves a vacant cell only if it held
+            # no prisoners; otherwise the prisoners are liberated and the cell stays full.
+            freed_if_empty[g] = not (value >> 5)
+
+        best = 0
+        found: list[tuple[int, ...]] = []
+        for start in bits(capturers):
+            size, routes = _route_search(slot, freed_if_empty)(
+                start, -1, vacant | (1 << start), state
+            )
+            if size > best:
+                best = size
+                found = [(start, *route) for route in routes]
+            elif size == best:
+                found.extend((start, *route) for route in routes)
+        moves = sorted((Move.from_path("capture", path) for path in found), key=str)
+        return best, tuple(moves)
+
+    # ------------------------------------------------------------------ playing moves
+
+    def play(self, move: Move | str) -> Position:
+        """The position after a legal move (a Move or notation); this one is unchanged."""
+        if isinstance(move, str):
+            move = self.parse_move(move)
+        elif move not in self._legal_tuple():
+            move = self.parse_move(str(move))  # raises with the reason
+        return self._apply(move)
+
+    def _legal_tuple(self) -> tuple[Move, ...]:
+        if self._legal is None:
+            self._generate()
+        assert self._legal is not None
+        return self._legal
+
+    def _apply(self, move: Move) -> Position:
+        side = self._side
+        sign = 1 - 2 * side
+        cells = list(self._cells)
+        hands = list(self._hands)
+        mine, theirs = self._masks[side], self._masks[1 - side]
+        path = move.path
+        if move.kind == "enter":
+            g = path[0]
+            n = 1 if hands[1 - side] else hands[side]
+            cells[NUMBER[g]] = sign * n
+            hands[side] -= n
+            mine |= 1 << g
+        elif move.kind == "step":
+            a, b = path
+            cells[NUMBER[b]] = cells[NUMBER[a]]
+            cells[NUMBER[a]] = 0
+            mine ^= (1 << a) | (1 << b)
+        else:
+            cur = path[0]
+            value = cells[NUMBER[cur]] * sign
+            cells[NUMBER[cur]] = 0
+            mine &= ~(1 << cur)
+            for land in path[1:]:
+                over = (cur + land) // 2
+                n_over = NUMBER[over]
+                enemy = -cells[n_over] * sign
+                left = (enemy & 31) - 1
+                prisoners = enemy >> 5
+                if left:
+                    cells[n_over] = -sign * (left | prisoners << 5)
+                elif prisoners:  # liberated: the rest of the column is ours now
+                    cells[n_over] = sign * prisoners
+                    theirs &= ~(1 << over)
+                    mine |= 1 << over
+                else:
+                    cells[n_over] = 0
+                    theirs &= ~(1 << over)
+                value += 1 << 5  # the taken man goes under the capturing piece
+                cur = land
+            cells[NUMBER[cur]] = sign * value
+            mine |= 1 << cur
+        masks = (mine, theirs) if side == 0 else (theirs, mine)
+        return Position._make(tuple(cells), masks, (hands[0], hands[1]), 1 - side, self._ply + 1)
+
+    # ------------------------------------------------------------------ parsing moves
+
+    def parse_move(self, text: str) -> Move:
+        """The legal move written as ``text``, in any accepted input form.
+
+        Raises InvalidMoveError for bad syntax, IllegalMoveError (saying why) for a move
+        that is not legal here, AmbiguousMoveError for a short capture form that matches
+        several routes.
+        """
+        written = Move.from_text(text)
+        legal = self._legal_tuple()
+        for move in legal:
+            if move == written:
+                return move
+        if written.kind == "capture" and len(written.cells) == 2:
+            matches = [
+                m for m in legal
+                if m.kind == "capture" and m.cells[0] == written.cells[0]
+                and m.cells[-1] == written.cells[1]
+            ]
+            if len(matches) == 1:
+                return matches[0]
+            if matches:
+                raise AmbiguousMoveError(
+                    f"{written} matches {len(matches)} capture routes; write the whole "
+                    f"route: {', '.join(map(str, matches))}.",
+                    matches,
+                )
+        raise IllegalMoveError(self._why_illegal(written, legal))
+
+    def _why_illegal(self, move: Move, legal: tuple[Move, ...]) -> str:
+        side = self._side
+        me, them = SIDES[side].capitalize(), SIDES[1 - side].capitalize()
+        if not legal:
+            return f"{me} has no legal move: the game is over."
+        size = self._size
+        if size:
+            men = _men(size)
+            if move.kind != "capture":
+                return (
+                    f"Capture is compulsory: you must capture, taking {men} "
+                    f"(for example {legal[0]})."
+                )
+            start = move.cells[0]
+            owner = self._owner(start)
+            if owner is None:
+                return f"There is no piece on {start}."
+            if owner != side:
+                return f"The piece on {start} is not yours."
+            route_error = self._route_error(move)
+            if route_error:
+                return route_error
+            prefix = [m for m in legal if m.cells[: len(move.cells)] == move.cells]
+            if prefix:
+                return (
+                    f"{move} takes {_men(move.captures)}, but maximum capture is compulsory "
+                    f"and you must take {men}: continue the route, e.g. {prefix[0]}."
+                )
+            return (
+                f"{move} is not a maximum capture: you must take {men}. "
+                f"Legal captures: {', '.join(map(str, legal))}."
+            )
+        hand = self._hands[side]
+        if move.kind == "capture":
+            route_error = self._route_error(move)
+            return route_error or f"There is no capture here: {move} is not a legal route."
+        if move.kind == "enter":
+            cell = move.cells[0]
+            g = move.path[0]
+            if not hand:
+                return "You have no men in hand to enter: move a piece on the board instead."
+            if self._owner(cell) is not None:
+                return f"Cell {cell} is occupied: men are entered on vacant cells only."
+            if g == CENTRE and self._ply == 0:
+                return "White may not enter on e5 on the first move of the game."
+            attacker = self._attacker_of(g)
+            return (
+                f"A man entered on {cell} could be captured at once by {them}'s piece on "
+                f"{attacker}, and {them} is not attacking you now: that is feeding, which "
+                f"is not allowed. Enter on a cell where it is safe (every rim cell is)."
+            )
+        # a step
+        src, dst = move.cells
+        if hand:
+            return (
+                f"You still have {_men(hand)} in hand: you must enter a man; pieces on the "
+                f"board may not move until all your men are entered."
+            )
+        owner = self._owner(src)
+        if owner is None:
+            return f"There is no piece on {src}."
+        if owner != side:
+            return f"The piece on {src} is not yours."
+        return f"Cell {dst} is occupied: a piece steps only to a vacant neighbouring cell."
+
+    def _route_error(self, move: Move) -> str | None:
+        """Why the written route cannot be a capture route on this board, if it cannot."""
+        for a, b in zip(move.path, move.path[1:], strict=False):
+            if not any(land == b for _, _, land in JUMPS[a]):
+                return (
+                    f"{NAME[a]} to {NAME[b]} is not a jump: a capture jumps an adjacent enemy "
+                    f"piece and lands on the vacant cell just beyond it."
+                )
+        return None
+
+    def _owner(self, cell: str) -> int | None:
+        value = self._cells[NUMBER[INDEX[cell]]]
+        if not value:
+            return None
+        return 0 if value > 0 else 1
+
+    def _attacker_of(self, g: int) -> str:
+        theirs = self._masks[1 - self._side]
+        vacant = VALID & ~(self._masks[0] | self._masks[1])
+        for d, n in STEPS[g]:
+            beyond = g - DIRECTIONS[d]
+            if theirs >> n & 1 and NUMBER[beyond] >= 0 and vacant >> beyond & 1:
+                return NAME[n]
+        return "?"  # pragma: no cover - only called for unsafe cells
+
+    # ------------------------------------------------------------------ text form
+
+    def to_text(self) -> str:
+        """One line holding the whole state: side to move, hands, ply, columns.
+
+        For example ``x 7 6 11 c4=o3x5,d4=o2`` (``-`` for an empty board).
+        """
+        cols = ",".join(f"{cell}={col.code}" for cell, col in self.columns().items())
+        return (
+            f"{LETTERS[self._side]} {self._hands[0]} {self._hands[1]} {self._ply} {cols or '-'}"
+        )
+
+    @classmethod
+    def from_text(cls, text: str) -> Position:
+        """The position written by :meth:`to_text`. Raises ValueError on a malformed text."""
+        parts = text.split()
+        if len(parts) != 5 or parts[0] not in LETTERS:
+            raise ValueError(f"not a position text: {text!r}")
+        try:
+            hands = (int(parts[1]), int(parts[2]))
+            ply = int(parts[3])
+        except ValueError:
+            raise ValueError(f"not a position text: {text!r}") from None
+        if ply < 0:
+            raise ValueError(f"negative ply in {text!r}")
+        cells = [0] * len(CELLS)
+        masks = [0, 0]
+        men = list(hands)
+        if parts[4] != "-":
+            for item in parts[4].split(","):
+                cell, _, code = item.partition("=")
+                g = INDEX.get(cell)
+                if g is None or cells[NUMBER[g]]:
+                    raise ValueError(f"bad or repeated cell {cell!r} in {text!r}")
+                owner, own, prisoners = _parse_code(code, text)
+                cells[NUMBER[g]] = (1 - 2 * owner) * (own | prisoners << 5)
+                masks[owner] |= 1 << g
+                men[owner] += own
+                men[1 - owner] += prisoners
+        if min(hands) < 0 or max(men) > MEN_PER_SIDE:
+            raise ValueError(f"more than {MEN_PER_SIDE} men of one colour in {text!r}")
+        return cls._make(tuple(cells), (masks[0], masks[1]), hands, LETTERS.index(parts[0]), ply)
+
+
+def _parse_code(code: str, text: str) -> tuple[int, int, int]:
+    if len(code) < 2 or code[0] not in LETTERS:
+        raise ValueError(f"bad column {code!r} in {text!r}")
+    owner = LETTERS.index(code[0])
+    other = LETTERS[1 - owner]
+    top, _, bottom = code[1:].partition(other)
+    if not top.isdigit() or (bottom and not bottom.isdigit()) or code.endswith(other):
+        raise ValueError(f"bad column {code!r} in {text!r}")
+    own, prisoners = int(top), int(bottom or 0)
+    if own < 1:
+        raise ValueError(f"a column needs at least one man on top: {code!r} in {text!r}")
+    return owner, own, prisoners
+
+
+def _column(value: int) -> Column | None:
+    if not value:
+        return None
+    a = abs(value)
+    return Column(WHITE if value > 0 else BLACK, a & 31, a >> 5)
+
+
+def _men(n: int) -> str:
+    return f"{n} man" if n == 1 else f"{n} men"
+
+
+Search = Callable[[int, int, int, int], tuple[int, list[tuple[int, ...]]]]
+
+
+def _route_search(slot: dict[int, int], freed_if_empty: dict[int, bool]) -> Search:
+    """A memoised search of the longest capture routes from one start cell.
+
+    The returned function maps (cell, forbidden direction, vacant mask, enemy state) to the
+    most men still to be taken from there and every route (tuple of landing cells) that
+    takes them. The vacant mask is determined by the enemy state for a given start, so it
+    is not part of the memo key.
+    """
+    memo: dict[tuple[int, int, int], tuple[int, list[tuple[int, ...]]]] = {}
+
+    def search(cur: int, back: int, vacant: int, state: int) -> tuple[int, list[tuple[int, ...]]]:
+        key = (cur, back, state)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        best = 0
+        routes = _LEAF
+        for d, over, land in JUMPS[cur]:
+            if d == back or not vacant >> land & 1:
+                continue
+            at = slot.get(over)
+            if at is None:
+                continue
+            left = state >> at & 31
+            if not left:
+                continue
+            after = vacant | (1 << over) if left == 1 and freed_if_empty[over] else vacant
+            size, tails = search(land, OPPOSITE[d], after, state - (1 << at))
+            size += 1
+            if size > best:
+                best = size
+                routes = [(land, *tail) for tail in tails]
+            elif size == best:
+                routes.extend((land, *tail) for tail in tails)
+        result = (best, routes)
+        memo[key] = result
+        return result
+
+    return search
