@@ -1,0 +1,396 @@
+"""The database schema: everything the server knows, readable with plain SQL.
+
+Conventions: every timestamp is timezone-aware (UTC, see :class:`UTCDateTime`); every string
+has an explicit length; status columns hold short lower-case words checked by a CHECK
+constraint; constraint names follow one naming convention so that migrations (including
+SQLite batch migrations) can refer to them. docs/schema.md explains every column for
+operators. Change a model only together with a new Alembic revision (``alembic check``
+proves they agree).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+from pbm_emergo.db.types import UTCDateTime, utcnow
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+# Lengths, named once.
+USERID_LENGTH = 32  # the command layer allows 2..16; the column leaves room
+ADDRESS_LENGTH = 320  # local part 64 + "@" + domain 255
+PASSWORD_HASH_LENGTH = 255
+NOTATION_LENGTH = 128  # a long multiple capture such as "e1xe3xe5xc5xc3xa5" fits easily
+POSITION_LENGTH = 1024  # Position.to_text()
+MESSAGE_ID_LENGTH = 998  # the longest header line RFC 5322 allows
+WORKER_LENGTH = 128  # "host:pid:thread"
+REASON_LENGTH = 32
+STATUS_LENGTH = 16
+SIDE_LENGTH = 5  # "white" | "black"
+
+WHITE = "white"
+BLACK = "black"
+SIDES = (WHITE, BLACK)
+
+BOARD_ACTIVE = "active"
+BOARD_FINISHED = "finished"
+BOARD_STATUSES = (BOARD_ACTIVE, BOARD_FINISHED)
+
+BLOCKED_RULES = ("loss", "draw")
+VOTE_KINDS = ("draw", "undo")
+
+# Inbound queue: pending -> processing -> done; failures go back to pending until the
+# attempts run out, then dead. Mail that must never be answered (bounces, auto-replies)
+# is stored as ignored.
+INBOUND_PENDING = "pending"
+INBOUND_PROCESSING = "processing"
+INBOUND_DONE = "done"
+INBOUND_DEAD = "dead"
+INBOUND_IGNORED = "ignored"
+INBOUND_STATUSES = (
+    INBOUND_PENDING,
+    INBOUND_PROCESSING,
+    INBOUND_DONE,
+    INBOUND_DEAD,
+    INBOUND_IGNORED,
+)
+
+# Outbound queue: pending -> sending -> sent; temporary failures go back to pending with a
+# later next_attempt_at; a permanent refusal (5xx) is failed; too many attempts is dead.
+OUTBOUND_PENDING = "pending"
+OUTBOUND_SENDING = "sending"
+OUTBOUND_SENT = "sent"
+OUTBOUND_FAILED = "failed"
+OUTBOUND_DEAD = "dead"
+OUTBOUND_STATUSES = (
+    OUTBOUND_PENDING,
+    OUTBOUND_SENDING,
+    OUTBOUND_SENT,
+    OUTBOUND_FAILED,
+    OUTBOUND_DEAD,
+)
+
+
+def _in(column: str, values: tuple[str, ...]) -> str:
+    quoted = ", ".join(f"'{v}'" for v in values)
+    return f"{column} IN ({quoted})"
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+
+class Player(Base):
+    """An account. ``userid`` keeps the spelling the player chose; ``userid_key`` is its
+    lower-case form, unique, and the one to look players up by."""
+
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    userid: Mapped[str] = mapped_column(String(USERID_LENGTH))
+    userid_key: Mapped[str] = mapped_column(String(USERID_LENGTH), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(PASSWORD_HASH_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    vacation_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    rating: Mapped[int] = mapped_column(Integer, default=1600)
+    # Rated games played so far; the rating is provisional while this is below 20.
+    rated_games: Mapped[int] = mapped_column(Integer, default=0)
+    won: Mapped[int] = mapped_column(Integer, default=0)
+    lost: Mapped[int] = mapped_column(Integer, default=0)
+    drawn: Mapped[int] = mapped_column(Integer, default=0)
+    # Flags. A signed-off player keeps their history but can no longer play or log in.
+    is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
+    signed_off_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+    addresses: Mapped[list[PlayerAddress]] = relationship(
+        back_populates="player",
+        order_by="PlayerAddress.position",
+        cascade="all, delete-orphan",
+    )
+
+    @property
+    def active(self) -> bool:
+        return self.signed_off_at is None
+
+    def __repr__(self) -> str:
+        return f"Player(id={self.id!r}, userid={self.userid!r})"
+
+
+class PlayerAddress(Base):
+    """A registered mail address of a player (a player may have several)."""
+
+    __tablename__ = "player_addresses"
+    __table_args__ = (UniqueConstraint("player_id", "address_key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    address: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    # Lower-case form for lookups by sender address.
+    address_key: Mapped[str] = mapped_column(String(ADDRESS_LENGTH), index=True)
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    player: Mapped[Player] = relationship(back_populates="addresses")
+
+
+class Counter(Base):
+    """Named counters that only go up. ``board`` holds the last board number handed out,
+    so numbers are never reused even after a board is deleted."""
+
+    __tablename__ = "counters"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[int] = mapped_column(Integer)
+
+
+BOARD_COUNTER = "board"
+FIRST_BOARD_NUMBER = 101
+
+
+class Board(Base):
+    """One game. ``number`` is the board number players use (101, 102, ...).
+
+    The moves table is the source of truth; ``position`` caches ``Position.to_text()`` after
+    ``ply`` moves, and ``ply`` doubles as the version for optimistic concurrency: a move is
+    stored only by ``UPDATE boards ... WHERE ply = :expected``.
+    """
+
+    __tablename__ = "boards"
+    __table_args__ = (
+        CheckConstraint(_in("status", BOARD_STATUSES), name="status"),
+        CheckConstraint(_in("blocked_rule", BLOCKED_RULES), name="blocked_rule"),
+        CheckConstraint(f"to_move IS NULL OR {_in('to_move', SIDES)}", name="to_move"),
+        CheckConstraint(f"winner IS NULL OR {_in('winner', SIDES)}", name="winner"),
+        CheckConstraint("white_player_id <> black_player_id", name="two_players"),
+        Index(None, "white_player_id", "status"),
+        Index(None, "black_player_id", "status"),
+    )
+
+    number: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    game: Mapped[str] = mapped_column(String(32), default="emergo")
+    white_player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    black_player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    # Options
+    rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    blocked_rule: Mapped[str] = mapped_column(String(8), default="loss")
+    nag_days: Mapped[int] = mapped_column(Integer, default=7)
+    forfeit_days: Mapped[int] = mapped_column(Integer, default=28)
+    # State
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH), default=BOARD_ACTIVE, index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_move_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    last_reminder_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    ply: Mapped[int] = mapped_column(Integer, default=0)
+    position: Mapped[str] = mapped_column(String(POSITION_LENGTH))
+    to_move: Mapped[str | None] = mapped_column(String(SIDE_LENGTH))
+    # Outcome: winner NULL with a reason is a draw; both NULL while the game goes on.
+    winner: Mapped[str | None] = mapped_column(String(SIDE_LENGTH))
+    outcome_reason: Mapped[str | None] = mapped_column(String(REASON_LENGTH))
+    white_rating_change: Mapped[int | None] = mapped_column(Integer)
+    black_rating_change: Mapped[int | None] = mapped_column(Integer)
+
+    white_player: Mapped[Player] = relationship(foreign_keys=[white_player_id])
+    black_player: Mapped[Player] = relationship(foreign_keys=[black_player_id])
+    moves: Mapped[list[MoveRecord]] = relationship(
+        back_populates="board",
+        order_by="MoveRecord.number",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+    )
+
+    def player_of(self, side: str) -> Player:
+        return self.white_player if side == WHITE else self.black_player
+
+    def side_of(self, player: Player) -> str | None:
+        if player.id == self.white_player_id:
+            return WHITE
+        if player.id == self.black_player_id:
+            return BLACK
+        return None
+
+    def __repr__(self) -> str:
+        return f"Board(number={self.number!r}, ply={self.ply!r}, status={self.status!r})"
+
+
+class MoveRecord(Base):
+    """A move played on a board: move ``number`` (1, 2, ...; both sides counted)."""
+
+    __tablename__ = "moves"
+    __table_args__ = (UniqueConstraint("board_number", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_number: Mapped[int] = mapped_column(ForeignKey("boards.number", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    notation: Mapped[str] = mapped_column(String(NOTATION_LENGTH))
+    comment: Mapped[str | None] = mapped_column(Text)
+    played_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    board: Mapped[Board] = relationship(back_populates="moves")
+    player: Mapped[Player] = relationship()
+
+
+class Vote(Base):
+    """An open draw offer or undo request on a board, waiting for the opponent's answer."""
+
+    __tablename__ = "votes"
+    __table_args__ = (
+        UniqueConstraint("board_number", "kind"),
+        CheckConstraint(_in("kind", VOTE_KINDS), name="kind"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_number: Mapped[int] = mapped_column(ForeignKey("boards.number", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(8))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    # The board's ply when the vote was made (an undo takes back move number ply).
+    ply: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class QueuedMove(Base):
+    """A move a player queued to be played when their turn comes (if it is then legal)."""
+
+    __tablename__ = "queued_moves"
+    __table_args__ = (Index(None, "board_number", "player_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_number: Mapped[int] = mapped_column(ForeignKey("boards.number", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    notation: Mapped[str] = mapped_column(String(NOTATION_LENGTH))
+    # The move number guard (#n), if one was given.
+    expected_number: Mapped[int | None] = mapped_column(Integer)
+    comment: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Subscription(Base):
+    """A spectator's subscription to one board, or to all boards when board_number is NULL."""
+
+    __tablename__ = "subscriptions"
+    __table_args__ = (UniqueConstraint("player_id", "board_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    board_number: Mapped[int | None] = mapped_column(
+        ForeignKey("boards.number", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class RatingChange(Base):
+    """One line of a player's rating history: the rating before and after a rated game."""
+
+    __tablename__ = "rating_history"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    board_number: Mapped[int | None] = mapped_column(
+        ForeignKey("boards.number", ondelete="SET NULL")
+    )
+    rating_before: Mapped[int] = mapped_column(Integer)
+    rating_after: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class LoginFailure(Base):
+    """Wrong passwords for one player: how many since ``window_start``, and the lock."""
+
+    __tablename__ = "login_failures"
+
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    count: Mapped[int] = mapped_column(Integer, default=0)
+    window_start: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_failure_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class InboundMessage(Base):
+    """A mail as received: the exact bytes and the SMTP envelope, stored before the 250."""
+
+    __tablename__ = "inbound_messages"
+    __table_args__ = (
+        # The same Message-ID from the same sender is stored (and processed) once.
+        UniqueConstraint("envelope_sender", "message_id"),
+        CheckConstraint(_in("status", INBOUND_STATUSES), name="status"),
+        Index(None, "status", "id"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    # "" for the null sender (bounces).
+    envelope_sender: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    envelope_recipients: Mapped[list[str]] = mapped_column(JSON)
+    message_id: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH), default=INBOUND_PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    claimed_by: Mapped[str | None] = mapped_column(String(WORKER_LENGTH))
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # Filled in by the worker when known, for the admin view and per-board ordering.
+    subject: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
+    board_number: Mapped[int | None] = mapped_column(Integer)
+
+    replies: Mapped[list[OutboundMessage]] = relationship(back_populates="inbound")
+
+
+class OutboundMessage(Base):
+    """A mail to send: the exact bytes, one recipient, and its delivery state."""
+
+    __tablename__ = "outbound_messages"
+    __table_args__ = (
+        CheckConstraint(_in("status", OUTBOUND_STATUSES), name="status"),
+        Index(None, "status", "next_attempt_at"),
+        Index(None, "recipient", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    recipient: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    message_id: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
+    subject: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
+    board_number: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH), default=OUTBOUND_PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    claimed_by: Mapped[str | None] = mapped_column(String(WORKER_LENGTH))
+    claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    inbound_id: Mapped[int | None] = mapped_column(
+        ForeignKey("inbound_messages.id", ondelete="SET NULL"), index=True
+    )
+
+    inbound: Mapped[InboundMessage | None] = relationship(back_populates="replies")
+
+
+def table_names() -> list[str]:
+    """Every table the models define, in dependency order."""
+    return [t.name for t in Base.metadata.sorted_tables]

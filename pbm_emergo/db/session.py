@@ -1,0 +1,168 @@
+"""Engines, sessions and migrations.
+
+One engine and one ``sessionmaker`` per process and database URL (:func:`get_sessionmaker`).
+A unit of work is ``with Session.begin() as session:``; functions that touch data receive the
+session, they do not open one.
+
+SQLite (the embedded default) is set up for a server: WAL journal (readers never wait for the
+writer), a busy timeout (a writer waits for the lock instead of failing), foreign keys on, and
+every transaction started with ``BEGIN IMMEDIATE``. The last point matters: with SQLite's
+default deferred transactions, a transaction that has read and then wants to write fails at
+once with "database is locked" if another connection wrote in between (WAL snapshot
+conflict); taking the write lock at BEGIN makes concurrent writers queue up instead, which
+for our short transactions is both simpler and correct.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event, pool
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.config import Config
+
+# The repository root holds alembic.ini and migrations/.
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+MIGRATIONS_DIR = PROJECT_ROOT / "migrations"
+
+SQLITE_BUSY_TIMEOUT_MS = 10_000
+
+_lock = threading.Lock()
+_engines: dict[str, Engine] = {}
+_sessionmakers: dict[str, sessionmaker[Session]] = {}
+
+
+def normalise_url(url: str) -> str:
+    """Use psycopg 3 for plain ``postgresql://`` / ``postgres://`` URLs."""
+    for prefix in ("postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    return url
+
+
+def _setup_sqlite(engine: Engine, *, foreign_keys: bool) -> None:
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, connection_record: Any) -> None:
+        # Let SQLAlchemy's "begin" event below issue BEGIN itself (pysqlite would otherwise
+        # start deferred transactions on its own, behind our back).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+            cursor.execute("PRAGMA journal_mode = WAL")
+            cursor.execute("PRAGMA synchronous = NORMAL")
+            cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
+        finally:
+            cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def create_engine_for(
+    url: str, *, foreign_keys: bool = True, poolclass: type[pool.Pool] | None = None
+) -> Engine:
+    """A new engine for ``url`` with our settings (see the module docstring).
+
+    ``foreign_keys=False`` is for migrations only: SQLite batch migrations copy and drop
+    tables, and with foreign keys on, dropping a table would cascade into its children.
+    """
+    url = normalise_url(url)
+    parsed = make_url(url)
+    kwargs: dict[str, Any] = {}
+    if poolclass is not None:
+        kwargs["poolclass"] = poolclass
+    if parsed.get_backend_name() == "sqlite":
+        database = parsed.database
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(url, **kwargs)
+        _setup_sqlite(engine, foreign_keys=foreign_keys)
+    else:
+        engine = create_engine(url, pool_pre_ping=True, **kwargs)
+    return engine
+
+
+def get_engine(config: Config) -> Engine:
+    """The process-wide engine for the configured database."""
+    url = normalise_url(config.effective_database_url)
+    with _lock:
+        engine = _engines.get(url)
+        if engine is None:
+            engine = _engines[url] = create_engine_for(url)
+        return engine
+
+
+def get_sessionmaker(config: Config) -> sessionmaker[Session]:
+    """The process-wide session factory for the configured database.
+
+    ``expire_on_commit=False`` so that objects loaded in a unit of work can still be read
+    (not lazily reloaded) after it commits.
+    """
+    url = normalise_url(config.effective_database_url)
+    engine = get_engine(config)
+    with _lock:
+        factory = _sessionmakers.get(url)
+        if factory is None:
+            factory = _sessionmakers[url] = sessionmaker(engine, expire_on_commit=False)
+        return factory
+
+
+def dispose_engines() -> None:
+    """Close every pooled connection and forget the process-wide engines (tests, shutdown)."""
+    with _lock:
+        for engine in _engines.values():
+            engine.dispose()
+        _engines.clear()
+        _sessionmakers.clear()
+
+
+def alembic_config(config: Config | None = None, url: str | None = None) -> Any:
+    """An Alembic ``Config`` for our migrations, bound to ``config``'s database (or ``url``)."""
+    from alembic.config import Config as AlembicConfig
+
+    ini = PROJECT_ROOT / "alembic.ini"
+    cfg = AlembicConfig(str(ini) if ini.exists() else None)
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    # env.py reads the URL from here rather than from alembic.ini (no "%" escaping issues).
+    if url is None and config is not None:
+        url = config.effective_database_url
+    if url is not None:
+        cfg.attributes["database_url"] = normalise_url(url)
+    return cfg
+
+
+def upgrade_to_head(config: Config | None = None, url: str | None = None) -> None:
+    """Migrate the database to the newest revision (what ``pbm-emergo db upgrade`` runs)."""
+    from alembic import command
+
+    command.upgrade(alembic_config(config, url), "head")
+
+
+def downgrade_to(revision: str, config: Config | None = None, url: str | None = None) -> None:
+    """Migrate the database down to ``revision`` (``"base"`` removes every table)."""
+    from alembic import command
+
+    command.downgrade(alembic_config(config, url), revision)
+
+
+def current_revision(engine: Engine) -> str | None:
+    """The revision the database is at, or None for an empty database."""
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as connection:
+        revision: str | None = MigrationContext.configure(connection).get_current_revision()
+        return revision
+
+
+def head_revision() -> str | None:
+    """The newest revision in migrations/."""
+    from alembic.script import ScriptDirectory
+
+    head: str | None = ScriptDirectory.from_config(alembic_config()).get_current_head()
+    return head
