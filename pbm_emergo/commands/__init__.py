@@ -1,0 +1,28 @@
+"""The mail commands: one module per command, a registry, and the dispatcher.
+
+The mail worker calls :func:`process` for every stored inbound message, inside the
+transaction that handles it, and mails back the replies it returns. Importing this package
+stays light (the contract in :mod:`pbm_emergo.commands.api` needs nothing else); the
+commands are loaded on first use.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbm_emergo.commands.api import CommandMail, Reply
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from pbm_emergo.config import Config
+
+__all__ = ["CommandMail", "Reply", "process"]
+
+
+def process(session: Session, mail: CommandMail, config: Config, now: datetime) -> list[Reply]:
+    """Run the command(s) of ``mail`` and return the replies to send."""
+    from pbm_emergo.commands.dispatcher import dispatch
+
+    return dispatch(session, mail, config, now)

@@ -1,0 +1,147 @@
+"""What every mail command is made of: the context it runs in, its result, its errors.
+
+Each command is a small class (one module per command) with a ``name``, an
+``argument_description``, a ``description`` and a ``process`` method; the registry in
+:mod:`pbm_emergo.commands.registry` lists them all and ``help`` is generated from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pbm_emergo.commands.api import CommandMail, Reply
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from pbm_emergo.config import Config
+
+MASK = "********"
+
+
+@dataclass
+class Context:
+    """Everything a command may use while it runs (inside the caller's transaction)."""
+
+    session: Session
+    mail: CommandMail
+    config: Config
+    now: datetime
+    # The command line as it may be shown back: every password replaced by MASK.
+    masked_line: str = ""
+    # True while running the lines of a `multiple` mail.
+    in_multiple: bool = False
+    # The comment (body) for commands that carry one; empty for `multiple` lines.
+    comment: str = ""
+
+    @property
+    def sender(self) -> str:
+        return self.mail.sender
+
+
+@dataclass
+class Result:
+    """What a command did.
+
+    ``summary`` is the one-line report used in the Results of a ``multiple`` mail.
+    ``answer`` is the text for the sender alone (a help page, a board shown...), sent as its
+    own mail with ``answer_subject``, or folded into the ``multiple`` report.
+    ``replies`` are the other mails (board mails to each player, notices).
+    """
+
+    summary: str
+    answer: str | None = None
+    answer_subject: str = "Emergo"
+    answer_thread: str | None = None
+    replies: list[Reply] = field(default_factory=list)
+
+
+class CommandError(Exception):
+    """A command that cannot be carried out; the sender gets an error reply.
+
+    ``reason`` is one plain sentence. ``template`` names the error template under
+    ``templates/error/``; ``details`` are its extra variables. ``board`` (a board number)
+    makes the Subject ``Emergo Board N Error``.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        board: int | None = None,
+        template: str = "error/error.txt.j2",
+        board_text: str | None = None,
+        replies: list[Reply] | None = None,
+        **details: Any,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.board = board
+        self.template = template
+        self.board_text = board_text
+        self.details = details
+        # Mails that must go out even though the command failed (lock-out notices ...).
+        self.replies = replies or []
+
+
+class UsageError(CommandError):
+    """The arguments do not fit the command; the reply shows how to write it."""
+
+
+class Command:
+    """Base class of the mail commands."""
+
+    name: ClassVar[str]  # the command words, lower case: "signup", "emergo move"
+    argument_description: ClassVar[str] = ""
+    description: ClassVar[str]  # one line for the help summary
+    # Longer text for `help NAME`; defaults to the description.
+    details: ClassVar[str] = ""
+    # Positions (in the arguments after the command words) that hold passwords.
+    secret_args: ClassVar[tuple[int, ...]] = ()
+    # Whether the command is listed by `help` (aliases are not).
+    listed: ClassVar[bool] = True
+    # The help section: "account" or "emergo".
+    section: ClassVar[str] = "account"
+    # How many arguments the command takes (max None: any number).
+    min_args: ClassVar[int] = 0
+    max_args: ClassVar[int | None] = None
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        raise NotImplementedError
+
+    @classmethod
+    def arity_fits(cls, count: int) -> bool:
+        return count >= cls.min_args and (cls.max_args is None or count <= cls.max_args)
+
+    def check_arity(self, args: list[str]) -> None:
+        """Raise a usage error unless the number of arguments fits the command."""
+        if not self.arity_fits(len(args)):
+            raise self.usage_error()
+
+    @classmethod
+    def usage(cls) -> str:
+        return f"{cls.name} {cls.argument_description}".rstrip()
+
+    @classmethod
+    def mask(cls, args: list[str], *, well_formed: bool = True) -> list[str]:
+        """``args`` with every password replaced by :data:`MASK`.
+
+        When the arguments do not fit the command (``well_formed`` false) the password
+        may sit anywhere, so everything from just before the first secret position is masked.
+        """
+        if not cls.secret_args:
+            return list(args)
+        if well_formed:
+            return [MASK if i in cls.secret_args else a for i, a in enumerate(args)]
+        # The password may have slipped one place left (a forgotten userid): mask from there.
+        first = max(0, min(cls.secret_args) - 1)
+        return [MASK if i >= first else a for i, a in enumerate(args)]
+
+    def usage_error(self, reason: str | None = None) -> UsageError:
+        return UsageError(
+            reason or f"The command {self.name} needs these arguments: {self.usage()}.",
+            template="error/usage.txt.j2",
+            usage=self.usage(),
+        )

@@ -1,0 +1,36 @@
+"""``emergo help``: the rules, the empty board, the notation and the commands."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.render import render
+
+
+def emergo_help_text(ctx: Context) -> str:
+    """The Emergo help page (also ``help emergo``)."""
+    from pbm_emergo.commands.dispatcher import help_entries
+    from pbm_emergo.rules import Position, render_board
+
+    return render(
+        "emergo_help.txt.j2",
+        address=ctx.config.address,
+        board=render_board(Position(), white_name="Ohs", black_name="Eks"),
+        commands=help_entries(),
+    )
+
+
+class EmergoHelpCommand(Command):
+    name = "emergo help"
+    argument_description = ""
+    description = "the rules of Emergo, the empty board, the notation and the commands"
+    section = "emergo"
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        if args:  # "emergo help move" is "help move"
+            from pbm_emergo.commands.help import HelpCommand
+
+            return HelpCommand().process(ctx, args)
+        return Result(
+            summary="sent the Emergo help page",
+            answer=emergo_help_text(ctx),
+            answer_subject="Emergo help",
+        )

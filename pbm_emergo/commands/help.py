@@ -1,0 +1,66 @@
+"""``help [topic]``: the command summary, generated from the registry."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands import registry
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.render import render
+
+
+class HelpCommand(Command):
+    name = "help"
+    argument_description = "[topic]"
+    description = "this summary; 'help emergo' gives the rules and 'help COMMAND' one command"
+    details = (
+        "Without a topic: the list of commands. 'help emergo' is the Emergo help page (the "
+        "rules, the board, the notation); 'help move' or 'help change password' describes "
+        "one command."
+    )
+    max_args = 3
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        topic = " ".join(a.lower() for a in args)
+        if topic == "emergo":
+            from pbm_emergo.commands.emergo_help import emergo_help_text
+
+            return Result(
+                summary="sent the Emergo help page",
+                answer=emergo_help_text(ctx),
+                answer_subject="Emergo help",
+            )
+        if topic:
+            command = find_topic(topic)
+            if command is not None:
+                return Result(
+                    summary=f"sent the help for {command.name}",
+                    answer=render(
+                        "help_command.txt.j2",
+                        usage=command.usage(),
+                        description=command.description,
+                        details=command.details or command.description,
+                    ),
+                    answer_subject=f"Emergo help: {command.name}",
+                )
+        from pbm_emergo.commands.dispatcher import help_entries
+
+        return Result(
+            summary="sent the command summary",
+            answer=render(
+                "help.txt.j2",
+                address=ctx.config.address,
+                commands=help_entries(),
+                unknown_topic=topic or None,
+            ),
+            answer_subject="Emergo help",
+        )
+
+
+def find_topic(topic: str) -> type[Command] | None:
+    """The command a help topic names: its full name, or its last word (``move``)."""
+    table = registry.by_name()
+    if topic in table:
+        return table[topic]
+    if f"emergo {topic}" in table:
+        return table[f"emergo {topic}"]
+    return None

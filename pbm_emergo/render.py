@@ -1,0 +1,68 @@
+"""Reply texts: the Jinja environment that renders every mail the server writes.
+
+The templates live in the top-level ``templates/`` folder of the source tree, one file per
+kind of reply (``help.txt.j2``, ``board.txt.j2``, ``error/illegal_move.txt.j2`` ...).
+The folder is found relative to this package: first ``pbm_emergo/templates`` (where an
+installed wheel puts it, see ``[tool.setuptools]`` in pyproject.toml), then ``templates``
+next to the package directory (a source checkout or an editable install).
+Set ``PBM_EMERGO_TEMPLATES`` to use another folder, for instance to reword the replies.
+
+The environment is strict (an unknown variable is an error, never an empty string) and
+keeps the trailing newline of each template. Board drawings come from
+:func:`pbm_emergo.rules.render_board`, never from template logic.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader, StrictUndefined
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+def template_dir() -> Path:
+    """The folder the reply templates are read from."""
+    override = os.environ.get("PBM_EMERGO_TEMPLATES")
+    if override:
+        return Path(override)
+    for candidate in (_PACKAGE_DIR / "templates", _PACKAGE_DIR.parent / "templates"):
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError(
+        f"no templates folder next to {_PACKAGE_DIR} (looked for pbm_emergo/templates "
+        "and templates/)"
+    )
+
+
+@cache
+def environment(folder: Path | None = None) -> Environment:
+    """The Jinja environment for ``folder`` (default: :func:`template_dir`)."""
+    env = Environment(
+        loader=FileSystemLoader(str(folder or template_dir())),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=False,  # plain-text mail, never HTML
+    )
+    env.filters["indent_block"] = _indent_block
+    return env
+
+
+def _indent_block(text: str, prefix: str = "  ") -> str:
+    """Indent every non-empty line of ``text`` by ``prefix``."""
+    return "\n".join(prefix + line if line else line for line in text.splitlines())
+
+
+def render(name: str, **context: Any) -> str:
+    """Render the template ``name`` (a path inside the templates folder)."""
+    return environment().get_template(name).render(**context)
+
+
+def template_names() -> list[str]:
+    """Every reply template, for tests that render each one."""
+    return sorted(environment().list_templates(filter_func=lambda n: n.endswith(".j2")))

@@ -1,0 +1,110 @@
+"""help, emergo help, unknown commands and multiple, through process()."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from pbm_emergo.commands import CommandMail, Reply, process
+from pbm_emergo.commands.dispatcher import clean_subject, command_lines, comment_text, masked
+from pbm_emergo.config import Config
+
+NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+
+
+def send(subject: str, body: str = "", sender: str = "carol@example.org") -> list[Reply]:
+    mail = CommandMail(sender=sender, subject=subject, body=body, message_id="<t@example.org>")
+    # help needs no database; the session is never touched.
+    return process(None, mail, Config(), NOW)  # type: ignore[arg-type]
+
+
+def test_help_lists_every_command_from_the_registry() -> None:
+    from pbm_emergo.commands.registry import all_commands
+
+    [reply] = send("help")
+    assert reply.to == "carol@example.org"
+    assert reply.subject == "Emergo help"
+    for command in all_commands():
+        assert command.usage() in reply.body
+    assert "pbmserv@localhost" in reply.body
+
+
+def test_help_topic_describes_one_command() -> None:
+    [reply] = send("HELP help")
+    assert reply.subject == "Emergo help: help"
+    assert reply.body.startswith("help [topic]\n")
+
+
+def test_unknown_help_topic_says_so_and_lists_commands() -> None:
+    [reply] = send("help frobnicate")
+    assert reply.body.startswith("There is no help topic 'frobnicate'.")
+    assert "emergo help" in reply.body
+
+
+def test_reply_prefixes_are_ignored() -> None:
+    assert clean_subject("Re: AW:  Fwd[2]: emergo   help ") == "emergo help"
+    [reply] = send("Re: help")
+    assert reply.subject == "Emergo help"
+
+
+def test_unknown_command_gets_an_error_with_arguments_masked() -> None:
+    [reply] = send("emergo mvoe 101 alice s3cret e4")
+    assert reply.subject == "Emergo error"
+    assert reply.body.startswith("There is no command 'emergo mvoe'.\n")
+    assert "s3cret" not in reply.body
+    assert "emergo mvoe ******** ******** ******** ********" in reply.body
+    assert "  help [topic]" in reply.body
+
+
+def test_empty_subject_is_explained() -> None:
+    [reply] = send("", "hello there")
+    assert reply.subject == "Emergo error"
+    assert "Subject" in reply.body.splitlines()[0]
+
+
+def test_multiple_reports_results_unprocessed_and_ignored() -> None:
+    body = "help\n\nnonsense secret\nEND\nhelp\nmore\n"
+    [reply] = send("multiple", body)
+    assert reply.subject == "Emergo multiple: 1 done, 1 failed"
+    text = reply.body
+    assert "- Results:\n  > help\n  sent the command summary\n" in text
+    assert "  > nonsense ********\n  Error: There is no command 'nonsense'.\n" in text
+    assert "secret" not in text
+    assert "- Ignored: 2 lines from the line 'end' on." in text
+    assert "Unprocessed" not in text
+    assert text.rstrip().endswith("- Done.")
+
+
+def test_multiple_runs_a_bounded_number_of_lines() -> None:
+    body = "\n".join(["help help"] * 35)
+    [reply] = send("multiple", body)
+    assert reply.subject == "Emergo multiple: 30 done, 0 failed"
+    unprocessed = reply.body.split("- Unprocessed")[1]
+    assert unprocessed.count("help help") == 5
+
+
+@pytest.mark.parametrize(
+    ("body", "lines", "ignored"),
+    [
+        ("help\n-- \nAlice\nhelp", ["help"], 2),
+        ("help\n> help\n", ["help"], 1),
+        ("help\nOn Monday, Bob wrote:\nhelp", ["help"], 2),
+        ("help\n\n  help   emergo \n", ["help", "help emergo"], 0),
+    ],
+)
+def test_body_lines_stop_at_signature_quote_and_end(
+    body: str, lines: list[str], ignored: int
+) -> None:
+    found = command_lines(body)
+    assert found.commands == lines
+    assert found.ignored == ignored
+
+
+def test_comment_stops_at_signature() -> None:
+    assert comment_text("\nNice move!\n\n-- \nBob\n") == "Nice move!"
+
+
+def test_masking_knows_where_passwords_are() -> None:
+    assert masked("help me please") == "help me please"
+    assert masked("frob a b") == "frob ******** ********"
