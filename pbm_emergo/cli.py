@@ -18,6 +18,7 @@ from pbm_emergo import __version__
 # Modules that contribute subcommands, in the order they appear in --help.
 COMMAND_MODULES = [
     "pbm_emergo.rules_cli",
+    "pbm_emergo.server",
 ]
 
 

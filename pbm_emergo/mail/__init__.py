@@ -1,0 +1,1 @@
+"""The mail pipeline: SMTP listener -> durable inbox -> workers -> durable outbox -> delivery."""

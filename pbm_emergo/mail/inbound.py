@@ -1,0 +1,140 @@
+"""The SMTP listener: accept mail for the server's address, store it, then say 250."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session as DBSession
+from sqlalchemy.orm import sessionmaker
+
+from pbm_emergo.config import Config
+from pbm_emergo.db.types import utcnow
+from pbm_emergo.mail import queue
+from pbm_emergo.mail.parse import clean_address, parse_mail
+
+log = logging.getLogger(__name__)
+
+
+class InboxHandler:
+    """aiosmtpd handler: RCPT only for our address and postmaster; DATA stored before 250."""
+
+    def __init__(
+        self,
+        session_factory: sessionmaker[DBSession],
+        config: Config,
+        *,
+        on_stored: Callable[[], None] | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.session_factory = session_factory
+        self.config = config
+        self.on_stored = on_stored
+        self.clock = clock
+        self.accepting = True
+        address = config.address.lower()
+        self.local_recipients = {address, f"postmaster@{config.domain}".lower(), "postmaster"}
+
+    async def handle_RCPT(  # noqa: N802 - aiosmtpd's hook name
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        if not self.accepting:
+            return "421 4.3.2 Service shutting down, try again later"
+        if address.strip("<>").lower() not in self.local_recipients:
+            return "550 5.1.1 No such user here"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(  # noqa: N802 - aiosmtpd's hook name
+        self, server: SMTP, session: Session, envelope: Envelope
+    ) -> str:
+        if not self.accepting:
+            return "421 4.3.2 Service shutting down, try again later"
+        raw = envelope.original_content or envelope.content or b""
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogateescape")
+        mail_from = envelope.mail_from or ""
+        recipients = list(envelope.rcpt_tos)
+        loop = asyncio.get_running_loop()
+        try:
+            # Off the event loop: the database may take a moment (SQLite's busy wait).
+            stored = await loop.run_in_executor(None, self.store, raw, mail_from, recipients)
+        except Exception:  # noqa: BLE001 - the sending MTA keeps the mail and retries
+            log.exception("could not store mail from %r", mail_from)
+            return "451 4.3.0 Could not store the message, try again later"
+        if stored.duplicate:
+            log.info("duplicate of inbound %d from %r, not stored again", stored.id, mail_from)
+            return "250 2.0.0 OK (duplicate, already received)"
+        if self.on_stored is not None:
+            self.on_stored()
+        return f"250 2.0.0 OK queued as {stored.id}"
+
+    def store(self, raw: bytes, mail_from: str, recipients: list[str]) -> queue.Stored:
+        """Store the mail in one short transaction (runs in a worker thread)."""
+        parsed = parse_mail(raw, mail_from, own_address=self.config.address)
+        envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
+        envelope_sender = envelope_sender[:320]
+        try:
+            with self.session_factory.begin() as db:
+                return queue.store_inbound(
+                    db,
+                    raw=raw,
+                    envelope_sender=envelope_sender,
+                    recipients=recipients,
+                    message_id=parsed.message_id,
+                    subject=parsed.subject,
+                    now=self.clock(),
+                )
+        except IntegrityError:
+            # Two copies arrived at the same moment: the other one was stored.
+            with self.session_factory.begin() as db:
+                existing = queue.find_inbound(db, envelope_sender, parsed.message_id)
+            if existing is None:
+                raise
+            return queue.Stored(existing, duplicate=True)
+
+
+class Listener:
+    """The aiosmtpd controller with our settings (no DNS lookups, size limit, our handler)."""
+
+    def __init__(self, handler: InboxHandler, config: Config) -> None:
+        self.handler = handler
+        self.config = config
+        kwargs: dict[str, Any] = {
+            "hostname": config.smtp_host,
+            "port": config.smtp_port,
+            # Without these, aiosmtpd looks the host name up in DNS for every connection.
+            "server_hostname": config.domain,
+            "ident": "pbm-emergo",
+            "data_size_limit": config.max_message_size,
+            "decode_data": False,
+        }
+        self.controller = Controller(handler, **kwargs)
+        self._lock = threading.Lock()
+        self.running = False
+
+    def start(self) -> None:
+        self.controller.start()
+        self.running = True
+        log.info("listening on %s:%d", self.config.smtp_host, self.config.smtp_port)
+
+    def stop(self) -> None:
+        """Stop accepting: new commands get 421, then the socket closes."""
+        with self._lock:
+            if not self.running:
+                return
+            self.handler.accepting = False
+            self.controller.stop()
+            self.running = False

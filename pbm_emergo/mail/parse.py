@@ -1,0 +1,291 @@
+"""Turn the raw bytes of an inbound mail into what the command layer needs.
+
+:func:`parse_mail` never raises: mail comes from anyone, and a message we cannot read still
+deserves a log line (and, when we know whom to tell, a reply), never a crashed worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from dataclasses import dataclass
+from email import policy
+from email.header import decode_header, make_header
+from email.message import EmailMessage, Message
+from email.parser import BytesParser
+from email.utils import getaddresses
+from html.parser import HTMLParser
+
+from pbm_emergo.commands.api import CommandMail
+
+log = logging.getLogger(__name__)
+
+# Our own marker: a mail carrying it came from a pbm-emergo server and is never answered.
+LOOP_HEADER = "X-PBM-Emergo-Loop"
+
+_PREFIX = re.compile(
+    r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|rv|odp|ynt)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*)+",
+    re.IGNORECASE,
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_WHITESPACE = re.compile(r"\s+")
+_MSGID = re.compile(r"<([^<>\s@]{1,200}@[^<>\s@]{1,200})>")
+_ADDRESS = re.compile(r"^[^\s@<>(),;:\"\[\]\\]{1,64}@[A-Za-z0-9.\-\[\]:]{1,190}$")
+_NOT_ANSWERED_PRECEDENCE = {"bulk", "junk", "list"}
+_SUBJECT_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class ParsedMail:
+    """A parsed inbound mail: the command mail, plus what the mail layer decides on its own."""
+
+    message_id: str  # with angle brackets, as it goes into In-Reply-To
+    sender: str | None  # the address to answer, lower-cased; None when there is none
+    subject: str
+    body: str
+    references: tuple[str, ...]  # the mail's own References, oldest first
+    defects: tuple[str, ...]
+    # Why this mail must not be answered (loop safety), or None when it may be.
+    not_answered: str | None
+
+    def command_mail(self) -> CommandMail:
+        """The mail as the command layer sees it (only for mail that may be answered)."""
+        return CommandMail(
+            sender=self.sender or "",
+            subject=self.subject,
+            body=self.body,
+            message_id=self.message_id,
+        )
+
+
+def clean_address(value: str | None) -> str | None:
+    """A plain ``local@domain`` address, lower-cased, or None when ``value`` is not one."""
+    if not value:
+        return None
+    value = value.strip().strip("<>").strip().lower()
+    if len(value) > 254 or not _ADDRESS.match(value):
+        return None
+    return value
+
+
+def strip_subject_prefixes(subject: str) -> str:
+    """Collapse whitespace and drop ``Re:``/``Fwd:``/``AW:``... prefixes."""
+    subject = _WHITESPACE.sub(" ", _CONTROL.sub(" ", subject)).strip()
+    return _PREFIX.sub("", subject).strip()[:_SUBJECT_LIMIT]
+
+
+def html_to_text(html: str) -> str:
+    """The readable text of an HTML body: tags dropped, blocks on their own lines."""
+    extractor = _TextExtractor()
+    try:
+        extractor.feed(html)
+        extractor.close()
+    except Exception:  # noqa: BLE001 - HTMLParser is lenient; this is a last guard
+        log.warning("HTML body could not be converted", exc_info=True)
+    lines = (_WHITESPACE.sub(" ", line).strip() for line in "".join(extractor.parts).split("\n"))
+    text = "\n".join(lines)
+    return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
+
+
+class _TextExtractor(HTMLParser):
+    _BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
+               "blockquote", "table", "ul", "ol", "hr"}
+    _HIDDEN = {"script", "style", "head", "title"}
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self._HIDDEN:
+            self._hidden += 1
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self._HIDDEN:
+            self._hidden = max(0, self._hidden - 1)
+        elif tag in self._BLOCKS:
+            self.parts.append("\n")
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden:
+            self.parts.append(data)
+
+
+def parse_mail(
+    raw: bytes, envelope_sender: str | None = None, *, own_address: str = ""
+) -> ParsedMail:
+    """Parse ``raw`` (the bytes as received) into a :class:`ParsedMail`; never raises.
+
+    ``envelope_sender`` is the SMTP ``MAIL FROM`` (``""`` for the null sender, None when
+    unknown); ``own_address`` is the server's address, whose mail is never answered.
+    """
+    try:
+        return _parse(raw, envelope_sender, own_address.lower())
+    except Exception as exc:  # noqa: BLE001 - the last guard: a mail must never crash a worker
+        log.exception("unparseable mail (%d bytes)", len(raw))
+        return ParsedMail(
+            message_id=_generated_id(raw),
+            sender=_envelope_address(envelope_sender),
+            subject="",
+            body="",
+            references=(),
+            defects=(f"{type(exc).__name__}: {exc}"[:200],),
+            not_answered=None if _envelope_address(envelope_sender) else "no address to answer",
+        )
+
+
+def _parse(raw: bytes, envelope_sender: str | None, own_address: str) -> ParsedMail:
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    defects = [type(d).__name__ for part in _walk(msg) for d in part.defects]
+
+    message_id = _message_id(_header(msg, "Message-ID")) or _generated_id(raw)
+    references = tuple(_message_ids(_header(msg, "References") or ""))[-20:]
+    sender = _from_address(msg) or _envelope_address(envelope_sender)
+    subject = strip_subject_prefixes(_header(msg, "Subject") or "")
+    body = _body(msg, defects)
+    if defects:
+        log.info("mail %s has defects: %s", message_id, ", ".join(sorted(set(defects))))
+    return ParsedMail(
+        message_id=message_id,
+        sender=sender,
+        subject=subject,
+        body=body,
+        references=references,
+        defects=tuple(defects),
+        not_answered=_not_answered(msg, envelope_sender, sender, own_address),
+    )
+
+
+def _message_ids(text: str) -> list[str]:
+    return [f"<{m}>" for m in _MSGID.findall(text)]
+
+
+def _walk(msg: Message) -> list[Message]:
+    try:
+        return list(msg.walk())
+    except Exception:  # noqa: BLE001
+        return [msg]
+
+
+def _header(msg: Message, name: str) -> str | None:
+    """A header's decoded text; falls back to decoding the raw value when parsing fails."""
+    try:
+        value = msg.get(name)
+        return None if value is None else str(value)
+    except Exception:  # noqa: BLE001 - malformed header: decode it by hand below
+        pass
+    for key, raw_value in msg.raw_items():
+        if key.lower() == name.lower():
+            try:
+                return str(make_header(decode_header(raw_value)))
+            except Exception:  # noqa: BLE001
+                return raw_value.encode("ascii", "replace").decode("ascii")
+    return None
+
+
+def _message_id(value: str | None) -> str | None:
+    if not value:
+        return None
+    match = _MSGID.search(value)
+    return f"<{match.group(1)}>" if match else None
+
+
+def _generated_id(raw: bytes) -> str:
+    # Derived from the content, so that a resent copy of the same id-less mail is a duplicate.
+    return f"<{hashlib.sha256(raw).hexdigest()[:32]}@generated.pbm-emergo.invalid>"
+
+
+def _envelope_address(envelope_sender: str | None) -> str | None:
+    return clean_address(envelope_sender)
+
+
+def _from_address(msg: Message) -> str | None:
+    value = _header(msg, "From")
+    if not value:
+        return None
+    try:
+        pairs = getaddresses([value])
+    except Exception:  # noqa: BLE001
+        return None
+    for _name, address in pairs:
+        cleaned = clean_address(address)
+        if cleaned:
+            return cleaned
+    return None
+
+
+def _not_answered(
+    msg: Message, envelope_sender: str | None, sender: str | None, own_address: str
+) -> str | None:
+    if envelope_sender is not None and envelope_sender.strip() in ("", "<>"):
+        return "null sender"
+    for address in (envelope_sender or "", sender or ""):
+        if address.strip("<>").lower().partition("@")[0] == "mailer-daemon":
+            return "mail from MAILER-DAEMON"
+    auto = (_header(msg, "Auto-Submitted") or "").strip().split(";")[0].strip().lower()
+    if auto and auto != "no":
+        return f"Auto-Submitted: {auto[:40]}"
+    precedence = (_header(msg, "Precedence") or "").strip().lower()
+    if precedence in _NOT_ANSWERED_PRECEDENCE:
+        return f"Precedence: {precedence}"
+    if _header(msg, LOOP_HEADER) is not None:
+        return f"our own loop header {LOOP_HEADER}"
+    if sender is None:
+        return "no address to answer"
+    if own_address and sender == own_address:
+        return "mail from our own address"
+    return None
+
+
+def _body(msg: Message, defects: list[str]) -> str:
+    """The first text/plain part that is not an attachment; else the first HTML part as text."""
+    html: str | None = None
+    for part in _walk(msg):
+        if part.is_multipart():
+            continue
+        content_type = part.get_content_type()
+        if content_type not in ("text/plain", "text/html"):
+            continue
+        if _is_attachment(part):
+            continue
+        text = _text_of(part, defects)
+        if content_type == "text/plain":
+            return _normalise_newlines(text)
+        if html is None:
+            html = text
+    if html is not None:
+        return _normalise_newlines(html_to_text(html))
+    return ""
+
+
+def _is_attachment(part: Message) -> bool:
+    try:
+        return (part.get_content_disposition() or "") == "attachment"
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _text_of(part: Message, defects: list[str]) -> str:
+    if isinstance(part, EmailMessage):
+        try:
+            content = part.get_content()
+            if isinstance(content, str):
+                return content
+        except Exception as exc:  # noqa: BLE001 - unknown charset, broken encoding...
+            defects.append(f"undecodable text part ({type(exc).__name__})")
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:  # noqa: BLE001
+        payload = None
+    if isinstance(payload, bytes):
+        return payload.decode("utf-8", "replace")
+    raw = part.get_payload()
+    return raw if isinstance(raw, str) else ""
+
+
+def _normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")

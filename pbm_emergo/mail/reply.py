@@ -1,0 +1,79 @@
+"""Build the reply mails: every header from our own values or sanitised text, never raw input."""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from email import policy
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+
+from pbm_emergo.commands.api import Reply
+from pbm_emergo.mail.parse import LOOP_HEADER, clean_address
+
+SUBJECT_LIMIT = 200
+_UNSAFE = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
+_THREAD_UNSAFE = re.compile(r"[^A-Za-z0-9.\-]+")
+
+
+def sanitise_subject(subject: str) -> str:
+    """One line of plain text: control characters (CR, LF...) become spaces, length capped."""
+    subject = " ".join(_UNSAFE.sub(" ", subject).split())
+    if len(subject) > SUBJECT_LIMIT:
+        subject = subject[: SUBJECT_LIMIT - 3].rstrip() + "..."
+    return subject or "pbm-emergo"
+
+
+def thread_id(thread: str, domain: str) -> str:
+    """The Message-ID-like token that keeps one board's mails in one thread."""
+    token = _THREAD_UNSAFE.sub("-", thread).strip("-.")[:64] or "thread"
+    return f"<{token}.pbm-emergo@{domain}>"
+
+
+def build_reply(
+    reply: Reply,
+    *,
+    server_address: str,
+    now: datetime,
+    in_reply_to: str | None = None,
+    references: tuple[str, ...] = (),
+) -> EmailMessage:
+    """The reply as an :class:`EmailMessage`; raises ValueError for a recipient that is not a
+    plain address (so that no user text can reach a header)."""
+    to = clean_address(reply.to)
+    if to is None:
+        raise ValueError(f"not a plain mail address: {reply.to!r}")
+    domain = server_address.rpartition("@")[2] or "localhost"
+    msg = EmailMessage(policy=policy.SMTP)
+    msg["From"] = server_address
+    msg["To"] = to
+    msg["Subject"] = sanitise_subject(reply.subject)
+    msg["Date"] = format_datetime(now)
+    msg["Message-ID"] = make_msgid(idstring="pbm-emergo", domain=domain)
+    # The board's thread id stays first (the thread's root); then the command mail's chain.
+    root = [thread_id(reply.thread, domain)] if reply.thread else []
+    chain: list[str] = []
+    for ref in (*references, in_reply_to):
+        if ref and ref not in chain and ref not in root:
+            chain.append(ref)
+    if in_reply_to:
+        msg["In-Reply-To"] = in_reply_to
+    if root or chain:
+        msg["References"] = " ".join(root + chain[-9:])
+    msg["Auto-Submitted"] = "auto-replied"
+    msg[LOOP_HEADER] = server_address
+    body = reply.body.replace("\r\n", "\n").replace("\r", "\n")
+    if not body.endswith("\n"):
+        body += "\n"
+    # Plain 7bit/8bit keeps the board readable in any mail client; quoted-printable only
+    # when a line is too long for SMTP.
+    longest = max(len(line.encode("utf-8")) for line in body.split("\n"))
+    plain = "7bit" if body.isascii() else "8bit"
+    cte = "quoted-printable" if longest > 990 else plain
+    msg.set_content(body, charset="utf-8", cte=cte)
+    return msg
+
+
+def reply_bytes(msg: EmailMessage) -> bytes:
+    """The wire form (CRLF line ends) as stored in the outbox and handed to the relay."""
+    return msg.as_bytes(policy=policy.SMTP)

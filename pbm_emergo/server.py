@@ -1,0 +1,269 @@
+"""``pbm-emergo serve`` and ``pbm-emergo worker``: the mail pipeline in one process.
+
+Threads: the aiosmtpd listener (its own event loop), ``workers`` inbox workers, one outbox
+sender and one scheduler. They share nothing but the database and two wake-up events, so
+several ``worker`` processes (on PostgreSQL) can work the same queues.
+
+SIGTERM or SIGINT: the listener stops accepting first, each worker finishes the message in
+hand, the sender finishes the mail in hand, then the process exits with status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import signal
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from types import FrameType
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.commands.api import CommandProcessor, Reply
+from pbm_emergo.config import Config, load_config
+from pbm_emergo.db.types import utcnow
+from pbm_emergo.mail import queue
+from pbm_emergo.mail.inbound import InboxHandler, Listener
+from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
+from pbm_emergo.mail.worker import InboxWorker
+
+log = logging.getLogger(__name__)
+
+POLL_SECONDS = 1.0  # how often idle threads look at the database (other processes' mail)
+SCHEDULER_SECONDS = 30.0
+
+
+class MailServer:
+    """The listener, the workers, the outbox sender and the scheduler, started and stopped
+    together. ``listen=False`` is ``pbm-emergo worker``."""
+
+    def __init__(
+        self,
+        config: Config,
+        session_factory: sessionmaker[Session],
+        *,
+        processor: CommandProcessor | None = None,
+        listen: bool = True,
+        send: bool = True,
+        backoff: Backoff | None = None,
+        poll_seconds: float = POLL_SECONDS,
+        scheduler_seconds: float = SCHEDULER_SECONDS,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.config = config
+        self.session_factory = session_factory
+        self.clock = clock
+        self.poll_seconds = poll_seconds
+        self.scheduler_seconds = scheduler_seconds
+        self.stopping = threading.Event()
+        self.inbox_ready = threading.Event()
+        self.outbox_ready = threading.Event()
+        self.worker = InboxWorker(session_factory, config, processor, clock=clock)
+        self.sender = (
+            OutboxSender(
+                session_factory,
+                transport_for(config.effective_outbound, config.domain),
+                config.address,
+                backoff=backoff,
+                clock=clock,
+            )
+            if send
+            else None
+        )
+        self.listener = (
+            Listener(InboxHandler(session_factory, config, on_stored=self.inbox_ready.set,
+                                  clock=clock), config)
+            if listen
+            else None
+        )
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Release the claims of a crashed predecessor, then start every part."""
+        self._release_stale_claims()
+        names: list[tuple[str, Callable[[], None]]] = [
+            (f"inbox-{n + 1}", self._work_inbox) for n in range(max(1, self.config.workers))
+        ]
+        if self.sender is not None:
+            names.append(("outbox", self._work_outbox))
+        names.append(("scheduler", self._schedule))
+        for name, target in names:
+            thread = threading.Thread(target=target, name=name, daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        if self.listener is not None:
+            self.listener.start()
+
+    def stop(self, timeout: float = 60.0) -> None:
+        """Stop accepting, let every thread finish what it holds, and wait for them."""
+        if self.listener is not None:
+            self.listener.stop()
+        self.stopping.set()
+        self.inbox_ready.set()
+        self.outbox_ready.set()
+        deadline = time.monotonic() + timeout
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        alive = [t.name for t in self._threads if t.is_alive()]
+        if alive:
+            log.error("threads still busy at shutdown: %s", ", ".join(alive))
+
+    # --- the loops ---------------------------------------------------------------------
+
+    def _work_inbox(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                outcome = self.worker.run_once()
+            except Exception:  # noqa: BLE001 - the database may be briefly unavailable
+                log.exception("inbox worker error")
+                self.stopping.wait(self.poll_seconds)
+                continue
+            if outcome is not None:
+                if outcome.replies:
+                    self.outbox_ready.set()
+                continue
+            self.inbox_ready.wait(self.poll_seconds)
+            self.inbox_ready.clear()
+
+    def _work_outbox(self) -> None:
+        assert self.sender is not None
+        while not self.stopping.is_set():
+            try:
+                if self.sender.run_once(self.stopping):
+                    continue
+                pause = self.sender.seconds_until_due(self.poll_seconds)
+            except Exception:  # noqa: BLE001
+                log.exception("outbox sender error")
+                pause = self.poll_seconds
+            self.outbox_ready.wait(pause)
+            self.outbox_ready.clear()
+
+    def _schedule(self) -> None:
+        while not self.stopping.wait(self.scheduler_seconds):
+            try:
+                self._release_stale_claims()
+                self._run_scheduled_commands()
+            except Exception:  # noqa: BLE001
+                log.exception("scheduler error")
+
+    def _release_stale_claims(self) -> None:
+        with self.session_factory.begin() as session:
+            inbound, outbound = queue.release_stale_claims(session, now=self.clock())
+        if inbound or outbound:
+            log.warning("released stale claims: %d inbound, %d outbound", inbound, outbound)
+            self.inbox_ready.set()
+            self.outbox_ready.set()
+
+    def _run_scheduled_commands(self) -> None:
+        """Timed work of the command layer (reminders, timeouts), if it offers any:
+        ``pbm_emergo.commands.scheduled(session, config, now) -> list[Reply]``."""
+        commands = importlib.import_module("pbm_emergo.commands")
+        scheduled: Callable[..., list[Reply]] | None = getattr(commands, "scheduled", None)
+        if scheduled is None:
+            return
+        with self.session_factory.begin() as session:
+            replies = scheduled(session, self.config, self.clock())
+            queued = sum(self.worker.queue_scheduled(session, reply) for reply in replies)
+        if queued:
+            self.outbox_ready.set()
+
+
+# --- the command line --------------------------------------------------------------------
+
+
+def register(subparsers: Any) -> None:
+    for name, help_text in (
+        ("serve", "run the mail server: SMTP listener, workers, outbox sender, scheduler"),
+        ("worker", "run only the inbox workers and the outbox sender (more processes)"),
+    ):
+        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("--config", help="a TOML configuration file (PBM_EMERGO_CONFIG)")
+        parser.add_argument("--data-dir", dest="data_dir", help="PBM_EMERGO_DATA_DIR")
+        parser.add_argument("--database-url", dest="database_url",
+                            help="PBM_EMERGO_DATABASE_URL (default: SQLite in the data dir)")
+        parser.add_argument("--address", help="the server's own address (PBM_EMERGO_ADDRESS)")
+        parser.add_argument("--outbound",
+                            help="smtp://host:port or maildir:PATH (PBM_EMERGO_OUTBOUND)")
+        parser.add_argument("--reply-limit", dest="reply_limit", type=int,
+                            help="replies to one address per hour (PBM_EMERGO_REPLY_LIMIT)")
+        parser.add_argument("--workers", type=int, help="inbox worker threads (PBM_EMERGO_WORKERS)")
+        parser.add_argument("--migrate", action="store_true",
+                            help="migrate the database to the newest revision first "
+                                 "(automatic on the embedded SQLite default)")
+        parser.add_argument("--log-level", dest="log_level", default="INFO")
+        if name == "serve":
+            parser.add_argument("--host", dest="smtp_host", help="PBM_EMERGO_SMTP_HOST")
+            parser.add_argument("--port", dest="smtp_port", type=int, help="PBM_EMERGO_SMTP_PORT")
+            parser.add_argument("--max-message-size", dest="max_message_size", type=int,
+                                help="bytes (PBM_EMERGO_MAX_MESSAGE_SIZE)")
+        parser.set_defaults(func=run_serve if name == "serve" else run_worker)
+
+
+_OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
+                 "smtp_host", "smtp_port", "max_message_size")
+
+
+def _config_from(args: argparse.Namespace) -> Config:
+    overrides = {name: getattr(args, name, None) for name in _OPTION_NAMES}
+    return load_config(overrides, config_file=args.config)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    return _run(args, listen=True)
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    return _run(args, listen=False)
+
+
+def _run(args: argparse.Namespace, *, listen: bool) -> int:
+    logging.basicConfig(
+        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
+        format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s",
+    )
+    # aiosmtpd logs every SMTP command at INFO.
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
+    from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
+
+    config = _config_from(args)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    if args.migrate or (listen and config.is_embedded_database):
+        upgrade_to_head(config)
+    server = MailServer(config, get_sessionmaker(config), listen=listen)
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %d: shutting down", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    server.start()
+    log.info(
+        "pbm-emergo %s: address %s, database %s, outbound %s",
+        "serving" if listen else "worker",
+        config.address,
+        _redact(config.effective_database_url),
+        config.effective_outbound,
+    )
+    while not stop.wait(1.0):
+        pass
+    server.stop()
+    log.info("stopped")
+    return 0
+
+
+def _redact(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001
+        return "(unparseable URL)"
+
+
+__all__ = ["MailServer", "register", "run_serve", "run_worker"]
