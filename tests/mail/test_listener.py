@@ -1,0 +1,128 @@
+"""The real listener on 127.0.0.1, driven by smtplib."""
+
+from __future__ import annotations
+
+import smtplib
+from email import policy
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.config import Config
+from pbm_emergo.db.models import InboundMessage
+from pbm_emergo.db.session import get_sessionmaker
+from pbm_emergo.mail.inbound import InboxHandler, Listener
+
+from .support import SERVER_ADDRESS, command_mail, make_config, send
+
+
+@pytest.fixture
+def listener(
+    config: Config, session_factory: sessionmaker[Session]
+) -> Iterator[Listener]:
+    server = Listener(InboxHandler(session_factory, config), config)
+    server.start()
+    yield server
+    server.stop()
+
+
+def stored(session_factory: sessionmaker[Session]) -> list[InboundMessage]:
+    with session_factory.begin() as session:
+        return list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
+
+
+def test_accepted_mail_is_stored_before_the_250(
+    config: Config, listener: Listener, session_factory: sessionmaker[Session]
+) -> None:
+    msg = command_mail("emergo move 101 alice pw e4", message_id="<m1@example.org>")
+    send(config.smtp_port, msg)
+    # smtplib has returned, so the 250 came back: the row must already be there.
+    [row] = stored(session_factory)
+    assert row.raw == msg.as_bytes(policy=policy.SMTP)  # the exact bytes, as received
+    assert row.envelope_sender == "alice@example.org"
+    assert row.envelope_recipients == [SERVER_ADDRESS]
+    assert row.message_id == "<m1@example.org>"
+    assert row.status == "pending"
+    assert row.board_number == 101
+
+
+def test_unknown_recipients_are_refused_at_rcpt(config: Config, listener: Listener) -> None:
+    with smtplib.SMTP("127.0.0.1", config.smtp_port) as smtp:
+        smtp.ehlo("client.test")
+        smtp.mail("alice@example.org")
+        assert smtp.rcpt("someone@emergo.test")[0] == 550
+        assert smtp.rcpt("pbmserv@elsewhere.test")[0] == 550
+        assert smtp.rcpt(SERVER_ADDRESS.upper())[0] == 250
+        assert smtp.rcpt("postmaster@emergo.test")[0] == 250
+        assert smtp.rcpt("postmaster")[0] == 250
+
+
+def test_oversized_mail_gets_552(
+    config: Config, listener: Listener, session_factory: sessionmaker[Session]
+) -> None:
+    big = command_mail("help", body=("y" * 70 + "\n") * 4000)
+    assert len(big.as_bytes()) > config.max_message_size
+    with pytest.raises(smtplib.SMTPException) as excinfo:
+        send(config.smtp_port, big)
+    # smtplib announces SIZE, so the refusal comes at MAIL FROM; either way it is 552.
+    error = excinfo.value
+    code = getattr(error, "smtp_code", None)
+    if code is None:
+        code = next(iter(error.recipients.values()))[0]  # type: ignore[attr-defined]
+    assert code == 552
+    assert stored(session_factory) == []
+    # Without the SIZE announcement the server still refuses it after DATA.
+    with smtplib.SMTP("127.0.0.1", config.smtp_port) as smtp:
+        smtp.helo("client.test")  # HELO: no ESMTP, so no SIZE parameter
+        smtp.mail("alice@example.org")
+        smtp.rcpt(SERVER_ADDRESS)
+        code, _ = smtp.data(big.as_bytes(policy=policy.SMTP))
+    assert code == 552
+    assert stored(session_factory) == []
+
+
+def test_same_message_id_from_same_sender_is_stored_once(
+    config: Config, listener: Listener, session_factory: sessionmaker[Session]
+) -> None:
+    msg = command_mail("help", message_id="<dup@example.org>")
+    send(config.smtp_port, msg)
+    send(config.smtp_port, msg)
+    other = command_mail("help", sender="bob@example.org", message_id="<dup@example.org>")
+    send(config.smtp_port, other)
+    rows = stored(session_factory)
+    assert [(r.envelope_sender, r.message_id) for r in rows] == [
+        ("alice@example.org", "<dup@example.org>"),
+        ("bob@example.org", "<dup@example.org>"),
+    ]
+
+
+def test_null_sender_is_accepted_and_stored(
+    config: Config, listener: Listener, session_factory: sessionmaker[Session]
+) -> None:
+    bounce = command_mail("Undelivered Mail", sender="MAILER-DAEMON@example.org")
+    send(config.smtp_port, bounce, envelope_sender="")
+    [row] = stored(session_factory)
+    assert row.envelope_sender == ""
+
+
+def test_storage_failure_gives_451(tmp_path: Path) -> None:
+    # A real database that was never migrated: storing fails with a real error.
+    config = make_config(tmp_path)
+    config.data_dir.mkdir(parents=True)
+    server = Listener(InboxHandler(get_sessionmaker(config), config), config)
+    server.start()
+    try:
+        with pytest.raises(smtplib.SMTPDataError) as excinfo:
+            send(config.smtp_port, command_mail("help"))
+        assert excinfo.value.smtp_code == 451
+    finally:
+        server.stop()
+
+
+def test_stopped_listener_refuses_connections(config: Config, listener: Listener) -> None:
+    listener.stop()
+    with pytest.raises(OSError):
+        send(config.smtp_port, command_mail("help"))

@@ -1,0 +1,94 @@
+"""Replies: our headers, threading, and no way for user text into a header."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+import pytest
+
+from pbm_emergo.commands.api import Reply
+from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
+from pbm_emergo.mail.reply import build_reply, reply_bytes, sanitise_subject
+
+NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+SERVER = "pbmserv@emergo.test"
+
+
+def built(reply: Reply, **kwargs: object) -> bytes:
+    return reply_bytes(build_reply(reply, server_address=SERVER, now=NOW, **kwargs))  # type: ignore[arg-type]
+
+
+def text(msg: EmailMessage) -> str:
+    content: str = msg.get_content()
+    return content.replace("\r\n", "\n")  # the wire form has CRLF line ends
+
+
+def test_reply_headers() -> None:
+    raw = built(
+        Reply("Alice@Example.org", "Emergo Board 101 bob", "the board\n", thread="board-101"),
+        in_reply_to="<cmd@example.org>",
+        references=("<older@example.org>",),
+    )
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    assert msg["From"] == SERVER
+    assert msg["To"] == "alice@example.org"
+    assert msg["Subject"] == "Emergo Board 101 bob"
+    assert msg["Auto-Submitted"] == "auto-replied"
+    assert msg[LOOP_HEADER] == SERVER
+    assert msg["Message-ID"].endswith("@emergo.test>")
+    assert msg["In-Reply-To"] == "<cmd@example.org>"
+    assert msg["References"].split() == [
+        "<board-101.pbm-emergo@emergo.test>", "<older@example.org>", "<cmd@example.org>"
+    ]
+    assert text(msg) == "the board\n"
+    assert msg["Content-Transfer-Encoding"] == "7bit"
+    assert b"\r\n" in raw and b"\n" not in raw.replace(b"\r\n", b"")
+
+
+def test_two_mails_of_one_board_share_the_thread_root() -> None:
+    first = built(Reply("a@example.org", "x", "y", thread="board-101"), in_reply_to="<1@e.org>")
+    second = built(Reply("b@example.org", "x", "y", thread="board-101"), in_reply_to="<2@e.org>")
+    roots = [
+        BytesParser(policy=policy.default).parsebytes(raw)["References"].split()[0]
+        for raw in (first, second)
+    ]
+    assert roots[0] == roots[1] == "<board-101.pbm-emergo@emergo.test>"
+
+
+def test_subject_injection_is_neutralised() -> None:
+    raw = built(Reply("a@example.org", "Emergo error\r\nBcc: victim@example.org\n\nbody", "x"))
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    assert msg["Bcc"] is None
+    assert msg["Subject"] == "Emergo error Bcc: victim@example.org body"
+    assert len(sanitise_subject("x" * 1000)) == 200
+
+
+@pytest.mark.parametrize(
+    "to",
+    ["a@example.org\r\nBcc: victim@example.org", "a@example.org, b@example.org",
+     "Alice <a@example.org>", "", "no-at-sign"],
+)
+def test_recipient_must_be_one_plain_address(to: str) -> None:
+    with pytest.raises(ValueError):
+        build_reply(Reply(to, "s", "b"), server_address=SERVER, now=NOW)
+
+
+def test_our_replies_are_never_answered_by_us() -> None:
+    raw = built(Reply("a@example.org", "Emergo help", "text"), in_reply_to="<c@example.org>")
+    assert parse_mail(raw, SERVER, own_address=SERVER).not_answered is not None
+    # ... nor by another pbm-emergo server.
+    other = parse_mail(raw, SERVER, own_address="other@elsewhere.test")
+    assert other.not_answered == "Auto-Submitted: auto-replied"
+
+
+def test_long_lines_and_non_ascii_bodies_survive() -> None:
+    body = "é" * 10 + "\n" + "x" * 2000 + "\n"
+    msg = BytesParser(policy=policy.default).parsebytes(built(Reply("a@example.org", "s", body)))
+    assert msg["Content-Transfer-Encoding"] == "quoted-printable"
+    assert text(msg) == body
+    short = BytesParser(policy=policy.default).parsebytes(built(Reply("a@example.org", "s", "é\n")))
+    assert short["Content-Transfer-Encoding"] == "8bit"
+    assert text(short) == "é\n"
