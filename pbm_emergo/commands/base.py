@@ -35,6 +35,10 @@ class Context:
     in_multiple: bool = False
     # The comment (body) for commands that carry one; empty for `multiple` lines.
     comment: str = ""
+    # Notices to other people caused by this mail (a password used from a foreign
+    # address ...), sent whether the command succeeds or not; once per userid and mail.
+    notices: list[Reply] = field(default_factory=list)
+    notified: set[str] = field(default_factory=set)
 
     @property
     def sender(self) -> str:

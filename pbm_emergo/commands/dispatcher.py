@@ -146,6 +146,7 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
     words = line.split()
     ctx.masked_line = masked(line)
     command, used = registry.lookup(words)
+    notices_before = len(ctx.notices)
     try:
         if command is None:
             raise unknown_command(words)
@@ -161,7 +162,7 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
             text=error_text(err, ctx.masked_line, folded=ctx.in_multiple),
             subject=f"Emergo Board {err.board} Error" if err.board else "Emergo error",
             thread=f"board-{err.board}" if err.board else None,
-            replies=err.replies,
+            replies=err.replies + ctx.notices[notices_before:],
         )
     return LineOutcome(
         line=ctx.masked_line,
@@ -170,7 +171,7 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
         text=result.answer,
         subject=result.answer_subject,
         thread=result.answer_thread,
-        replies=result.replies,
+        replies=result.replies + ctx.notices[notices_before:],
     )
 
 
@@ -178,8 +179,9 @@ def unknown_command(words: list[str]) -> CommandError:
     if words and words[0].lower() == "emergo":
         name = " ".join(words[:2]).lower()
         reason = (
-            f"There is no command '{name}'." if len(words) > 1 else "The command 'emergo' needs "
-            "a second word such as help, challenge, move or show."
+            f"There is no command '{name}'."
+            if len(words) > 1
+            else "The command 'emergo' needs a second word such as help, challenge, move or show."
         )
     else:
         reason = f"There is no command '{words[0].lower()}'." if words else "There is no command."
@@ -231,8 +233,7 @@ def dispatch(session: Session, mail: CommandMail, config: Config, now: datetime)
     replies: list[Reply] = []
     if outcome.text is not None:
         replies.append(
-            Reply(to=mail.sender, subject=outcome.subject, body=outcome.text,
-                  thread=outcome.thread)
+            Reply(to=mail.sender, subject=outcome.subject, body=outcome.text, thread=outcome.thread)
         )
     replies.extend(outcome.replies)
     return replies

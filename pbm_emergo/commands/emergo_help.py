@@ -24,6 +24,7 @@ class EmergoHelpCommand(Command):
     argument_description = ""
     description = "the rules of Emergo, the empty board, the notation and the commands"
     section = "emergo"
+
     def process(self, ctx: Context, args: list[str]) -> Result:
         if args:  # "emergo help move" is "help move"
             from pbm_emergo.commands.help import HelpCommand

@@ -11,7 +11,20 @@ from pbm_emergo.commands.base import Command
 # "module:Class", in the order `help` lists them.
 COMMANDS = [
     "help:HelpCommand",
+    "signup:SignupCommand",
+    "change_password:ChangePasswordCommand",
+    "change_address:ChangeAddressCommand",
+    "signoff:SignoffCommand",
+    "list_games:ListCommand",
     "emergo_help:EmergoHelpCommand",
+    "challenge:ChallengeCommand",
+    "move:MoveCommand",
+    "move:ResignCommand",
+    "show:ShowCommand",
+    "games:GamesCommand",
+    "moves:MovesCommand",
+    "record:RecordCommand",
+    "preview:PreviewCommand",
 ]
 
 

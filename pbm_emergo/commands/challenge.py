@@ -1,0 +1,108 @@
+"""``emergo challenge u1 u2 [options]``: open a new board; u1 plays Ohs and moves first."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from pbm_emergo.commands.accounts import is_registered, require_player
+from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.boards import board_mails
+from pbm_emergo.db import service
+
+OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
+MAX_DAYS = 365
+
+
+@dataclass
+class ChallengeOptions:
+    rated: bool = True
+    blocked_rule: str = "loss"
+    nag_days: int = 7
+    forfeit_days: int = 28
+
+
+def parse_options(words: list[str]) -> ChallengeOptions:
+    """The options of a challenge; a CommandError names the first one that is wrong."""
+    options = ChallengeOptions()
+    for word in words:
+        match = OPTION.fullmatch(word)
+        name = match[1].lower() if match else ""
+        value = match[2].lower() if match and match[2] else None
+        if name in ("unrated", "rated") and value is None:
+            options.rated = name == "rated"
+        elif name == "blocked" and value in ("draw", "loss"):
+            options.blocked_rule = value
+        elif name in ("nagtime", "forfeittime") and value is not None:
+            if not value.isdigit() or not 1 <= int(value) <= MAX_DAYS:
+                raise CommandError(
+                    f"The option {word} needs a number of days from 1 to {MAX_DAYS}."
+                )
+            if name == "nagtime":
+                options.nag_days = int(value)
+            else:
+                options.forfeit_days = int(value)
+        else:
+            raise CommandError(
+                f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
+                "--nagtime=DAYS and --forfeittime=DAYS."
+            )
+    if options.forfeit_days < options.nag_days:
+        raise CommandError("The forfeit time must not be shorter than the reminder (nag) time.")
+    return options
+
+
+class ChallengeCommand(Command):
+    name = "emergo challenge"
+    argument_description = "u1 u2 [-unrated] [-blocked=draw] [--nagtime=DAYS] [--forfeittime=DAYS]"
+    description = "open a new board; u1 plays Ohs (White, moves first)"
+    details = (
+        "Opens a new board between the players u1 and u2; u1 plays Ohs (o, White) and moves "
+        "first. Send it from a registered address of u1 or u2. Options: -unrated (no rating "
+        "change), -blocked=draw (a blocked player draws instead of losing), --nagtime=DAYS "
+        "(a reminder after that many days without a move, default 7), --forfeittime=DAYS "
+        "(the game is lost after that many days, default 28). Both players get the board."
+    )
+    section = "emergo"
+    min_args = 2
+    max_args = 6
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        white = require_player(ctx, args[0])
+        black = require_player(ctx, args[1])
+        if white.id == black.id:
+            raise CommandError("A game needs two different players.")
+        options = parse_options(args[2:])
+        if is_registered(white, ctx.sender):
+            challenger = white
+        elif is_registered(black, ctx.sender):
+            challenger = black
+        else:
+            raise CommandError(
+                f"Only {white.userid} or {black.userid} can start this game: send the "
+                "challenge from one of their registered addresses."
+            )
+        board = service.create_board(
+            ctx.session,
+            white,
+            black,
+            ctx.now,
+            rated=options.rated,
+            blocked_rule=options.blocked_rule,
+            nag_days=options.nag_days,
+            forfeit_days=options.forfeit_days,
+        )
+        game = service.load_game(ctx.session, board)
+        replies = board_mails(
+            ctx,
+            board,
+            game,
+            comment=ctx.comment,
+            commenter=challenger.userid,
+            headline=(
+                f"A new game: {white.userid} plays Ohs (o) and moves first, "
+                f"{black.userid} plays Eks (x)."
+            ),
+        )
+        return Result(summary=f"started board {board.number}", replies=replies)

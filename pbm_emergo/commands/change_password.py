@@ -1,0 +1,28 @@
+"""``change password userid old new``."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.accounts import authenticate, check_password
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.db import service
+from pbm_emergo.render import render
+
+
+class ChangePasswordCommand(Command):
+    name = "change password"
+    argument_description = "userid old new"
+    description = "change your password"
+    secret_args = (1, 2)
+    min_args = max_args = 3
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        userid, old, new = args
+        player = authenticate(ctx, userid, old)
+        check_password(new)
+        service.set_password(player, new)
+        return Result(
+            summary=f"changed the password of {player.userid}",
+            answer=render("changed.txt.j2", userid=player.userid, what="password", addresses=[]),
+            answer_subject=f"Emergo: password of {player.userid} changed",
+        )

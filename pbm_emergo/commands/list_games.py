@@ -1,0 +1,39 @@
+"""``list``: the games this server hosts and how busy they are."""
+
+from __future__ import annotations
+
+from sqlalchemy import func, select
+
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.render import render
+
+
+class ListCommand(Command):
+    name = "list"
+    description = "the games this server hosts and how many boards are active"
+    max_args = 0
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        counts = dict(
+            ctx.session.execute(select(Board.status, func.count()).group_by(Board.status)).all()
+        )
+        players = ctx.session.scalar(
+            select(func.count()).select_from(Player).where(Player.signed_off_at.is_(None))
+        )
+        return Result(
+            summary="sent the list of games",
+            answer=render(
+                "list.txt.j2",
+                games=[
+                    {
+                        "name": "emergo",
+                        "active": counts.get(BOARD_ACTIVE, 0),
+                        "finished": counts.get(BOARD_FINISHED, 0),
+                    }
+                ],
+                players=players or 0,
+            ),
+            answer_subject="Emergo: games on this server",
+        )

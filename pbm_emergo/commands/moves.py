@@ -1,0 +1,47 @@
+"""``emergo moves board``: the legal moves of the player to move."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.boards import get_board, result_sentence, side_label
+from pbm_emergo.commands.move import moves_in_lines
+from pbm_emergo.db import service
+from pbm_emergo.db.models import BOARD_ACTIVE
+from pbm_emergo.render import render
+
+
+class MovesCommand(Command):
+    name = "emergo moves"
+    argument_description = "board"
+    description = "the legal moves of the player to move"
+    section = "emergo"
+    min_args = max_args = 1
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        board, upto = get_board(ctx, args[0])
+        game = service.load_game(ctx.session, board, upto=upto)
+        if board.status != BOARD_ACTIVE and upto is None:
+            raise CommandError(
+                f"The game on board {board.number} is over: {result_sentence(board, game)}",
+                board=board.number,
+            )
+        position = game.position
+        legal = position.legal_moves()
+        player = board.player_of(position.to_move)
+        return Result(
+            summary=f"sent the {len(legal)} legal moves on board {board.number}",
+            answer=render(
+                "moves.txt.j2",
+                number=board.number,
+                move_number=position.ply + 1,
+                userid=player.userid,
+                side=side_label(position.to_move),
+                count=len(legal),
+                lines=moves_in_lines(legal),
+                capture_size=position.capture_size(),
+                in_hand=position.in_hand(position.to_move),
+            ),
+            answer_subject=f"Emergo Board {board.number} moves",
+            answer_thread=f"board-{board.number}",
+        )

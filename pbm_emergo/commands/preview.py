@@ -1,0 +1,81 @@
+"""``emergo preview board[#n] MOVE ...``: the board after trying moves; nothing is saved."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.boards import get_board, side_label
+from pbm_emergo.commands.move import moves_in_lines
+from pbm_emergo.db import service
+from pbm_emergo.render import render
+from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
+
+MAX_PREVIEW_MOVES = 30
+
+
+class PreviewCommand(Command):
+    name = "emergo preview"
+    argument_description = "board[#n] MOVE ..."
+    description = "the board after trying these moves (from move n if given); nothing is saved"
+    section = "emergo"
+    min_args = 2
+    max_args = MAX_PREVIEW_MOVES + 1
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        board, upto = get_board(ctx, args[0])
+        number = board.number
+        game = service.load_game(ctx.session, board, upto=upto)
+        start = game.position.ply
+        tried: list[str] = []
+        for text in args[1:]:
+            position = game.position
+            try:
+                tried.append(str(game.play(text)))
+            except MoveError as err:
+                details: dict[str, Any] = {}
+                if isinstance(err, IllegalMoveError | AmbiguousMoveError):
+                    legal = position.legal_moves()
+                    details = {
+                        "legal_lines": moves_in_lines(legal),
+                        "legal_count": len(legal),
+                        "capture_size": position.capture_size(),
+                    }
+                else:
+                    details = {"legal_lines": [], "legal_count": 0, "capture_size": 0}
+                raise CommandError(
+                    f"Preview of board {number}: {text} cannot be move {position.ply + 1}.",
+                    board=number,
+                    template="error/illegal_move.txt.j2",
+                    why=str(err),
+                    board_text=render_board(
+                        position, board.white_player.userid, board.black_player.userid
+                    ),
+                    **details,
+                ) from None
+        outcome = game.outcome()
+        position = game.position
+        if outcome is None:
+            status = (
+                f"Then it would be {board.player_of(position.to_move).userid}'s turn "
+                f"({side_label(position.to_move)}): move {position.ply + 1}."
+            )
+        elif outcome.winner is None:
+            status = f"Then the game would be a draw ({outcome.reason})."
+        else:
+            status = f"Then {board.player_of(outcome.winner).userid} would win ({outcome.reason})."
+        return Result(
+            summary=f"previewed {' '.join(tried)} on board {number}",
+            answer=render(
+                "preview.txt.j2",
+                number=number,
+                start=start,
+                current=board.ply,
+                tried=tried,
+                status=status,
+                board=render_board(position, board.white_player.userid, board.black_player.userid),
+            ),
+            answer_subject=f"Emergo Board {number} preview",
+            answer_thread=f"board-{number}",
+        )

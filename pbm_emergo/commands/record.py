@@ -1,0 +1,54 @@
+"""``emergo record board``: the whole game record in notation."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.boards import (
+    at,
+    get_board,
+    move_records,
+    move_rows,
+    options_text,
+    result_sentence,
+    side_label,
+)
+from pbm_emergo.db import service
+from pbm_emergo.db.models import BOARD_ACTIVE
+from pbm_emergo.render import render
+
+
+class RecordCommand(Command):
+    name = "emergo record"
+    argument_description = "board"
+    description = "the whole game record in notation"
+    section = "emergo"
+    min_args = max_args = 1
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        board, _ = get_board(ctx, args[0])
+        game = service.load_game(ctx.session, board)
+        records = move_records(ctx, board)
+        if board.status == BOARD_ACTIVE:
+            state = (
+                f"In progress: {board.player_of(game.position.to_move).userid} "
+                f"({side_label(game.position.to_move)}) to play move {board.ply + 1}."
+            )
+        else:
+            state = result_sentence(board, game)
+        return Result(
+            summary=f"sent the record of board {board.number}",
+            answer=render(
+                "record.txt.j2",
+                number=board.number,
+                white=board.white_player.userid,
+                black=board.black_player.userid,
+                options=options_text(board),
+                started=at(board.created_at),
+                finished=at(board.finished_at) if board.finished_at else None,
+                state=state,
+                rows=move_rows([r.notation for r in records]),
+            ),
+            answer_subject=f"Emergo Board {board.number} record",
+            answer_thread=f"board-{board.number}",
+        )

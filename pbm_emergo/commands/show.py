@@ -1,0 +1,84 @@
+"""``emergo show board[#n] ...`` and ``emergo show userid ... [all|active|inactive|next]``."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.accounts import require_player
+from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.boards import board_view, get_board, parse_board_ref
+from pbm_emergo.db import service
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.render import render
+
+FILTERS = ("all", "active", "inactive", "next")
+MAX_BOARDS = 20
+
+
+def split_filter(args: list[str], default: str = "active") -> tuple[list[str], str]:
+    """The arguments without a trailing filter word, and the filter."""
+    if args and args[-1].lower() in FILTERS:
+        return args[:-1], args[-1].lower()
+    return args, default
+
+
+def boards_for(ctx: Context, player: Player, which: str) -> list[Board]:
+    """A player's boards: all, active, inactive (finished) or next (their turn)."""
+    if which == "all":
+        return service.boards_of(ctx.session, player)
+    if which == "inactive":
+        return service.boards_of(ctx.session, player, BOARD_FINISHED)
+    boards = service.boards_of(ctx.session, player, BOARD_ACTIVE)
+    if which == "next":
+        boards = [b for b in boards if b.to_move and b.player_of(b.to_move).id == player.id]
+    return boards
+
+
+class ShowCommand(Command):
+    name = "emergo show"
+    argument_description = "board[#n] ... | userid ... [all|active|inactive|next]"
+    description = "the board(s), as of move n if given; or the boards of those players"
+    details = (
+        "'emergo show 101' sends board 101 with all its moves; 'emergo show 101#12' shows it "
+        "as it was after move 12. 'emergo show alice' sends alice's active boards; add all, "
+        "inactive (finished games) or next (the boards where it is alice's turn)."
+    )
+    section = "emergo"
+    min_args = 1
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        words, which = split_filter(args)
+        if not words:
+            raise self.usage_error()
+        shown: list[tuple[Board, int | None]] = []
+        for word in words:
+            if parse_board_ref(word) is not None:
+                shown.append(get_board(ctx, word))
+                continue
+            player = require_player(ctx, word)
+            boards = boards_for(ctx, player, which)
+            shown.extend((b, None) for b in boards)
+        if not shown:
+            raise CommandError(f"There are no {which} boards for {' '.join(words)}.")
+        if len(shown) > MAX_BOARDS:
+            raise CommandError(
+                f"That is {len(shown)} boards; at most {MAX_BOARDS} are sent at once."
+            )
+        views = []
+        for board, upto in shown:
+            game = service.load_game(ctx.session, board, upto=upto)
+            views.append(board_view(ctx, board, game, upto=upto, all_moves=True))
+        if len(views) == 1:
+            subject = views[0].subject
+            thread: str | None = f"board-{shown[0][0].number}"
+        else:
+            subject = f"Emergo boards {', '.join(str(b.number) for b, _ in shown)}"
+            thread = None
+        numbers = ", ".join(
+            f"{b.number}#{upto}" if upto is not None else str(b.number) for b, upto in shown
+        )
+        return Result(
+            summary=f"sent board{'s' if len(views) > 1 else ''} {numbers}",
+            answer=render("show.txt.j2", boards=[v.text for v in views]),
+            answer_subject=subject,
+            answer_thread=thread,
+        )

@@ -1,0 +1,48 @@
+"""``signup userid password [address ...]``: create an account."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.accounts import (
+    check_addresses,
+    check_password,
+    check_userid,
+    find_player,
+)
+from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.db import service
+from pbm_emergo.render import render
+
+
+class SignupCommand(Command):
+    name = "signup"
+    argument_description = "userid password [address ...]"
+    description = "create an account; the addresses default to the one you write from"
+    details = (
+        "Creates the account USERID with PASSWORD. A userid has 2 to 16 characters (letters, "
+        "digits, _ and -) and starts with a letter; command words are reserved. Give the "
+        "mail addresses you will play from; without any, the address of this mail is used. "
+        "Passwords are stored only as argon2id hashes and never shown."
+    )
+    secret_args = (1,)
+    min_args = 2
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        userid, password, *addresses = args
+        check_userid(userid)
+        check_password(password)
+        addresses = check_addresses(addresses or [ctx.sender])
+        if find_player(ctx, userid) is not None:
+            raise CommandError(f"The userid {userid} is already taken; please choose another.")
+        player = service.create_player(ctx.session, userid, password, addresses, ctx.now)
+        return Result(
+            summary=f"created the account {player.userid}",
+            answer=render(
+                "signup.txt.j2",
+                userid=player.userid,
+                addresses=[a.address for a in player.addresses],
+                rating=player.rating,
+                address=ctx.config.address,
+            ),
+            answer_subject=f"Emergo: welcome {player.userid}",
+        )

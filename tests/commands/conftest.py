@@ -1,0 +1,31 @@
+"""Mailing commands to `process` on a real migrated database (the shared db fixtures)."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.config import Config
+
+from .support import Mailer
+
+
+@pytest.fixture
+def mailer(db_sessions: sessionmaker[Session], db_config: Config) -> Mailer:
+    return Mailer(db_sessions, db_config)
+
+
+@pytest.fixture
+def players(mailer: Mailer) -> Mailer:
+    """alice (alice@example.org, password alicepw) and bob (bob@example.org, bobpw)."""
+    mailer.one("signup alice alicepw", sender="alice@example.org")
+    mailer.one("signup bob bobpw", sender="bob@example.org")
+    return mailer
+
+
+@pytest.fixture
+def game(players: Mailer) -> Mailer:
+    """Board 101: alice (Ohs) against bob (Eks), no moves yet."""
+    replies = players.send("emergo challenge alice bob")
+    assert [r.subject for r in replies] == ["Emergo Board 101 alice"] * 2
+    return players
