@@ -6,21 +6,28 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session as DBSession
 from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.config import Config
+from pbm_emergo.db import queues
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail import queue
 from pbm_emergo.mail.parse import clean_address, parse_mail
+from pbm_emergo.mail.queue import board_of_subject
 
 log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Stored:
+    id: int
+    duplicate: bool
 
 
 class InboxHandler:
@@ -81,29 +88,21 @@ class InboxHandler:
             self.on_stored()
         return f"250 2.0.0 OK queued as {stored.id}"
 
-    def store(self, raw: bytes, mail_from: str, recipients: list[str]) -> queue.Stored:
+    def store(self, raw: bytes, mail_from: str, recipients: list[str]) -> Stored:
         """Store the mail in one short transaction (runs in a worker thread)."""
         parsed = parse_mail(raw, mail_from, own_address=self.config.address)
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
         envelope_sender = envelope_sender[:320]
-        try:
-            with self.session_factory.begin() as db:
-                return queue.store_inbound(
-                    db,
-                    raw=raw,
-                    envelope_sender=envelope_sender,
-                    recipients=recipients,
-                    message_id=parsed.message_id,
-                    subject=parsed.subject,
-                    now=self.clock(),
-                )
-        except IntegrityError:
-            # Two copies arrived at the same moment: the other one was stored.
-            with self.session_factory.begin() as db:
-                existing = queue.find_inbound(db, envelope_sender, parsed.message_id)
-            if existing is None:
-                raise
-            return queue.Stored(existing, duplicate=True)
+        with self.session_factory.begin() as db:
+            message, created = queues.enqueue_inbound(
+                db, raw, envelope_sender, recipients, parsed.message_id, self.clock()
+            )
+            if created:
+                # For the admin view, and so that workers keep one board's mail in order.
+                message.subject = parsed.subject[:900] or None
+                message.board_number = board_of_subject(parsed.subject)
+            db.flush()
+            return Stored(message.id, duplicate=not created)
 
 
 class Listener:

@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.db import queues
+from pbm_emergo.db.models import OutboundMessage
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail import queue
 
@@ -94,15 +96,20 @@ def transport_for(outbound: str, local_hostname: str) -> Transport:
 
 @dataclass(frozen=True)
 class Backoff:
-    """Delay before attempt n+1 after n failed attempts: base * 2**(n-1), capped."""
+    """Delay before the next attempt after n failed ones: base * 2**(n-1), capped."""
 
-    base: timedelta = timedelta(minutes=1)
-    cap: timedelta = timedelta(hours=6)
+    base: timedelta = queues.DEFAULT_BASE_DELAY
+    cap: timedelta = queues.DEFAULT_MAX_DELAY
 
     def delay(self, attempts: int) -> timedelta:
-        factor: int = 2 ** min(max(attempts - 1, 0), 30)
-        delay: timedelta = self.base * factor
-        return min(delay, self.cap)
+        return queues.retry_delay(attempts, self.base, self.cap)
+
+
+def _attach(session: Session, message: OutboundMessage) -> OutboundMessage:
+    """Re-attach a message claimed in an earlier transaction, as it was then (never merged:
+    merging would write our stale claim over another worker's)."""
+    session.add(message)
+    return message
 
 
 class OutboxSender:
@@ -125,47 +132,42 @@ class OutboxSender:
 
     def run_once(self, stop: threading.Event | None = None) -> int:
         """Deliver one batch of due mail; returns how many were attempted."""
-        worker = queue.worker_name()
         with self.session_factory.begin() as session:
-            claimed = [
-                (m.id, m.recipient, m.raw, m.attempts)
-                for m in queue.claim_outbound(session, worker=worker, now=self.clock())
-            ]
-        for index, (message_id, recipient, raw, attempts) in enumerate(claimed):
+            claimed = queues.claim_due_outbound(session, queue.worker_name(), self.clock())
+        for index, message in enumerate(claimed):
             if stop is not None and stop.is_set():
                 # Put back what we did not try, so that nothing waits for the lease.
                 with self.session_factory.begin() as session:
-                    for rest_id, *_ in claimed[index:]:
-                        queue.mark_outbound(
-                            session, rest_id, now=self.clock(), temporary_error="shutdown"
+                    for rest in claimed[index:]:
+                        queues.mark_outbound_failed(
+                            session, _attach(session, rest), "not tried: shutting down",
+                            self.clock(), base_delay=timedelta(0),
                         )
                 break
-            self._deliver_one(message_id, recipient, raw, attempts)
+            self._deliver_one(message)
         return len(claimed)
 
-    def _deliver_one(self, message_id: int, recipient: str, raw: bytes, attempts: int) -> None:
+    def _deliver_one(self, message: OutboundMessage) -> None:
         try:
-            self.transport.deliver(self.envelope_sender, recipient, raw)
+            self.transport.deliver(self.envelope_sender, message.recipient, message.raw)
         except DeliveryError as exc:
-            now = self.clock()
             with self.session_factory.begin() as session:
-                if exc.permanent:
-                    status = queue.mark_outbound(
-                        session, message_id, now=now, permanent_error=str(exc)
-                    )
-                else:
-                    status = queue.mark_outbound(
-                        session,
-                        message_id,
-                        now=now,
-                        temporary_error=str(exc),
-                        retry_at=now + self.backoff.delay(attempts),
-                    )
-            log.warning("outbound %d to %s: %s (now %s)", message_id, recipient, exc, status)
+                queues.mark_outbound_failed(
+                    session,
+                    _attach(session, message),
+                    str(exc),
+                    self.clock(),
+                    permanent=exc.permanent,
+                    base_delay=self.backoff.base,
+                    max_delay=self.backoff.cap,
+                )
+                status = message.status
+            log.warning("outbound %d to %s: %s (now %s)", message.id, message.recipient, exc,
+                        status)
             return
         with self.session_factory.begin() as session:
-            queue.mark_outbound(session, message_id, now=self.clock(), sent=True)
-        log.info("outbound %d delivered to %s", message_id, recipient)
+            queues.mark_outbound_sent(session, _attach(session, message), self.clock())
+        log.info("outbound %d delivered to %s", message.id, message.recipient)
 
     def seconds_until_due(self, maximum: float) -> float:
         """How long the sender may sleep before something is due (at most ``maximum``)."""

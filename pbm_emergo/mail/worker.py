@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.commands.api import CommandProcessor, Reply
 from pbm_emergo.config import Config
-from pbm_emergo.db.models import OUTBOUND_FAILED
+from pbm_emergo.db import queues
+from pbm_emergo.db.models import INBOUND_DEAD, INBOUND_IGNORED, OUTBOUND_FAILED, InboundMessage
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail import queue
 from pbm_emergo.mail.parse import parse_mail
@@ -32,6 +33,10 @@ def default_processor() -> CommandProcessor:
     from pbm_emergo.commands import process
 
     return process
+
+
+class LostClaim(Exception):
+    """Our claim on a message expired and another worker took it: roll back our work."""
 
 
 @dataclass(frozen=True)
@@ -66,13 +71,12 @@ class InboxWorker:
             claimed = queue.claim_inbound(session, worker=worker, now=self.clock())
             if claimed is None:
                 return None
-            inbound_id = claimed.id
         try:
-            return self._process(inbound_id, worker)
+            return self._process(claimed.id, worker)
         except Exception:  # noqa: BLE001 - any failure is recorded; the message is retried
             error = traceback.format_exc()
-            log.exception("inbound %d failed", inbound_id)
-            return self._fail(inbound_id, error)
+            log.exception("inbound %d failed", claimed.id)
+            return self._fail(claimed, error)
 
     def _process(self, inbound_id: int, worker: str) -> Outcome:
         with self.session_factory.begin() as session:
@@ -88,9 +92,9 @@ class InboxWorker:
                     "inbound %d (%s from %r) not answered: %s",
                     inbound_id, parsed.message_id, message.envelope_sender, parsed.not_answered,
                 )
-                queue.finish_inbound(
-                    message, now=now, ignored=True, note=f"not answered: {parsed.not_answered}"
-                )
+                message.last_error = f"not answered: {parsed.not_answered}"
+                if not queues.mark_inbound_done(session, message, now, status=INBOUND_IGNORED):
+                    raise LostClaim(inbound_id)
                 return Outcome(inbound_id, "ignored")
             replies = self.processor(session, parsed.command_mail(), self.config, now)
             queued = 0
@@ -98,7 +102,8 @@ class InboxWorker:
                 queued += self.queue_reply(
                     session, reply, now, inbound_id, parsed.message_id, parsed.references
                 )
-            queue.finish_inbound(message, now=now)
+            if not queues.mark_inbound_done(session, message, now):
+                raise LostClaim(inbound_id)
         log.info("inbound %d done, %d replies queued", inbound_id, queued)
         return Outcome(inbound_id, "done", queued)
 
@@ -129,7 +134,7 @@ class InboxWorker:
             return 0
         recipient = str(email["To"])
         board = _board_of_thread(reply.thread)
-        sent_recently = queue.count_recent_outbound(session, recipient, now - RATE_WINDOW)
+        sent_recently = queues.replies_sent_to(session, recipient, now - RATE_WINDOW)
         limit = self.config.reply_limit
         if sent_recently == limit:
             email = build_reply(
@@ -141,37 +146,44 @@ class InboxWorker:
             )
         if sent_recently > limit:
             # Kept (as failed) so that "what happened to my mail?" has an answer in SQL.
-            queue.enqueue_outbound(
+            held = queues.enqueue_outbound(
                 session,
-                recipient=recipient,
-                raw=reply_bytes(email),
+                recipient,
+                reply_bytes(email),
+                now,
                 message_id=str(email["Message-ID"]),
                 subject=sanitise_subject(reply.subject),
                 board_number=board,
                 inbound_id=inbound_id,
-                now=now,
-                status=OUTBOUND_FAILED,
-                note=f"not sent: more than {limit} mails to this address in an hour",
             )
+            held.status = OUTBOUND_FAILED
+            held.last_error = f"not sent: more than {limit} mails to this address in an hour"
             log.warning("reply to %s held back: more than %d an hour", recipient, limit)
             return 0
-        queue.enqueue_outbound(
+        queues.enqueue_outbound(
             session,
-            recipient=recipient,
-            raw=reply_bytes(email),
+            recipient,
+            reply_bytes(email),
+            now,
             message_id=str(email["Message-ID"]),
             subject=str(email["Subject"]),
             board_number=board,
             inbound_id=inbound_id,
-            now=now,
         )
         return 1
 
-    def _fail(self, inbound_id: int, error: str) -> Outcome:
+    def _fail(self, claimed: InboundMessage, error: str) -> Outcome:
         now = self.clock()
+        inbound_id = claimed.id
         with self.session_factory.begin() as session:
-            dead = queue.fail_inbound(session, inbound_id, error=error, now=now)
-            if dead is None:
+            dead = session.get(InboundMessage, inbound_id)
+            if (
+                dead is None
+                or dead.claimed_by != claimed.claimed_by
+                or not queues.mark_inbound_failed(session, dead, error, now)
+            ):
+                return Outcome(inbound_id, "lost-claim")
+            if dead.status != INBOUND_DEAD:
                 return Outcome(inbound_id, "retry")
             log.error("inbound %d dead-lettered after %d attempts", inbound_id, dead.attempts)
             parsed = parse_mail(dead.raw, dead.envelope_sender, own_address=self.config.address)

@@ -1,27 +1,27 @@
+"""Mail fixtures on top of the shared database fixtures (tests/conftest.py): every test that
+uses ``config``/``session_factory`` runs on SQLite and on PostgreSQL."""
+
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
 
-from .support import Relay, make_config
-
-
-@pytest.fixture
-def config(tmp_path: Path) -> Config:
-    return make_config(tmp_path)
+from .support import SERVER_ADDRESS, Relay, free_port
 
 
 @pytest.fixture
-def session_factory(config: Config) -> Iterator[sessionmaker[Session]]:
-    upgrade_to_head(config)
-    yield get_sessionmaker(config)
-    dispose_engines()
+def config(db_config: Config) -> Config:
+    return dataclasses.replace(db_config, address=SERVER_ADDRESS, smtp_port=free_port())
+
+
+@pytest.fixture
+def session_factory(db_sessions: sessionmaker[Session]) -> sessionmaker[Session]:
+    return db_sessions
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import smtplib
-from email import policy
 from collections.abc import Iterator
+from email import policy
 from pathlib import Path
 
 import pytest

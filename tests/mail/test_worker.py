@@ -1,0 +1,258 @@
+"""Inbox workers: one transaction per message with its replies; retries; dead letters;
+loop safety; the reply cap; per-board order; crash recovery of claims."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.commands.api import CommandMail, Reply
+from pbm_emergo.config import Config
+from pbm_emergo.db import queues
+from pbm_emergo.db.models import InboundMessage, OutboundMessage
+from pbm_emergo.mail import queue
+from pbm_emergo.mail.inbound import InboxHandler
+from pbm_emergo.mail.parse import LOOP_HEADER
+from pbm_emergo.mail.worker import InboxWorker
+
+from .support import command_mail
+
+NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+
+
+class Echo:
+    """A stand-in command layer: answers each mail with its subject, records what it saw."""
+
+    def __init__(self, fail_times: int = 0, thread: str | None = None) -> None:
+        self.seen: list[CommandMail] = []
+        self.fail_times = fail_times
+        self.thread = thread
+
+    def __call__(
+        self, session: Session, mail: CommandMail, config: Config, now: datetime
+    ) -> list[Reply]:
+        self.seen.append(mail)
+        if self.fail_times > 0:
+            self.fail_times -= 1
+            raise RuntimeError("the command layer broke")
+        return [Reply(mail.sender, f"echo {mail.subject}", mail.body, thread=self.thread)]
+
+
+def store(config: Config, factory: sessionmaker[Session], msg: EmailMessage,
+          envelope: str | None = None) -> int:
+    handler = InboxHandler(factory, config, clock=lambda: NOW)
+    sender = str(msg["From"]) if envelope is None else envelope
+    return handler.store(msg.as_bytes(policy=policy.SMTP), sender, [config.address]).id
+
+
+def rows(factory: sessionmaker[Session], model: type) -> list:  # type: ignore[type-arg]
+    with factory.begin() as session:
+        return list(session.scalars(select(model).order_by(model.id)))
+
+
+def parsed(raw: bytes) -> EmailMessage:
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def test_message_is_processed_and_its_reply_queued(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    inbound_id = store(
+        config, session_factory,
+        command_mail("Re: emergo help", body="hi\n", message_id="<c1@example.org>"),
+    )
+    echo = Echo(thread="board-101")
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
+    assert worker.run_once() is None
+    expected = CommandMail("alice@example.org", "emergo help", "hi\n", "<c1@example.org>")
+    assert echo.seen == [expected]
+    [inbound] = rows(session_factory, InboundMessage)
+    assert (inbound.status, inbound.attempts, inbound.processed_at) == ("done", 1, NOW)
+    [out] = rows(session_factory, OutboundMessage)
+    assert (out.recipient, out.status, out.inbound_id, out.board_number) == (
+        "alice@example.org", "pending", inbound_id, 101
+    )
+    reply = parsed(out.raw)
+    assert reply["Subject"] == "echo emergo help"
+    assert reply["In-Reply-To"] == "<c1@example.org>"
+    assert reply["Auto-Submitted"] == "auto-replied"
+    assert reply[LOOP_HEADER] == config.address
+    assert reply["References"].split()[0] == f"<board-101.pbm-emergo@{config.domain}>"
+
+
+def test_failures_are_retried_then_dead_lettered_with_a_notice(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    store(config, session_factory, command_mail("help", message_id="<f@example.org>"))
+    echo = Echo(fail_times=99)
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    statuses = []
+    while (outcome := worker.run_once()) is not None:
+        statuses.append(outcome.status)
+    assert statuses == ["retry"] * 4 + ["dead"]
+    [inbound] = rows(session_factory, InboundMessage)
+    assert (inbound.status, inbound.attempts) == ("dead", queues.MAX_INBOUND_ATTEMPTS)
+    assert "the command layer broke" in (inbound.last_error or "")
+    # The sender is told; nothing of the failed attempts reached the outbox.
+    [notice] = rows(session_factory, OutboundMessage)
+    assert notice.recipient == "alice@example.org"
+    body = parsed(notice.raw).get_content()
+    assert "could not be processed" in body and "Subject of your mail: help" in body
+    # Requeued by the operator (admin requeue), it runs again and succeeds.
+    echo.fail_times = 0
+    with session_factory.begin() as session:
+        assert queues.requeue_inbound(session, inbound.id, NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "done"
+
+
+def test_a_failure_rolls_back_the_replies_of_that_attempt(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    store(config, session_factory, command_mail("help"))
+
+    def half_done(
+        session: Session, mail: CommandMail, config: Config, now: datetime
+    ) -> list[Reply]:
+        queues.enqueue_outbound(session, "someone@example.org", b"x", now)
+        raise RuntimeError("after writing")
+
+    worker = InboxWorker(session_factory, config, half_done, clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "retry"
+    assert rows(session_factory, OutboundMessage) == []
+    assert rows(session_factory, InboundMessage)[0].status == "pending"
+
+
+def test_mail_that_must_not_be_answered_is_stored_and_ignored(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    cases = [
+        (command_mail("Undelivered", sender="MAILER-DAEMON@example.org"), ""),
+        (command_mail("help", headers={"Auto-Submitted": "auto-replied"}), None),
+        (command_mail("help", headers={"Precedence": "junk"}), None),
+        (command_mail("help", headers={LOOP_HEADER: "pbmserv@elsewhere.test"}), None),
+    ]
+    for index, (msg, envelope) in enumerate(cases):
+        msg["Message-ID"] = f"<ignored{index}@example.org>"
+        store(config, session_factory, msg, envelope)
+    echo = Echo()
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    outcomes = [worker.run_once() for _ in cases]
+    assert [o.status for o in outcomes if o] == ["ignored"] * len(cases)
+    assert echo.seen == []
+    assert rows(session_factory, OutboundMessage) == []
+    inbound = rows(session_factory, InboundMessage)
+    assert [r.status for r in inbound] == ["ignored"] * len(cases)
+    assert all((r.last_error or "").startswith("not answered: ") for r in inbound)
+
+
+def test_reply_cap_sends_one_notice_then_holds_back(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    config = dataclasses.replace(config, reply_limit=3)
+    for n in range(6):
+        store(config, session_factory, command_mail(f"help {n}", message_id=f"<r{n}@example.org>"))
+    later = store(config, session_factory, command_mail("help", sender="bob@example.org"))
+    worker = InboxWorker(session_factory, config, Echo(), clock=lambda: NOW)
+    while worker.run_once() is not None:
+        pass
+    out = rows(session_factory, OutboundMessage)
+    alice = [
+        (o.status, parsed(o.raw)["Subject"]) for o in out if o.recipient == "alice@example.org"
+    ]
+    assert alice == [
+        ("pending", "echo help 0"),
+        ("pending", "echo help 1"),
+        ("pending", "echo help 2"),
+        ("pending", "Emergo: reply limit reached"),
+        ("failed", "echo help 4"),
+        ("failed", "echo help 5"),
+    ]
+    assert all("not sent" in (o.last_error or "") for o in out if o.status == "failed")
+    # Other addresses are not affected, and every command was still carried out.
+    assert [o.inbound_id for o in out if o.recipient == "bob@example.org"] == [later]
+    assert {r.status for r in rows(session_factory, InboundMessage)} == {"done"}
+    # An hour later the address gets replies again.
+    store(config, session_factory, command_mail("help again", message_id="<r9@example.org>"))
+    hour_later = InboxWorker(
+        session_factory, config, Echo(), clock=lambda: NOW + timedelta(hours=1, seconds=1)
+    )
+    hour_later.run_once()
+    assert rows(session_factory, OutboundMessage)[-1].status == "pending"
+
+
+def test_one_board_is_taken_in_arrival_order_even_with_several_workers(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    def mail(subject: str, message_id: str) -> int:
+        return store(config, session_factory, command_mail(subject, message_id=message_id))
+
+    first = mail("emergo move 101 a pw e4", "<1@x>")
+    second = mail("emergo move 101 b pw c4", "<2@x>")
+    other = mail("emergo move 102 a pw e4", "<3@x>")
+    with session_factory.begin() as session:
+        a = queue.claim_inbound(session, worker="w1", now=NOW)
+    with session_factory.begin() as session:
+        # While 101's first mail is in hand, a second worker skips 101's second mail.
+        b = queue.claim_inbound(session, worker="w2", now=NOW)
+    with session_factory.begin() as session:
+        c = queue.claim_inbound(session, worker="w3", now=NOW)
+    assert a is not None and b is not None
+    assert (a.id, b.id, c) == (first, other, None)
+    with session_factory.begin() as session:
+        message = session.get(InboundMessage, first)
+        assert message is not None
+        assert queues.mark_inbound_done(session, message, NOW)
+    with session_factory.begin() as session:
+        d = queue.claim_inbound(session, worker="w3", now=NOW)
+    assert d is not None and d.id == second
+
+
+def test_claims_of_a_dead_process_are_released(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    inbound_id = store(config, session_factory, command_mail("help"))
+    # A real process that has exited: its pid is no longer alive.
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_worker = f"{queue.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    with session_factory.begin() as session:
+        claimed = queue.claim_inbound(session, worker=dead_worker, now=NOW)
+        assert claimed is not None
+        queues.enqueue_outbound(session, "bob@example.org", b"x", NOW)
+    with session_factory.begin() as session:
+        [out] = queues.claim_due_outbound(session, dead_worker, NOW)
+    # Claims of live processes (ours) are left alone.
+    with session_factory.begin() as session:
+        assert queue.release_stale_claims(session, now=NOW) == (1, 1)
+        assert queue.release_stale_claims(session, now=NOW) == (0, 0)
+    worker = InboxWorker(session_factory, config, Echo(), clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
+    [inbound] = rows(session_factory, InboundMessage)
+    assert inbound.attempts == 2  # the crashed attempt counts
+    assert rows(session_factory, OutboundMessage)[0].status == "pending"
+
+
+def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Session]) -> None:
+    store(config, session_factory, command_mail("help"))
+    with session_factory.begin() as session:
+        assert queue.claim_inbound(session, worker=queue.worker_name(), now=NOW) is not None
+    with session_factory.begin() as session:
+        assert queue.release_stale_claims(session, now=NOW + timedelta(minutes=1)) == (0, 0)
+        # ... until the lease runs out.
+        later = NOW + queue.CLAIM_LEASE + timedelta(seconds=1)
+        assert queue.release_stale_claims(session, now=later) == (1, 0)
