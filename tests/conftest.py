@@ -194,17 +194,22 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
         finally:
             dispose_engines()
         return
-    databases: PostgresDatabases = request.getfixturevalue("_postgres_databases")
-    if databases.template is None:
-        template_name = databases.create()
-        upgrade_to_head(url=databases.url(template_name))
-        databases.template = template_name
-    name = databases.create(template=databases.template)
+    yield request.getfixturevalue("postgres_database_url")
+
+
+@pytest.fixture
+def postgres_database_url(_postgres_databases: PostgresDatabases) -> Iterator[str]:
+    """A new database migrated to head on PostgreSQL only (for PostgreSQL-specific tests)."""
+    if _postgres_databases.template is None:
+        template_name = _postgres_databases.create()
+        upgrade_to_head(url=_postgres_databases.url(template_name))
+        _postgres_databases.template = template_name
+    name = _postgres_databases.create(template=_postgres_databases.template)
     try:
-        yield databases.url(name)
+        yield _postgres_databases.url(name)
     finally:
         dispose_engines()
-        databases.drop(name)
+        _postgres_databases.drop(name)
 
 
 @pytest.fixture

@@ -197,8 +197,9 @@ def is_provisional(player: Player) -> bool:
 
 
 def next_board_number(session: Session) -> int:
-    """Take the next board number (101, 102, ...). Numbers are never handed out twice, even
-    if a board is deleted or the transaction that took one rolls back later."""
+    """Take the next board number (101, 102, ...). A number is never handed out again once
+    committed, even if its board is deleted (a rolled-back transaction gives its number back,
+    as that board never existed)."""
     # The UPDATE locks the counter row (PostgreSQL) or the database (SQLite) until commit,
     # so concurrent challenges get distinct numbers.
     result = session.execute(
@@ -459,6 +460,7 @@ def finish_board(
             .values(white_rating_change=white_change, black_rating_change=black_change)
             .execution_options(synchronize_session=False)
         )
+        session.expire(board)
     session.flush()
 
 

@@ -1,0 +1,202 @@
+"""The inbound and outbound mail queues on both databases."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.db import queues
+from pbm_emergo.db.models import InboundMessage, OutboundMessage
+
+NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+RAW = b"From: a@example.org\r\nSubject: help\r\n\r\nbody\xff\r\n"
+
+
+def _enqueue(session: Session, n: int, sender: str = "a@example.org") -> list[int]:
+    ids = []
+    for i in range(n):
+        message, created = queues.enqueue_inbound(
+            session, RAW, sender, ["pbmserv@localhost"], f"<{i}@example.org>", NOW
+        )
+        assert created
+        ids.append(message.id)
+    return ids
+
+
+def test_inbound_stored_exactly_and_deduplicated(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        first, created = queues.enqueue_inbound(
+            session, RAW, "a@example.org", ["pbmserv@localhost"], "<x@example.org>", NOW
+        )
+        assert created
+        again, created = queues.enqueue_inbound(
+            session, b"other", "a@example.org", ["pbmserv@localhost"], "<x@example.org>", NOW
+        )
+        assert not created and again.id == first.id
+        other_sender, created = queues.enqueue_inbound(
+            session, RAW, "b@example.org", ["pbmserv@localhost"], "<x@example.org>", NOW
+        )
+        assert created and other_sender.id != first.id
+        bounce, created = queues.enqueue_inbound(
+            session, RAW, "", ["pbmserv@localhost"], None, NOW, status="ignored"
+        )
+        assert created
+    with db_sessions() as session:
+        stored = session.get(InboundMessage, first.id)
+        assert stored is not None
+        assert stored.raw == RAW and stored.envelope_recipients == ["pbmserv@localhost"]
+        assert stored.status == "pending" and stored.received_at == NOW
+        assert session.get(InboundMessage, bounce.id).status == "ignored"  # type: ignore[union-attr]
+
+
+def test_inbound_claim_in_order_done_and_empty(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        ids = _enqueue(session, 3)
+    claimed = []
+    for _ in range(3):
+        with db_sessions.begin() as session:
+            message = queues.claim_next_inbound(session, "w1", NOW)
+            assert message is not None
+            assert message.status == "processing" and message.claimed_by == "w1"
+            assert message.attempts == 1
+            claimed.append(message)
+    assert [m.id for m in claimed] == ids
+    with db_sessions.begin() as session:
+        assert queues.claim_next_inbound(session, "w1", NOW) is None
+        session.add(claimed[0])
+        assert queues.mark_inbound_done(session, claimed[0], NOW)
+    with db_sessions() as session:
+        done = session.get(InboundMessage, ids[0])
+        assert done is not None and done.status == "done" and done.processed_at == NOW
+        assert done.claimed_by is None
+
+
+def test_inbound_dead_letter_after_five_failures_and_requeue(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    with db_sessions.begin() as session:
+        (message_id,) = _enqueue(session, 1)
+    for attempt in range(1, 6):
+        with db_sessions.begin() as session:
+            message = queues.claim_next_inbound(session, "w1", NOW)
+            assert message is not None and message.attempts == attempt
+        with db_sessions.begin() as session:
+            session.add(message)
+            assert queues.mark_inbound_failed(session, message, ValueError("boom"), NOW)
+            expected = "dead" if attempt == 5 else "pending"
+            assert message.status == expected
+            assert message.last_error == "ValueError: boom"
+    with db_sessions.begin() as session:
+        assert queues.claim_next_inbound(session, "w1", NOW) is None
+        assert queues.requeue_inbound(session, message_id, NOW)
+        assert not queues.requeue_inbound(session, 999_999, NOW)
+    with db_sessions.begin() as session:
+        message = queues.claim_next_inbound(session, "w2", NOW)
+        assert message is not None and message.id == message_id and message.attempts == 1
+
+
+def test_inbound_expired_claim_is_taken_again(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        _enqueue(session, 1)
+    with db_sessions.begin() as session:
+        lost = queues.claim_next_inbound(session, "crashed", NOW)
+        assert lost is not None
+    with db_sessions.begin() as session:
+        assert queues.claim_next_inbound(session, "w2", NOW + timedelta(minutes=5)) is None
+        again = queues.claim_next_inbound(session, "w2", NOW + timedelta(minutes=11))
+        assert again is not None and again.id == lost.id and again.attempts == 2
+    with db_sessions.begin() as session:
+        # The crashed worker's late "done" must not count: the claim is w2's now.
+        session.add(lost)
+        assert not queues.mark_inbound_done(session, lost, NOW)
+    with db_sessions.begin() as session:
+        session.add(again)
+        assert queues.mark_inbound_done(session, again, NOW)
+        assert again.status == "done"
+
+
+def test_concurrent_workers_claim_each_message_once(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        ids = _enqueue(session, 40)
+    claims: dict[str, list[int]] = {}
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(4, timeout=30)
+
+    def work(name: str) -> None:
+        mine = claims.setdefault(name, [])
+        try:
+            barrier.wait()
+            while True:
+                with db_sessions.begin() as session:
+                    message = queues.claim_next_inbound(session, name, NOW)
+                    if message is None:
+                        return
+                    mine.append(message.id)
+        except BaseException as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=work, args=(f"w{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=120)
+    assert errors == []
+    everything = sorted(i for ids_ in claims.values() for i in ids_)
+    assert everything == ids
+
+
+def test_outbound_backoff_permanent_failure_and_sent(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        inbound, _ = queues.enqueue_inbound(session, RAW, "a@example.org", ["x"], "<1@x>", NOW)
+        reply = queues.enqueue_outbound(
+            session, "a@example.org", b"reply", NOW, inbound_id=inbound.id, subject="Help"
+        )
+        refused = queues.enqueue_outbound(session, "nobody@example.org", b"reply", NOW)
+    with db_sessions.begin() as session:
+        claimed = queues.claim_due_outbound(session, "s1", NOW)
+        assert sorted(m.id for m in claimed) == sorted([reply.id, refused.id])
+        assert all(m.status == "sending" and m.attempts == 1 for m in claimed)
+    by_id = {m.id: m for m in claimed}
+    with db_sessions.begin() as session:
+        first = session.merge(by_id[reply.id])
+        assert queues.mark_outbound_failed(session, first, "421 try later", NOW)
+        assert first.status == "pending" and first.next_attempt_at == NOW + timedelta(seconds=30)
+        second = session.merge(by_id[refused.id])
+        assert queues.mark_outbound_failed(session, second, "550 no such user", NOW, permanent=True)
+        assert second.status == "failed"
+    with db_sessions.begin() as session:
+        assert queues.claim_due_outbound(session, "s1", NOW + timedelta(seconds=29)) == []
+        (again,) = queues.claim_due_outbound(session, "s1", NOW + timedelta(seconds=30))
+        assert again.id == reply.id and again.attempts == 2
+        assert queues.mark_outbound_sent(session, again, NOW + timedelta(seconds=31))
+    with db_sessions() as session:
+        sent = session.get(OutboundMessage, reply.id)
+        assert sent is not None and sent.status == "sent" and sent.last_error is None
+        assert sent.sent_at == NOW + timedelta(seconds=31)
+        assert sent.inbound is not None and sent.inbound.id == inbound.id
+        assert queues.replies_sent_to(session, "A@example.org", NOW) == 1
+    with db_sessions.begin() as session:
+        assert queues.requeue_outbound(session, refused.id, NOW)
+        assert [m.id for m in queues.claim_due_outbound(session, "s1", NOW)] == [refused.id]
+
+
+def test_retry_delay_doubles_up_to_the_cap() -> None:
+    delays = [queues.retry_delay(n) for n in range(1, 10)]
+    assert delays[:4] == [timedelta(seconds=s) for s in (30, 60, 120, 240)]
+    assert delays[-1] == timedelta(hours=1)
+
+
+def test_outbound_dead_after_max_attempts(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        message = queues.enqueue_outbound(session, "a@example.org", b"x", NOW)
+        message.attempts = queues.MAX_OUTBOUND_ATTEMPTS - 1
+    with db_sessions.begin() as session:
+        (claimed,) = queues.claim_due_outbound(session, "s1", NOW)
+        assert queues.mark_outbound_failed(session, claimed, "connection refused", NOW)
+        assert claimed.status == "dead"
+    with db_sessions() as session:
+        statuses = session.scalars(select(OutboundMessage.status)).all()
+        assert statuses == ["dead"]
