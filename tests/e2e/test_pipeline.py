@@ -1,0 +1,156 @@
+"""The whole pipeline in one process: the real listener, the real command layer, a real
+aiosmtpd relay. Runs on SQLite and PostgreSQL (the shared database fixtures)."""
+
+from __future__ import annotations
+
+import dataclasses
+import smtplib
+import threading
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+
+import pytest
+from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.commands import process
+from pbm_emergo.commands.api import CommandMail, Reply
+from pbm_emergo.config import Config
+from pbm_emergo.db.models import InboundMessage, OutboundMessage
+from pbm_emergo.mail.outbound import Backoff
+from pbm_emergo.server import MailServer
+
+FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
+
+
+@pytest.fixture
+def relay() -> Iterator[Relay]:
+    server = Relay()
+    server.start()
+    yield server
+    server.stop()
+
+
+def make_server(
+    db_config: Config, db_sessions: sessionmaker[Session], outbound: str, **kwargs: object
+) -> MailServer:
+    config = dataclasses.replace(
+        db_config, address=SERVER_ADDRESS, smtp_port=free_port(), outbound=outbound
+    )
+    return MailServer(config, db_sessions, backoff=FAST, poll_seconds=0.2, **kwargs)  # type: ignore[arg-type]
+
+
+def statuses(factory: sessionmaker[Session], model: type) -> list[str]:  # type: ignore[type-arg]
+    with factory.begin() as session:
+        return list(session.scalars(select(model.status).order_by(model.id)))
+
+
+def test_help_and_emergo_help_end_to_end(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    server = make_server(db_config, db_sessions, relay.url)
+    server.start()
+    try:
+        send(server.config.smtp_port, command_mail("help", message_id="<h1@example.org>"))
+        send(server.config.smtp_port,
+             command_mail("Re: emergo help", sender="Bob <Bob@Example.org>",
+                          message_id="<h2@example.org>"))
+        wait_for(lambda: len(relay.handler.messages()) == 2)
+    finally:
+        server.stop()
+    replies = {str(m["In-Reply-To"]): m for m in relay.handler.messages()}
+    general, emergo = replies["<h1@example.org>"], replies["<h2@example.org>"]
+    assert general["To"] == "alice@example.org" and emergo["To"] == "bob@example.org"
+    assert general["Subject"] == "Emergo help"
+    assert "emergo help" in general.get_content()
+    assert "Rules of Emergo" in emergo.get_content()
+    for reply in (general, emergo):
+        assert reply["From"] == SERVER_ADDRESS
+        assert reply["Auto-Submitted"] == "auto-replied"
+        assert reply["Message-ID"].endswith("@emergo.test>")
+    assert statuses(db_sessions, InboundMessage) == ["done", "done"]
+    assert statuses(db_sessions, OutboundMessage) == ["sent", "sent"]
+
+
+def test_bounces_and_auto_replies_are_stored_never_answered(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    server = make_server(db_config, db_sessions, relay.url)
+    server.start()
+    try:
+        port = server.config.smtp_port
+        send(port, command_mail("Undeliverable: help", sender="MAILER-DAEMON@example.org"), "")
+        send(port, command_mail("Out of office", headers={"Auto-Submitted": "auto-replied"}))
+        send(port, command_mail("help", message_id="<real@example.org>"))
+        wait_for(lambda: len(relay.handler.messages()) == 1)
+        wait_for(lambda: statuses(db_sessions, InboundMessage) == ["ignored", "ignored", "done"])
+    finally:
+        server.stop()
+    [reply] = relay.handler.messages()
+    assert reply["In-Reply-To"] == "<real@example.org>"
+
+
+def test_relay_down_for_a_while_then_up_every_reply_arrives(
+    db_config: Config, db_sessions: sessionmaker[Session]
+) -> None:
+    relay = Relay()  # not started: connections to its port are refused
+    server = make_server(db_config, db_sessions, relay.url)
+    server.start()
+    try:
+        for n in range(10):
+            send(server.config.smtp_port,
+                 command_mail("help", sender=f"p{n}@example.org", message_id=f"<d{n}@x.org>"))
+
+        def all_retried() -> bool:
+            with db_sessions.begin() as session:
+                attempts = list(session.scalars(select(OutboundMessage.attempts)))
+            return len(attempts) == 10 and min(attempts) >= 2
+
+        wait_for(all_retried)
+        assert relay.handler.messages() == []
+        relay.start()
+        wait_for(lambda: len(relay.handler.messages()) == 10)
+        wait_for(lambda: statuses(db_sessions, OutboundMessage) == ["sent"] * 10)
+    finally:
+        server.stop()
+        relay.stop()
+    assert sorted(str(m["In-Reply-To"]) for m in relay.handler.messages()) == sorted(
+        f"<d{n}@x.org>" for n in range(10)
+    )
+
+
+def test_stop_finishes_the_message_in_hand(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    started = threading.Event()
+
+    def slow(session: Session, mail: CommandMail, config: Config, now: datetime) -> list[Reply]:
+        started.set()
+        threading.Event().wait(1.0)  # the message is in hand when stop() comes
+        return process(session, mail, config, now)
+
+    server = make_server(db_config, db_sessions, relay.url, processor=slow)
+    server.start()
+    send(server.config.smtp_port, command_mail("help"))
+    assert started.wait(10)
+    server.stop()
+    assert statuses(db_sessions, InboundMessage) == ["done"]
+    assert len(statuses(db_sessions, OutboundMessage)) == 1
+    with pytest.raises(OSError):
+        send(server.config.smtp_port, command_mail("help"))
+
+
+def test_smtp_session_details(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    server = make_server(db_config, db_sessions, relay.url)
+    server.start()
+    try:
+        with smtplib.SMTP("127.0.0.1", server.config.smtp_port) as smtp:
+            code, banner = smtp.ehlo("client.test")
+            assert code == 250 and banner.split(b"\n")[0] == b"emergo.test"
+            assert smtp.has_extn("size")
+            assert int(smtp.esmtp_features["size"]) == server.config.max_message_size
+    finally:
+        server.stop()

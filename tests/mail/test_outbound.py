@@ -1,0 +1,147 @@
+"""Outbox delivery to a real aiosmtpd relay and to a maildir: retries, backoff, failures."""
+
+from __future__ import annotations
+
+import mailbox
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.commands.api import Reply
+from pbm_emergo.config import Config
+from pbm_emergo.db import queues
+from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.mail.outbound import (
+    Backoff,
+    MaildirTransport,
+    OutboxSender,
+    SMTPTransport,
+    transport_for,
+)
+from pbm_emergo.mail.reply import build_reply, reply_bytes
+
+from .support import Relay, free_port
+
+START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = START
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+def queue_reply(factory: sessionmaker[Session], to: str, subject: str = "Emergo help") -> int:
+    raw = reply_bytes(build_reply(Reply(to, subject, "body\n"), server_address="s@e.test",
+                                  now=START, in_reply_to="<c@example.org>"))
+    with factory.begin() as session:
+        return queues.enqueue_outbound(session, to, raw, START, subject=subject).id
+
+
+def outbound(factory: sessionmaker[Session]) -> list[OutboundMessage]:
+    with factory.begin() as session:
+        return list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))
+
+
+def sender_for(factory: sessionmaker[Session], port: int, clock: Clock) -> OutboxSender:
+    return OutboxSender(
+        factory, SMTPTransport("127.0.0.1", port, "s.test"), "s@e.test",
+        backoff=Backoff(base=timedelta(seconds=30), cap=timedelta(minutes=10)), clock=clock,
+    )
+
+
+def test_delivery_to_the_relay(session_factory: sessionmaker[Session], relay: Relay) -> None:
+    queue_reply(session_factory, "alice@example.org")
+    clock = Clock()
+    assert sender_for(session_factory, relay.port, clock).run_once() == 1
+    [(mail_from, rcpt, msg)] = relay.handler.received
+    assert (mail_from, rcpt, msg["Subject"]) == ("s@e.test", ["alice@example.org"], "Emergo help")
+    [row] = outbound(session_factory)
+    assert (row.status, row.attempts, row.sent_at, row.last_error) == ("sent", 1, START, None)
+
+
+def test_temporary_failures_back_off_exponentially_then_deliver(
+    session_factory: sessionmaker[Session], relay: Relay
+) -> None:
+    queue_reply(session_factory, "alice@example.org")
+    clock = Clock()
+    sender = sender_for(session_factory, relay.port, clock)
+    relay.handler.response = "451 4.3.0 try later"
+    delays = []
+    for _ in range(4):
+        assert sender.run_once() == 1
+        [row] = outbound(session_factory)
+        assert row.status == "pending" and "451" in (row.last_error or "")
+        delays.append(row.next_attempt_at - clock.now)
+        # Not due yet: nothing is attempted.
+        assert sender.run_once() == 0
+        clock.now = row.next_attempt_at
+    assert delays == [timedelta(seconds=30), timedelta(seconds=60), timedelta(seconds=120),
+                      timedelta(seconds=240)]
+    relay.handler.response = "250 OK"
+    assert sender.run_once() == 1
+    [row] = outbound(session_factory)
+    assert (row.status, row.attempts) == ("sent", 5)
+    assert len(relay.handler.received) == 1
+
+
+def test_permanent_failure_is_recorded_not_retried(
+    session_factory: sessionmaker[Session], relay: Relay
+) -> None:
+    queue_reply(session_factory, "alice@example.org")
+    clock = Clock()
+    relay.handler.response = "550 5.1.1 no such user"
+    sender = sender_for(session_factory, relay.port, clock)
+    assert sender.run_once() == 1
+    [row] = outbound(session_factory)
+    assert row.status == "failed" and (row.last_error or "").startswith("550")
+    clock.now += timedelta(days=1)
+    assert sender.run_once() == 0
+
+
+def test_relay_down_loses_nothing(session_factory: sessionmaker[Session]) -> None:
+    port = free_port()  # nothing listens here yet
+    for n in range(3):
+        queue_reply(session_factory, f"p{n}@example.org")
+    clock = Clock()
+    sender = sender_for(session_factory, port, clock)
+    assert sender.run_once() == 3
+    assert {r.status for r in outbound(session_factory)} == {"pending"}
+    assert all("Connection" in (r.last_error or "") for r in outbound(session_factory))
+    relay = Relay(port)
+    relay.start()
+    try:
+        clock.now += timedelta(seconds=30)
+        assert sender.run_once() == 3
+        assert sorted(rcpt[0] for _, rcpt, _ in relay.handler.received) == [
+            "p0@example.org", "p1@example.org", "p2@example.org"
+        ]
+    finally:
+        relay.stop()
+    assert {r.status for r in outbound(session_factory)} == {"sent"}
+
+
+def test_maildir_delivery(session_factory: sessionmaker[Session], tmp_path: Path) -> None:
+    queue_reply(session_factory, "alice@example.org", "Emergo Board 101 bob")
+    target = tmp_path / "out"
+    sender = OutboxSender(session_factory, MaildirTransport(target), "s@e.test", clock=Clock())
+    assert sender.run_once() == 1
+    [message] = list(mailbox.Maildir(target, create=False))
+    assert message["Subject"] == "Emergo Board 101 bob"
+    assert b"\r\n" not in message.as_bytes()
+    assert outbound(session_factory)[0].status == "sent"
+
+
+def test_transport_for(config: Config) -> None:
+    smtp = transport_for("smtp://127.0.0.1:2526", "x.test")
+    assert isinstance(smtp, SMTPTransport) and (smtp.host, smtp.port) == ("127.0.0.1", 2526)
+    default = transport_for(config.effective_outbound, "x.test")
+    assert isinstance(default, MaildirTransport)
+    assert default.path == (config.data_dir / "outbox-maildir").resolve()
+    with pytest.raises(ValueError):
+        transport_for("http://example.org", "x.test")
