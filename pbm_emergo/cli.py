@@ -19,6 +19,7 @@ from pbm_emergo import __version__
 COMMAND_MODULES = [
     "pbm_emergo.rules_cli",
     "pbm_emergo.server",
+    "pbm_emergo.admin_cli",
 ]
 
 
