@@ -3,11 +3,22 @@
 from __future__ import annotations
 
 import pytest
+from argon2 import PasswordHasher
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
+from pbm_emergo.db import service
 
 from .support import Mailer
+
+
+@pytest.fixture(autouse=True)
+def quick_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """argon2id with small parameters: still the real algorithm, but a verify takes a
+    millisecond instead of a third of a second (a whole game verifies dozens of times)."""
+    monkeypatch.setattr(
+        service, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    )
 
 
 @pytest.fixture

@@ -1,0 +1,356 @@
+"""emergo challenge and emergo move (moves, resign, draw, undo, #n) through `process`."""
+
+from __future__ import annotations
+
+import pytest
+from sqlalchemy import select
+
+from pbm_emergo.commands.api import Reply
+from pbm_emergo.db.models import Board, MoveRecord, Player
+from pbm_emergo.rules import Game
+
+from .search import blocked_game, capture_position, elimination_game, repetition_game
+from .support import Mailer
+
+ADDRESS = {"alice": "alice@example.org", "bob": "bob@example.org"}
+PASSWORD = {"alice": "alicepw", "bob": "bobpw"}
+
+
+def move(m: Mailer, userid: str, text: str, board: int = 101, body: str = "") -> list[Reply]:
+    return m.send(
+        f"emergo move {board} {userid} {PASSWORD[userid]} {text}", body, sender=ADDRESS[userid]
+    )
+
+
+def play_all(m: Mailer, moves: tuple[str, ...] | list[str], board: int = 101) -> list[Reply]:
+    """Play the moves alternately (alice first) and return the last move's replies."""
+    replies: list[Reply] = []
+    for i, text in enumerate(moves):
+        replies = move(m, "alice" if i % 2 == 0 else "bob", f"{text}#{i + 1}", board)
+        assert all("Error" not in r.subject for r in replies), replies[0].body
+    return replies
+
+
+def board_row(m: Mailer, number: int = 101) -> Board:
+    with m.factory() as session:
+        board = session.get(Board, number)
+        assert board is not None
+        return board
+
+
+def notations(m: Mailer, number: int = 101) -> list[str]:
+    with m.factory() as session:
+        return list(
+            session.scalars(
+                select(MoveRecord.notation)
+                .where(MoveRecord.board_number == number)
+                .order_by(MoveRecord.number)
+            )
+        )
+
+
+def error(replies: list[Reply], sender: str) -> Reply:
+    assert len(replies) == 1, [(r.to, r.subject) for r in replies]
+    assert replies[0].to == sender
+    return replies[0]
+
+
+# --- challenge ------------------------------------------------------------------------
+
+
+def test_challenge_opens_a_board_and_mails_both_players(players: Mailer) -> None:
+    replies = players.send("emergo challenge alice bob", "Good luck!\n-- \nAlice")
+    assert [(r.to, r.subject, r.thread) for r in replies] == [
+        ("alice@example.org", "Emergo Board 101 alice", "board-101"),
+        ("bob@example.org", "Emergo Board 101 alice", "board-101"),
+    ]
+    body = replies[0].body
+    assert body.startswith("Emergo Board 101: alice (Ohs, o, 1600) against bob (Eks, x, 1600)\n")
+    assert "It is alice's turn (Ohs, o): move 1." in body
+    assert "alice writes:\n  Good luck!\n" in body and "-- " not in body
+    assert "  Ohs (alice) inhand: 12\n  Eks (bob) inhand: 12\n" in body
+    board = board_row(players)
+    assert (board.rated, board.blocked_rule, board.nag_days, board.forfeit_days) == (
+        True, "loss", 7, 28,
+    )  # fmt: skip
+    again = players.send("emergo challenge bob alice", sender="bob@example.org")
+    assert again[0].subject == "Emergo Board 102 bob"
+
+
+def test_challenge_options_are_stored(players: Mailer) -> None:
+    players.send("emergo challenge alice bob -unrated -blocked=draw --nagtime=3 --forfeittime=10")
+    board = board_row(players)
+    assert (board.rated, board.blocked_rule, board.nag_days, board.forfeit_days) == (
+        False, "draw", 3, 10,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "sender", "reason"),
+    [
+        ("emergo challenge alice bob", "eve@example.org", "Only alice or bob can start"),
+        ("emergo challenge alice carol", "alice@example.org", "There is no player 'carol'."),
+        ("emergo challenge alice ALICE", "alice@example.org", "two different players"),
+        ("emergo challenge alice bob -fast", "alice@example.org", "Unknown option '-fast'"),
+        ("emergo challenge alice bob --nagtime=0", "alice@example.org", "from 1 to 365"),
+        ("emergo challenge alice", "alice@example.org", "needs these arguments"),
+    ],
+)
+def test_challenge_errors(players: Mailer, command: str, sender: str, reason: str) -> None:
+    reply = error(players.send(command, sender=sender), sender)
+    assert reply.subject == "Emergo error"
+    assert reason in reply.body.splitlines()[0]
+    assert board_row_count(players) == 0
+
+
+def board_row_count(m: Mailer) -> int:
+    with m.factory() as session:
+        return len(list(session.scalars(select(Board))))
+
+
+# --- moves ----------------------------------------------------------------------------
+
+
+def test_a_move_mails_the_board_to_both_players(game: Mailer) -> None:
+    replies = move(game, "alice", "E4#1", body="Here we go.")
+    assert [(r.to, r.subject) for r in replies] == [
+        ("alice@example.org", "Emergo Board 101 bob"),
+        ("bob@example.org", "Emergo Board 101 bob"),
+    ]
+    body = replies[1].body
+    assert "alice played e4 (move 1)." in body
+    assert "It is bob's turn (Eks, x): move 2." in body
+    assert "Moves:\n    1. e4\n" in body
+    assert " E - .   .   .   o   .   .   .   .   .   " in body
+    assert "alice writes:\n  Here we go." in body
+    assert "Time taken: alice 1 min, bob less than a minute." in body
+    assert notations(game) == ["e4"]
+
+
+def test_move_list_shows_two_columns(game: Mailer) -> None:
+    replies = play_all(game, ["e4", "e6", "c5"])
+    assert "Moves:\n    1. e4                     2. e6\n    3. c5\n" in replies[0].body
+
+
+@pytest.mark.parametrize(
+    ("command", "sender", "subject", "first_line"),
+    [
+        ("emergo move 101 alice wrongpw e4", "alice", "Emergo Board 101 Error",
+         "Wrong password for alice."),
+        ("emergo move 101 bob bobpw e4", "bob", "Emergo Board 101 Error",
+         "It is not your turn on board 101: it is alice's."),
+        ("emergo move 999 alice alicepw e4", "alice", "Emergo error", "There is no board 999."),
+        ("emergo move abc alice alicepw e4", "alice", "Emergo error",
+         "'abc' is not a board number (boards are numbered from 101)."),
+        ("emergo move 101 alice alicepw e4#2", "alice", "Emergo Board 101 Error",
+         "Board 101 is at move 1, not move 2: nothing was done."),
+        ("emergo move 101 alice alicepw e5", "alice", "Emergo Board 101 Error",
+         "e5 is not a legal move on board 101 now."),
+        ("emergo move 101 alice alicepw e4e5e", "alice", "Emergo Board 101 Error",
+         "'e4e5e' is not a move: write an entry like e4, a step like e4-e5, or a capture "
+         "like e4xc4xc6."),
+        ("emergo move 101 alice alicepw", "alice", "Emergo error",
+         "The command emergo move needs these arguments: "
+         "emergo move board userid password MOVE[#n]."),
+        ("emergo mvoe 101 alice alicepw e4", "alice", "Emergo error",
+         "There is no command 'emergo mvoe'."),
+    ],
+)  # fmt: skip
+def test_move_errors_go_to_the_sender_only(
+    game: Mailer, command: str, sender: str, subject: str, first_line: str
+) -> None:
+    reply = error(game.send(command, sender=ADDRESS[sender]), ADDRESS[sender])
+    assert reply.subject == subject
+    assert reply.body.splitlines()[0] == first_line
+    assert PASSWORD[sender] not in reply.body
+    assert "wrongpw" not in reply.body
+    assert notations(game) == []
+
+
+def test_illegal_move_lists_the_legal_moves(game: Mailer) -> None:
+    reply = error(move(game, "alice", "e5"), "alice@example.org")
+    assert "Why: White may not enter on e5 on the first move of the game." in reply.body
+    assert "The legal moves (40):\n  a5  b4  b5" in reply.body
+    assert "Your command:\n  emergo move 101 alice ******** e5\n" in reply.body
+
+
+def test_illegal_move_when_a_capture_is_compulsory_gives_its_size(game: Mailer) -> None:
+    moves, size = capture_position()
+    play_all(game, moves)
+    userid = "alice" if len(moves) % 2 == 0 else "bob"
+    position = Game.from_moves(moves).position
+    entry = next(c for c in ("a5", "e1", "e9", "i5") if position.column(c) is None)
+    reply = error(move(game, userid, entry), ADDRESS[userid])
+    assert "Why: Capture is compulsory" in reply.body
+    man = "man" if size == 1 else "men"
+    assert f"only a maximum capture is allowed: it takes {size} {man}." in reply.body
+
+
+def test_not_your_game(game: Mailer) -> None:
+    game.one("signup carol carolpw", sender="carol@example.org")
+    reply = game.one("emergo move 101 carol carolpw e4", sender="carol@example.org")
+    assert reply.body.startswith("carol does not play on board 101: it is alice against bob.")
+
+
+def test_stale_guard_names_the_move_due(game: Mailer) -> None:
+    play_all(game, ["e4", "e6"])
+    reply = error(move(game, "alice", "c5#2"), "alice@example.org")
+    assert reply.body.startswith("Board 101 is at move 3, not move 2: nothing was done.")
+    assert "send your move\nagain, with #3" in reply.body
+    assert notations(game) == ["e4", "e6"]
+    move(game, "alice", "c5#3")
+    assert notations(game) == ["e4", "e6", "c5"]
+
+
+def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
+    play_all(game, ["e4", "e6"])
+    replies = game.send("emergo resign 101 bob bobpw", "Well played.", sender="bob@example.org")
+    assert [(r.to, r.subject) for r in replies] == [
+        ("alice@example.org", "Emergo Board 101 Game over"),
+        ("bob@example.org", "Emergo Board 101 Game over"),
+    ]
+    body = replies[0].body
+    assert "bob resigned.\nalice (Ohs) wins: bob resigned.\n" in body
+    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in body
+    assert "bob writes:\n  Well played." in body
+    board = board_row(game)
+    assert (board.status, board.winner, board.outcome_reason) == ("finished", "white", "resigned")
+    finished = error(move(game, "alice", "c5"), "alice@example.org")
+    assert finished.body.startswith("The game on board 101 is over: alice (Ohs) wins")
+
+
+def test_resign_as_a_move_word_in_an_unrated_game(players: Mailer) -> None:
+    players.send("emergo challenge alice bob -unrated")
+    replies = move(players, "alice", "resign")
+    assert "bob (Eks) wins: alice resigned." in replies[0].body
+    assert "Rating changes" not in replies[0].body
+    with players.factory() as session:
+        ratings = sorted(p.rating for p in session.scalars(select(Player)))
+    assert ratings == [1600, 1600]
+
+
+def test_draw_by_agreement(game: Mailer) -> None:
+    move(game, "alice", "e4")
+    replies = move(game, "alice", "propose")
+    assert [r.subject for r in replies] == ["Emergo Board 101 bob"] * 2
+    assert (
+        "alice offers a draw; bob may answer with 'emergo move 101 bob PASSWORD accept' "
+        "(or reject)." in replies[0].body
+    )
+    again = error(move(game, "alice", "propose"), "alice@example.org")
+    assert again.body.startswith("You have already offered a draw on board 101")
+    replies = move(game, "bob", "accept")
+    assert [r.subject for r in replies] == ["Emergo Board 101 Game over"] * 2
+    assert "The game is a draw: both players agreed." in replies[0].body
+    assert "Rating changes: alice 1600 -> 1600 (+0), bob 1600 -> 1600 (+0)." in replies[0].body
+    assert board_row(game).outcome_reason == "draw agreed"
+
+
+def test_draw_offer_rejected_or_lapsing_with_a_move(game: Mailer) -> None:
+    move(game, "alice", "propose")
+    replies = move(game, "bob", "reject")
+    assert "bob rejected alice's draw offer." in replies[0].body
+    assert "offers a draw" not in replies[0].body
+    nothing = error(move(game, "bob", "accept"), "bob@example.org")
+    assert nothing.body.startswith("alice has neither offered a draw nor asked")
+    move(game, "bob", "propose")
+    replies = move(game, "alice", "e4")  # playing on declines the offer
+    assert "offers a draw" not in replies[0].body
+    error(move(game, "alice", "accept"), "alice@example.org")
+    assert board_row(game).status == "active"
+
+
+def test_undo_accepted_takes_back_the_last_move(game: Mailer) -> None:
+    play_all(game, ["e4", "e6"])
+    replies = move(game, "bob", "undo")
+    assert "bob asks to take back move 2; alice may answer with" in replies[0].body
+    replies = move(game, "alice", "accept")
+    assert [r.subject for r in replies] == ["Emergo Board 101 bob"] * 2
+    assert "alice accepted: move 2 taken back. It is bob's turn again." in replies[0].body
+    assert notations(game) == ["e4"]
+    board = board_row(game)
+    assert (board.ply, board.to_move) == (1, "black")
+    assert board.position == Game.from_moves(["e4"]).position.to_text()
+    move(game, "bob", "c5#2")
+    assert notations(game) == ["e4", "c5"]
+
+
+def test_undo_on_your_opponents_turn_takes_back_both_moves(game: Mailer) -> None:
+    play_all(game, ["e4", "e6"])
+    move(game, "alice", "undo")
+    replies = move(game, "bob", "accept")
+    assert "moves 1 to 2 taken back. It is alice's turn again." in replies[0].body
+    assert notations(game) == []
+
+
+def test_undo_rejected_changes_nothing(game: Mailer) -> None:
+    play_all(game, ["e4", "e6"])
+    move(game, "bob", "undo")
+    replies = move(game, "alice", "reject")
+    assert "alice rejected bob's request to take back a move." in replies[0].body
+    assert notations(game) == ["e4", "e6"]
+    empty = error(move(game, "bob", "accept"), "bob@example.org")
+    assert "nothing to accept" in empty.body.splitlines()[0]
+
+
+def test_undo_without_a_move_of_yours(game: Mailer) -> None:
+    reply = error(move(game, "alice", "undo"), "alice@example.org")
+    assert reply.body.startswith("You have no move to take back on board 101.")
+
+
+def test_elimination_ends_the_game(game: Mailer) -> None:
+    moves = elimination_game()
+    replies = play_all(game, moves)
+    outcome = Game.from_moves(moves).outcome()
+    assert outcome is not None
+    winner = "alice" if outcome.winner == "white" else "bob"
+    loser = "bob" if winner == "alice" else "alice"
+    assert [r.subject for r in replies] == ["Emergo Board 101 Game over"] * 2
+    assert f"wins: {loser} has no men left." in replies[0].body
+    assert f"{winner} 1600 -> 1632 (+32)" in replies[0].body
+    assert f"  {len(moves)}. {moves[-1]}" in replies[0].body  # the whole list at game end
+    board = board_row(game)
+    assert (board.winner, board.outcome_reason) == (outcome.winner, "eliminated")
+
+
+@pytest.mark.parametrize("rule", ["loss", "draw"])
+def test_blocked_player(players: Mailer, rule: str) -> None:
+    option = " -blocked=draw" if rule == "draw" else ""
+    players.send(f"emergo challenge alice bob{option}")
+    moves = blocked_game()
+    replies = play_all(players, moves)
+    outcome = Game.from_moves(moves, blocked=rule).outcome()  # type: ignore[arg-type]
+    assert outcome is not None and outcome.reason == "blocked"
+    stuck = "alice" if Game.from_moves(moves).position.to_move == "white" else "bob"
+    if rule == "loss":
+        assert f"wins: {stuck} is blocked and cannot move." in replies[0].body
+    else:
+        assert (
+            f"The game is a draw: {stuck} is blocked and cannot move (a draw under "
+            "-blocked=draw)." in replies[0].body
+        )
+    board = board_row(players)
+    assert (board.winner, board.outcome_reason) == (outcome.winner, "blocked")
+
+
+def test_threefold_repetition_is_a_draw(game: Mailer) -> None:
+    replies = play_all(game, repetition_game())
+    assert "The game is a draw: the same position came up for the third time." in (replies[0].body)
+    assert board_row(game).outcome_reason == "threefold repetition"
+
+
+def test_multiple_plays_several_commands(game: Mailer) -> None:
+    body = "emergo move 101 alice alicepw e4#1\nemergo move 101 alice alicepw c5\nemergo show 101\n"
+    replies = game.send("multiple", body)
+    report = replies[0]
+    assert report.subject == "Emergo multiple: 2 done, 1 failed"
+    assert "  > emergo move 101 alice ******** e4#1\n  played e4 on board 101\n" in report.body
+    assert (
+        "  > emergo move 101 alice ******** c5\n"
+        "  Error: It is not your turn on board 101: it is bob's.\n" in report.body
+    )
+    assert "alicepw" not in report.body
+    assert [(r.to, r.subject) for r in replies[1:]] == [
+        ("alice@example.org", "Emergo Board 101 bob"),
+        ("bob@example.org", "Emergo Board 101 bob"),
+    ]
