@@ -1,0 +1,154 @@
+"""A private Postfix instance for tests, on loopback only.
+
+Everything lives in one temporary folder (configuration, queue, data, mailboxes, log);
+the machine's own /etc/postfix is not touched and no outside address is ever used:
+
+- smtpd listens on 127.0.0.1:``port`` only (``inet_interfaces``, ``inet_protocols``);
+- mail for ``server_domain`` goes by a transport map to ``smtp:[127.0.0.1]:listener_port``
+  (the brackets: no MX lookup), and DNS is switched off (``smtp_dns_support_level``);
+- mail for ``mailboxes`` at ``mailbox_domain`` is delivered by virtual(8) into Maildirs
+  under mail/;
+- anything else is refused at RCPT, and the default transport is ``error:``.
+
+Needs the Debian package postfix and root (Postfix's master runs as root and drops to the
+``postfix`` user). The same settings, for a real installation, are in deploy/postfix/.
+"""
+
+from __future__ import annotations
+
+import os
+import pwd
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+POSTFIX = shutil.which("postfix") or "/usr/sbin/postfix"
+POSTCONF = shutil.which("postconf") or "/usr/sbin/postconf"
+
+
+def unavailable_reason() -> str | None:
+    """Why a private Postfix cannot run here, or None when it can."""
+    if not Path(POSTFIX).exists():
+        return "Postfix is not installed (Debian package postfix)"
+    if os.geteuid() != 0:
+        return "a private Postfix instance needs root (its master process runs as root)"
+    try:
+        pwd.getpwnam("postfix")
+    except KeyError:
+        return "there is no postfix user (install the Debian package postfix)"
+    return None
+
+
+class PostfixInstance:
+    def __init__(
+        self,
+        *,
+        port: int,
+        listener_port: int,
+        server_domain: str,
+        mailbox_domain: str,
+        mailboxes: tuple[str, ...],
+    ) -> None:
+        self.port = port
+        self.listener_port = listener_port
+        self.server_domain = server_domain
+        self.mailbox_domain = mailbox_domain
+        self.mailboxes = mailboxes
+        self.root = Path(tempfile.mkdtemp(prefix="pbm-emergo-postfix-"))
+        self.conf = self.root / "conf"
+        self.mail = self.root / "mail"
+        self.log = self.root / "maillog"
+
+    def _postconf(self, *args: str) -> None:
+        subprocess.run([POSTCONF, "-c", str(self.conf), *args], check=True,
+                       capture_output=True, timeout=60)
+
+    def _postfix(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([POSTFIX, "-c", str(self.conf), *args], check=False,
+                              capture_output=True, text=True, timeout=120)
+
+    def start(self) -> None:
+        # The postfix user must reach the queue, the nobody user the mailboxes.
+        self.root.chmod(0o755)
+        self.conf.mkdir()
+        (self.root / "queue").mkdir()
+        data = self.root / "data"
+        data.mkdir()
+        shutil.chown(data, user="postfix")
+        shutil.copy("/etc/postfix/master.cf.proto" if Path("/etc/postfix/master.cf.proto")
+                    .exists() else "/etc/postfix/master.cf", self.conf / "master.cf")
+        (self.conf / "main.cf").write_text("")
+        nobody = pwd.getpwnam("nobody")
+        self.mail.mkdir()
+        os.chown(self.mail, nobody.pw_uid, nobody.pw_gid)
+        settings = {
+            "compatibility_level": "3.6",
+            "queue_directory": str(self.root / "queue"),
+            "data_directory": str(self.root / "data"),
+            "maillog_file": str(self.log),
+            "maillog_file_prefixes": str(self.root),
+            "myhostname": f"mx.{self.mailbox_domain}",
+            "mydomain": self.mailbox_domain,
+            "myorigin": self.mailbox_domain,
+            "mydestination": "",
+            "inet_interfaces": "127.0.0.1",
+            "inet_protocols": "ipv4",
+            "mynetworks": "127.0.0.0/8",
+            # Only our two test domains are accepted, whoever connects; nothing else is ever
+            # sent anywhere (the error transport instead of a DNS lookup and a connection).
+            "smtpd_relay_restrictions": "reject_unauth_destination",
+            "default_transport": "error:this test Postfix sends nowhere else",
+            "relay_transport": "error:this test Postfix sends nowhere else",
+            "relay_domains": self.server_domain,
+            "transport_maps": f"texthash:{self.conf / 'transport'}",
+            "smtp_dns_support_level": "disabled",
+            "smtp_host_lookup": "native",
+            "virtual_mailbox_domains": self.mailbox_domain,
+            "virtual_mailbox_base": str(self.mail),
+            # Each mailbox a Maildir (the trailing slash) under mail/.
+            "virtual_mailbox_maps": f"texthash:{self.conf / 'mailboxes'}",
+            "virtual_uid_maps": f"static:{nobody.pw_uid}",
+            "virtual_gid_maps": f"static:{nobody.pw_gid}",
+            "alias_maps": "",
+            "alias_database": "",
+            "local_recipient_maps": "",
+            "biff": "no",
+            # Retry quickly in tests (the listener may start after Postfix).
+            "queue_run_delay": "2s",
+            "minimal_backoff_time": "2s",
+            "maximal_backoff_time": "4s",
+            "smtp_connect_timeout": "5s",
+        }
+        (self.conf / "transport").write_text(
+            f"{self.server_domain} smtp:[127.0.0.1]:{self.listener_port}\n"
+        )
+        (self.conf / "mailboxes").write_text(
+            "".join(f"{name}@{self.mailbox_domain} {name}/\n" for name in self.mailboxes)
+        )
+        self._postconf("-e", *(f"{k}={v}" for k, v in settings.items()))
+        # No chroot (it would need copies of /etc files); smtpd on our loopback port only.
+        self._postconf("-F", "*/*/chroot = n")
+        self._postconf("-M#", "smtp/inet")
+        self._postconf("-M", f"127.0.0.1:{self.port}/inet = 127.0.0.1:{self.port} inet n - n - "
+                             "- smtpd")
+        self._postconf("-M", "postlog/unix-dgram = postlog unix-dgram n - n - 1 postlogd")
+        # "check" creates the queue's subfolders with the right owners.
+        result = self._postfix("check")
+        if result.returncode == 0:
+            result = self._postfix("start")
+        if result.returncode != 0:
+            raise RuntimeError(f"postfix start failed: {result.stdout}{result.stderr}"
+                               f"{self.log_text()}")
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
+
+    def maildir(self, local_part: str) -> Path:
+        return self.mail / local_part
+
+    def stop(self) -> None:
+        try:
+            self._postfix("stop")
+        finally:
+            shutil.rmtree(self.root, ignore_errors=True)

@@ -1,0 +1,94 @@
+"""Through a real Postfix (loopback only): a mail submitted to Postfix reaches our listener by
+Postfix's transport map, and the reply goes out through Postfix into a local mailbox.
+
+Needs the Debian package postfix and root; .ci/run installs the package. Elsewhere the test
+is skipped with the reason, except under CI=true, where it fails.
+"""
+
+from __future__ import annotations
+
+import mailbox
+import os
+import smtplib
+from collections.abc import Iterator
+from email import policy
+from email.parser import BytesParser
+from pathlib import Path
+
+import pytest
+from mail.support import command_mail, free_port, make_config, wait_for
+
+from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
+from pbm_emergo.server import MailServer
+
+from .postfix import PostfixInstance, unavailable_reason
+
+SERVER = "pbmserv@emergo.test"
+PLAYER = "alice@player.test"
+
+
+@pytest.fixture
+def postfix_and_server(tmp_path: Path) -> Iterator[tuple[PostfixInstance, MailServer]]:
+    reason = unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason} (CI=true: not skipping)")
+        pytest.skip(reason)
+    listener_port, postfix_port = free_port(), free_port()
+    postfix = PostfixInstance(
+        port=postfix_port, listener_port=listener_port, server_domain="emergo.test",
+        mailbox_domain="player.test", mailboxes=("alice",),
+    )
+    config = make_config(tmp_path, smtp_port=listener_port, address=SERVER,
+                         outbound=f"smtp://127.0.0.1:{postfix_port}")
+    upgrade_to_head(config)
+    server = MailServer(config, get_sessionmaker(config), poll_seconds=0.2)
+    postfix.start()
+    try:
+        server.start()
+        try:
+            yield postfix, server
+        finally:
+            server.stop()
+    finally:
+        log = postfix.log_text()
+        postfix.stop()
+        dispose_engines()
+        print(log[-4000:])
+
+
+def test_mail_through_postfix_and_back(
+    postfix_and_server: tuple[PostfixInstance, MailServer],
+) -> None:
+    postfix, server = postfix_and_server
+    msg = command_mail("emergo help", sender=f"Alice <{PLAYER}>",
+                       message_id="<via-postfix@player.test>")
+    msg.replace_header("To", SERVER)
+    with smtplib.SMTP("127.0.0.1", postfix.port, local_hostname="client.player.test") as smtp:
+        smtp.sendmail(PLAYER, [SERVER], msg.as_bytes(policy=policy.SMTP))
+        # Postfix refuses what is neither for us nor for its own mailboxes.
+        with pytest.raises(smtplib.SMTPRecipientsRefused):
+            smtp.sendmail(PLAYER, ["someone@example.com"], b"Subject: x\r\n\r\nx\r\n")
+
+    maildir = postfix.maildir("alice")
+
+    def delivered() -> list[bytes]:
+        if not (maildir / "new").is_dir():
+            return []
+        box = mailbox.Maildir(maildir, create=False)
+        return [box.get_bytes(key) for key in box.iterkeys()]
+
+    [raw] = wait_for(delivered, timeout=60, interval=0.2)
+    reply = BytesParser(policy=policy.default).parsebytes(raw)
+    assert reply["From"] == SERVER
+    assert reply["To"] == PLAYER
+    assert reply["In-Reply-To"] == "<via-postfix@player.test>"
+    assert reply["Auto-Submitted"] == "auto-replied"
+    body = reply.get_body(preferencelist=("plain",))
+    assert body is not None and "Rules of Emergo" in body.get_content()
+    # It really went through Postfix, both ways: Postfix's own trace headers.
+    assert reply["Delivered-To"] == PLAYER
+    assert any("mx.player.test" in str(r) for r in reply.get_all("Received", []))
+    log = postfix.log_text()
+    assert f"relay=127.0.0.1[127.0.0.1]:{server.config.smtp_port}" in log
+    assert "status=sent" in log
