@@ -2,10 +2,11 @@
 
 The templates live in the top-level ``templates/`` folder of the source tree, one file per
 kind of reply (``help.txt.j2``, ``board.txt.j2``, ``error/illegal_move.txt.j2`` ...).
-The folder is found relative to this package: first ``pbm_emergo/templates`` (where an
-installed wheel puts it, see ``[tool.setuptools]`` in pyproject.toml), then ``templates``
-next to the package directory (a source checkout or an editable install).
-Set ``PBM_EMERGO_TEMPLATES`` to use another folder, for instance to reword the replies.
+They are found relative to this package, never relative to the working directory:
+``pbm_emergo/templates`` (a symlink to ``../templates`` in the source tree, a real folder in
+an installed wheel, see ``[tool.setuptools.package-data]`` in pyproject.toml), else
+``templates`` next to the package directory. Set ``PBM_EMERGO_TEMPLATES`` to use another
+folder, for instance reworded copies of the replies.
 
 The environment is strict (an unknown variable is an error, never an empty string) and
 keeps the trailing newline of each template. Board drawings come from

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
 from jinja2 import StrictUndefined, UndefinedError
 
+import pbm_emergo
 from pbm_emergo.render import environment, render, template_dir, template_names
 
 COMMANDS = [
@@ -141,6 +143,15 @@ def test_the_environment_is_strict_and_keeps_newlines() -> None:
     assert env.undefined is StrictUndefined
     assert env.keep_trailing_newline and env.trim_blocks and env.lstrip_blocks
     assert (template_dir() / "help.txt.j2").is_file()
+
+
+def test_templates_are_found_relative_to_the_package() -> None:
+    package = Path(pbm_emergo.__file__).resolve().parent
+    assert template_dir().resolve() == (package.parent / "templates").resolve()
+    # What a wheel carries: pbm_emergo/templates holds the same files.
+    assert sorted(p.name for p in (package / "templates").rglob("*.j2")) == sorted(
+        p.name for p in (package.parent / "templates").rglob("*.j2")
+    )
 
 
 def test_every_template_has_a_sample() -> None:
