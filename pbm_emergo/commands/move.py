@@ -48,10 +48,7 @@ def moves_in_lines(moves: list[Move], per_line: int = 8) -> list[str]:
 class MoveCommand(Command):
     name = "emergo move"
     argument_description = "board userid password MOVE[#n]"
-    description = (
-        "play MOVE (e4, e4-e5, e4xc4xc6); MOVE may also be resign, propose (a draw), "
-        "accept, reject or undo"
-    )
+    description = "play MOVE (e4, e4-e5, e4xc4xc6), or resign, propose, accept, reject, undo"
     details = (
         "Plays MOVE on the board for USERID. Notation: e4 enters a man (or the shadowpiece), "
         "e4-e5 moves a piece, e4xc4xc6 captures (the start cell, then every landing cell). "

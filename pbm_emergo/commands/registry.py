@@ -16,6 +16,7 @@ COMMANDS = [
     "change_address:ChangeAddressCommand",
     "signoff:SignoffCommand",
     "list_games:ListCommand",
+    "multiple:MultipleCommand",
     "emergo_help:EmergoHelpCommand",
     "challenge:ChallengeCommand",
     "move:MoveCommand",

@@ -108,3 +108,11 @@ def test_comment_stops_at_signature() -> None:
 def test_masking_knows_where_passwords_are() -> None:
     assert masked("help me please") == "help me please"
     assert masked("frob a b") == "frob ******** ********"
+
+
+def test_multiple_is_listed_but_not_nested() -> None:
+    [reply] = send("help multiple")
+    assert reply.body.startswith("multiple\n\nWrite 'multiple' as the Subject")
+    [report] = send("multiple", "multiple\nhelp help\n")
+    assert "  > multiple\n  Error: 'multiple' works only as the Subject" in report.body
+    assert report.subject == "Emergo multiple: 1 done, 1 failed"
