@@ -169,12 +169,9 @@ def play_move(ctx: Context, board: Board, player: Player, game: Game, text: str)
             ctx.session, board, board.ply, str(move), player, ctx.comment or None, ctx.now
         )
     except service.StaleMoveError as err:
+        # Another move on this board was committed between our read and our write.
         raise CommandError(
-            str(err),
-            board=number,
-            template="error/stale_move.txt.j2",
-            given=err.expected_ply + 1,
-            expected=(err.actual_ply or err.expected_ply) + 1,
+            str(err) + " Nothing was done; look at the board and try again.", board=number
         ) from None
     # A move answers "no" to the opponent's draw offer, and any undo request is void.
     ctx.session.execute(
