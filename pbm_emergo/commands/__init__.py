@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from pbm_emergo.config import Config
 
-__all__ = ["CommandMail", "Reply", "process"]
+__all__ = ["CommandMail", "Reply", "mask_command", "process"]
 
 
 def process(session: Session, mail: CommandMail, config: Config, now: datetime) -> list[Reply]:
@@ -26,3 +26,12 @@ def process(session: Session, mail: CommandMail, config: Config, now: datetime) 
     from pbm_emergo.commands.dispatcher import dispatch
 
     return dispatch(session, mail, config, now)
+
+
+def mask_command(line: str) -> str:
+    """``line`` (a Subject or a command line) with every password replaced by ``********``,
+    for anything that shows or stores a command outside the command layer (logs, the
+    admin view of the mail queues, notices)."""
+    from pbm_emergo.commands.dispatcher import clean_subject, masked
+
+    return masked(clean_subject(line))

@@ -116,3 +116,20 @@ def test_multiple_is_listed_but_not_nested() -> None:
     [report] = send("multiple", "multiple\nhelp help\n")
     assert "  > multiple\n  Error: 'multiple' works only as the Subject" in report.body
     assert report.subject == "Emergo multiple: 1 done, 1 failed"
+
+
+@pytest.mark.parametrize(
+    ("line", "shown"),
+    [
+        ("Re: emergo move 101 alice s3cret e4", "emergo move 101 alice ******** e4"),
+        ("change password alice old1 new2", "change password alice ******** ********"),
+        ("signup bob pw1234 bob@example.org", "signup bob ******** bob@example.org"),
+        ("emergo resign 101 bob hush", "emergo resign 101 bob ********"),
+        ("emergo move 101 hush e4", "emergo move 101 ******** ********"),
+        ("emergo show 101#3", "emergo show 101#3"),
+    ],
+)
+def test_mask_command_for_other_layers(line: str, shown: str) -> None:
+    from pbm_emergo.commands import mask_command
+
+    assert mask_command(line) == shown
