@@ -133,3 +133,28 @@ def test_mask_command_for_other_layers(line: str, shown: str) -> None:
     from pbm_emergo.commands import mask_command
 
     assert mask_command(line) == shown
+
+
+@pytest.mark.parametrize("subject", ["emergo help", "help emergo", "HELP Emergo"])
+def test_emergo_help_has_rules_board_notation_and_commands(subject: str) -> None:
+    from pbm_emergo.commands.registry import all_commands
+    from pbm_emergo.rules import Position, render_board
+
+    [reply] = send(subject)
+    assert reply.subject == "Emergo help"
+    body = reply.body
+    assert render_board(Position(), "Ohs", "Eks") in body
+    for heading in ("Rules of Emergo", "Capturing.", "Entering.", "End of the game.",
+                    "How to write a move", "Commands"):  # fmt: skip
+        assert heading in body
+    for fact in ("Maximum capture", "shadowpiece", "e5 on the very first move", "No feeding",
+                 "third time", "e4xc4xc6xe6xe4xc4", "e4-e5", "#n"):  # fmt: skip
+        assert fact in body
+    for command in all_commands():
+        assert command.usage() in body
+
+
+def test_emergo_help_with_a_topic_is_help_on_that_command() -> None:
+    [reply] = send("emergo help move")
+    assert reply.subject == "Emergo help: emergo move"
+    assert reply.body.startswith("emergo move board userid password MOVE[#n]\n")
