@@ -15,6 +15,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy.orm import Session as DBSession
 from sqlalchemy.orm import sessionmaker
 
+from pbm_emergo.commands import mask_command
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
 from pbm_emergo.db.types import utcnow
@@ -99,7 +100,8 @@ class InboxHandler:
             )
             if created:
                 # For the admin view, and so that workers keep one board's mail in order.
-                message.subject = parsed.subject[:900] or None
+                # Passwords masked: this column is shown by `admin mail`.
+                message.subject = mask_command(parsed.subject)[:900] or None
                 message.board_number = board_of_subject(parsed.subject)
             db.flush()
             return Stored(message.id, duplicate=not created)

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.commands import mask_command
 from pbm_emergo.commands.api import CommandProcessor, Reply
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
@@ -215,7 +216,7 @@ def _limit_notice(limit: int) -> str:
 
 
 def _dead_letter_notice(subject: str) -> str:
-    shown = sanitise_subject(subject) if subject else "(no subject)"
+    shown = sanitise_subject(mask_command(subject)) if subject else "(no subject)"
     return (
         "Your mail could not be processed because of an error on the server, and it has\n"
         "been set aside for the operator, who can run it again once the error is fixed.\n"

@@ -47,6 +47,8 @@ def test_accepted_mail_is_stored_before_the_250(
     assert row.message_id == "<m1@example.org>"
     assert row.status == "pending"
     assert row.board_number == 101
+    # The subject column (shown by `admin mail`) never holds a password.
+    assert row.subject is not None and "pw" not in row.subject and "****" in row.subject
 
 
 def test_unknown_recipients_are_refused_at_rcpt(config: Config, listener: Listener) -> None:

@@ -95,7 +95,8 @@ def test_message_is_processed_and_its_reply_queued(
 def test_failures_are_retried_then_dead_lettered_with_a_notice(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
-    store(config, session_factory, command_mail("help", message_id="<f@example.org>"))
+    subject = "emergo move 101 alice s3cret e4"
+    store(config, session_factory, command_mail(subject, message_id="<f@example.org>"))
     echo = Echo(fail_times=99)
     worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
     statuses = []
@@ -109,7 +110,8 @@ def test_failures_are_retried_then_dead_lettered_with_a_notice(
     [notice] = rows(session_factory, OutboundMessage)
     assert notice.recipient == "alice@example.org"
     body = parsed(notice.raw).get_content()
-    assert "could not be processed" in body and "Subject of your mail: help" in body
+    assert "could not be processed" in body and "Subject of your mail: emergo move 101" in body
+    assert "s3cret" not in body
     # Requeued by the operator (admin requeue), it runs again and succeeds.
     echo.fail_times = 0
     with session_factory.begin() as session:
