@@ -8,6 +8,7 @@ import smtplib
 import threading
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
 from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
@@ -154,3 +155,77 @@ def test_smtp_session_details(
             assert int(smtp.esmtp_features["size"]) == server.config.max_message_size
     finally:
         server.stop()
+
+
+def test_scheduler_releases_the_claim_of_a_crashed_process(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    import subprocess
+    import sys
+
+    from pbm_emergo.db import queues
+    from pbm_emergo.db.types import utcnow
+    from pbm_emergo.mail.queue import worker_name
+
+    server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2)
+    server.start()
+    try:
+        # After the start: a mail in the hands of a worker process that has since died.
+        gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        msg = command_mail("help", message_id="<orphan@example.org>")
+        with db_sessions.begin() as session:
+            orphan, _ = queues.enqueue_inbound(
+                session, msg.as_bytes(), "alice@example.org", [SERVER_ADDRESS],
+                "<orphan@example.org>", utcnow(), status="processing",
+            )
+            orphan.claimed_by = f"{worker_name().split(':')[0]}:{gone}:inbox-1"
+            orphan.claimed_at = utcnow()
+            orphan.attempts = 1
+        wait_for(lambda: len(relay.handler.messages()) == 1)
+    finally:
+        server.stop()
+    assert relay.handler.messages()[0]["In-Reply-To"] == "<orphan@example.org>"
+    assert statuses(db_sessions, InboundMessage) == ["done"]
+
+
+def test_worker_command_processes_what_a_listener_stored(tmp_path: Path) -> None:
+    """`pbm-emergo worker` (no listener) as its own process, stopped with SIGTERM."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from mail.support import make_config
+
+    from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
+    from pbm_emergo.mail.inbound import InboxHandler
+
+    config = make_config(tmp_path)
+    upgrade_to_head(config)
+    handler = InboxHandler(get_sessionmaker(config), config)
+    for n in range(3):
+        msg = command_mail("help", sender=f"p{n}@example.org", message_id=f"<w{n}@x.org>")
+        handler.store(msg.as_bytes(), f"p{n}@example.org", [SERVER_ADDRESS])
+    dispose_engines()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pbm_emergo", "worker", "--data-dir", str(config.data_dir),
+         "--address", SERVER_ADDRESS],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env,
+    )  # fmt: skip
+    maildir = config.data_dir / "outbox-maildir" / "new"
+    try:
+        wait_for(lambda: maildir.is_dir() and len(list(maildir.iterdir())) == 3, timeout=30)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        output, _ = process.communicate(timeout=30)
+    assert process.returncode == 0, output.decode()
+    assert not listening_on(config.smtp_port)
+
+
+def listening_on(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
