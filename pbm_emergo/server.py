@@ -14,6 +14,7 @@ import argparse
 import importlib
 import logging
 import signal
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -227,12 +228,26 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
     )
     # aiosmtpd logs every SMTP command at INFO.
     logging.getLogger("mail.log").setLevel(logging.WARNING)
-    from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
+    from pbm_emergo.db.session import (
+        current_revision,
+        get_engine,
+        get_sessionmaker,
+        head_revision,
+        upgrade_to_head,
+    )
 
     config = _config_from(args)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     if args.migrate or (listen and config.is_embedded_database):
         upgrade_to_head(config)
+    current, head = current_revision(get_engine(config)), head_revision()
+    if current != head:
+        print(
+            f"pbm-emergo: the database is at schema revision {current or '(empty)'}, not "
+            f"{head}: run `pbm-emergo db upgrade` first, or add --migrate",
+            file=sys.stderr,
+        )
+        return 1
     server = MailServer(config, get_sessionmaker(config), listen=listen)
     stop = threading.Event()
 

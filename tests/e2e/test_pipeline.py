@@ -229,3 +229,15 @@ def listening_on(port: int) -> bool:
 
     with socket.socket() as sock:
         return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_worker_refuses_an_unmigrated_database(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    result = subprocess.run(
+        [sys.executable, "-m", "pbm_emergo", "worker", "--data-dir", str(tmp_path / "d")],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert result.returncode == 1
+    assert "run `pbm-emergo db upgrade` first, or add --migrate" in result.stderr
