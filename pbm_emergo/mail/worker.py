@@ -88,12 +88,13 @@ class InboxWorker:
             parsed = parse_mail(
                 message.raw, message.envelope_sender, own_address=self.config.address
             )
-            if parsed.not_answered is not None:
+            reason = parsed.not_answered or self._not_for_us(message.envelope_recipients)
+            if reason is not None:
                 log.info(
                     "inbound %d (%s from %r) not answered: %s",
-                    inbound_id, parsed.message_id, message.envelope_sender, parsed.not_answered,
+                    inbound_id, parsed.message_id, message.envelope_sender, reason,
                 )
-                message.last_error = f"not answered: {parsed.not_answered}"
+                message.last_error = f"not answered: {reason}"
                 if not queues.mark_inbound_done(session, message, now, status=INBOUND_IGNORED):
                     raise LostClaim(inbound_id)
                 return Outcome(inbound_id, "ignored")
@@ -107,6 +108,13 @@ class InboxWorker:
                 raise LostClaim(inbound_id)
         log.info("inbound %d done, %d replies queued", inbound_id, queued)
         return Outcome(inbound_id, "done", queued)
+
+    def _not_for_us(self, recipients: list[str]) -> str | None:
+        """Mail only for postmaster is kept for the operator, not run as commands."""
+        own = self.config.address.lower()
+        if any(r.strip("<>").lower() == own for r in recipients or []):
+            return None
+        return "mail for postmaster (kept for the operator)"
 
     def queue_scheduled(self, session: Session, reply: Reply) -> int:
         """Queue a reply that answers no mail (reminders, timeouts from the scheduler)."""

@@ -258,3 +258,19 @@ def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Sess
         # ... until the lease runs out.
         later = NOW + queue.CLAIM_LEASE + timedelta(seconds=1)
         assert queue.release_stale_claims(session, now=later) == (1, 0)
+
+
+def test_mail_only_for_postmaster_is_kept_not_run(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    handler = InboxHandler(session_factory, config, clock=lambda: NOW)
+    raw = command_mail("help").as_bytes(policy=policy.SMTP)
+    handler.store(raw, "alice@example.org", [f"postmaster@{config.domain}"])
+    both = command_mail("help", message_id="<both@example.org>").as_bytes(policy=policy.SMTP)
+    handler.store(both, "alice@example.org", [f"postmaster@{config.domain}", config.address])
+    echo = Echo()
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    assert [o.status for o in (worker.run_once(), worker.run_once()) if o] == ["ignored", "done"]
+    assert len(echo.seen) == 1
+    first = rows(session_factory, InboundMessage)[0]
+    assert first.last_error == "not answered: mail for postmaster (kept for the operator)"
