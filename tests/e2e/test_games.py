@@ -328,3 +328,30 @@ def test_illegal_move_reply_lists_the_legal_moves_and_a_finished_game_refuses(
     [over] = table.move(board, "alice", "e4")
     assert over["Subject"] == f"Emergo Board {board} Error"
     assert text(over).startswith(f"The game on board {board} is over: alice (Ohs) wins")
+
+
+def test_multiple_by_mail_reports_each_line(table: Table) -> None:
+    body = (
+        "emergo challenge alice bob\n"
+        f"emergo move 101 alice {PASSWORD['alice']} e4#1\n"
+        f"emergo move 101 alice {PASSWORD['alice']} c5\n"
+        "end\n"
+        "emergo show 101\n"
+    )
+    mails = table.send("multiple", "alice", body + "-- \nAlice\n")
+    report = next(m for m in mails if str(m["Subject"]).startswith("Emergo multiple"))
+    assert report["Subject"] == "Emergo multiple: 2 done, 1 failed"
+    content = text(report)
+    assert "  > emergo challenge alice bob\n  started board 101\n" in content
+    assert "  > emergo move 101 alice ******** e4#1\n  played e4 on board 101\n" in content
+    assert "  Error: It is not your turn on board 101: it is bob's." in content
+    assert "- Ignored: 3 lines from the line 'end' on." in content
+    assert PASSWORD["alice"] not in content
+    board_mails = [m for m in mails if m is not report]
+    assert sorted((str(m["To"]), str(m["Subject"])) for m in board_mails) == [
+        ("alice@example.org", "Emergo Board 101 alice"),
+        ("alice@example.org", "Emergo Board 101 bob"),
+        ("bob@example.org", "Emergo Board 101 alice"),
+        ("bob@example.org", "Emergo Board 101 bob"),
+    ]
+    assert table.admin_show(101)["moves"] == ["e4"]
