@@ -15,6 +15,7 @@ for our short transactions is both simpler and correct.
 
 from __future__ import annotations
 
+import sys
 import threading
 from pathlib import Path
 from typing import Any
@@ -127,7 +128,8 @@ def alembic_config(config: Config | None = None, url: str | None = None) -> Any:
     from alembic.config import Config as AlembicConfig
 
     ini = PROJECT_ROOT / "alembic.ini"
-    cfg = AlembicConfig(str(ini) if ini.exists() else None)
+    # stdout given explicitly: Alembic's default is the sys.stdout of its import time.
+    cfg = AlembicConfig(str(ini) if ini.exists() else None, stdout=sys.stdout)
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     # env.py reads the URL from here rather than from alembic.ini (no "%" escaping issues).
     if url is None and config is not None:
