@@ -47,6 +47,9 @@ class InboxHandler:
         self.on_stored = on_stored
         self.clock = clock
         self.accepting = True
+        # DATA commands between "storing" and their answer; stop() waits for them.
+        self.in_flight = 0
+        self._idle = threading.Condition()
         address = config.address.lower()
         self.local_recipients = {address, f"postmaster@{config.domain}".lower(), "postmaster"}
 
@@ -76,18 +79,29 @@ class InboxHandler:
         mail_from = envelope.mail_from or ""
         recipients = list(envelope.rcpt_tos)
         loop = asyncio.get_running_loop()
+        with self._idle:
+            self.in_flight += 1
         try:
             # Off the event loop: the database may take a moment (SQLite's busy wait).
             stored = await loop.run_in_executor(None, self.store, raw, mail_from, recipients)
         except Exception:  # noqa: BLE001 - the sending MTA keeps the mail and retries
             log.exception("could not store mail from %r", mail_from)
             return "451 4.3.0 Could not store the message, try again later"
+        finally:
+            with self._idle:
+                self.in_flight -= 1
+                self._idle.notify_all()
         if stored.duplicate:
             log.info("duplicate of inbound %d from %r, not stored again", stored.id, mail_from)
             return "250 2.0.0 OK (duplicate, already received)"
         if self.on_stored is not None:
             self.on_stored()
         return f"250 2.0.0 OK queued as {stored.id}"
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until no DATA is being stored (for a clean stop)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: self.in_flight == 0, timeout)
 
     def store(self, raw: bytes, mail_from: str, recipients: list[str]) -> Stored:
         """Store the mail in one short transaction (runs in a worker thread)."""
@@ -132,10 +146,14 @@ class Listener:
         log.info("listening on %s:%d", self.config.smtp_host, self.config.smtp_port)
 
     def stop(self) -> None:
-        """Stop accepting: new commands get 421, then the socket closes."""
+        """Stop accepting: new RCPT and DATA commands get 421, mail being stored gets its
+        answer, then the sockets close."""
         with self._lock:
             if not self.running:
                 return
             self.handler.accepting = False
+            # Mail being stored gets its answer (250, or 451) before the sockets close.
+            if not self.handler.wait_idle(timeout=30):
+                log.warning("stopping with mail still being stored; its sender will retry")
             self.controller.stop()
             self.running = False

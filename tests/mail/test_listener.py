@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import smtplib
+import threading
+import time
 from collections.abc import Iterator
 from email import policy
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
@@ -16,7 +18,7 @@ from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 
-from .support import SERVER_ADDRESS, command_mail, make_config, send
+from .support import SERVER_ADDRESS, command_mail, make_config, send, wait_for
 
 
 @pytest.fixture
@@ -128,3 +130,36 @@ def test_stopped_listener_refuses_connections(config: Config, listener: Listener
     listener.stop()
     with pytest.raises(OSError):
         send(config.smtp_port, command_mail("help"))
+
+
+def test_stop_waits_for_the_mail_being_stored(
+    config: Config, listener: Listener, session_factory: sessionmaker[Session]
+) -> None:
+    """stop() while a mail is being stored (the database held by another transaction):
+    the mail is stored and its sender gets the 250 before the listener goes away."""
+    results: list[object] = []
+
+    def client() -> None:
+        try:
+            send(config.smtp_port, command_mail("help", message_id="<slow@example.org>"))
+            results.append("250")
+        except Exception as exc:  # noqa: BLE001 - recorded for the assertion below
+            results.append(exc)
+
+    with session_factory.begin() as session:
+        # Hold the inbox table: SQLite's write lock is taken at BEGIN; PostgreSQL needs a lock.
+        if session.get_bind().dialect.name == "postgresql":
+            session.execute(text("LOCK TABLE inbound_messages IN ACCESS EXCLUSIVE MODE"))
+        else:
+            session.execute(text("SELECT 1"))  # the connection's BEGIN IMMEDIATE
+        sender = threading.Thread(target=client)
+        sender.start()
+        wait_for(lambda: listener.handler.in_flight == 1, timeout=10)
+        stopper = threading.Thread(target=listener.stop)
+        stopper.start()
+        time.sleep(0.5)
+        assert stopper.is_alive()  # waiting for the mail in hand
+    stopper.join(20)
+    sender.join(20)
+    assert results == ["250"]
+    assert [row.message_id for row in stored(session_factory)] == ["<slow@example.org>"]
