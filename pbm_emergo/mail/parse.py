@@ -204,6 +204,16 @@ def _envelope_address(envelope_sender: str | None) -> str | None:
 
 
 def _from_address(msg: Message) -> str | None:
+    # The parsed header first: its addr_spec cannot be confused by a display name that
+    # decodes to something looking like an address.
+    try:
+        header = msg.get("From")
+        for address in getattr(header, "addresses", ()):
+            cleaned = clean_address(address.addr_spec)
+            if cleaned:
+                return cleaned
+    except Exception:  # noqa: BLE001 - malformed header: the plain parse below
+        pass
     value = _header(msg, "From")
     if not value:
         return None

@@ -161,3 +161,8 @@ def test_random_headers_and_bodies_never_raise(
     parsed = parse_mail(raw + b"\r\n" + body, "x@example.org", own_address=OWN)
     assert "\n" not in parsed.subject and "\r" not in parsed.subject
     assert parsed.message_id.startswith("<") and "\n" not in parsed.message_id
+
+
+def test_display_name_that_looks_like_an_address_is_not_the_sender() -> None:
+    raw = mail("From: =?utf-8?q?=3Cvictim=40example=2Eorg=3E?= <real@example.org>\nSubject: help")
+    assert parse_mail(raw).sender == "real@example.org"
