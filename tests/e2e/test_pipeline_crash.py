@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from mail.support import SERVER_ADDRESS, command_mail, free_port, wait_for
+from sqlalchemy import create_engine, text
 
 MAILS = 200
 KILL_AFTER = 60  # accepted mails before the SIGKILL
@@ -121,3 +122,13 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
           "replies (delivered just before the kill, not yet marked sent)")
     # Duplicates only in the window between delivery and its commit: a handful at most.
     assert duplicates <= 4
+    # Every mail stored once (copies resent after the kill were recognised), all processed.
+    engine = create_engine(f"sqlite:///{data_dir / 'pbm-emergo.sqlite3'}")
+    try:
+        with engine.connect() as connection:
+            rows = connection.execute(
+                text("SELECT status, count(*) FROM inbound_messages GROUP BY status")
+            ).all()
+    finally:
+        engine.dispose()
+    assert [tuple(row) for row in rows] == [("done", MAILS)]
