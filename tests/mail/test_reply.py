@@ -8,6 +8,8 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pbm_emergo.commands.api import Reply
 from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
@@ -92,3 +94,23 @@ def test_long_lines_and_non_ascii_bodies_survive() -> None:
     short = BytesParser(policy=policy.default).parsebytes(built(Reply("a@example.org", "s", "é\n")))
     assert short["Content-Transfer-Encoding"] == "8bit"
     assert text(short) == "é\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300), st.text(max_size=500), st.one_of(st.none(), st.text(max_size=40)))
+def test_any_subject_body_and_thread_give_exactly_our_headers(
+    subject: str, body: str, thread: str | None
+) -> None:
+    raw = built(Reply("a@example.org", subject, body, thread=thread), in_reply_to="<c@e.org>")
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    assert sorted(msg.keys()) == sorted([
+        "From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References",
+        "Auto-Submitted", LOOP_HEADER, "Content-Type", "Content-Transfer-Encoding",
+        "MIME-Version",
+    ])
+    assert msg["To"] == "a@example.org" and msg["From"] == SERVER
+    assert not any(c in str(msg["Subject"]) for c in "\r\n")
+    assert msg["References"].split()[-1] == "<c@e.org>"
+    expected = body.replace("\r\n", "\n").replace("\r", "\n")
+    expected = expected if expected.endswith("\n") else expected + "\n"
+    assert text(msg) == expected
