@@ -24,7 +24,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands.api import CommandProcessor, Reply
+from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
 from pbm_emergo.config import Config, load_config
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail import queue
@@ -53,9 +53,11 @@ class MailServer:
         backoff: Backoff | None = None,
         poll_seconds: float = POLL_SECONDS,
         scheduler_seconds: float = SCHEDULER_SECONDS,
+        scheduled: ScheduledTask | None = None,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         self.config = config
+        self.scheduled = scheduled
         self.session_factory = session_factory
         self.clock = clock
         self.poll_seconds = poll_seconds
@@ -160,10 +162,12 @@ class MailServer:
             self.outbox_ready.set()
 
     def _run_scheduled_commands(self) -> None:
-        """Timed work of the command layer (reminders, timeouts), if it offers any:
-        ``pbm_emergo.commands.scheduled(session, config, now) -> list[Reply]``."""
-        commands = importlib.import_module("pbm_emergo.commands")
-        scheduled: Callable[..., list[Reply]] | None = getattr(commands, "scheduled", None)
+        """Timed work of the command layer (reminders, timeouts), if it offers any: the
+        ``scheduled`` given, else ``pbm_emergo.commands.scheduled`` when it exists."""
+        scheduled = self.scheduled
+        if scheduled is None:
+            commands = importlib.import_module("pbm_emergo.commands")
+            scheduled = getattr(commands, "scheduled", None)
         if scheduled is None:
             return
         with self.session_factory.begin() as session:

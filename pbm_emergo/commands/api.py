@@ -3,6 +3,7 @@
 The mail layer parses a stored message into a :class:`CommandMail`, hands it to a
 :class:`CommandProcessor` (in production ``pbm_emergo.commands.process``) and turns every
 :class:`Reply` it gets back into a mail in the outbox. Neither side knows how the other works.
+The optional :class:`ScheduledTask` (``pbm_emergo.commands.scheduled``) is timed work.
 """
 
 from __future__ import annotations
@@ -43,3 +44,11 @@ class CommandProcessor(Protocol):
     def __call__(
         self, session: Session, mail: CommandMail, config: Config, now: datetime
     ) -> list[Reply]: ...
+
+
+class ScheduledTask(Protocol):
+    """Timed work (reminders, timeouts): the server's scheduler calls
+    ``pbm_emergo.commands.scheduled`` every 30 seconds, if the command layer defines it,
+    inside one transaction, and mails the replies it returns."""
+
+    def __call__(self, session: Session, config: Config, now: datetime) -> list[Reply]: ...

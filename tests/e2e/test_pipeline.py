@@ -241,3 +241,29 @@ def test_worker_refuses_an_unmigrated_database(tmp_path: Path) -> None:
     )
     assert result.returncode == 1
     assert "run `pbm-emergo db upgrade` first, or add --migrate" in result.stderr
+
+
+def test_scheduler_mails_what_the_scheduled_task_returns(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    calls: list[datetime] = []
+
+    def reminders(session: Session, config: Config, now: datetime) -> list[Reply]:
+        calls.append(now)
+        if len(calls) > 1:
+            return []
+        return [Reply("bob@example.org", "Emergo Board 101 bob", "Your move.\n",
+                      thread="board-101")]
+
+    server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2,
+                         scheduled=reminders)
+    server.start()
+    try:
+        [reminder] = wait_for(relay.handler.messages)
+        wait_for(lambda: len(calls) >= 2)
+    finally:
+        server.stop()
+    assert reminder["Subject"] == "Emergo Board 101 bob"
+    assert reminder["In-Reply-To"] is None
+    assert reminder["References"] == "<board-101.pbm-emergo@emergo.test>"
+    assert reminder["Auto-Submitted"] == "auto-replied"
