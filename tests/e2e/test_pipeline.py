@@ -267,3 +267,57 @@ def test_scheduler_mails_what_the_scheduled_task_returns(
     assert reminder["In-Reply-To"] is None
     assert reminder["References"] == "<board-101.pbm-emergo@emergo.test>"
     assert reminder["Auto-Submitted"] == "auto-replied"
+
+
+@pytest.mark.slow
+def test_two_worker_processes_share_the_queue_without_doing_anything_twice(
+    db_config: Config, db_sessions: sessionmaker[Session], tmp_path: Path
+) -> None:
+    """Two `pbm-emergo worker` processes on one database (FOR UPDATE SKIP LOCKED on
+    PostgreSQL, the write lock on SQLite): every mail answered exactly once."""
+    import os
+    import re
+    import signal
+    import subprocess
+    import sys
+
+    from pbm_emergo.mail.inbound import InboxHandler
+
+    MANY = 150  # noqa: N806 - enough work that both processes get some
+    config = dataclasses.replace(db_config, address=SERVER_ADDRESS)
+    maildir = tmp_path / "replies"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
+    logs = [tmp_path / f"worker{n}.log" for n in range(2)]
+    processes = []
+    for log in logs:
+        with log.open("wb") as out:
+            processes.append(subprocess.Popen(
+                [sys.executable, "-m", "pbm_emergo", "worker", "--data-dir", str(tmp_path / "d"),
+                 "--database-url", str(config.database_url), "--address", SERVER_ADDRESS,
+                 "--outbound", f"maildir:{maildir}", "--workers", "2"],
+                stdout=out, stderr=subprocess.STDOUT, env=env,
+            ))  # fmt: skip
+    try:
+        for log in logs:
+            wait_for(lambda log=log: "pbm-emergo worker" in log.read_text(), timeout=30)
+        handler = InboxHandler(db_sessions, config)
+        for n in range(MANY):
+            msg = command_mail("help", sender=f"p{n}@example.org", message_id=f"<mp{n}@x.org>")
+            handler.store(msg.as_bytes(), f"p{n}@example.org", [SERVER_ADDRESS])
+        new = maildir / "new"
+        wait_for(lambda: new.is_dir() and len(list(new.iterdir())) >= MANY, timeout=90)
+    finally:
+        for process in processes:
+            process.send_signal(signal.SIGTERM)
+        for process in processes:
+            process.wait(30)
+    assert [p.returncode for p in processes] == [0, 0]
+    assert len(list((maildir / "new").iterdir())) == MANY
+    with db_sessions.begin() as session:
+        attempts = list(session.scalars(select(InboundMessage.attempts)))
+        replies = list(session.scalars(select(OutboundMessage.inbound_id)))
+    assert attempts == [1] * MANY
+    assert sorted(replies) == sorted(set(replies)) and len(replies) == MANY
+    done = [len(re.findall(r"inbound \d+ done", log.read_text())) for log in logs]
+    print("done per process:", done)
+    assert sum(done) == MANY and min(done) > 0, done
