@@ -128,6 +128,10 @@ class MailServer:
             if outcome is not None:
                 if outcome.replies:
                     self.outbox_ready.set()
+                if outcome.status == "retry":
+                    # A pause before the next attempt gives a passing trouble (the database
+                    # restarting...) a chance before the message's 5 attempts are used up.
+                    self.stopping.wait(self.poll_seconds)
                 continue
             self.inbox_ready.wait(self.poll_seconds)
             self.inbox_ready.clear()
