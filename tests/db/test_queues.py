@@ -200,3 +200,35 @@ def test_outbound_dead_after_max_attempts(db_sessions: sessionmaker[Session]) ->
     with db_sessions() as session:
         statuses = session.scalars(select(OutboundMessage.status)).all()
         assert statuses == ["dead"]
+
+
+def test_same_message_stored_once_when_delivered_twice_at_once(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    """Two SMTP sessions deliver the same mail at the same moment: one row, both told it is
+    stored (the second gets the first's row)."""
+    barrier = threading.Barrier(2, timeout=30)
+    results: list[tuple[int, bool]] = []
+    errors: list[BaseException] = []
+
+    def deliver() -> None:
+        try:
+            barrier.wait()
+            with db_sessions.begin() as session:
+                message, created = queues.enqueue_inbound(
+                    session, RAW, "a@example.org", ["p@x"], "<twice@example.org>", NOW
+                )
+                results.append((message.id, created))
+        except BaseException as err:  # noqa: BLE001
+            errors.append(err)
+
+    threads = [threading.Thread(target=deliver) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert errors == []
+    assert sorted(created for _, created in results) == [False, True]
+    assert len({message_id for message_id, _ in results}) == 1
+    with db_sessions() as session:
+        assert len(session.scalars(select(InboundMessage)).all()) == 1
