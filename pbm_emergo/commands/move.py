@@ -224,28 +224,39 @@ def propose(ctx: Context, board: Board, player: Player, game: Game) -> Result:
     if existing is not None and existing.player_id != player.id:
         # Both players want a draw: that is an agreement.
         return answer(ctx, board, player, game, accept=True)
+    _refuse_second_vote(ctx, board, player)
+    return _open_vote(
+        ctx, board, player, game, "draw",
+        headline=f"{player.userid} offers a draw.",
+        summary=f"offered a draw on board {number}",
+    )
+
+
+def _refuse_second_vote(ctx: Context, board: Board, player: Player) -> None:
+    """A player has at most one open vote on a board: refuse another until it is answered."""
     mine = _open_vote_of(ctx, board, player)
     if mine is not None:
         what = "offered a draw" if mine.kind == "draw" else "asked to take back a move"
         raise CommandError(
-            f"You have already {what} on board {number}; wait for {opponent(board, player).userid}"
-            "'s answer.",
-            board=number,
+            f"You have already {what} on board {board.number}; wait for "
+            f"{opponent(board, player).userid}'s answer.",
+            board=board.number,
         )
+
+
+def _open_vote(
+    ctx: Context, board: Board, player: Player, game: Game, kind: str, *,
+    headline: str, summary: str,
+) -> Result:
+    """Record a draw offer or an undo request and tell both players."""
     ctx.session.add(
-        Vote(
-            board_number=number, kind="draw", player_id=player.id, ply=board.ply, created_at=ctx.now
-        )
+        Vote(board_number=board.number, kind=kind, player_id=player.id, ply=board.ply,
+             created_at=ctx.now)
     )
     replies = board_mails(
-        ctx,
-        board,
-        game,
-        comment=ctx.comment,
-        commenter=player.userid,
-        headline=f"{player.userid} offers a draw.",
+        ctx, board, game, comment=ctx.comment, commenter=player.userid, headline=headline
     )
-    return Result(summary=f"offered a draw on board {number}", replies=replies)
+    return Result(summary=summary, replies=replies)
 
 
 def request_undo(ctx: Context, board: Board, player: Player, game: Game) -> Result:
@@ -257,34 +268,18 @@ def request_undo(ctx: Context, board: Board, player: Player, game: Game) -> Resu
             board=number,
             board_text=board_text(ctx, board, game),
         )
-    mine = _open_vote_of(ctx, board, player)
-    if mine is not None:
-        what = "offered a draw" if mine.kind == "draw" else "asked to take back a move"
-        raise CommandError(
-            f"You have already {what} on board {number}; wait for {opponent(board, player).userid}"
-            "'s answer.",
-            board=number,
-        )
+    _refuse_second_vote(ctx, board, player)
     if _vote(ctx, board, "undo") is not None:
         raise CommandError(
             f"{opponent(board, player).userid} has asked to take back a move on board {number}; "
             "answer that first with accept or reject.",
             board=number,
         )
-    ctx.session.add(
-        Vote(
-            board_number=number, kind="undo", player_id=player.id, ply=board.ply, created_at=ctx.now
-        )
-    )
-    replies = board_mails(
-        ctx,
-        board,
-        game,
-        comment=ctx.comment,
-        commenter=player.userid,
+    return _open_vote(
+        ctx, board, player, game, "undo",
         headline=f"{player.userid} asks to take back {span(first, board.ply)}.",
+        summary=f"asked to take back {span(first, board.ply)}",
     )
-    return Result(summary=f"asked to take back {span(first, board.ply)}", replies=replies)
 
 
 def answer(ctx: Context, board: Board, player: Player, game: Game, *, accept: bool) -> Result:
