@@ -306,10 +306,12 @@ class Position:
     def play(self, move: Move | str) -> Position:
         """The position after a legal move (a Move or notation); this one is unchanged."""
         if isinstance(move, str):
-            move = self.parse_move(move)
-        elif move not in self._legal_tuple():
-            move = self.parse_move(str(move))  # raises with the reason
-        return self._apply(move)
+            return self._apply(self.parse_move(move))
+        legal = self._legal_tuple()
+        if move not in legal:
+            return self._apply(self.parse_move(str(move)))  # raises with the reason
+        # Apply the engine's own equal Move: one built as Move(kind, cells) has no grid path.
+        return self._apply(legal[legal.index(move)])
 
     def _legal_tuple(self) -> tuple[Move, ...]:
         if self._legal is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbm_emergo.rules import AmbiguousMoveError, Move, Position
+from pbm_emergo.rules import AmbiguousMoveError, Game, IllegalMoveError, Move, Position
 
 from .helpers import position
 
@@ -93,3 +93,19 @@ def test_legal_moves_are_sorted_by_notation() -> None:
     pos = position({"e5": "o1", "d5": "x1", "f5": "x1", "e4": "x1", "e6": "x1"})
     notations = [str(m) for m in pos.legal_moves()]
     assert notations == sorted(notations) and len(notations) == 4
+
+
+def test_a_move_built_from_its_fields_plays_like_the_parsed_one() -> None:
+    # A Move read back from storage as Move(kind, cells) must play like the engine's own.
+    pos = position(TWO_WAYS)
+    built = Move("capture", ("e4", "c4", "c6", "e6", "e4", "g4"))
+    assert built in pos.legal_moves()
+    assert pos.play(built).to_text() == pos.play("e4xc4xc6xe6xe4xg4").to_text()
+    start = Position()
+    assert start.play(Move("enter", ("e4",))).to_text() == start.play("e4").to_text()
+    game = Game()
+    game.play(Move("enter", ("e4",)))
+    game.play(Move("enter", ("a5",)))
+    assert [str(m) for m in game.moves] == ["e4", "a5"]
+    with pytest.raises(IllegalMoveError):
+        start.play(Move("enter", ("e5",)))
