@@ -59,6 +59,10 @@ CONSTRUCTED: dict[str, str] = {
         "o 0 0 30 c4=x1,c6=x1,d3=x1o3,d5=x1,d6=o1,d7=x1o2,e4=x1,e5=o1,e6=x1o1,f2=o4,f3=x1,"
         "f5=x1,f7=x1,g4=x1,g6=x1"
     ),
+    "searched: bench --search 60 --seed 1": (
+        "o 0 0 30 b6=o1,c4=x1,c6=x1,d3=x1,d5=x1o1,d7=x1,d8=o1,e2=o3,e4=x1,e5=o1,e6=x1,f2=o1,"
+        "f3=x1o1,f5=x1,f7=x1,g4=x1,g6=x1o1,h6=o2"
+    ),
     "searched: tall white pieces": (
         "o 0 0 30 c5=o2,c7=o1,d5=x1o1,d6=o3,d7=x1,e4=x1o1,e6=x1o2,e8=x1,f3=x1o1,f5=x2,"
         "f7=x1,g4=x1,g6=x1,h5=x1,i5=o1"

@@ -109,3 +109,10 @@ def test_a_move_built_from_its_fields_plays_like_the_parsed_one() -> None:
     assert [str(m) for m in game.moves] == ["e4", "a5"]
     with pytest.raises(IllegalMoveError):
         start.play(Move("enter", ("e5",)))
+
+
+def test_legal_moves_returns_a_new_list_each_time() -> None:
+    pos = Position()
+    first = pos.legal_moves()
+    first.clear()
+    assert len(pos.legal_moves()) == 40
