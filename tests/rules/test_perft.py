@@ -1,4 +1,4 @@
-"""Move counts from the start position against tests/rules/data/perft.json.
+"""Move counts (perft) against tests/rules/data/perft.json, with a per-move breakdown.
 
 The table was written by ``python -m tests.rules.make_perft``, which computes it with both
 the reference generator and the engine and writes it only when they agree.
@@ -25,15 +25,26 @@ def test_the_table_starts_from_the_start_position() -> None:
         assert sum(TABLE["divide"][depth].values()) == total
 
 
-@pytest.mark.parametrize("depth", sorted(TABLE["perft"], key=int))
-def test_perft(depth: str) -> None:
-    expected: dict[str, int] = TABLE["divide"][depth]
-    got = engine_divide(Position(), int(depth))
+def check(name: str, pos: Position, depth: int, expected: dict[str, int]) -> None:
+    got = engine_divide(pos, depth)
     if got != expected:
-        lines = [f"perft({depth}): expected {sum(expected.values())}, got {sum(got.values())}"]
-        lines.append(f"{'move':<8} {'expected':>10} {'engine':>10}")
+        lines = [
+            f"{name}, perft({depth}): expected {sum(expected.values())}, got {sum(got.values())}",
+            f"{'move':<20} {'expected':>10} {'engine':>10}",
+        ]
         for move in sorted(set(expected) | set(got)):
             want, have = expected.get(move), got.get(move)
             mark = "" if want == have else "   <-- differs"
-            lines.append(f"{move:<8} {want!s:>10} {have!s:>10}{mark}")
+            lines.append(f"{move:<20} {want!s:>10} {have!s:>10}{mark}")
         pytest.fail("\n".join(lines))
+
+
+@pytest.mark.parametrize("depth", sorted(TABLE["perft"], key=int))
+def test_perft_from_the_start(depth: str) -> None:
+    check("start", Position(), int(depth), TABLE["divide"][depth])
+
+
+@pytest.mark.parametrize("name", sorted(TABLE["positions"]))
+def test_perft_from_later_positions(name: str) -> None:
+    entry = TABLE["positions"][name]
+    check(name, Position.from_text(entry["text"]), entry["depth"], entry["divide"])
