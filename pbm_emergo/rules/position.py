@@ -37,6 +37,7 @@ from pbm_emergo.rules.board import (
 )
 from pbm_emergo.rules.errors import (
     AmbiguousMoveError,
+    GameOverError,
     IllegalMoveError,
     InvalidMoveError,
 )
@@ -392,6 +393,8 @@ class Position:
                     f"route: {', '.join(map(str, matches))}.",
                     matches,
                 )
+        if not legal:  # the player to move has lost: the game is over
+            raise GameOverError(self._why_illegal(written, legal))
         raise IllegalMoveError(self._why_illegal(written, legal))
 
     def _why_illegal(self, move: Move, legal: tuple[Move, ...]) -> str:

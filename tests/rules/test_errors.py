@@ -117,10 +117,15 @@ def test_entry_with_an_empty_hand() -> None:
 
 
 def test_no_legal_move_says_the_game_is_over() -> None:
-    # Black to move with nothing left.
+    # Black to move with nothing left: Black has lost, no move can be played.
     pos = position({"c4": "o3x5", "d4": "o2"}, to_move="black")
     message = reason(pos, "a5")
     assert "no legal move" in message.lower() or "over" in message.lower()
+    for text in ("a5", "c4-c3", "d4xd6"):
+        with pytest.raises(GameOverError):
+            pos.parse_move(text)
+        with pytest.raises(GameOverError):
+            pos.play(text)
 
 
 def test_ambiguous_short_form_lists_candidates() -> None:
