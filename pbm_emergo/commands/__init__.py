@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from pbm_emergo.config import Config
 
-__all__ = ["CommandMail", "Reply", "mask_command", "process"]
+__all__ = ["CommandMail", "Reply", "mask_command", "process", "scheduled"]
 
 
 def process(session: Session, mail: CommandMail, config: Config, now: datetime) -> list[Reply]:
@@ -26,6 +26,13 @@ def process(session: Session, mail: CommandMail, config: Config, now: datetime) 
     from pbm_emergo.commands.dispatcher import dispatch
 
     return dispatch(session, mail, config, now)
+
+
+def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
+    """Timed work the server's scheduler runs every half minute: reminders and forfeits."""
+    from pbm_emergo.commands.timers import scheduled as run_timers
+
+    return run_timers(session, config, now)
 
 
 def mask_command(line: str) -> str:

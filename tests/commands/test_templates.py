@@ -121,6 +121,13 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "count": 5,
         "locked_until": "2026-11-21 11:00 UTC",
     },
+    "notice/reminder.txt.j2": {
+        "userid": "bob",
+        "number": 101,
+        "days": 7,
+        "days_left": 21,
+        "board_text": "THE BOARD\n",
+    },
     "error/error.txt.j2": ERROR,
     "error/wrong_password.txt.j2": {**ERROR, "attempts_left": 0, "locked_until": "11:00"},
     "error/stale_move.txt.j2": {**ERROR, "given": 3, "expected": 5},

@@ -7,7 +7,7 @@ import dataclasses
 import smtplib
 import threading
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -321,3 +321,29 @@ def test_two_worker_processes_share_the_queue_without_doing_anything_twice(
     done = [len(re.findall(r"inbound \d+ done", log.read_text())) for log in logs]
     print("done per process:", done)
     assert sum(done) == MANY and min(done) > 0, done
+
+
+def test_the_default_scheduler_mails_real_reminders(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    """No task passed in: the server runs pbm_emergo.commands.scheduled, which reminds the
+    player to move once the board's nag time has passed (a clock 8 days ahead here)."""
+    from pbm_emergo.db import service
+
+    start = datetime.now(UTC)
+    with db_sessions.begin() as session:
+        alice = service.create_player(session, "alice", "alicepw", ["alice@example.org"], start)
+        bob = service.create_player(session, "bob", "bobpw", ["bob@example.org"], start)
+        service.create_board(session, alice, bob, start)
+
+    server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2,
+                         clock=lambda: datetime.now(UTC) + timedelta(days=8))
+    server.start()
+    try:
+        [reminder] = wait_for(relay.handler.messages)
+    finally:
+        server.stop()
+    assert reminder["To"] == "alice@example.org"
+    assert reminder["Subject"] == "Emergo Board 101 reminder: alice to move"
+    assert reminder["References"] == "<board-101.pbm-emergo@emergo.test>"
+    assert "it has been your turn on Emergo Board 101 for 8 days" in reminder.get_content()

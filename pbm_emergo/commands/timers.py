@@ -1,0 +1,96 @@
+"""Timed work on active boards: reminders (nag time) and time forfeits.
+
+The server's scheduler calls :func:`scheduled` every half minute (see ``pbm_emergo.server``).
+A board's clock runs from its last move (or its creation) while a player is to move:
+
+* after ``nag_days`` without a move, the player to move gets a reminder, and another one
+  every ``nag_days`` after that;
+* after ``forfeit_days`` without a move, the player to move loses the game ("forfeit"), and
+  both players get the final board mail.
+
+A player on vacation (``vacation_until`` in the future) gets neither; the time of the
+vacation still counts once it is over, as in pbmserv, where vacation only pauses reminders
+and timeouts while it lasts.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from sqlalchemy import select
+
+from pbm_emergo.commands.api import CommandMail, Reply
+from pbm_emergo.commands.base import Context
+from pbm_emergo.commands.boards import board_mails, board_view, primary_address
+from pbm_emergo.db import service
+from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, WHITE, Board
+from pbm_emergo.render import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from pbm_emergo.config import Config
+
+FORFEIT = "forfeit"
+
+
+def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
+    """Send the reminders that are due and forfeit the boards whose time ran out."""
+    # The scheduler is not answering a mail; the context still wants one.
+    mail = CommandMail(sender=config.address, subject="", body="", message_id="")
+    ctx = Context(session=session, mail=mail, config=config, now=now)
+    replies: list[Reply] = []
+    boards = session.scalars(
+        select(Board).where(Board.status == BOARD_ACTIVE).order_by(Board.number)
+    ).all()
+    for board in boards:
+        replies.extend(_check_board(ctx, board))
+    return replies
+
+
+def _check_board(ctx: Context, board: Board) -> list[Reply]:
+    player = service.player_to_move(board)
+    if player is None:
+        return []
+    if player.vacation_until is not None and player.vacation_until > ctx.now:
+        return []
+    waiting = ctx.now - (board.last_move_at or board.created_at)
+    if waiting >= timedelta(days=board.forfeit_days):
+        game = service.load_game(ctx.session, board)
+        winner = BLACK if board.to_move == WHITE else WHITE
+        service.finish_board(ctx.session, board, winner, FORFEIT, ctx.now)
+        return board_mails(
+            ctx, board, game,
+            headline=f"{player.userid} did not move for {board.forfeit_days} days and "
+            "loses the game on time.",
+        )
+    since_reminder = ctx.now - max(
+        board.last_reminder_at or board.created_at, board.last_move_at or board.created_at
+    )
+    nag = timedelta(days=board.nag_days)
+    if waiting < nag or since_reminder < nag:
+        return []
+    address = primary_address(player)
+    if address is None:
+        return []
+    board.last_reminder_at = ctx.now
+    game = service.load_game(ctx.session, board)
+    view = board_view(ctx, board, game)
+    left = timedelta(days=board.forfeit_days) - waiting
+    body = render(
+        "notice/reminder.txt.j2",
+        userid=player.userid,
+        number=board.number,
+        days=waiting.days,
+        days_left=max(-(-left // timedelta(days=1)), 0),  # whole days, rounded up
+        board_text=view.text,
+    )
+    return [
+        Reply(
+            to=address,
+            subject=f"Emergo Board {board.number} reminder: {player.userid} to move",
+            body=body,
+            thread=f"board-{board.number}",
+        )
+    ]

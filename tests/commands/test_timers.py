@@ -1,0 +1,109 @@
+"""Reminders after the nag time, forfeits after the forfeit time, paused by vacation."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.commands import Reply
+from pbm_emergo.commands.timers import scheduled
+from pbm_emergo.config import Config
+from pbm_emergo.db.models import Board, Player
+
+from .support import Mailer
+
+
+def run_scheduler(mailer: Mailer, after: timedelta) -> list[Reply]:
+    mailer.now += after
+    with mailer.factory.begin() as session:
+        return scheduled(session, mailer.config, mailer.now)
+
+
+def board(factory: sessionmaker[Session]) -> Board:
+    with factory() as session:
+        return session.scalars(select(Board).where(Board.number == 101)).one()
+
+
+def test_no_reminder_before_the_nag_time(game: Mailer) -> None:
+    game.send("emergo move 101 alice alicepw e4")
+    assert run_scheduler(game, timedelta(days=6, hours=23)) == []
+
+
+def test_reminder_to_the_player_to_move_after_the_nag_time(game: Mailer) -> None:
+    game.send("emergo move 101 alice alicepw e4")
+    replies = run_scheduler(game, timedelta(days=7, minutes=1))
+    assert [(r.to, r.subject) for r in replies] == [
+        ("bob@example.org", "Emergo Board 101 reminder: bob to move")
+    ]
+    body = replies[0].body
+    assert body.startswith("bob, it has been your turn on Emergo Board 101 for 7 days.")
+    assert "within 21 more days, you lose the game on time" in body
+    assert "emergo move 101 bob PASSWORD MOVE" in body
+    assert " E - .   .   .   o   ." in body  # the board as it stands
+    assert board(game.factory).last_reminder_at == game.now
+    # Not again until another nag period has passed, then once more.
+    assert run_scheduler(game, timedelta(days=1)) == []
+    assert len(run_scheduler(game, timedelta(days=6))) == 1
+
+
+def test_a_move_restarts_the_clock(game: Mailer) -> None:
+    game.now += timedelta(days=6)
+    game.send("emergo move 101 alice alicepw e4")
+    assert run_scheduler(game, timedelta(days=6)) == []
+    assert len(run_scheduler(game, timedelta(days=1, minutes=1))) == 1
+
+
+def test_forfeit_after_the_forfeit_time(game: Mailer) -> None:
+    game.send("emergo move 101 alice alicepw e4")
+    replies = run_scheduler(game, timedelta(days=28))
+    assert sorted(r.to for r in replies) == ["alice@example.org", "bob@example.org"]
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+    assert "bob did not move for 28 days and loses the game on time." in replies[0].body
+    assert "alice (Ohs) wins: bob did not move in time." in replies[0].body
+    finished = board(game.factory)
+    assert (finished.status, finished.winner, finished.outcome_reason) == (
+        "finished", "white", "forfeit"
+    )
+    assert run_scheduler(game, timedelta(days=30)) == []  # a finished board is left alone
+
+
+def test_challenge_options_set_the_times(players: Mailer) -> None:
+    players.send("emergo challenge alice bob --nagtime=2 --forfeittime=3")
+    assert run_scheduler(players, timedelta(days=1)) == []
+    assert [r.to for r in run_scheduler(players, timedelta(days=1))] == ["alice@example.org"]
+    assert {r.subject for r in run_scheduler(players, timedelta(days=1))} == {
+        "Emergo Board 101 Game over"
+    }
+
+
+def test_vacation_pauses_reminders_and_forfeits(game: Mailer) -> None:
+    with game.factory.begin() as session:
+        session.execute(
+            update(Player)
+            .where(Player.userid_key == "alice")
+            .values(vacation_until=game.now + timedelta(days=40))
+        )
+    assert run_scheduler(game, timedelta(days=30)) == []
+    assert board(game.factory).status == "active"
+    # Once the vacation is over, the time already waited counts.
+    replies = run_scheduler(game, timedelta(days=11))
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+
+
+def test_admin_view_shows_the_forfeit(game: Mailer, db_config: Config) -> None:
+    from pbm_emergo.cli import main
+
+    run_scheduler(game, timedelta(days=29))
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["admin", "show", "101", "--json", "--database-url",
+                     db_config.effective_database_url]) == 0
+    shown = json.loads(out.getvalue())
+    assert shown["outcome"] == {"winner": "bob", "reason": "forfeit"}
+    assert shown["to_move"] is None
