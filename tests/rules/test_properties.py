@@ -21,7 +21,7 @@ RIM = {c for c in CELLS if len(reference.neighbours(c)) < 4}
 # Long enough to reach the stepping stage: random games last about 120 plies.
 GAMES = st.lists(st.integers(min_value=0, max_value=10_000), min_size=40, max_size=300)
 SETTINGS = settings(
-    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 
 
