@@ -18,13 +18,14 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import selectinload
 
 from pbm_emergo.commands.api import CommandMail, Reply
 from pbm_emergo.commands.base import Context
 from pbm_emergo.commands.boards import board_mails, board_view, primary_address
 from pbm_emergo.db import service
-from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, WHITE, Board
+from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, WHITE, Board, Player
 from pbm_emergo.render import render
 
 if TYPE_CHECKING:
@@ -41,8 +42,18 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     mail = CommandMail(sender=config.address, subject="", body="", message_id="")
     ctx = Context(session=session, mail=mail, config=config, now=now)
     replies: list[Reply] = []
+    # Nag and forfeit times are whole days (at least one), so a board that saw a move within
+    # the last day needs no look: the database filters those out, and the players of the
+    # rest come in one query.
+    idle_since = func.coalesce(Board.last_move_at, Board.created_at)
     boards = session.scalars(
-        select(Board).where(Board.status == BOARD_ACTIVE).order_by(Board.number)
+        select(Board)
+        .where(Board.status == BOARD_ACTIVE, idle_since <= now - timedelta(days=1))
+        .options(
+            selectinload(Board.white_player).selectinload(Player.addresses),
+            selectinload(Board.black_player).selectinload(Player.addresses),
+        )
+        .order_by(Board.number)
     ).all()
     for board in boards:
         replies.extend(_check_board(ctx, board))
