@@ -16,6 +16,7 @@ bounded by design.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
@@ -416,9 +417,19 @@ class Position:
                 return f"There is no piece on {start}."
             if owner != side:
                 return f"The piece on {start} is not yours."
+            if len(move.cells) == 2 and not any(
+                land == move.path[1] for _, _, land in JUMPS[move.path[0]]
+            ):
+                return (
+                    f"No maximum capture route jumps from {start} to {move.cells[1]}: you must "
+                    f"take {men}. Legal captures: {', '.join(map(str, legal))}."
+                )
             route_error = self._route_error(move)
             if route_error:
-                return route_error
+                return (
+                    f"{move} is not a capture route: {route_error} You must take {men}; "
+                    f"legal captures: {', '.join(map(str, legal))}."
+                )
             prefix = [m for m in legal if m.cells[: len(move.cells)] == move.cells]
             if prefix:
                 return (
@@ -431,8 +442,15 @@ class Position:
             )
         hand = self._hands[side]
         if move.kind == "capture":
+            owner = self._owner(move.cells[0])
+            if owner is None:
+                return f"There is no piece on {move.cells[0]}, and there is no capture here."
+            if owner != side:
+                return f"The piece on {move.cells[0]} is not yours, and there is no capture here."
             route_error = self._route_error(move)
-            return route_error or f"There is no capture here: {move} is not a legal route."
+            if route_error:
+                return f"{move} is not a capture route: {route_error}"
+            return f"There is no capture here: {move} is not a legal route."  # pragma: no cover
         if move.kind == "enter":
             cell = move.cells[0]
             g = move.path[0]
@@ -463,13 +481,44 @@ class Position:
         return f"Cell {dst} is occupied: a piece steps only to a vacant neighbouring cell."
 
     def _route_error(self, move: Move) -> str | None:
-        """Why the written route cannot be a capture route on this board, if it cannot."""
+        """Why the written route is no capture route on this board, if it is not one.
+
+        Walks the route on a scratch copy of the cells, taking men as it goes, and names the
+        first jump that fails: not a jump at all, straight back, nothing to jump, or an
+        occupied landing cell.
+        """
+        sign = 1 - 2 * self._side
+        cells = list(self._cells)
+        cells[NUMBER[move.path[0]]] = 0  # the start cell is vacant once the piece leaves
+        back = -1
         for a, b in zip(move.path, move.path[1:], strict=False):
-            if not any(land == b for _, _, land in JUMPS[a]):
+            jump = next(((d, over) for d, over, land in JUMPS[a] if land == b), None)
+            if jump is None:
                 return (
                     f"{NAME[a]} to {NAME[b]} is not a jump: a capture jumps an adjacent enemy "
                     f"piece and lands on the vacant cell just beyond it."
                 )
+            d, over = jump
+            if d == back:
+                return (
+                    f"{NAME[a]}x{NAME[b]} turns straight back along the jump before it, "
+                    "which a capture may not do."
+                )
+            enemy = -cells[NUMBER[over]] * sign
+            if enemy <= 0:
+                what = "your own piece" if enemy else "no piece"
+                return (
+                    f"{NAME[a]}x{NAME[b]} would jump {NAME[over]}, which holds {what} at that "
+                    "point: a capture jumps an enemy piece."
+                )
+            if cells[NUMBER[b]]:
+                return f"{NAME[a]}x{NAME[b]} would land on {NAME[b]}, which is occupied."
+            left, prisoners = (enemy & 31) - 1, enemy >> 5
+            if left:
+                cells[NUMBER[over]] = -sign * (left | prisoners << 5)
+            else:
+                cells[NUMBER[over]] = sign * prisoners
+            back = OPPOSITE[d]
         return None
 
     def _owner(self, cell: str) -> int | None:
@@ -505,13 +554,12 @@ class Position:
         parts = text.split()
         if len(parts) != 5 or parts[0] not in LETTERS:
             raise ValueError(f"not a position text: {text!r}")
-        try:
-            hands = (int(parts[1]), int(parts[2]))
-            ply = int(parts[3])
-        except ValueError:
-            raise ValueError(f"not a position text: {text!r}") from None
-        if ply < 0:
-            raise ValueError(f"negative ply in {text!r}")
+        if not all(_NUMBER.fullmatch(part) for part in parts[1:4]):
+            raise ValueError(
+                f"not a position text: {text!r} (hands and ply are whole numbers, 0 or more)"
+            )
+        hands = (int(parts[1]), int(parts[2]))
+        ply = int(parts[3])
         cells = [0] * len(CELLS)
         masks = [0, 0]
         men = list(hands)
@@ -526,23 +574,21 @@ class Position:
                 masks[owner] |= 1 << g
                 men[owner] += own
                 men[1 - owner] += prisoners
-        if min(hands) < 0 or max(men) > MEN_PER_SIDE:
+        if max(men) > MEN_PER_SIDE:
             raise ValueError(f"more than {MEN_PER_SIDE} men of one colour in {text!r}")
         return cls._make(tuple(cells), (masks[0], masks[1]), hands, LETTERS.index(parts[0]), ply)
 
 
+_NUMBER = re.compile(r"0|[1-9][0-9]*", re.ASCII)
+_CODE = re.compile(r"([ox])([1-9][0-9]?)(?:([ox])([1-9][0-9]?))?", re.ASCII)
+
+
 def _parse_code(code: str, text: str) -> tuple[int, int, int]:
-    if len(code) < 2 or code[0] not in LETTERS:
+    """``o3x5`` -> (owner 0, 3 own men, 5 prisoners); plain ASCII digits, no leading zero."""
+    match = _CODE.fullmatch(code)
+    if not match or match[3] == match[1]:
         raise ValueError(f"bad column {code!r} in {text!r}")
-    owner = LETTERS.index(code[0])
-    other = LETTERS[1 - owner]
-    top, _, bottom = code[1:].partition(other)
-    if not top.isdigit() or (bottom and not bottom.isdigit()) or code.endswith(other):
-        raise ValueError(f"bad column {code!r} in {text!r}")
-    own, prisoners = int(top), int(bottom or 0)
-    if own < 1:
-        raise ValueError(f"a column needs at least one man on top: {code!r} in {text!r}")
-    return owner, own, prisoners
+    return LETTERS.index(match[1]), int(match[2]), int(match[4] or 0)
 
 
 def _column(value: int) -> Column | None:

@@ -142,3 +142,39 @@ def test_invalid_syntax_says_what_a_move_looks_like() -> None:
     with pytest.raises(InvalidMoveError) as caught:
         Position().parse_move("a1")
     assert "a1" in str(caught.value)
+
+
+def test_a_route_over_an_empty_cell_says_there_is_nothing_to_jump() -> None:
+    pos = position(TWO_WAYS)
+    message = reason(pos, "e4xe2")
+    assert message.startswith("e4xe2 is not a capture route: e4xe2 would jump e3, which holds "
+                              "no piece at that point")
+    assert "You must take 5 men" in message
+
+
+def test_a_route_over_an_own_piece_or_onto_an_occupied_cell() -> None:
+    pos = position({"e4": "o1", "e5": "o1", "d4": "x1", "a5": "x1"})
+    assert "would jump e5, which holds your own piece" in reason(pos, "e4xe6")
+    pos = position({"e4": "o1", "d4": "x1", "c4": "x1", "a5": "x1", "e6": "x1"})
+    # d4 can be jumped from e4 only onto c4, which is occupied: no capture exists at all.
+    assert reason(pos, "e4xc4") == (
+        "e4xc4 is not a capture route: e4xc4 would land on c4, which is occupied."
+    )
+
+
+def test_a_route_that_turns_straight_back_says_so() -> None:
+    pos = position({"e4": "o1", "d4": "x2", "a5": "x1"})
+    message = reason(pos, "e4xc4xe4")
+    assert "c4xe4 turns straight back along the jump before it" in message
+
+
+def test_a_short_form_with_no_route_between_its_cells() -> None:
+    pos = position(TWO_WAYS)
+    message = reason(pos, "e4xc6")
+    assert message.startswith("No maximum capture route jumps from e4 to c6: you must take 5 men.")
+
+
+def test_a_capture_from_a_cell_that_is_not_yours_when_none_is_possible() -> None:
+    pos = position({"e4": "o1", "a5": "x1"})
+    assert reason(pos, "a5xc5") == "The piece on a5 is not yours, and there is no capture here."
+    assert reason(pos, "c4xc6") == "There is no piece on c4, and there is no capture here."

@@ -50,8 +50,17 @@ def test_columns_with_prisoners_round_trip() -> None:
         "o 0 0 0 e4=o0",  # no man on top
         "o 0 0 0 e4=q1",
         "o 0 0 0 e4=o1o1",
+        "o 0 0 0 e4=o01",  # a leading zero
+        "o 0 0 0 e4=o\u0663",  # a digit that is not ASCII
+        "o 0 0 0 e4=o3x0",  # zero prisoners are written by leaving them out
+        "o -1 12 0 -",  # a negative hand
     ],
 )
 def test_malformed_text_is_rejected(text: str) -> None:
     with pytest.raises(ValueError):
         Position.from_text(text)
+
+
+def test_a_negative_hand_is_named_as_such() -> None:
+    with pytest.raises(ValueError, match="whole numbers, 0 or more"):
+        Position.from_text("o -1 12 0 -")
