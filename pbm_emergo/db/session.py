@@ -75,7 +75,9 @@ def create_engine_for(
     """
     url = normalise_url(url)
     parsed = make_url(url)
-    kwargs: dict[str, Any] = {}
+    # An error's text must not carry the statement's parameters: they hold raw mail (and so
+    # passwords), and such texts end up in logs and in last_error columns.
+    kwargs: dict[str, Any] = {"hide_parameters": True}
     if poolclass is not None:
         kwargs["poolclass"] = poolclass
     if parsed.get_backend_name() == "sqlite":

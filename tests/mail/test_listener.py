@@ -163,3 +163,47 @@ def test_stop_waits_for_the_mail_being_stored(
     sender.join(20)
     assert results == ["250"]
     assert [row.message_id for row in stored(session_factory)] == ["<slow@example.org>"]
+
+
+_REFUSE_INSERTS = {
+    "sqlite": [
+        "CREATE TRIGGER no_room BEFORE INSERT ON inbound_messages "
+        "BEGIN SELECT RAISE(ABORT, 'no room'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION no_room() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN RAISE EXCEPTION 'no room'; END $$",
+        "CREATE TRIGGER no_room BEFORE INSERT ON inbound_messages "
+        "FOR EACH ROW EXECUTE FUNCTION no_room()",
+    ],
+}
+
+
+def test_storage_failure_log_shows_no_mail_content(
+    config: Config,
+    session_factory: sessionmaker[Session],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    # The INSERT of the raw mail fails: SQLAlchemy's error text would carry the statement's
+    # parameters (the raw bytes, passwords of a `multiple` body included) into the log.
+    with session_factory.begin() as session:
+        for statement in _REFUSE_INSERTS[session.get_bind().dialect.name]:
+            session.execute(text(statement))
+    server = Listener(InboxHandler(session_factory, config), config)
+    server.start()
+    try:
+        # The Subject first: the start of the raw bytes is what an error text would show.
+        raw = (
+            b"Subject: signup bo pw-s3cret\r\nFrom: bo@example.org\r\n"
+            b"To: pbmserv@emergo.test\r\n\r\nmultiple\r\n"
+        )
+        with (
+            smtplib.SMTP("127.0.0.1", config.smtp_port, timeout=30) as smtp,
+            pytest.raises(smtplib.SMTPDataError) as excinfo,
+        ):
+            smtp.sendmail("bo@example.org", [SERVER_ADDRESS], raw)
+        assert excinfo.value.smtp_code == 451
+    finally:
+        server.stop()
+    assert "no room" in caplog.text
+    assert "pw-s3cret" not in caplog.text
