@@ -62,6 +62,11 @@ class SMTPTransport:
             ) from exc
         except (smtplib.SMTPException, OSError) as exc:
             raise DeliveryError(f"{type(exc).__name__}: {exc}", permanent=False) from exc
+        except UnicodeError as exc:
+            # smtplib sends commands in ASCII: such an address can never be delivered.
+            raise DeliveryError(
+                f"the address {recipient!r} cannot be sent over SMTP", permanent=True
+            ) from exc
 
 
 def _describe(code: int, text: bytes | str) -> str:

@@ -104,6 +104,22 @@ def test_permanent_failure_is_recorded_not_retried(
     assert sender.run_once() == 0
 
 
+
+def test_an_address_smtp_cannot_carry_fails_alone(
+    session_factory: sessionmaker[Session], relay: Relay
+) -> None:
+    # smtplib refuses a non-ASCII recipient with UnicodeEncodeError: that message fails for
+    # good, and the rest of its batch is still delivered (not stranded until the lease ends).
+    with session_factory.begin() as session:
+        queues.enqueue_outbound(session, "\u00e9l\u00e8ve@example.org", b"Subject: x\r\n\r\nx\r\n",
+                                START)
+    queue_reply(session_factory, "alice@example.org")
+    assert sender_for(session_factory, relay.port, Clock()).run_once() == 2
+    bad, good = outbound(session_factory)
+    assert bad.status == "failed" and bad.last_error
+    assert good.status == "sent"
+    assert [rcpt for _, rcpt, _ in relay.handler.received] == [["alice@example.org"]]
+
 def test_relay_down_loses_nothing(session_factory: sessionmaker[Session]) -> None:
     port = free_port()  # nothing listens here yet
     for n in range(3):
