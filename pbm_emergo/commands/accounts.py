@@ -14,10 +14,10 @@ from pbm_emergo.commands.api import Reply
 from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.db import service
 from pbm_emergo.db.models import LoginFailure, Player
+from pbm_emergo.mail.parse import clean_address
 from pbm_emergo.render import render
 
 USERID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,15}")
-ADDRESS_PATTERN = re.compile(r"[^@\s<>()\[\],;:\"]{1,64}@[A-Za-z0-9.-]{1,253}")
 MIN_PASSWORD = 4
 MAX_PASSWORD = 128
 MAX_ADDRESSES = 5
@@ -112,7 +112,8 @@ def check_addresses(addresses: list[str]) -> list[str]:
         raise CommandError(f"At most {MAX_ADDRESSES} addresses may be registered.")
     seen: dict[str, str] = {}
     for address in addresses:
-        if not ADDRESS_PATTERN.fullmatch(address) or ".." in address:
+        # The same test the mail layer applies to a recipient: no address we could never mail.
+        if clean_address(address) != address.lower() or ".." in address:
             raise CommandError(f"'{address[:80]}' is not a mail address.")
         seen.setdefault(address.lower(), address)
     return list(seen.values())

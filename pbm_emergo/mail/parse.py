@@ -31,7 +31,9 @@ _PREFIX = re.compile(
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _WHITESPACE = re.compile(r"\s+")
 _MSGID = re.compile(r"<([^<>\s@]{1,200}@[^<>\s@]{1,200})>")
-_ADDRESS = re.compile(r"^[^\s@<>(),;:\"\[\]\\]{1,64}@[A-Za-z0-9.\-\[\]:]{1,190}$")
+# The local part in printable ASCII only (RFC 5322 atext and dots): smtplib sends commands in
+# ASCII, and a control character has no business in a header.
+_ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-]{1,64}@[A-Za-z0-9.\-\[\]:]{1,190}")
 _NOT_ANSWERED_PRECEDENCE = {"bulk", "junk", "list"}
 _SUBJECT_LIMIT = 1000
 
@@ -64,7 +66,7 @@ def clean_address(value: str | None) -> str | None:
     if not value:
         return None
     value = value.strip().strip("<>").strip().lower()
-    if len(value) > 254 or not _ADDRESS.match(value):
+    if len(value) > 254 or not _ADDRESS.fullmatch(value):
         return None
     return value
 

@@ -38,6 +38,20 @@ def test_signup_with_addresses_registers_them(mailer: Mailer) -> None:
     assert addresses == ["Alice@Work.example", "a@home.example"]
 
 
+
+@pytest.mark.parametrize(
+    "address",
+    ["\u00e9l\u00e8ve@example.org", "a\\b@example.org", "a\x01b@example.org", "<a@example.org>"],
+)
+def test_signup_refuses_an_address_no_reply_could_be_sent_to(
+    mailer: Mailer, address: str
+) -> None:
+    # Control characters reach a command through a `multiple` body line.
+    reply = mailer.one("multiple", body=f"signup alice pw1234 {address}\n")
+    assert "is not a mail address" in reply.body
+    with mailer.factory() as session:
+        assert session.scalars(select(Player)).first() is None
+
 @pytest.mark.parametrize(
     ("userid", "why"),
     [
