@@ -30,7 +30,8 @@ _PREFIX = re.compile(
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _WHITESPACE = re.compile(r"\s+")
-_MSGID = re.compile(r"<([^<>\s@]{1,200}@[^<>\s@]{1,200})>")
+# No control characters: ids go into text columns, and PostgreSQL refuses NUL in text.
+_MSGID = re.compile(r"<([^<>\s@\x00-\x1f\x7f]{1,200}@[^<>\s@\x00-\x1f\x7f]{1,200})>")
 # The local part in printable ASCII only (RFC 5322 atext and dots): smtplib sends commands in
 # ASCII, and a control character has no business in a header.
 _ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-]{1,64}@[A-Za-z0-9.\-\[\]:]{1,190}")
@@ -300,4 +301,5 @@ def _text_of(part: Message, defects: list[str]) -> str:
 
 
 def _normalise_newlines(text: str) -> str:
-    return text.replace("\r\n", "\n").replace("\r", "\n")
+    # NUL is dropped too: PostgreSQL refuses it in text (comments, command lines as userids).
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", "")

@@ -274,3 +274,21 @@ def test_mail_only_for_postmaster_is_kept_not_run(
     assert len(echo.seen) == 1
     first = rows(session_factory, InboundMessage)[0]
     assert first.last_error == "not answered: mail for postmaster (kept for the operator)"
+
+
+def test_nul_characters_in_a_mail_do_not_break_its_processing(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    # PostgreSQL text columns refuse NUL: a NUL in the body (a command line, a comment) or in
+    # the Message-ID must neither make storing fail (451 for ever) nor processing (dead letter).
+    raw = (
+        b"From: alice@example.org\r\nTo: pbmserv@emergo.test\r\nSubject: multiple\r\n"
+        b"Message-ID: <n\x00ul@example.org>\r\n\r\nemergo show bo\x00b\r\n"
+    )
+    handler = InboxHandler(session_factory, config, clock=lambda: NOW)
+    handler.store(raw, "alice@example.org", [config.address])
+    worker = InboxWorker(session_factory, config, clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "done"
+    [reply] = rows(session_factory, OutboundMessage)
+    assert "There is no player 'bob'" in parsed(reply.raw).get_content()
