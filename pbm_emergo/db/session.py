@@ -26,9 +26,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
 
-# The repository root holds alembic.ini and migrations/.
+# The repository root holds alembic.ini and migrations/. An installed wheel carries the
+# migrations inside the package instead (pbm_emergo/migrations, a link to ../migrations in
+# the source tree), so that `pbm-emergo db upgrade` works from any installation.
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-MIGRATIONS_DIR = PROJECT_ROOT / "migrations"
+_PACKAGED_MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
+MIGRATIONS_DIR = (
+    _PACKAGED_MIGRATIONS if _PACKAGED_MIGRATIONS.is_dir() else PROJECT_ROOT / "migrations"
+)
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 
