@@ -18,6 +18,7 @@ from pbm_emergo.db.models import (
     Board,
     MoveRecord,
     Player,
+    RatingChange,
     Subscription,
     Vote,
 )
@@ -107,14 +108,25 @@ def result_sentence(board: Board, game: Game | None = None) -> str:
     return f"The game is a draw: {because}."
 
 
-def rating_lines(board: Board) -> list[str]:
-    """ "alice 1600 -> 1616 (+16)" for each player of a finished rated game."""
+def rating_lines(ctx: Context, board: Board) -> list[str]:
+    """ "alice 1600 -> 1616 (+16)" for each player of a finished rated game, from the rating
+    history of this board (the players' current ratings may have moved on since)."""
+    history = {
+        change.player_id: change
+        for change in ctx.session.scalars(
+            select(RatingChange).where(RatingChange.board_number == board.number)
+        )
+    }
     lines = []
-    for side, change in ((WHITE, board.white_rating_change), (BLACK, board.black_rating_change)):
+    for side in (WHITE, BLACK):
+        player = board.player_of(side)
+        change = history.get(player.id)
         if change is None:
             continue
-        player = board.player_of(side)
-        lines.append(f"{player.userid} {player.rating - change} -> {player.rating} ({change:+d})")
+        delta = change.rating_after - change.rating_before
+        lines.append(
+            f"{player.userid} {change.rating_before} -> {change.rating_after} ({delta:+d})"
+        )
     return lines
 
 
@@ -291,7 +303,7 @@ def board_view(
         as_of=as_of,
         votes=open_votes(ctx, board) if board.status == BOARD_ACTIVE and upto is None else [],
         status=status,
-        ratings=rating_lines(board) if over else [],
+        ratings=rating_lines(ctx, board) if over else [],
         moves_total=len(notations),
         moves_first=first,
         move_rows=move_rows(notations[first - 1 :], first),

@@ -221,6 +221,15 @@ def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
     assert finished.body.startswith("The game on board 101 is over: alice (Ohs) wins")
 
 
+
+def test_a_finished_board_keeps_its_own_rating_changes(game: Mailer) -> None:
+    # The rating lines of board 101 must not move when a later game changes the ratings.
+    game.send("emergo resign 101 bob bobpw", sender="bob@example.org")
+    game.send("emergo challenge alice bob")
+    game.send("emergo resign 102 bob bobpw", sender="bob@example.org")
+    [shown] = game.send("emergo show 101")
+    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in shown.body
+
 def test_resign_as_a_move_word_in_an_unrated_game(players: Mailer) -> None:
     players.send("emergo challenge alice bob -unrated")
     replies = move(players, "alice", "resign")
