@@ -166,7 +166,8 @@ def play_move(ctx: Context, board: Board, player: Player, game: Game, text: str)
         ) from None
     try:
         applied = service.apply_move(
-            ctx.session, board, board.ply, str(move), player, ctx.comment or None, ctx.now
+            ctx.session, board, board.ply, str(move), player, ctx.comment or None, ctx.now,
+            game=game,
         )
     except service.StaleMoveError as err:
         # Another move on this board was committed between our read and our write.

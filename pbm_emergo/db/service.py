@@ -319,6 +319,8 @@ def apply_move(
     player: Player,
     comment: str | None,
     now: datetime,
+    *,
+    game: Game | None = None,
 ) -> AppliedMove:
     """Play ``move_text`` for ``player`` as move ``expected_ply + 1`` and store it.
 
@@ -328,13 +330,17 @@ def apply_move(
     NotYourTurnError; and the rules errors (InvalidMoveError, IllegalMoveError,
     AmbiguousMoveError) unchanged. On any error nothing is written. If the move ends the
     game, the board is finished (see :func:`finish_board`).
+
+    ``game``: the board's game as already replayed in this transaction, to save a second
+    replay; the move is played on it.
     """
     if board.status != BOARD_ACTIVE:
         raise BoardFinishedError(f"Board {board.number} is finished: no more moves.")
     side = board.side_of(player)
     if side is None:
         raise NotAPlayerError(f"{player.userid} does not play on board {board.number}.")
-    game = load_game(session, board)
+    if game is None:
+        game = load_game(session, board)
     actual_ply = len(game.moves)
     if actual_ply != expected_ply:
         raise StaleMoveError(board.number, expected_ply, actual_ply)

@@ -127,6 +127,23 @@ def test_a_move_mails_the_board_to_both_players(game: Mailer) -> None:
     assert notations(game) == ["e4"]
 
 
+
+def test_a_move_replays_the_game_once(game: Mailer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The move list is replayed to check a move; replaying it again to store it is waste
+    # that grows with the length of every game.
+    play_all(game, ["e4", "e6", "d4"])
+    replays: list[int] = []
+    original = Game.from_moves.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[Game], moves: list[str], **kwargs: object) -> Game:
+        replays.append(len(moves))
+        return original(cls, moves, **kwargs)  # type: ignore[no-any-return]
+
+    monkeypatch.setattr(Game, "from_moves", classmethod(counting))
+    replies = move(game, "bob", "d6#4")
+    assert [r.subject for r in replies] == ["Emergo Board 101 alice"] * 2
+    assert replays == [3]
+
 def test_move_list_shows_two_columns(game: Mailer) -> None:
     replies = play_all(game, ["e4", "e6", "c5"])
     assert "Moves:\n    1. e4                     2. e6\n    3. c5\n" in replies[0].body
