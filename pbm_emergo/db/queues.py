@@ -223,9 +223,9 @@ def enqueue_outbound(
     subject: str | None = None,
     board_number: int | None = None,
 ) -> OutboundMessage:
-    """Queue one mail for one recipient, due now."""
+    """Queue one mail for one recipient (stored lower-case), due now."""
     message = OutboundMessage(
-        recipient=recipient,
+        recipient=recipient.strip().lower(),
         raw=raw,
         message_id=message_id,
         subject=subject,
@@ -361,11 +361,12 @@ def requeue_outbound(session: Session, message_id: int, now: datetime) -> bool:
 def replies_sent_to(session: Session, recipient: str, since: datetime) -> int:
     """How many outbound messages were queued for ``recipient`` since ``since`` (for the
     per-address reply limit)."""
+    # Recipients are stored lower-case (enqueue_outbound): a plain comparison uses the index.
     count = session.scalar(
         select(func.count())
         .select_from(OutboundMessage)
         .where(
-            func.lower(OutboundMessage.recipient) == recipient.strip().lower(),
+            OutboundMessage.recipient == recipient.strip().lower(),
             OutboundMessage.created_at >= since,
         )
     )

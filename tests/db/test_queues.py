@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import threading
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import queues
@@ -232,3 +234,32 @@ def test_same_message_stored_once_when_delivered_twice_at_once(
     assert len({message_id for message_id, _ in results}) == 1
     with db_sessions() as session:
         assert len(session.scalars(select(InboundMessage)).all()) == 1
+
+
+def test_reply_cap_count_uses_the_recipient_index(tmp_path: Path) -> None:
+    # The count runs for every reply: on a years-long outbox it must be an index lookup, not a
+    # scan of every row (lower(recipient) would hide the column from its index).
+    from pbm_emergo.db.session import create_engine_for, upgrade_to_head
+
+    url = f"sqlite:///{tmp_path / 'plan.sqlite3'}"
+    upgrade_to_head(url=url)
+    engine = create_engine_for(url)
+    statements: list[tuple[str, Any]] = []
+
+    @event.listens_for(engine, "before_cursor_execute")
+    def record(conn: Any, cursor: Any, statement: str, parameters: Any, *rest: Any) -> None:
+        if "count" in statement and "outbound_messages" in statement:
+            statements.append((statement, parameters))
+
+    with Session(engine) as session:
+        assert queues.replies_sent_to(session, "A@example.org", NOW) == 0
+    [(statement, parameters)] = statements
+    with engine.connect() as connection:
+        plan = " ".join(
+            str(row[-1])
+            for row in connection.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters)
+        )
+    engine.dispose()
+    # SEARCH: a lookup by key (SCAN would read the whole index).
+    assert plan.startswith("SEARCH outbound_messages USING COVERING INDEX "
+                           "ix_outbound_messages_recipient_created_at"), plan
