@@ -136,7 +136,9 @@ class Command:
         may sit anywhere, so everything from just before the first secret position is masked.
         """
         if not cls.secret_args:
-            return list(args)
+            # Arguments that do not fit may be a command with passwords, mistyped ("emergo
+            # moves" for "emergo move"): hide them all, as for an unknown command.
+            return list(args) if well_formed else [MASK] * len(args)
         if well_formed:
             return [MASK if i in cls.secret_args else a for i, a in enumerate(args)]
         # The password may have slipped one place left (a forgotten userid): mask from there.

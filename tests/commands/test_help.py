@@ -127,6 +127,10 @@ def test_multiple_is_listed_but_not_nested() -> None:
         ("emergo resign 101 bob hush", "emergo resign 101 bob ********"),
         ("emergo move 101 hush e4", "emergo move 101 ******** ********"),
         ("emergo show 101#3", "emergo show 101#3"),
+        # A command without passwords, mistyped for one with them ("moves" for "move"): its
+        # arguments do not fit, so they may hold a password.
+        ("emergo moves 101 alice s3cret e4", "emergo moves ******** ******** ******** ********"),
+        ("emergo record 101 bob hush", "emergo record ******** ******** ********"),
     ],
 )
 def test_mask_command_for_other_layers(line: str, shown: str) -> None:
