@@ -174,6 +174,12 @@ def play_move(ctx: Context, board: Board, player: Player, game: Game, text: str)
         raise CommandError(
             str(err) + " Nothing was done; look at the board and try again.", board=number
         ) from None
+    except service.BoardFinishedError:
+        # The game ended (a resignation, a forfeit) between our read and our write.
+        raise CommandError(
+            f"The game on board {number} is over: {result_sentence(board, game)}",
+            board=number,
+        ) from None
     # A move answers "no" to the opponent's draw offer, and any undo request is void.
     ctx.session.execute(
         delete(Vote).where(

@@ -326,7 +326,8 @@ def apply_move(
 
     Raises StaleMoveError when the board no longer has ``expected_ply`` moves (checked
     again by a conditional ``UPDATE boards ... WHERE ply = :expected`` so that of two
-    concurrent moves exactly one is stored); BoardFinishedError, NotAPlayerError,
+    concurrent moves exactly one is stored); BoardFinishedError (also when the game ended
+    since the board was read: the same UPDATE requires it active), NotAPlayerError,
     NotYourTurnError; and the rules errors (InvalidMoveError, IllegalMoveError,
     AmbiguousMoveError) unchanged. On any error nothing is written. If the move ends the
     game, the board is finished (see :func:`finish_board`).
@@ -354,7 +355,12 @@ def apply_move(
     position = game.position
     result = session.execute(
         update(Board)
-        .where(Board.number == board.number, Board.ply == expected_ply)
+        # Active too: a resignation or forfeit committed since we read the board ends it.
+        .where(
+            Board.number == board.number,
+            Board.ply == expected_ply,
+            Board.status == BOARD_ACTIVE,
+        )
         .values(
             ply=expected_ply + 1,
             position=position.to_text(),
@@ -364,7 +370,9 @@ def apply_move(
         .execution_options(synchronize_session=False)
     )
     if rowcount(result) != 1:
-        session.expire(board)
+        session.refresh(board)
+        if board.status != BOARD_ACTIVE:
+            raise BoardFinishedError(f"Board {board.number} is finished: no more moves.")
         raise StaleMoveError(board.number, expected_ply, None)
     session.expire(board, ["ply", "position", "to_move", "last_move_at"])
     record = MoveRecord(

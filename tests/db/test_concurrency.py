@@ -150,3 +150,49 @@ def test_concurrent_challenges_get_distinct_numbers(
         worker.join(timeout=60)
     assert errors == []
     assert sorted(numbers) == list(range(102, 102 + threads))
+
+
+def test_a_move_racing_a_resignation_is_not_stored_on_the_finished_board(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    # The mover's transaction has read the board (active) when the opponent's resignation
+    # commits. PostgreSQL lets both go ahead: the move must then be refused, not stored on a
+    # finished board. (SQLite runs them one after the other: the move, then the resignation.)
+    _setup(db_sessions)
+    finished = threading.Event()
+    errors: list[BaseException] = []
+
+    def resign() -> None:
+        try:
+            with db_sessions.begin() as session:
+                board = session.get(Board, 101)
+                assert board is not None
+                service.finish_board(session, board, "white", "resigned", NOW)
+            finished.set()
+        except BaseException as err:  # noqa: BLE001 - reported to the main thread
+            errors.append(err)
+
+    resigner = threading.Thread(target=resign)
+    refused: BaseException | None = None
+    with db_sessions.begin() as session:
+        board = session.get(Board, 101)
+        assert board is not None and board.status == "active"
+        mover = service.player_to_move(board)
+        assert mover is not None
+        game = service.load_game(session, board)
+        resigner.start()
+        finished.wait(timeout=2)  # PostgreSQL: committed; SQLite: waiting for our lock
+        try:
+            service.apply_move(session, board, 0, "e4", mover, None, NOW, game=game)
+        except service.ServiceError as err:
+            refused = err
+    resigner.join(timeout=30)
+    assert errors == []
+    with db_sessions() as session:
+        board = session.get(Board, 101)
+        assert board is not None and board.status == "finished"
+        stored = session.scalar(select(func.count()).select_from(MoveRecord))
+        assert board.to_move is None and board.ply == stored
+        if refused is not None:
+            assert isinstance(refused, service.BoardFinishedError)
+            assert stored == 0
