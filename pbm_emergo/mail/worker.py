@@ -145,14 +145,26 @@ class InboxWorker:
         board = _board_of_thread(reply.thread)
         sent_recently = queues.replies_sent_to(session, recipient, now - RATE_WINDOW)
         limit = self.config.reply_limit
+        queued = 0
         if sent_recently == limit:
-            email = build_reply(
+            # The one final notice goes out; the reply itself is held like the ones after it.
+            notice = build_reply(
                 Reply(recipient, "Emergo: reply limit reached", _limit_notice(limit)),
                 server_address=self.config.address,
                 now=now,
                 in_reply_to=in_reply_to,
                 references=references,
             )
+            queues.enqueue_outbound(
+                session,
+                recipient,
+                reply_bytes(notice),
+                now,
+                message_id=str(notice["Message-ID"]),
+                subject=str(notice["Subject"]),
+                inbound_id=inbound_id,
+            )
+            queued, sent_recently = 1, sent_recently + 1
         if sent_recently > limit:
             # Kept (as failed) so that "what happened to my mail?" has an answer in SQL.
             held = queues.enqueue_outbound(
@@ -168,7 +180,7 @@ class InboxWorker:
             held.status = OUTBOUND_FAILED
             held.last_error = f"not sent: more than {limit} mails to this address in an hour"
             log.warning("reply to %s held back: more than %d an hour", recipient, limit)
-            return 0
+            return queued
         queues.enqueue_outbound(
             session,
             recipient,

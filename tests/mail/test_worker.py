@@ -180,6 +180,8 @@ def test_reply_cap_sends_one_notice_then_holds_back(
         ("pending", "echo help 1"),
         ("pending", "echo help 2"),
         ("pending", "Emergo: reply limit reached"),
+        # Held, not dropped: what happened to every reply has an answer in SQL.
+        ("failed", "echo help 3"),
         ("failed", "echo help 4"),
         ("failed", "echo help 5"),
     ]
