@@ -632,9 +632,18 @@ def _requeue(session: Session, args: argparse.Namespace) -> int:
         done = queues.requeue_outbound(session, number, now)
         label = f"out-{number}"
     if not done:
-        exists = session.get(InboundMessage if kind == "inbound" else OutboundMessage, number)
-        raise AdminError(
-            f"{label}: no such message" if exists is None else f"{label} is being handled now"
+        exists: InboundMessage | OutboundMessage | None = (
+            session.get(InboundMessage, number)
+            if kind == "inbound"
+            else session.get(OutboundMessage, number)
         )
+        if exists is None:
+            raise AdminError(f"{label}: no such message")
+        if kind == "inbound" and exists.status != "processing":
+            raise AdminError(
+                f"{label} is {exists.status}: only dead mail is requeued (running a processed "
+                "mail again would repeat its commands)"
+            )
+        raise AdminError(f"{label} is being handled now")
     print(f"{label} requeued")
     return 0

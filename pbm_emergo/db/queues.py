@@ -198,11 +198,12 @@ def mark_inbound_failed(
 
 
 def requeue_inbound(session: Session, message_id: int, now: datetime) -> bool:
-    """Put an inbound message (typically dead) back in the queue with a fresh attempt count.
-    Returns False if there is no such message or it is being processed."""
+    """Put a dead inbound message back in the queue with a fresh attempt count.
+    Returns False if there is no such message or it is not dead: a processed mail is never
+    run twice (its commands would be repeated), and one in hand is being processed."""
     result = session.execute(
         update(InboundMessage)
-        .where(InboundMessage.id == message_id, InboundMessage.status != INBOUND_PROCESSING)
+        .where(InboundMessage.id == message_id, InboundMessage.status == INBOUND_DEAD)
         .values(status=INBOUND_PENDING, attempts=0, claimed_by=None, claimed_at=None)
         .execution_options(synchronize_session=False)
     )

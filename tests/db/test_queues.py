@@ -100,6 +100,22 @@ def test_inbound_dead_letter_after_five_failures_and_requeue(
         assert message is not None and message.id == message_id and message.attempts == 1
 
 
+
+def test_a_processed_mail_is_never_requeued(db_sessions: sessionmaker[Session]) -> None:
+    # Running a processed mail again would repeat its commands (a move played twice):
+    # requeue is for dead letters.
+    with db_sessions.begin() as session:
+        (message_id,) = _enqueue(session, 1)
+    with db_sessions.begin() as session:
+        message = queues.claim_next_inbound(session, "w1", NOW)
+        assert message is not None
+        assert queues.mark_inbound_done(session, message, NOW)
+    with db_sessions.begin() as session:
+        assert not queues.requeue_inbound(session, message_id, NOW)
+    with db_sessions.begin() as session:
+        again = session.get(InboundMessage, message_id)
+        assert again is not None and again.status == "done"
+
 def test_inbound_expired_claim_is_taken_again(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         _enqueue(session, 1)
