@@ -159,7 +159,9 @@ class MailServer:
 
     def _release_stale_claims(self) -> None:
         with self.session_factory.begin() as session:
-            inbound, outbound = queue.release_stale_claims(session, now=self.clock())
+            inbound, outbound = queue.release_stale_claims(
+                session, now=self.clock(), on_dead=self.worker.notify_dead
+            )
         if inbound or outbound:
             log.warning("released stale claims: %d inbound, %d outbound", inbound, outbound)
             self.inbox_ready.set()

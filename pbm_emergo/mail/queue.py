@@ -16,6 +16,7 @@ import os
 import re
 import socket
 import threading
+from collections.abc import Callable
 from datetime import datetime
 
 from sqlalchemy import func, select
@@ -132,11 +133,17 @@ def _claim_is_stale(claimed_by: str | None, claimed_at: datetime | None, now: da
     return False
 
 
-def release_stale_claims(session: Session, *, now: datetime) -> tuple[int, int]:
+def release_stale_claims(
+    session: Session,
+    *,
+    now: datetime,
+    on_dead: Callable[[Session, InboundMessage], None] | None = None,
+) -> tuple[int, int]:
     """Put back the claims of crashed processes; returns (inbound, outbound) released.
 
     A claim is stale when its process on this host no longer exists, or it is older than
-    :data:`CLAIM_LEASE` (a process on another machine that died).
+    :data:`CLAIM_LEASE` (a process on another machine that died). ``on_dead`` is called for
+    each inbound message dead-lettered here (its attempts used up).
     """
     inbound = 0
     for message in session.scalars(
@@ -149,6 +156,8 @@ def release_stale_claims(session: Session, *, now: datetime) -> tuple[int, int]:
             if message.attempts >= MAX_INBOUND_ATTEMPTS:
                 message.status = INBOUND_DEAD
                 message.processed_at = now
+                if on_dead is not None:
+                    on_dead(session, message)
             else:
                 message.status = INBOUND_PENDING
             inbound += 1

@@ -206,18 +206,22 @@ class InboxWorker:
                 return Outcome(inbound_id, "lost-claim")
             if dead.status != INBOUND_DEAD:
                 return Outcome(inbound_id, "retry")
-            log.error("inbound %d dead-lettered after %d attempts", inbound_id, dead.attempts)
-            parsed = parse_mail(dead.raw, dead.envelope_sender, own_address=self.config.address)
-            if parsed.not_answered is None and parsed.sender:
-                notice = Reply(
-                    to=parsed.sender,
-                    subject="Emergo error",
-                    body=_dead_letter_notice(parsed.subject),
-                )
-                self.queue_reply(
-                    session, notice, now, inbound_id, parsed.message_id, parsed.references
-                )
+            self.notify_dead(session, dead)
         return Outcome(inbound_id, "dead")
+
+    def notify_dead(self, session: Session, dead: InboundMessage) -> None:
+        """Log a dead-lettered message and tell its sender (if the mail may be answered)."""
+        log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
+        parsed = parse_mail(dead.raw, dead.envelope_sender, own_address=self.config.address)
+        if parsed.not_answered is None and parsed.sender:
+            notice = Reply(
+                to=parsed.sender,
+                subject="Emergo error",
+                body=_dead_letter_notice(parsed.subject),
+            )
+            self.queue_reply(
+                session, notice, self.clock(), dead.id, parsed.message_id, parsed.references
+            )
 
 
 def _board_of_thread(thread: str | None) -> int | None:

@@ -251,6 +251,32 @@ def test_claims_of_a_dead_process_are_released(
     assert rows(session_factory, OutboundMessage)[0].status == "pending"
 
 
+
+def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    # A mail that kills its worker process every time: after the fifth crash it is set
+    # aside, and its sender is told, as after five failures that raised an exception.
+    from pbm_emergo.server import MailServer
+
+    store(config, session_factory, command_mail("emergo move 101 alice s3cret e4"))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_worker = f"{queue.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    with session_factory.begin() as session:
+        claimed = queue.claim_inbound(session, worker=dead_worker, now=NOW)
+        assert claimed is not None
+        claimed.attempts = queues.MAX_INBOUND_ATTEMPTS
+    server = MailServer(config, session_factory, processor=Echo(), listen=False, send=False,
+                        clock=lambda: NOW)
+    server._release_stale_claims()
+    [inbound] = rows(session_factory, InboundMessage)
+    assert inbound.status == "dead"
+    [notice] = rows(session_factory, OutboundMessage)
+    assert (notice.recipient, notice.inbound_id) == ("alice@example.org", inbound.id)
+    body = parsed(notice.raw).get_content()
+    assert "could not be processed" in body and "s3cret" not in body
+
 def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Session]) -> None:
     store(config, session_factory, command_mail("help"))
     with session_factory.begin() as session:
