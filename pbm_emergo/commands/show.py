@@ -56,7 +56,8 @@ class ShowCommand(Command):
                 continue
             player = require_player(ctx, word)
             boards = boards_for(ctx, player, which)
-            shown.extend((b, None) for b in boards)
+            # A board of two of the players named is sent once.
+            shown.extend((b, None) for b in boards if (b, None) not in shown)
         if not shown:
             raise CommandError(f"There are no {which} boards for {' '.join(words)}.")
         if len(shown) > MAX_BOARDS:
