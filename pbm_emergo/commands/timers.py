@@ -46,7 +46,7 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     # the last day needs no look: the database filters those out, and the players of the
     # rest come in one query.
     idle_since = func.coalesce(Board.last_move_at, Board.created_at)
-    boards = session.scalars(
+    query = (
         select(Board)
         .where(Board.status == BOARD_ACTIVE, idle_since <= now - timedelta(days=1))
         .options(
@@ -54,7 +54,12 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
             selectinload(Board.black_player).selectinload(Player.addresses),
         )
         .order_by(Board.number)
-    ).all()
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        # Every server and worker process runs the scheduler: a board another run holds is
+        # its business (no second reminder); SQLite serialises the runs anyway.
+        query = query.with_for_update(skip_locked=True, of=Board)
+    boards = session.scalars(query).all()
     for board in boards:
         replies.extend(_check_board(ctx, board))
     return replies

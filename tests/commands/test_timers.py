@@ -107,3 +107,37 @@ def test_admin_view_shows_the_forfeit(game: Mailer, db_config: Config) -> None:
     shown = json.loads(out.getvalue())
     assert shown["outcome"] == {"winner": "bob", "reason": "forfeit"}
     assert shown["to_move"] is None
+
+
+def test_two_schedulers_at_once_send_one_reminder(
+    game: Mailer, db_sessions: sessionmaker[Session], db_config: Config
+) -> None:
+    # Every server and worker process runs the scheduler: on a shared PostgreSQL database
+    # two runs at the same moment must not both remind (or both forfeit) one board.
+    import threading
+    import time
+
+    from .test_concurrency import waiting_for_a_lock
+
+    postgres = db_sessions.kw["bind"].dialect.name == "postgresql"
+    later = game.now + timedelta(days=7, minutes=1)
+    second: list[Reply] = []
+
+    def other_run() -> None:
+        with db_sessions.begin() as session:
+            second.extend(scheduled(session, db_config, later))
+
+    with db_sessions.begin() as session:
+        first = scheduled(session, db_config, later)
+        thread = threading.Thread(target=other_run)
+        thread.start()
+        if postgres:
+            # The other run either skips our board at once or waits for our row lock.
+            deadline = time.monotonic() + 20
+            while thread.is_alive() and not waiting_for_a_lock(db_sessions):
+                assert time.monotonic() < deadline
+                time.sleep(0.02)
+    thread.join(30)
+    assert not thread.is_alive()
+    assert [r.subject for r in first] == ["Emergo Board 101 reminder: alice to move"]
+    assert second == []
