@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from pbm_emergo.commands import registry
 from pbm_emergo.commands.api import CommandMail, Reply
 from pbm_emergo.commands.base import MASK, Command, CommandError, Context, Result
+from pbm_emergo.mail.parse import strip_subject_prefixes
 from pbm_emergo.render import render
 
 if TYPE_CHECKING:
@@ -36,13 +37,13 @@ MAX_COMMENT_CHARS = 4000
 MAX_ECHO_CHARS = 200
 MAX_ARGS = 40
 
-_PREFIX = re.compile(r"^\s*((re|fwd?|aw|wg|sv|vs|antw|tr)\s*(\[\d+\])?\s*:\s*)+", re.IGNORECASE)
 _QUOTE_HEADER = re.compile(r"^(on\s.*wrote:|.*\bwrote:|-+\s*original message\s*-+)\s*$", re.I)
 
 
 def clean_subject(subject: str) -> str:
-    """The command line of a Subject: reply prefixes dropped, whitespace collapsed."""
-    return " ".join(_PREFIX.sub("", subject).split())
+    """The command line of a Subject: reply prefixes dropped, whitespace collapsed (the same
+    rules the mail parser applies, so a stored or shown Subject masks like the command)."""
+    return strip_subject_prefixes(subject)
 
 
 @dataclass
