@@ -10,6 +10,7 @@ from __future__ import annotations
 from sqlalchemy import delete, select, update
 
 from pbm_emergo.commands.accounts import authenticate
+from pbm_emergo.commands.api import Reply
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
 from pbm_emergo.commands.boards import (
     board_mails,
@@ -187,9 +188,7 @@ def play_move(ctx: Context, board: Board, player: Player, game: Game, text: str)
         )
     )
     headline = f"{player.userid} played {applied.move} (move {applied.record.number})."
-    replies = board_mails(
-        ctx, board, applied.game, comment=ctx.comment, commenter=player.userid, headline=headline
-    )
+    replies = _tell_players(ctx, board, applied.game, player, headline)
     summary = f"played {applied.move} on board {number}"
     if applied.outcome is not None:
         summary += f"; {result_sentence(board, applied.game)}"
@@ -202,15 +201,17 @@ def resign(ctx: Context, board: Board, player: Player, game: Game) -> Result:
         service.finish_board(ctx.session, board, winner, "resigned", ctx.now)
     except service.BoardFinishedError as err:
         raise CommandError(str(err), board=board.number) from None
-    replies = board_mails(
-        ctx,
-        board,
-        game,
-        comment=ctx.comment,
-        commenter=player.userid,
-        headline=f"{player.userid} resigned.",
-    )
+    replies = _tell_players(ctx, board, game, player, f"{player.userid} resigned.")
     return Result(summary=f"resigned on board {board.number}", replies=replies)
+
+
+def _tell_players(
+    ctx: Context, board: Board, game: Game, player: Player, headline: str
+) -> list[Reply]:
+    """The board mail after ``player``'s command, with their comment and a headline."""
+    return board_mails(
+        ctx, board, game, comment=ctx.comment, commenter=player.userid, headline=headline
+    )
 
 
 def _vote(ctx: Context, board: Board, kind: str) -> Vote | None:
@@ -260,9 +261,7 @@ def _open_vote(
         Vote(board_number=board.number, kind=kind, player_id=player.id, ply=board.ply,
              created_at=ctx.now)
     )
-    replies = board_mails(
-        ctx, board, game, comment=ctx.comment, commenter=player.userid, headline=headline
-    )
+    replies = _tell_players(ctx, board, game, player, headline)
     return Result(summary=summary, replies=replies)
 
 
@@ -304,25 +303,13 @@ def answer(ctx: Context, board: Board, player: Player, game: Game, *, accept: bo
     what = "draw offer" if vote.kind == "draw" else "request to take back a move"
     if not accept:
         ctx.session.delete(vote)
-        replies = board_mails(
-            ctx,
-            board,
-            game,
-            comment=ctx.comment,
-            commenter=player.userid,
-            headline=f"{player.userid} rejected {other.userid}'s {what}.",
-        )
+        headline = f"{player.userid} rejected {other.userid}'s {what}."
+        replies = _tell_players(ctx, board, game, player, headline)
         return Result(summary=f"rejected the {what} on board {number}", replies=replies)
     if vote.kind == "draw":
         service.finish_board(ctx.session, board, None, "draw agreed", ctx.now)
-        replies = board_mails(
-            ctx,
-            board,
-            game,
-            comment=ctx.comment,
-            commenter=player.userid,
-            headline=f"{player.userid} accepted {other.userid}'s draw offer.",
-        )
+        headline = f"{player.userid} accepted {other.userid}'s draw offer."
+        replies = _tell_players(ctx, board, game, player, headline)
         return Result(summary=f"agreed to a draw on board {number}", replies=replies)
     first = undo_first_move(ctx, board, other, vote.ply)
     if first is None or vote.ply != board.ply:  # the board moved on: the request is void
@@ -333,17 +320,11 @@ def answer(ctx: Context, board: Board, player: Player, game: Game, *, accept: bo
         )
     game = take_back(ctx, board, first)
     ctx.session.execute(delete(Vote).where(Vote.board_number == number))
-    replies = board_mails(
-        ctx,
-        board,
-        game,
-        comment=ctx.comment,
-        commenter=player.userid,
-        headline=(
-            f"{player.userid} accepted: {span(first, vote.ply)} taken back. "
-            f"It is {other.userid}'s turn again."
-        ),
+    headline = (
+        f"{player.userid} accepted: {span(first, vote.ply)} taken back. "
+        f"It is {other.userid}'s turn again."
     )
+    replies = _tell_players(ctx, board, game, player, headline)
     return Result(summary=f"took back {span(first, vote.ply)} on board {number}", replies=replies)
 
 
