@@ -20,13 +20,16 @@ class MovesCommand(Command):
     def process(self, ctx: Context, args: list[str]) -> Result:
         self.check_arity(args)
         board, upto = get_board(ctx, args[0])
-        game = service.load_game(ctx.session, board, upto=upto)
-        if board.status != BOARD_ACTIVE and upto is None:
-            raise CommandError(
-                f"The game on board {board.number} is over: {result_sentence(board, game)}",
-                board=board.number,
-            )
-        position = game.position
+        if upto is None:
+            if board.status != BOARD_ACTIVE:
+                game = service.load_game(ctx.session, board)
+                raise CommandError(
+                    f"The game on board {board.number} is over: {result_sentence(board, game)}",
+                    board=board.number,
+                )
+            position = service.current_position(board)  # the cache: no replay needed
+        else:
+            position = service.load_game(ctx.session, board, upto=upto).position
         legal = position.legal_moves()
         player = board.player_of(position.to_move)
         return Result(

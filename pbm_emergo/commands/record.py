@@ -27,15 +27,16 @@ class RecordCommand(Command):
     def process(self, ctx: Context, args: list[str]) -> Result:
         self.check_arity(args)
         board, _ = get_board(ctx, args[0])
-        game = service.load_game(ctx.session, board)
         records = move_records(ctx, board)
         if board.status == BOARD_ACTIVE:
+            # The cached position says whose turn it is; no replay needed.
+            to_move = service.current_position(board).to_move
             state = (
-                f"In progress: {board.player_of(game.position.to_move).userid} "
-                f"({side_label(game.position.to_move)}) to play move {board.ply + 1}."
+                f"In progress: {board.player_of(to_move).userid} "
+                f"({side_label(to_move)}) to play move {board.ply + 1}."
             )
         else:
-            state = result_sentence(board, game)
+            state = result_sentence(board, service.load_game(ctx.session, board))
         return Result(
             summary=f"sent the record of board {board.number}",
             answer=render(
