@@ -1,0 +1,1115 @@
+"""End-to-end mail pipeline benchmark (issue 8): the real `pbm-emergo serve` against a bare
+SMTP listener, driven by the same client with real games played by mail.
+
+Starts, each in its own process: a bare aiosmtpd listener that only answers 250, a sink
+(aiosmtpd) that receives the server's replies, and the server as the README runs it
+(`python -m pbm_emergo serve`, SQLite in a fresh temporary data dir, default settings and
+production password hashing; only --data-dir, --port and --outbound smtp://127.0.0.1:SINK are
+set, plus any --server-arg). Then, with --clients concurrent smtplib clients (threads, one SMTP
+session per mail):
+
+1. signups (one player per address) and challenges, waiting for the replies between phases;
+2. a burst: every move of --games games of up to --moves moves (legal, seeded, from the
+   rules engine), one mail per move with the `#n` guard, each game's moves sent in order by
+   one client, as fast as the clients go; the same burst goes to the bare listener;
+3. a steady phase on fresh games: moves offered on a fixed schedule at --steady-rate per
+   second for --steady-seconds (open loop), a game's next move only once the first board
+   mail of its previous move arrived.
+
+Prints: the accept rate (250s per second over the move burst) of the bare listener and of
+the server and their ratio, moves per second end to end (until both board mails of every
+move reached the sink), the steady-phase latency from opening the SMTP session to the first
+board mail of the move (p50, p90, p99, max), error mails, 4xx answers, lost mails, and the
+server's peak memory (VmHWM of the server process and its children).
+
+    .venv/bin/python bench/pipeline.py [--games 40] [--moves 30] [--clients 8]
+        [--steady-rate 20] [--steady-seconds 20] [--server-arg=--workers=2] [--json]
+        [--profile /tmp/pipeline-profile.txt]
+
+Exit status 0: a clean run; 2: the figures are printed but some mail was an error, went
+missing or was never accepted; 1: the run could not finish (the reason is printed). To measure
+another copy of the server, put it first on PYTHONPATH (the server runs in a temporary
+directory, so the current directory does not shadow it); the `server:` line says which one ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import email.policy
+import email.utils
+import json
+import math
+import multiprocessing
+import multiprocessing.synchronize
+import os
+import platform
+import queue
+import random
+import re
+import shlex
+import shutil
+import signal
+import smtplib
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+SERVER_ADDRESS = "pbmserv@localhost"  # the server's default address
+PLAYER_DOMAIN = "players.bench.test"
+PASSWORD = "bench-secret"
+CLIENT_HOSTNAME = "client.bench.test"  # so smtplib does not look up our own name each time
+SMTP_TIMEOUT = 30.0
+MAX_4XX_RETRIES = 8
+BOARD_SUBJECT = re.compile(r"Emergo Board (\d+)\b")
+ABORT = threading.Event()  # set on error or interrupt: the client threads stop sending
+
+Mail = dict[str, Any]  # what the sink reports: t, rcpt, to, subject, irt, mid, body
+
+
+def is_board_mail(mail: Mail) -> bool:
+    """A board mail ("Emergo Board 101 bob", "... Game over"), not an error."""
+    return bool(BOARD_SUBJECT.search(mail["subject"])) and "error" not in mail["subject"].lower()
+
+
+class BenchError(Exception):
+    """The run cannot go on (the server did not start, replies did not come in time...)."""
+
+
+# --------------------------------------------------------------------------------------
+# Helper processes: the bare listener and the sink (their own interpreters, their own GIL)
+
+
+def _quiet_aiosmtpd() -> None:
+    import logging
+
+    logging.getLogger("mail.log").setLevel(logging.ERROR)
+
+
+def _serve_forever(controller: Any, ready: multiprocessing.synchronize.Event) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the bench's: it stops us
+    controller.start()
+    ready.set()
+    try:
+        while True:
+            time.sleep(3600)
+    finally:
+        controller.stop()
+
+
+def bare_listener_main(port: int, ready: multiprocessing.synchronize.Event) -> None:
+    """An SMTP listener that answers 250 to everything and keeps nothing."""
+    from aiosmtpd.controller import Controller
+
+    _quiet_aiosmtpd()
+
+    class Accept:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            return "250 OK"
+
+    controller = Controller(
+        Accept(), hostname="127.0.0.1", port=port, server_hostname="bare.bench.test"
+    )
+    _serve_forever(controller, ready)
+
+
+def sink_main(
+    port: int, events: multiprocessing.Queue[Mail], ready: multiprocessing.synchronize.Event
+) -> None:
+    """The relay the server delivers to: answers 250 and reports every mail to the bench."""
+    from aiosmtpd.controller import Controller
+
+    _quiet_aiosmtpd()
+    headers_only = BytesParser(policy=email.policy.default)
+
+    class Sink:
+        async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+            arrived = time.time()
+            raw: bytes = envelope.original_content or envelope.content
+            msg = headers_only.parsebytes(raw, headersonly=True)
+            subject = str(msg.get("Subject", ""))
+            body = None
+            if "error" in subject.lower():
+                full = BytesParser(policy=email.policy.default).parsebytes(raw)
+                part = full.get_body(preferencelist=("plain",))
+                body = part.get_content() if part is not None else raw.decode("utf-8", "replace")
+            events.put(
+                {
+                    "t": arrived,
+                    "rcpt": list(envelope.rcpt_tos),
+                    "to": str(msg.get("To", "")),
+                    "subject": subject,
+                    "irt": str(msg.get("In-Reply-To", "")).strip(),
+                    "mid": str(msg.get("Message-ID", "")).strip(),
+                    "body": body,
+                }
+            )
+            return "250 OK"
+
+    controller = Controller(
+        Sink(), hostname="127.0.0.1", port=port, server_hostname="sink.bench.test"
+    )
+    _serve_forever(controller, ready)
+
+
+# --------------------------------------------------------------------------------------
+# The bench's view of the sink
+
+
+@dataclass
+class Expectation:
+    """Replies awaited: ``per`` mails in reply to each of ``ids``."""
+
+    need: dict[str, int]
+    remaining: int
+    counts: Callable[[Mail], bool]  # which replies count
+    last: float = 0.0  # time.time() of the mail that completed the last id
+
+
+class SinkLog:
+    """Every mail the sink received, filed by In-Reply-To; one condition for all waiting."""
+
+    def __init__(self, events: multiprocessing.Queue[Mail]) -> None:
+        self.events = events
+        self.cond = threading.Condition()
+        self.mails: list[Mail] = []
+        self.by_irt: dict[str, list[Mail]] = {}
+        self.expectations: list[Expectation] = []
+        self.first_hooks: dict[str, Callable[[Mail], None]] = {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._collect, name="sink-collector", daemon=True)
+        self.thread.start()
+
+    def _collect(self) -> None:
+        while not self.stop.is_set():
+            try:
+                mail = self.events.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            with self.cond:
+                self.mails.append(mail)
+                replies = self.by_irt.setdefault(mail["irt"], [])
+                replies.append(mail)
+                for exp in self.expectations:
+                    left = exp.need.get(mail["irt"])
+                    if left and exp.counts(mail):
+                        exp.need[mail["irt"]] = left - 1
+                        if left == 1:
+                            exp.remaining -= 1
+                            exp.last = mail["t"]
+                hook = self.first_hooks.pop(mail["irt"], None)
+                if hook is not None:
+                    hook(mail)
+                self.cond.notify_all()
+
+    def expect(
+        self, ids: Iterable[str], per: int, counts: Callable[[Mail], bool] = lambda m: True
+    ) -> Expectation:
+        """Start counting; replies that already arrived count too."""
+        with self.cond:
+            need = {
+                i: max(0, per - sum(map(counts, self.by_irt.get(i, ())))) for i in ids
+            }
+            exp = Expectation(need, sum(1 for left in need.values() if left), counts)
+            self.expectations.append(exp)
+        return exp
+
+    def wait(self, exp: Expectation, timeout: float) -> bool:
+        with self.cond:
+            done = self.cond.wait_for(lambda: exp.remaining == 0, timeout)
+            self.expectations.remove(exp)
+            return done
+
+    def replies(self, irt: str) -> list[Mail]:
+        with self.cond:
+            return list(self.by_irt.get(irt, ()))
+
+    def quiet(self, seconds: float, timeout: float) -> None:
+        """Wait until no mail arrived for ``seconds`` (at most ``timeout``)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            with self.cond:
+                count = len(self.mails)
+            time.sleep(seconds)
+            with self.cond:
+                if len(self.mails) == count:
+                    return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join(5)
+
+
+# --------------------------------------------------------------------------------------
+# The client
+
+
+@dataclass
+class Outgoing:
+    sender: str
+    subject: str
+    message_id: str  # with angle brackets
+
+    def raw(self) -> bytes:
+        return (
+            f"From: {self.sender}\r\nTo: {SERVER_ADDRESS}\r\nSubject: {self.subject}\r\n"
+            f"Message-ID: {self.message_id}\r\nDate: {email.utils.formatdate()}\r\n"
+            "MIME-Version: 1.0\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n"
+            "Sent by bench/pipeline.py.\r\n"
+        ).encode("ascii")
+
+
+@dataclass
+class SendStats:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    accepted: int = 0
+    codes_4xx: Counter[int] = field(default_factory=Counter)
+    codes_5xx: Counter[int] = field(default_factory=Counter)
+    connection_errors: Counter[str] = field(default_factory=Counter)
+    failed: list[str] = field(default_factory=list)  # Message-IDs never accepted
+    session_seconds: list[float] = field(default_factory=list)
+    first_open: float = math.inf  # time.time()
+    last_accept: float = 0.0  # time.time()
+
+    def merge_into(self, other: SendStats) -> None:
+        with self.lock:
+            other.accepted += self.accepted
+            other.codes_4xx.update(self.codes_4xx)
+            other.codes_5xx.update(self.codes_5xx)
+            other.connection_errors.update(self.connection_errors)
+            other.failed.extend(self.failed)
+            other.session_seconds.extend(self.session_seconds)
+
+
+def send(port: int, mail: Outgoing, stats: SendStats) -> float | None:
+    """One SMTP session per mail; 4xx and connection errors are retried (an MTA would).
+    Returns the time.time() at which the accepted session was opened, or None."""
+    raw = mail.raw()
+    for attempt in range(MAX_4XX_RETRIES + 1):
+        if ABORT.is_set():
+            break
+        opened = time.time()
+        with stats.lock:
+            stats.first_open = min(stats.first_open, opened)
+        code = 0
+        try:
+            with smtplib.SMTP(
+                "127.0.0.1", port, local_hostname=CLIENT_HOSTNAME, timeout=SMTP_TIMEOUT
+            ) as smtp:
+                smtp.sendmail(mail.sender, [SERVER_ADDRESS], raw)
+        except smtplib.SMTPRecipientsRefused as exc:
+            code = next(iter(exc.recipients.values()))[0]
+        except smtplib.SMTPResponseException as exc:
+            code = exc.smtp_code
+        except (smtplib.SMTPException, OSError) as exc:
+            with stats.lock:
+                stats.connection_errors[type(exc).__name__] += 1
+            time.sleep(min(0.05 * 2**attempt, 2.0))
+            continue
+        done = time.time()
+        with stats.lock:
+            if code == 0:
+                stats.accepted += 1
+                stats.session_seconds.append(done - opened)
+                stats.last_accept = max(stats.last_accept, done)
+                return opened
+            if 400 <= code < 500:
+                stats.codes_4xx[code] += 1
+            else:
+                stats.codes_5xx[code] += 1
+                stats.failed.append(mail.message_id)
+                return None
+        time.sleep(min(0.05 * 2**attempt, 2.0))
+    with stats.lock:
+        stats.failed.append(mail.message_id)
+    return None
+
+
+@contextlib.contextmanager
+def client_pool(clients: int, name: str) -> Iterator[ThreadPoolExecutor]:
+    """A pool of client threads; on an exception (Ctrl-C) the queued sends are dropped and
+    the threads stop after the mail in hand instead of sending everything first."""
+    pool = ThreadPoolExecutor(clients, thread_name_prefix=name)
+    try:
+        yield pool
+    except BaseException:
+        ABORT.set()
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+
+
+def send_all(port: int, mails: Sequence[Outgoing], clients: int, stats: SendStats) -> None:
+    """Send independent mails from ``clients`` threads, in any order."""
+    with client_pool(clients, "client") as pool:
+        list(pool.map(lambda m: send(port, m, stats), mails))
+
+
+def send_games(
+    port: int, per_game: Sequence[Sequence[Outgoing]], clients: int, stats: SendStats
+) -> None:
+    """Send every game's mails in order; game i belongs to client i % clients, which
+    interleaves its games move by move."""
+
+    def client(index: int) -> None:
+        games = list(per_game[index::clients])
+        longest = max((len(g) for g in games), default=0)
+        for k in range(longest):
+            for game in games:
+                if k < len(game) and not ABORT.is_set():
+                    send(port, game[k], stats)
+
+    with client_pool(clients, "client") as pool:
+        for future in [pool.submit(client, i) for i in range(min(clients, len(per_game)))]:
+            future.result()
+
+
+# --------------------------------------------------------------------------------------
+# Games, players and their mails
+
+
+@dataclass
+class BenchGame:
+    tag: str  # b0, b1, ... (burst) or s0, s1, ... (steady)
+    moves: list[str]
+    board: int = 0  # the server's board number, once the challenge board mail arrived
+
+    @property
+    def white(self) -> str:
+        return f"{self.tag}o"
+
+    @property
+    def black(self) -> str:
+        return f"{self.tag}x"
+
+    def player(self, number: int) -> str:
+        """The userid who plays move ``number`` (1-based); White moves first."""
+        return self.white if number % 2 == 1 else self.black
+
+
+def address(userid: str) -> str:
+    return f"{userid}@{PLAYER_DOMAIN}"
+
+
+def generate_games(
+    tag: str, count: int, moves: int, rng: random.Random, blocked: str = "loss"
+) -> list[BenchGame]:
+    """Legal random games from the rules engine, each stopped at ``moves`` moves or just
+    before the move that would end it."""
+    from pbm_emergo.rules import Game
+
+    games = []
+    for i in range(count):
+        game = Game()
+        played: list[str] = []
+        while len(played) < moves:
+            legal = game.position.legal_moves()
+            if not legal:
+                break
+            move = game.play(rng.choice(legal))
+            if game.outcome() is not None:
+                break  # this move would end the game: the sequence stops before it
+            played.append(str(move))
+        games.append(BenchGame(f"{tag}{i}", played))
+    return games
+
+
+class Mailer:
+    """Builds the mails, each with a unique Message-ID that names what it is."""
+
+    def __init__(self) -> None:
+        self.run = uuid.uuid4().hex[:10]
+        self.counter = 0
+
+    def mail(self, sender_userid: str, subject: str, what: str) -> Outgoing:
+        self.counter += 1
+        message_id = f"<{what}.{self.counter}.{self.run}@{PLAYER_DOMAIN}>"
+        return Outgoing(address(sender_userid), subject, message_id)
+
+    def signups(self, games: Sequence[BenchGame]) -> list[Outgoing]:
+        return [
+            self.mail(userid, f"signup {userid} {PASSWORD}", f"signup-{userid}")
+            for game in games
+            for userid in (game.white, game.black)
+        ]
+
+    def challenges(self, games: Sequence[BenchGame]) -> list[Outgoing]:
+        return [
+            self.mail(
+                game.white, f"emergo challenge {game.white} {game.black}", f"challenge-{game.tag}"
+            )
+            for game in games
+        ]
+
+    def move(self, game: BenchGame, number: int, board: int) -> Outgoing:
+        userid = game.player(number)
+        notation = game.moves[number - 1]
+        subject = f"emergo move {board} {userid} {PASSWORD} {notation}#{number}"
+        return self.mail(userid, subject, f"move-{game.tag}-{number}")
+
+
+# --------------------------------------------------------------------------------------
+# Processes: start, measure, stop
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_listening(port: int, timeout: float, alive: Callable[[], bool]) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not alive():
+            raise BenchError(f"the process for port {port} exited before it listened")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+            return
+        except OSError:
+            time.sleep(0.05)
+    raise BenchError(f"nothing listened on port {port} within {timeout:.0f} s")
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(")", 1)[1].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        todo.extend(children.get(current, ()))
+    return found
+
+
+def peak_memory_kib(pid: int) -> dict[str, int]:
+    """VmHWM in KiB of ``pid`` and each descendant, keyed "PID name"."""
+    peaks = {}
+    for proc in descendants(pid):
+        try:
+            status = Path(f"/proc/{proc}/status").read_text()
+        except OSError:
+            continue
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if "VmHWM" in fields:
+            peaks[f"{proc} {fields['Name'].strip()}"] = int(fields["VmHWM"].split()[0])
+    return peaks
+
+
+class Processes:
+    """Everything the bench started, stopped in reverse order on exit, whatever happens."""
+
+    def __init__(self) -> None:
+        self.helpers: list[multiprocessing.process.BaseProcess] = []
+        self.server: subprocess.Popen[bytes] | None = None
+        self.profiler: subprocess.Popen[bytes] | None = None
+
+    def stop_profiler(self) -> None:
+        if self.profiler is not None and self.profiler.poll() is None:
+            self.profiler.send_signal(signal.SIGINT)
+            try:
+                self.profiler.wait(60)
+            except subprocess.TimeoutExpired:
+                self.profiler.kill()
+                self.profiler.wait(10)
+        self.profiler = None
+
+    def stop_server(self) -> int | None:
+        self.stop_profiler()
+        server, self.server = self.server, None
+        if server is None:
+            return None
+        if server.poll() is None:
+            server.send_signal(signal.SIGTERM)
+            try:
+                return server.wait(60)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait(10)
+                return None
+        return server.returncode
+
+    def stop_helper(self, proc: multiprocessing.process.BaseProcess) -> None:
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(10)
+            if proc.is_alive():
+                proc.kill()
+                proc.join(5)
+        with contextlib.suppress(ValueError):
+            self.helpers.remove(proc)
+
+    def stop_all(self) -> None:
+        self.stop_server()
+        for proc in list(self.helpers):
+            self.stop_helper(proc)
+
+
+def start_helper(
+    procs: Processes,
+    ctx: multiprocessing.context.SpawnContext,
+    target: Callable[..., None],
+    name: str,
+    *args: Any,
+) -> tuple[multiprocessing.process.BaseProcess, int]:
+    port = free_port()
+    ready = ctx.Event()
+    proc = ctx.Process(target=target, args=(port, *args, ready), name=name, daemon=True)
+    proc.start()
+    procs.helpers.append(proc)
+    if not ready.wait(60):
+        raise BenchError(f"the {name} did not start")
+    wait_listening(port, 30, proc.is_alive)
+    return proc, port
+
+
+# --------------------------------------------------------------------------------------
+# Figures
+
+
+def percentile(values: Sequence[float], p: float) -> float:
+    """Nearest-rank percentile; nan when empty."""
+    if not values:
+        return math.nan
+    ordered = sorted(values)
+    rank = max(1, math.ceil(p / 100 * len(ordered)))
+    return ordered[min(rank, len(ordered)) - 1]
+
+
+def rate(count: float, seconds: float) -> float:
+    return count / seconds if seconds > 0 else math.nan
+
+
+def machine() -> dict[str, Any]:
+    model = "unknown"
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    return {
+        "nproc": len(os.sched_getaffinity(0)),
+        "cpu": model,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "loadavg_at_start": os.getloadavg(),
+    }
+
+
+def server_revision(package_dir: Path) -> str:
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(package_dir), "describe", "--always", "--dirty"],
+            capture_output=True, text=True, timeout=10, check=False,
+        )
+    except OSError:
+        return "unknown"
+    return out.stdout.strip() or "not a git checkout"
+
+
+def burst_summary(stats: SendStats) -> dict[str, Any]:
+    seconds = stats.last_accept - stats.first_open
+    return {
+        "mails": stats.accepted,
+        "seconds": seconds,
+        "accept_rate": rate(stats.accepted, seconds),
+        "session_ms_p50": percentile(stats.session_seconds, 50) * 1000,
+        "session_ms_p99": percentile(stats.session_seconds, 99) * 1000,
+        "4xx": dict(stats.codes_4xx),
+        "5xx": dict(stats.codes_5xx),
+        "connection_errors": dict(stats.connection_errors),
+        "not_accepted": len(stats.failed),
+    }
+
+
+# --------------------------------------------------------------------------------------
+# The phases
+
+
+def run_bare(
+    port: int, mailer: Mailer, burst: Sequence[BenchGame], clients: int
+) -> tuple[dict[str, Any], SendStats]:
+    """The same sequence to the bare listener: signups, challenges, then the move burst."""
+    setup = SendStats()
+    started = time.time()
+    send_all(port, mailer.signups(burst), clients, setup)
+    send_all(port, mailer.challenges(burst), clients, setup)
+    setup_seconds = time.time() - started
+    per_game = [
+        [mailer.move(g, n, 101 + i) for n in range(1, len(g.moves) + 1)]
+        for i, g in enumerate(burst)
+    ]
+    stats = SendStats()
+    send_games(port, per_game, clients, stats)
+    summary = burst_summary(stats)
+    summary["setup_seconds"] = setup_seconds
+    summary["setup_accept_rate"] = rate(setup.accepted, setup_seconds)
+    setup.merge_into(stats)
+    return summary, stats
+
+
+def setup_games(
+    port: int,
+    sink: SinkLog,
+    mailer: Mailer,
+    games: Sequence[BenchGame],
+    clients: int,
+    timeout: float,
+    stats: SendStats,
+) -> dict[str, float]:
+    """Signups, then challenges, each phase waiting for its replies at the sink."""
+    signups = mailer.signups(games)
+    exp = sink.expect([m.message_id for m in signups], 1)
+    started = time.time()
+    send_all(port, signups, clients, stats)
+    if not sink.wait(exp, timeout):
+        raise BenchError(f"{exp.remaining} of {len(signups)} signups got no reply in {timeout} s")
+    signup_seconds = time.time() - started
+
+    challenges = mailer.challenges(games)
+    exp = sink.expect([m.message_id for m in challenges], 2, is_board_mail)
+    started = time.time()
+    send_all(port, challenges, clients, stats)
+    if not sink.wait(exp, timeout):
+        raise BenchError(
+            f"{exp.remaining} of {len(challenges)} challenges got no board mails in {timeout} s"
+        )
+    challenge_seconds = time.time() - started
+    for game, mail in zip(games, challenges, strict=True):
+        subjects = [r["subject"] for r in sink.replies(mail.message_id)]
+        numbers = {int(m[1]) for s in subjects if (m := BOARD_SUBJECT.search(s))}
+        if len(numbers) != 1:
+            raise BenchError(f"no board number for {game.tag} in the replies {subjects}")
+        game.board = numbers.pop()
+    return {
+        "signups": len(signups),
+        "signup_seconds": signup_seconds,
+        "challenges": len(challenges),
+        "challenge_seconds": challenge_seconds,
+    }
+
+
+def run_burst(
+    port: int,
+    sink: SinkLog,
+    mailer: Mailer,
+    games: Sequence[BenchGame],
+    clients: int,
+    timeout: float,
+) -> tuple[dict[str, Any], SendStats]:
+    per_game = [[mailer.move(g, n, g.board) for n in range(1, len(g.moves) + 1)] for g in games]
+    ids = [m.message_id for game in per_game for m in game]
+    exp = sink.expect(ids, 2, is_board_mail)
+    stats = SendStats()
+    send_games(port, per_game, clients, stats)
+    summary = burst_summary(stats)
+    done = sink.wait(exp, timeout)
+    seconds = (exp.last if done else time.time()) - stats.first_open
+    summary.update(
+        moves=len(ids),
+        end_to_end_seconds=seconds,
+        moves_per_second=rate(len(ids) - exp.remaining, seconds),
+        moves_without_both_board_mails=exp.remaining,
+    )
+    return summary, stats
+
+
+@dataclass
+class SteadyMove:
+    game: BenchGame
+    number: int
+    mail: Outgoing
+    scheduled: float  # time.time() of its tick
+    opened: float | None = None  # time.time() the accepted SMTP session was opened
+
+
+def run_steady(
+    port: int,
+    sink: SinkLog,
+    mailer: Mailer,
+    games: Sequence[BenchGame],
+    clients: int,
+    offered_rate: float,
+    seconds: float,
+    timeout: float,
+) -> tuple[dict[str, Any], SendStats]:
+    """Open loop: a tick every 1/rate s; each tick sends the next move of the game that has
+    been ready longest (its previous move's first board mail arrived)."""
+    ticks = round(offered_rate * seconds)
+    ready: deque[BenchGame] = deque(g for g in games if g.moves)
+    next_number = {g.tag: 1 for g in games}
+    sent: list[SteadyMove] = []
+    stats = SendStats()
+    late_ticks = 0
+    max_lag = 0.0
+
+    def became_ready(game: BenchGame) -> Callable[[Mail], None]:
+        def hook(_: Mail) -> None:  # called by the collector with sink.cond held
+            if next_number[game.tag] <= len(game.moves):
+                ready.append(game)
+
+        return hook
+
+    def send_one(move: SteadyMove) -> None:
+        move.opened = send(port, move.mail, stats)
+
+    futures: list[Future[None]] = []
+    start = time.monotonic() + 0.1
+    start_wall = time.time() + (start - time.monotonic())
+    with client_pool(clients, "steady-client") as pool:
+        for i in range(ticks):
+            due = start + i / offered_rate
+            pause = due - time.monotonic()
+            if pause > 0:
+                time.sleep(pause)
+            with sink.cond:
+                if not ready:
+                    late_ticks += 1
+                    if not sink.cond.wait_for(lambda: bool(ready), timeout):
+                        break
+                game = ready.popleft()
+                number = next_number[game.tag]
+                next_number[game.tag] = number + 1
+                mail = mailer.move(game, number, game.board)
+                sink.first_hooks[mail.message_id] = became_ready(game)
+            max_lag = max(max_lag, time.monotonic() - due)
+            move = SteadyMove(game, number, mail, start_wall + i / offered_rate)
+            sent.append(move)
+            futures.append(pool.submit(send_one, move))
+        # From the first tick to one interval after the last send.
+        offered_seconds = time.monotonic() - start + 1 / offered_rate
+        for future in futures:
+            future.result()
+    exp = sink.expect([m.mail.message_id for m in sent], 2, is_board_mail)
+    sink.wait(exp, timeout)
+    latencies, from_schedule = [], []
+    no_board_mail = 0
+    for m in sent:
+        replies = [r for r in sink.replies(m.mail.message_id) if is_board_mail(r)]
+        if not replies or m.opened is None:
+            no_board_mail += 1
+            continue
+        first = min(r["t"] for r in replies)
+        latencies.append(first - m.opened)
+        from_schedule.append(first - m.scheduled)
+    summary: dict[str, Any] = {
+        "games": len(games),
+        "offered_rate": offered_rate,
+        "ticks": ticks,
+        "moves_sent": len(sent),
+        "offered_seconds": offered_seconds,
+        "achieved_send_rate": rate(len(sent), offered_seconds),
+        "late_ticks": late_ticks,
+        "max_schedule_lag_ms": max_lag * 1000,
+        "moves_without_board_mail": no_board_mail,
+        "moves_without_both_board_mails": exp.remaining,
+    }
+    for name, values in (("latency_ms", latencies), ("from_schedule_ms", from_schedule)):
+        for p in (50, 90, 99):
+            summary[f"{name}_p{p}"] = percentile(values, p) * 1000
+        summary[f"{name}_max"] = max(values, default=math.nan) * 1000
+    return summary, stats
+
+
+# --------------------------------------------------------------------------------------
+# main
+
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description=(__doc__ or "").splitlines()[0],
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+    )
+    parser.add_argument("--games", type=int, default=40, help="games in the move burst")
+    parser.add_argument("--moves", type=int, default=30, help="moves per game (at most ~40)")
+    parser.add_argument("--clients", type=int, default=8, help="concurrent SMTP clients")
+    parser.add_argument("--steady-rate", type=float, default=20.0, help="moves offered per s")
+    parser.add_argument("--steady-seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--steady-games", type=int, default=0,
+        help="fresh games for the steady phase (0: enough for rate x seconds, plus 2 s of "
+        "moves in flight)",
+    )
+    parser.add_argument(
+        "--server-arg", action="append", default=[],
+        help="passed to `pbm-emergo serve` (repeatable; write --server-arg=--workers=2)",
+    )
+    parser.add_argument("--seed", type=int, default=8)
+    parser.add_argument(
+        "--timeout", type=float, default=300.0,
+        help="seconds to wait for the replies of one phase",
+    )
+    parser.add_argument("--skip-bare", action="store_true", help="do not run the bare listener")
+    parser.add_argument(
+        "--profile", metavar="PATH",
+        help="record the server with `py-spy record --subprocesses --threads --format raw`",
+    )
+    parser.add_argument("--keep", action="store_true", help="keep the data dir and server log")
+    parser.add_argument("--json", action="store_true", help="also print a JSON summary")
+    args = parser.parse_args(argv)
+    if args.moves > 45:
+        parser.error("--moves above 45 runs into the server's 100 replies per address per hour")
+    if min(args.games, args.moves, args.clients) < 1 or args.steady_rate <= 0:
+        parser.error("--games, --moves, --clients and --steady-rate must be positive")
+    return args
+
+
+LOG_START = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+
+
+def log_records(text: str) -> list[list[str]]:
+    """The server log as records: a timestamped line and its continuation lines."""
+    records: list[list[str]] = []
+    for line in text.splitlines():
+        if LOG_START.match(line) or not records:
+            records.append([line])
+        else:
+            records[-1].append(line)
+    return records
+
+
+def without_nan(value: Any) -> Any:
+    """``value`` with every NaN float as None, for strict JSON."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: without_nan(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [without_nan(v) for v in value]
+    return value
+
+
+def fmt(value: float, digits: int = 1) -> str:
+    return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(argv)
+
+    def on_term(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+
+    import pbm_emergo
+
+    package_dir = Path(pbm_emergo.__file__).resolve().parent
+    info = machine()
+    print(f"command: {shlex.join([sys.executable, *sys.argv])}")
+    load = " ".join(f"{x:.2f}" for x in info["loadavg_at_start"])
+    print(f"machine: {info['nproc']} CPUs ({info['cpu']}), Python {info['python']}, "
+          f"{info['platform']}; load average {load} (other work here skews every figure)")
+    print(f"server: {package_dir} ({server_revision(package_dir)})")
+    options = {k: v for k, v in vars(args).items() if k not in ("json",)}
+    print(f"options: {options}")
+
+    rng = random.Random(args.seed)
+    burst = generate_games("b", args.games, args.moves, rng)
+    steady_needed = math.ceil(args.steady_rate * args.steady_seconds / args.moves)
+    steady_count = args.steady_games or steady_needed + math.ceil(2 * args.steady_rate)
+    steady = generate_games("s", steady_count, args.moves, rng)
+    print(f"games: {len(burst)} burst games, {sum(len(g.moves) for g in burst)} moves; "
+          f"{len(steady)} steady games, {sum(len(g.moves) for g in steady)} moves available")
+
+    procs = Processes()
+    spawn = multiprocessing.get_context("spawn")
+    tmp = Path(tempfile.mkdtemp(prefix="pbm-emergo-pipeline-"))
+    log_path = tmp / "server.log"
+    result: dict[str, Any] = {"command": sys.argv, "machine": info, "options": options}
+    sink: SinkLog | None = None
+    exit_code = 0
+    try:
+        # The bare listener, alone on the machine while it is measured.
+        if not args.skip_bare:
+            bare_proc, bare_port = start_helper(procs, spawn, bare_listener_main, "bare listener")
+            bare, bare_stats = run_bare(bare_port, Mailer(), burst, args.clients)
+            procs.stop_helper(bare_proc)
+            result["bare"] = bare
+            print(f"bare listener: move burst {bare['mails']} mails in {bare['seconds']:.2f} s, "
+                  f"accept rate {bare['accept_rate']:.0f} mails/s (session p50 "
+                  f"{bare['session_ms_p50']:.1f} ms, p99 {bare['session_ms_p99']:.1f} ms); "
+                  f"signups+challenges {bare['setup_accept_rate']:.0f} mails/s")
+
+        events: multiprocessing.Queue[Mail] = spawn.Queue()
+        _, sink_port = start_helper(procs, spawn, sink_main, "sink", events)
+        sink = SinkLog(events)
+
+        data_dir = tmp / "data"
+        port = free_port()
+        command = [
+            sys.executable, "-m", "pbm_emergo", "serve", "--data-dir", str(data_dir),
+            "--port", str(port), "--outbound", f"smtp://127.0.0.1:{sink_port}",
+            *args.server_arg,
+        ]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
+        print(f"server command: {shlex.join(command)}")
+        with log_path.open("wb") as log:
+            procs.server = subprocess.Popen(
+                command, env=env, stdout=log, stderr=subprocess.STDOUT, cwd=tmp,
+                start_new_session=True,
+            )
+        server = procs.server
+        wait_listening(port, 120, lambda: server.poll() is None)
+        print(f"server pid {server.pid}, listening on 127.0.0.1:{port}, sink on {sink_port}")
+        if args.profile:
+            py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
+            spy_command = [
+                py_spy, "record", "--subprocesses", "--threads", "--format", "raw",
+                "-o", args.profile, "-p", str(server.pid),
+            ]
+            print(f"profiler: {shlex.join(spy_command)}")
+            with (tmp / "py-spy.log").open("wb") as spy_log:
+                procs.profiler = subprocess.Popen(
+                    spy_command, stdout=spy_log, stderr=subprocess.STDOUT
+                )
+
+        mailer = Mailer()
+        setup_stats = SendStats()
+        setup = setup_games(
+            port, sink, mailer, [*burst, *steady], args.clients, args.timeout, setup_stats
+        )
+        result["setup"] = setup
+        print(f"setup: {setup['signups']} signups answered in {setup['signup_seconds']:.1f} s "
+              f"({rate(setup['signups'], setup['signup_seconds']):.1f}/s), "
+              f"{setup['challenges']} challenges in {setup['challenge_seconds']:.1f} s "
+              f"({rate(setup['challenges'], setup['challenge_seconds']):.1f}/s)")
+
+        ours, burst_stats = run_burst(port, sink, mailer, burst, args.clients, args.timeout)
+        result["ours"] = ours
+        print(f"ours: move burst {ours['mails']} mails in {ours['seconds']:.2f} s, accept rate "
+              f"{ours['accept_rate']:.0f} mails/s (session p50 {ours['session_ms_p50']:.1f} ms, "
+              f"p99 {ours['session_ms_p99']:.1f} ms)")
+        if "bare" in result:
+            ratio = ours["accept_rate"] / result["bare"]["accept_rate"]
+            result["accept_ratio"] = ratio
+            print(f"accept rate ours/bare: {ratio:.2f} (target >= 0.5)")
+        print(f"end to end: {ours['moves']} moves, both board mails of every move at the sink "
+              f"after {ours['end_to_end_seconds']:.1f} s: {ours['moves_per_second']:.1f} moves/s "
+              f"(target >= 100, aim 200); moves missing board mails: "
+              f"{ours['moves_without_both_board_mails']}")
+
+        steady_summary, steady_stats = run_steady(
+            port, sink, mailer, steady, args.clients, args.steady_rate, args.steady_seconds,
+            args.timeout,
+        )
+        result["steady"] = s = steady_summary
+        print(f"steady: offered {s['offered_rate']:g} moves/s for {args.steady_seconds:g} s over "
+              f"{s['games']} games: {s['moves_sent']} moves sent at "
+              f"{s['achieved_send_rate']:.1f}/s; ticks with no game ready {s['late_ticks']}, "
+              f"max schedule lag {s['max_schedule_lag_ms']:.0f} ms")
+        print(f"steady latency, SMTP session open -> first board mail at the sink (ms): "
+              f"p50 {fmt(s['latency_ms_p50'])}, p90 {fmt(s['latency_ms_p90'])}, "
+              f"p99 {fmt(s['latency_ms_p99'])}, max {fmt(s['latency_ms_max'])} "
+              f"(target p99 < 250)")
+        print(f"  from the scheduled tick (ms): p50 {fmt(s['from_schedule_ms_p50'])}, "
+              f"p90 {fmt(s['from_schedule_ms_p90'])}, p99 {fmt(s['from_schedule_ms_p99'])}, "
+              f"max {fmt(s['from_schedule_ms_max'])}; moves without a board mail "
+              f"{s['moves_without_board_mail']}, without both "
+              f"{s['moves_without_both_board_mails']}")
+
+        sink.quiet(2.0, 30.0)
+        peaks = peak_memory_kib(server.pid)
+        result["server_peak_kib"] = {"total": sum(peaks.values()), "processes": peaks}
+        per_process = ", ".join(f"{k}: {v / 1024:.0f} MiB" for k, v in peaks.items())
+        print(f"server peak memory (VmHWM): {sum(peaks.values()) / 1024:.0f} MiB "
+              f"({per_process})")
+
+        all_stats = SendStats()
+        for st in (setup_stats, burst_stats, steady_stats):
+            st.merge_into(all_stats)
+        with sink.cond:
+            mails = list(sink.mails)
+        known = set(sink.by_irt)  # every In-Reply-To seen
+        errors = [m for m in mails if "error" in m["subject"].lower()]
+        unexpected = [
+            m for m in mails
+            if m not in errors and not BOARD_SUBJECT.search(m["subject"])
+            and not m["subject"].startswith("Emergo: welcome")
+        ]
+        result["errors"] = {
+            "error_mails": len(errors),
+            "other_unexpected_mails": len(unexpected),
+            "sink_mails": len(mails),
+            "4xx": dict(all_stats.codes_4xx),
+            "5xx": dict(all_stats.codes_5xx),
+            "connection_errors": dict(all_stats.connection_errors),
+            "not_accepted": len(all_stats.failed),
+            "in_reply_to_seen": len(known),
+        }
+        print(f"mails at the sink: {len(mails)}; error mails: {len(errors)}; other unexpected "
+              f"mails: {len(unexpected)}")
+        for m in errors + unexpected:
+            print(f"  to {m['to']} subject {m['subject']!r} in reply to {m['irt']}")
+            for line in (m["body"] or "").splitlines()[:6]:
+                print(f"    | {line}")
+        print(f"4xx from our listener: {sum(all_stats.codes_4xx.values())} "
+              f"{dict(all_stats.codes_4xx)}; 5xx: {dict(all_stats.codes_5xx)}; connection "
+              f"errors: {dict(all_stats.connection_errors)}; never accepted: "
+              f"{len(all_stats.failed)}")
+        missing = ours["moves_without_both_board_mails"] + s["moves_without_both_board_mails"]
+        if errors or unexpected or missing or all_stats.failed:
+            exit_code = 2  # the figures are printed, but the run was not clean
+    except BenchError as exc:
+        print(f"pipeline bench failed: {exc}", file=sys.stderr)
+        result["failure"] = str(exc)
+        exit_code = 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        exit_code = 130
+    finally:
+        ABORT.set()
+        server_exit = procs.stop_server()
+        procs.stop_all()
+        if sink is not None:
+            sink.close()
+        log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
+        spy_log_path = tmp / "py-spy.log"
+        if spy_log_path.exists():
+            print(f"py-spy: {spy_log_path.read_text(errors='replace').strip()[-400:]}")
+        records = log_records(log_text)
+        noisy = [r for r in records if r[0].split(" ", 3)[2:3] in (["WARNING"], ["ERROR"],
+                                                                   ["CRITICAL"])]
+        result["loadavg_at_end"] = os.getloadavg()
+        print(f"load average at the end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        result["server_exit"] = server_exit
+        result["server_log_warnings"] = len(noisy)
+        result["server_log_first_warnings"] = ["\n".join(r) for r in noisy[:5]]
+        print(f"server exit status {server_exit}; server log: {len(noisy)} WARNING/ERROR "
+              "records")
+        for record in noisy[:5]:
+            print(f"  {record[0][:200]}")
+            for line in record[1:][-3:]:  # the end of a traceback: where and why
+                print(f"    {line[:200]}")
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    if args.json:
+        print(json.dumps(without_nan(result), default=str))
+    return exit_code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
