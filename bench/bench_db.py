@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy.orm import sessionmaker
 
-from pbm_emergo.db import queues, service
+from pbm_emergo.db import games, players, queues
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.rules import Game
 
@@ -48,8 +48,8 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
 
     # Whole games, one transaction per move, as the mail workers do.
     with sessions.begin() as session:
-        alice = service.create_player(session, "alice", "pw", [], NOW)
-        bob = service.create_player(session, "bob", "pw", [], NOW)
+        alice = players.create_player(session, "alice", "pw", [], NOW)
+        bob = players.create_player(session, "bob", "pw", [], NOW)
     scripts = []
     for g in range(games):
         game = Game()
@@ -61,18 +61,18 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
     start = time.perf_counter()
     for script in scripts:
         with sessions.begin() as session:
-            board = service.create_board(session, session.merge(alice), session.merge(bob), NOW)
+            board = games.create_board(session, session.merge(alice), session.merge(bob), NOW)
             number = board.number
         for ply, move in enumerate(script):
             with sessions.begin() as session:
-                board = service.get_board(session, number)
+                board = games.get_board(session, number)
                 assert board is not None
-                mover = service.player_to_move(board)
+                mover = games.player_to_move(board)
                 assert mover is not None
-                service.apply_move(session, board, ply, move, mover, None, NOW)
+                games.apply_move(session, board, ply, move, mover, None, NOW)
     elapsed = time.perf_counter() - start
     print(
-        f"apply_move (own transaction, replay + conditional update): {total_moves} moves "
+        f"apply_move (own transaction, resume + conditional update): {total_moves} moves "
         f"in {elapsed:.2f} s = {total_moves / elapsed:.0f} moves/s, "
         f"{elapsed / total_moves * 1000:.2f} ms/move (games of {total_moves // games} moves avg)"
     )
@@ -82,14 +82,14 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
     start = time.perf_counter()
     for i in range(reads):
         with sessions() as session:
-            board = service.get_board(session, 101 + i % games)
+            board = games.get_board(session, 101 + i % games)
             assert board is not None
-            service.current_position(board)
+            games.current_position(board)
     cached = (time.perf_counter() - start) / reads
     start = time.perf_counter()
     for i in range(reads):
         with sessions() as session:
-            board = service.get_board(session, 101 + i % games)
+            board = games.get_board(session, 101 + i % games)
             assert board is not None
             service.load_game(session, board)
     replay = (time.perf_counter() - start) / reads
@@ -110,7 +110,7 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
         name = f"bench-{index}"
         while True:
             with sessions.begin() as session:
-                message = queues.claim_next_inbound(session, name, NOW)
+                message = queues.claim_inbound(session, worker=name, now=NOW)
             if message is None:
                 return
             with sessions.begin() as session:

@@ -32,7 +32,8 @@ class Config:
     outbound: str | None = None
     reply_limit: int = 100  # replies to one address per hour
     max_message_size: int = 256 * 1024
-    workers: int = 1
+    # Inbox worker processes (``serve``/``worker``); 0 means one for each CPU.
+    workers: int = 0
 
     @property
     def effective_database_url(self) -> str:
@@ -49,6 +50,10 @@ class Config:
         if self.outbound:
             return self.outbound
         return f"maildir:{(self.data_dir / 'outbox-maildir').resolve()}"
+
+    @property
+    def worker_count(self) -> int:
+        return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
 
     @property
     def domain(self) -> str:

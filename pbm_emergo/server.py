@@ -1,8 +1,13 @@
-"""``pbm-emergo serve`` and ``pbm-emergo worker``: the mail pipeline in one process.
+"""``pbm-emergo serve`` and ``pbm-emergo worker``: the mail pipeline.
 
-Threads: the aiosmtpd listener (its own event loop), ``workers`` inbox workers, one outbox
-sender and one scheduler. They share nothing but the database and two wake-up events, so
-several ``worker`` processes (on PostgreSQL) can work the same queues.
+The main process runs the aiosmtpd listener (its own event loop), one outbox sender and one
+scheduler as threads, and ``--workers`` inbox worker processes (one for each CPU by
+default), so that handling mail uses every core rather than sharing one interpreter lock
+with the listener. They share nothing but the database, wake-up signals (a semaphore for
+stored mail, an event for queued replies) and the verified-credential cache; so more
+``worker`` processes, on this machine or others (on PostgreSQL), can work the same queues.
+A worker process that dies is started again. (Tests run the workers as threads of one
+process: ``MailServer(..., processes=False)``.)
 
 SIGTERM or SIGINT: the listener stops accepting first, each worker finishes the message in
 hand, the sender finishes the mail in hand, then the process exits with status 0.
@@ -13,6 +18,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import multiprocessing
 import signal
 import sys
 import threading
@@ -26,11 +32,13 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
 from pbm_emergo.config import Config, load_config
+from pbm_emergo.db import credentials, queues
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail import queue
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s"
 
 log = logging.getLogger(__name__)
 
@@ -55,6 +63,7 @@ class MailServer:
         scheduler_seconds: float = SCHEDULER_SECONDS,
         scheduled: ScheduledTask | None = None,
         clock: Callable[[], datetime] = utcnow,
+        processes: bool = False,
     ) -> None:
         self.config = config
         self.scheduled = scheduled
@@ -66,6 +75,7 @@ class MailServer:
         self.inbox_ready = threading.Event()
         self.outbox_ready = threading.Event()
         self.worker = InboxWorker(session_factory, config, processor, clock=clock)
+        self.pool = WorkerPool(config, poll_seconds) if processes else None
         self.sender = (
             OutboxSender(
                 session_factory,
@@ -78,7 +88,7 @@ class MailServer:
             else None
         )
         self.listener = (
-            Listener(InboxHandler(session_factory, config, on_stored=self.inbox_ready.set,
+            Listener(InboxHandler(session_factory, config, on_stored=self._mail_stored,
                                   clock=clock), config)
             if listen
             else None
@@ -88,9 +98,14 @@ class MailServer:
     def start(self) -> None:
         """Release the claims of a crashed predecessor, then start every part."""
         self._release_stale_claims()
-        names: list[tuple[str, Callable[[], None]]] = [
-            (f"inbox-{n + 1}", self._work_inbox) for n in range(max(1, self.config.workers))
-        ]
+        names: list[tuple[str, Callable[[], None]]] = []
+        if self.pool is not None:
+            self.pool.start()
+            names.append(("replies-from-workers", self._relay_outbox_wakeups))
+        else:
+            names += [
+                (f"inbox-{n + 1}", self._work_inbox) for n in range(self.config.worker_count)
+            ]
         if self.sender is not None:
             names.append(("outbox", self._work_outbox))
         names.append(("scheduler", self._schedule))
@@ -109,13 +124,34 @@ class MailServer:
         self.inbox_ready.set()
         self.outbox_ready.set()
         deadline = time.monotonic() + timeout
+        if self.pool is not None:
+            self.pool.stop(timeout)
         for thread in self._threads:
             thread.join(max(0.0, deadline - time.monotonic()))
         alive = [t.name for t in self._threads if t.is_alive()]
         if alive:
             log.error("threads still busy at shutdown: %s", ", ".join(alive))
 
+    def check_workers(self) -> None:
+        """Start again any worker process that died (the main loop calls this)."""
+        if self.pool is not None and not self.stopping.is_set():
+            self.pool.restart_dead()
+
+    def _mail_stored(self) -> None:
+        if self.pool is not None:
+            self.pool.inbox.release()
+        else:
+            self.inbox_ready.set()
+
     # --- the loops ---------------------------------------------------------------------
+
+    def _relay_outbox_wakeups(self) -> None:
+        """Wake the outbox sender when a worker process has queued replies."""
+        assert self.pool is not None
+        while not self.stopping.is_set():
+            if self.pool.outbox.wait(self.poll_seconds):
+                self.pool.outbox.clear()
+                self.outbox_ready.set()
 
     def _work_inbox(self) -> None:
         while not self.stopping.is_set():
@@ -159,12 +195,12 @@ class MailServer:
 
     def _release_stale_claims(self) -> None:
         with self.session_factory.begin() as session:
-            inbound, outbound = queue.release_stale_claims(
+            inbound, outbound = queues.release_stale_claims(
                 session, now=self.clock(), on_dead=self.worker.notify_dead
             )
         if inbound or outbound:
             log.warning("released stale claims: %d inbound, %d outbound", inbound, outbound)
-            self.inbox_ready.set()
+            self._mail_stored()
             self.outbox_ready.set()
 
     def _run_scheduled_commands(self) -> None:
@@ -181,6 +217,96 @@ class MailServer:
             queued = sum(self.worker.queue_scheduled(session, reply) for reply in replies)
         if queued:
             self.outbox_ready.set()
+
+
+class WorkerPool:
+    """Inbox worker processes, woken by a semaphore the listener releases for each stored
+    mail; they wake the outbox sender with an event. They share the main process's
+    verified-credential cache (a key and a dictionary kept by a multiprocessing manager)."""
+
+    def __init__(self, config: Config, poll_seconds: float) -> None:
+        self.config = config
+        self.poll_seconds = poll_seconds
+        self.context = multiprocessing.get_context("spawn")
+        self.inbox = self.context.Semaphore(0)
+        self.outbox = self.context.Event()
+        self.stopping = self.context.Event()
+        self.manager: Any = None
+        self.processes: list[Any] = []
+
+    def start(self) -> None:
+        self.manager = self.context.Manager()
+        key, entries = credentials.shared_cache(self.manager)
+        self.cache_args = (key, entries)
+        credentials.install(credentials.CredentialCache(key=key, entries=entries))
+        self.processes = [self._spawn(n) for n in range(self.config.worker_count)]
+
+    def _spawn(self, n: int) -> Any:
+        process = self.context.Process(
+            target=run_worker_process,
+            name=f"worker-{n + 1}",
+            args=(self.config, *self.cache_args, self.inbox, self.outbox, self.stopping,
+                  self.poll_seconds, logging.getLogger().level),
+            daemon=True,
+        )
+        process.start()
+        return process
+
+    def restart_dead(self) -> None:
+        for n, process in enumerate(self.processes):
+            if not process.is_alive():
+                log.error("%s exited with %s; starting it again", process.name, process.exitcode)
+                self.processes[n] = self._spawn(n)
+
+    def stop(self, timeout: float) -> None:
+        self.stopping.set()
+        for _ in self.processes:
+            self.inbox.release()
+        deadline = time.monotonic() + timeout
+        for process in self.processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                log.error("%s still busy at shutdown: terminated", process.name)
+                process.terminate()
+        if self.manager is not None:
+            self.manager.shutdown()
+
+
+def run_worker_process(
+    config: Config,
+    key: bytes,
+    entries: Any,
+    inbox: Any,
+    outbox: Any,
+    stopping: Any,
+    poll_seconds: float,
+    log_level: int,
+) -> None:
+    """The body of an inbox worker process (see :class:`WorkerPool`)."""
+    from pbm_emergo.db.session import get_sessionmaker
+
+    logging.basicConfig(level=log_level, format=LOG_FORMAT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+    credentials.install(credentials.CredentialCache(key=key, entries=entries))
+    worker = InboxWorker(get_sessionmaker(config), config)
+    while not stopping.is_set():
+        try:
+            outcome = worker.run_once()
+        except Exception:  # noqa: BLE001 - the database may be briefly unavailable
+            log.exception("inbox worker error")
+            stopping.wait(poll_seconds)
+            continue
+        if outcome is not None:
+            if outcome.replies:
+                outbox.set()
+            if outcome.status == "retry":
+                stopping.wait(poll_seconds)
+            continue
+        if inbox.acquire(timeout=poll_seconds):
+            # One wake-up is enough for all mail stored so far: claim until none is left.
+            while inbox.acquire(block=False):
+                pass
 
 
 # --- the command line --------------------------------------------------------------------
@@ -201,7 +327,8 @@ def register(subparsers: Any) -> None:
                             help="smtp://host:port or maildir:PATH (PBM_EMERGO_OUTBOUND)")
         parser.add_argument("--reply-limit", dest="reply_limit", type=int,
                             help="replies to one address per hour (PBM_EMERGO_REPLY_LIMIT)")
-        parser.add_argument("--workers", type=int, help="inbox worker threads (PBM_EMERGO_WORKERS)")
+        parser.add_argument("--workers", type=int,
+                            help="inbox worker processes, default one per CPU (PBM_EMERGO_WORKERS)")
         parser.add_argument("--migrate", action="store_true",
                             help="migrate the database to the newest revision first "
                                  "(automatic on the embedded SQLite default)")
@@ -234,7 +361,7 @@ def run_worker(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, *, listen: bool) -> int:
     logging.basicConfig(
         level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format="%(asctime)s %(levelname)s %(threadName)s %(name)s: %(message)s",
+        format=LOG_FORMAT,
     )
     # aiosmtpd logs every SMTP command at INFO.
     logging.getLogger("mail.log").setLevel(logging.WARNING)
@@ -258,7 +385,7 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
             file=sys.stderr,
         )
         return 1
-    server = MailServer(config, get_sessionmaker(config), listen=listen)
+    server = MailServer(config, get_sessionmaker(config), listen=listen, processes=True)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -276,7 +403,7 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
         config.effective_outbound,
     )
     while not stop.wait(1.0):
-        pass
+        server.check_workers()
     server.stop()
     log.info("stopped")
     return 0
@@ -291,4 +418,4 @@ def _redact(url: str) -> str:
         return "(unparseable URL)"
 
 
-__all__ = ["MailServer", "register", "run_serve", "run_worker"]
+__all__ = ["MailServer", "WorkerPool", "register", "run_serve", "run_worker"]

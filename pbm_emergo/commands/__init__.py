@@ -1,31 +1,41 @@
 """The mail commands: one module per command, a registry, and the dispatcher.
 
-The mail worker calls :func:`process` for every stored inbound message, inside the
-transaction that handles it, and mails back the replies it returns. Importing this package
-stays light (the contract in :mod:`pbm_emergo.commands.api` needs nothing else); the
-commands are loaded on first use.
+The mail worker calls :func:`handle` for every stored inbound message that may be answered
+(see :mod:`pbm_emergo.commands.api` for how it runs), and the listener :func:`describe` for
+every message it stores. Importing this package stays light; the commands are loaded on
+first use.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands.api import CommandMail, Reply
+from pbm_emergo.messages import CommandMail, Reply
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from sqlalchemy.orm import Session, sessionmaker
 
+    from pbm_emergo.commands.dispatcher import Described
     from pbm_emergo.config import Config
 
-__all__ = ["CommandMail", "Reply", "mask_command", "process", "scheduled"]
+__all__ = ["CommandMail", "Reply", "describe", "handle", "mask_command", "scheduled"]
 
 
-def process(session: Session, mail: CommandMail, config: Config, now: datetime) -> list[Reply]:
-    """Run the command(s) of ``mail`` and return the replies to send."""
-    from pbm_emergo.commands.dispatcher import dispatch
+def handle(
+    factory: sessionmaker[Session],
+    mail: CommandMail,
+    config: Config,
+    now: datetime,
+    *,
+    outside: Callable[[list[Reply]], Any] | None = None,
+    inside: Callable[[Session, Any], None] | None = None,
+) -> list[Reply]:
+    """Run the command(s) of ``mail``, store what they change, return the replies."""
+    from pbm_emergo.commands.dispatcher import handle as run
 
-    return dispatch(session, mail, config, now)
+    return run(factory, mail, config, now, outside=outside, inside=inside)
 
 
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
@@ -35,10 +45,17 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     return run_timers(session, config, now)
 
 
+def describe(subject: str, body: str) -> Described:
+    """What a mail is: its command line with passwords masked, and the boards it names."""
+    from pbm_emergo.commands.dispatcher import describe as run
+
+    return run(subject, body)
+
+
 def mask_command(line: str) -> str:
     """``line`` (a Subject or a command line) with every password replaced by ``********``,
-    for anything that shows or stores a command outside the command layer (logs, the
-    admin view of the mail queues, notices)."""
-    from pbm_emergo.commands.dispatcher import clean_subject, masked
+    for anything that shows a command outside the command layer."""
+    from pbm_emergo.commands.dispatcher import masked
+    from pbm_emergo.messages import clean_subject
 
     return masked(clean_subject(line))

@@ -10,11 +10,10 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
-from pbm_emergo.commands.api import Reply
 from pbm_emergo.commands.base import CommandError, Context
-from pbm_emergo.db import service
+from pbm_emergo.db import players
 from pbm_emergo.db.models import LoginFailure, Player
-from pbm_emergo.mail.parse import clean_address
+from pbm_emergo.messages import Reply, clean_address
 from pbm_emergo.render import render
 
 USERID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,15}")
@@ -121,7 +120,7 @@ def check_addresses(addresses: list[str]) -> list[str]:
 
 def find_player(ctx: Context, userid: str) -> Player | None:
     """The player with this userid (any case), signed off or not."""
-    return service.find_player(ctx.session, userid)
+    return players.find_player(ctx.session, userid)
 
 
 def require_player(ctx: Context, userid: str, *, board: int | None = None) -> Player:
@@ -144,26 +143,30 @@ def authenticate(ctx: Context, userid: str, password: str, *, board: int | None 
     """The player if ``password`` is theirs; otherwise a CommandError (and a failure counted).
 
     A right password from an address the player has not registered is accepted (as pbmserv
-    does) and the registered addresses get a notice.
+    does) and the registered addresses get a notice. The password is checked here, in the
+    command's reading step (the credential cache makes a repeated check cheap); what it
+    changes (the failure count, a renewed hash) is stored by the command's writes.
     """
     player = require_player(ctx, userid, board=board)
-    failure = ctx.session.get(LoginFailure, player.id)
-    if failure is not None and failure.locked_until is not None:
-        if failure.locked_until > ctx.now:
-            raise CommandError(
-                f"The userid {player.userid} is locked until {_at(failure.locked_until)} after "
-                f"{MAX_FAILURES} wrong passwords within an hour; nothing is done for it until "
-                "then.",
-                board=board,
-            )
-        ctx.session.delete(failure)
-        ctx.session.flush()
-        failure = None
-    # verify_password also renews a hash made with outdated parameters.
-    if not service.verify_password(player, password):
+    failure = players.login_failure(ctx.session, player.id)
+    locked_until = failure.locked_until if failure is not None else None
+    if locked_until is not None and locked_until > ctx.now:
+        raise CommandError(
+            f"The userid {player.userid} is locked until {_at(locked_until)} after "
+            f"{MAX_FAILURES} wrong passwords within an hour; nothing is done for it until then.",
+            board=board,
+        )
+    verified = players.check_password(player.id, player.password_hash, password)
+    if not verified.ok:
         raise _wrong_password(ctx, player, failure, board)
+    player_id, stored_hash = player.id, player.password_hash
+    if verified.new_hash is not None:
+        new_hash = verified.new_hash
+        ctx.write(
+            lambda s: players.store_password_hash(s, player_id, new_hash, expected_hash=stored_hash)
+        )
     if failure is not None:
-        ctx.session.delete(failure)
+        ctx.write(lambda s: players.clear_login_failures(s, player_id))
     if not is_registered(player, ctx.sender):
         notify_foreign_address(ctx, player)
     return player
@@ -172,25 +175,33 @@ def authenticate(ctx: Context, userid: str, password: str, *, board: int | None 
 def _wrong_password(
     ctx: Context, player: Player, failure: LoginFailure | None, board: int | None
 ) -> CommandError:
-    if failure is None or ctx.now - failure.window_start > FAILURE_WINDOW:
-        if failure is None:
-            failure = LoginFailure(player_id=player.id, count=0)
-            ctx.session.add(failure)
-        failure.count = 0
-        failure.window_start = ctx.now
-    failure.count += 1
-    failure.last_failure_at = ctx.now
-    ctx.session.flush()
-    if failure.count < MAX_FAILURES:
-        left = MAX_FAILURES - failure.count
+    previous = None if failure is None else failure.count
+    count, window_start = 0, ctx.now
+    # A lock that ran out, or a window older than an hour, starts the count again.
+    if (
+        failure is not None
+        and failure.locked_until is None
+        and ctx.now - failure.window_start <= FAILURE_WINDOW
+    ):
+        count, window_start = failure.count, failure.window_start
+    count += 1
+    locked_until = ctx.now + LOCK_TIME if count >= MAX_FAILURES else None
+    player_id, now = player.id, ctx.now
+    writes = [
+        lambda s: players.record_login_failure(
+            s, player_id, previous=previous, count=count, window_start=window_start, now=now,
+            locked_until=locked_until,
+        )
+    ]
+    if locked_until is None:
         return CommandError(
             f"Wrong password for {player.userid}.",
             board=board,
             template="error/wrong_password.txt.j2",
-            attempts_left=left,
+            attempts_left=MAX_FAILURES - count,
             locked_until=None,
+            writes=writes,
         )
-    failure.locked_until = ctx.now + LOCK_TIME
     notices = [
         Reply(
             to=address.address,
@@ -200,7 +211,7 @@ def _wrong_password(
                 userid=player.userid,
                 sender=ctx.sender,
                 count=MAX_FAILURES,
-                locked_until=_at(failure.locked_until),
+                locked_until=_at(locked_until),
             ),
         )
         for address in player.addresses
@@ -210,8 +221,9 @@ def _wrong_password(
         board=board,
         template="error/wrong_password.txt.j2",
         attempts_left=0,
-        locked_until=_at(failure.locked_until),
+        locked_until=_at(locked_until),
         replies=notices,
+        writes=writes,
     )
 
 

@@ -1,54 +1,59 @@
 """The contract between the mail layer and the command layer.
 
-The mail layer parses a stored message into a :class:`CommandMail`, hands it to a
-:class:`CommandProcessor` (in production ``pbm_emergo.commands.process``) and turns every
-:class:`Reply` it gets back into a mail in the outbox. Neither side knows how the other works.
-The optional :class:`ScheduledTask` (``pbm_emergo.commands.scheduled``) is timed work.
+The mail layer parses a stored message into a :class:`CommandMail` and hands it to a
+:class:`CommandProcessor` (in production :func:`pbm_emergo.commands.handle`), which runs
+the commands and gives back every :class:`Reply`; the mail layer turns them into mail in the
+outbox. Neither side knows how the other works. The types live in the neutral module
+:mod:`pbm_emergo.messages`, which both layers import.
+
+How a mail is handled (:func:`pbm_emergo.commands.handle`): the commands run against a
+reading session (no write lock: parsing, passwords, loading the board, checking the move,
+rendering the replies) and return the writes they want; then one short write transaction
+applies them, re-checking what they relied on, together with the caller's own writes
+(``inside``: queue the replies, mark the mail done). When a re-check fails
+(:class:`~pbm_emergo.db.errors.Conflict`) everything starts over from a fresh read.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pbm_emergo.messages import CommandMail, Reply
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from sqlalchemy.orm import Session, sessionmaker
 
     from pbm_emergo.config import Config
 
-
-@dataclass(frozen=True)
-class CommandMail:
-    """What the mail layer hands to the command layer."""
-
-    sender: str  # the address to answer (From, else the envelope sender), lower-cased
-    subject: str  # decoded Subject, Re:/Fwd:/AW: prefixes stripped, whitespace collapsed
-    body: str  # first text/plain part (HTML-only mail converted to text), decoded
-    message_id: str
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What the command layer returns; the mail layer builds the message from it."""
-
-    to: str  # one address
-    subject: str  # plain text; the mail layer sanitises it (no CR/LF, length-limited)
-    body: str
-    thread: str | None = None  # e.g. "board-101": replies of one board share References
+# A change a command wants stored: run in the write transaction, it re-checks what the
+# command read and raises Conflict when that changed.
+Write = Callable[["Session"], None]
 
 
 class CommandProcessor(Protocol):
-    """Runs the commands of one mail inside the caller's transaction."""
+    """Runs the commands of one mail: ``outside`` is called with the replies before the write
+    transaction (build the mails), ``inside`` within it (store them, mark the mail done)."""
 
     def __call__(
-        self, session: Session, mail: CommandMail, config: Config, now: datetime
+        self,
+        factory: sessionmaker[Session],
+        mail: CommandMail,
+        config: Config,
+        now: datetime,
+        *,
+        outside: Callable[[list[Reply]], Any] | None = None,
+        inside: Callable[[Session, Any], None] | None = None,
     ) -> list[Reply]: ...
 
 
 class ScheduledTask(Protocol):
     """Timed work (reminders, timeouts): the server's scheduler calls
-    ``pbm_emergo.commands.scheduled`` every 30 seconds, if the command layer defines it,
-    inside one transaction, and mails the replies it returns."""
+    ``pbm_emergo.commands.scheduled`` every 30 seconds inside one transaction, and mails
+    the replies it returns."""
 
     def __call__(self, session: Session, config: Config, now: datetime) -> list[Reply]: ...
+
+
+__all__ = ["CommandMail", "CommandProcessor", "Reply", "ScheduledTask", "Write"]

@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from pbm_emergo.commands.api import CommandMail, Reply
+from pbm_emergo.commands.api import Write
+from pbm_emergo.messages import Reply
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
@@ -23,12 +24,22 @@ MASK = "********"
 
 @dataclass
 class Context:
-    """Everything a command may use while it runs (inside the caller's transaction)."""
+    """Everything a command may use while it runs.
+
+    ``session`` reads. A command does not write through it: it hands its changes to
+    :meth:`write` (data-layer writes that re-check what the command read), and the caller
+    applies them in one short write transaction after the command has answered. With
+    ``apply_at_once`` (the lines of a ``multiple`` mail, the scheduler) the session is the
+    write transaction itself and each command's writes are applied when it has finished,
+    so that the next command sees them.
+    """
 
     session: Session
-    mail: CommandMail
     config: Config
     now: datetime
+    # The address the command came from (answers go there); "" for the scheduler.
+    sender: str = ""
+    apply_at_once: bool = False
     # The command line as it may be shown back: every password replaced by MASK.
     masked_line: str = ""
     # True while running the lines of a `multiple` mail.
@@ -39,10 +50,23 @@ class Context:
     # address ...), sent whether the command succeeds or not; once per userid and mail.
     notices: list[Reply] = field(default_factory=list)
     notified: set[str] = field(default_factory=set)
+    # The writes of the commands that succeeded, in order (see the class docstring).
+    writes: list[Write] = field(default_factory=list)
 
-    @property
-    def sender(self) -> str:
-        return self.mail.sender
+    applied: int = 0  # how many of ``writes`` were applied (apply_at_once)
+
+    def write(self, change: Write) -> None:
+        """Store ``change`` with the command's answer (see the class docstring)."""
+        self.writes.append(change)
+
+    def apply_pending(self) -> None:
+        """With ``apply_at_once``: apply the writes not applied yet, in the session."""
+        if not self.apply_at_once:
+            return
+        for change in self.writes[self.applied :]:
+            change(self.session)
+        self.applied = len(self.writes)
+        self.session.flush()
 
 
 @dataclass
@@ -58,7 +82,7 @@ class Result:
     summary: str
     answer: str | None = None
     answer_subject: str = "Emergo"
-    answer_thread: str | None = None
+    answer_board: int | None = None
     replies: list[Reply] = field(default_factory=list)
 
 
@@ -67,7 +91,8 @@ class CommandError(Exception):
 
     ``reason`` is one plain sentence. ``template`` names the error template under
     ``templates/error/``; ``details`` are its extra variables. ``board`` (a board number)
-    makes the Subject ``Emergo Board N Error``.
+    makes the Subject ``Emergo Board N Error``. ``writes`` are stored all the same (the
+    command's own writes are dropped).
     """
 
     def __init__(
@@ -78,6 +103,7 @@ class CommandError(Exception):
         template: str = "error/error.txt.j2",
         board_text: str | None = None,
         replies: list[Reply] | None = None,
+        writes: list[Write] | None = None,
         **details: Any,
     ) -> None:
         super().__init__(reason)
@@ -88,6 +114,8 @@ class CommandError(Exception):
         self.details = details
         # Mails that must go out even though the command failed (lock-out notices ...).
         self.replies = replies or []
+        # Changes stored even though the command failed (a wrong password counted ...).
+        self.writes = writes or []
 
 
 class UsageError(CommandError):
@@ -104,6 +132,9 @@ class Command:
     details: ClassVar[str] = ""
     # Positions (in the arguments after the command words) that hold passwords.
     secret_args: ClassVar[tuple[int, ...]] = ()
+    # The positions of a userid and its password, for commands that log a player in: the
+    # password is checked ahead, outside the write transaction (see dispatcher.handle).
+    credential_args: ClassVar[tuple[int, int] | None] = None
     # Whether the command is listed by `help` (aliases are not).
     listed: ClassVar[bool] = True
     # The help section: "account" or "emergo".

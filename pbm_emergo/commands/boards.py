@@ -1,29 +1,27 @@
-"""Boards for the commands: finding them, and the board mail every player receives."""
+"""Boards for the commands: finding them, and the board mail every player receives.
+
+A board mail is drawn from a :class:`BoardState`: the board as plain values (its players,
+moves, votes, rating changes). A command that changes a board computes the state after the
+change from the state it read, mails that, and leaves the storing to its writes; so the
+mail shows exactly what the write transaction stores, without reading it back.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.api import Reply
 from pbm_emergo.commands.base import CommandError, Context
-from pbm_emergo.db import service
-from pbm_emergo.db.models import (
-    BLACK,
-    BOARD_ACTIVE,
-    WHITE,
-    Board,
-    MoveRecord,
-    Player,
-    RatingChange,
-    Subscription,
-    Vote,
-)
+from pbm_emergo.db import games, ratings
+from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, BOARD_FINISHED, WHITE, Board, Player
+from pbm_emergo.db.ratings import GameRating
+from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
-from pbm_emergo.rules import Game, render_board
+from pbm_emergo.rules import Position, Termination, render_board
 
 BOARD_REF = re.compile(r"(\d{1,9})(?:#(\d{1,6}))?")
 MOVE_GUARD = re.compile(r"(.*?)#(\d{1,6})")
@@ -56,7 +54,7 @@ def get_board(ctx: Context, text: str) -> tuple[Board, int | None]:
     if ref is None:
         raise CommandError(f"'{text[:40]}' is not a board number (boards are numbered from 101).")
     number, upto = ref
-    board = service.get_board(ctx.session, number)
+    board = games.get_board(ctx.session, number)
     if board is None:
         raise CommandError(f"There is no board {number}.")
     if upto is not None and upto > board.ply:
@@ -75,67 +73,183 @@ def side_label(side: str) -> str:
     return f"{SIDE_NAMES[side]}, {SIDE_LETTERS[side]}"
 
 
-def opponent(board: Board, player: Player) -> Player:
-    return board.black_player if player.id == board.white_player_id else board.white_player
+def other_side(side: str) -> str:
+    return BLACK if side == WHITE else WHITE
 
 
-def result_sentence(board: Board, game: Game | None = None) -> str:
+# --- the board as values ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player as a board mail shows them."""
+
+    id: int
+    userid: str
+    rating: int
+    address: str | None  # where their board mails go (the first registered address)
+
+    @classmethod
+    def of(cls, player: Player) -> Seat:
+        return cls(player.id, player.userid, player.rating, primary_address(player))
+
+
+@dataclass(frozen=True)
+class PlayedMove:
+    number: int
+    player_id: int
+    notation: str
+    played_at: datetime
+
+
+@dataclass(frozen=True)
+class OpenVote:
+    kind: str  # "draw" or "undo"
+    player_id: int
+    ply: int  # the board's move count when it was made
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """Everything a board mail shows, as plain values (see the module docstring)."""
+
+    number: int
+    white: Seat
+    black: Seat
+    rated: bool
+    blocked_rule: str
+    nag_days: int
+    forfeit_days: int
+    created_at: datetime
+    status: str
+    ply: int
+    to_move: str | None
+    winner: str | None
+    outcome_reason: str | None
+    position: Position
+    moves: tuple[PlayedMove, ...]
+    votes: tuple[OpenVote, ...]
+    rating: GameRating | None  # the rating changes of a finished rated game
+
+    @classmethod
+    def load(cls, session: Session, board: Board) -> BoardState:
+        """The state of ``board`` as stored (its moves, votes and rating changes read)."""
+        rating = None
+        if board.status == BOARD_FINISHED and board.rated:
+            history = ratings.history_of_board(session, board.number)
+            white = history.get(board.white_player_id)
+            black = history.get(board.black_player_id)
+            if white is not None and black is not None:
+                rating = GameRating(
+                    white.rating_before,
+                    black.rating_before,
+                    white.rating_after - white.rating_before,
+                    black.rating_after - black.rating_before,
+                )
+        return cls(
+            number=board.number,
+            white=Seat.of(board.white_player),
+            black=Seat.of(board.black_player),
+            rated=board.rated,
+            blocked_rule=board.blocked_rule,
+            nag_days=board.nag_days,
+            forfeit_days=board.forfeit_days,
+            created_at=board.created_at,
+            status=board.status,
+            ply=board.ply,
+            to_move=board.to_move,
+            winner=board.winner,
+            outcome_reason=board.outcome_reason,
+            position=games.current_position(board),
+            moves=tuple(
+                PlayedMove(r.number, r.player_id, r.notation, r.played_at)
+                for r in games.move_records(session, board.number)
+            ),
+            votes=tuple(
+                OpenVote(v.kind, v.player_id, v.ply) for v in games.votes_of(session, board.number)
+            ),
+            rating=rating,
+        )
+
+    @property
+    def active(self) -> bool:
+        return self.status == BOARD_ACTIVE
+
+    def seat(self, side: str) -> Seat:
+        return self.white if side == WHITE else self.black
+
+    def side_of(self, player_id: int) -> str | None:
+        if player_id == self.white.id:
+            return WHITE
+        if player_id == self.black.id:
+            return BLACK
+        return None
+
+    def opponent(self, player_id: int) -> Seat:
+        return self.black if player_id == self.white.id else self.white
+
+    def replace(self, **changes: object) -> BoardState:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def finished(
+        self, winner: str | None, termination: Termination, rating: GameRating | None
+    ) -> BoardState:
+        """The state once the game ended so (ratings moved by ``rating``)."""
+        white, black = self.white, self.black
+        if rating is not None:
+            white = dataclasses.replace(white, rating=rating.white_before + rating.white_change)
+            black = dataclasses.replace(black, rating=rating.black_before + rating.black_change)
+        return self.replace(
+            status=BOARD_FINISHED,
+            to_move=None,
+            winner=winner,
+            outcome_reason=termination.value,
+            votes=(),
+            rating=rating,
+            white=white,
+            black=black,
+        )
+
+
+def game_rating(board: Board, winner: str | None) -> GameRating | None:
+    """The rating changes if ``board``'s game ends with ``winner`` now (None if unrated)."""
+    if not board.rated:
+        return None
+    return ratings.game_rating(board.white_player, board.black_player, winner)
+
+
+def result_sentence(state: BoardState) -> str:
     """How a finished game ended, in one sentence."""
-    reason = board.outcome_reason or ""
-    if board.winner is not None:
-        winner = board.player_of(board.winner).userid
-        loser_side = BLACK if board.winner == WHITE else WHITE
-        loser = board.player_of(loser_side).userid
+    reason = state.outcome_reason or ""
+    if state.winner is not None:
+        winner = state.seat(state.winner).userid
+        loser = state.seat(other_side(state.winner)).userid
         because = {
-            "eliminated": f"{loser} has no men left",
-            "blocked": f"{loser} is blocked and cannot move",
-            "no legal entry": f"{loser} has men in hand but nowhere to enter them",
-            "resigned": f"{loser} resigned",
-            "forfeit": f"{loser} did not move in time",
-        }.get(reason, reason)
-        return f"{winner} ({SIDE_NAMES[board.winner]}) wins: {because}."
-    stuck = None
-    if game is not None:
-        stuck = board.player_of(game.position.to_move).userid
+            Termination.ELIMINATED: f"{loser} has no men left",
+            Termination.BLOCKED: f"{loser} is blocked and cannot move",
+            Termination.NO_LEGAL_ENTRY: f"{loser} has men in hand but nowhere to enter them",
+            Termination.RESIGNED: f"{loser} resigned",
+            Termination.FORFEIT: f"{loser} did not move in time",
+        }.get(reason, reason)  # type: ignore[call-overload]
+        return f"{winner} ({SIDE_NAMES[state.winner]}) wins: {because}."
+    stuck = state.seat(state.position.to_move).userid
     because = {
-        "threefold repetition": "the same position came up for the third time",
-        "draw agreed": "both players agreed",
-        "blocked": f"{stuck} is blocked and cannot move (a draw under -blocked=draw)",
-        "no legal entry": (
+        Termination.REPETITION: "the same position came up for the third time",
+        Termination.DRAW_AGREED: "both players agreed",
+        Termination.BLOCKED: f"{stuck} is blocked and cannot move (a draw under -blocked=draw)",
+        Termination.NO_LEGAL_ENTRY: (
             f"{stuck} has men in hand but nowhere to enter them (a draw under -blocked=draw)"
         ),
-    }.get(reason, reason)
+    }.get(reason, reason)  # type: ignore[call-overload]
     return f"The game is a draw: {because}."
 
 
-def rating_lines(ctx: Context, board: Board) -> list[str]:
-    """ "alice 1600 -> 1616 (+16)" for each player of a finished rated game, from the rating
-    history of this board (the players' current ratings may have moved on since)."""
-    history = {
-        change.player_id: change
-        for change in ctx.session.scalars(
-            select(RatingChange).where(RatingChange.board_number == board.number)
-        )
-    }
-    lines = []
-    for side in (WHITE, BLACK):
-        player = board.player_of(side)
-        change = history.get(player.id)
-        if change is None:
-            continue
-        delta = change.rating_after - change.rating_before
-        lines.append(
-            f"{player.userid} {change.rating_before} -> {change.rating_after} ({delta:+d})"
-        )
-    return lines
-
-
-def options_text(board: Board) -> str:
-    parts = ["rated" if board.rated else "unrated"]
+def options_text(state: BoardState) -> str:
+    parts = ["rated" if state.rated else "unrated"]
     parts.append(
-        "a blocked player draws" if board.blocked_rule == "draw" else "a blocked player loses"
+        "a blocked player draws" if state.blocked_rule == "draw" else "a blocked player loses"
     )
-    parts.append(f"reminder after {board.nag_days} days, forfeit after {board.forfeit_days} days")
+    parts.append(f"reminder after {state.nag_days} days, forfeit after {state.forfeit_days} days")
     return "; ".join(parts)
 
 
@@ -175,51 +289,30 @@ def at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def move_records(ctx: Context, board: Board) -> list[MoveRecord]:
-    return list(
-        ctx.session.scalars(
-            select(MoveRecord)
-            .where(MoveRecord.board_number == board.number)
-            .order_by(MoveRecord.number)
-        )
-    )
-
-
-def open_votes(ctx: Context, board: Board) -> list[str]:
+def open_votes(state: BoardState) -> list[str]:
     """The open draw offer and undo request of a board, as sentences saying how to answer."""
     sentences = []
-    votes = ctx.session.scalars(
-        select(Vote).where(Vote.board_number == board.number).order_by(Vote.kind)
-    )
-    for vote in votes:
-        asker = (
-            board.white_player if vote.player_id == board.white_player_id else (board.black_player)
-        )
-        other = opponent(board, asker).userid
+    for vote in sorted(state.votes, key=lambda v: v.kind):
+        asker = state.white if vote.player_id == state.white.id else state.black
+        other = state.opponent(asker.id).userid
         if vote.kind == "draw":
             what = "offers a draw"
         else:
-            first = undo_first_move(ctx, board, asker, vote.ply)
+            first = undo_first_move(state, asker.id, vote.ply)
             what = f"asks to take back {span(first or vote.ply, vote.ply)}"
         sentences.append(
             f"{asker.userid} {what}; {other} may answer with "
-            f"'emergo move {board.number} {other} PASSWORD accept' (or reject)."
+            f"'emergo move {state.number} {other} PASSWORD accept' (or reject)."
         )
     return sentences
 
 
-def undo_first_move(ctx: Context, board: Board, player: Player, ply: int) -> int | None:
-    """The first move an undo by ``player`` takes back: their last move (and all after it)."""
-    return ctx.session.scalar(
-        select(MoveRecord.number)
-        .where(
-            MoveRecord.board_number == board.number,
-            MoveRecord.player_id == player.id,
-            MoveRecord.number <= ply,
-        )
-        .order_by(MoveRecord.number.desc())
-        .limit(1)
-    )
+def undo_first_move(state: BoardState, player_id: int, ply: int) -> int | None:
+    """The first move an undo by the player takes back: their last move (and all after it)."""
+    for move in reversed(state.moves):
+        if move.player_id == player_id and move.number <= ply:
+            return move.number
+    return None
 
 
 def span(first: int, last: int) -> str:
@@ -235,79 +328,83 @@ class BoardView:
 
 
 def board_view(
-    ctx: Context,
-    board: Board,
-    game: Game,
+    state: BoardState,
     *,
+    position: Position | None = None,
     upto: int | None = None,
     all_moves: bool = False,
     comment: str | None = None,
     commenter: str | None = None,
     headline: str | None = None,
 ) -> BoardView:
-    """The board mail text of ``board`` (``game`` is its replayed game, up to ``upto``)."""
-    records = move_records(ctx, board)
-    notations = [str(m) for m in game.moves]
-    over = board.status != BOARD_ACTIVE and upto is None
+    """The board mail text of a board; with ``upto``, as it was after that many moves
+    (``position`` is then the position after them)."""
+    notations = [m.notation for m in state.moves]
+    if upto is not None:
+        notations = notations[:upto]
+    if position is None:
+        position = state.position
+    over = not state.active and upto is None
     if all_moves or over or upto is not None:
         first = 1
     else:
         first = max(1, len(notations) - RECENT_MOVES + 1)
         if first % 2 == 0:
             first -= 1
-    position = game.position
-    to_move = board.player_of(position.to_move)
-    if board.status != BOARD_ACTIVE or board.to_move is None:
-        subject = f"Emergo Board {board.number} Game over"
+    to_move = state.seat(position.to_move)
+    if not state.active or state.to_move is None:
+        subject = f"Emergo Board {state.number} Game over"
     else:
-        subject = f"Emergo Board {board.number} {board.player_of(board.to_move).userid}"
+        subject = f"Emergo Board {state.number} {state.seat(state.to_move).userid}"
     as_of = None
     if over:
-        status = result_sentence(board, game)
-    elif upto is not None and upto < board.ply:
+        status = result_sentence(state)
+    elif upto is not None and upto < state.ply:
         status = (
             f"After move {upto} it was {to_move.userid}'s turn ({side_label(position.to_move)})."
         )
-    elif upto is not None and board.status != BOARD_ACTIVE:
-        status = result_sentence(board, game)
+    elif upto is not None and not state.active:
+        status = result_sentence(state)
     else:
         status = (
             f"It is {to_move.userid}'s turn ({side_label(position.to_move)}): "
             f"move {position.ply + 1}."
         )
     if upto is not None:
-        as_of = f"The board as of move {upto}; {_moves(board.ply)} have been played."
+        as_of = f"The board as of move {upto}; {_moves(state.ply)} have been played."
     times: list[str] = []
     last_move = None
-    if records and upto is None:
+    if state.moves and upto is None:
         spent = {WHITE: timedelta(), BLACK: timedelta()}
-        previous = board.created_at
-        for record in records:
-            side = WHITE if record.player_id == board.white_player_id else BLACK
-            spent[side] += max(record.played_at - previous, timedelta())
-            previous = record.played_at
-        last = records[-1]
+        previous = state.created_at
+        for move in state.moves:
+            side = WHITE if move.player_id == state.white.id else BLACK
+            spent[side] += max(move.played_at - previous, timedelta())
+            previous = move.played_at
+        last = state.moves[-1]
         last_move = f"Last move: {at(last.played_at)} (move {last.number}, {last.notation})."
-        times = [
-            f"{board.player_of(side).userid} {duration(spent[side])}" for side in (WHITE, BLACK)
-        ]
+        times = [f"{state.seat(side).userid} {duration(spent[side])}" for side in (WHITE, BLACK)]
     text = render(
         "board.txt.j2",
-        number=board.number,
-        white=board.white_player.userid,
-        black=board.black_player.userid,
-        white_rating=board.white_player.rating,
-        black_rating=board.black_player.rating,
-        options=options_text(board),
+        number=state.number,
+        white=state.white.userid,
+        black=state.black.userid,
+        white_rating=state.white.rating,
+        black_rating=state.black.rating,
+        options=options_text(state),
         headline=headline,
         as_of=as_of,
-        votes=open_votes(ctx, board) if board.status == BOARD_ACTIVE and upto is None else [],
+        votes=open_votes(state) if state.active and upto is None else [],
         status=status,
-        ratings=rating_lines(ctx, board) if over else [],
+        ratings=(
+            state.rating.lines(state.white.userid, state.black.userid)
+            if over and state.rating is not None
+            else []
+        ),
         moves_total=len(notations),
         moves_first=first,
         move_rows=move_rows(notations[first - 1 :], first),
-        board=render_board(position, board.white_player.userid, board.black_player.userid),
+        board=render_board(position, state.white.userid, state.black.userid),
         comment=comment or None,
         commenter=commenter,
         last_move=last_move,
@@ -322,34 +419,19 @@ def primary_address(player: Player) -> str | None:
 
 def board_mails(
     ctx: Context,
-    board: Board,
-    game: Game,
+    state: BoardState,
     *,
     comment: str | None = None,
     commenter: str | None = None,
     headline: str | None = None,
 ) -> list[Reply]:
     """The board mail after a change: one to each player and each subscriber."""
-    ctx.session.flush()
-    ctx.session.refresh(board)
-    view = board_view(ctx, board, game, comment=comment, commenter=commenter, headline=headline)
+    view = board_view(state, comment=comment, commenter=commenter, headline=headline)
     recipients: list[str] = []
-    for player in (board.white_player, board.black_player, *subscribers(ctx, board)):
-        address = primary_address(player)
+    subscribed = [primary_address(p) for p in games.subscribers(ctx.session, state.number)]
+    for address in (state.white.address, state.black.address, *subscribed):
         if address and address.lower() not in {r.lower() for r in recipients}:
             recipients.append(address)
-    thread = f"board-{board.number}"
-    return [Reply(to=r, subject=view.subject, body=view.text, thread=thread) for r in recipients]
-
-
-def subscribers(ctx: Context, board: Board) -> list[Player]:
-    rows = ctx.session.scalars(
-        select(Player)
-        .join(Subscription, Subscription.player_id == Player.id)
-        .where(
-            or_(Subscription.board_number == board.number, Subscription.board_number.is_(None)),
-            Player.signed_off_at.is_(None),
-        )
-        .order_by(Player.userid_key)
-    )
-    return list(rows)
+    return [
+        Reply(to=r, subject=view.subject, body=view.text, board=state.number) for r in recipients
+    ]

@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sqlalchemy.orm import Session
+
 from pbm_emergo.commands.accounts import is_registered, require_player
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import board_mails
-from pbm_emergo.db import service
+from pbm_emergo.commands.boards import BoardState, Seat, board_mails
+from pbm_emergo.db import games
+from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS
+from pbm_emergo.rules import Position
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
 MAX_DAYS = 365
@@ -18,8 +22,8 @@ MAX_DAYS = 365
 class ChallengeOptions:
     rated: bool = True
     blocked_rule: str = "loss"
-    nag_days: int = 7
-    forfeit_days: int = 28
+    nag_days: int = DEFAULT_NAG_DAYS
+    forfeit_days: int = DEFAULT_FORFEIT_DAYS
 
 
 def parse_options(words: list[str]) -> ChallengeOptions:
@@ -83,21 +87,29 @@ class ChallengeCommand(Command):
                 f"Only {white.userid} or {black.userid} can start this game: send the "
                 "challenge from one of their registered addresses."
             )
-        board = service.create_board(
-            ctx.session,
-            white,
-            black,
-            ctx.now,
-            rated=options.rated,
-            blocked_rule=options.blocked_rule,
-            nag_days=options.nag_days,
-            forfeit_days=options.forfeit_days,
+        # The board takes the next number; the write re-checks that nobody took it first.
+        number = games.last_board_number(ctx.session) + 1
+        white_id, black_id, now = white.id, black.id, ctx.now
+
+        def store(session: Session) -> None:
+            games.create_board(
+                session, white_id, black_id, now, rated=options.rated,
+                blocked_rule=options.blocked_rule, nag_days=options.nag_days,
+                forfeit_days=options.forfeit_days, number=number,
+            )
+
+        ctx.write(store)
+        start = Position()
+        state = BoardState(
+            number=number, white=Seat.of(white), black=Seat.of(black), rated=options.rated,
+            blocked_rule=options.blocked_rule, nag_days=options.nag_days,
+            forfeit_days=options.forfeit_days, created_at=now, status=BOARD_ACTIVE,
+            ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,
+            position=start, moves=(), votes=(), rating=None,
         )
-        game = service.load_game(ctx.session, board)
         replies = board_mails(
             ctx,
-            board,
-            game,
+            state,
             comment=ctx.comment,
             commenter=challenger.userid,
             headline=(
@@ -105,4 +117,4 @@ class ChallengeCommand(Command):
                 f"{black.userid} plays Eks (x)."
             ),
         )
-        return Result(summary=f"started board {board.number}", replies=replies)
+        return Result(summary=f"started board {number}", replies=replies)

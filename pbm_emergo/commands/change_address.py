@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pbm_emergo.commands.accounts import authenticate, check_addresses
-from pbm_emergo.commands.api import Reply
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.db import service
+from pbm_emergo.db import players
+from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
 
 
@@ -18,6 +18,7 @@ class ChangeAddressCommand(Command):
         "first one. The addresses dropped are told of the change."
     )
     secret_args = (1,)
+    credential_args = (0, 1)
     min_args = 3
 
     def process(self, ctx: Context, args: list[str]) -> Result:
@@ -26,9 +27,9 @@ class ChangeAddressCommand(Command):
         player = authenticate(ctx, userid, password)
         fresh = check_addresses(addresses)
         old = [a.address for a in player.addresses]
-        service.set_addresses(ctx.session, player, fresh, ctx.now)
-        ctx.session.flush()
-        new = [a.address for a in player.addresses]
+        player_id, now = player.id, ctx.now
+        ctx.write(lambda s: players.replace_addresses(s, player_id, fresh, now))
+        new = [a.strip() for a in fresh]
         body = render("changed.txt.j2", userid=player.userid, what="addresses", addresses=new)
         dropped = [a for a in old if a.lower() not in {n.lower() for n in new}]
         notices = [

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from sqlalchemy.orm import Session
+
 from pbm_emergo.commands.accounts import authenticate, check_password
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.db import service
+from pbm_emergo.db import credentials, players
 from pbm_emergo.render import render
 
 
@@ -13,6 +15,7 @@ class ChangePasswordCommand(Command):
     argument_description = "userid old new"
     description = "change your password"
     secret_args = (1, 2)
+    credential_args = (0, 1)
     min_args = max_args = 3
 
     def process(self, ctx: Context, args: list[str]) -> Result:
@@ -20,7 +23,15 @@ class ChangePasswordCommand(Command):
         userid, old, new = args
         player = authenticate(ctx, userid, old)
         check_password(new)
-        service.set_password(player, new)
+        player_id, old_hash = player.id, player.password_hash
+        new_hash = players.hash_password(new)
+
+        def store(session: Session) -> None:
+            # Only over the hash the old password was checked against.
+            players.store_password_hash(session, player_id, new_hash, expected_hash=old_hash)
+            credentials.cache().remember(player_id, new_hash, new)
+
+        ctx.write(store)
         return Result(
             summary=f"changed the password of {player.userid}",
             answer=render("changed.txt.j2", userid=player.userid, what="password", addresses=[]),

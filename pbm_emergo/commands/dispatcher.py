@@ -4,24 +4,31 @@ A mail carries one command in its Subject (pbmserv style); its body is the comme
 Subject of ``multiple`` makes every body line a command. The reply to a ``multiple`` mail
 lists, in the manner of GNU Mailman, the Results of each line, the lines left Unprocessed
 and how many were Ignored.
+
+:func:`handle` runs a mail in two steps: the commands read and answer without a write lock,
+then one short write transaction stores what they changed (see pbm_emergo.commands.api).
 """
 
 from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.commands import registry
-from pbm_emergo.commands.api import CommandMail, Reply
+from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import MASK, Command, CommandError, Context, Result
-from pbm_emergo.mail.parse import strip_subject_prefixes
+from pbm_emergo.db import players
+from pbm_emergo.db.errors import Conflict
+from pbm_emergo.db.session import read_sessions
+from pbm_emergo.messages import CommandMail, Reply, clean_subject
 from pbm_emergo.render import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from sqlalchemy.orm import Session, sessionmaker
 
     from pbm_emergo.config import Config
 
@@ -37,13 +44,11 @@ MAX_COMMENT_CHARS = 4000
 MAX_ECHO_CHARS = 200
 MAX_ARGS = 40
 
+# A mail whose writes keep conflicting with other mails' is given up after this many tries
+# (the worker retries it later, like any failure).
+MAX_CONFLICTS = 20
+
 _QUOTE_HEADER = re.compile(r"^(on\s.*wrote:|.*\bwrote:|-+\s*original message\s*-+)\s*$", re.I)
-
-
-def clean_subject(subject: str) -> str:
-    """The command line of a Subject: reply prefixes dropped, whitespace collapsed (the same
-    rules the mail parser applies, so a stored or shown Subject masks like the command)."""
-    return strip_subject_prefixes(subject)
 
 
 @dataclass
@@ -138,16 +143,18 @@ class LineOutcome:
     summary: str
     text: str | None  # the answer or error text
     subject: str
-    thread: str | None
+    board: int | None
     replies: list[Reply]
 
 
 def run_line(ctx: Context, line: str) -> LineOutcome:
-    """Run one command line; errors become an error text, never an exception."""
+    """Run one command line; errors become an error text, never an exception (a Conflict
+    while applying writes at once goes up: the whole mail starts over)."""
     words = line.split()
     ctx.masked_line = masked(line)
     command, used = registry.lookup(words)
     notices_before = len(ctx.notices)
+    writes_before = len(ctx.writes)
     try:
         if command is None:
             raise unknown_command(words)
@@ -156,22 +163,27 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
             raise CommandError(f"The command has more than {MAX_ARGS} arguments.")
         result: Result = command().process(ctx, args)
     except CommandError as err:
+        # A failed command changes nothing, except what its error says must be stored.
+        del ctx.writes[writes_before:]
+        ctx.writes.extend(err.writes)
+        ctx.apply_pending()
         return LineOutcome(
             line=ctx.masked_line,
             ok=False,
             summary=err.reason,
             text=error_text(err, ctx.masked_line, folded=ctx.in_multiple),
             subject=f"Emergo Board {err.board} Error" if err.board else "Emergo error",
-            thread=f"board-{err.board}" if err.board else None,
+            board=err.board,
             replies=err.replies + ctx.notices[notices_before:],
         )
+    ctx.apply_pending()
     return LineOutcome(
         line=ctx.masked_line,
         ok=True,
         summary=result.summary,
         text=result.answer,
         subject=result.answer_subject,
-        thread=result.answer_thread,
+        board=result.answer_board,
         replies=result.replies + ctx.notices[notices_before:],
     )
 
@@ -189,17 +201,8 @@ def unknown_command(words: list[str]) -> CommandError:
     return CommandError(
         reason,
         template="error/unknown_command.txt.j2",
-        commands=help_entries(),
+        commands=registry.help_entries(),
     )
-
-
-def help_entries() -> list[dict[str, str]]:
-    """Usage and description of each listed command, for help texts."""
-    return [
-        {"usage": c.usage(), "description": c.description, "section": c.section}
-        for c in registry.all_commands()
-        if c.listed
-    ]
 
 
 def error_text(err: CommandError, line: str, *, folded: bool = False) -> str:
@@ -215,34 +218,45 @@ def error_text(err: CommandError, line: str, *, folded: bool = False) -> str:
     )
 
 
-def dispatch(session: Session, mail: CommandMail, config: Config, now: datetime) -> list[Reply]:
-    """Run the command(s) of one mail and return every reply it causes."""
-    ctx = Context(session=session, mail=mail, config=config, now=now)
+def is_multiple(mail: CommandMail) -> bool:
+    return clean_subject(mail.subject).lower() == "multiple"
+
+
+def dispatch(
+    session: Session, mail: CommandMail, config: Config, now: datetime,
+    *, apply_at_once: bool = False,
+) -> tuple[list[Reply], list[Write]]:
+    """Run the command(s) of one mail: every reply it causes, and the writes to store (none
+    left with ``apply_at_once``: then ``session`` is the write transaction and each
+    command's writes are applied as it finishes)."""
+    ctx = Context(
+        session=session, config=config, now=now, sender=mail.sender, apply_at_once=apply_at_once
+    )
     line = clean_subject(mail.subject)
     if line.lower() == "multiple":
-        return _dispatch_multiple(ctx)
+        return _dispatch_multiple(ctx, mail), ctx.writes[ctx.applied :]
     if not line:
         err = CommandError(
             "Your mail has no command: write the command in the Subject line.",
             template="error/unknown_command.txt.j2",
-            commands=help_entries(),
+            commands=registry.help_entries(),
         )
-        return [Reply(to=mail.sender, subject="Emergo error", body=error_text(err, ""))]
+        return [Reply(to=mail.sender, subject="Emergo error", body=error_text(err, ""))], []
     ctx.comment = comment_text(mail.body)
     outcome = run_line(ctx, line)
     log.info("command %r from %s: %s", outcome.line, mail.sender, "ok" if outcome.ok else "error")
     replies: list[Reply] = []
     if outcome.text is not None:
         replies.append(
-            Reply(to=mail.sender, subject=outcome.subject, body=outcome.text, thread=outcome.thread)
+            Reply(to=mail.sender, subject=outcome.subject, body=outcome.text, board=outcome.board)
         )
     replies.extend(outcome.replies)
-    return replies
+    return replies, ctx.writes[ctx.applied :]
 
 
-def _dispatch_multiple(ctx: Context) -> list[Reply]:
+def _dispatch_multiple(ctx: Context, mail: CommandMail) -> list[Reply]:
     ctx.in_multiple = True
-    lines = command_lines(ctx.mail.body)
+    lines = command_lines(mail.body)
     outcomes: list[LineOutcome] = []
     replies: list[Reply] = []
     for line in lines.commands:
@@ -260,4 +274,95 @@ def _dispatch_multiple(ctx: Context) -> list[Reply]:
         failed=failed,
     )
     subject = f"Emergo multiple: {len(outcomes) - failed} done, {failed} failed"
-    return [Reply(to=ctx.mail.sender, subject=subject, body=report), *replies]
+    return [Reply(to=mail.sender, subject=subject, body=report), *replies]
+
+
+def _check_passwords_ahead(session: Session, mail: CommandMail) -> None:
+    """Check the passwords of a ``multiple`` mail's lines before its write transaction, so
+    that their slow hashes are paid without the lock (successes land in the credential
+    cache; nothing is counted or answered here: the commands do that)."""
+    for line in command_lines(mail.body).commands:
+        words = line.split()
+        command, used = registry.lookup(words)
+        if command is None or command.credential_args is None:
+            continue
+        args = words[used:]
+        userid_at, password_at = command.credential_args
+        if max(userid_at, password_at) >= len(args):
+            continue
+        player = players.find_player(session, args[userid_at])
+        if player is None or not player.active:
+            continue
+        failure = players.login_failure(session, player.id)
+        if failure is not None and failure.locked_until is not None:
+            continue
+        players.check_password(player.id, player.password_hash, args[password_at])
+
+
+def handle(
+    factory: sessionmaker[Session],
+    mail: CommandMail,
+    config: Config,
+    now: datetime,
+    *,
+    outside: Callable[[list[Reply]], Any] | None = None,
+    inside: Callable[[Session, Any], None] | None = None,
+) -> list[Reply]:
+    """Run the command(s) of one mail and store what they changed; returns the replies.
+
+    The commands read and answer in a reading session (no write lock); then one short write
+    transaction applies their writes and calls ``inside(session, outside(replies))`` (the
+    caller's own writes: queue the replies, mark the mail done). A :class:`Conflict` (a
+    write found that what the commands read has changed) starts everything over. A
+    ``multiple`` mail runs in the write transaction (each line sees the lines before it);
+    its passwords are checked ahead, without the lock.
+    """
+    reads = read_sessions(factory)
+    for attempt in range(1, MAX_CONFLICTS + 1):
+        try:
+            if is_multiple(mail):
+                with reads() as session:
+                    _check_passwords_ahead(session, mail)
+                with factory.begin() as session:
+                    replies, _ = dispatch(session, mail, config, now, apply_at_once=True)
+                    built = outside(replies) if outside is not None else None
+                    if inside is not None:
+                        inside(session, built)
+                return replies
+            with reads() as session:
+                replies, writes = dispatch(session, mail, config, now)
+            built = outside(replies) if outside is not None else None
+            with factory.begin() as session:
+                for change in writes:
+                    change(session)
+                if inside is not None:
+                    inside(session, built)
+            return replies
+        except Conflict as conflict:
+            log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict, attempt)
+    raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+
+_BOARD_ARGUMENT = re.compile(r"^emergo\s+[a-z]+\s+(\d{1,9})\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Described:
+    """What a command mail is, worked out once on receipt (the mail layer stores it)."""
+
+    command: str  # the command line as it may be shown: passwords masked ("multiple" as is)
+    boards: tuple[int, ...]  # the boards its command lines name, in order, each once
+
+
+def describe(subject: str, body: str) -> Described:
+    """The masked command line of a mail and the boards it is about (for one board's mail
+    to be handled in order); a ``multiple`` mail names the boards of its body lines."""
+    line = clean_subject(subject)
+    lines = command_lines(body).commands if line.lower() == "multiple" else [line]
+    boards: list[int] = []
+    for text in lines:
+        match = _BOARD_ARGUMENT.match(text)
+        if match and int(match[1]) not in boards:
+            boards.append(int(match[1]))
+    shown = line if line.lower() == "multiple" else masked(line)
+    return Described(command=shown, boards=tuple(boards))

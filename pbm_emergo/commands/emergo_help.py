@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
+from pbm_emergo.commands import registry
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.render import render
+from pbm_emergo.rules import Position, render_board
 
 
 def emergo_help_text(ctx: Context) -> str:
     """The Emergo help page (also ``help emergo``)."""
-    from pbm_emergo.commands.dispatcher import help_entries
-    from pbm_emergo.rules import Position, render_board
-
     return render(
         "emergo_help.txt.j2",
         address=ctx.config.address,
         board=render_board(Position(), white_name="Ohs", black_name="Eks"),
-        commands=help_entries(),
+        commands=registry.help_entries(),
     )
 
 
@@ -27,9 +26,7 @@ class EmergoHelpCommand(Command):
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         if args:  # "emergo help move" is "help move"
-            from pbm_emergo.commands.help import HelpCommand
-
-            return HelpCommand().process(ctx, args)
+            return registry.by_name()["help"]().process(ctx, args)
         return Result(
             summary="sent the Emergo help page",
             answer=emergo_help_text(ctx),

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
-
 from pbm_emergo.commands.accounts import require_player
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.commands.boards import SIDE_NAMES
 from pbm_emergo.commands.show import boards_for, split_filter
+from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board
 from pbm_emergo.render import render
 
@@ -36,12 +35,8 @@ class GamesCommand(Command):
                 player = require_player(ctx, userid)
                 boards.update((b.number, b) for b in boards_for(ctx, player, which))
         else:
-            query = select(Board).order_by(Board.number)
-            if which == "inactive":
-                query = query.where(Board.status == BOARD_FINISHED)
-            elif which != "all":
-                query = query.where(Board.status == BOARD_ACTIVE)
-            found = list(ctx.session.scalars(query.limit(MAX_ROWS + 1)))
+            status = {"all": None, "inactive": BOARD_FINISHED}.get(which, BOARD_ACTIVE)
+            found = games.boards(ctx.session, status=status, limit=MAX_ROWS + 1)
             if which == "next":
                 found = [b for b in found if b.to_move]
             boards.update((b.number, b) for b in found)

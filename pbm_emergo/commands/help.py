@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands import registry
 from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.emergo_help import emergo_help_text
 from pbm_emergo.render import render
 
 
@@ -22,8 +23,6 @@ class HelpCommand(Command):
         self.check_arity(args)
         topic = " ".join(a.lower() for a in args)
         if topic == "emergo":
-            from pbm_emergo.commands.emergo_help import emergo_help_text
-
             return Result(
                 summary="sent the Emergo help page",
                 answer=emergo_help_text(ctx),
@@ -42,14 +41,12 @@ class HelpCommand(Command):
                     ),
                     answer_subject=f"Emergo help: {command.name}",
                 )
-        from pbm_emergo.commands.dispatcher import help_entries
-
         return Result(
             summary="sent the command summary",
             answer=render(
                 "help.txt.j2",
                 address=ctx.config.address,
-                commands=help_entries(),
+                commands=registry.help_entries(),
                 unknown_topic=topic or None,
             ),
             answer_subject="Emergo help",

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
-
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.db import games, players
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED
 from pbm_emergo.render import render
 
 
@@ -16,12 +15,7 @@ class ListCommand(Command):
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         self.check_arity(args)
-        counts = dict(
-            ctx.session.execute(select(Board.status, func.count()).group_by(Board.status)).all()
-        )
-        players = ctx.session.scalar(
-            select(func.count()).select_from(Player).where(Player.signed_off_at.is_(None))
-        )
+        counts = games.count_by_status(ctx.session)
         return Result(
             summary="sent the list of games",
             answer=render(
@@ -33,7 +27,7 @@ class ListCommand(Command):
                         "finished": counts.get(BOARD_FINISHED, 0),
                     }
                 ],
-                players=players or 0,
+                players=players.count_active(ctx.session),
             ),
             answer_subject="Emergo: games on this server",
         )

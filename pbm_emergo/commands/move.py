@@ -7,38 +7,44 @@ moves counted); otherwise nothing changes and the reply names the move number du
 
 from __future__ import annotations
 
-from sqlalchemy import delete, select, update
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.accounts import authenticate
-from pbm_emergo.commands.api import Reply
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
 from pbm_emergo.commands.boards import (
+    BoardState,
+    OpenVote,
+    PlayedMove,
     board_mails,
     board_view,
+    game_rating,
     get_board,
-    opponent,
+    other_side,
     result_sentence,
     span,
     split_guard,
     undo_first_move,
 )
-from pbm_emergo.db import service
-from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, WHITE, Board, MoveRecord, Player, Vote
+from pbm_emergo.db import games
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.ratings import GameRating
 from pbm_emergo.rules import (
     AmbiguousMoveError,
-    Game,
     IllegalMoveError,
     InvalidMoveError,
     Move,
+    Termination,
 )
 
 KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
 
 
-def board_text(ctx: Context, board: Board, game: Game | None = None) -> str:
+def board_text(state: BoardState) -> str:
     """The board part of an error reply."""
-    game = game or service.load_game(ctx.session, board)
-    return board_view(ctx, board, game, all_moves=board.status != BOARD_ACTIVE).text
+    return board_view(state, all_moves=not state.active).text
 
 
 def moves_in_lines(moves: list[Move], per_line: int = 8) -> list[str]:
@@ -60,6 +66,7 @@ class MoveCommand(Command):
     )
     section = "emergo"
     secret_args = (2,)
+    credential_args = (1, 2)
     min_args = max_args = 4
 
     def process(self, ctx: Context, args: list[str]) -> Result:
@@ -73,11 +80,62 @@ class ResignCommand(Command):
     description = "resign the game on that board"
     section = "emergo"
     secret_args = (2,)
+    credential_args = (1, 2)
     min_args = max_args = 3
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         self.check_arity(args)
         return play(ctx, args[0], args[1], args[2], "resign")
+
+
+class Turn:
+    """One player's command on one board: what it read, and what its writes will store."""
+
+    def __init__(self, ctx: Context, board: Board, player: Player) -> None:
+        self.ctx = ctx
+        self.board = board
+        self.player = player
+        self.state = BoardState.load(ctx.session, board)
+        self.number = board.number
+
+    def error(self, reason: str, *, with_board: bool = True, **details: Any) -> CommandError:
+        text = board_text(self.state) if with_board else None
+        return CommandError(reason, board=self.number, board_text=text, **details)
+
+    @property
+    def other(self) -> str:
+        return self.state.opponent(self.player.id).userid
+
+    def tell_players(self, state: BoardState, headline: str) -> Result:
+        """The board mail after this player's command, with their comment and a headline."""
+        return Result(
+            summary="",
+            replies=board_mails(
+                self.ctx, state, comment=self.ctx.comment, commenter=self.player.userid,
+                headline=headline,
+            ),
+        )
+
+    def finish(
+        self, state: BoardState, winner: str | None, termination: Termination,
+        rating: GameRating | None = None,
+    ) -> BoardState:
+        """End the game now (stored by a write that re-checks the ratings it announces:
+        ``rating``, else the players' ratings as read)."""
+        if rating is None:
+            rating = game_rating(self.board, winner)
+        number, now = self.number, self.ctx.now
+        self.ctx.write(
+            lambda s: _finish(s, number, winner, termination, now, rating)
+        )
+        return state.finished(winner, termination, rating)
+
+
+def _finish(
+    session: Session, number: int, winner: str | None, termination: Termination,
+    now: datetime, rating: GameRating | None,
+) -> None:
+    games.finish_board(session, number, winner, termination, now, expected_rating=rating)
 
 
 def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str) -> Result:
@@ -97,253 +155,204 @@ def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str
             f"{board.white_player.userid} against {board.black_player.userid}.",
             board=number,
         )
-    game = service.load_game(ctx.session, board)
-    if board.status != BOARD_ACTIVE:
-        raise CommandError(
-            f"The game on board {number} is over: {result_sentence(board, game)}",
-            board=number,
-            board_text=board_text(ctx, board, game),
-        )
+    turn = Turn(ctx, board, player)
+    if not turn.state.active:
+        raise turn.error(f"The game on board {number} is over: {result_sentence(turn.state)}")
     text, guard = split_guard(move_arg)
     if guard is not None and guard != board.ply + 1:
-        raise CommandError(
+        raise turn.error(
             f"Board {number} is at move {board.ply + 1}, not move {guard}: nothing was done.",
-            board=number,
             template="error/stale_move.txt.j2",
-            board_text=board_text(ctx, board, game),
             given=guard,
             expected=board.ply + 1,
         )
     keyword = text.lower()
     if keyword == "resign":
-        return resign(ctx, board, player, game)
+        return resign(turn)
     if keyword == "propose":
-        return propose(ctx, board, player, game)
+        return propose(turn)
     if keyword == "undo":
-        return request_undo(ctx, board, player, game)
+        return request_undo(turn)
     if keyword in ("accept", "reject"):
-        return answer(ctx, board, player, game, accept=keyword == "accept")
-    return play_move(ctx, board, player, game, text)
+        return answer(turn, accept=keyword == "accept")
+    return play_move(turn, text)
 
 
-def play_move(ctx: Context, board: Board, player: Player, game: Game, text: str) -> Result:
-    number = board.number
+def play_move(turn: Turn, text: str) -> Result:
+    ctx, board, player, number = turn.ctx, turn.board, turn.player, turn.number
+    game = games.resume_game(ctx.session, board)
     position = game.position
     if board.side_of(player) != position.to_move:
-        raise CommandError(
+        raise turn.error(
             f"It is not your turn on board {number}: it is "
-            f"{board.player_of(position.to_move).userid}'s.",
-            board=number,
-            board_text=board_text(ctx, board, game),
+            f"{turn.state.seat(position.to_move).userid}'s."
         )
     try:
         move = position.parse_move(text)
     except InvalidMoveError as err:
-        raise CommandError(
-            str(err),
-            board=number,
-            template="error/malformed_move.txt.j2",
-            board_text=board_text(ctx, board, game),
-        ) from None
+        raise turn.error(str(err), template="error/malformed_move.txt.j2") from None
     except AmbiguousMoveError as err:
-        raise CommandError(
+        raise turn.error(
             f"{text} matches several capture routes on board {number}; write the whole route.",
-            board=number,
             template="error/ambiguous_move.txt.j2",
-            board_text=board_text(ctx, board, game),
             candidates=[str(m) for m in err.candidates],
         ) from None
     except IllegalMoveError as err:
         legal = position.legal_moves()
-        raise CommandError(
+        raise turn.error(
             f"{text} is not a legal move on board {number} now.",
-            board=number,
             template="error/illegal_move.txt.j2",
-            board_text=board_text(ctx, board, game),
             why=str(err),
             capture_size=position.capture_size(),
             legal_lines=moves_in_lines(legal),
             legal_count=len(legal),
         ) from None
-    try:
-        applied = service.apply_move(
-            ctx.session, board, board.ply, str(move), player, ctx.comment or None, ctx.now,
-            game=game,
-        )
-    except service.StaleMoveError as err:
-        # Another move on this board was committed between our read and our write.
-        raise CommandError(
-            str(err) + " Nothing was done; look at the board and try again.", board=number
-        ) from None
-    except service.BoardFinishedError:
-        # The game ended (a resignation, a forfeit) between our read and our write.
-        raise CommandError(
-            f"The game on board {number} is over: {result_sentence(board, game)}",
-            board=number,
-        ) from None
-    # A move answers "no" to the opponent's draw offer, and any undo request is void.
-    ctx.session.execute(
-        delete(Vote).where(
-            Vote.board_number == number, (Vote.kind == "undo") | (Vote.player_id != player.id)
-        )
+    ply = board.ply
+    game.play(move)
+    outcome = game.outcome()
+    notation, comment, now, player_id = str(move), ctx.comment or None, ctx.now, player.id
+
+    def store(session: Session) -> None:
+        games.store_move(session, number, ply, game, player_id, notation, comment, now)
+        # A move answers "no" to the opponent's draw offer, and any undo request is void.
+        games.drop_votes(session, number, keep_draw_of=player_id)
+
+    ctx.write(store)
+    state = turn.state.replace(
+        ply=ply + 1,
+        position=game.position,
+        to_move=None if outcome else game.position.to_move,
+        moves=(*turn.state.moves, PlayedMove(ply + 1, player_id, notation, now)),
+        votes=tuple(
+            v for v in turn.state.votes if v.kind == "draw" and v.player_id == player_id
+        ),
     )
-    headline = f"{player.userid} played {applied.move} (move {applied.record.number})."
-    replies = _tell_players(ctx, board, applied.game, player, headline)
-    summary = f"played {applied.move} on board {number}"
-    if applied.outcome is not None:
-        summary += f"; {result_sentence(board, applied.game)}"
-    return Result(summary=summary, replies=replies)
+    summary = f"played {move} on board {number}"
+    if outcome is not None:
+        state = turn.finish(state, outcome.winner, outcome.termination)
+        summary += f"; {result_sentence(state)}"
+    headline = f"{player.userid} played {move} (move {ply + 1})."
+    result = turn.tell_players(state, headline)
+    result.summary = summary
+    return result
 
 
-def resign(ctx: Context, board: Board, player: Player, game: Game) -> Result:
-    winner = BLACK if board.side_of(player) == WHITE else WHITE
-    try:
-        service.finish_board(ctx.session, board, winner, "resigned", ctx.now)
-    except service.BoardFinishedError as err:
-        raise CommandError(str(err), board=board.number) from None
-    replies = _tell_players(ctx, board, game, player, f"{player.userid} resigned.")
-    return Result(summary=f"resigned on board {board.number}", replies=replies)
+def resign(turn: Turn) -> Result:
+    winner = other_side(turn.state.side_of(turn.player.id) or "")
+    state = turn.finish(turn.state, winner, Termination.RESIGNED)
+    result = turn.tell_players(state, f"{turn.player.userid} resigned.")
+    result.summary = f"resigned on board {turn.number}"
+    return result
 
 
-def _tell_players(
-    ctx: Context, board: Board, game: Game, player: Player, headline: str
-) -> list[Reply]:
-    """The board mail after ``player``'s command, with their comment and a headline."""
-    return board_mails(
-        ctx, board, game, comment=ctx.comment, commenter=player.userid, headline=headline
-    )
-
-
-def _vote(ctx: Context, board: Board, kind: str) -> Vote | None:
-    return ctx.session.scalars(
-        select(Vote).where(Vote.board_number == board.number, Vote.kind == kind)
-    ).one_or_none()
-
-
-def _open_vote_of(ctx: Context, board: Board, player: Player) -> Vote | None:
-    return ctx.session.scalars(
-        select(Vote).where(Vote.board_number == board.number, Vote.player_id == player.id)
-    ).first()
-
-
-def propose(ctx: Context, board: Board, player: Player, game: Game) -> Result:
-    number = board.number
-    existing = _vote(ctx, board, "draw")
-    if existing is not None and existing.player_id != player.id:
+def propose(turn: Turn) -> Result:
+    existing = _vote(turn.state, "draw")
+    if existing is not None and existing.player_id != turn.player.id:
         # Both players want a draw: that is an agreement.
-        return answer(ctx, board, player, game, accept=True)
-    _refuse_second_vote(ctx, board, player)
+        return answer(turn, accept=True)
+    _refuse_second_vote(turn)
     return _open_vote(
-        ctx, board, player, game, "draw",
-        headline=f"{player.userid} offers a draw.",
-        summary=f"offered a draw on board {number}",
+        turn, "draw",
+        headline=f"{turn.player.userid} offers a draw.",
+        summary=f"offered a draw on board {turn.number}",
     )
 
 
-def _refuse_second_vote(ctx: Context, board: Board, player: Player) -> None:
+def _vote(state: BoardState, kind: str) -> OpenVote | None:
+    return next((v for v in state.votes if v.kind == kind), None)
+
+
+def _refuse_second_vote(turn: Turn) -> None:
     """A player has at most one open vote on a board: refuse another until it is answered."""
-    mine = _open_vote_of(ctx, board, player)
+    mine = next((v for v in turn.state.votes if v.player_id == turn.player.id), None)
     if mine is not None:
         what = "offered a draw" if mine.kind == "draw" else "asked to take back a move"
-        raise CommandError(
-            f"You have already {what} on board {board.number}; wait for "
-            f"{opponent(board, player).userid}'s answer.",
-            board=board.number,
+        raise turn.error(
+            f"You have already {what} on board {turn.number}; wait for {turn.other}'s answer.",
+            with_board=False,
         )
 
 
-def _open_vote(
-    ctx: Context, board: Board, player: Player, game: Game, kind: str, *,
-    headline: str, summary: str,
-) -> Result:
+def _open_vote(turn: Turn, kind: str, *, headline: str, summary: str) -> Result:
     """Record a draw offer or an undo request and tell both players."""
-    ctx.session.add(
-        Vote(board_number=board.number, kind=kind, player_id=player.id, ply=board.ply,
-             created_at=ctx.now)
-    )
-    replies = _tell_players(ctx, board, game, player, headline)
-    return Result(summary=summary, replies=replies)
+    number, player_id, ply, now = turn.number, turn.player.id, turn.state.ply, turn.ctx.now
+    turn.ctx.write(lambda s: games.open_vote(s, number, kind, player_id, ply, now))
+    state = turn.state.replace(votes=(*turn.state.votes, OpenVote(kind, player_id, ply)))
+    result = turn.tell_players(state, headline)
+    result.summary = summary
+    return result
 
 
-def request_undo(ctx: Context, board: Board, player: Player, game: Game) -> Result:
-    number = board.number
-    first = undo_first_move(ctx, board, player, board.ply)
+def request_undo(turn: Turn) -> Result:
+    state = turn.state
+    first = undo_first_move(state, turn.player.id, state.ply)
     if first is None:
-        raise CommandError(
-            f"You have no move to take back on board {number}.",
-            board=number,
-            board_text=board_text(ctx, board, game),
-        )
-    _refuse_second_vote(ctx, board, player)
-    if _vote(ctx, board, "undo") is not None:
-        raise CommandError(
-            f"{opponent(board, player).userid} has asked to take back a move on board {number}; "
+        raise turn.error(f"You have no move to take back on board {turn.number}.")
+    _refuse_second_vote(turn)
+    if _vote(state, "undo") is not None:
+        raise turn.error(
+            f"{turn.other} has asked to take back a move on board {turn.number}; "
             "answer that first with accept or reject.",
-            board=number,
+            with_board=False,
         )
     return _open_vote(
-        ctx, board, player, game, "undo",
-        headline=f"{player.userid} asks to take back {span(first, board.ply)}.",
-        summary=f"asked to take back {span(first, board.ply)}",
+        turn, "undo",
+        headline=f"{turn.player.userid} asks to take back {span(first, state.ply)}.",
+        summary=f"asked to take back {span(first, state.ply)}",
     )
 
 
-def answer(ctx: Context, board: Board, player: Player, game: Game, *, accept: bool) -> Result:
-    number = board.number
-    other = opponent(board, player)
-    vote = ctx.session.scalars(
-        select(Vote).where(Vote.board_number == number, Vote.player_id == other.id)
-    ).first()
+def answer(turn: Turn, *, accept: bool) -> Result:
+    ctx, state, number = turn.ctx, turn.state, turn.number
+    other = state.opponent(turn.player.id)
+    vote = next((v for v in state.votes if v.player_id == other.id), None)
     if vote is None:
-        raise CommandError(
+        raise turn.error(
             f"{other.userid} has neither offered a draw nor asked to take back a move on "
             f"board {number}, so there is nothing to {'accept' if accept else 'reject'}.",
-            board=number,
+            with_board=False,
         )
     what = "draw offer" if vote.kind == "draw" else "request to take back a move"
+    me = turn.player.userid
+    kind, asker = vote.kind, other.id
     if not accept:
-        ctx.session.delete(vote)
-        headline = f"{player.userid} rejected {other.userid}'s {what}."
-        replies = _tell_players(ctx, board, game, player, headline)
-        return Result(summary=f"rejected the {what} on board {number}", replies=replies)
+        ctx.write(lambda s: games.remove_vote(s, number, kind, asker))
+        after = state.replace(votes=tuple(v for v in state.votes if v != vote))
+        result = turn.tell_players(after, f"{me} rejected {other.userid}'s {what}.")
+        result.summary = f"rejected the {what} on board {number}"
+        return result
     if vote.kind == "draw":
-        service.finish_board(ctx.session, board, None, "draw agreed", ctx.now)
-        headline = f"{player.userid} accepted {other.userid}'s draw offer."
-        replies = _tell_players(ctx, board, game, player, headline)
-        return Result(summary=f"agreed to a draw on board {number}", replies=replies)
-    first = undo_first_move(ctx, board, other, vote.ply)
-    if first is None or vote.ply != board.ply:  # the board moved on: the request is void
-        ctx.session.delete(vote)
+        after = turn.finish(state, None, Termination.DRAW_AGREED)
+        result = turn.tell_players(after, f"{me} accepted {other.userid}'s draw offer.")
+        result.summary = f"agreed to a draw on board {number}"
+        return result
+    first = undo_first_move(state, other.id, vote.ply)
+    if first is None or vote.ply != state.ply:  # the board moved on: the request is void
+        ctx.write(lambda s: games.remove_vote(s, number, kind, asker))
         raise CommandError(
             f"The request to take back a move on board {number} no longer fits the game.",
             board=number,
+            writes=ctx.writes[-1:],
         )
-    game = take_back(ctx, board, first)
-    ctx.session.execute(delete(Vote).where(Vote.board_number == number))
+    game = games.load_game(ctx.session, turn.board, upto=first - 1)
+    ply = state.ply
+
+    def take_back(session: Session) -> None:
+        games.take_back(session, number, ply, game)
+        games.drop_votes(session, number)
+
+    ctx.write(take_back)
+    after = state.replace(
+        ply=game.position.ply,
+        position=game.position,
+        to_move=game.position.to_move,
+        moves=tuple(m for m in state.moves if m.number < first),
+        votes=(),
+    )
     headline = (
-        f"{player.userid} accepted: {span(first, vote.ply)} taken back. "
+        f"{me} accepted: {span(first, vote.ply)} taken back. "
         f"It is {other.userid}'s turn again."
     )
-    replies = _tell_players(ctx, board, game, player, headline)
-    return Result(summary=f"took back {span(first, vote.ply)} on board {number}", replies=replies)
-
-
-def take_back(ctx: Context, board: Board, first: int) -> Game:
-    """Remove moves ``first`` and later; the board is as it was after move ``first - 1``."""
-    ply = board.ply
-    game = service.load_game(ctx.session, board, upto=first - 1)
-    result = ctx.session.execute(
-        update(Board)
-        .where(Board.number == board.number, Board.ply == ply, Board.status == BOARD_ACTIVE)
-        .values(ply=first - 1, position=game.position.to_text(), to_move=game.position.to_move)
-        .execution_options(synchronize_session=False)
-    )
-    if service.rowcount(result) != 1:
-        raise CommandError(f"Board {board.number} has changed meanwhile; nothing was taken back.")
-    ctx.session.execute(
-        delete(MoveRecord).where(
-            MoveRecord.board_number == board.number, MoveRecord.number >= first
-        )
-    )
-    ctx.session.expire(board)
-    return game
+    result = turn.tell_players(after, headline)
+    result.summary = f"took back {span(first, vote.ply)} on board {number}"
+    return result

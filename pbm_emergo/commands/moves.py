@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import get_board, result_sentence, side_label
+from pbm_emergo.commands.boards import BoardState, get_board, result_sentence, side_label
 from pbm_emergo.commands.move import moves_in_lines
-from pbm_emergo.db import service
+from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE
 from pbm_emergo.render import render
 
@@ -22,14 +22,14 @@ class MovesCommand(Command):
         board, upto = get_board(ctx, args[0])
         if upto is None:
             if board.status != BOARD_ACTIVE:
-                game = service.load_game(ctx.session, board)
+                state = BoardState.load(ctx.session, board)
                 raise CommandError(
-                    f"The game on board {board.number} is over: {result_sentence(board, game)}",
+                    f"The game on board {board.number} is over: {result_sentence(state)}",
                     board=board.number,
                 )
-            position = service.current_position(board)  # the cache: no replay needed
+            position = games.current_position(board)  # the cache: no replay needed
         else:
-            position = service.load_game(ctx.session, board, upto=upto).position
+            position = games.load_game(ctx.session, board, upto=upto).position
         legal = position.legal_moves()
         player = board.player_of(position.to_move)
         return Result(
@@ -46,5 +46,5 @@ class MovesCommand(Command):
                 in_hand=position.in_hand(position.to_move),
             ),
             answer_subject=f"Emergo Board {board.number} moves",
-            answer_thread=f"board-{board.number}",
+            answer_board=board.number,
         )

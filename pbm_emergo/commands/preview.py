@@ -7,7 +7,7 @@ from typing import Any
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
 from pbm_emergo.commands.boards import get_board, side_label
 from pbm_emergo.commands.move import moves_in_lines
-from pbm_emergo.db import service
+from pbm_emergo.db import games
 from pbm_emergo.render import render
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
 
@@ -26,7 +26,7 @@ class PreviewCommand(Command):
         self.check_arity(args)
         board, upto = get_board(ctx, args[0])
         number = board.number
-        game = service.load_game(ctx.session, board, upto=upto)
+        game = games.load_game(ctx.session, board, upto=upto)
         start = game.position.ply
         tried: list[str] = []
         for text in args[1:]:
@@ -62,9 +62,10 @@ class PreviewCommand(Command):
                 f"({side_label(position.to_move)}): move {position.ply + 1}."
             )
         elif outcome.winner is None:
-            status = f"Then the game would be a draw ({outcome.reason})."
+            status = f"Then the game would be a draw ({outcome.termination})."
         else:
-            status = f"Then {board.player_of(outcome.winner).userid} would win ({outcome.reason})."
+            winner = board.player_of(outcome.winner).userid
+            status = f"Then {winner} would win ({outcome.termination})."
         return Result(
             summary=f"previewed {' '.join(tried)} on board {number}",
             answer=render(
@@ -77,5 +78,5 @@ class PreviewCommand(Command):
                 board=render_board(position, board.white_player.userid, board.black_player.userid),
             ),
             answer_subject=f"Emergo Board {number} preview",
-            answer_thread=f"board-{number}",
+            answer_board=number,
         )

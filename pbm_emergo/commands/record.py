@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.commands.boards import (
+    BoardState,
     at,
     get_board,
-    move_records,
     move_rows,
     options_text,
     result_sentence,
     side_label,
 )
-from pbm_emergo.db import service
 from pbm_emergo.db.models import BOARD_ACTIVE
 from pbm_emergo.render import render
 
@@ -27,16 +26,16 @@ class RecordCommand(Command):
     def process(self, ctx: Context, args: list[str]) -> Result:
         self.check_arity(args)
         board, _ = get_board(ctx, args[0])
-        records = move_records(ctx, board)
+        view = BoardState.load(ctx.session, board)
         if board.status == BOARD_ACTIVE:
-            # The cached position says whose turn it is; no replay needed.
-            to_move = service.current_position(board).to_move
+            # The stored position says whose turn it is; no replay needed.
+            to_move = view.position.to_move
             state = (
                 f"In progress: {board.player_of(to_move).userid} "
                 f"({side_label(to_move)}) to play move {board.ply + 1}."
             )
         else:
-            state = result_sentence(board, service.load_game(ctx.session, board))
+            state = result_sentence(view)
         return Result(
             summary=f"sent the record of board {board.number}",
             answer=render(
@@ -44,12 +43,12 @@ class RecordCommand(Command):
                 number=board.number,
                 white=board.white_player.userid,
                 black=board.black_player.userid,
-                options=options_text(board),
+                options=options_text(view),
                 started=at(board.created_at),
                 finished=at(board.finished_at) if board.finished_at else None,
                 state=state,
-                rows=move_rows([r.notation for r in records]),
+                rows=move_rows([m.notation for m in view.moves]),
             ),
             answer_subject=f"Emergo Board {board.number} record",
-            answer_thread=f"board-{board.number}",
+            answer_board=board.number,
         )

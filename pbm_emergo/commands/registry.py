@@ -45,6 +45,15 @@ def by_name() -> dict[str, type[Command]]:
     return {command.name: command for command in all_commands()}
 
 
+def help_entries() -> list[dict[str, str]]:
+    """Usage and description of each listed command, for help texts."""
+    return [
+        {"usage": c.usage(), "description": c.description, "section": c.section}
+        for c in all_commands()
+        if c.listed
+    ]
+
+
 def lookup(words: list[str]) -> tuple[type[Command] | None, int]:
     """The command named by the first words of ``words`` and how many words it used.
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pbm_emergo.commands.accounts import require_player
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import board_view, get_board, parse_board_ref
-from pbm_emergo.db import service
+from pbm_emergo.commands.boards import BoardState, board_view, get_board, parse_board_ref
+from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
 from pbm_emergo.render import render
 
@@ -23,10 +23,10 @@ def split_filter(args: list[str], default: str = "active") -> tuple[list[str], s
 def boards_for(ctx: Context, player: Player, which: str) -> list[Board]:
     """A player's boards: all, active, inactive (finished) or next (their turn)."""
     if which == "all":
-        return service.boards_of(ctx.session, player)
+        return games.boards_of(ctx.session, player)
     if which == "inactive":
-        return service.boards_of(ctx.session, player, BOARD_FINISHED)
-    boards = service.boards_of(ctx.session, player, BOARD_ACTIVE)
+        return games.boards_of(ctx.session, player, BOARD_FINISHED)
+    boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
     if which == "next":
         boards = [b for b in boards if b.to_move and b.player_of(b.to_move).id == player.id]
     return boards
@@ -66,14 +66,15 @@ class ShowCommand(Command):
             )
         views = []
         for board, upto in shown:
-            game = service.load_game(ctx.session, board, upto=upto)
-            views.append(board_view(ctx, board, game, upto=upto, all_moves=True))
+            state = BoardState.load(ctx.session, board)
+            position = None if upto is None else games.load_game(ctx.session, board, upto).position
+            views.append(board_view(state, position=position, upto=upto, all_moves=True))
         if len(views) == 1:
             subject = views[0].subject
-            thread: str | None = f"board-{shown[0][0].number}"
+            board_number: int | None = shown[0][0].number
         else:
             subject = f"Emergo boards {', '.join(str(b.number) for b, _ in shown)}"
-            thread = None
+            board_number = None
         numbers = ", ".join(
             f"{b.number}#{upto}" if upto is not None else str(b.number) for b, upto in shown
         )
@@ -81,5 +82,5 @@ class ShowCommand(Command):
             summary=f"sent board{'s' if len(views) > 1 else ''} {numbers}",
             answer=render("show.txt.j2", boards=[v.text for v in views]),
             answer_subject=subject,
-            answer_thread=thread,
+            answer_board=board_number,
         )

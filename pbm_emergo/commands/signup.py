@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from sqlalchemy.orm import Session
+
 from pbm_emergo.commands.accounts import (
     check_addresses,
     check_password,
@@ -9,7 +11,8 @@ from pbm_emergo.commands.accounts import (
     find_player,
 )
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.db import service
+from pbm_emergo.db import credentials, players
+from pbm_emergo.db.models import START_RATING
 from pbm_emergo.render import render
 
 
@@ -34,15 +37,26 @@ class SignupCommand(Command):
         addresses = check_addresses(addresses or [ctx.sender])
         if find_player(ctx, userid) is not None:
             raise CommandError(f"The userid {userid} is already taken; please choose another.")
-        player = service.create_player(ctx.session, userid, password, addresses, ctx.now)
+        # The slow hash is made here, before the write transaction.
+        password_hash = players.hash_password(password)
+        now = ctx.now
+
+        def store(session: Session) -> None:
+            player = players.create_player(
+                session, userid, None, addresses, now, password_hash=password_hash
+            )
+            # The password just set is as good as one just checked.
+            credentials.cache().remember(player.id, password_hash, password)
+
+        ctx.write(store)
         return Result(
-            summary=f"created the account {player.userid}",
+            summary=f"created the account {userid.strip()}",
             answer=render(
                 "signup.txt.j2",
-                userid=player.userid,
-                addresses=[a.address for a in player.addresses],
-                rating=player.rating,
+                userid=userid.strip(),
+                addresses=[a.strip() for a in addresses],
+                rating=START_RATING,
                 address=ctx.config.address,
             ),
-            answer_subject=f"Emergo: welcome {player.userid}",
+            answer_subject=f"Emergo: welcome {userid.strip()}",
         )

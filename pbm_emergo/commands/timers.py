@@ -21,26 +21,31 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
-from pbm_emergo.commands.api import CommandMail, Reply
 from pbm_emergo.commands.base import Context
-from pbm_emergo.commands.boards import board_mails, board_view, primary_address
-from pbm_emergo.db import service
-from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, WHITE, Board, Player
+from pbm_emergo.commands.boards import (
+    BoardState,
+    board_mails,
+    board_view,
+    other_side,
+    primary_address,
+)
+from pbm_emergo.commands.move import Turn
+from pbm_emergo.db import games
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
+from pbm_emergo.rules import Termination
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from pbm_emergo.config import Config
 
-FORFEIT = "forfeit"
-
 
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
-    """Send the reminders that are due and forfeit the boards whose time ran out."""
-    # The scheduler is not answering a mail; the context still wants one.
-    mail = CommandMail(sender=config.address, subject="", body="", message_id="")
-    ctx = Context(session=session, mail=mail, config=config, now=now)
+    """Send the reminders that are due and forfeit the boards whose time ran out (in the
+    caller's write transaction: each board's changes are applied as it is handled)."""
+    ctx = Context(session=session, config=config, now=now, apply_at_once=True)
     replies: list[Reply] = []
     # Nag and forfeit times are whole days (at least one), so a board that saw a move within
     # the last day needs no look: the database filters those out, and the players of the
@@ -62,22 +67,22 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     boards = session.scalars(query).all()
     for board in boards:
         replies.extend(_check_board(ctx, board))
+        ctx.apply_pending()
     return replies
 
 
 def _check_board(ctx: Context, board: Board) -> list[Reply]:
-    player = service.player_to_move(board)
+    player = games.player_to_move(board)
     if player is None:
         return []
     if player.vacation_until is not None and player.vacation_until > ctx.now:
         return []
     waiting = ctx.now - (board.last_move_at or board.created_at)
     if waiting >= timedelta(days=board.forfeit_days):
-        game = service.load_game(ctx.session, board)
-        winner = BLACK if board.to_move == WHITE else WHITE
-        service.finish_board(ctx.session, board, winner, FORFEIT, ctx.now)
+        turn = Turn(ctx, board, player)
+        state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
         return board_mails(
-            ctx, board, game,
+            ctx, state,
             headline=f"{player.userid} did not move for {board.forfeit_days} days and "
             "loses the game on time.",
         )
@@ -90,9 +95,9 @@ def _check_board(ctx: Context, board: Board) -> list[Reply]:
     address = primary_address(player)
     if address is None:
         return []
-    board.last_reminder_at = ctx.now
-    game = service.load_game(ctx.session, board)
-    view = board_view(ctx, board, game)
+    number, now = board.number, ctx.now
+    ctx.write(lambda s: games.set_reminded(s, number, now))
+    view = board_view(BoardState.load(ctx.session, board))
     left = timedelta(days=board.forfeit_days) - waiting
     body = render(
         "notice/reminder.txt.j2",
@@ -107,6 +112,6 @@ def _check_board(ctx: Context, board: Board) -> list[Reply]:
             to=address,
             subject=f"Emergo Board {board.number} reminder: {player.userid} to move",
             body=body,
-            thread=f"board-{board.number}",
+            board=board.number,
         )
     ]

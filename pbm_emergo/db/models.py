@@ -47,6 +47,7 @@ MESSAGE_ID_LENGTH = 998  # the longest header line RFC 5322 allows
 WORKER_LENGTH = 128  # "host:pid:thread"
 REASON_LENGTH = 32
 STATUS_LENGTH = 16
+NOT_ANSWERED_LENGTH = 200
 SIDE_LENGTH = 5  # "white" | "black"
 
 WHITE = "white"
@@ -58,6 +59,11 @@ BOARD_FINISHED = "finished"
 BOARD_STATUSES = (BOARD_ACTIVE, BOARD_FINISHED)
 
 BLOCKED_RULES = ("loss", "draw")
+
+# Defaults, named once: a new player's rating; a new board's reminder (nag) and forfeit times.
+START_RATING = 1600
+DEFAULT_NAG_DAYS = 7
+DEFAULT_FORFEIT_DAYS = 28
 VOTE_KINDS = ("draw", "undo")
 
 # Inbound queue: pending -> processing -> done; failures go back to pending until the
@@ -113,7 +119,7 @@ class Player(Base):
     password_hash: Mapped[str] = mapped_column(String(PASSWORD_HASH_LENGTH))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     vacation_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    rating: Mapped[int] = mapped_column(Integer, default=1600)
+    rating: Mapped[int] = mapped_column(Integer, default=START_RATING)
     # Rated games played so far; the rating is provisional while this is below 20.
     rated_games: Mapped[int] = mapped_column(Integer, default=0)
     won: Mapped[int] = mapped_column(Integer, default=0)
@@ -194,8 +200,8 @@ class Board(Base):
     # Options
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
     blocked_rule: Mapped[str] = mapped_column(String(8), default="loss")
-    nag_days: Mapped[int] = mapped_column(Integer, default=7)
-    forfeit_days: Mapped[int] = mapped_column(Integer, default=28)
+    nag_days: Mapped[int] = mapped_column(Integer, default=DEFAULT_NAG_DAYS)
+    forfeit_days: Mapped[int] = mapped_column(Integer, default=DEFAULT_FORFEIT_DAYS)
     # State
     status: Mapped[str] = mapped_column(String(STATUS_LENGTH), default=BOARD_ACTIVE, index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
@@ -204,6 +210,9 @@ class Board(Base):
     finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     ply: Mapped[int] = mapped_column(Integer, default=0)
     position: Mapped[str] = mapped_column(String(POSITION_LENGTH))
+    # What threefold repetition needs: the keys of the positions since the last move that
+    # can never be undone, one a line (NULL on boards stored before it existed: replayed).
+    repetition: Mapped[str | None] = mapped_column(Text)
     to_move: Mapped[str | None] = mapped_column(String(SIDE_LENGTH))
     # Outcome: winner NULL with a reason is a draw; both NULL while the game goes on.
     winner: Mapped[str | None] = mapped_column(String(SIDE_LENGTH))
@@ -353,11 +362,28 @@ class InboundMessage(Base):
     claimed_by: Mapped[str | None] = mapped_column(String(WORKER_LENGTH))
     claimed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
-    # Filled in by the worker when known, for the admin view and per-board ordering.
+    # What the mail is, worked out once on receipt: its command line with passwords masked
+    # (for the admin view), the first board it names (all of them: inbound_boards), the
+    # address to answer, and why it must not be answered (bounces, auto-replies...).
     subject: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
     board_number: Mapped[int | None] = mapped_column(Integer)
+    sender: Mapped[str | None] = mapped_column(String(ADDRESS_LENGTH))
+    not_answered: Mapped[str | None] = mapped_column(String(NOT_ANSWERED_LENGTH))
 
     replies: Mapped[list[OutboundMessage]] = relationship(back_populates="inbound")
+
+
+class InboundBoard(Base):
+    """A board an inbound mail's commands name: one board's mail is handled in arrival order
+    (a mail is not claimed while an earlier mail naming one of its boards is unfinished)."""
+
+    __tablename__ = "inbound_boards"
+    __table_args__ = (Index(None, "board_number", "inbound_id"),)
+
+    inbound_id: Mapped[int] = mapped_column(
+        ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True
+    )
+    board_number: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
 class OutboundMessage(Base):

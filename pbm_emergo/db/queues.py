@@ -1,34 +1,41 @@
 """The durable mail queues: inbound messages (the inbox) and outbound messages (the outbox).
 
-Pattern for a worker (each step its own short transaction)::
+One module, one claim, one stale-claim and dead-letter policy. A worker's unit of work::
 
     with factory.begin() as session:           # 1. claim, commit at once
-        message = claim_next_inbound(session, worker_name, utcnow())
-    ...                                         # 2. process in a new transaction that
-    with factory.begin() as session:           #    also writes the replies, then marks it
-        session.add(message)                    #    done (or mark_inbound_failed on error)
-        enqueue_outbound(session, ..., inbound_id=message.id)
+        message = claim_inbound(session, worker=worker_name(), now=utcnow())
+    ...                                         # 2. read and answer without a lock, then one
+    with factory.begin() as session:           #    short transaction writes the changes and
+        load_claimed_inbound(session, id, worker)   # the replies and marks the mail done
+        enqueue_outbound(session, ..., inbound_id=id)
         mark_inbound_done(session, message, utcnow())
 
-A claim is a lease: a message claimed by a worker that died is claimed again once
-``claimed_at`` is older than ``lease``. Attempts are counted at claim time, so a message
-that crashes its worker every time is still dead-lettered after MAX_INBOUND_ATTEMPTS.
+Inbound mail is claimed in arrival order *per board*: a mail is not claimed while an earlier
+mail naming one of its boards (``inbound_boards``) is pending or in hand, so several workers
+never reorder one board's moves. Attempts are counted at claim time, so a mail that crashes
+its worker every time is still dead-lettered after MAX_INBOUND_ATTEMPTS.
 
-On PostgreSQL claims use ``SELECT ... FOR UPDATE SKIP LOCKED``, so any number of worker
-processes on any number of machines can share the queues; on SQLite the whole database is
-locked by each writing transaction (``BEGIN IMMEDIATE``) and the claim is a conditional
-UPDATE.
+A claim names its worker (``host:pid:thread``). :func:`release_stale_claims` puts back the
+claims of workers that are gone: at once for a process on this host that no longer exists,
+after the lease for any other; a mail whose attempts are used up goes to the dead letters.
+
+On PostgreSQL claims use ``SELECT ... FOR UPDATE SKIP LOCKED`` (:func:`skip_locked`), so any
+number of worker processes on any number of machines share the queues; on SQLite each writing
+transaction locks the database (``BEGIN IMMEDIATE``) and claims are conditional UPDATEs.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import socket
+import threading
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, and_, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, aliased
 
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
@@ -41,10 +48,11 @@ from pbm_emergo.db.models import (
     OUTBOUND_PENDING,
     OUTBOUND_SENDING,
     OUTBOUND_SENT,
+    InboundBoard,
     InboundMessage,
     OutboundMessage,
 )
-from pbm_emergo.db.service import rowcount
+from pbm_emergo.db.session import rowcount
 
 MAX_INBOUND_ATTEMPTS = 5
 # With the default backoff (30 s doubling up to 1 h) this is about two days of retries.
@@ -57,15 +65,22 @@ ERROR_LENGTH = 4000  # last_error keeps the end of longer texts
 _S = TypeVar("_S", bound=Select[Any])
 
 
-def _skip_locked(session: Session, stmt: _S) -> _S:
+def skip_locked(session: Session, stmt: _S, *, of: Any = None) -> _S:
+    """``stmt`` as ``FOR UPDATE SKIP LOCKED`` on PostgreSQL (rows another worker holds are
+    passed over); unchanged on SQLite, where the write lock serialises claims."""
     if session.get_bind().dialect.name == "postgresql":
-        return stmt.with_for_update(skip_locked=True)
+        return stmt.with_for_update(skip_locked=True, of=of)
     return stmt
 
 
 def _error_text(error: str | BaseException) -> str:
     text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
     return text[-ERROR_LENGTH:]
+
+
+def worker_name() -> str:
+    """``host:pid:thread``, the value of ``claimed_by`` for claims made by this thread."""
+    return f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"[:128]
 
 
 # --- inbound ---------------------------------------------------------------------------
@@ -80,12 +95,16 @@ def enqueue_inbound(
     now: datetime,
     *,
     status: str = INBOUND_PENDING,
+    subject: str | None = None,
+    boards: Sequence[int] = (),
+    sender: str | None = None,
+    not_answered: str | None = None,
 ) -> tuple[InboundMessage, bool]:
-    """Store a received mail; returns (message, created).
+    """Store a received mail with what it is (its masked command line, the boards it names,
+    the address to answer, why not to answer it); returns (message, created).
 
     The same Message-ID from the same envelope sender is stored once: a second copy returns
-    the first one with ``created=False`` (say 250 to the sender all the same). Use
-    ``status="ignored"`` for mail that must never be answered (bounces, auto-replies).
+    the first one with ``created=False`` (say 250 to the sender all the same).
     """
     if message_id is not None:
         existing = _find_inbound(session, envelope_sender, message_id)
@@ -99,10 +118,16 @@ def enqueue_inbound(
         received_at=now,
         status=status,
         attempts=0,
+        subject=subject,
+        board_number=boards[0] if boards else None,
+        sender=sender,
+        not_answered=not_answered,
     )
     try:
         with session.begin_nested():
             session.add(message)
+            session.flush()
+            session.add_all(InboundBoard(inbound_id=message.id, board_number=b) for b in boards)
     except IntegrityError:
         # A concurrent transaction stored the same message first.
         assert message_id is not None
@@ -121,42 +146,49 @@ def _find_inbound(session: Session, sender: str, message_id: str) -> InboundMess
     )
 
 
-def claim_next_inbound(
-    session: Session, worker: str, now: datetime, *, lease: timedelta = DEFAULT_LEASE
-) -> InboundMessage | None:
-    """Claim the oldest pending inbound message for ``worker`` (or one whose claim expired),
-    counting an attempt. Returns None when there is nothing to do. Commit right away."""
-    while True:
-        stale = and_(
-            InboundMessage.status == INBOUND_PROCESSING, InboundMessage.claimed_at < now - lease
+def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:
+    """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
+    counting an attempt. Commit right away."""
+    mine = aliased(InboundBoard)
+    theirs = aliased(InboundBoard)
+    earlier = aliased(InboundMessage)
+    blocked = (
+        select(theirs.inbound_id)
+        .join(mine, mine.board_number == theirs.board_number)
+        .join(earlier, earlier.id == theirs.inbound_id)
+        .where(
+            mine.inbound_id == InboundMessage.id,
+            theirs.inbound_id < InboundMessage.id,
+            earlier.status.in_((INBOUND_PENDING, INBOUND_PROCESSING)),
         )
-        claimable = or_(InboundMessage.status == INBOUND_PENDING, stale)
-        stmt = select(InboundMessage).where(claimable).order_by(InboundMessage.id).limit(1)
-        message = session.scalar(_skip_locked(session, stmt))
-        if message is None:
-            return None
-        if message.attempts >= MAX_INBOUND_ATTEMPTS:
-            # Its last worker died while holding it: no more tries.
-            message.status = INBOUND_DEAD
-            message.last_error = message.last_error or "worker lost the message too often"
-            message.claimed_by = None
-            session.flush()
-            continue
-        result = session.execute(
-            update(InboundMessage)
-            .where(InboundMessage.id == message.id, claimable)
-            .values(
-                status=INBOUND_PROCESSING,
-                claimed_by=worker,
-                claimed_at=now,
-                attempts=InboundMessage.attempts + 1,
-            )
-            .execution_options(synchronize_session=False)
-        )
-        if rowcount(result) == 1:
-            session.refresh(message)
-            return message
-        session.expire(message)
+        .exists()
+    )
+    stmt = (
+        select(InboundMessage)
+        .where(InboundMessage.status == INBOUND_PENDING, ~blocked)
+        .order_by(InboundMessage.id)
+        .limit(1)
+    )
+    message = session.scalar(skip_locked(session, stmt, of=InboundMessage))
+    if message is None:
+        return None
+    message.status = INBOUND_PROCESSING
+    message.attempts += 1
+    message.claimed_by = worker
+    message.claimed_at = now
+    session.flush()
+    return message
+
+
+def load_claimed_inbound(session: Session, message_id: int, worker: str) -> InboundMessage | None:
+    """The message if this worker still holds its claim (locked on PostgreSQL)."""
+    stmt = select(InboundMessage).where(InboundMessage.id == message_id)
+    if session.get_bind().dialect.name == "postgresql":
+        stmt = stmt.with_for_update()
+    message = session.scalar(stmt.execution_options(populate_existing=True))
+    if message is None or message.status != INBOUND_PROCESSING or message.claimed_by != worker:
+        return None
+    return message
 
 
 def _release_inbound(
@@ -208,6 +240,73 @@ def requeue_inbound(session: Session, message_id: int, now: datetime) -> bool:
         .execution_options(synchronize_session=False)
     )
     return rowcount(result) == 1
+
+
+# --- crash recovery ----------------------------------------------------------------------
+
+
+def _claim_is_stale(
+    claimed_by: str | None, claimed_at: datetime | None, now: datetime, lease: timedelta
+) -> bool:
+    if claimed_at is None or claimed_at < now - lease:
+        return True
+    host, _, rest = (claimed_by or "").partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+def release_stale_claims(
+    session: Session,
+    *,
+    now: datetime,
+    lease: timedelta = DEFAULT_LEASE,
+    on_dead: Callable[[Session, InboundMessage], None] | None = None,
+) -> tuple[int, int]:
+    """Put back the claims of crashed workers; returns (inbound, outbound) released.
+
+    A claim is stale when its process on this host no longer exists, or it is older than
+    ``lease`` (a process on another machine that died). ``on_dead`` is called for each
+    inbound message dead-lettered here (its attempts used up).
+    """
+    inbound = 0
+    for message in session.scalars(
+        select(InboundMessage).where(InboundMessage.status == INBOUND_PROCESSING)
+    ):
+        if _claim_is_stale(message.claimed_by, message.claimed_at, now, lease):
+            message.claimed_by = None
+            message.claimed_at = None
+            message.last_error = "the worker stopped while processing this message"
+            if message.attempts >= MAX_INBOUND_ATTEMPTS:
+                message.status = INBOUND_DEAD
+                message.processed_at = now
+                if on_dead is not None:
+                    on_dead(session, message)
+            else:
+                message.status = INBOUND_PENDING
+            inbound += 1
+    outbound = 0
+    for out in session.scalars(
+        select(OutboundMessage).where(OutboundMessage.status == OUTBOUND_SENDING)
+    ):
+        if _claim_is_stale(out.claimed_by, out.claimed_at, now, lease):
+            out.claimed_by = None
+            out.claimed_at = None
+            out.status = OUTBOUND_PENDING
+            out.next_attempt_at = now
+            outbound += 1
+    session.flush()
+    return inbound, outbound
 
 
 # --- outbound --------------------------------------------------------------------------
@@ -266,7 +365,7 @@ def claim_due_outbound(
         .limit(limit)
     )
     claimed: list[OutboundMessage] = []
-    for message in session.scalars(_skip_locked(session, stmt)).all():
+    for message in session.scalars(skip_locked(session, stmt)).all():
         result = session.execute(
             update(OutboundMessage)
             .where(OutboundMessage.id == message.id, claimable)
@@ -374,20 +473,34 @@ def replies_sent_to(session: Session, recipient: str, since: datetime) -> int:
     return int(count or 0)
 
 
+def next_outbound_due(session: Session) -> datetime | None:
+    """When the next pending outbound mail is due (for the sender's sleep)."""
+    return session.scalar(
+        select(func.min(OutboundMessage.next_attempt_at)).where(
+            OutboundMessage.status == OUTBOUND_PENDING
+        )
+    )
+
+
 __all__ = [
     "INBOUND_IGNORED",
     "MAX_INBOUND_ATTEMPTS",
     "MAX_OUTBOUND_ATTEMPTS",
     "claim_due_outbound",
-    "claim_next_inbound",
+    "claim_inbound",
     "enqueue_inbound",
     "enqueue_outbound",
+    "load_claimed_inbound",
     "mark_inbound_done",
     "mark_inbound_failed",
     "mark_outbound_failed",
     "mark_outbound_sent",
+    "next_outbound_due",
+    "release_stale_claims",
     "replies_sent_to",
     "requeue_inbound",
     "requeue_outbound",
     "retry_delay",
+    "skip_locked",
+    "worker_name",
 ]

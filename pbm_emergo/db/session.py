@@ -18,9 +18,9 @@ from __future__ import annotations
 import sys
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, create_engine, event, pool
+from sqlalchemy import CursorResult, Engine, Result, create_engine, event, pool
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -36,6 +36,8 @@ MIGRATIONS_DIR = (
 )
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
+# Execution option of the engine behind read_sessions(): a unit of work that only reads.
+READ_ONLY = "pbm_emergo_read_only"
 
 _lock = threading.Lock()
 _engines: dict[str, Engine] = {}
@@ -67,7 +69,12 @@ def _setup_sqlite(engine: Engine, *, foreign_keys: bool) -> None:
 
     @event.listens_for(engine, "begin")
     def on_begin(connection: Any) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        # A reading unit of work (read_sessions) takes no lock at BEGIN: it reads a WAL
+        # snapshot while writers go on.
+        if connection.get_execution_options().get(READ_ONLY):
+            connection.exec_driver_sql("BEGIN")
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def create_engine_for(
@@ -119,6 +126,21 @@ def get_sessionmaker(config: Config) -> sessionmaker[Session]:
         if factory is None:
             factory = _sessionmakers[url] = sessionmaker(engine, expire_on_commit=False)
         return factory
+
+
+def read_sessions(factory: sessionmaker[Session]) -> sessionmaker[Session]:
+    """A session factory like ``factory`` for units of work that only read.
+
+    On SQLite its transactions start with a plain (deferred) BEGIN, so reading never waits
+    for, nor holds up, a writer. On PostgreSQL it is the same as ``factory``.
+    """
+    engine: Engine = factory.kw["bind"]
+    return sessionmaker(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
+
+
+def rowcount(result: Result[Any]) -> int:
+    """Rows matched by an UPDATE or DELETE run through ``session.execute``."""
+    return cast(CursorResult[Any], result).rowcount
 
 
 def dispose_engines() -> None:

@@ -15,12 +15,12 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy.orm import Session as DBSession
 from sqlalchemy.orm import sessionmaker
 
-from pbm_emergo.commands import mask_command
+from pbm_emergo.commands import describe
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail.parse import clean_address, parse_mail
-from pbm_emergo.mail.queue import board_of_subject
+from pbm_emergo.mail.parse import parse_mail
+from pbm_emergo.messages import clean_address
 
 log = logging.getLogger(__name__)
 
@@ -104,21 +104,36 @@ class InboxHandler:
             return self._idle.wait_for(lambda: self.in_flight == 0, timeout)
 
     def store(self, raw: bytes, mail_from: str, recipients: list[str]) -> Stored:
-        """Store the mail in one short transaction (runs in a worker thread)."""
+        """Work out what the mail is, then store it in one short transaction (runs in a
+        thread of the executor, off the event loop)."""
         parsed = parse_mail(raw, mail_from, own_address=self.config.address)
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
         envelope_sender = envelope_sender[:320]
+        not_answered = parsed.not_answered or self._not_for_us(recipients)
+        # The command line with its passwords masked (`admin mail` shows it), and the boards
+        # it names, so that workers keep one board's mail in order.
+        described = describe(parsed.subject, parsed.body)
         with self.session_factory.begin() as db:
             message, created = queues.enqueue_inbound(
-                db, raw, envelope_sender, recipients, parsed.message_id, self.clock()
+                db,
+                raw,
+                envelope_sender,
+                recipients,
+                parsed.message_id,
+                self.clock(),
+                subject=described.command[:900] or None,
+                boards=described.boards if not_answered is None else (),
+                sender=parsed.sender,
+                not_answered=not_answered[:200] if not_answered else None,
             )
-            if created:
-                # For the admin view, and so that workers keep one board's mail in order.
-                # Passwords masked: this column is shown by `admin mail`.
-                message.subject = mask_command(parsed.subject)[:900] or None
-                message.board_number = board_of_subject(parsed.subject)
-            db.flush()
             return Stored(message.id, duplicate=not created)
+
+    def _not_for_us(self, recipients: list[str]) -> str | None:
+        """Mail only for postmaster is kept for the operator, not run as commands."""
+        own = self.config.address.lower()
+        if any(r.strip("<>").lower() == own for r in recipients):
+            return None
+        return "mail for postmaster (kept for the operator)"
 
 
 class Listener:

@@ -17,26 +17,18 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
-from pbm_emergo.commands.api import CommandMail
+from pbm_emergo.messages import CommandMail, clean_address, clean_subject
 
 log = logging.getLogger(__name__)
+
+_WHITESPACE = re.compile(r"\s+")
 
 # Our own marker: a mail carrying it came from a pbm-emergo server and is never answered.
 LOOP_HEADER = "X-PBM-Emergo-Loop"
 
-_PREFIX = re.compile(
-    r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|rv|odp|ynt)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*)+",
-    re.IGNORECASE,
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_WHITESPACE = re.compile(r"\s+")
 # No control characters: ids go into text columns, and PostgreSQL refuses NUL in text.
 _MSGID = re.compile(r"<([^<>\s@\x00-\x1f\x7f]{1,200}@[^<>\s@\x00-\x1f\x7f]{1,200})>")
-# The local part in printable ASCII only (RFC 5322 atext and dots): smtplib sends commands in
-# ASCII, and a control character has no business in a header.
-_ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-]{1,64}@[A-Za-z0-9.\-\[\]:]{1,190}")
 _NOT_ANSWERED_PRECEDENCE = {"bulk", "junk", "list"}
-_SUBJECT_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -60,22 +52,6 @@ class ParsedMail:
             body=self.body,
             message_id=self.message_id,
         )
-
-
-def clean_address(value: str | None) -> str | None:
-    """A plain ``local@domain`` address, lower-cased, or None when ``value`` is not one."""
-    if not value:
-        return None
-    value = value.strip().strip("<>").strip().lower()
-    if len(value) > 254 or not _ADDRESS.fullmatch(value):
-        return None
-    return value
-
-
-def strip_subject_prefixes(subject: str) -> str:
-    """Collapse whitespace and drop ``Re:``/``Fwd:``/``AW:``... prefixes."""
-    subject = _WHITESPACE.sub(" ", _CONTROL.sub(" ", subject)).strip()
-    return _PREFIX.sub("", subject).strip()[:_SUBJECT_LIMIT]
 
 
 def html_to_text(html: str) -> str:
@@ -148,7 +124,7 @@ def _parse(raw: bytes, envelope_sender: str | None, own_address: str) -> ParsedM
     message_id = _message_id(_header(msg, "Message-ID")) or _generated_id(raw)
     references = tuple(_message_ids(_header(msg, "References") or ""))[-20:]
     sender = _from_address(msg) or _envelope_address(envelope_sender)
-    subject = strip_subject_prefixes(_header(msg, "Subject") or "")
+    subject = clean_subject(_header(msg, "Subject") or "")
     body = _body(msg, defects)
     if defects:
         log.info("mail %s has defects: %s", message_id, ", ".join(sorted(set(defects))))

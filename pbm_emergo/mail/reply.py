@@ -8,12 +8,11 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
-from pbm_emergo.commands.api import Reply
-from pbm_emergo.mail.parse import LOOP_HEADER, clean_address
+from pbm_emergo.mail.parse import LOOP_HEADER
+from pbm_emergo.messages import Reply, clean_address
 
 SUBJECT_LIMIT = 200
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
-_THREAD_UNSAFE = re.compile(r"[^A-Za-z0-9.\-]+")
 
 
 def sanitise_subject(subject: str) -> str:
@@ -24,10 +23,9 @@ def sanitise_subject(subject: str) -> str:
     return subject or "pbm-emergo"
 
 
-def thread_id(thread: str, domain: str) -> str:
+def thread_id(board: int, domain: str) -> str:
     """The Message-ID-like token that keeps one board's mails in one thread."""
-    token = _THREAD_UNSAFE.sub("-", thread).strip("-.")[:64] or "thread"
-    return f"<{token}.pbm-emergo@{domain}>"
+    return f"<board-{board}.pbm-emergo@{domain}>"
 
 
 def build_reply(
@@ -51,7 +49,7 @@ def build_reply(
     msg["Date"] = format_datetime(now)
     msg["Message-ID"] = make_msgid(idstring="pbm-emergo", domain=domain)
     # The board's thread id stays first (the thread's root); then the command mail's chain.
-    root = [thread_id(reply.thread, domain)] if reply.thread else []
+    root = [thread_id(reply.board, domain)] if reply.board is not None else []
     chain: list[str] = []
     for ref in (*references, in_reply_to):
         if ref and ref not in chain and ref not in root:

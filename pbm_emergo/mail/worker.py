@@ -1,7 +1,10 @@
-"""Process stored inbound mail: parse, run the commands, queue the replies, mark done.
+"""Handle stored inbound mail: run its commands, queue the replies, mark it done.
 
-One message is handled in one transaction that also writes its replies to the outbox, so a
-crash either leaves the message to be retried or has done all of it.
+A mail is claimed in one short transaction. Its commands then read and answer without a
+write lock (see :mod:`pbm_emergo.commands.api`), the replies are built into mail, and one
+short write transaction stores the commands' changes and the replies and marks the mail
+done, after checking that this worker still holds the claim. A crash at any point leaves
+the mail to be claimed again, or has done all of it.
 """
 
 from __future__ import annotations
@@ -11,18 +14,19 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import mask_command
-from pbm_emergo.commands.api import CommandProcessor, Reply
+from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import INBOUND_DEAD, INBOUND_IGNORED, OUTBOUND_FAILED, InboundMessage
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail import queue
 from pbm_emergo.mail.parse import parse_mail
-from pbm_emergo.mail.reply import build_reply, reply_bytes, sanitise_subject
+from pbm_emergo.mail.reply import build_reply, reply_bytes
+from pbm_emergo.messages import Reply
+from pbm_emergo.render import render
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +35,9 @@ RATE_WINDOW = timedelta(hours=1)
 
 def default_processor() -> CommandProcessor:
     """The production command layer (imported late: it loads the commands on first use)."""
-    from pbm_emergo.commands import process
+    from pbm_emergo.commands import handle
 
-    return process
+    return handle
 
 
 class LostClaim(Exception):
@@ -49,8 +53,19 @@ class Outcome:
     replies: int = 0
 
 
+@dataclass(frozen=True)
+class BuiltReply:
+    """A reply made into mail before the write transaction: what the outbox row needs."""
+
+    reply: Reply
+    recipient: str
+    raw: bytes
+    message_id: str
+    subject: str
+
+
 class InboxWorker:
-    """Takes stored mail in arrival order and processes it, one message per transaction."""
+    """Takes stored mail in arrival order (per board) and handles it."""
 
     def __init__(
         self,
@@ -66,70 +81,75 @@ class InboxWorker:
         self.clock = clock
 
     def run_once(self) -> Outcome | None:
-        """Process the next message, if there is one."""
-        worker = queue.worker_name()
+        """Handle the next message, if there is one."""
+        worker = queues.worker_name()
         with self.session_factory.begin() as session:
-            claimed = queue.claim_inbound(session, worker=worker, now=self.clock())
+            claimed = queues.claim_inbound(session, worker=worker, now=self.clock())
             if claimed is None:
                 return None
         try:
-            return self._process(claimed.id, worker)
+            return self._process(claimed, worker)
+        except LostClaim:
+            log.warning("inbound %d: claim lost to another worker; work rolled back", claimed.id)
+            return Outcome(claimed.id, "lost-claim")
         except Exception:  # noqa: BLE001 - any failure is recorded; the message is retried
             error = traceback.format_exc()
             log.exception("inbound %d failed", claimed.id)
             return self._fail(claimed, error)
 
-    def _process(self, inbound_id: int, worker: str) -> Outcome:
-        with self.session_factory.begin() as session:
-            message = queue.load_claimed_inbound(session, inbound_id, worker)
-            if message is None:
-                return Outcome(inbound_id, "lost-claim")
-            now = self.clock()
-            parsed = parse_mail(
-                message.raw, message.envelope_sender, own_address=self.config.address
-            )
-            reason = parsed.not_answered or self._not_for_us(message.envelope_recipients)
-            if reason is not None:
-                log.info(
-                    "inbound %d (%s from %r) not answered: %s",
-                    inbound_id, parsed.message_id, message.envelope_sender, reason,
-                )
-                message.last_error = f"not answered: {reason}"
+    def _process(self, claimed: InboundMessage, worker: str) -> Outcome:
+        inbound_id = claimed.id
+        now = self.clock()
+        if claimed.not_answered is not None:
+            # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
+            with self.session_factory.begin() as session:
+                message = self._still_ours(session, inbound_id, worker)
+                message.last_error = f"not answered: {message.not_answered}"
                 if not queues.mark_inbound_done(session, message, now, status=INBOUND_IGNORED):
                     raise LostClaim(inbound_id)
-                return Outcome(inbound_id, "ignored")
-            replies = self.processor(session, parsed.command_mail(), self.config, now)
-            queued = 0
-            for reply in replies:
-                queued += self.queue_reply(
-                    session, reply, now, inbound_id, parsed.message_id, parsed.references
-                )
+            log.info("inbound %d not answered: %s", inbound_id, claimed.not_answered)
+            return Outcome(inbound_id, "ignored")
+        parsed = parse_mail(claimed.raw, claimed.envelope_sender, own_address=self.config.address)
+        queued = 0
+
+        def build(replies: list[Reply]) -> list[BuiltReply]:
+            return [
+                built
+                for reply in replies
+                if (built := self.build(reply, now, parsed.message_id, parsed.references))
+            ]
+
+        def store(session: Session, built: Any) -> None:
+            nonlocal queued
+            message = self._still_ours(session, inbound_id, worker)
+            queued = sum(self.queue_built(session, b, now, inbound_id, parsed) for b in built)
             if not queues.mark_inbound_done(session, message, now):
                 raise LostClaim(inbound_id)
+
+        self.processor(
+            self.session_factory, parsed.command_mail(), self.config, now,
+            outside=build, inside=store,
+        )
         log.info("inbound %d done, %d replies queued", inbound_id, queued)
         return Outcome(inbound_id, "done", queued)
 
-    def _not_for_us(self, recipients: list[str]) -> str | None:
-        """Mail only for postmaster is kept for the operator, not run as commands."""
-        own = self.config.address.lower()
-        if any(r.strip("<>").lower() == own for r in recipients or []):
-            return None
-        return "mail for postmaster (kept for the operator)"
+    @staticmethod
+    def _still_ours(session: Session, inbound_id: int, worker: str) -> InboundMessage:
+        message = queues.load_claimed_inbound(session, inbound_id, worker)
+        if message is None:
+            raise LostClaim(inbound_id)
+        return message
 
-    def queue_scheduled(self, session: Session, reply: Reply) -> int:
-        """Queue a reply that answers no mail (reminders, timeouts from the scheduler)."""
-        return self.queue_reply(session, reply, self.clock(), None, None, ())
+    # --- replies -----------------------------------------------------------------------
 
-    def queue_reply(
+    def build(
         self,
-        session: Session,
         reply: Reply,
         now: datetime,
-        inbound_id: int | None,
         in_reply_to: str | None,
         references: tuple[str, ...],
-    ) -> int:
-        """Build one reply and put it in the outbox, within the per-address cap."""
+    ) -> BuiltReply | None:
+        """The reply as mail bytes, or None (logged) when it cannot be sent."""
         try:
             email = build_reply(
                 reply,
@@ -139,21 +159,48 @@ class InboxWorker:
                 references=references,
             )
         except ValueError as exc:
-            log.warning("inbound %s: reply not sent: %s", inbound_id, exc)
-            return 0
-        recipient = str(email["To"])
-        board = _board_of_thread(reply.thread)
+            log.warning("reply not sent: %s", exc)
+            return None
+        return BuiltReply(
+            reply=reply,
+            recipient=str(email["To"]),
+            raw=reply_bytes(email),
+            message_id=str(email["Message-ID"]),
+            subject=str(email["Subject"]),
+        )
+
+    def queue_scheduled(self, session: Session, reply: Reply) -> int:
+        """Queue a reply that answers no mail (reminders, timeouts from the scheduler)."""
+        now = self.clock()
+        built = self.build(reply, now, None, ())
+        return 0 if built is None else self.queue_built(session, built, now, None, None)
+
+    def queue_built(
+        self,
+        session: Session,
+        built: BuiltReply,
+        now: datetime,
+        inbound_id: int | None,
+        answering: Any,
+    ) -> int:
+        """Put one reply in the outbox, within the per-address cap; returns how many mails
+        were queued to go out (the held reply is kept, as failed, but not counted)."""
+        recipient = built.recipient
         sent_recently = queues.replies_sent_to(session, recipient, now - RATE_WINDOW)
         limit = self.config.reply_limit
         queued = 0
         if sent_recently == limit:
             # The one final notice goes out; the reply itself is held like the ones after it.
             notice = build_reply(
-                Reply(recipient, "Emergo: reply limit reached", _limit_notice(limit)),
+                Reply(
+                    recipient,
+                    "Emergo: reply limit reached",
+                    render("notice/reply_limit.txt.j2", limit=limit),
+                ),
                 server_address=self.config.address,
                 now=now,
-                in_reply_to=in_reply_to,
-                references=references,
+                in_reply_to=getattr(answering, "message_id", None),
+                references=getattr(answering, "references", ()),
             )
             queues.enqueue_outbound(
                 session,
@@ -165,39 +212,32 @@ class InboxWorker:
                 inbound_id=inbound_id,
             )
             queued, sent_recently = 1, sent_recently + 1
-        if sent_recently > limit:
-            # Kept (as failed) so that "what happened to my mail?" has an answer in SQL.
-            held = queues.enqueue_outbound(
-                session,
-                recipient,
-                reply_bytes(email),
-                now,
-                message_id=str(email["Message-ID"]),
-                subject=sanitise_subject(reply.subject),
-                board_number=board,
-                inbound_id=inbound_id,
-            )
-            held.status = OUTBOUND_FAILED
-            held.last_error = f"not sent: more than {limit} mails to this address in an hour"
-            log.warning("reply to %s held back: more than %d an hour", recipient, limit)
-            return queued
-        queues.enqueue_outbound(
+        held = sent_recently > limit
+        row = queues.enqueue_outbound(
             session,
             recipient,
-            reply_bytes(email),
+            built.raw,
             now,
-            message_id=str(email["Message-ID"]),
-            subject=str(email["Subject"]),
-            board_number=board,
+            message_id=built.message_id,
+            subject=built.subject,
+            board_number=built.reply.board,
             inbound_id=inbound_id,
         )
-        return 1
+        if held:
+            # Kept (as failed) so that "what happened to my mail?" has an answer in SQL.
+            row.status = OUTBOUND_FAILED
+            row.last_error = f"not sent: more than {limit} mails to this address in an hour"
+            log.warning("reply to %s held back: more than %d an hour", recipient, limit)
+            return queued
+        return queued + 1
+
+    # --- failures ----------------------------------------------------------------------
 
     def _fail(self, claimed: InboundMessage, error: str) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
         with self.session_factory.begin() as session:
-            dead = session.get(InboundMessage, inbound_id)
+            dead = session.get(InboundMessage, inbound_id, populate_existing=True)
             if (
                 dead is None
                 or dead.claimed_by != claimed.claimed_by
@@ -210,39 +250,17 @@ class InboxWorker:
         return Outcome(inbound_id, "dead")
 
     def notify_dead(self, session: Session, dead: InboundMessage) -> None:
-        """Log a dead-lettered message and tell its sender (if the mail may be answered)."""
+        """Log a dead-lettered message and tell its sender (if the mail may be answered),
+        from what was worked out on receipt."""
         log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
-        parsed = parse_mail(dead.raw, dead.envelope_sender, own_address=self.config.address)
-        if parsed.not_answered is None and parsed.sender:
-            notice = Reply(
-                to=parsed.sender,
-                subject="Emergo error",
-                body=_dead_letter_notice(parsed.subject),
-            )
-            self.queue_reply(
-                session, notice, self.clock(), dead.id, parsed.message_id, parsed.references
-            )
-
-
-def _board_of_thread(thread: str | None) -> int | None:
-    if thread and thread.startswith("board-") and thread[6:].isdigit():
-        return int(thread[6:])
-    return None
-
-
-def _limit_notice(limit: int) -> str:
-    return (
-        f"This server has sent {limit} mails to your address in the last hour, the most it\n"
-        "sends to one address in an hour. Further replies are held back until the hour is\n"
-        "over; this is the last mail you get until then. Nothing you sent is lost: commands\n"
-        "are still carried out.\n"
-    )
-
-
-def _dead_letter_notice(subject: str) -> str:
-    shown = sanitise_subject(mask_command(subject)) if subject else "(no subject)"
-    return (
-        "Your mail could not be processed because of an error on the server, and it has\n"
-        "been set aside for the operator, who can run it again once the error is fixed.\n"
-        f"\nSubject of your mail: {shown}\n"
-    )
+        if dead.not_answered is not None or not dead.sender:
+            return
+        notice = Reply(
+            to=dead.sender,
+            subject="Emergo error",
+            body=render("notice/dead_letter.txt.j2", subject=dead.subject or "(no subject)"),
+        )
+        now = self.clock()
+        built = self.build(notice, now, dead.message_id, ())
+        if built is not None:
+            self.queue_built(session, built, now, dead.id, dead)

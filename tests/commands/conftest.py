@@ -7,7 +7,7 @@ from argon2 import PasswordHasher
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import service
+from pbm_emergo.db import players as player_store
 
 from .support import Mailer
 
@@ -17,7 +17,7 @@ def quick_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
     """argon2id with small parameters: still the real algorithm, but a verify takes a
     millisecond instead of a third of a second (a whole game verifies dozens of times)."""
     monkeypatch.setattr(
-        service, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+        player_store, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     )
 
 

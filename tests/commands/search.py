@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from functools import cache
 
-from pbm_emergo.rules import BLOCKED, ELIMINATED, REPETITION, Game, Move
+from pbm_emergo.rules import Game, Move, Termination
 
 
 def _playout(seed: int, *, shuffle: bool, limit: int = 300) -> Game:
@@ -37,9 +37,9 @@ def game_ending_by(reason: str, seeds: int = 400) -> tuple[str, ...]:
     """The shortest seeded random game (as canonical moves) that ends by ``reason``."""
     best: tuple[str, ...] | None = None
     for seed in range(seeds):
-        game = _playout(seed, shuffle=reason == REPETITION)
+        game = _playout(seed, shuffle=reason == Termination.REPETITION)
         outcome = game.outcome()
-        if outcome is not None and outcome.reason == reason:
+        if outcome is not None and outcome.termination == reason:
             moves = tuple(str(m) for m in game.moves)
             if best is None or len(moves) < len(best):
                 best = moves
@@ -48,15 +48,15 @@ def game_ending_by(reason: str, seeds: int = 400) -> tuple[str, ...]:
 
 
 def elimination_game() -> tuple[str, ...]:
-    return game_ending_by(ELIMINATED)
+    return game_ending_by(Termination.ELIMINATED)
 
 
 def blocked_game() -> tuple[str, ...]:
-    return game_ending_by(BLOCKED)
+    return game_ending_by(Termination.BLOCKED)
 
 
 def repetition_game() -> tuple[str, ...]:
-    return game_ending_by(REPETITION)
+    return game_ending_by(Termination.REPETITION)
 
 
 @cache

@@ -1,4 +1,4 @@
-"""Helpers for the command tests: mailing commands straight to `process`."""
+"""Helpers for the command tests: mailing commands straight to `handle`."""
 
 from __future__ import annotations
 
@@ -6,14 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import CommandMail, Reply, process
+from pbm_emergo.commands import CommandMail, Reply, handle
 from pbm_emergo.config import Config
 
 START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
 
 class Mailer:
-    """Sends command mails straight to `process`, each in its own transaction, one minute
+    """Sends command mails straight to `handle` (which reads, then writes in its own
+    transaction), one minute
     apart on a simulated clock."""
 
     def __init__(self, factory: sessionmaker[Session], config: Config) -> None:
@@ -28,8 +29,7 @@ class Mailer:
         mail = CommandMail(
             sender=sender, subject=subject, body=body, message_id=f"<m{self.count}@example.org>"
         )
-        with self.factory.begin() as session:
-            return process(session, mail, self.config, self.now)
+        return handle(self.factory, mail, self.config, self.now)
 
     def one(self, subject: str, body: str = "", sender: str = "alice@example.org") -> Reply:
         """Send and expect exactly one reply."""

@@ -6,9 +6,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pbm_emergo.commands import CommandMail, Reply, process
-from pbm_emergo.commands.dispatcher import clean_subject, command_lines, comment_text, masked
+from pbm_emergo.commands.dispatcher import (
+    clean_subject,
+    command_lines,
+    comment_text,
+    dispatch,
+    masked,
+)
 from pbm_emergo.config import Config
+from pbm_emergo.messages import CommandMail, Reply
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -16,7 +22,9 @@ NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 def send(subject: str, body: str = "", sender: str = "carol@example.org") -> list[Reply]:
     mail = CommandMail(sender=sender, subject=subject, body=body, message_id="<t@example.org>")
     # help needs no database; the session is never touched.
-    return process(None, mail, Config(), NOW)  # type: ignore[arg-type]
+    replies, writes = dispatch(None, mail, Config(), NOW)  # type: ignore[arg-type]
+    assert writes == []
+    return replies
 
 
 def test_help_lists_every_command_from_the_registry() -> None:

@@ -11,8 +11,8 @@ from .test_move import board_row, error, notations, play_all
 def test_show_board_sends_all_moves_to_the_sender_only(game: Mailer) -> None:
     play_all(game, ["e4", "e6", "c5"])
     reply = game.one("emergo show 101", sender="carol@example.org")
-    assert (reply.to, reply.subject, reply.thread) == (
-        "carol@example.org", "Emergo Board 101 bob", "board-101",
+    assert (reply.to, reply.subject, reply.board) == (
+        "carol@example.org", "Emergo Board 101 bob", 101,
     )  # fmt: skip
     assert "Moves:\n    1. e4                     2. e6\n    3. c5\n" in reply.body
     expected = render_board(Game.from_moves(["e4", "e6", "c5"]).position, "alice", "bob")

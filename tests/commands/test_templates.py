@@ -121,6 +121,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "count": 5,
         "locked_until": "2026-11-21 11:00 UTC",
     },
+    "notice/dead_letter.txt.j2": {"subject": "emergo move 101 alice ******** e4"},
+    "notice/reply_limit.txt.j2": {"limit": 100},
     "notice/reminder.txt.j2": {
         "userid": "bob",
         "number": 101,

@@ -8,10 +8,10 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import Reply
 from pbm_emergo.commands.timers import scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.messages import Reply
 
 from .support import Mailer
 
@@ -117,7 +117,14 @@ def test_two_schedulers_at_once_send_one_reminder(
     import threading
     import time
 
-    from .test_concurrency import waiting_for_a_lock
+    from sqlalchemy import text
+
+    def waiting_for_a_lock(factory: sessionmaker[Session]) -> bool:
+        with factory() as session:
+            count = session.execute(
+                text("SELECT count(*) FROM pg_locks WHERE NOT granted")
+            ).scalar()
+        return bool(count)
 
     postgres = db_sessions.kw["bind"].dialect.name == "postgresql"
     later = game.now + timedelta(days=7, minutes=1)

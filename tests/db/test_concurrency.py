@@ -14,7 +14,8 @@ import pytest
 from sqlalchemy import Engine, event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import service
+from pbm_emergo.db import errors as db_errors
+from pbm_emergo.db import games, players
 from pbm_emergo.db.models import Board, MoveRecord
 from pbm_emergo.db.session import create_engine_for
 from pbm_emergo.rules import Position
@@ -25,9 +26,9 @@ ROUNDS = 8
 
 def _setup(sessions: sessionmaker[Session]) -> None:
     with sessions.begin() as session:
-        alice = service.create_player(session, "alice", "pw", [], NOW)
-        bob = service.create_player(session, "bob", "pw", [], NOW)
-        service.create_board(session, alice, bob, NOW)
+        alice = players.create_player(session, "alice", "pw", [], NOW)
+        bob = players.create_player(session, "bob", "pw", [], NOW)
+        games.create_board(session, alice, bob, NOW)
 
 
 def _race(
@@ -42,14 +43,14 @@ def _race(
             with sessions() as session:
                 board = session.get(Board, 101)
                 assert board is not None and board.ply == ply
-                mover = service.player_to_move(board)
+                mover = games.player_to_move(board)
                 assert mover is not None
             barrier.wait()
             with sessions.begin() as session:
                 board = session.get(Board, 101)
                 mover = session.merge(mover)
                 assert board is not None
-                service.apply_move(session, board, ply, moves[index], mover, None, NOW)
+                games.apply_move(session, board, ply, moves[index], mover, None, NOW)
         except BaseException as err:  # noqa: BLE001 - reported to the main thread
             results[index] = err
 
@@ -73,7 +74,7 @@ def _play_rounds(sessions: sessionmaker[Session]) -> list[str]:
         results = _race(sessions, ply, candidates)
         errors = [r for r in results if r is not None]
         assert len(errors) == 1, results
-        assert isinstance(errors[0], service.StaleMoveError), errors
+        assert isinstance(errors[0], db_errors.StaleMoveError), errors
         winner = candidates[results.index(None)]
         stored.append(winner)
         position = position.play(winner)
@@ -87,7 +88,7 @@ def test_two_concurrent_moves_exactly_one_applied(db_sessions: sessionmaker[Sess
         board = session.get(Board, 101)
         assert board is not None
         assert board.ply == ROUNDS
-        assert service.move_notations(session, board) == stored
+        assert games.move_notations(session, board) == stored
         count = session.scalar(select(func.count()).select_from(MoveRecord))
         assert count == ROUNDS
 
@@ -113,12 +114,12 @@ def test_concurrent_moves_meet_at_the_conditional_update(postgres_database_url: 
         errors = [r for r in results if r is not None]
         assert len(errors) == 1, results
         stale = errors[0]
-        assert isinstance(stale, service.StaleMoveError)
+        assert isinstance(stale, db_errors.StaleMoveError)
         assert stale.actual_ply is None  # refused by the UPDATE, not by the early check
         with sessions() as session:
             board = session.get(Board, 101)
             assert board is not None and board.ply == 1
-            assert service.move_notations(session, board) == [candidates[results.index(None)]]
+            assert games.move_notations(session, board) == [candidates[results.index(None)]]
     finally:
         engine.dispose()
 
@@ -136,10 +137,10 @@ def test_concurrent_challenges_get_distinct_numbers(
         try:
             barrier.wait()
             with db_sessions.begin() as session:
-                alice = service.find_player(session, "alice")
-                bob = service.find_player(session, "bob")
+                alice = players.find_player(session, "alice")
+                bob = players.find_player(session, "bob")
                 assert alice and bob
-                numbers.append(service.create_board(session, alice, bob, NOW).number)
+                numbers.append(games.create_board(session, alice, bob, NOW).number)
         except BaseException as err:  # noqa: BLE001
             errors.append(err)
 
@@ -167,7 +168,7 @@ def test_a_move_racing_a_resignation_is_not_stored_on_the_finished_board(
             with db_sessions.begin() as session:
                 board = session.get(Board, 101)
                 assert board is not None
-                service.finish_board(session, board, "white", "resigned", NOW)
+                games.finish_board(session, board.number, "white", "resigned", NOW)
             finished.set()
         except BaseException as err:  # noqa: BLE001 - reported to the main thread
             errors.append(err)
@@ -177,14 +178,14 @@ def test_a_move_racing_a_resignation_is_not_stored_on_the_finished_board(
     with db_sessions.begin() as session:
         board = session.get(Board, 101)
         assert board is not None and board.status == "active"
-        mover = service.player_to_move(board)
+        mover = games.player_to_move(board)
         assert mover is not None
-        game = service.load_game(session, board)
+        game = games.load_game(session, board)
         resigner.start()
         finished.wait(timeout=2)  # PostgreSQL: committed; SQLite: waiting for our lock
         try:
-            service.apply_move(session, board, 0, "e4", mover, None, NOW, game=game)
-        except service.ServiceError as err:
+            games.apply_move(session, board, 0, "e4", mover, None, NOW, game=game)
+        except errors.ServiceError as err:
             refused = err
     resigner.join(timeout=30)
     assert errors == []
@@ -194,5 +195,5 @@ def test_a_move_racing_a_resignation_is_not_stored_on_the_finished_board(
         stored = session.scalar(select(func.count()).select_from(MoveRecord))
         assert board.to_move is None and board.ply == stored
         if refused is not None:
-            assert isinstance(refused, service.BoardFinishedError)
+            assert isinstance(refused, db_errors.BoardFinishedError)
             assert stored == 0

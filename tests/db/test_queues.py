@@ -60,14 +60,14 @@ def test_inbound_claim_in_order_done_and_empty(db_sessions: sessionmaker[Session
     claimed = []
     for _ in range(3):
         with db_sessions.begin() as session:
-            message = queues.claim_next_inbound(session, "w1", NOW)
+            message = queues.claim_inbound(session, worker="w1", now=NOW)
             assert message is not None
             assert message.status == "processing" and message.claimed_by == "w1"
             assert message.attempts == 1
             claimed.append(message)
     assert [m.id for m in claimed] == ids
     with db_sessions.begin() as session:
-        assert queues.claim_next_inbound(session, "w1", NOW) is None
+        assert queues.claim_inbound(session, worker="w1", now=NOW) is None
         session.add(claimed[0])
         assert queues.mark_inbound_done(session, claimed[0], NOW)
     with db_sessions() as session:
@@ -83,7 +83,7 @@ def test_inbound_dead_letter_after_five_failures_and_requeue(
         (message_id,) = _enqueue(session, 1)
     for attempt in range(1, 6):
         with db_sessions.begin() as session:
-            message = queues.claim_next_inbound(session, "w1", NOW)
+            message = queues.claim_inbound(session, worker="w1", now=NOW)
             assert message is not None and message.attempts == attempt
         with db_sessions.begin() as session:
             session.add(message)
@@ -92,11 +92,11 @@ def test_inbound_dead_letter_after_five_failures_and_requeue(
             assert message.status == expected
             assert message.last_error == "ValueError: boom"
     with db_sessions.begin() as session:
-        assert queues.claim_next_inbound(session, "w1", NOW) is None
+        assert queues.claim_inbound(session, worker="w1", now=NOW) is None
         assert queues.requeue_inbound(session, message_id, NOW)
         assert not queues.requeue_inbound(session, 999_999, NOW)
     with db_sessions.begin() as session:
-        message = queues.claim_next_inbound(session, "w2", NOW)
+        message = queues.claim_inbound(session, worker="w2", now=NOW)
         assert message is not None and message.id == message_id and message.attempts == 1
 
 
@@ -107,7 +107,7 @@ def test_a_processed_mail_is_never_requeued(db_sessions: sessionmaker[Session]) 
     with db_sessions.begin() as session:
         (message_id,) = _enqueue(session, 1)
     with db_sessions.begin() as session:
-        message = queues.claim_next_inbound(session, "w1", NOW)
+        message = queues.claim_inbound(session, worker="w1", now=NOW)
         assert message is not None
         assert queues.mark_inbound_done(session, message, NOW)
     with db_sessions.begin() as session:
@@ -120,11 +120,15 @@ def test_inbound_expired_claim_is_taken_again(db_sessions: sessionmaker[Session]
     with db_sessions.begin() as session:
         _enqueue(session, 1)
     with db_sessions.begin() as session:
-        lost = queues.claim_next_inbound(session, "crashed", NOW)
+        lost = queues.claim_inbound(session, worker="crashed", now=NOW)
         assert lost is not None
+    # One stale-claim policy: the claim is put back once its lease has run out.
     with db_sessions.begin() as session:
-        assert queues.claim_next_inbound(session, "w2", NOW + timedelta(minutes=5)) is None
-        again = queues.claim_next_inbound(session, "w2", NOW + timedelta(minutes=11))
+        assert queues.release_stale_claims(session, now=NOW + timedelta(minutes=5)) == (0, 0)
+        assert queues.claim_inbound(session, worker="w2", now=NOW + timedelta(minutes=5)) is None
+    with db_sessions.begin() as session:
+        assert queues.release_stale_claims(session, now=NOW + timedelta(minutes=11)) == (1, 0)
+        again = queues.claim_inbound(session, worker="w2", now=NOW + timedelta(minutes=11))
         assert again is not None and again.id == lost.id and again.attempts == 2
     with db_sessions.begin() as session:
         # The crashed worker's late "done" must not count: the claim is w2's now.
@@ -149,7 +153,7 @@ def test_concurrent_workers_claim_each_message_once(db_sessions: sessionmaker[Se
             barrier.wait()
             while True:
                 with db_sessions.begin() as session:
-                    message = queues.claim_next_inbound(session, name, NOW)
+                    message = queues.claim_inbound(session, worker=name, now=NOW)
                     if message is None:
                         return
                     mine.append(message.id)

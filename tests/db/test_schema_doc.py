@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import queues, service
+from pbm_emergo.db import games, players, queues
 from pbm_emergo.db.models import Base
 from pbm_emergo.db.session import PROJECT_ROOT
 
@@ -24,11 +24,11 @@ def test_every_table_is_documented() -> None:
 def test_example_queries_run(db_sessions: sessionmaker[Session], database_url: str) -> None:
     now = datetime.now(UTC)
     with db_sessions.begin() as session:
-        alice = service.create_player(session, "alice", "pw", ["alice@example.org"], now)
-        bob = service.create_player(session, "bob", "pw", [], now)
-        board = service.create_board(session, alice, bob, now)
-        move = str(service.current_position(board).legal_moves()[0])
-        service.apply_move(session, board, 0, move, alice, "good luck", now)
+        alice = players.create_player(session, "alice", "pw", ["alice@example.org"], now)
+        bob = players.create_player(session, "bob", "pw", [], now)
+        board = games.create_board(session, alice, bob, now)
+        move = str(games.current_position(board).legal_moves()[0])
+        games.apply_move(session, board, 0, move, alice, "good luck", now)
         inbound, _ = queues.enqueue_inbound(session, b"x", "alice@example.org", ["p"], None, now)
         inbound.status, inbound.last_error = "dead", "boom"
         queues.enqueue_outbound(session, "alice@example.org", b"y", now)

@@ -11,7 +11,7 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import service
+from pbm_emergo.db import errors, games, players, ratings
 from pbm_emergo.db.models import Board, MoveRecord, Player, RatingChange, Vote
 from pbm_emergo.db.session import create_engine_for
 from pbm_emergo.rules import Game, IllegalMoveError, InvalidMoveError, Position
@@ -20,8 +20,8 @@ NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
 
 def _players(session: Session) -> tuple[Player, Player]:
-    alice = service.create_player(session, "Alice", "secret-a", ["Alice@Example.org"], NOW)
-    bob = service.create_player(session, "bob", "secret-b", ["bob@example.org"], NOW)
+    alice = players.create_player(session, "Alice", "secret-a", ["Alice@Example.org"], NOW)
+    bob = players.create_player(session, "bob", "secret-b", ["bob@example.org"], NOW)
     return alice, bob
 
 
@@ -34,14 +34,13 @@ def test_player_userid_is_case_insensitive_and_password_hashed(
         assert alice.password_hash.startswith("$argon2id$")
         assert "secret-a" not in alice.password_hash
     with db_sessions.begin() as session:
-        found = service.find_player(session, "ALICE")
+        found = players.find_player(session, "ALICE")
         assert found is not None and found.userid == "Alice"
-        assert service.verify_password(found, "secret-a")
-        assert not service.verify_password(found, "Secret-a")
+        assert players.verify_password(found, "secret-a")
+        assert not players.verify_password(found, "Secret-a")
         assert [a.address for a in found.addresses] == ["Alice@Example.org"]
-        assert service.find_players_by_address(session, "alice@example.ORG") == [found]
-        with pytest.raises(service.UseridTakenError):
-            service.create_player(session, "aLiCe", "x", [], NOW)
+        with pytest.raises(errors.UseridTakenError):
+            players.create_player(session, "aLiCe", "x", [], NOW)
 
 
 def test_userid_key_unique_in_the_database(db_sessions: sessionmaker[Session]) -> None:
@@ -57,7 +56,7 @@ def test_timestamps_come_back_aware_utc(db_sessions: sessionmaker[Session]) -> N
         alice, _ = _players(session)
         alice.vacation_until = paris
     with db_sessions() as session:
-        player = service.find_player(session, "alice")
+        player = players.find_player(session, "alice")
         assert player is not None and player.vacation_until is not None
         assert player.vacation_until.tzinfo is not None
         assert player.vacation_until == datetime(2026, 11, 21, 11, 0, tzinfo=UTC)
@@ -66,7 +65,7 @@ def test_timestamps_come_back_aware_utc(db_sessions: sessionmaker[Session]) -> N
 
 def test_naive_datetime_refused(db_sessions: sessionmaker[Session]) -> None:
     with pytest.raises(Exception, match="naive datetime"), db_sessions.begin() as session:
-        service.create_player(session, "carol", "pw", [], datetime(2026, 1, 1))
+        players.create_player(session, "carol", "pw", [], datetime(2026, 1, 1))
 
 
 def test_board_numbers_start_at_101_and_are_never_reused(
@@ -74,28 +73,28 @@ def test_board_numbers_start_at_101_and_are_never_reused(
 ) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
-        first = service.create_board(session, alice, bob, NOW)
-        second = service.create_board(session, bob, alice, NOW, rated=False)
+        first = games.create_board(session, alice, bob, NOW)
+        second = games.create_board(session, bob, alice, NOW, rated=False)
         assert (first.number, second.number) == (101, 102)
     with db_sessions.begin() as session:
         session.execute(delete(Board).where(Board.number == 102))
     with db_sessions.begin() as session:
-        alice = service.find_player(session, "alice")
-        bob = service.find_player(session, "bob")
+        alice = players.find_player(session, "alice")
+        bob = players.find_player(session, "bob")
         assert alice and bob
-        assert service.create_board(session, alice, bob, NOW).number == 103
+        assert games.create_board(session, alice, bob, NOW).number == 103
     # A rolled-back challenge never existed: its number is handed out to the next one.
     with db_sessions() as session:
-        alice = service.find_player(session, "alice")
-        bob = service.find_player(session, "bob")
+        alice = players.find_player(session, "alice")
+        bob = players.find_player(session, "bob")
         assert alice and bob
-        assert service.create_board(session, alice, bob, NOW).number == 104
+        assert games.create_board(session, alice, bob, NOW).number == 104
         session.rollback()
     with db_sessions.begin() as session:
-        alice = service.find_player(session, "alice")
-        bob = service.find_player(session, "bob")
+        alice = players.find_player(session, "alice")
+        bob = players.find_player(session, "bob")
         assert alice and bob
-        assert service.create_board(session, alice, bob, NOW).number == 104
+        assert games.create_board(session, alice, bob, NOW).number == 104
     with db_sessions() as session:
         assert [b.number for b in session.scalars(select(Board).order_by(Board.number))] == [
             101,
@@ -107,34 +106,34 @@ def test_board_numbers_start_at_101_and_are_never_reused(
 def test_apply_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
-        board = service.create_board(session, alice, bob, NOW)
+        board = games.create_board(session, alice, bob, NOW)
         assert board.position == Position().to_text() and board.ply == 0
-        assert service.player_to_move(board) is alice
+        assert games.player_to_move(board) is alice
     reference = Game()
     later = NOW
     for ply in range(6):
         later += timedelta(minutes=1)
         with db_sessions.begin() as session:
-            board = service.get_board(session, 101)
+            board = games.get_board(session, 101)
             assert board is not None
-            mover = service.player_to_move(board)
+            mover = games.player_to_move(board)
             assert mover is not None
             move = reference.position.legal_moves()[0]
-            applied = service.apply_move(
+            applied = games.apply_move(
                 session, board, ply, str(move).upper(), mover, f"comment {ply}", later
             )
             reference.play(move)
             assert str(applied.move) == str(move)
             assert applied.record.number == ply + 1
     with db_sessions() as session:
-        board = service.get_board(session, 101)
+        board = games.get_board(session, 101)
         assert board is not None
         assert board.ply == 6 and board.last_move_at == later
         assert board.position == reference.position.to_text()
-        assert service.current_position(board) == reference.position
-        assert service.move_notations(session, board) == [str(m) for m in reference.moves]
-        assert service.load_game(session, board).position == reference.position
-        assert service.load_game(session, board, upto=3).position == reference.positions[3]
+        assert games.current_position(board) == reference.position
+        assert games.move_notations(session, board) == [str(m) for m in reference.moves]
+        assert games.load_game(session, board).position == reference.position
+        assert games.load_game(session, board, upto=3).position == reference.positions[3]
         records = session.scalars(select(MoveRecord).order_by(MoveRecord.number)).all()
         assert [r.comment for r in records] == [f"comment {i}" for i in range(6)]
         assert [r.player_id for r in records] == [1, 2, 1, 2, 1, 2]
@@ -143,45 +142,45 @@ def test_apply_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -
 def test_apply_move_refusals_change_nothing(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
-        carol = service.create_player(session, "carol", "pw", [], NOW)
-        board = service.create_board(session, alice, bob, NOW)
-        with pytest.raises(service.NotYourTurnError):
-            service.apply_move(session, board, 0, "e5", bob, None, NOW)
-        with pytest.raises(service.NotAPlayerError):
-            service.apply_move(session, board, 0, "e5", carol, None, NOW)
-        with pytest.raises(service.StaleMoveError) as stale:
-            service.apply_move(session, board, 3, "e5", alice, None, NOW)
+        carol = players.create_player(session, "carol", "pw", [], NOW)
+        board = games.create_board(session, alice, bob, NOW)
+        with pytest.raises(errors.NotYourTurnError):
+            games.apply_move(session, board, 0, "e5", bob, None, NOW)
+        with pytest.raises(errors.NotAPlayerError):
+            games.apply_move(session, board, 0, "e5", carol, None, NOW)
+        with pytest.raises(errors.StaleMoveError) as stale:
+            games.apply_move(session, board, 3, "e5", alice, None, NOW)
         assert "move 4" in str(stale.value) and "move 1" in str(stale.value)
         with pytest.raises(InvalidMoveError):
-            service.apply_move(session, board, 0, "z9", alice, None, NOW)
+            games.apply_move(session, board, 0, "z9", alice, None, NOW)
         legal = {str(m) for m in Position().legal_moves()}
         illegal = next(c for c in ("e5", "a5", "e1", "e9") if c not in legal)
         with pytest.raises(IllegalMoveError):
-            service.apply_move(session, board, 0, illegal, alice, None, NOW)
+            games.apply_move(session, board, 0, illegal, alice, None, NOW)
     with db_sessions() as session:
-        board = service.get_board(session, 101)
+        board = games.get_board(session, 101)
         assert board is not None and board.ply == 0
-        assert service.move_notations(session, board) == []
+        assert games.move_notations(session, board) == []
 
 
 def test_finish_board_updates_results_and_ratings(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
-        board = service.create_board(session, alice, bob, NOW)
+        board = games.create_board(session, alice, bob, NOW)
         session.add(Vote(board_number=board.number, kind="draw", player_id=bob.id, ply=0))
         session.flush()
-        service.finish_board(session, board, "black", "resigned", NOW)
+        games.finish_board(session, board.number, "black", "resigned", NOW)
         assert board.status == "finished" and board.winner == "black"
         assert board.outcome_reason == "resigned" and board.to_move is None
         assert (board.white_rating_change, board.black_rating_change) == (-32, 32)
-        assert service.player_to_move(board) is None
-        with pytest.raises(service.BoardFinishedError):
-            service.finish_board(session, board, "white", "resigned", NOW)
-        with pytest.raises(service.BoardFinishedError):
-            service.apply_move(session, board, 0, "e5", alice, None, NOW)
+        assert games.player_to_move(board) is None
+        with pytest.raises(errors.BoardFinishedError):
+            games.finish_board(session, board.number, "white", "resigned", NOW)
+        with pytest.raises(errors.BoardFinishedError):
+            games.apply_move(session, board, 0, "e5", alice, None, NOW)
     with db_sessions() as session:
-        alice = service.find_player(session, "alice")
-        bob = service.find_player(session, "bob")
+        alice = players.find_player(session, "alice")
+        bob = players.find_player(session, "bob")
         assert alice and bob
         assert (alice.rating, alice.lost, alice.rated_games) == (1568, 1, 1)
         assert (bob.rating, bob.won) == (1632, 1)
@@ -193,17 +192,17 @@ def test_finish_board_updates_results_and_ratings(db_sessions: sessionmaker[Sess
 def test_unrated_draw_changes_no_rating(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
-        board = service.create_board(session, alice, bob, NOW, rated=False)
-        service.finish_board(session, board, None, "draw agreed", NOW)
+        board = games.create_board(session, alice, bob, NOW, rated=False)
+        games.finish_board(session, board.number, None, "draw agreed", NOW)
         assert (alice.drawn, bob.drawn, alice.rating, bob.rating) == (1, 1, 1600, 1600)
         assert board.white_rating_change is None
 
 
 def test_elo_change() -> None:
-    assert service.elo_change(1600, 1600, 1.0, 32) == 16
-    assert service.elo_change(1600, 1600, 0.5, 32) == 0
-    assert service.elo_change(1800, 1600, 1.0, 32) == 8
-    assert service.elo_change(1600, 1800, 1.0, 32) == 24
+    assert ratings.elo_change(1600, 1600, 1.0, 32) == 16
+    assert ratings.elo_change(1600, 1600, 0.5, 32) == 0
+    assert ratings.elo_change(1800, 1600, 1.0, 32) == 8
+    assert ratings.elo_change(1600, 1800, 1.0, 32) == 24
 
 
 def test_game_over_by_rules_finishes_board(db_sessions: sessionmaker[Session]) -> None:
@@ -215,18 +214,18 @@ def test_game_over_by_rules_finishes_board(db_sessions: sessionmaker[Session]) -
     assert outcome is not None
     with db_sessions.begin() as session:
         alice, bob = _players(session)
-        board = service.create_board(session, alice, bob, NOW)
+        board = games.create_board(session, alice, bob, NOW)
         last = None
         for ply, move in enumerate(game.moves):
-            mover = service.player_to_move(board)
+            mover = games.player_to_move(board)
             assert mover is not None
-            last = service.apply_move(session, board, ply, str(move), mover, None, NOW)
+            last = games.apply_move(session, board, ply, str(move), mover, None, NOW)
         assert last is not None and last.outcome == outcome
     with db_sessions() as session:
-        board = service.get_board(session, 101)
+        board = games.get_board(session, 101)
         assert board is not None
         assert board.status == "finished" and board.winner == outcome.winner
-        assert board.outcome_reason == outcome.reason and board.ply == len(game.moves)
+        assert board.outcome_reason == outcome.termination and board.ply == len(game.moves)
 
 
 def test_foreign_keys_enforced(db_sessions: sessionmaker[Session]) -> None:

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.cli import main as cli_main
 from pbm_emergo.config import Config
-from pbm_emergo.db import service
+from pbm_emergo.db import players
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.rules import Game, Position, render_board
@@ -150,7 +150,7 @@ def table(
     # argon2id with small parameters, so that a whole game stays quick (still the real
     # algorithm; the production parameters are tested in tests/commands).
     monkeypatch.setattr(
-        service, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     )
     relay = Relay()
     relay.start()

@@ -9,17 +9,18 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import process
-from pbm_emergo.commands.api import CommandMail, Reply
+from pbm_emergo.commands import handle
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.outbound import Backoff
+from pbm_emergo.messages import CommandMail, Reply
 from pbm_emergo.server import MailServer
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
@@ -126,10 +127,13 @@ def test_stop_finishes_the_message_in_hand(
 ) -> None:
     started = threading.Event()
 
-    def slow(session: Session, mail: CommandMail, config: Config, now: datetime) -> list[Reply]:
+    def slow(
+        factory: sessionmaker[Session], mail: CommandMail, config: Config, now: datetime,
+        **hooks: Any,
+    ) -> list[Reply]:
         started.set()
         threading.Event().wait(1.0)  # the message is in hand when stop() comes
-        return process(session, mail, config, now)
+        return handle(factory, mail, config, now, **hooks)
 
     server = make_server(db_config, db_sessions, relay.url, processor=slow)
     server.start()
@@ -164,8 +168,8 @@ def test_scheduler_releases_the_claim_of_a_crashed_process(
     import sys
 
     from pbm_emergo.db import queues
+    from pbm_emergo.db.queues import worker_name
     from pbm_emergo.db.types import utcnow
-    from pbm_emergo.mail.queue import worker_name
 
     server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2)
     server.start()
@@ -253,7 +257,7 @@ def test_scheduler_mails_what_the_scheduled_task_returns(
         if len(calls) > 1:
             return []
         return [Reply("bob@example.org", "Emergo Board 101 bob", "Your move.\n",
-                      thread="board-101")]
+                      board=101)]
 
     server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2,
                          scheduled=reminders)
@@ -330,13 +334,13 @@ def test_the_default_scheduler_mails_real_reminders(
 ) -> None:
     """No task passed in: the server runs pbm_emergo.commands.scheduled, which reminds the
     player to move once the board's nag time has passed (a clock 8 days ahead here)."""
-    from pbm_emergo.db import service
+    from pbm_emergo.db import games, players
 
     start = datetime.now(UTC)
     with db_sessions.begin() as session:
-        alice = service.create_player(session, "alice", "alicepw", ["alice@example.org"], start)
-        bob = service.create_player(session, "bob", "bobpw", ["bob@example.org"], start)
-        service.create_board(session, alice, bob, start)
+        alice = players.create_player(session, "alice", "alicepw", ["alice@example.org"], start)
+        bob = players.create_player(session, "bob", "bobpw", ["bob@example.org"], start)
+        games.create_board(session, alice, bob, start)
 
     server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2,
                          clock=lambda: datetime.now(UTC) + timedelta(days=8))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm_emergo.mail.parse import LOOP_HEADER, html_to_text, parse_mail, strip_subject_prefixes
+from pbm_emergo.mail.parse import LOOP_HEADER, html_to_text, parse_mail
+from pbm_emergo.messages import clean_subject
 
 OWN = "pbmserv@emergo.test"
 
@@ -99,9 +100,9 @@ def test_unknown_charset_does_not_stop_the_parser() -> None:
 
 
 def test_subject_prefixes() -> None:
-    assert strip_subject_prefixes("RE: re: Fwd: help") == "help"
-    assert strip_subject_prefixes("Fw[3]: SV: help\r\n  emergo") == "help emergo"
-    assert strip_subject_prefixes("return") == "return"
+    assert clean_subject("RE: re: Fwd: help") == "help"
+    assert clean_subject("Fw[3]: SV: help\r\n  emergo") == "help emergo"
+    assert clean_subject("return") == "return"
 
 
 def test_never_answered() -> None:

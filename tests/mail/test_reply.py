@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm_emergo.commands.api import Reply
 from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
 from pbm_emergo.mail.reply import build_reply, reply_bytes, sanitise_subject
+from pbm_emergo.messages import Reply
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 SERVER = "pbmserv@emergo.test"
@@ -30,7 +30,7 @@ def text(msg: EmailMessage) -> str:
 
 def test_reply_headers() -> None:
     raw = built(
-        Reply("Alice@Example.org", "Emergo Board 101 bob", "the board\n", thread="board-101"),
+        Reply("Alice@Example.org", "Emergo Board 101 bob", "the board\n", board=101),
         in_reply_to="<cmd@example.org>",
         references=("<older@example.org>",),
     )
@@ -51,8 +51,8 @@ def test_reply_headers() -> None:
 
 
 def test_two_mails_of_one_board_share_the_thread_root() -> None:
-    first = built(Reply("a@example.org", "x", "y", thread="board-101"), in_reply_to="<1@e.org>")
-    second = built(Reply("b@example.org", "x", "y", thread="board-101"), in_reply_to="<2@e.org>")
+    first = built(Reply("a@example.org", "x", "y", board=101), in_reply_to="<1@e.org>")
+    second = built(Reply("b@example.org", "x", "y", board=101), in_reply_to="<2@e.org>")
     roots = [
         BytesParser(policy=policy.default).parsebytes(raw)["References"].split()[0]
         for raw in (first, second)
@@ -98,11 +98,15 @@ def test_long_lines_and_non_ascii_bodies_survive() -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=300), st.text(max_size=500), st.one_of(st.none(), st.text(max_size=40)))
-def test_any_subject_body_and_thread_give_exactly_our_headers(
-    subject: str, body: str, thread: str | None
+@given(
+    st.text(max_size=300),
+    st.text(max_size=500),
+    st.one_of(st.none(), st.integers(min_value=0, max_value=10**9)),
+)
+def test_any_subject_body_and_board_give_exactly_our_headers(
+    subject: str, body: str, board: int | None
 ) -> None:
-    raw = built(Reply("a@example.org", subject, body, thread=thread), in_reply_to="<c@e.org>")
+    raw = built(Reply("a@example.org", subject, body, board=board), in_reply_to="<c@e.org>")
     msg = BytesParser(policy=policy.default).parsebytes(raw)
     assert sorted(msg.keys()) == sorted([
         "From", "To", "Subject", "Date", "Message-ID", "In-Reply-To", "References",

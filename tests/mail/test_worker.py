@@ -6,22 +6,23 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands.api import CommandMail, Reply
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
-from pbm_emergo.mail import queue
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.parse import LOOP_HEADER
 from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.messages import CommandMail, Reply
 
 from .support import command_mail
 
@@ -31,19 +32,31 @@ NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 class Echo:
     """A stand-in command layer: answers each mail with its subject, records what it saw."""
 
-    def __init__(self, fail_times: int = 0, thread: str | None = None) -> None:
+    def __init__(self, fail_times: int = 0, board: int | None = None) -> None:
         self.seen: list[CommandMail] = []
         self.fail_times = fail_times
-        self.thread = thread
+        self.board = board
 
     def __call__(
-        self, session: Session, mail: CommandMail, config: Config, now: datetime
+        self,
+        factory: sessionmaker[Session],
+        mail: CommandMail,
+        config: Config,
+        now: datetime,
+        *,
+        outside: Callable[[list[Reply]], Any] | None = None,
+        inside: Callable[[Session, Any], None] | None = None,
     ) -> list[Reply]:
         self.seen.append(mail)
         if self.fail_times > 0:
             self.fail_times -= 1
             raise RuntimeError("the command layer broke")
-        return [Reply(mail.sender, f"echo {mail.subject}", mail.body, thread=self.thread)]
+        replies = [Reply(mail.sender, f"echo {mail.subject}", mail.body, board=self.board)]
+        built = outside(replies) if outside is not None else None
+        with factory.begin() as session:
+            if inside is not None:
+                inside(session, built)
+        return replies
 
 
 def store(config: Config, factory: sessionmaker[Session], msg: EmailMessage,
@@ -71,7 +84,7 @@ def test_message_is_processed_and_its_reply_queued(
         config, session_factory,
         command_mail("Re: emergo help", body="hi\n", message_id="<c1@example.org>"),
     )
-    echo = Echo(thread="board-101")
+    echo = Echo(board=101)
     worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
     outcome = worker.run_once()
     assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
@@ -208,12 +221,12 @@ def test_one_board_is_taken_in_arrival_order_even_with_several_workers(
     second = mail("emergo move 101 b pw c4", "<2@x>")
     other = mail("emergo move 102 a pw e4", "<3@x>")
     with session_factory.begin() as session:
-        a = queue.claim_inbound(session, worker="w1", now=NOW)
+        a = queues.claim_inbound(session, worker="w1", now=NOW)
     with session_factory.begin() as session:
         # While 101's first mail is in hand, a second worker skips 101's second mail.
-        b = queue.claim_inbound(session, worker="w2", now=NOW)
+        b = queues.claim_inbound(session, worker="w2", now=NOW)
     with session_factory.begin() as session:
-        c = queue.claim_inbound(session, worker="w3", now=NOW)
+        c = queues.claim_inbound(session, worker="w3", now=NOW)
     assert a is not None and b is not None
     assert (a.id, b.id, c) == (first, other, None)
     with session_factory.begin() as session:
@@ -221,7 +234,7 @@ def test_one_board_is_taken_in_arrival_order_even_with_several_workers(
         assert message is not None
         assert queues.mark_inbound_done(session, message, NOW)
     with session_factory.begin() as session:
-        d = queue.claim_inbound(session, worker="w3", now=NOW)
+        d = queues.claim_inbound(session, worker="w3", now=NOW)
     assert d is not None and d.id == second
 
 
@@ -232,17 +245,17 @@ def test_claims_of_a_dead_process_are_released(
     # A real process that has exited: its pid is no longer alive.
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
-    dead_worker = f"{queue.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    dead_worker = f"{queues.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
     with session_factory.begin() as session:
-        claimed = queue.claim_inbound(session, worker=dead_worker, now=NOW)
+        claimed = queues.claim_inbound(session, worker=dead_worker, now=NOW)
         assert claimed is not None
         queues.enqueue_outbound(session, "bob@example.org", b"x", NOW)
     with session_factory.begin() as session:
         [out] = queues.claim_due_outbound(session, dead_worker, NOW)
     # Claims of live processes (ours) are left alone.
     with session_factory.begin() as session:
-        assert queue.release_stale_claims(session, now=NOW) == (1, 1)
-        assert queue.release_stale_claims(session, now=NOW) == (0, 0)
+        assert queues.release_stale_claims(session, now=NOW) == (1, 1)
+        assert queues.release_stale_claims(session, now=NOW) == (0, 0)
     worker = InboxWorker(session_factory, config, Echo(), clock=lambda: NOW)
     outcome = worker.run_once()
     assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
@@ -262,9 +275,9 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
     store(config, session_factory, command_mail("emergo move 101 alice s3cret e4"))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
-    dead_worker = f"{queue.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    dead_worker = f"{queues.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
     with session_factory.begin() as session:
-        claimed = queue.claim_inbound(session, worker=dead_worker, now=NOW)
+        claimed = queues.claim_inbound(session, worker=dead_worker, now=NOW)
         assert claimed is not None
         claimed.attempts = queues.MAX_INBOUND_ATTEMPTS
     server = MailServer(config, session_factory, processor=Echo(), listen=False, send=False,
@@ -280,12 +293,12 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
 def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Session]) -> None:
     store(config, session_factory, command_mail("help"))
     with session_factory.begin() as session:
-        assert queue.claim_inbound(session, worker=queue.worker_name(), now=NOW) is not None
+        assert queues.claim_inbound(session, worker=queues.worker_name(), now=NOW) is not None
     with session_factory.begin() as session:
-        assert queue.release_stale_claims(session, now=NOW + timedelta(minutes=1)) == (0, 0)
+        assert queues.release_stale_claims(session, now=NOW + timedelta(minutes=1)) == (0, 0)
         # ... until the lease runs out.
-        later = NOW + queue.CLAIM_LEASE + timedelta(seconds=1)
-        assert queue.release_stale_claims(session, now=later) == (1, 0)
+        later = NOW + queues.DEFAULT_LEASE + timedelta(seconds=1)
+        assert queues.release_stale_claims(session, now=later) == (1, 0)
 
 
 def test_mail_only_for_postmaster_is_kept_not_run(

@@ -1,0 +1,553 @@
+"""Games: boards, their moves and their open votes (draw offers, undo requests).
+
+A board row keeps the game's current position (``position``), the move count that versions
+it (``ply``: a move is stored only by ``UPDATE boards ... WHERE ply = :expected``) and what
+threefold repetition needs (``repetition``: the keys of the positions that can still recur).
+So a move loads one board row and resumes the game from it; the moves table stays the
+source of truth and is replayed only to look back (``show 101#7``, an undo).
+
+Functions take the caller's ``Session`` and open no transaction. The writes re-check what a
+command read before (the move count, the board still active, the board counter) and raise a
+:class:`~pbm_emergo.db.errors.Conflict` when it changed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, selectinload
+
+from pbm_emergo.db import ratings
+from pbm_emergo.db.errors import (
+    BoardFinishedError,
+    Conflict,
+    NotAPlayerError,
+    NotYourTurnError,
+    ServiceError,
+    StaleMoveError,
+)
+from pbm_emergo.db.models import (
+    BLOCKED_RULES,
+    BOARD_ACTIVE,
+    BOARD_COUNTER,
+    BOARD_FINISHED,
+    DEFAULT_FORFEIT_DAYS,
+    DEFAULT_NAG_DAYS,
+    FIRST_BOARD_NUMBER,
+    Board,
+    Counter,
+    MoveRecord,
+    Player,
+    QueuedMove,
+    Subscription,
+    Vote,
+)
+from pbm_emergo.db.session import rowcount
+from pbm_emergo.rules import BlockedRule, Game, Move, Outcome, Position, Termination
+
+REPETITION_SEPARATOR = "\n"
+
+__all__ = [
+    "AppliedMove",
+    "apply_move",
+    "boards",
+    "boards_of",
+    "count_by_status",
+    "create_board",
+    "current_position",
+    "drop_votes",
+    "finish_board",
+    "get_board",
+    "last_board_number",
+    "load_game",
+    "move_notations",
+    "move_records",
+    "next_board_number",
+    "open_vote",
+    "player_to_move",
+    "remove_vote",
+    "resume_game",
+    "set_reminded",
+    "store_move",
+    "subscribers",
+    "take_back",
+    "undo_first_move",
+    "votes_of",
+]
+
+
+# --- boards ----------------------------------------------------------------------------
+
+
+def last_board_number(session: Session) -> int:
+    """The last board number handed out (100 before the first board)."""
+    value = session.scalar(select(Counter.value).where(Counter.name == BOARD_COUNTER))
+    return FIRST_BOARD_NUMBER - 1 if value is None else value
+
+
+def next_board_number(session: Session) -> int:
+    """Take the next board number (101, 102, ...). A number is never handed out again once
+    committed, even if its board is deleted (a rolled-back transaction gives its number back,
+    as that board never existed)."""
+    # The UPDATE locks the counter row (PostgreSQL) or the database (SQLite) until commit,
+    # so concurrent challenges get distinct numbers.
+    result = session.execute(
+        update(Counter).where(Counter.name == BOARD_COUNTER).values(value=Counter.value + 1)
+    )
+    if rowcount(result) == 0:
+        # Only a database made without the migrations (model tests) lacks the row.
+        session.add(Counter(name=BOARD_COUNTER, value=FIRST_BOARD_NUMBER))
+        session.flush()
+        return FIRST_BOARD_NUMBER
+    value = session.scalar(select(Counter.value).where(Counter.name == BOARD_COUNTER))
+    assert value is not None
+    return value
+
+
+def _take_board_number(session: Session, number: int) -> None:
+    """Take exactly ``number`` (computed from :func:`last_board_number` read earlier), or
+    Conflict when another board took it first."""
+    result = session.execute(
+        update(Counter)
+        .where(Counter.name == BOARD_COUNTER, Counter.value == number - 1)
+        .values(value=number)
+        .execution_options(synchronize_session=False)
+    )
+    if rowcount(result) == 1:
+        return
+    if number == FIRST_BOARD_NUMBER and last_board_number(session) < FIRST_BOARD_NUMBER and (
+        session.scalar(select(Counter.name).where(Counter.name == BOARD_COUNTER)) is None
+    ):
+        session.add(Counter(name=BOARD_COUNTER, value=FIRST_BOARD_NUMBER))
+        session.flush()
+        return
+    raise Conflict("Another board took that number meanwhile.")
+
+
+def create_board(
+    session: Session,
+    white: Player | int,
+    black: Player | int,
+    now: datetime,
+    *,
+    rated: bool = True,
+    blocked_rule: str = "loss",
+    nag_days: int = DEFAULT_NAG_DAYS,
+    forfeit_days: int = DEFAULT_FORFEIT_DAYS,
+    number: int | None = None,
+) -> Board:
+    """A new active board; ``white`` (Ohs) moves first. ``number``: the number a command
+    announced (Conflict if it was taken meanwhile); else the next one."""
+    white_id = white if isinstance(white, int) else white.id
+    black_id = black if isinstance(black, int) else black.id
+    if white_id == black_id:
+        raise ServiceError("A game needs two different players.")
+    if blocked_rule not in BLOCKED_RULES:
+        raise ValueError(f"blocked_rule must be one of {BLOCKED_RULES}, not {blocked_rule!r}")
+    if number is None:
+        number = next_board_number(session)
+    else:
+        _take_board_number(session, number)
+    start = Position()
+    board = Board(
+        number=number,
+        game="emergo",
+        white_player_id=white_id,
+        black_player_id=black_id,
+        rated=rated,
+        blocked_rule=blocked_rule,
+        nag_days=nag_days,
+        forfeit_days=forfeit_days,
+        status=BOARD_ACTIVE,
+        created_at=now,
+        ply=start.ply,
+        position=start.to_text(),
+        repetition=REPETITION_SEPARATOR.join(Game(_blocked_rule(blocked_rule)).repetition_history()),
+        to_move=start.to_move,
+    )
+    session.add(board)
+    session.flush()
+    return board
+
+
+def get_board(session: Session, number: int) -> Board | None:
+    """The board with its players and their addresses (one round trip each, no lazy loads)."""
+    return session.scalar(
+        select(Board)
+        .where(Board.number == number)
+        .options(
+            selectinload(Board.white_player).selectinload(Player.addresses),
+            selectinload(Board.black_player).selectinload(Player.addresses),
+        )
+        .execution_options(populate_existing=True)
+    )
+
+
+def boards_of(session: Session, player: Player, status: str | None = None) -> list[Board]:
+    """The player's boards by number, optionally only those with ``status``."""
+    stmt = select(Board).where(
+        or_(Board.white_player_id == player.id, Board.black_player_id == player.id)
+    )
+    if status is not None:
+        stmt = stmt.where(Board.status == status)
+    stmt = stmt.options(
+        selectinload(Board.white_player).selectinload(Player.addresses),
+        selectinload(Board.black_player).selectinload(Player.addresses),
+    )
+    return list(session.scalars(stmt.order_by(Board.number)))
+
+
+def boards(session: Session, *, status: str | None = None, limit: int) -> list[Board]:
+    """The first ``limit`` boards by number (only those with ``status`` if given)."""
+    stmt = select(Board).order_by(Board.number).limit(limit)
+    if status is not None:
+        stmt = stmt.where(Board.status == status)
+    stmt = stmt.options(selectinload(Board.white_player), selectinload(Board.black_player))
+    return list(session.scalars(stmt))
+
+
+def count_by_status(session: Session) -> dict[str, int]:
+    """How many boards are active and finished."""
+    rows = session.execute(select(Board.status, func.count()).group_by(Board.status)).all()
+    return {status: int(count) for status, count in rows}
+
+
+def player_to_move(board: Board) -> Player | None:
+    """Whose turn it is, or None when the game is over."""
+    if board.status != BOARD_ACTIVE or board.to_move is None:
+        return None
+    return board.player_of(board.to_move)
+
+
+# --- the game of a board ---------------------------------------------------------------
+
+
+def move_notations(session: Session, board: Board | int) -> list[str]:
+    """The board's moves in canonical notation, in order (read fresh from the database)."""
+    number = board if isinstance(board, int) else board.number
+    stmt = (
+        select(MoveRecord.notation)
+        .where(MoveRecord.board_number == number)
+        .order_by(MoveRecord.number)
+    )
+    return list(session.scalars(stmt))
+
+
+def move_records(session: Session, board: Board | int) -> list[MoveRecord]:
+    number = board if isinstance(board, int) else board.number
+    return list(
+        session.scalars(
+            select(MoveRecord)
+            .where(MoveRecord.board_number == number)
+            .order_by(MoveRecord.number)
+        )
+    )
+
+
+def load_game(session: Session, board: Board, upto: int | None = None) -> Game:
+    """The board's Game, replayed from the moves table (``upto``: only the first n moves).
+
+    For looking back (an old position, taking moves back); to go on playing,
+    :func:`resume_game` starts from the stored position instead.
+    """
+    notations = move_notations(session, board)
+    if upto is not None:
+        notations = notations[: max(upto, 0)]
+    return Game.from_moves(notations, blocked=_blocked(board))
+
+
+def resume_game(session: Session, board: Board) -> Game:
+    """The board's game from its stored position and repetition keys, without replaying it
+    (a board stored before the keys existed is replayed once)."""
+    if board.repetition:
+        return Game.resume(
+            Position.from_text(board.position),
+            board.repetition.split(REPETITION_SEPARATOR),
+            blocked=_blocked(board),
+        )
+    return load_game(session, board)
+
+
+def repetition_text(game: Game) -> str:
+    return REPETITION_SEPARATOR.join(game.repetition_history())
+
+
+def current_position(board: Board) -> Position:
+    """The board's current position, from the cached ``boards.position``."""
+    return Position.from_text(board.position)
+
+
+@dataclass(frozen=True)
+class AppliedMove:
+    """What :func:`apply_move` did: the stored record, the canonical move, the game after it,
+    and the outcome if the move ended the game (the board is then finished)."""
+
+    record: MoveRecord
+    move: Move
+    game: Game
+    outcome: Outcome | None
+
+
+def apply_move(
+    session: Session,
+    board: Board,
+    expected_ply: int,
+    move_text: str,
+    player: Player,
+    comment: str | None,
+    now: datetime,
+    *,
+    game: Game | None = None,
+) -> AppliedMove:
+    """Play ``move_text`` for ``player`` as move ``expected_ply + 1`` and store it.
+
+    Raises StaleMoveError when the board no longer has ``expected_ply`` moves (checked
+    again by a conditional ``UPDATE boards ... WHERE ply = :expected`` so that of two
+    concurrent moves exactly one is stored); BoardFinishedError (also when the game ended
+    since the board was read: the same UPDATE requires it active), NotAPlayerError,
+    NotYourTurnError; and the rules errors (InvalidMoveError, IllegalMoveError,
+    AmbiguousMoveError) unchanged. On any error nothing is written. If the move ends the
+    game, the board is finished (see :func:`finish_board`).
+
+    ``game``: the board's game as already resumed in this transaction; the move is played
+    on it.
+    """
+    if board.status != BOARD_ACTIVE:
+        raise BoardFinishedError(f"Board {board.number} is finished: no more moves.")
+    side = board.side_of(player)
+    if side is None:
+        raise NotAPlayerError(f"{player.userid} does not play on board {board.number}.")
+    if game is None:
+        game = resume_game(session, board)
+    if game.position.ply != expected_ply:
+        raise StaleMoveError(board.number, expected_ply, game.position.ply)
+    if game.position.to_move != side:
+        raise NotYourTurnError(
+            f"It is not your turn on board {board.number}: "
+            f"it is {board.player_of(game.position.to_move).userid}'s."
+        )
+    move = game.play(move_text)
+    outcome = game.outcome()
+    record = store_move(
+        session, board.number, expected_ply, game, player.id, str(move), comment, now
+    )
+    session.expire(board)
+    if outcome is not None:
+        finish_board(session, board.number, outcome.winner, outcome.termination, now)
+    return AppliedMove(record=record, move=move, game=game, outcome=outcome)
+
+
+def store_move(
+    session: Session,
+    number: int,
+    expected_ply: int,
+    game: Game,
+    player_id: int,
+    notation: str,
+    comment: str | None,
+    now: datetime,
+) -> MoveRecord:
+    """Store the move just played on ``game`` (the board's game resumed at
+    ``expected_ply``) as move ``expected_ply + 1``: the board's new position, repetition keys
+    and turn, and the moves table row. StaleMoveError if another move came first,
+    BoardFinishedError if the game ended meanwhile. Does not finish the board."""
+    position = game.position
+    outcome = game.outcome()
+    result = session.execute(
+        update(Board)
+        # Active too: a resignation or forfeit committed since we read the board ends it.
+        .where(Board.number == number, Board.ply == expected_ply, Board.status == BOARD_ACTIVE)
+        .values(
+            ply=expected_ply + 1,
+            position=position.to_text(),
+            repetition=repetition_text(game),
+            to_move=None if outcome else position.to_move,
+            last_move_at=now,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if rowcount(result) != 1:
+        status = session.scalar(select(Board.status).where(Board.number == number))
+        if status != BOARD_ACTIVE:
+            raise BoardFinishedError(f"Board {number} is finished: no more moves.")
+        raise StaleMoveError(number, expected_ply, None)
+    record = MoveRecord(
+        board_number=number,
+        number=expected_ply + 1,
+        player_id=player_id,
+        notation=notation,
+        comment=comment,
+        played_at=now,
+    )
+    session.add(record)
+    session.flush()
+    return record
+
+
+def take_back(session: Session, number: int, expected_ply: int, game: Game) -> None:
+    """Remove the moves after ``game`` (the board's game replayed up to the move before the
+    first one taken back); Conflict if the board moved on or ended meanwhile."""
+    first = game.position.ply + 1
+    result = session.execute(
+        update(Board)
+        .where(Board.number == number, Board.ply == expected_ply, Board.status == BOARD_ACTIVE)
+        .values(
+            ply=game.position.ply,
+            position=game.position.to_text(),
+            repetition=repetition_text(game),
+            to_move=game.position.to_move,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if rowcount(result) != 1:
+        raise Conflict(f"Board {number} has changed meanwhile; nothing was taken back.")
+    session.execute(
+        delete(MoveRecord).where(MoveRecord.board_number == number, MoveRecord.number >= first)
+    )
+
+
+def undo_first_move(session: Session, number: int, player_id: int, ply: int) -> int | None:
+    """The first move an undo by the player takes back: their last move (and all after it)."""
+    return session.scalar(
+        select(MoveRecord.number)
+        .where(
+            MoveRecord.board_number == number,
+            MoveRecord.player_id == player_id,
+            MoveRecord.number <= ply,
+        )
+        .order_by(MoveRecord.number.desc())
+        .limit(1)
+    )
+
+
+def finish_board(
+    session: Session,
+    number: int,
+    winner: str | None,
+    termination: Termination | str,
+    now: datetime,
+    *,
+    expected_rating: ratings.GameRating | None = None,
+) -> ratings.GameRating | None:
+    """End the game: ``winner`` is "white", "black" or None (a draw). Updates won/lost/drawn,
+    and for a rated board the Elo ratings with a rating_history line each (``expected_rating``:
+    the changes a reply announced; Conflict if they no longer hold). Open votes and queued
+    moves of the board are dropped. Raises BoardFinishedError if the board was already
+    finished (also when a concurrent transaction finished it first)."""
+    reason = Termination(termination)
+    result = session.execute(
+        update(Board)
+        .where(Board.number == number, Board.status == BOARD_ACTIVE)
+        .values(
+            status=BOARD_FINISHED,
+            winner=winner,
+            outcome_reason=reason.value,
+            to_move=None,
+            finished_at=now,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    if rowcount(result) != 1:
+        raise BoardFinishedError(f"Board {number} is already finished.")
+    board = session.get(Board, number, populate_existing=True)
+    assert board is not None
+    session.execute(delete(Vote).where(Vote.board_number == number))
+    session.execute(delete(QueuedMove).where(QueuedMove.board_number == number))
+    # Lock both players' rows (PostgreSQL) so that two games ending at once for the same
+    # player do not lose an update.
+    players = {
+        p.id: p
+        for p in session.scalars(
+            select(Player)
+            .where(Player.id.in_([board.white_player_id, board.black_player_id]))
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        )
+    }
+    white, black = players[board.white_player_id], players[board.black_player_id]
+    rating = ratings.record_result(
+        session, number, white, black, winner, board.rated, now, expected=expected_rating
+    )
+    if rating is not None:
+        board.white_rating_change = rating.white_change
+        board.black_rating_change = rating.black_change
+    session.flush()
+    return rating
+
+
+def set_reminded(session: Session, number: int, now: datetime) -> None:
+    session.execute(
+        update(Board)
+        .where(Board.number == number)
+        .values(last_reminder_at=now)
+        .execution_options(synchronize_session=False)
+    )
+
+
+# --- votes -----------------------------------------------------------------------------
+
+
+def votes_of(session: Session, number: int) -> list[Vote]:
+    """The board's open draw offer and undo request, by kind."""
+    return list(
+        session.scalars(select(Vote).where(Vote.board_number == number).order_by(Vote.kind))
+    )
+
+
+def open_vote(
+    session: Session, number: int, kind: str, player_id: int, ply: int, now: datetime
+) -> None:
+    """Record a draw offer or undo request; Conflict if one of that kind came first."""
+    try:
+        with session.begin_nested():
+            session.add(
+                Vote(board_number=number, kind=kind, player_id=player_id, ply=ply, created_at=now)
+            )
+    except IntegrityError:
+        raise Conflict("Another vote was recorded meanwhile.") from None
+
+
+def remove_vote(session: Session, number: int, kind: str, player_id: int) -> None:
+    """Remove an answered vote; Conflict if it is gone already."""
+    result = session.execute(
+        delete(Vote).where(
+            Vote.board_number == number, Vote.kind == kind, Vote.player_id == player_id
+        )
+    )
+    if rowcount(result) != 1:
+        raise Conflict("The vote was answered meanwhile.")
+
+
+def drop_votes(session: Session, number: int, *, keep_draw_of: int | None = None) -> None:
+    """Drop the board's votes: all of them, or all but ``keep_draw_of``'s draw offer (a
+    player's own move does not withdraw their draw offer; it answers the opponent's "no")."""
+    stmt = delete(Vote).where(Vote.board_number == number)
+    if keep_draw_of is not None:
+        stmt = stmt.where((Vote.kind == "undo") | (Vote.player_id != keep_draw_of))
+    session.execute(stmt)
+
+
+def subscribers(session: Session, number: int) -> list[Player]:
+    """Active players subscribed to this board or to every board, by userid."""
+    rows = session.scalars(
+        select(Player)
+        .join(Subscription, Subscription.player_id == Player.id)
+        .where(
+            or_(Subscription.board_number == number, Subscription.board_number.is_(None)),
+            Player.signed_off_at.is_(None),
+        )
+        .options(selectinload(Player.addresses))
+        .order_by(Player.userid_key)
+    )
+    return list(rows)
+
+
+def _blocked(board: Board) -> BlockedRule:
+    return _blocked_rule(board.blocked_rule)
+
+
+def _blocked_rule(rule: str) -> BlockedRule:
+    return "draw" if rule == "draw" else "loss"
