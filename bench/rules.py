@@ -10,7 +10,10 @@ Plays random games (uniform over the legal moves, fixed seed) and prints:
   game checks the move first), and of ``play(text)`` on a fresh position (parse, generate
   and apply: what the server does with a mailed move);
 * the time of ``legal_moves()`` on constructed positions built to make the maximum-capture
-  search work hard: tall columns, loops around 2x2 blocks, many routes.
+  search work hard: tall columns, loops around 2x2 blocks, many routes;
+* the time to continue a stored game by one move: ``Game.resume`` from the stored
+  ``to_text()`` and ``repetition_history()`` then ``play``, against replaying the game's 60
+  moves with ``Game.from_moves`` then ``play`` (what the server did before).
 
 Aims (issue 2): under 10 us mean per ``legal_moves()``, under 2 ms worst case.
 """
@@ -25,7 +28,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from pbm_emergo.rules import CELLS, Position
+from pbm_emergo.rules import CELLS, Game, Position
 
 # Constructed positions, White to move (cap colour and count, then prisoners: o1x2 is one
 # white man over two black men).
@@ -131,6 +134,40 @@ def random_positions(games: int, seed: int) -> list[tuple[str, str]]:
     return visited
 
 
+def resume_vs_replay(
+    games: int, seed: int, plies: int = 60
+) -> tuple[list[float], list[float], list[int]]:
+    """Per random game of more than ``plies`` moves: the time of resuming it after ``plies``
+    moves from its stored state and playing the next move, the time of replaying its
+    ``plies`` moves and playing the next one, and the length of the stored history."""
+    rng = random.Random(seed)
+    resume: list[float] = []
+    replay: list[float] = []
+    lengths: list[int] = []
+    while len(resume) < games:
+        game = Game()
+        while game.outcome() is None and len(game.moves) <= plies:
+            game.play(rng.choice(game.position.legal_moves()))
+        if len(game.moves) <= plies:
+            continue  # ended too soon
+        notations = [str(m) for m in game.moves]
+        stored = Game.from_moves(notations[:plies])
+        # As the database keeps them: two text columns.
+        text, history = stored.position.to_text(), "\n".join(stored.repetition_history())
+        lengths.append(len(stored.repetition_history()))
+        resume.append(min(timed(_resume_and_play(text, history, notations[plies])) for _ in "123"))
+        replay.append(min(timed(_replay_and_play(notations[: plies + 1])) for _ in "123"))
+    return resume, replay, lengths
+
+
+def _resume_and_play(text: str, history: str, move: str) -> Callable[[], object]:
+    return lambda: Game.resume(Position.from_text(text), history.split("\n")).play(move)
+
+
+def _replay_and_play(notations: list[str]) -> Callable[[], object]:
+    return lambda: Game.from_moves(notations[:-1]).play(notations[-1])
+
+
 def timed(call: Callable[[], object]) -> float:
     start = time.perf_counter_ns()
     call()
@@ -225,6 +262,14 @@ def main(argv: list[str] | None = None) -> int:
         found, text = search_worst(args.search, args.seed)
         print(f"  searched {args.search:.0f} s (seed {args.seed}): {found:.1f} us best  {text}")
         worst_overall = max(worst_overall, found)
+
+    resume, replay, lengths = resume_vs_replay(min(args.games, 100), args.seed)
+    print(f"continue a stored game by one move at ply 60, best of 3 runs, {len(resume)} games "
+          f"(stored history: mean {statistics.fmean(lengths):.1f}, max {max(lengths)} keys):")
+    print(summary("  Game.resume(...).play(move)", resume))
+    print(summary("  Game.from_moves(60).play(move)", replay))
+    ratio = statistics.fmean(replay) / statistics.fmean(resume)
+    print(f"  resuming is {ratio:.0f}x faster on average")
 
     mean = statistics.fmean(generate)
     worst = max(worst_random, worst_overall)

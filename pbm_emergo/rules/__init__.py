@@ -3,6 +3,9 @@
 Everything the server needs is importable from here::
 
     from pbm_emergo.rules import Game, Position, render_board
+
+A game in the database is its current ``Position.to_text()`` and its
+``Game.repetition_history()``; ``Game.resume`` continues it without replaying its moves.
 """
 
 from pbm_emergo.rules.board import CELLS
@@ -13,26 +16,14 @@ from pbm_emergo.rules.errors import (
     InvalidMoveError,
     MoveError,
 )
-from pbm_emergo.rules.game import (
-    BLOCKED,
-    ELIMINATED,
-    NO_LEGAL_ENTRY,
-    REPETITION,
-    BlockedRule,
-    Game,
-    Outcome,
-)
+from pbm_emergo.rules.game import BlockedRule, Game, Outcome, Termination
 from pbm_emergo.rules.move import Move, MoveKind
 from pbm_emergo.rules.position import BLACK, WHITE, Column, Position
 from pbm_emergo.rules.render import render_board
 
 __all__ = [
     "BLACK",
-    "BLOCKED",
     "CELLS",
-    "ELIMINATED",
-    "NO_LEGAL_ENTRY",
-    "REPETITION",
     "WHITE",
     "AmbiguousMoveError",
     "BlockedRule",
@@ -46,5 +37,6 @@ __all__ = [
     "MoveKind",
     "Outcome",
     "Position",
+    "Termination",
     "render_board",
 ]

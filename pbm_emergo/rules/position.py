@@ -198,6 +198,30 @@ class Position:
             self._key = (self._cells, self._hands, self._side)
         return self._key
 
+    def key_text(self) -> str:
+        """:meth:`key` as stable text: :meth:`to_text` without the ply.
+
+        For example ``x 7 6 c4=o3x5,d4=o2``. Exact (two positions have the same key text
+        exactly when they have the same key) and fit to be stored: this is the form of the
+        repetition history a :class:`~pbm_emergo.rules.Game` is resumed from.
+        """
+        return f"{LETTERS[self._side]} {self._hands[0]} {self._hands[1]} {self._cells_text()}"
+
+    def repetition_class(self) -> tuple[int, int]:
+        """(men in both hands, occupied cells): a position can only recur while it is equal.
+
+        Over a game this pair never increases (compared as a tuple, men in hand first):
+        an entry takes men from a hand, which nothing gives back; a step moves one column;
+        a capture moves the capturing column to a vacant cell and only takes men from the
+        columns it jumps, so no column appears and a jumped column whose last man is taken
+        disappears. Hands and cells are part of :meth:`key`, so once the pair has dropped
+        no earlier position can occur again. Nothing else is irreversible: a capture that
+        empties no cell can be undone, e.g. from ``x 0 0 44 b5=o1,e4=o1x1,f4=x1`` Black's
+        ``f4xd4`` frees a black man on e4, White's ``b5xd5`` later frees a white one on d4,
+        and ten steps bring back the same position (tests/rules/test_resume.py).
+        """
+        return (self._hands[0] + self._hands[1], (self._masks[0] | self._masks[1]).bit_count())
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Position):
             return NotImplemented
@@ -543,10 +567,21 @@ class Position:
 
         For example ``x 7 6 11 c4=o3x5,d4=o2`` (``-`` for an empty board).
         """
-        cols = ",".join(f"{cell}={col.code}" for cell, col in self.columns().items())
         return (
-            f"{LETTERS[self._side]} {self._hands[0]} {self._hands[1]} {self._ply} {cols or '-'}"
+            f"{LETTERS[self._side]} {self._hands[0]} {self._hands[1]} {self._ply} "
+            f"{self._cells_text()}"
         )
+
+    def _cells_text(self) -> str:
+        """The columns as ``c4=o3x5,d4=o2`` in cell order, ``-`` for an empty board."""
+        parts = []
+        for n, value in enumerate(self._cells):
+            if value:
+                item = _ITEMS[n].get(value)
+                if item is None:
+                    item = _ITEMS[n][value] = f"{CELLS[n]}={_column_code(value)}"
+                parts.append(item)
+        return ",".join(parts) or "-"
 
     @classmethod
     def from_text(cls, text: str) -> Position:
@@ -589,6 +624,18 @@ def _parse_code(code: str, text: str) -> tuple[int, int, int]:
     if not match or match[3] == match[1]:
         raise ValueError(f"bad column {code!r} in {text!r}")
     return LETTERS.index(match[1]), int(match[2]), int(match[4] or 0)
+
+
+# Per cell number, the text of each column value seen there (``c4=o3x5``): a game's
+# positions share few of them, so text forms are built from cached pieces.
+_ITEMS: list[dict[int, str]] = [{} for _ in CELLS]
+
+
+def _column_code(value: int) -> str:
+    """The column code (``o3x5``) of a nonzero cell value."""
+    col = _column(value)
+    assert col is not None
+    return col.code
 
 
 def _column(value: int) -> Column | None:

@@ -77,7 +77,7 @@ def test_moves_json_of_a_finished_game_has_its_outcome(
     status, out, _ = run(capsys, "moves", "--json", *map(str, game.moves))
     data = json.loads(out)
     assert status == 0
-    assert data["outcome"] == {"winner": outcome.winner, "reason": outcome.reason}
+    assert data["outcome"] == {"winner": outcome.winner, "reason": str(outcome.termination)}
     assert data["legal_moves"] == []
 
 

@@ -19,6 +19,7 @@ from pbm_emergo.rules import (
     IllegalMoveError,
     Outcome,
     Position,
+    Termination,
 )
 
 from .helpers import position
@@ -27,10 +28,13 @@ from .reference import RefPosition, neighbours, opponent
 GAMES: dict[str, dict[str, object]] = json.loads(
     (Path(__file__).parent / "data" / "games.json").read_text()
 )
-REASONS = ["eliminated", "blocked", "no legal entry", "threefold repetition"]
+# The endings the board decides; the others (resigned, draw agreed, forfeit) are commands.
+REASONS = [
+    Termination.ELIMINATED, Termination.BLOCKED, Termination.NO_LEGAL_ENTRY, Termination.REPETITION
+]
 
 
-def moves_of(reason: str) -> list[str]:
+def moves_of(reason: Termination) -> list[str]:
     moves = GAMES[reason]["moves"]
     assert isinstance(moves, list)
     return [str(m) for m in moves]
@@ -41,17 +45,19 @@ def test_every_ending_has_a_game() -> None:
 
 
 @pytest.mark.parametrize("reason", REASONS)
-def test_the_game_ends_on_its_last_move_and_not_before(reason: str) -> None:
+def test_the_game_ends_on_its_last_move_and_not_before(reason: Termination) -> None:
     moves = moves_of(reason)
     assert Game.from_moves(moves[:-1]).outcome() is None
     game = Game.from_moves(moves)
-    assert game.outcome() == Outcome(GAMES[reason]["winner"], reason)  # type: ignore[arg-type]
+    outcome = game.outcome()
+    assert outcome == Outcome(GAMES[reason]["winner"], reason)  # type: ignore[arg-type]
+    assert outcome is not None and outcome.termination is reason
     assert [str(m) for m in game.moves] == moves
     assert game.position.ply == len(moves)
 
 
-@pytest.mark.parametrize("reason", ["eliminated", "blocked", "no legal entry"])
-def test_the_player_to_move_with_no_legal_move_loses(reason: str) -> None:
+@pytest.mark.parametrize("reason", REASONS[:3])
+def test_the_player_to_move_with_no_legal_move_loses(reason: Termination) -> None:
     game = Game.from_moves(moves_of(reason))
     assert game.position.legal_moves() == []
     outcome = game.outcome()
@@ -60,19 +66,19 @@ def test_the_player_to_move_with_no_legal_move_loses(reason: str) -> None:
 
 
 def test_eliminated_means_no_pieces_and_no_men_in_hand() -> None:
-    pos = Game.from_moves(moves_of("eliminated")).position
+    pos = Game.from_moves(moves_of(Termination.ELIMINATED)).position
     assert pos.in_hand(pos.to_move) == 0
     assert all(col.owner != pos.to_move for col in pos.columns().values())
 
 
 def test_blocked_means_pieces_that_cannot_move() -> None:
-    pos = Game.from_moves(moves_of("blocked")).position
+    pos = Game.from_moves(moves_of(Termination.BLOCKED)).position
     assert pos.in_hand(pos.to_move) == 0
     assert any(col.owner == pos.to_move for col in pos.columns().values())
 
 
 def test_no_legal_entry_means_men_in_hand_and_nowhere_to_enter() -> None:
-    pos = Game.from_moves(moves_of("no legal entry")).position
+    pos = Game.from_moves(moves_of(Termination.NO_LEGAL_ENTRY)).position
     assert pos.to_move == BLACK and pos.in_hand(BLACK) == 1 and pos.in_hand(WHITE) == 0
     # Black may not step instead, though its pieces have vacant neighbours.
     steps = [
@@ -88,17 +94,17 @@ def test_no_legal_entry_means_men_in_hand_and_nowhere_to_enter() -> None:
             pos.parse_move(step)
 
 
-@pytest.mark.parametrize("reason", ["blocked", "no legal entry"])
-def test_blocked_draw_option_scores_a_blocked_player_as_a_draw(reason: str) -> None:
+@pytest.mark.parametrize("reason", [Termination.BLOCKED, Termination.NO_LEGAL_ENTRY])
+def test_blocked_draw_option_scores_a_blocked_player_as_a_draw(reason: Termination) -> None:
     game = Game.from_moves(moves_of(reason), blocked="draw")
     assert game.outcome() == Outcome(None, reason)
 
 
 def test_blocked_draw_option_still_loses_when_eliminated() -> None:
-    game = Game.from_moves(moves_of("eliminated"), blocked="draw")
+    game = Game.from_moves(moves_of(Termination.ELIMINATED), blocked="draw")
     winner = GAMES["eliminated"]["winner"]
     assert winner in (WHITE, BLACK)
-    assert game.outcome() == Outcome(str(winner), "eliminated")
+    assert game.outcome() == Outcome(str(winner), Termination.ELIMINATED)
 
 
 def test_blocked_position_has_no_legal_move() -> None:
@@ -109,7 +115,7 @@ def test_blocked_position_has_no_legal_move() -> None:
 
 
 @pytest.mark.parametrize("reason", REASONS)
-def test_no_move_after_the_end(reason: str) -> None:
+def test_no_move_after_the_end(reason: Termination) -> None:
     game = Game.from_moves(moves_of(reason))
     for text in ("a5", "e4-e5", "e4xc4"):
         with pytest.raises(GameOverError):
@@ -118,7 +124,7 @@ def test_no_move_after_the_end(reason: str) -> None:
 
 
 def test_threefold_repetition_counts_cells_hands_and_side_to_move() -> None:
-    moves = moves_of("threefold repetition")
+    moves = moves_of(Termination.REPETITION)
     keys = Counter([Position().key()])
     pos = Position()
     for move in moves:
@@ -128,7 +134,7 @@ def test_threefold_repetition_counts_cells_hands_and_side_to_move() -> None:
     assert max(keys.values()) == 3
     # The draw is the same in either blocked mode.
     assert Game.from_moves(moves, blocked="draw").outcome() == Outcome(
-        None, "threefold repetition"
+        None, Termination.REPETITION
     )
 
 
@@ -169,9 +175,45 @@ def test_outcomes_of_random_games_match_the_reference(seed: int) -> None:
         ref = ref.play(move)
         seen[ref.key()] += 1
         if seen[ref.key()] == 3:
-            expected = Outcome(None, "threefold repetition")
+            expected = Outcome(None, Termination.REPETITION)
         elif not ref.legal_moves():
-            expected = Outcome(opponent(ref.to_move), str(ref.loss_reason()))
+            expected = Outcome(opponent(ref.to_move), Termination(str(ref.loss_reason())))
         else:
             expected = None
         assert game.outcome() == expected
+
+
+def test_terminations_are_the_words_the_database_stores() -> None:
+    assert {t.name: str(t) for t in Termination} == {
+        "ELIMINATED": "eliminated",
+        "BLOCKED": "blocked",
+        "NO_LEGAL_ENTRY": "no legal entry",
+        "REPETITION": "threefold repetition",
+        "RESIGNED": "resigned",
+        "DRAW_AGREED": "draw agreed",
+        "FORFEIT": "forfeit",
+    }
+    assert Termination("draw agreed") is Termination.DRAW_AGREED
+    assert f"{Termination.NO_LEGAL_ENTRY}" == "no legal entry"
+    word: str = "forfeit"  # a str: compares, hashes and formats as its word
+    assert word == Termination.FORFEIT and {word: 1}[Termination.FORFEIT] == 1
+
+
+def test_an_outcome_keeps_a_termination_and_reads_the_stored_word() -> None:
+    outcome = Outcome(WHITE, "resigned")  # type: ignore[arg-type]
+    assert outcome.termination is Termination.RESIGNED
+    assert outcome == Outcome(WHITE, Termination.RESIGNED)
+    assert outcome.reason == "resigned" and type(outcome.reason) is str
+    with pytest.raises(ValueError):
+        Outcome(None, "stalemate")  # type: ignore[arg-type]
+    with pytest.raises(AttributeError):
+        outcome.termination = Termination.FORFEIT  # type: ignore[misc]
+
+
+def test_the_old_string_constants_are_gone() -> None:
+    import pbm_emergo.rules as rules
+    import pbm_emergo.rules.game as game
+
+    for name in ("ELIMINATED", "BLOCKED", "NO_LEGAL_ENTRY", "REPETITION"):
+        assert not hasattr(rules, name) and not hasattr(game, name)
+    assert "Termination" in rules.__all__
