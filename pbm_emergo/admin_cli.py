@@ -3,6 +3,9 @@
 Every subcommand reads the same configuration as the server (``--config``, ``--data-dir``,
 ``--database-url`` or the ``PBM_EMERGO_*`` environment). Tables are printed aligned for a
 terminal; ``--json`` prints JSON for scripts (a list, ``[]`` when there is nothing).
+
+This module parses the arguments, opens the session and formats; the queries are in
+:mod:`pbm_emergo.db.reports` (and ``admin requeue`` writes through :mod:`pbm_emergo.db.queues`).
 """
 
 from __future__ import annotations
@@ -15,11 +18,12 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, or_, select
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from pbm_emergo.config import Config, load_config
+from pbm_emergo.db import reports
+from pbm_emergo.db.reports import BoardRow, MailRow
 
 MAIL_STATUSES = ("pending", "processing", "sending", "done", "sent", "failed", "dead", "ignored")
 ERROR_WIDTH = 60
@@ -233,182 +237,144 @@ def _print_list(args: argparse.Namespace, items: list[dict[str, Any]], table: st
         print("(none)")
 
 
-def _games(session: Session, args: argparse.Namespace) -> int:
-    from pbm_emergo.db import service
-    from pbm_emergo.db.models import Board
-
-    stmt = select(Board).order_by(Board.number)
-    if args.status:
-        stmt = stmt.where(Board.status == args.status)
-    if args.player:
-        player = service.find_player(session, args.player)
-        if player is None:
-            raise AdminError(f"no player {args.player!r}")
-        stmt = stmt.where(
-            or_(Board.white_player_id == player.id, Board.black_player_id == player.id)
-        )
-    boards = list(session.scalars(stmt))
-    items = [_board_summary(board) for board in boards]
-    rows = [
-        [
-            item["board"],
-            item["players"]["white"],
-            item["players"]["black"],
-            item["status"],
-            item["move_count"],
-            item["to_move"],
-            _short_time(board.last_move_at or board.created_at),
-            _result_text(item),
-        ]
-        for item, board in zip(items, boards, strict=True)
-    ]
-    headers = ["board", "white", "black", "status", "moves", "to move", "last move", "result"]
-    _print_list(args, items, format_table(headers, rows))
-    return 0
-
-
-def _board_summary(board: Any) -> dict[str, Any]:
-    from pbm_emergo.db import service
-
-    to_move = service.player_to_move(board)
+def _board_json(row: BoardRow) -> dict[str, Any]:
     return {
-        "board": board.number,
-        "players": {"white": board.white_player.userid, "black": board.black_player.userid},
-        "status": board.status,
-        "move_count": board.ply,
-        "to_move": to_move.userid if to_move else None,
-        "outcome": _outcome(board),
-        "rated": board.rated,
-        "created_at": _time(board.created_at),
-        "last_move_at": _time(board.last_move_at),
+        "board": row.number,
+        "players": {"white": row.white, "black": row.black},
+        "status": row.status,
+        "move_count": row.move_count,
+        "to_move": row.to_move,
+        "outcome": (
+            None
+            if row.outcome is None
+            else {"winner": row.outcome.winner, "reason": row.outcome.reason}
+        ),
+        "rated": row.rated,
+        "created_at": _time(row.created_at),
+        "last_move_at": _time(row.last_move_at),
     }
 
 
-def _outcome(board: Any) -> dict[str, Any] | None:
-    if board.outcome_reason is None:
-        return None
-    winner = board.player_of(board.winner).userid if board.winner else None
-    return {"winner": winner, "reason": board.outcome_reason}
-
-
-def _result_text(item: dict[str, Any]) -> str:
-    outcome = item["outcome"]
+def _result_text(row: BoardRow) -> str:
+    outcome = row.outcome
     if outcome is None:
         return "-"
-    if outcome["winner"] is None:
-        return f"draw ({outcome['reason']})"
-    return f"{outcome['winner']} won ({outcome['reason']})"
+    if outcome.winner is None:
+        return f"draw ({outcome.reason})"
+    return f"{outcome.winner} won ({outcome.reason})"
+
+
+def _games(session: Session, args: argparse.Namespace) -> int:
+    try:
+        boards = reports.game_rows(session, status=args.status, player=args.player)
+    except reports.UnknownPlayerError as err:
+        raise AdminError(f"no player {err.userid!r}") from None
+    rows = [
+        [
+            b.number,
+            b.white,
+            b.black,
+            b.status,
+            b.move_count,
+            b.to_move,
+            _short_time(b.last_move_at or b.created_at),
+            _result_text(b),
+        ]
+        for b in boards
+    ]
+    headers = ["board", "white", "black", "status", "moves", "to move", "last move", "result"]
+    _print_list(args, [_board_json(b) for b in boards], format_table(headers, rows))
+    return 0
 
 
 def _show(session: Session, args: argparse.Namespace) -> int:
-    from pbm_emergo.db import service
     from pbm_emergo.rules import render_board
 
-    board = service.get_board(session, args.board)
-    if board is None:
+    report = reports.board_report(session, args.board)
+    if report is None:
         raise AdminError(f"no board {args.board}")
-    records = list(board.moves)
-    # The move list is the source of truth: replay it, and say so if the cache disagrees.
-    game = service.load_game(session, board)
-    position = game.position
-    if position.to_text() != board.position:
+    board = report.board
+    # The move list is the source of truth: the report replays it; say so if the cache
+    # disagrees.
+    if report.cache_differs:
         print(
             f"warning: board {board.number}: the cached position differs from the replayed "
             "moves; showing the replay",
             file=sys.stderr,
         )
-    summary = _board_summary(board)
+    summary = _board_json(board)
+    changes = report.rating_changes
     item: dict[str, Any] = {
         "board": board.number,
         "players": summary["players"],
-        "moves": [record.notation for record in records],
-        "to_move": summary["to_move"],
+        "moves": [m.notation for m in report.moves],
+        "to_move": board.to_move,
         "outcome": summary["outcome"],
-        "position": position.to_text(),
+        "position": report.position.to_text(),
         "status": board.status,
-        "ply": board.ply,
+        "ply": board.move_count,
         "rated": board.rated,
-        "blocked_rule": board.blocked_rule,
-        "nag_days": board.nag_days,
-        "forfeit_days": board.forfeit_days,
+        "blocked_rule": report.blocked_rule,
+        "nag_days": report.nag_days,
+        "forfeit_days": report.forfeit_days,
         "created_at": _time(board.created_at),
         "last_move_at": _time(board.last_move_at),
-        "finished_at": _time(board.finished_at),
+        "finished_at": _time(report.finished_at),
         "rating_changes": (
-            None
-            if board.white_rating_change is None
-            else {
-                "white": board.white_rating_change,
-                "black": board.black_rating_change,
-            }
+            None if changes is None else {"white": changes.white, "black": changes.black}
         ),
         "move_list": [
             {
-                "number": r.number,
-                "player": r.player.userid,
-                "move": r.notation,
-                "played_at": _time(r.played_at),
-                "comment": r.comment,
+                "number": m.number,
+                "player": m.player,
+                "move": m.notation,
+                "played_at": _time(m.played_at),
+                "comment": m.comment,
             }
-            for r in records
+            for m in report.moves
         ],
     }
     if args.json:
         print(json.dumps(item, indent=2, ensure_ascii=False))
         return 0
-    white, black = item["players"]["white"], item["players"]["black"]
+    white, black = board.white, board.black
     options = [
         "rated" if board.rated else "unrated",
-        f"blocked={board.blocked_rule}",
-        f"nag {board.nag_days}d",
-        f"forfeit {board.forfeit_days}d",
+        f"blocked={report.blocked_rule}",
+        f"nag {report.nag_days}d",
+        f"forfeit {report.forfeit_days}d",
     ]
     print(f"Board {board.number}: {white} (Ohs, white) vs {black} (Eks, black)")
-    print(f"Status: {board.status}, {board.ply} moves; options: {', '.join(options)}")
+    print(f"Status: {board.status}, {board.move_count} moves; options: {', '.join(options)}")
     print(f"Created {_short_time(board.created_at)}, last move {_short_time(board.last_move_at)}")
-    if item["outcome"]:
-        line = f"Result: {_result_text(item)}"
-        if item["rating_changes"]:
-            changes = item["rating_changes"]
-            line += f"; ratings {white} {changes['white']:+d}, {black} {changes['black']:+d}"
+    if board.outcome:
+        line = f"Result: {_result_text(board)}"
+        if changes:
+            line += f"; ratings {white} {changes.white:+d}, {black} {changes.black:+d}"
         print(line)
     else:
-        print(f"It is {item['to_move']}'s turn.")
+        print(f"It is {board.to_move}'s turn.")
     print()
-    if records:
-        rows = [[r.number, r.player.userid, r.notation, _short_time(r.played_at)] for r in records]
+    if report.moves:
+        rows = [[m.number, m.player, m.notation, _short_time(m.played_at)] for m in report.moves]
         print(format_table(["move", "player", "notation", "played"], rows))
         print()
-    print(render_board(position, white, black).rstrip("\n"))
+    print(render_board(report.position, white, black).rstrip("\n"))
     return 0
 
 
 def _players(session: Session, args: argparse.Namespace) -> int:
-    from pbm_emergo.db import service
-    from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
-
-    active = dict(
-        session.execute(
-            select(Player.id, func.count(Board.number))
-            .join(
-                Board,
-                or_(Board.white_player_id == Player.id, Board.black_player_id == Player.id),
-            )
-            .where(Board.status == BOARD_ACTIVE)
-            .group_by(Player.id)
-        ).all()
-    )
-    players = list(session.scalars(select(Player).order_by(Player.userid_key)))
+    players = reports.player_rows(session)
     items: list[dict[str, Any]] = [
         {
             "userid": p.userid,
             "rating": p.rating,
-            "provisional": service.is_provisional(p),
+            "provisional": p.provisional,
             "won": p.won,
             "lost": p.lost,
             "drawn": p.drawn,
-            "active_boards": active.get(p.id, 0),
-            "addresses": [a.address for a in p.addresses],
+            "active_boards": p.active_boards,
+            "addresses": list(p.addresses),
             "created_at": _time(p.created_at),
             "vacation_until": _time(p.vacation_until),
             "signed_off_at": _time(p.signed_off_at),
@@ -418,16 +384,16 @@ def _players(session: Session, args: argparse.Namespace) -> int:
     ]
     rows = [
         [
-            item["userid"],
-            f"{item['rating']}{'?' if item['provisional'] else ''}",
-            item["won"],
-            item["lost"],
-            item["drawn"],
-            item["active_boards"],
-            ", ".join(item["addresses"]) or "-",
-            "signed off" if item["signed_off_at"] else "",
+            p.userid,
+            f"{p.rating}{'?' if p.provisional else ''}",
+            p.won,
+            p.lost,
+            p.drawn,
+            p.active_boards,
+            ", ".join(p.addresses) or "-",
+            "signed off" if p.signed_off_at else "",
         ]
-        for item in items
+        for p in players
     ]
     headers = ["userid", "rating", "won", "lost", "drawn", "active", "addresses", "flags"]
     _print_list(args, items, format_table(headers, rows))
@@ -435,39 +401,27 @@ def _players(session: Session, args: argparse.Namespace) -> int:
 
 
 def _player(session: Session, args: argparse.Namespace) -> int:
-    from pbm_emergo.db import service
-    from pbm_emergo.db.models import LoginFailure, RatingChange
-
-    player = service.find_player(session, args.userid)
-    if player is None:
+    report = reports.player_report(session, args.userid)
+    if report is None:
         raise AdminError(f"no player {args.userid!r}")
-    boards = [_board_summary(b) for b in service.boards_of(session, player)]
-    history = session.scalars(
-        select(RatingChange).where(RatingChange.player_id == player.id).order_by(RatingChange.id)
-    ).all()
-    failure = session.get(LoginFailure, player.id)
+    player, failure = report.player, report.login_failures
     item: dict[str, Any] = {
         "userid": player.userid,
-        "addresses": [a.address for a in player.addresses],
+        "addresses": list(player.addresses),
         "created_at": _time(player.created_at),
         "vacation_until": _time(player.vacation_until),
         "signed_off_at": _time(player.signed_off_at),
         "is_admin": player.is_admin,
         "rating": player.rating,
-        "provisional": service.is_provisional(player),
+        "provisional": player.provisional,
         "rated_games": player.rated_games,
         "won": player.won,
         "lost": player.lost,
         "drawn": player.drawn,
-        "boards": boards,
+        "boards": [_board_json(b) for b in report.boards],
         "rating_history": [
-            {
-                "board": h.board_number,
-                "before": h.rating_before,
-                "after": h.rating_after,
-                "at": _time(h.created_at),
-            }
-            for h in history
+            {"board": h.board, "before": h.before, "after": h.after, "at": _time(h.at)}
+            for h in report.rating_history
         ],
         "failed_logins": (
             None
@@ -482,9 +436,9 @@ def _player(session: Session, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(item, indent=2, ensure_ascii=False))
         return 0
-    provisional = " (provisional)" if item["provisional"] else ""
+    provisional = " (provisional)" if player.provisional else ""
     print(f"Player {player.userid}")
-    print(f"Addresses: {', '.join(item['addresses']) or '-'}")
+    print(f"Addresses: {', '.join(player.addresses) or '-'}")
     print(f"Created {_short_time(player.created_at)}", end="")
     if player.vacation_until:
         print(f"; on vacation until {_short_time(player.vacation_until)}", end="")
@@ -501,18 +455,10 @@ def _player(session: Session, args: argparse.Namespace) -> int:
         )
         print(f"Failed logins: {failure.count} since {_short_time(failure.window_start)}{locked}")
     print()
-    if boards:
+    if report.boards:
         rows = [
-            [
-                b["board"],
-                b["players"]["white"],
-                b["players"]["black"],
-                b["status"],
-                b["move_count"],
-                b["to_move"],
-                _result_text(b),
-            ]
-            for b in boards
+            [b.number, b.white, b.black, b.status, b.move_count, b.to_move, _result_text(b)]
+            for b in report.boards
         ]
         headers = ["board", "white", "black", "status", "moves", "to move", "result"]
         print(format_table(headers, rows))
@@ -521,70 +467,49 @@ def _player(session: Session, args: argparse.Namespace) -> int:
     return 0
 
 
-def _mail(session: Session, args: argparse.Namespace) -> int:
-    from pbm_emergo.db.models import InboundMessage, OutboundMessage
+def _mail_json(row: MailRow) -> dict[str, Any]:
+    item: dict[str, Any] = {
+        "id": row.label,
+        "queue": row.queue,
+        "status": row.status,
+        "attempts": row.attempts,
+        "time": _time(row.time),
+        "address": row.address,
+        "subject": row.subject,
+        "message_id": row.message_id,
+        "board": row.board,
+        "last_error": row.last_error,
+        "claimed_by": row.claimed_by,
+        "size": row.size,
+    }
+    if row.queue == "outbound":
+        item["next_attempt_at"] = _time(row.next_attempt_at)
+        item["sent_at"] = _time(row.sent_at)
+        item["in_reply_to"] = f"in-{row.inbound_id}" if row.inbound_id else None
+    return item
 
-    items: list[dict[str, Any]] = []
-    if args.queue in (None, "inbound"):
-        stmt = select(InboundMessage).order_by(InboundMessage.id.desc()).limit(args.limit)
-        if args.status:
-            stmt = stmt.where(InboundMessage.status == args.status)
-        for m in session.scalars(stmt):
-            items.append(
-                {
-                    "id": f"in-{m.id}",
-                    "queue": "inbound",
-                    "status": m.status,
-                    "attempts": m.attempts,
-                    "time": _time(m.received_at),
-                    "address": m.envelope_sender,
-                    "subject": m.subject,
-                    "message_id": m.message_id,
-                    "board": m.board_number,
-                    "last_error": m.last_error,
-                    "claimed_by": m.claimed_by,
-                    "size": len(m.raw),
-                }
-            )
-    if args.queue in (None, "outbound"):
-        stmt2 = select(OutboundMessage).order_by(OutboundMessage.id.desc()).limit(args.limit)
-        if args.status:
-            stmt2 = stmt2.where(OutboundMessage.status == args.status)
-        for o in session.scalars(stmt2):
-            items.append(
-                {
-                    "id": f"out-{o.id}",
-                    "queue": "outbound",
-                    "status": o.status,
-                    "attempts": o.attempts,
-                    "time": _time(o.created_at),
-                    "address": o.recipient,
-                    "subject": o.subject,
-                    "message_id": o.message_id,
-                    "board": o.board_number,
-                    "last_error": o.last_error,
-                    "claimed_by": o.claimed_by,
-                    "size": len(o.raw),
-                    "next_attempt_at": _time(o.next_attempt_at),
-                    "sent_at": _time(o.sent_at),
-                    "in_reply_to": f"in-{o.inbound_id}" if o.inbound_id else None,
-                }
-            )
-    items.sort(key=lambda i: i["time"] or "")
+
+def _mail(session: Session, args: argparse.Namespace) -> int:
+    messages = reports.mail_rows(
+        session,
+        queues=reports.QUEUES if args.queue is None else (args.queue,),
+        status=args.status,
+        limit=args.limit,
+    )
     rows = [
         [
-            i["id"],
-            i["status"],
-            i["attempts"],
-            (i["time"] or "-").replace("T", " ")[:16],
-            ("<>" if i["address"] == "" else i["address"]),
-            i["subject"],
-            _one_line(i["last_error"]),
+            m.label,
+            m.status,
+            m.attempts,
+            (_time(m.time) or "-").replace("T", " ")[:16],
+            ("<>" if m.address == "" else m.address),
+            m.subject,
+            _one_line(m.last_error),
         ]
-        for i in items
+        for m in messages
     ]
     headers = ["id", "status", "tries", "time", "from/to", "subject", "last error"]
-    _print_list(args, items, format_table(headers, rows))
+    _print_list(args, [_mail_json(m) for m in messages], format_table(headers, rows))
     return 0
 
 
@@ -597,23 +522,18 @@ def _one_line(text: str | None) -> str | None:
 
 def _requeue(session: Session, args: argparse.Namespace) -> int:
     from pbm_emergo.db import queues
-    from pbm_emergo.db.models import InboundMessage, OutboundMessage
     from pbm_emergo.db.types import utcnow
 
     text = args.message.strip().lower()
-    kind: str | None = None
-    for prefix, name in (("in-", "inbound"), ("out-", "outbound")):
+    queue: reports.Queue | None = None
+    for name, prefix in reports.QUEUE_PREFIXES.items():
         if text.startswith(prefix):
-            kind, text = name, text[len(prefix) :]
+            queue, text = name, text[len(prefix) :]
     if not text.isdigit():
         raise AdminError(f"bad message id {args.message!r}: use the id from `admin mail`")
     number = int(text)
-    if kind is None:
-        found = [
-            name
-            for name, model in (("inbound", InboundMessage), ("outbound", OutboundMessage))
-            if session.get(model, number) is not None
-        ]
+    if queue is None:
+        found = reports.message_queues(session, number)
         if len(found) != 1:
             raise AdminError(
                 f"message {number}: "
@@ -623,25 +543,16 @@ def _requeue(session: Session, args: argparse.Namespace) -> int:
                     else f"ambiguous: use in-{number} or out-{number}"
                 )
             )
-        kind = found[0]
-    now = utcnow()
-    if kind == "inbound":
-        done = queues.requeue_inbound(session, number, now)
-        label = f"in-{number}"
-    else:
-        done = queues.requeue_outbound(session, number, now)
-        label = f"out-{number}"
-    if not done:
-        exists: InboundMessage | OutboundMessage | None = (
-            session.get(InboundMessage, number)
-            if kind == "inbound"
-            else session.get(OutboundMessage, number)
-        )
-        if exists is None:
+        queue = found[0]
+    label = f"{reports.QUEUE_PREFIXES[queue]}{number}"
+    requeue = queues.requeue_inbound if queue == "inbound" else queues.requeue_outbound
+    if not requeue(session, number, utcnow()):
+        status = reports.message_status(session, queue, number)
+        if status is None:
             raise AdminError(f"{label}: no such message")
-        if kind == "inbound" and exists.status != "processing":
+        if queue == "inbound" and status != "processing":
             raise AdminError(
-                f"{label} is {exists.status}: only dead mail is requeued (running a processed "
+                f"{label} is {status}: only dead mail is requeued (running a processed "
                 "mail again would repeat its commands)"
             )
         raise AdminError(f"{label} is being handled now")

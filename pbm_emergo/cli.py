@@ -2,8 +2,10 @@
 
 Each group of subcommands lives in its own module with a ``register(subparsers)`` function
 that adds its parsers and sets ``func`` (called with the parsed namespace, returning the exit
-status). The modules are imported lazily by name so that ``pbm-emergo moves`` never loads the
-database or the mail server.
+status). :data:`COMMANDS` names every subcommand with its one-line help and its module; a
+module is imported only when one of its commands is chosen, so ``pbm-emergo moves`` never
+loads the database or the mail server (the server and admin modules import SQLAlchemy,
+aiosmtpd, ... at module level). The other commands appear in ``--help`` from the table alone.
 """
 
 from __future__ import annotations
@@ -12,31 +14,69 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from pbm_emergo import __version__
 
-# Modules that contribute subcommands, in the order they appear in --help.
-COMMAND_MODULES = [
-    "pbm_emergo.rules_cli",
-    "pbm_emergo.server",
-    "pbm_emergo.admin_cli",
-]
+
+class Command(NamedTuple):
+    """A subcommand: its name, its help line in ``pbm-emergo --help``, and the module whose
+    ``register(subparsers)`` adds it (a module may add several: they are listed together)."""
+
+    name: str
+    help: str
+    module: str
 
 
-def build_parser() -> argparse.ArgumentParser:
+# Every subcommand, in the order they appear in --help. The help lines are those the
+# modules register (tests/test_cli_imports.py checks that they agree).
+COMMANDS = (
+    Command("moves", "replay moves from the start and list the legal moves",
+            "pbm_emergo.rules_cli"),
+    Command("board", "print the ASCII board after some moves", "pbm_emergo.rules_cli"),
+    Command("serve", "run the mail server: SMTP listener, workers, outbox sender, scheduler",
+            "pbm_emergo.server"),
+    Command("worker", "run only the inbox workers and the outbox sender (more processes)",
+            "pbm_emergo.server"),
+    Command("db", "database migrations", "pbm_emergo.admin_cli"),
+    Command("admin", "inspect games, players and mail in the database", "pbm_emergo.admin_cli"),
+)  # fmt: skip
+
+
+def chosen_command(argv: Sequence[str]) -> Command | None:
+    """The command ``argv`` runs, if any: the first word that is not an option (the
+    top-level options, ``--help`` and ``--version``, take no value)."""
+    for word in argv:
+        if not word.startswith("-"):
+            return next((c for c in COMMANDS if c.name == word), None)
+    return None
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser for ``argv``: the chosen command's module registers its real parsers;
+    every other command is a placeholder carrying its help line (never selected, as the
+    chosen one is always loaded)."""
     parser = argparse.ArgumentParser(
         prog="pbm-emergo",
         description="A play-by-email server for the board game Emergo.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(subparsers)
+    chosen = chosen_command(argv)
+    for command in COMMANDS:
+        if command.name in subparsers.choices:
+            continue  # registered with an earlier command of its module
+        if chosen is not None and command.module == chosen.module:
+            importlib.import_module(command.module).register(subparsers)
+        else:
+            subparsers.add_parser(command.name, help=command.help, description=command.help)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    if argv is None:
+        argv = sys.argv[1:]
+    parser = build_parser(argv)
     args = parser.parse_args(argv)
     func = getattr(args, "func", None)
     if func is None:

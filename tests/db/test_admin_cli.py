@@ -1,4 +1,5 @@
-"""``pbm-emergo db`` and ``pbm-emergo admin`` against real databases (both backends)."""
+"""``pbm-emergo db`` and ``pbm-emergo admin`` against real databases (both backends), and the
+queries behind them (:mod:`pbm_emergo.db.reports`)."""
 
 from __future__ import annotations
 
@@ -6,14 +7,17 @@ import json
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.cli import main
-from pbm_emergo.db import queues, service
+from pbm_emergo.db import games, queues, reports
+from pbm_emergo.db.models import Board
+from pbm_emergo.db.players import create_player, record_login_failure
 from pbm_emergo.db.session import PROJECT_ROOT
 from pbm_emergo.rules import Game, render_board
 
@@ -33,17 +37,17 @@ def admin(capsys: pytest.CaptureFixture[str], url: str, *args: str) -> tuple[int
 def _game_with_moves(sessions: sessionmaker[Session], n: int) -> Game:
     game = Game()
     with sessions.begin() as session:
-        alice = service.create_player(session, "Alice", "pw", ["alice@example.org"], NOW)
-        bob = service.create_player(session, "bob", "pw", ["bob@example.org"], NOW)
-        board = service.create_board(session, alice, bob, NOW)
+        alice = create_player(session, "Alice", "pw", ["alice@example.org"], NOW)
+        bob = create_player(session, "bob", "pw", ["bob@example.org"], NOW)
+        board = games.create_board(session, alice, bob, NOW)
         for ply in range(n):
             move = game.position.legal_moves()[0]
             game.play(move)
-            mover = service.player_to_move(board)
+            mover = games.player_to_move(board)
             assert mover is not None
-            service.apply_move(session, board, ply, str(move), mover, None, NOW)
-        other = service.create_board(session, bob, alice, NOW)
-        service.finish_board(session, other, None, "draw agreed", NOW)
+            games.apply_move(session, board, ply, str(move), mover, None, NOW)
+        other = games.create_board(session, bob, alice, NOW)
+        games.finish_board(session, other.number, None, "draw agreed", NOW)
     return game
 
 
@@ -179,3 +183,154 @@ def test_db_upgrade_command_uses_the_default_database(tmp_path: Path) -> None:
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == []
+
+
+# --- the queries behind the commands (pbm_emergo.db.reports) ---------------------------
+
+
+def test_reports_game_rows(db_sessions: sessionmaker[Session]) -> None:
+    _game_with_moves(db_sessions, 3)
+    with db_sessions.begin() as session:
+        rows = reports.game_rows(session)
+        assert [r.number for r in rows] == [101, 102]
+        active, finished = rows
+        assert (active.white, active.black, active.status) == ("Alice", "bob", "active")
+        assert (active.move_count, active.to_move, active.outcome) == (3, "bob", None)
+        assert (active.created_at, active.last_move_at) == (NOW, NOW)
+        assert (finished.white, finished.to_move, finished.last_move_at) == ("bob", None, None)
+        assert finished.outcome == reports.BoardOutcome(winner=None, reason="draw agreed")
+        assert [r.number for r in reports.game_rows(session, status="finished")] == [102]
+        assert reports.game_rows(session, player="BOB") == rows
+        assert reports.game_rows(session, status="active", player="alice") == [active]
+        with pytest.raises(reports.UnknownPlayerError) as raised:
+            reports.game_rows(session, player="nobody")
+        assert raised.value.userid == "nobody"
+
+
+def test_reports_board_report(db_sessions: sessionmaker[Session]) -> None:
+    game = _game_with_moves(db_sessions, 3)
+    with db_sessions.begin() as session:
+        assert reports.board_report(session, 999) is None
+        report = reports.board_report(session, 101)
+        assert report is not None
+        assert report.board == reports.game_rows(session, status="active")[0]
+        assert [(m.number, m.player, m.notation) for m in report.moves] == [
+            (1, "Alice", str(game.moves[0])),
+            (2, "bob", str(game.moves[1])),
+            (3, "Alice", str(game.moves[2])),
+        ]
+        assert report.position.to_text() == game.position.to_text()
+        assert not report.cache_differs
+        assert (report.blocked_rule, report.finished_at, report.rating_changes) == (
+            "loss",
+            None,
+            None,
+        )
+        finished = reports.board_report(session, 102)
+        assert finished is not None and finished.moves == ()
+        # Rated: a draw between two 1600 players changes nothing, and says so.
+        assert finished.rating_changes == reports.RatingChanges(white=0, black=0)
+        assert finished.finished_at == NOW
+
+
+def test_show_warns_when_the_cached_position_differs(
+    capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
+) -> None:
+    game = _game_with_moves(db_sessions, 2)
+    with db_sessions.begin() as session:
+        start = reports.board_report(session, 102)
+        assert start is not None
+        session.execute(
+            update(Board).where(Board.number == 101).values(position=start.position.to_text())
+        )
+    with db_sessions.begin() as session:
+        report = reports.board_report(session, 101)
+        assert report is not None and report.cache_differs
+        assert report.position.to_text() == game.position.to_text()
+    status, out, err = admin(capsys, database_url, "show", "101", "--json")
+    assert status == 0 and "cached position differs" in err
+    assert json.loads(out)["position"] == game.position.to_text()
+
+
+def test_reports_players(db_sessions: sessionmaker[Session]) -> None:
+    _game_with_moves(db_sessions, 2)
+    with db_sessions.begin() as session:
+        carol = create_player(session, "carol", "pw", ["c@example.org", "C2@example.org"], NOW)
+        record_login_failure(
+            session, carol.id, previous=None, count=3, window_start=NOW, now=NOW,
+            locked_until=NOW + timedelta(minutes=15),
+        )  # fmt: skip
+    with db_sessions.begin() as session:
+        rows = reports.player_rows(session)
+        assert [r.userid for r in rows] == ["Alice", "bob", "carol"]
+        alice = rows[0]
+        assert (alice.rating, alice.provisional, alice.rated_games) == (1600, True, 1)
+        assert (alice.won, alice.lost, alice.drawn, alice.active_boards) == (0, 0, 1, 1)
+        assert alice.addresses == ("alice@example.org",)
+        assert rows[2].addresses == ("c@example.org", "C2@example.org")
+        assert rows[2].active_boards == 0
+
+        assert reports.player_report(session, "nobody") is None
+        bob = reports.player_report(session, "BOB")
+        assert bob is not None
+        assert bob.player == rows[1]
+        assert bob.boards == tuple(reports.game_rows(session))
+        assert bob.rating_history == (
+            reports.RatingRow(board=102, before=1600, after=1600, at=NOW),
+        )
+        assert bob.login_failures is None
+        carol_report = reports.player_report(session, "carol")
+        assert carol_report is not None and carol_report.boards == ()
+        assert carol_report.login_failures == reports.LoginFailureRow(
+            count=3, window_start=NOW, locked_until=NOW + timedelta(minutes=15)
+        )
+
+
+def test_reports_mail(db_sessions: sessionmaker[Session]) -> None:
+    later = NOW + timedelta(minutes=1)
+    with db_sessions.begin() as session:
+        assert reports.mail_rows(session) == []
+        first, _ = queues.enqueue_inbound(session, b"first", "", ["p@x"], "<1@x>", NOW)
+        queues.enqueue_inbound(session, b"second mail", "b@example.org", ["p@x"], "<2@x>", later)
+        queues.enqueue_outbound(
+            session, "A@example.org", b"reply!", NOW, inbound_id=first.id, board_number=101
+        )
+    with db_sessions.begin() as session:
+        rows = reports.mail_rows(session)
+        assert [(r.label, r.time) for r in rows] == [
+            ("in-1", NOW),
+            ("out-1", NOW),
+            ("in-2", later),
+        ]
+        in1, out1, in2 = rows
+        assert (in1.address, in1.size, in1.status, in1.inbound_id) == ("", 5, "pending", None)
+        assert (in2.size, in2.message_id) == (len(b"second mail"), "<2@x>")
+        assert (out1.address, out1.size, out1.board, out1.inbound_id) == (
+            "a@example.org",
+            6,
+            101,
+            1,
+        )
+        assert out1.next_attempt_at == NOW and out1.sent_at is None
+        assert reports.mail_rows(session, queues=("outbound",)) == [out1]
+        assert reports.mail_rows(session, queues=("inbound",), limit=1) == [in2]
+        assert reports.mail_rows(session, status="dead") == []
+
+        assert reports.message_queues(session, 1) == ["inbound", "outbound"]
+        assert reports.message_queues(session, 2) == ["inbound"]
+        assert reports.message_queues(session, 3) == []
+        assert reports.message_status(session, "inbound", 2) == "pending"
+        assert reports.message_status(session, "outbound", 2) is None
+
+
+def test_requeue_explains_what_it_does_not_requeue(
+    capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
+) -> None:
+    with db_sessions.begin() as session:
+        queues.enqueue_inbound(session, b"x", "a@example.org", ["p@x"], "<1@x>", NOW)
+    status, _, err = admin(capsys, database_url, "requeue", "1")
+    assert status == 1 and "in-1 is pending: only dead mail is requeued" in err
+    status, _, err = admin(capsys, database_url, "requeue", "message-1")
+    assert status == 1 and "bad message id" in err
+    status, _, err = admin(capsys, database_url, "requeue", "7")
+    assert status == 1 and "message 7: no such message" in err
