@@ -1,5 +1,10 @@
 """Deliver the outbox: to an SMTP relay (``smtp://host:port``) or a local maildir
-(``maildir:PATH``), with exponential backoff on temporary failures."""
+(``maildir:PATH``), with exponential backoff on temporary failures.
+
+The SMTP transport keeps one connection open and sends consecutive mails over it, as an MTA's
+client does; the sender records the outcomes of a batch in one transaction, after the
+deliveries (a crash before that commit sends those mails again: never lost, maybe twice).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,9 @@ import logging
 import mailbox
 import smtplib
 import threading
-from collections.abc import Callable
+import time
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -19,11 +26,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail import queue
 
 log = logging.getLogger(__name__)
 
 SMTP_TIMEOUT = 30.0
+IDLE_SECONDS = 5.0  # an unused connection to the relay is closed (QUIT) after this
+MAILS_PER_CONNECTION = 100  # then QUIT and a new connection, as MTAs do
+RECORD_WITHIN = 1.0  # seconds: outcomes are committed at the end of a batch, or sooner
 
 
 class DeliveryError(Exception):
@@ -35,38 +44,202 @@ class DeliveryError(Exception):
 
 
 class Transport(Protocol):
+    """Hands mail over. A transport belongs to one thread, the outbox sender's, which
+    delivers one mail after the other; only :meth:`close` may come from another thread."""
+
     def deliver(self, sender: str, recipient: str, raw: bytes) -> None:
         """Hand one mail over; raise :class:`DeliveryError` when that fails."""
 
+    def close_if_idle(self, now: float) -> float | None:
+        """Close a connection unused for a while (``now``: :func:`time.monotonic`). Returns
+        the seconds until an open connection will be idle long enough, None if none is."""
+
+    def close(self) -> None:
+        """Close any open connection (shutdown)."""
+
+
+class _ClosedByRelay(Exception):
+    """The relay had closed the reused connection before our first command: try again."""
+
 
 class SMTPTransport:
-    """Delivery to an SMTP relay: 5xx is permanent, 4xx and connection errors temporary."""
+    """Delivery to an SMTP relay: 5xx is permanent, 4xx and connection errors temporary.
 
-    def __init__(self, host: str, port: int, local_hostname: str) -> None:
+    Consecutive mails go over one connection (EHLO once; MAIL, RCPT, DATA per mail; RSET
+    after a failed transaction). If the relay had closed the connection while it was idle
+    (a disconnect or a 421 in answer to MAIL), the mail is sent again at once over a new
+    connection: only a failure on a fresh connection is reported. The connection is closed
+    with QUIT after ``max_mails`` mails, by :meth:`close_if_idle` once unused for
+    ``idle_seconds``, and by :meth:`close`.
+
+    A transport belongs to one sending thread: its mails go one after the other over the one
+    connection (a second sender needs a transport of its own). A lock makes :meth:`close`
+    from another thread (shutdown) wait for the mail in hand.
+    """
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        local_hostname: str,
+        *,
+        idle_seconds: float = IDLE_SECONDS,
+        max_mails: int = MAILS_PER_CONNECTION,
+        timeout: float = SMTP_TIMEOUT,
+    ) -> None:
         self.host = host
         self.port = port
         self.local_hostname = local_hostname
+        self.idle_seconds = idle_seconds
+        self.max_mails = max(1, max_mails)
+        self.timeout = timeout
+        self._lock = threading.Lock()
+        self._smtp: smtplib.SMTP | None = None
+        # Closes the socket quietly if the transport is dropped with its connection open
+        # (a sender stopped without close()), before the socket could warn that it leaked.
+        self._closer: weakref.finalize[[], SMTPTransport] | None = None
+        self._mails = 0  # transactions on the open connection
+        self._last_used = 0.0  # time.monotonic() at the end of the last one
 
     def deliver(self, sender: str, recipient: str, raw: bytes) -> None:
+        with self._lock:
+            try:
+                if self._smtp is not None:
+                    try:
+                        self._transaction(self._smtp, sender, recipient, raw, reused=True)
+                        return
+                    except _ClosedByRelay as exc:
+                        log.info("the relay %s:%d closed the connection (%s): reconnecting",
+                                 self.host, self.port, exc.__cause__)
+                self._transaction(self._connect(), sender, recipient, raw, reused=False)
+            except smtplib.SMTPRecipientsRefused as exc:
+                code, text = next(iter(exc.recipients.values()))
+                raise DeliveryError(_describe(code, text), permanent=code >= 500) from exc
+            except smtplib.SMTPResponseException as exc:
+                raise DeliveryError(
+                    _describe(exc.smtp_code, exc.smtp_error), permanent=exc.smtp_code >= 500
+                ) from exc
+            except (smtplib.SMTPException, OSError) as exc:
+                raise DeliveryError(f"{type(exc).__name__}: {exc}", permanent=False) from exc
+            except UnicodeError as exc:
+                # smtplib sends commands in ASCII: such an address can never be delivered.
+                raise DeliveryError(
+                    f"the address {recipient!r} cannot be sent over SMTP", permanent=True
+                ) from exc
+
+    def close_if_idle(self, now: float) -> float | None:
+        with self._lock:
+            if self._smtp is None:
+                return None
+            left = self._last_used + self.idle_seconds - now
+            if left > 0:
+                return left
+            log.debug("closing the idle connection to %s:%d", self.host, self.port)
+            self._quit()
+            return None
+
+    def close(self) -> None:
+        with self._lock:
+            self._quit()
+
+    # --- one connection ----------------------------------------------------------------
+
+    def _connect(self) -> smtplib.SMTP:
+        smtp = smtplib.SMTP(
+            self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout
+        )
         try:
-            with smtplib.SMTP(
-                self.host, self.port, local_hostname=self.local_hostname, timeout=SMTP_TIMEOUT
-            ) as smtp:
-                smtp.sendmail(sender, [recipient], raw)
-        except smtplib.SMTPRecipientsRefused as exc:
-            code, text = next(iter(exc.recipients.values()))
-            raise DeliveryError(_describe(code, text), permanent=code >= 500) from exc
-        except smtplib.SMTPResponseException as exc:
-            raise DeliveryError(
-                _describe(exc.smtp_code, exc.smtp_error), permanent=exc.smtp_code >= 500
-            ) from exc
-        except (smtplib.SMTPException, OSError) as exc:
-            raise DeliveryError(f"{type(exc).__name__}: {exc}", permanent=False) from exc
-        except UnicodeError as exc:
-            # smtplib sends commands in ASCII: such an address can never be delivered.
-            raise DeliveryError(
-                f"the address {recipient!r} cannot be sent over SMTP", permanent=True
-            ) from exc
+            smtp.ehlo_or_helo_if_needed()
+        except BaseException:
+            smtp.close()
+            raise
+        self._smtp, self._mails = smtp, 0
+        self._closer = weakref.finalize(self, smtp.close)
+        log.debug("connected to %s:%d", self.host, self.port)
+        return smtp
+
+    def _transaction(
+        self, smtp: smtplib.SMTP, sender: str, recipient: str, raw: bytes, *, reused: bool
+    ) -> None:
+        """MAIL, RCPT, DATA; on failure leave the connection clean (RSET) or drop it, and
+        raise :class:`_ClosedByRelay` for a reused connection the relay had closed."""
+        first = True
+        self._mails += 1
+        try:
+            options = [f"SIZE={len(raw)}"] if smtp.has_extn("size") else []
+            code, text = smtp.mail(sender, options)
+            if code != 250:
+                raise smtplib.SMTPSenderRefused(code, text, sender)
+            first = False
+            code, text = smtp.rcpt(recipient)
+            if code not in (250, 251):
+                raise smtplib.SMTPRecipientsRefused({recipient: (code, text)})
+            code, text = smtp.data(raw)
+            if code != 250:
+                raise smtplib.SMTPDataError(code, text)
+        except BaseException as exc:
+            self._after_failure(smtp, exc)
+            if reused and first and _closed_by_relay(exc):
+                raise _ClosedByRelay(str(exc)) from exc
+            raise
+        finally:
+            self._last_used = time.monotonic()
+            if self._smtp is not None and self._mails >= self.max_mails:
+                self._quit()
+
+    def _after_failure(self, smtp: smtplib.SMTP, exc: BaseException) -> None:
+        """Reset the failed transaction so the next mail starts clean, or drop a connection
+        that is gone, closing, or in an unknown state (a timeout, an unexpected error)."""
+        code = _reply_code(exc)
+        answered = (code is not None and code != 421) or isinstance(exc, UnicodeError)
+        if answered:
+            try:
+                if smtp.rset()[0] == 250:
+                    return
+            except (smtplib.SMTPException, OSError):
+                pass
+        self._drop()
+
+    def _drop(self) -> None:
+        """Close the connection's socket without a word to the relay."""
+        if self._closer is not None:
+            self._closer()  # smtp.close(), once
+        self._smtp, self._closer, self._mails = None, None, 0
+
+    def _quit(self) -> None:
+        """Close the connection politely (QUIT), ignoring a relay that is already gone."""
+        smtp = self._smtp
+        if smtp is None:
+            return
+        try:
+            smtp.quit()
+        except (smtplib.SMTPException, OSError):
+            pass
+        finally:
+            self._drop()
+            log.debug("closed the connection to %s:%d", self.host, self.port)
+
+
+def _reply_code(exc: BaseException) -> int | None:
+    """The relay's reply code in a refused MAIL/RCPT/DATA, None for anything else."""
+    if isinstance(exc, smtplib.SMTPResponseException):
+        return exc.smtp_code
+    if isinstance(exc, smtplib.SMTPRecipientsRefused):
+        return next(iter(exc.recipients.values()))[0]
+    return None
+
+
+def _closed_by_relay(exc: BaseException) -> bool:
+    """A 421 (closing), a disconnect or a broken pipe: what an idle connection the relay
+    has closed answers to a command."""
+    code = _reply_code(exc)
+    if code is not None:
+        return code == 421
+    # SMTPServerDisconnected (smtplib's word for EOF, reset, broken pipe) or another
+    # socket error; the other SMTPExceptions are no sign of a closed connection.
+    return isinstance(exc, smtplib.SMTPServerDisconnected) or (
+        isinstance(exc, OSError) and not isinstance(exc, smtplib.SMTPException)
+    )
 
 
 def _describe(code: int, text: bytes | str) -> str:
@@ -87,6 +260,12 @@ class MaildirTransport:
             box.add(raw.replace(b"\r\n", b"\n"))
         except OSError as exc:
             raise DeliveryError(f"maildir {self.path}: {exc}", permanent=False) from exc
+
+    def close_if_idle(self, now: float) -> float | None:
+        return None  # nothing is kept open
+
+    def close(self) -> None:
+        pass
 
 
 def transport_for(outbound: str, local_hostname: str) -> Transport:
@@ -117,8 +296,29 @@ def _attach(session: Session, message: OutboundMessage) -> OutboundMessage:
     return message
 
 
+@dataclass(frozen=True)
+class _Outcome:
+    """What became of one claimed mail, to be recorded: sent (``error`` None) or not."""
+
+    message: OutboundMessage
+    error: str | None = None
+    permanent: bool = False
+    retry_now: bool = False  # not tried (shutdown): due again at once, no backoff
+
+
 class OutboxSender:
-    """Claims due outbound mail, delivers it, records the outcome."""
+    """Claims due outbound mail, delivers it, records the outcome.
+
+    Per batch: one transaction claims it, the transport delivers each mail, one transaction
+    records every outcome (sooner when delivering takes longer than ``record_within``
+    seconds, so that a slow relay does not keep many accepted mails unrecorded). A mail is
+    marked sent only in a transaction after the relay accepted it; if the process dies in
+    between, the claim goes stale and the mail is sent again: twice perhaps, never lost.
+
+    Belongs to one thread, like its transport; :meth:`run_once` closes the transport's
+    connection when nothing is due and it has been idle (or when ``stop`` is set), and
+    :meth:`close` closes it (call it when the sending loop ends).
+    """
 
     def __init__(
         self,
@@ -128,56 +328,106 @@ class OutboxSender:
         *,
         backoff: Backoff | None = None,
         clock: Callable[[], datetime] = utcnow,
+        record_within: float = RECORD_WITHIN,
     ) -> None:
         self.session_factory = session_factory
         self.transport = transport
         self.envelope_sender = envelope_sender
         self.backoff = backoff or Backoff()
         self.clock = clock
+        self.record_within = record_within
+        self._idle_left: float | None = None  # seconds until the transport's idle close
 
     def run_once(self, stop: threading.Event | None = None) -> int:
         """Deliver one batch of due mail; returns how many were attempted."""
         with self.session_factory.begin() as session:
-            claimed = queues.claim_due_outbound(session, queue.worker_name(), self.clock())
+            claimed = queues.claim_due_outbound(session, queues.worker_name(), self.clock())
+        if not claimed:
+            self._idle_left = self.transport.close_if_idle(time.monotonic())
+        else:
+            self._idle_left = None
+            self._send_batch(claimed, stop)
+        if stop is not None and stop.is_set():
+            self.close()
+        return len(claimed)
+
+    def close(self) -> None:
+        """Close the transport's connection (when the sender stops)."""
+        self._idle_left = None
+        self.transport.close()
+
+    def _send_batch(self, claimed: Sequence[OutboundMessage], stop: threading.Event | None) -> None:
+        outcomes: list[_Outcome] = []
+        since = time.monotonic()
         for index, message in enumerate(claimed):
             if stop is not None and stop.is_set():
                 # Put back what we did not try, so that nothing waits for the lease.
-                with self.session_factory.begin() as session:
-                    for rest in claimed[index:]:
-                        queues.mark_outbound_failed(
-                            session, _attach(session, rest), "not tried: shutting down",
-                            self.clock(), base_delay=timedelta(0),
-                        )
+                outcomes.extend(
+                    _Outcome(rest, "not tried: shutting down", retry_now=True)
+                    for rest in claimed[index:]
+                )
                 break
-            self._deliver_one(message)
-        return len(claimed)
+            try:
+                outcomes.append(self._deliver(message))
+            except BaseException as exc:
+                # Not a DeliveryError (a bug, an interrupt): record what was delivered and
+                # put the rest back; this one may have been accepted, and is sent again.
+                outcomes.append(_Outcome(message, f"{type(exc).__name__}: {exc}"))
+                outcomes.extend(
+                    _Outcome(rest, "not tried: the sender stopped", retry_now=True)
+                    for rest in claimed[index + 1 :]
+                )
+                self._record(outcomes)
+                raise
+            if time.monotonic() - since >= self.record_within:
+                self._record(outcomes)
+                outcomes, since = [], time.monotonic()
+        self._record(outcomes)
 
-    def _deliver_one(self, message: OutboundMessage) -> None:
+    def _deliver(self, message: OutboundMessage) -> _Outcome:
         try:
             self.transport.deliver(self.envelope_sender, message.recipient, message.raw)
         except DeliveryError as exc:
-            with self.session_factory.begin() as session:
-                queues.mark_outbound_failed(
-                    session,
-                    _attach(session, message),
-                    str(exc),
-                    self.clock(),
-                    permanent=exc.permanent,
-                    base_delay=self.backoff.base,
-                    max_delay=self.backoff.cap,
-                )
-                status = message.status
-            log.warning("outbound %d to %s: %s (now %s)", message.id, message.recipient, exc,
-                        status)
+            return _Outcome(message, str(exc), permanent=exc.permanent)
+        return _Outcome(message)
+
+    def _record(self, outcomes: Sequence[_Outcome]) -> None:
+        """Record the outcomes of deliveries in one transaction."""
+        if not outcomes:
             return
         with self.session_factory.begin() as session:
-            queues.mark_outbound_sent(session, _attach(session, message), self.clock())
-        log.info("outbound %d delivered to %s", message.id, message.recipient)
+            now = self.clock()
+            kept: list[bool] = []
+            for outcome in outcomes:
+                message = _attach(session, outcome.message)
+                if outcome.error is None:
+                    kept.append(queues.mark_outbound_sent(session, message, now))
+                else:
+                    kept.append(queues.mark_outbound_failed(
+                        session, message, outcome.error, now,
+                        permanent=outcome.permanent,
+                        base_delay=timedelta(0) if outcome.retry_now else self.backoff.base,
+                        max_delay=self.backoff.cap,
+                    ))
+            statuses = [outcome.message.status for outcome in outcomes]
+        for outcome, status, ours in zip(outcomes, statuses, kept, strict=True):
+            message = outcome.message
+            if not ours:
+                log.warning("outbound %d to %s: our claim had expired (%s)", message.id,
+                            message.recipient, outcome.error or "delivered")
+            elif outcome.error is None:
+                log.info("outbound %d delivered to %s", message.id, message.recipient)
+            elif not outcome.retry_now:
+                log.warning("outbound %d to %s: %s (now %s)", message.id, message.recipient,
+                            outcome.error, status)
 
     def seconds_until_due(self, maximum: float) -> float:
-        """How long the sender may sleep before something is due (at most ``maximum``)."""
+        """How long the sender may sleep before something is due (at most ``maximum``, and
+        no longer than until the transport's connection is to be closed for idleness)."""
         with self.session_factory.begin() as session:
-            due = queue.next_outbound_due(session)
+            due = queues.next_outbound_due(session)
+        if self._idle_left is not None:
+            maximum = min(maximum, self._idle_left + 0.01)
         if due is None:
             return maximum
         return max(0.0, min(maximum, (due - self.clock()).total_seconds()))

@@ -10,7 +10,6 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands.api import Reply
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
@@ -22,6 +21,7 @@ from pbm_emergo.mail.outbound import (
     transport_for,
 )
 from pbm_emergo.mail.reply import build_reply, reply_bytes
+from pbm_emergo.messages import Reply
 
 from .support import Relay, free_port
 
