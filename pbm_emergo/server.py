@@ -174,11 +174,17 @@ class MailServer:
 
     def _work_outbox(self) -> None:
         assert self.sender is not None
+        try:
+            self._send_until_stopped(self.sender)
+        finally:
+            self.sender.close()  # QUIT to the relay
+
+    def _send_until_stopped(self, sender: OutboxSender) -> None:
         while not self.stopping.is_set():
             try:
-                if self.sender.run_once(self.stopping):
+                if sender.run_once(self.stopping):
                     continue
-                pause = self.sender.seconds_until_due(self.poll_seconds)
+                pause = sender.seconds_until_due(self.poll_seconds)
             except Exception:  # noqa: BLE001
                 log.exception("outbox sender error")
                 pause = self.poll_seconds
