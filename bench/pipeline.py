@@ -72,7 +72,7 @@ PLAYER_DOMAIN = "players.bench.test"
 PASSWORD = "bench-secret"
 CLIENT_HOSTNAME = "client.bench.test"  # so smtplib does not look up our own name each time
 SMTP_TIMEOUT = 30.0
-MAX_4XX_RETRIES = 8
+RETRY_SECONDS = 120.0  # how long one mail is retried after 4xx answers or connection errors
 BOARD_SUBJECT = re.compile(r"Emergo Board (\d+)\b")
 ABORT = threading.Event()  # set on error or interrupt: the client threads stop sending
 
@@ -188,6 +188,7 @@ class SinkLog:
         self.by_irt: dict[str, list[Mail]] = {}
         self.expectations: list[Expectation] = []
         self.first_hooks: dict[str, Callable[[Mail], None]] = {}
+        self.last_arrival = 0.0  # time.monotonic()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._collect, name="sink-collector", daemon=True)
         self.thread.start()
@@ -199,6 +200,7 @@ class SinkLog:
             except queue.Empty:
                 continue
             with self.cond:
+                self.last_arrival = time.monotonic()
                 self.mails.append(mail)
                 replies = self.by_irt.setdefault(mail["irt"], [])
                 replies.append(mail)
@@ -226,11 +228,29 @@ class SinkLog:
             self.expectations.append(exp)
         return exp
 
-    def wait(self, exp: Expectation, timeout: float) -> bool:
+    def drop(self, exp: Expectation, ids: Iterable[str]) -> None:
+        """Stop waiting for replies to ``ids`` (mails the server never accepted)."""
         with self.cond:
-            done = self.cond.wait_for(lambda: exp.remaining == 0, timeout)
-            self.expectations.remove(exp)
-            return done
+            for i in ids:
+                if exp.need.get(i):
+                    exp.need[i] = 0
+                    exp.remaining -= 1
+
+    def wait(self, exp: Expectation, timeout: float, idle: float) -> bool:
+        """Wait until every awaited reply arrived; give up after ``timeout`` s, or once no
+        mail at all reached the sink for ``idle`` s (the server has nothing left to send)."""
+        started = time.monotonic()
+        deadline = started + timeout
+        with self.cond:
+            try:
+                while exp.remaining:
+                    now = time.monotonic()
+                    if now >= deadline or now - max(self.last_arrival, started) >= idle:
+                        return False
+                    self.cond.wait(min(1.0, deadline - now))
+                return True
+            finally:
+                self.expectations.remove(exp)
 
     def replies(self, irt: str) -> list[Mail]:
         with self.cond:
@@ -279,6 +299,7 @@ class SendStats:
     codes_5xx: Counter[int] = field(default_factory=Counter)
     connection_errors: Counter[str] = field(default_factory=Counter)
     failed: list[str] = field(default_factory=list)  # Message-IDs never accepted
+    retried: list[str] = field(default_factory=list)  # accepted after a 4xx or error
     session_seconds: list[float] = field(default_factory=list)
     first_open: float = math.inf  # time.time()
     last_accept: float = 0.0  # time.time()
@@ -290,16 +311,19 @@ class SendStats:
             other.codes_5xx.update(self.codes_5xx)
             other.connection_errors.update(self.connection_errors)
             other.failed.extend(self.failed)
+            other.retried.extend(self.retried)
             other.session_seconds.extend(self.session_seconds)
 
 
 def send(port: int, mail: Outgoing, stats: SendStats) -> float | None:
-    """One SMTP session per mail; 4xx and connection errors are retried (an MTA would).
-    Returns the time.time() at which the accepted session was opened, or None."""
+    """One SMTP session per mail; 4xx and connection errors are retried for up to
+    RETRY_SECONDS (an MTA would keep trying), each counted. Returns the time.time() at which
+    the accepted session was opened, or None (5xx, or still refused at the deadline)."""
     raw = mail.raw()
-    for attempt in range(MAX_4XX_RETRIES + 1):
-        if ABORT.is_set():
-            break
+    deadline = time.monotonic() + RETRY_SECONDS
+    attempt = 0
+    while not ABORT.is_set() and time.monotonic() < deadline:
+        attempt += 1
         opened = time.time()
         with stats.lock:
             stats.first_open = min(stats.first_open, opened)
@@ -316,7 +340,7 @@ def send(port: int, mail: Outgoing, stats: SendStats) -> float | None:
         except (smtplib.SMTPException, OSError) as exc:
             with stats.lock:
                 stats.connection_errors[type(exc).__name__] += 1
-            time.sleep(min(0.05 * 2**attempt, 2.0))
+            time.sleep(min(0.1 * 2 ** (attempt - 1), 2.0))
             continue
         done = time.time()
         with stats.lock:
@@ -324,14 +348,15 @@ def send(port: int, mail: Outgoing, stats: SendStats) -> float | None:
                 stats.accepted += 1
                 stats.session_seconds.append(done - opened)
                 stats.last_accept = max(stats.last_accept, done)
+                if attempt > 1:
+                    stats.retried.append(mail.message_id)
                 return opened
-            if 400 <= code < 500:
-                stats.codes_4xx[code] += 1
-            else:
+            if not 400 <= code < 500:
                 stats.codes_5xx[code] += 1
                 stats.failed.append(mail.message_id)
                 return None
-        time.sleep(min(0.05 * 2**attempt, 2.0))
+            stats.codes_4xx[code] += 1
+        time.sleep(min(0.1 * 2 ** (attempt - 1), 2.0))
     with stats.lock:
         stats.failed.append(mail.message_id)
     return None
@@ -676,39 +701,52 @@ def setup_games(
     mailer: Mailer,
     games: Sequence[BenchGame],
     clients: int,
-    timeout: float,
+    wait: Callable[[Expectation], bool],
     stats: SendStats,
-) -> dict[str, float]:
-    """Signups, then challenges, each phase waiting for its replies at the sink."""
+) -> tuple[dict[str, Any], list[BenchGame]]:
+    """Signups, then challenges, each phase waiting for its replies at the sink. Returns the
+    games that have a board; the others are listed in the summary with the reason."""
+    dropped: dict[str, str] = {}
     signups = mailer.signups(games)
     exp = sink.expect([m.message_id for m in signups], 1)
     started = time.time()
     send_all(port, signups, clients, stats)
-    if not sink.wait(exp, timeout):
-        raise BenchError(f"{exp.remaining} of {len(signups)} signups got no reply in {timeout} s")
+    sink.drop(exp, stats.failed)
+    wait(exp)
     signup_seconds = time.time() - started
+    answered = {m.sender for m in signups if sink.replies(m.message_id)}
+    ready = []
+    for game in games:
+        missing = [u for u in (game.white, game.black) if address(u) not in answered]
+        if missing:
+            dropped[game.tag] = f"no reply to the signup of {', '.join(missing)}"
+        else:
+            ready.append(game)
 
-    challenges = mailer.challenges(games)
+    challenges = mailer.challenges(ready)
     exp = sink.expect([m.message_id for m in challenges], 2, is_board_mail)
     started = time.time()
     send_all(port, challenges, clients, stats)
-    if not sink.wait(exp, timeout):
-        raise BenchError(
-            f"{exp.remaining} of {len(challenges)} challenges got no board mails in {timeout} s"
-        )
+    sink.drop(exp, stats.failed)
+    wait(exp)
     challenge_seconds = time.time() - started
-    for game, mail in zip(games, challenges, strict=True):
-        subjects = [r["subject"] for r in sink.replies(mail.message_id)]
+    playing = []
+    for game, mail in zip(ready, challenges, strict=True):
+        subjects = [r["subject"] for r in sink.replies(mail.message_id) if is_board_mail(r)]
         numbers = {int(m[1]) for s in subjects if (m := BOARD_SUBJECT.search(s))}
-        if len(numbers) != 1:
-            raise BenchError(f"no board number for {game.tag} in the replies {subjects}")
-        game.board = numbers.pop()
-    return {
+        if len(subjects) == 2 and len(numbers) == 1:
+            game.board = numbers.pop()
+            playing.append(game)
+        else:
+            dropped[game.tag] = f"the challenge got the board mails {subjects}"
+    summary = {
         "signups": len(signups),
         "signup_seconds": signup_seconds,
         "challenges": len(challenges),
         "challenge_seconds": challenge_seconds,
+        "dropped_games": dropped,
     }
+    return summary, playing
 
 
 def run_burst(
@@ -717,7 +755,7 @@ def run_burst(
     mailer: Mailer,
     games: Sequence[BenchGame],
     clients: int,
-    timeout: float,
+    wait: Callable[[Expectation], bool],
 ) -> tuple[dict[str, Any], SendStats]:
     per_game = [[mailer.move(g, n, g.board) for n in range(1, len(g.moves) + 1)] for g in games]
     ids = [m.message_id for game in per_game for m in game]
@@ -725,7 +763,8 @@ def run_burst(
     stats = SendStats()
     send_games(port, per_game, clients, stats)
     summary = burst_summary(stats)
-    done = sink.wait(exp, timeout)
+    sink.drop(exp, stats.failed)
+    done = wait(exp)
     seconds = (exp.last if done else time.time()) - stats.first_open
     summary.update(
         moves=len(ids),
@@ -754,6 +793,7 @@ def run_steady(
     offered_rate: float,
     seconds: float,
     timeout: float,
+    wait: Callable[[Expectation], bool],
 ) -> tuple[dict[str, Any], SendStats]:
     """Open loop: a tick every 1/rate s; each tick sends the next move of the game that has
     been ready longest (its previous move's first board mail arrived)."""
@@ -803,7 +843,8 @@ def run_steady(
         for future in futures:
             future.result()
     exp = sink.expect([m.mail.message_id for m in sent], 2, is_board_mail)
-    sink.wait(exp, timeout)
+    sink.drop(exp, stats.failed)
+    wait(exp)
     latencies, from_schedule = [], []
     no_board_mail = 0
     for m in sent:
@@ -858,8 +899,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--seed", type=int, default=8)
     parser.add_argument(
-        "--timeout", type=float, default=300.0,
-        help="seconds to wait for the replies of one phase",
+        "--timeout", type=float, default=600.0,
+        help="seconds to wait at most for the replies of one phase",
+    )
+    parser.add_argument(
+        "--idle-timeout", type=float, default=60.0,
+        help="stop waiting for replies once no mail reached the sink for this long",
     )
     parser.add_argument("--skip-bare", action="store_true", help="do not run the bare listener")
     parser.add_argument(
@@ -987,16 +1032,27 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         mailer = Mailer()
         setup_stats = SendStats()
-        setup = setup_games(
-            port, sink, mailer, [*burst, *steady], args.clients, args.timeout, setup_stats
+        live_sink = sink
+
+        def wait(exp: Expectation) -> bool:
+            return live_sink.wait(exp, args.timeout, args.idle_timeout)
+
+        setup, playing = setup_games(
+            port, sink, mailer, [*burst, *steady], args.clients, wait, setup_stats
         )
         result["setup"] = setup
         print(f"setup: {setup['signups']} signups answered in {setup['signup_seconds']:.1f} s "
               f"({rate(setup['signups'], setup['signup_seconds']):.1f}/s), "
               f"{setup['challenges']} challenges in {setup['challenge_seconds']:.1f} s "
               f"({rate(setup['challenges'], setup['challenge_seconds']):.1f}/s)")
+        for tag, reason in setup["dropped_games"].items():
+            print(f"  game {tag} left out: {reason}")
+        burst = [g for g in playing if g.tag.startswith("b")]
+        steady = [g for g in playing if g.tag.startswith("s")]
+        if not burst or not steady:
+            raise BenchError("no game left to play after the signups and challenges")
 
-        ours, burst_stats = run_burst(port, sink, mailer, burst, args.clients, args.timeout)
+        ours, burst_stats = run_burst(port, sink, mailer, burst, args.clients, wait)
         result["ours"] = ours
         print(f"ours: move burst {ours['mails']} mails in {ours['seconds']:.2f} s, accept rate "
               f"{ours['accept_rate']:.0f} mails/s (session p50 {ours['session_ms_p50']:.1f} ms, "
@@ -1012,7 +1068,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         steady_summary, steady_stats = run_steady(
             port, sink, mailer, steady, args.clients, args.steady_rate, args.steady_seconds,
-            args.timeout,
+            args.timeout, wait,
         )
         result["steady"] = s = steady_summary
         print(f"steady: offered {s['offered_rate']:g} moves/s for {args.steady_seconds:g} s over "
@@ -1056,6 +1112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "5xx": dict(all_stats.codes_5xx),
             "connection_errors": dict(all_stats.connection_errors),
             "not_accepted": len(all_stats.failed),
+            "accepted_after_retry": len(all_stats.retried),
             "in_reply_to_seen": len(known),
         }
         print(f"mails at the sink: {len(mails)}; error mails: {len(errors)}; other unexpected "
@@ -1067,9 +1124,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"4xx from our listener: {sum(all_stats.codes_4xx.values())} "
               f"{dict(all_stats.codes_4xx)}; 5xx: {dict(all_stats.codes_5xx)}; connection "
               f"errors: {dict(all_stats.connection_errors)}; never accepted: "
-              f"{len(all_stats.failed)}")
+              f"{len(all_stats.failed)}; accepted only after a retry: {len(all_stats.retried)}")
+        for message_id in all_stats.failed[:10]:
+            print(f"  never accepted: {message_id}")
         missing = ours["moves_without_both_board_mails"] + s["moves_without_both_board_mails"]
-        if errors or unexpected or missing or all_stats.failed:
+        if errors or unexpected or missing or all_stats.failed or setup["dropped_games"]:
             exit_code = 2  # the figures are printed, but the run was not clean
     except BenchError as exc:
         print(f"pipeline bench failed: {exc}", file=sys.stderr)
