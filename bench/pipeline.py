@@ -538,8 +538,14 @@ def peak_memory_kib(pid: int) -> dict[str, int]:
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
-        if "VmHWM" in fields:
-            peaks[f"{proc} {fields['Name'].strip()}"] = int(fields["VmHWM"].split()[0])
+        if "VmHWM" not in fields:
+            continue
+        try:
+            args = Path(f"/proc/{proc}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            args = []
+        what = b" ".join(args[1:]).decode(errors="replace")[:60] or fields["Name"].strip()
+        peaks[f"{proc} {what}"] = int(fields["VmHWM"].split()[0])
     return peaks
 
 
@@ -1088,9 +1094,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         sink.quiet(2.0, 30.0)
         peaks = peak_memory_kib(server.pid)
         result["server_peak_kib"] = {"total": sum(peaks.values()), "processes": peaks}
-        per_process = ", ".join(f"{k}: {v / 1024:.0f} MiB" for k, v in peaks.items())
-        print(f"server peak memory (VmHWM): {sum(peaks.values()) / 1024:.0f} MiB "
-              f"({per_process})")
+        print(f"server peak memory (VmHWM), summed over {len(peaks)} process(es): "
+              f"{sum(peaks.values()) / 1024:.0f} MiB")
+        for what, kib in peaks.items():
+            print(f"  {kib / 1024:6.0f} MiB  pid {what}")
 
         all_stats = SendStats()
         for st in (setup_stats, burst_stats, steady_stats):
