@@ -19,6 +19,7 @@ import argparse
 import importlib
 import logging
 import multiprocessing
+import os
 import signal
 import sys
 import threading
@@ -296,7 +297,13 @@ def run_worker_process(
     signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
     credentials.install(credentials.CredentialCache(key=key, entries=entries))
     worker = InboxWorker(get_sessionmaker(config), config)
+    parent = os.getppid()
     while not stopping.is_set():
+        if os.getppid() != parent:
+            # The main process was killed (SIGKILL, OOM): stop too, and let its successor's
+            # workers take over (our claims are released as those of a dead process).
+            log.error("the main process is gone; this worker stops")
+            return
         try:
             outcome = worker.run_once()
         except Exception:  # noqa: BLE001 - the database may be briefly unavailable
