@@ -19,7 +19,8 @@ from pathlib import Path
 
 from sqlalchemy.orm import sessionmaker
 
-from pbm_emergo.db import games, players, queues
+from pbm_emergo.db import games as game_store
+from pbm_emergo.db import players, queues
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.rules import Game
 
@@ -61,15 +62,15 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
     start = time.perf_counter()
     for script in scripts:
         with sessions.begin() as session:
-            board = games.create_board(session, session.merge(alice), session.merge(bob), NOW)
+            board = game_store.create_board(session, session.merge(alice), session.merge(bob), NOW)
             number = board.number
         for ply, move in enumerate(script):
             with sessions.begin() as session:
-                board = games.get_board(session, number)
+                board = game_store.get_board(session, number)
                 assert board is not None
-                mover = games.player_to_move(board)
+                mover = game_store.player_to_move(board)
                 assert mover is not None
-                games.apply_move(session, board, ply, move, mover, None, NOW)
+                game_store.apply_move(session, board, ply, move, mover, None, NOW)
     elapsed = time.perf_counter() - start
     print(
         f"apply_move (own transaction, resume + conditional update): {total_moves} moves "
@@ -82,16 +83,16 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
     start = time.perf_counter()
     for i in range(reads):
         with sessions() as session:
-            board = games.get_board(session, 101 + i % games)
+            board = game_store.get_board(session, 101 + i % games)
             assert board is not None
-            games.current_position(board)
+            game_store.current_position(board)
     cached = (time.perf_counter() - start) / reads
     start = time.perf_counter()
     for i in range(reads):
         with sessions() as session:
-            board = games.get_board(session, 101 + i % games)
+            board = game_store.get_board(session, 101 + i % games)
             assert board is not None
-            service.load_game(session, board)
+            game_store.load_game(session, board)
     replay = (time.perf_counter() - start) / reads
     print(f"read a board: cached position {cached * 1000:.2f} ms, replay {replay * 1000:.2f} ms")
 
