@@ -185,7 +185,7 @@ def test_a_move_racing_a_resignation_is_not_stored_on_the_finished_board(
         finished.wait(timeout=2)  # PostgreSQL: committed; SQLite: waiting for our lock
         try:
             games.apply_move(session, board, 0, "e4", mover, None, NOW, game=game)
-        except errors.ServiceError as err:
+        except db_errors.ServiceError as err:
             refused = err
     resigner.join(timeout=30)
     assert errors == []
