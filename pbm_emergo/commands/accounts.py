@@ -8,6 +8,7 @@ an hour; while it is locked no password is even checked.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from pbm_emergo.commands.base import CommandError, Context
@@ -123,9 +124,13 @@ def find_player(ctx: Context, userid: str) -> Player | None:
     return players.find_player(ctx.session, userid)
 
 
-def require_player(ctx: Context, userid: str, *, board: int | None = None) -> Player:
-    """The active player with this userid, or a CommandError."""
-    player = find_player(ctx, userid)
+def require_player(
+    ctx: Context, userid: str, *, board: int | None = None, known: Sequence[Player] = ()
+) -> Player:
+    """The active player with this userid, or a CommandError. ``known``: players already
+    read (a board's two players), looked at before the database."""
+    key = players.userid_key(userid)
+    player = next((p for p in known if p.userid_key == key), None) or find_player(ctx, userid)
     if player is None or not player.active:
         raise CommandError(f"There is no player '{userid[:40]}'.", board=board)
     return player
@@ -139,7 +144,14 @@ def _at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def authenticate(ctx: Context, userid: str, password: str, *, board: int | None = None) -> Player:
+def authenticate(
+    ctx: Context,
+    userid: str,
+    password: str,
+    *,
+    board: int | None = None,
+    known: Sequence[Player] = (),
+) -> Player:
     """The player if ``password`` is theirs; otherwise a CommandError (and a failure counted).
 
     A right password from an address the player has not registered is accepted (as pbmserv
@@ -147,7 +159,7 @@ def authenticate(ctx: Context, userid: str, password: str, *, board: int | None 
     command's reading step (the credential cache makes a repeated check cheap); what it
     changes (the failure count, a renewed hash) is stored by the command's writes.
     """
-    player = require_player(ctx, userid, board=board)
+    player = require_player(ctx, userid, board=board, known=known)
     failure = players.login_failure(ctx.session, player.id)
     locked_until = failure.locked_until if failure is not None else None
     if locked_until is not None and locked_until > ctx.now:

@@ -148,7 +148,9 @@ def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str
             f"emergo move {number} {userid} PASSWORD MOVE#{upto}.",
             board=number,
         )
-    player = authenticate(ctx, userid, password, board=number)
+    player = authenticate(
+        ctx, userid, password, board=number, known=(board.white_player, board.black_player)
+    )
     if board.side_of(player) is None:
         raise CommandError(
             f"{player.userid} does not play on board {number}: it is "

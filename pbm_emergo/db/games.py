@@ -16,9 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import bindparam, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload, selectinload
 
 from pbm_emergo.db import ratings
 from pbm_emergo.db.errors import (
@@ -173,17 +173,25 @@ def create_board(
     return board
 
 
-def get_board(session: Session, number: int) -> Board | None:
-    """The board with its players and their addresses (one round trip each, no lazy loads)."""
-    return session.scalar(
-        select(Board)
-        .where(Board.number == number)
-        .options(
-            selectinload(Board.white_player).selectinload(Player.addresses),
-            selectinload(Board.black_player).selectinload(Player.addresses),
-        )
-        .execution_options(populate_existing=True)
+# Built once (a move reads its board with it): the board, its players and their addresses
+# in one query, fresh even if the session had the board already.
+_BOARD_WITH_PLAYERS = (
+    select(Board)
+    .where(Board.number == bindparam("number"))
+    .options(
+        joinedload(Board.white_player).joinedload(Player.addresses),
+        joinedload(Board.black_player).joinedload(Player.addresses),
     )
+    .execution_options(populate_existing=True)
+)
+
+
+def get_board(session: Session, number: int) -> Board | None:
+    """The board with its players and their addresses (one query, no lazy loads)."""
+    board: Board | None = (
+        session.execute(_BOARD_WITH_PLAYERS, {"number": number}).unique().scalar_one_or_none()
+    )
+    return board
 
 
 def boards_of(session: Session, player: Player, status: str | None = None) -> list[Board]:

@@ -33,9 +33,10 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, and_, func, or_, select, update
+from sqlalchemy import Select, and_, func, inspect, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm.attributes import set_committed_value
 
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
@@ -146,9 +147,8 @@ def _find_inbound(session: Session, sender: str, message_id: str) -> InboundMess
     )
 
 
-def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:
-    """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
-    counting an attempt. Commit right away."""
+def _claimable_inbound() -> Select[Any]:
+    """The oldest pending mail none of whose boards has an earlier unfinished mail."""
     mine = aliased(InboundBoard)
     theirs = aliased(InboundBoard)
     earlier = aliased(InboundMessage)
@@ -163,13 +163,26 @@ def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMes
         )
         .exists()
     )
-    stmt = (
+    return (
         select(InboundMessage)
         .where(InboundMessage.status == INBOUND_PENDING, ~blocked)
         .order_by(InboundMessage.id)
         .limit(1)
     )
-    message = session.scalar(skip_locked(session, stmt, of=InboundMessage))
+
+
+# Built once: making the statement costs more than running it (it has no parameters).
+_CLAIMABLE_INBOUND = _claimable_inbound()
+_CLAIMABLE_INBOUND_LOCKED = _CLAIMABLE_INBOUND.with_for_update(skip_locked=True, of=InboundMessage)
+
+
+def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:
+    """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
+    counting an attempt. Commit right away."""
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    message: InboundMessage | None = session.scalar(
+        _CLAIMABLE_INBOUND_LOCKED if postgresql else _CLAIMABLE_INBOUND
+    )
     if message is None:
         return None
     message.status = INBOUND_PROCESSING
@@ -194,6 +207,10 @@ def load_claimed_inbound(session: Session, message_id: int, worker: str) -> Inbo
 def _release_inbound(
     session: Session, message: InboundMessage, now: datetime, **values: object
 ) -> bool:
+    """End ``message``'s claim with ``values``, if its claim (``claimed_by``) still holds:
+    one conditional UPDATE, which is also the check. The object (attached or not) is given
+    the values without reading the row back."""
+    values = {"claimed_by": None, "claimed_at": None, **values}
     result = session.execute(
         update(InboundMessage)
         .where(
@@ -201,20 +218,31 @@ def _release_inbound(
             InboundMessage.status == INBOUND_PROCESSING,
             InboundMessage.claimed_by == message.claimed_by,
         )
-        .values(claimed_by=None, claimed_at=None, **values)
+        .values(**values)
         .execution_options(synchronize_session=False)
     )
-    session.refresh(message)
-    return rowcount(result) == 1
+    if rowcount(result) != 1:
+        if inspect(message).session is session:
+            session.refresh(message)
+        return False
+    for key, value in values.items():
+        set_committed_value(message, key, value)
+    return True
 
 
 def mark_inbound_done(
-    session: Session, message: InboundMessage, now: datetime, *, status: str = INBOUND_DONE
+    session: Session,
+    message: InboundMessage,
+    now: datetime,
+    *,
+    status: str = INBOUND_DONE,
+    note: str | None = None,
 ) -> bool:
-    """Mark a claimed message processed (``status="ignored"`` for one deliberately not run).
-    Returns False, changing nothing, if the claim was lost (expired and taken by another
-    worker): the caller should then roll back its transaction."""
-    return _release_inbound(session, message, now, status=status, processed_at=now)
+    """Mark a claimed message processed (``status="ignored"`` for one deliberately not run,
+    ``note`` saying why, in last_error). Returns False, changing nothing, if the claim was
+    lost (expired and taken by another worker): the caller should then roll back."""
+    extra = {} if note is None else {"last_error": note}
+    return _release_inbound(session, message, now, status=status, processed_at=now, **extra)
 
 
 def mark_inbound_failed(
@@ -322,8 +350,13 @@ def enqueue_outbound(
     message_id: str | None = None,
     subject: str | None = None,
     board_number: int | None = None,
+    status: str = OUTBOUND_PENDING,
+    last_error: str | None = None,
+    flush: bool = True,
 ) -> OutboundMessage:
-    """Queue one mail for one recipient (stored lower-case), due now."""
+    """Queue one mail for one recipient (stored lower-case), due now (``status="failed"``
+    with ``last_error``: kept but not sent). ``flush=False`` leaves the INSERT to the
+    commit (the caller does not need the id)."""
     message = OutboundMessage(
         recipient=recipient.strip().lower(),
         raw=raw,
@@ -331,13 +364,15 @@ def enqueue_outbound(
         subject=subject,
         board_number=board_number,
         created_at=now,
-        status=OUTBOUND_PENDING,
+        status=status,
+        last_error=last_error,
         attempts=0,
         next_attempt_at=now,
         inbound_id=inbound_id,
     )
     session.add(message)
-    session.flush()
+    if flush:
+        session.flush()
     return message
 
 
@@ -458,6 +493,22 @@ def requeue_outbound(session: Session, message_id: int, now: datetime) -> bool:
     return rowcount(result) == 1
 
 
+def replies_sent_to_each(
+    session: Session, recipients: Sequence[str], since: datetime
+) -> dict[str, int]:
+    """:func:`replies_sent_to` for several recipients in one query (lower-cased keys)."""
+    keys = sorted({r.strip().lower() for r in recipients})
+    counts = dict.fromkeys(keys, 0)
+    if keys:
+        rows = session.execute(
+            select(OutboundMessage.recipient, func.count())
+            .where(OutboundMessage.recipient.in_(keys), OutboundMessage.created_at >= since)
+            .group_by(OutboundMessage.recipient)
+        )
+        counts.update({recipient: int(count) for recipient, count in rows})
+    return counts
+
+
 def replies_sent_to(session: Session, recipient: str, since: datetime) -> int:
     """How many outbound messages were queued for ``recipient`` since ``since`` (for the
     per-address reply limit)."""
@@ -498,6 +549,7 @@ __all__ = [
     "next_outbound_due",
     "release_stale_claims",
     "replies_sent_to",
+    "replies_sent_to_each",
     "requeue_inbound",
     "requeue_outbound",
     "retry_delay",

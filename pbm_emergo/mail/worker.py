@@ -21,7 +21,13 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
-from pbm_emergo.db.models import INBOUND_DEAD, INBOUND_IGNORED, OUTBOUND_FAILED, InboundMessage
+from pbm_emergo.db.models import (
+    INBOUND_DEAD,
+    INBOUND_IGNORED,
+    OUTBOUND_FAILED,
+    OUTBOUND_PENDING,
+    InboundMessage,
+)
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.mail.reply import build_reply, reply_bytes
@@ -88,7 +94,7 @@ class InboxWorker:
             if claimed is None:
                 return None
         try:
-            return self._process(claimed, worker)
+            return self._process(claimed)
         except LostClaim:
             log.warning("inbound %d: claim lost to another worker; work rolled back", claimed.id)
             return Outcome(claimed.id, "lost-claim")
@@ -97,15 +103,16 @@ class InboxWorker:
             log.exception("inbound %d failed", claimed.id)
             return self._fail(claimed, error)
 
-    def _process(self, claimed: InboundMessage, worker: str) -> Outcome:
+    def _process(self, claimed: InboundMessage) -> Outcome:
         inbound_id = claimed.id
         now = self.clock()
         if claimed.not_answered is not None:
             # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
             with self.session_factory.begin() as session:
-                message = self._still_ours(session, inbound_id, worker)
-                message.last_error = f"not answered: {message.not_answered}"
-                if not queues.mark_inbound_done(session, message, now, status=INBOUND_IGNORED):
+                note = f"not answered: {claimed.not_answered}"
+                if not queues.mark_inbound_done(
+                    session, claimed, now, status=INBOUND_IGNORED, note=note
+                ):
                     raise LostClaim(inbound_id)
             log.info("inbound %d not answered: %s", inbound_id, claimed.not_answered)
             return Outcome(inbound_id, "ignored")
@@ -121,10 +128,11 @@ class InboxWorker:
 
         def store(session: Session, built: Any) -> None:
             nonlocal queued
-            message = self._still_ours(session, inbound_id, worker)
-            queued = sum(self.queue_built(session, b, now, inbound_id, parsed) for b in built)
-            if not queues.mark_inbound_done(session, message, now):
+            # The conditional UPDATE that marks the mail done is also the check that this
+            # worker still holds the claim; if not, everything here rolls back.
+            if not queues.mark_inbound_done(session, claimed, now):
                 raise LostClaim(inbound_id)
+            queued = self.queue_all(session, built, now, inbound_id, parsed)
 
         self.processor(
             self.session_factory, parsed.command_mail(), self.config, now,
@@ -132,13 +140,6 @@ class InboxWorker:
         )
         log.info("inbound %d done, %d replies queued", inbound_id, queued)
         return Outcome(inbound_id, "done", queued)
-
-    @staticmethod
-    def _still_ours(session: Session, inbound_id: int, worker: str) -> InboundMessage:
-        message = queues.load_claimed_inbound(session, inbound_id, worker)
-        if message is None:
-            raise LostClaim(inbound_id)
-        return message
 
     # --- replies -----------------------------------------------------------------------
 
@@ -173,20 +174,38 @@ class InboxWorker:
         """Queue a reply that answers no mail (reminders, timeouts from the scheduler)."""
         now = self.clock()
         built = self.build(reply, now, None, ())
-        return 0 if built is None else self.queue_built(session, built, now, None, None)
+        return 0 if built is None else self.queue_all(session, [built], now, None, None)
 
-    def queue_built(
+    def queue_all(
+        self,
+        session: Session,
+        built: list[BuiltReply],
+        now: datetime,
+        inbound_id: int | None,
+        answering: Any,
+    ) -> int:
+        """Put the replies in the outbox, within the per-address cap (one query counts what
+        each address got in the last hour); returns how many mails will go out."""
+        sent = queues.replies_sent_to_each(
+            session, [b.recipient for b in built], now - RATE_WINDOW
+        )
+        queued = 0
+        for reply in built:
+            queued += self._queue(session, reply, now, inbound_id, answering, sent)
+        return queued
+
+    def _queue(
         self,
         session: Session,
         built: BuiltReply,
         now: datetime,
         inbound_id: int | None,
         answering: Any,
+        sent: dict[str, int],
     ) -> int:
-        """Put one reply in the outbox, within the per-address cap; returns how many mails
-        were queued to go out (the held reply is kept, as failed, but not counted)."""
+        """Queue one reply, counting it in ``sent`` (recipient -> mails this hour)."""
         recipient = built.recipient
-        sent_recently = queues.replies_sent_to(session, recipient, now - RATE_WINDOW)
+        sent_recently = sent.get(recipient, 0)
         limit = self.config.reply_limit
         queued = 0
         if sent_recently == limit:
@@ -210,10 +229,13 @@ class InboxWorker:
                 message_id=str(notice["Message-ID"]),
                 subject=str(notice["Subject"]),
                 inbound_id=inbound_id,
+                flush=False,
             )
             queued, sent_recently = 1, sent_recently + 1
         held = sent_recently > limit
-        row = queues.enqueue_outbound(
+        sent[recipient] = sent_recently + 1
+        # A held reply is kept (as failed) so that "what happened to my mail?" has an answer.
+        queues.enqueue_outbound(
             session,
             recipient,
             built.raw,
@@ -222,11 +244,13 @@ class InboxWorker:
             subject=built.subject,
             board_number=built.reply.board,
             inbound_id=inbound_id,
+            status=OUTBOUND_FAILED if held else OUTBOUND_PENDING,
+            last_error=(
+                f"not sent: more than {limit} mails to this address in an hour" if held else None
+            ),
+            flush=False,
         )
         if held:
-            # Kept (as failed) so that "what happened to my mail?" has an answer in SQL.
-            row.status = OUTBOUND_FAILED
-            row.last_error = f"not sent: more than {limit} mails to this address in an hour"
             log.warning("reply to %s held back: more than %d an hour", recipient, limit)
             return queued
         return queued + 1
@@ -263,4 +287,4 @@ class InboxWorker:
         now = self.clock()
         built = self.build(notice, now, dead.message_id, ())
         if built is not None:
-            self.queue_built(session, built, now, dead.id, dead)
+            self.queue_all(session, [built], now, dead.id, dead)
