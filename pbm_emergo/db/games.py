@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import bindparam, delete, func, or_, select, update
+from sqlalchemy import BindParameter, bindparam, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload, selectinload
 
@@ -244,15 +244,45 @@ def move_notations(session: Session, board: Board | int) -> list[str]:
     return list(session.scalars(stmt))
 
 
+# The statements of a move's reads and writes, built once: building one costs more than
+# running it.
+_NUMBER: BindParameter[int] = bindparam("number")
+_MOVE_RECORDS = (
+    select(MoveRecord).where(MoveRecord.board_number == _NUMBER).order_by(MoveRecord.number)
+)
+_VOTES = select(Vote).where(Vote.board_number == _NUMBER).order_by(Vote.kind)
+_SUBSCRIBERS = (
+    select(Player)
+    .join(Subscription, Subscription.player_id == Player.id)
+    .where(
+        or_(Subscription.board_number == _NUMBER, Subscription.board_number.is_(None)),
+        Player.signed_off_at.is_(None),
+    )
+    .options(selectinload(Player.addresses))
+    .order_by(Player.userid_key)
+)
+_STORE_MOVE = (
+    update(Board)
+    # Active too: a resignation or forfeit committed since the board was read ends it.
+    .where(
+        Board.number == bindparam("board"),
+        Board.ply == bindparam("expected_ply"),
+        Board.status == BOARD_ACTIVE,
+    )
+    .values(
+        ply=bindparam("new_ply"),
+        position=bindparam("new_position"),
+        repetition=bindparam("new_repetition"),
+        to_move=bindparam("new_to_move"),
+        last_move_at=bindparam("now"),
+    )
+    .execution_options(synchronize_session=False)
+)
+
+
 def move_records(session: Session, board: Board | int) -> list[MoveRecord]:
     number = board if isinstance(board, int) else board.number
-    return list(
-        session.scalars(
-            select(MoveRecord)
-            .where(MoveRecord.board_number == number)
-            .order_by(MoveRecord.number)
-        )
-    )
+    return list(session.scalars(_MOVE_RECORDS, {"number": number}))
 
 
 def load_game(session: Session, board: Board, upto: int | None = None) -> Game:
@@ -365,17 +395,16 @@ def store_move(
     position = game.position
     outcome = game.outcome()
     result = session.execute(
-        update(Board)
-        # Active too: a resignation or forfeit committed since we read the board ends it.
-        .where(Board.number == number, Board.ply == expected_ply, Board.status == BOARD_ACTIVE)
-        .values(
-            ply=expected_ply + 1,
-            position=position.to_text(),
-            repetition=repetition_text(game),
-            to_move=None if outcome else position.to_move,
-            last_move_at=now,
-        )
-        .execution_options(synchronize_session=False)
+        _STORE_MOVE,
+        {
+            "board": number,
+            "expected_ply": expected_ply,
+            "new_ply": expected_ply + 1,
+            "new_position": position.to_text(),
+            "new_repetition": repetition_text(game),
+            "new_to_move": None if outcome else position.to_move,
+            "now": now,
+        },
     )
     if rowcount(result) != 1:
         status = session.scalar(select(Board.status).where(Board.number == number))
@@ -500,9 +529,7 @@ def set_reminded(session: Session, number: int, now: datetime) -> None:
 
 def votes_of(session: Session, number: int) -> list[Vote]:
     """The board's open draw offer and undo request, by kind."""
-    return list(
-        session.scalars(select(Vote).where(Vote.board_number == number).order_by(Vote.kind))
-    )
+    return list(session.scalars(_VOTES, {"number": number}))
 
 
 def open_vote(
@@ -540,17 +567,7 @@ def drop_votes(session: Session, number: int, *, keep_draw_of: int | None = None
 
 def subscribers(session: Session, number: int) -> list[Player]:
     """Active players subscribed to this board or to every board, by userid."""
-    rows = session.scalars(
-        select(Player)
-        .join(Subscription, Subscription.player_id == Player.id)
-        .where(
-            or_(Subscription.board_number == number, Subscription.board_number.is_(None)),
-            Player.signed_off_at.is_(None),
-        )
-        .options(selectinload(Player.addresses))
-        .order_by(Player.userid_key)
-    )
-    return list(rows)
+    return list(session.scalars(_SUBSCRIBERS, {"number": number}))
 
 
 def _blocked(board: Board) -> BlockedRule:
