@@ -26,6 +26,7 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
+from multiprocessing.managers import SyncManager
 from types import FrameType
 from typing import Any
 
@@ -150,8 +151,9 @@ class MailServer:
         """Wake the outbox sender when a worker process has queued replies."""
         assert self.pool is not None
         while not self.stopping.is_set():
-            if self.pool.outbox.wait(self.poll_seconds):
-                self.pool.outbox.clear()
+            if self.pool.outbox.acquire(timeout=self.poll_seconds):
+                while self.pool.outbox.acquire(block=False):
+                    pass
                 self.outbox_ready.set()
 
     def _work_inbox(self) -> None:
@@ -228,21 +230,26 @@ class MailServer:
 
 class WorkerPool:
     """Inbox worker processes, woken by a semaphore the listener releases for each stored
-    mail; they wake the outbox sender with an event. They share the main process's
-    verified-credential cache (a key and a dictionary kept by a multiprocessing manager)."""
+    mail; they wake the outbox sender with another. They share the main process's
+    verified-credential cache (a key and a dictionary kept by a multiprocessing manager).
+
+    Only semaphores and a lock-free flag cross the processes: a process killed while
+    waiting on a multiprocessing Event or Condition leaves the next ``set()`` blocked for
+    ever (found when the crash test SIGKILLed the server and its workers hung)."""
 
     def __init__(self, config: Config, poll_seconds: float) -> None:
         self.config = config
         self.poll_seconds = poll_seconds
         self.context = multiprocessing.get_context("spawn")
         self.inbox = self.context.Semaphore(0)
-        self.outbox = self.context.Event()
-        self.stopping = self.context.Event()
+        self.outbox = self.context.Semaphore(0)
+        self.stopping = self.context.RawValue("b", 0)
         self.manager: Any = None
         self.processes: list[Any] = []
 
     def start(self) -> None:
-        self.manager = self.context.Manager()
+        self.manager = SyncManager(ctx=self.context)
+        self.manager.start(exit_with_parent, (os.getpid(),))
         key, entries = credentials.shared_cache(self.manager)
         self.cache_args = (key, entries)
         credentials.install(credentials.CredentialCache(key=key, entries=entries))
@@ -253,7 +260,7 @@ class WorkerPool:
             target=run_worker_process,
             name=f"worker-{n + 1}",
             args=(self.config, *self.cache_args, self.inbox, self.outbox, self.stopping,
-                  self.poll_seconds, logging.getLogger().level),
+                  self.poll_seconds, logging.getLogger().level, os.getpid()),
             daemon=True,
         )
         process.start()
@@ -266,7 +273,7 @@ class WorkerPool:
                 self.processes[n] = self._spawn(n)
 
     def stop(self, timeout: float) -> None:
-        self.stopping.set()
+        self.stopping.value = 1
         for _ in self.processes:
             self.inbox.release()
         deadline = time.monotonic() + timeout
@@ -279,6 +286,18 @@ class WorkerPool:
             self.manager.shutdown()
 
 
+def exit_with_parent(parent: int) -> None:
+    """In a helper process (the cache's manager): exit as soon as ``parent`` is gone, so that
+    a server killed with SIGKILL leaves nothing running."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
+
+
 def run_worker_process(
     config: Config,
     key: bytes,
@@ -288,17 +307,19 @@ def run_worker_process(
     stopping: Any,
     poll_seconds: float,
     log_level: int,
+    parent: int,
 ) -> None:
-    """The body of an inbox worker process (see :class:`WorkerPool`)."""
+    """The body of an inbox worker process (see :class:`WorkerPool`); ``parent`` is the
+    main process (passed, not read: it may die while this one is still starting)."""
     from pbm_emergo.db.session import get_sessionmaker
 
     logging.basicConfig(level=log_level, format=LOG_FORMAT)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
-    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.set())
+    terminated = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
     credentials.install(credentials.CredentialCache(key=key, entries=entries))
     worker = InboxWorker(get_sessionmaker(config), config)
-    parent = os.getppid()
-    while not stopping.is_set():
+    while not (stopping.value or terminated.is_set()):
         if os.getppid() != parent:
             # The main process was killed (SIGKILL, OOM): stop too, and let its successor's
             # workers take over (our claims are released as those of a dead process).
@@ -308,13 +329,13 @@ def run_worker_process(
             outcome = worker.run_once()
         except Exception:  # noqa: BLE001 - the database may be briefly unavailable
             log.exception("inbox worker error")
-            stopping.wait(poll_seconds)
+            terminated.wait(poll_seconds)
             continue
         if outcome is not None:
             if outcome.replies:
-                outbox.set()
+                outbox.release()
             if outcome.status == "retry":
-                stopping.wait(poll_seconds)
+                terminated.wait(poll_seconds)
             continue
         if inbox.acquire(timeout=poll_seconds):
             # One wake-up is enough for all mail stored so far: claim until none is left.

@@ -72,6 +72,18 @@ def build_reply(
     return msg
 
 
+def readdress(msg: EmailMessage, to: str, *, server_address: str) -> None:
+    """Turn ``msg`` (made by :func:`build_reply`) into the same mail for another recipient:
+    a new To and Message-ID, everything else kept (a board mail goes to both players with
+    the same text; building it once is much cheaper). ValueError as in build_reply."""
+    address = clean_address(to)
+    if address is None:
+        raise ValueError(f"not a plain mail address: {to!r}")
+    domain = server_address.rpartition("@")[2] or "localhost"
+    msg.replace_header("To", address)
+    msg.replace_header("Message-ID", make_msgid(idstring="pbm-emergo", domain=domain))
+
+
 def reply_bytes(msg: EmailMessage) -> bytes:
     """The wire form (CRLF line ends) as stored in the outbox and handed to the relay."""
     return msg.as_bytes(policy=policy.SMTP)

@@ -14,6 +14,7 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from email.message import EmailMessage
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -30,7 +31,7 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import parse_mail
-from pbm_emergo.mail.reply import build_reply, reply_bytes
+from pbm_emergo.mail.reply import build_reply, readdress, reply_bytes
 from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
 
@@ -120,11 +121,7 @@ class InboxWorker:
         queued = 0
 
         def build(replies: list[Reply]) -> list[BuiltReply]:
-            return [
-                built
-                for reply in replies
-                if (built := self.build(reply, now, parsed.message_id, parsed.references))
-            ]
+            return self.build_all(replies, now, parsed.message_id, parsed.references)
 
         def store(session: Session, built: Any) -> None:
             nonlocal queued
@@ -143,6 +140,38 @@ class InboxWorker:
 
     # --- replies -----------------------------------------------------------------------
 
+    def build_all(
+        self,
+        replies: list[Reply],
+        now: datetime,
+        in_reply_to: str | None,
+        references: tuple[str, ...],
+    ) -> list[BuiltReply]:
+        """The replies as mail bytes (those that cannot be sent left out, logged). The same
+        mail to several people (a board mail) is built once and readdressed."""
+        built: list[BuiltReply] = []
+        last: tuple[tuple[str, str, int | None], EmailMessage] | None = None
+        for reply in replies:
+            same = (reply.subject, reply.body, reply.board)
+            try:
+                if last is not None and last[0] == same:
+                    email = last[1]
+                    readdress(email, reply.to, server_address=self.config.address)
+                else:
+                    email = build_reply(
+                        reply,
+                        server_address=self.config.address,
+                        now=now,
+                        in_reply_to=in_reply_to,
+                        references=references,
+                    )
+                    last = (same, email)
+            except ValueError as exc:
+                log.warning("reply not sent: %s", exc)
+                continue
+            built.append(self._built(reply, email))
+        return built
+
     def build(
         self,
         reply: Reply,
@@ -151,17 +180,11 @@ class InboxWorker:
         references: tuple[str, ...],
     ) -> BuiltReply | None:
         """The reply as mail bytes, or None (logged) when it cannot be sent."""
-        try:
-            email = build_reply(
-                reply,
-                server_address=self.config.address,
-                now=now,
-                in_reply_to=in_reply_to,
-                references=references,
-            )
-        except ValueError as exc:
-            log.warning("reply not sent: %s", exc)
-            return None
+        found = self.build_all([reply], now, in_reply_to, references)
+        return found[0] if found else None
+
+    @staticmethod
+    def _built(reply: Reply, email: EmailMessage) -> BuiltReply:
         return BuiltReply(
             reply=reply,
             recipient=str(email["To"]),

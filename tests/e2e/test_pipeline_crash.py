@@ -29,6 +29,23 @@ MAILS = 200
 KILL_AFTER = 60  # accepted mails before the SIGKILL
 
 
+def children_of(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux /proc)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not count)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
 def start_server(data_dir: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
     with log.open("ab") as out:
@@ -92,6 +109,7 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
                 accepted.add(message_id)
                 kill_now = len(accepted) == KILL_AFTER
             if kill_now:
+                children.extend(children_of(processes[0].pid))
                 processes[0].send_signal(signal.SIGKILL)
                 processes[0].wait()
                 killed.set()
@@ -99,6 +117,7 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
             return
         raise AssertionError(f"mail {n} was never accepted")
 
+    children: list[int] = []
     started = time.monotonic()
     try:
         with ThreadPoolExecutor(max_workers=4) as pool:
@@ -115,6 +134,9 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
                 process.send_signal(signal.SIGTERM)
                 process.wait(30)
     assert processes[0].returncode == -signal.SIGKILL
+    # The killed server's worker processes (and its helpers) do not live on without it.
+    assert len(children) >= 2
+    wait_for(lambda: not any(alive(pid) for pid in children), timeout=20, interval=0.2)
     assert processes[-1].returncode == 0  # SIGTERM: clean exit
     duplicates = sum(c - 1 for c in counts.values())
     print(f"\n{MAILS} mails, SIGKILL after {KILL_AFTER} accepted; {refused_attempts} refused "

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
-from pbm_emergo.mail.reply import build_reply, reply_bytes, sanitise_subject
+from pbm_emergo.mail.reply import build_reply, readdress, reply_bytes, sanitise_subject
 from pbm_emergo.messages import Reply
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -119,3 +119,24 @@ def test_any_subject_body_and_board_give_exactly_our_headers(
     expected = body.replace("\r\n", "\n").replace("\r", "\n")
     expected = expected if expected.endswith("\n") else expected + "\n"
     assert text(msg) == expected
+
+
+def test_a_readdressed_mail_differs_only_in_to_and_message_id() -> None:
+    reply = Reply("alice@example.org", "Emergo Board 101 bob", "the board é\n", board=101)
+    msg = build_reply(reply, server_address=SERVER, now=NOW, in_reply_to="<c@e.org>")
+    first = reply_bytes(msg)
+    readdress(msg, "Bob@Example.org", server_address=SERVER)
+    second = reply_bytes(msg)
+    for_bob = build_reply(
+        Reply("bob@example.org", reply.subject, reply.body, board=101),
+        server_address=SERVER, now=NOW, in_reply_to="<c@e.org>",
+    )  # fmt: skip
+    a, b, c = (BytesParser(policy=policy.default).parsebytes(x) for x in (first, second,
+                                                                         reply_bytes(for_bob)))
+    assert a["To"] == "alice@example.org" and b["To"] == "bob@example.org"
+    assert a["Message-ID"] != b["Message-ID"]
+    for name in ("From", "Subject", "Date", "In-Reply-To", "References", "Auto-Submitted"):
+        assert a[name] == b[name] == c[name]
+    assert text(a) == text(b) == text(c) == "the board é\n"
+    with pytest.raises(ValueError):
+        readdress(msg, "eve@example.org\r\nBcc: x@y.org", server_address=SERVER)
