@@ -33,8 +33,9 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, and_, func, inspect, or_, select, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy import Select, and_, func, insert, inspect, or_, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -87,7 +88,7 @@ def worker_name() -> str:
 # --- inbound ---------------------------------------------------------------------------
 
 
-def enqueue_inbound(
+def store_inbound(
     session: Session,
     raw: bytes,
     envelope_sender: str,
@@ -100,51 +101,67 @@ def enqueue_inbound(
     boards: Sequence[int] = (),
     sender: str | None = None,
     not_answered: str | None = None,
-) -> tuple[InboundMessage, bool]:
+) -> tuple[int, bool]:
     """Store a received mail with what it is (its masked command line, the boards it names,
-    the address to answer, why not to answer it); returns (message, created).
+    the address to answer, why not to answer it); returns (its id, whether it is new).
 
-    The same Message-ID from the same envelope sender is stored once: a second copy returns
-    the first one with ``created=False`` (say 250 to the sender all the same).
+    The same Message-ID from the same envelope sender is stored once: a second copy, also
+    one stored at the same moment by another connection, gets the first one's id and False
+    (say 250 to the sender all the same). One INSERT ... ON CONFLICT DO NOTHING: the
+    listener's transaction is as short as it can be.
     """
-    if message_id is not None:
-        existing = _find_inbound(session, envelope_sender, message_id)
-        if existing is not None:
-            return existing, False
-    message = InboundMessage(
-        raw=raw,
-        envelope_sender=envelope_sender,
-        envelope_recipients=list(envelope_recipients),
-        message_id=message_id,
-        received_at=now,
-        status=status,
-        attempts=0,
-        subject=subject,
-        board_number=boards[0] if boards else None,
-        sender=sender,
-        not_answered=not_answered,
-    )
-    try:
-        with session.begin_nested():
-            session.add(message)
-            session.flush()
-            session.add_all(InboundBoard(inbound_id=message.id, board_number=b) for b in boards)
-    except IntegrityError:
-        # A concurrent transaction stored the same message first.
-        assert message_id is not None
-        existing = _find_inbound(session, envelope_sender, message_id)
-        if existing is None:
-            raise
-        return existing, False
-    return message, True
-
-
-def _find_inbound(session: Session, sender: str, message_id: str) -> InboundMessage | None:
-    return session.scalar(
-        select(InboundMessage).where(
-            InboundMessage.envelope_sender == sender, InboundMessage.message_id == message_id
+    insert_for = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    stmt = (
+        insert_for(InboundMessage)
+        .values(
+            raw=raw,
+            envelope_sender=envelope_sender,
+            envelope_recipients=list(envelope_recipients),
+            message_id=message_id,
+            received_at=now,
+            status=status,
+            attempts=0,
+            subject=subject,
+            board_number=boards[0] if boards else None,
+            sender=sender,
+            not_answered=not_answered,
         )
+        .on_conflict_do_nothing(index_elements=["envelope_sender", "message_id"])
+        .returning(InboundMessage.id)
     )
+    new_id = session.execute(stmt).scalar()
+    if new_id is None:
+        existing = session.scalar(
+            select(InboundMessage.id).where(
+                InboundMessage.envelope_sender == envelope_sender,
+                InboundMessage.message_id == message_id,
+            )
+        )
+        assert existing is not None
+        return existing, False
+    if boards:
+        session.execute(
+            insert(InboundBoard), [{"inbound_id": new_id, "board_number": b} for b in boards]
+        )
+    return new_id, True
+
+
+def enqueue_inbound(
+    session: Session,
+    raw: bytes,
+    envelope_sender: str,
+    envelope_recipients: Sequence[str],
+    message_id: str | None,
+    now: datetime,
+    **facts: Any,
+) -> tuple[InboundMessage, bool]:
+    """:func:`store_inbound`, returning the stored message itself (created or not)."""
+    message_id_, created = store_inbound(
+        session, raw, envelope_sender, envelope_recipients, message_id, now, **facts
+    )
+    message = session.get(InboundMessage, message_id_)
+    assert message is not None
+    return message, created
 
 
 def _claimable_inbound() -> Select[Any]:
@@ -540,6 +557,7 @@ __all__ = [
     "claim_due_outbound",
     "claim_inbound",
     "enqueue_inbound",
+    "store_inbound",
     "enqueue_outbound",
     "load_claimed_inbound",
     "mark_inbound_done",

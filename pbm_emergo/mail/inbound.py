@@ -114,7 +114,7 @@ class InboxHandler:
         # it names, so that workers keep one board's mail in order.
         described = describe(parsed.subject, parsed.body)
         with self.session_factory.begin() as db:
-            message, created = queues.enqueue_inbound(
+            stored, created = queues.store_inbound(
                 db,
                 raw,
                 envelope_sender,
@@ -126,7 +126,7 @@ class InboxHandler:
                 sender=parsed.sender,
                 not_answered=not_answered[:200] if not_answered else None,
             )
-            return Stored(message.id, duplicate=not created)
+            return Stored(stored, duplicate=not created)
 
     def _not_for_us(self, recipients: list[str]) -> str | None:
         """Mail only for postmaster is kept for the operator, not run as commands."""
