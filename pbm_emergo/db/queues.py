@@ -416,25 +416,35 @@ def claim_due_outbound(
         .order_by(OutboundMessage.next_attempt_at, OutboundMessage.id)
         .limit(limit)
     )
-    claimed: list[OutboundMessage] = []
-    for message in session.scalars(skip_locked(session, stmt)).all():
-        result = session.execute(
-            update(OutboundMessage)
-            .where(OutboundMessage.id == message.id, claimable)
-            .values(
-                status=OUTBOUND_SENDING,
-                claimed_by=worker,
-                claimed_at=now,
-                attempts=OutboundMessage.attempts + 1,
-            )
-            .execution_options(synchronize_session=False)
+    found = session.scalars(skip_locked(session, stmt)).all()
+    if not found:
+        return []
+    # One UPDATE for the batch: the rows are ours for this transaction (SQLite's write lock,
+    # PostgreSQL's row locks), so it changes them all; if not, read back which are ours.
+    result = session.execute(
+        update(OutboundMessage)
+        .where(OutboundMessage.id.in_([m.id for m in found]), claimable)
+        .values(
+            status=OUTBOUND_SENDING,
+            claimed_by=worker,
+            claimed_at=now,
+            attempts=OutboundMessage.attempts + 1,
         )
-        if rowcount(result) == 1:
+        .execution_options(synchronize_session=False)
+    )
+    if rowcount(result) != len(found):
+        for message in found:
             session.refresh(message)
-            claimed.append(message)
-        else:
-            session.expire(message)
-    return claimed
+        return [m for m in found if m.status == OUTBOUND_SENDING and m.claimed_by == worker]
+    for message in found:
+        for key, value in (
+            ("status", OUTBOUND_SENDING),
+            ("claimed_by", worker),
+            ("claimed_at", now),
+            ("attempts", message.attempts + 1),
+        ):
+            set_committed_value(message, key, value)
+    return list(found)
 
 
 def _release_outbound(session: Session, message: OutboundMessage, **values: object) -> bool:
@@ -448,13 +458,51 @@ def _release_outbound(session: Session, message: OutboundMessage, **values: obje
         .values(claimed_by=None, claimed_at=None, **values)
         .execution_options(synchronize_session=False)
     )
-    session.refresh(message)
-    return rowcount(result) == 1
+    if rowcount(result) != 1:
+        if inspect(message).session is session:
+            session.refresh(message)
+        return False
+    for key, value in {"claimed_by": None, "claimed_at": None, **values}.items():
+        set_committed_value(message, key, value)
+    return True
 
 
 def mark_outbound_sent(session: Session, message: OutboundMessage, now: datetime) -> bool:
     """The relay accepted the message. Returns False if the claim was lost."""
     return _release_outbound(session, message, status=OUTBOUND_SENT, sent_at=now, last_error=None)
+
+
+def mark_outbound_sent_many(
+    session: Session, messages: Sequence[OutboundMessage], now: datetime
+) -> set[int]:
+    """:func:`mark_outbound_sent` for a batch claimed by one worker, in one UPDATE; returns
+    the ids whose claim still held (the others were taken over meanwhile)."""
+    if not messages:
+        return set()
+    worker = messages[0].claimed_by
+    assert all(m.claimed_by == worker for m in messages), "one worker's batch"
+    values = {"status": OUTBOUND_SENT, "sent_at": now, "last_error": None,
+              "claimed_by": None, "claimed_at": None}
+    ours = set(
+        session.scalars(
+            update(OutboundMessage)
+            .where(
+                OutboundMessage.id.in_([m.id for m in messages]),
+                OutboundMessage.status == OUTBOUND_SENDING,
+                OutboundMessage.claimed_by == worker,
+            )
+            .values(**values)
+            .returning(OutboundMessage.id)
+            .execution_options(synchronize_session=False)
+        )
+    )
+    for message in messages:
+        if message.id in ours:
+            for key, value in values.items():
+                set_committed_value(message, key, value)
+        elif inspect(message).session is session:
+            session.refresh(message)
+    return ours
 
 
 def retry_delay(
@@ -564,6 +612,7 @@ __all__ = [
     "mark_inbound_failed",
     "mark_outbound_failed",
     "mark_outbound_sent",
+    "mark_outbound_sent_many",
     "next_outbound_due",
     "release_stale_claims",
     "replies_sent_to",

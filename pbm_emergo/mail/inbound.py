@@ -6,6 +6,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -31,6 +32,87 @@ class Stored:
     duplicate: bool
 
 
+@dataclass(frozen=True)
+class Received:
+    """A mail and what it is, ready to store (see :func:`pbm_emergo.db.queues.store_inbound`)."""
+
+    raw: bytes
+    envelope_sender: str
+    recipients: list[str]
+    message_id: str | None
+    received_at: datetime
+    subject: str | None
+    boards: tuple[int, ...]
+    sender: str | None
+    not_answered: str | None
+
+
+class GroupCommit:
+    """Stores the mails that arrive together in one transaction (a group commit).
+
+    Under load every mail's transaction would queue for the database's write lock on its
+    own; here the first thread to arrive takes all the mails waiting at that moment and
+    stores them in one transaction, while later ones wait and take the next group. Each
+    mail is answered only once its own transaction committed. If a group's transaction
+    fails, its mails are stored one by one, so one bad mail fails alone.
+    """
+
+    def __init__(self, session_factory: sessionmaker[DBSession]) -> None:
+        self.session_factory = session_factory
+        self._cond = threading.Condition()
+        self._pending: list[tuple[Received, Future[Stored]]] = []
+        self._busy = False
+
+    def submit(self, mail: Received) -> Stored:
+        future: Future[Stored] = Future()
+        with self._cond:
+            self._pending.append((mail, future))
+            while not future.done():
+                if self._busy:
+                    self._cond.wait()
+                    continue
+                self._busy = True
+                group, self._pending = self._pending, []
+                self._cond.release()
+                try:
+                    self._store(group)
+                finally:
+                    self._cond.acquire()
+                    self._busy = False
+                    self._cond.notify_all()
+        return future.result()
+
+    def _store(self, group: list[tuple[Received, Future[Stored]]]) -> None:
+        try:
+            with self.session_factory.begin() as db:
+                results = [self._insert(db, mail) for mail, _ in group]
+        except Exception as exc:  # noqa: BLE001 - then one by one: only a bad mail fails
+            if len(group) == 1:
+                group[0][1].set_exception(exc)
+                return
+            for item in group:
+                self._store([item])
+            return
+        for (_, future), result in zip(group, results, strict=True):
+            future.set_result(result)
+
+    @staticmethod
+    def _insert(db: DBSession, mail: Received) -> Stored:
+        stored, created = queues.store_inbound(
+            db,
+            mail.raw,
+            mail.envelope_sender,
+            mail.recipients,
+            mail.message_id,
+            mail.received_at,
+            subject=mail.subject,
+            boards=mail.boards,
+            sender=mail.sender,
+            not_answered=mail.not_answered,
+        )
+        return Stored(stored, duplicate=not created)
+
+
 class InboxHandler:
     """aiosmtpd handler: RCPT only for our address and postmaster; DATA stored before 250."""
 
@@ -46,6 +128,7 @@ class InboxHandler:
         self.config = config
         self.on_stored = on_stored
         self.clock = clock
+        self.committer = GroupCommit(session_factory)
         self.accepting = True
         # DATA commands between "storing" and their answer; stop() waits for them.
         self.in_flight = 0
@@ -104,29 +187,28 @@ class InboxHandler:
             return self._idle.wait_for(lambda: self.in_flight == 0, timeout)
 
     def store(self, raw: bytes, mail_from: str, recipients: list[str]) -> Stored:
-        """Work out what the mail is, then store it in one short transaction (runs in a
-        thread of the executor, off the event loop)."""
+        """Work out what the mail is, then store it (runs in a thread of the executor, off
+        the event loop). Mails arriving together are stored in one short transaction
+        (:class:`GroupCommit`); this returns once this mail's transaction committed."""
         parsed = parse_mail(raw, mail_from, own_address=self.config.address)
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
-        envelope_sender = envelope_sender[:320]
         not_answered = parsed.not_answered or self._not_for_us(recipients)
         # The command line with its passwords masked (`admin mail` shows it), and the boards
         # it names, so that workers keep one board's mail in order.
         described = describe(parsed.subject, parsed.body)
-        with self.session_factory.begin() as db:
-            stored, created = queues.store_inbound(
-                db,
-                raw,
-                envelope_sender,
-                recipients,
-                parsed.message_id,
-                self.clock(),
+        return self.committer.submit(
+            Received(
+                raw=raw,
+                envelope_sender=envelope_sender[:320],
+                recipients=recipients,
+                message_id=parsed.message_id,
+                received_at=self.clock(),
                 subject=described.command[:900] or None,
                 boards=described.boards if not_answered is None else (),
                 sender=parsed.sender,
                 not_answered=not_answered[:200] if not_answered else None,
             )
-            return Stored(stored, duplicate=not created)
+        )
 
     def _not_for_us(self, recipients: list[str]) -> str | None:
         """Mail only for postmaster is kept for the operator, not run as commands."""

@@ -397,11 +397,15 @@ class OutboxSender:
             return
         with self.session_factory.begin() as session:
             now = self.clock()
+            delivered = [o.message for o in outcomes if o.error is None]
+            for message in delivered:
+                _attach(session, message)
+            sent = queues.mark_outbound_sent_many(session, delivered, now)
             kept: list[bool] = []
             for outcome in outcomes:
                 message = _attach(session, outcome.message)
                 if outcome.error is None:
-                    kept.append(queues.mark_outbound_sent(session, message, now))
+                    kept.append(message.id in sent)
                 else:
                     kept.append(queues.mark_outbound_failed(
                         session, message, outcome.error, now,
