@@ -224,23 +224,25 @@ def result_sentence(state: BoardState) -> str:
     if state.winner is not None:
         winner = state.seat(state.winner).userid
         loser = state.seat(other_side(state.winner)).userid
-        because = {
+        because_by: dict[str, str] = {
             Termination.ELIMINATED: f"{loser} has no men left",
             Termination.BLOCKED: f"{loser} is blocked and cannot move",
             Termination.NO_LEGAL_ENTRY: f"{loser} has men in hand but nowhere to enter them",
             Termination.RESIGNED: f"{loser} resigned",
             Termination.FORFEIT: f"{loser} did not move in time",
-        }.get(reason, reason)  # type: ignore[call-overload]
+        }
+        because = because_by.get(reason, reason)
         return f"{winner} ({SIDE_NAMES[state.winner]}) wins: {because}."
     stuck = state.seat(state.position.to_move).userid
-    because = {
+    draw_by: dict[str, str] = {
         Termination.REPETITION: "the same position came up for the third time",
         Termination.DRAW_AGREED: "both players agreed",
         Termination.BLOCKED: f"{stuck} is blocked and cannot move (a draw under -blocked=draw)",
         Termination.NO_LEGAL_ENTRY: (
             f"{stuck} has men in hand but nowhere to enter them (a draw under -blocked=draw)"
         ),
-    }.get(reason, reason)  # type: ignore[call-overload]
+    }
+    because = draw_by.get(reason, reason)
     return f"The game is a draw: {because}."
 
 

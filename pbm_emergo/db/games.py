@@ -165,7 +165,7 @@ def create_board(
         created_at=now,
         ply=start.ply,
         position=start.to_text(),
-        repetition=REPETITION_SEPARATOR.join(Game(_blocked_rule(blocked_rule)).repetition_history()),
+        repetition=repetition_text(Game(_blocked_rule(blocked_rule))),
         to_move=start.to_move,
     )
     session.add(board)

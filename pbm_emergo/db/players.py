@@ -74,15 +74,6 @@ def check_password(player_id: int, stored_hash: str, password: str) -> Verified:
     return Verified(True)
 
 
-def verify_password(player: Player, password: str) -> bool:
-    """Whether ``password`` is the player's; upgrades the stored hash if its parameters aged
-    (on the object: the caller's unit of work stores it)."""
-    verified = check_password(player.id, player.password_hash, password)
-    if verified.new_hash is not None:
-        player.password_hash = verified.new_hash
-    return verified.ok
-
-
 def store_password_hash(
     session: Session, player_id: int, new_hash: str, *, expected_hash: str | None = None
 ) -> None:
@@ -97,11 +88,6 @@ def store_password_hash(
     if rowcount(result) != 1:
         raise Conflict("The password was changed meanwhile.")
     credentials.cache().forget(player_id)
-
-
-def set_password(player: Player, password: str) -> None:
-    player.password_hash = hash_password(password)
-    credentials.cache().forget(player.id)
 
 
 # --- accounts --------------------------------------------------------------------------
@@ -276,9 +262,7 @@ __all__ = [
     "record_login_failure",
     "replace_addresses",
     "set_addresses",
-    "set_password",
     "sign_off",
     "store_password_hash",
     "userid_key",
-    "verify_password",
 ]

@@ -6,9 +6,9 @@ One module, one claim, one stale-claim and dead-letter policy. A worker's unit o
         message = claim_inbound(session, worker=worker_name(), now=utcnow())
     ...                                         # 2. read and answer without a lock, then one
     with factory.begin() as session:           #    short transaction writes the changes and
-        load_claimed_inbound(session, id, worker)   # the replies and marks the mail done
-        enqueue_outbound(session, ..., inbound_id=id)
-        mark_inbound_done(session, message, utcnow())
+        if not mark_inbound_done(session, message, utcnow()):  # (the claim re-checked)
+            raise LostClaim                     #    the replies and marks the mail done
+        enqueue_outbound(session, ..., inbound_id=message.id)
 
 Inbound mail is claimed in arrival order *per board*: a mail is not claimed while an earlier
 mail naming one of its boards (``inbound_boards``) is pending or in hand, so several workers
@@ -207,17 +207,6 @@ def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMes
     message.claimed_by = worker
     message.claimed_at = now
     session.flush()
-    return message
-
-
-def load_claimed_inbound(session: Session, message_id: int, worker: str) -> InboundMessage | None:
-    """The message if this worker still holds its claim (locked on PostgreSQL)."""
-    stmt = select(InboundMessage).where(InboundMessage.id == message_id)
-    if session.get_bind().dialect.name == "postgresql":
-        stmt = stmt.with_for_update()
-    message = session.scalar(stmt.execution_options(populate_existing=True))
-    if message is None or message.status != INBOUND_PROCESSING or message.claimed_by != worker:
-        return None
     return message
 
 
@@ -607,7 +596,6 @@ __all__ = [
     "enqueue_inbound",
     "store_inbound",
     "enqueue_outbound",
-    "load_claimed_inbound",
     "mark_inbound_done",
     "mark_inbound_failed",
     "mark_outbound_failed",

@@ -36,8 +36,8 @@ def test_player_userid_is_case_insensitive_and_password_hashed(
     with db_sessions.begin() as session:
         found = players.find_player(session, "ALICE")
         assert found is not None and found.userid == "Alice"
-        assert players.verify_password(found, "secret-a")
-        assert not players.verify_password(found, "Secret-a")
+        assert players.check_password(found.id, found.password_hash, "secret-a").ok
+        assert not players.check_password(found.id, found.password_hash, "Secret-a").ok
         assert [a.address for a in found.addresses] == ["Alice@Example.org"]
         with pytest.raises(errors.UseridTakenError):
             players.create_player(session, "aLiCe", "x", [], NOW)
