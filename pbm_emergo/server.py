@@ -1,13 +1,13 @@
 """``pbm-emergo serve`` and ``pbm-emergo worker``: the mail pipeline.
 
-The main process runs the aiosmtpd listener (its own event loop), one outbox sender and one
-scheduler as threads, and ``--workers`` inbox worker processes (one for each CPU by
-default), so that handling mail uses every core rather than sharing one interpreter lock
-with the listener. They share nothing but the database, wake-up signals (a semaphore for
-stored mail, an event for queued replies) and the verified-credential cache; so more
-``worker`` processes, on this machine or others (on PostgreSQL), can work the same queues.
-A worker process that dies is started again. (Tests run the workers as threads of one
-process: ``MailServer(..., processes=False)``.)
+The main process runs the aiosmtpd listener (its own event loop) and the scheduler; the
+outbox sender and ``--workers`` inbox workers (one for each CPU by default) run as processes
+of their own, so that handling and sending mail use every core rather than sharing one
+interpreter lock with the listener. They share nothing but the database, wake-up signals
+(a semaphore for stored mail, one for queued replies) and the verified-credential cache;
+so more ``worker`` processes, on this machine or others (on PostgreSQL), can work the same
+queues. A process that dies is started again. (Tests run the workers and the sender as
+threads of one process: ``MailServer(..., processes=False)``.)
 
 SIGTERM or SIGINT: the listener stops accepting first, each worker finishes the message in
 hand, the sender finishes the mail in hand, then the process exits with status 0.
@@ -77,7 +77,7 @@ class MailServer:
         self.inbox_ready = threading.Event()
         self.outbox_ready = threading.Event()
         self.worker = InboxWorker(session_factory, config, processor, clock=clock)
-        self.pool = WorkerPool(config, poll_seconds) if processes else None
+        self.pool = WorkerPool(config, poll_seconds, send=send) if processes else None
         self.sender = (
             OutboxSender(
                 session_factory,
@@ -86,7 +86,7 @@ class MailServer:
                 backoff=backoff,
                 clock=clock,
             )
-            if send
+            if send and not processes
             else None
         )
         self.listener = (
@@ -103,7 +103,6 @@ class MailServer:
         names: list[tuple[str, Callable[[], None]]] = []
         if self.pool is not None:
             self.pool.start()
-            names.append(("replies-from-workers", self._relay_outbox_wakeups))
         else:
             names += [
                 (f"inbox-{n + 1}", self._work_inbox) for n in range(self.config.worker_count)
@@ -139,6 +138,12 @@ class MailServer:
         if self.pool is not None and not self.stopping.is_set():
             self.pool.restart_dead()
 
+    def _wake_sender(self) -> None:
+        if self.pool is not None:
+            self.pool.outbox.release()
+        else:
+            self.outbox_ready.set()
+
     def _mail_stored(self) -> None:
         if self.pool is not None:
             self.pool.inbox.release()
@@ -146,15 +151,6 @@ class MailServer:
             self.inbox_ready.set()
 
     # --- the loops ---------------------------------------------------------------------
-
-    def _relay_outbox_wakeups(self) -> None:
-        """Wake the outbox sender when a worker process has queued replies."""
-        assert self.pool is not None
-        while not self.stopping.is_set():
-            if self.pool.outbox.acquire(timeout=self.poll_seconds):
-                while self.pool.outbox.acquire(block=False):
-                    pass
-                self.outbox_ready.set()
 
     def _work_inbox(self) -> None:
         while not self.stopping.is_set():
@@ -210,7 +206,7 @@ class MailServer:
         if inbound or outbound:
             log.warning("released stale claims: %d inbound, %d outbound", inbound, outbound)
             self._mail_stored()
-            self.outbox_ready.set()
+            self._wake_sender()
 
     def _run_scheduled_commands(self) -> None:
         """Timed work of the command layer (reminders, timeouts), if it offers any: the
@@ -225,7 +221,7 @@ class MailServer:
             replies = scheduled(session, self.config, self.clock())
             queued = sum(self.worker.queue_scheduled(session, reply) for reply in replies)
         if queued:
-            self.outbox_ready.set()
+            self._wake_sender()
 
 
 class WorkerPool:
@@ -237,9 +233,10 @@ class WorkerPool:
     waiting on a multiprocessing Event or Condition leaves the next ``set()`` blocked for
     ever (found when the crash test SIGKILLed the server and its workers hung)."""
 
-    def __init__(self, config: Config, poll_seconds: float) -> None:
+    def __init__(self, config: Config, poll_seconds: float, *, send: bool = True) -> None:
         self.config = config
         self.poll_seconds = poll_seconds
+        self.send = send
         self.context = multiprocessing.get_context("spawn")
         self.inbox = self.context.Semaphore(0)
         self.outbox = self.context.Semaphore(0)
@@ -254,11 +251,14 @@ class WorkerPool:
         self.cache_args = (key, entries)
         credentials.install(credentials.CredentialCache(key=key, entries=entries))
         self.processes = [self._spawn(n) for n in range(self.config.worker_count)]
+        if self.send:
+            self.processes.append(self._spawn(-1))
 
     def _spawn(self, n: int) -> Any:
+        """Inbox worker ``n`` (from 0), or the outbox sender (-1)."""
         process = self.context.Process(
-            target=run_worker_process,
-            name=f"worker-{n + 1}",
+            target=run_worker_process if n >= 0 else run_sender_process,
+            name=f"worker-{n + 1}" if n >= 0 else "outbox",
             args=(self.config, *self.cache_args, self.inbox, self.outbox, self.stopping,
                   self.poll_seconds, logging.getLogger().level, os.getpid()),
             daemon=True,
@@ -270,12 +270,13 @@ class WorkerPool:
         for n, process in enumerate(self.processes):
             if not process.is_alive():
                 log.error("%s exited with %s; starting it again", process.name, process.exitcode)
-                self.processes[n] = self._spawn(n)
+                self.processes[n] = self._spawn(n if n < self.config.worker_count else -1)
 
     def stop(self, timeout: float) -> None:
         self.stopping.value = 1
         for _ in self.processes:
             self.inbox.release()
+            self.outbox.release()
         deadline = time.monotonic() + timeout
         for process in self.processes:
             process.join(max(0.0, deadline - time.monotonic()))
@@ -341,6 +342,55 @@ def run_worker_process(
             # One wake-up is enough for all mail stored so far: claim until none is left.
             while inbox.acquire(block=False):
                 pass
+
+
+def run_sender_process(
+    config: Config,
+    key: bytes,
+    entries: Any,
+    inbox: Any,
+    outbox: Any,
+    stopping: Any,
+    poll_seconds: float,
+    log_level: int,
+    parent: int,
+) -> None:
+    """The body of the outbox sender's process (see :class:`WorkerPool`): it sends what the
+    workers queue, woken by their semaphore, so that the listener's process does nothing
+    but accept mail."""
+    from pbm_emergo.db.session import get_sessionmaker
+
+    logging.basicConfig(level=log_level, format=LOG_FORMAT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    terminated = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
+
+    class Stop:
+        """What OutboxSender checks between mails: the server stopping, or this process."""
+
+        def is_set(self) -> bool:
+            return bool(stopping.value) or terminated.is_set() or os.getppid() != parent
+
+    stop = Stop()
+    sender = OutboxSender(
+        get_sessionmaker(config),
+        transport_for(config.effective_outbound, config.domain),
+        config.address,
+    )
+    try:
+        while not stop.is_set():
+            try:
+                if sender.run_once(stop):
+                    continue
+                pause = sender.seconds_until_due(poll_seconds)
+            except Exception:  # noqa: BLE001
+                log.exception("outbox sender error")
+                pause = poll_seconds
+            if outbox.acquire(timeout=pause):
+                while outbox.acquire(block=False):
+                    pass
+    finally:
+        sender.close()  # QUIT to the relay
 
 
 # --- the command line --------------------------------------------------------------------

@@ -188,7 +188,10 @@ def _claimable_inbound() -> Select[Any]:
     )
 
 
-# Built once: making the statement costs more than running it (it has no parameters).
+# Built once: making a statement costs more than running it (these have no parameters).
+_ANY_PENDING_INBOUND = (
+    select(InboundMessage.id).where(InboundMessage.status == INBOUND_PENDING).limit(1)
+)
 _CLAIMABLE_INBOUND = _claimable_inbound()
 _CLAIMABLE_INBOUND_LOCKED = _CLAIMABLE_INBOUND.with_for_update(skip_locked=True, of=InboundMessage)
 
@@ -382,6 +385,28 @@ def enqueue_outbound(
     return message
 
 
+def _outbound_claimable(now: datetime, lease: timedelta) -> Any:
+    stale = and_(
+        OutboundMessage.status == OUTBOUND_SENDING, OutboundMessage.claimed_at < now - lease
+    )
+    return or_(
+        and_(OutboundMessage.status == OUTBOUND_PENDING, OutboundMessage.next_attempt_at <= now),
+        stale,
+    )
+
+
+def outbound_due(session: Session, now: datetime, *, lease: timedelta = DEFAULT_LEASE) -> bool:
+    """Whether :func:`claim_due_outbound` would find something (a cheap read first, so that
+    an idle sender never takes SQLite's write lock)."""
+    stmt = select(OutboundMessage.id).where(_outbound_claimable(now, lease)).limit(1)
+    return session.scalar(stmt) is not None
+
+
+def inbound_pending(session: Session) -> bool:
+    """Whether any inbound mail waits (a cheap read before :func:`claim_inbound`'s write)."""
+    return session.scalar(_ANY_PENDING_INBOUND) is not None
+
+
 def claim_due_outbound(
     session: Session,
     worker: str,
@@ -392,13 +417,7 @@ def claim_due_outbound(
 ) -> list[OutboundMessage]:
     """Claim up to ``limit`` messages due for sending (oldest first), counting an attempt.
     Commit right away, send, then mark each sent or failed in a new transaction."""
-    stale = and_(
-        OutboundMessage.status == OUTBOUND_SENDING, OutboundMessage.claimed_at < now - lease
-    )
-    claimable = or_(
-        and_(OutboundMessage.status == OUTBOUND_PENDING, OutboundMessage.next_attempt_at <= now),
-        stale,
-    )
+    claimable = _outbound_claimable(now, lease)
     stmt = (
         select(OutboundMessage)
         .where(claimable)
@@ -593,6 +612,8 @@ __all__ = [
     "MAX_OUTBOUND_ATTEMPTS",
     "claim_due_outbound",
     "claim_inbound",
+    "inbound_pending",
+    "outbound_due",
     "enqueue_inbound",
     "store_inbound",
     "enqueue_outbound",

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,12 @@ class DeliveryError(Exception):
     def __init__(self, message: str, *, permanent: bool) -> None:
         super().__init__(message)
         self.permanent = permanent
+
+
+class StopFlag(Protocol):
+    """What tells the sender to stop between mails (a threading.Event, or the like)."""
+
+    def is_set(self) -> bool: ...
 
 
 class Transport(Protocol):
@@ -331,6 +338,7 @@ class OutboxSender:
         record_within: float = RECORD_WITHIN,
     ) -> None:
         self.session_factory = session_factory
+        self.reads = read_sessions(session_factory)
         self.transport = transport
         self.envelope_sender = envelope_sender
         self.backoff = backoff or Backoff()
@@ -338,10 +346,16 @@ class OutboxSender:
         self.record_within = record_within
         self._idle_left: float | None = None  # seconds until the transport's idle close
 
-    def run_once(self, stop: threading.Event | None = None) -> int:
+    def run_once(self, stop: StopFlag | None = None) -> int:
         """Deliver one batch of due mail; returns how many were attempted."""
-        with self.session_factory.begin() as session:
-            claimed = queues.claim_due_outbound(session, queues.worker_name(), self.clock())
+        now = self.clock()
+        claimed: list[OutboundMessage] = []
+        # Look first without the write lock: an idle sender must not take it.
+        with self.reads() as session:
+            due = queues.outbound_due(session, now)
+        if due:
+            with self.session_factory.begin() as session:
+                claimed = queues.claim_due_outbound(session, queues.worker_name(), now)
         if not claimed:
             self._idle_left = self.transport.close_if_idle(time.monotonic())
         else:
@@ -356,7 +370,7 @@ class OutboxSender:
         self._idle_left = None
         self.transport.close()
 
-    def _send_batch(self, claimed: Sequence[OutboundMessage], stop: threading.Event | None) -> None:
+    def _send_batch(self, claimed: Sequence[OutboundMessage], stop: StopFlag | None) -> None:
         outcomes: list[_Outcome] = []
         since = time.monotonic()
         for index, message in enumerate(claimed):
@@ -428,7 +442,7 @@ class OutboxSender:
     def seconds_until_due(self, maximum: float) -> float:
         """How long the sender may sleep before something is due (at most ``maximum``, and
         no longer than until the transport's connection is to be closed for idleness)."""
-        with self.session_factory.begin() as session:
+        with self.reads() as session:
             due = queues.next_outbound_due(session)
         if self._idle_left is not None:
             maximum = min(maximum, self._idle_left + 0.01)

@@ -29,6 +29,7 @@ from pbm_emergo.db.models import (
     OUTBOUND_PENDING,
     InboundMessage,
 )
+from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.mail.reply import build_reply, readdress, reply_bytes
@@ -84,14 +85,20 @@ class InboxWorker:
     ) -> None:
         self.session_factory = session_factory
         self.config = config
+        self.reads = read_sessions(session_factory)
         self.processor = processor or default_processor()
         self.clock = clock
 
     def run_once(self) -> Outcome | None:
         """Handle the next message, if there is one."""
-        worker = queues.worker_name()
+        # Look first without the write lock: an idle worker must not take it.
+        with self.reads() as session:
+            if not queues.inbound_pending(session):
+                return None
         with self.session_factory.begin() as session:
-            claimed = queues.claim_inbound(session, worker=worker, now=self.clock())
+            claimed = queues.claim_inbound(
+                session, worker=queues.worker_name(), now=self.clock()
+            )
             if claimed is None:
                 return None
         try:
