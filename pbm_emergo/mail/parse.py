@@ -10,13 +10,13 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
-from email import policy
 from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
+from pbm_emergo.mail import policies
 from pbm_emergo.messages import CommandMail, clean_address, clean_subject
 
 log = logging.getLogger(__name__)
@@ -118,7 +118,7 @@ def parse_mail(
 
 
 def _parse(raw: bytes, envelope_sender: str | None, own_address: str) -> ParsedMail:
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    msg = BytesParser(policy=policies.READ).parsebytes(raw)
     defects = [type(d).__name__ for part in _walk(msg) for d in part.defects]
 
     message_id = _message_id(_header(msg, "Message-ID")) or _generated_id(raw)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
-from email import policy
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
+from pbm_emergo.mail import policies
 from pbm_emergo.mail.parse import LOOP_HEADER
 from pbm_emergo.messages import Reply, clean_address
 
@@ -42,7 +42,7 @@ def build_reply(
     if to is None:
         raise ValueError(f"not a plain mail address: {reply.to!r}")
     domain = server_address.rpartition("@")[2] or "localhost"
-    msg = EmailMessage(policy=policy.SMTP)
+    msg = EmailMessage(policy=policies.WRITE)
     msg["From"] = server_address
     msg["To"] = to
     msg["Subject"] = sanitise_subject(reply.subject)
@@ -86,4 +86,4 @@ def readdress(msg: EmailMessage, to: str, *, server_address: str) -> None:
 
 def reply_bytes(msg: EmailMessage) -> bytes:
     """The wire form (CRLF line ends) as stored in the outbox and handed to the relay."""
-    return msg.as_bytes(policy=policy.SMTP)
+    return msg.as_bytes(policy=policies.WRITE)

@@ -1,0 +1,50 @@
+"""The cached header registry changes speed only: same headers, same bytes, same parse."""
+
+from __future__ import annotations
+
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+from pathlib import Path
+
+from pbm_emergo.mail import policies
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+def written(with_policy: policy.EmailPolicy) -> bytes:
+    msg = EmailMessage(policy=with_policy)
+    msg["From"] = "pbmserv@emergo.test"
+    msg["To"] = "alice@example.org"
+    msg["Subject"] = "Emergo Board 101 bob \u00e9t\u00e9 " + "long " * 30
+    msg["Date"] = "Mon, 23 Nov 2026 13:00:00 +0000"
+    msg["Message-ID"] = "<1.pbm-emergo@emergo.test>"
+    msg["References"] = "<board-101.pbm-emergo@emergo.test> <c@example.org>"
+    msg.set_content("the board \u00e9\n" * 3, charset="utf-8", cte="8bit")
+    return msg.as_bytes(policy=with_policy)
+
+
+def test_a_mail_is_written_to_the_same_bytes() -> None:
+    assert written(policies.WRITE) == written(policy.SMTP)
+
+
+def test_every_corpus_mail_parses_the_same() -> None:
+    files = sorted(CORPUS.glob("*.eml"))
+    assert len(files) >= 20
+    for path in files:
+        raw = path.read_bytes()
+        ours = BytesParser(policy=policies.READ).parsebytes(raw)
+        stock = BytesParser(policy=policy.default).parsebytes(raw)
+        assert ours.keys() == stock.keys(), path.name
+        for name in ours:
+            assert [str(v) for v in ours.get_all(name, [])] == [
+                str(v) for v in stock.get_all(name, [])
+            ], (path.name, name)
+        assert ours.as_bytes(policy=policies.WRITE) == stock.as_bytes(policy=policy.SMTP)
+
+
+def test_each_header_class_is_made_once() -> None:
+    registry = policies.CachedHeaderRegistry()
+    assert registry["Subject"] is registry["subject"]
+    assert registry["X-Anything"] is registry["x-anything"]
+    assert registry["Subject"] is not registry["From"]
