@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import BindParameter, bindparam, delete, func, or_, select, update
+from sqlalchemy import BindParameter, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload, selectinload
 
@@ -280,6 +280,9 @@ _STORE_MOVE = (
 )
 
 
+_INSERT_MOVE = insert(MoveRecord)
+
+
 def move_records(session: Session, board: Board | int) -> list[MoveRecord]:
     number = board if isinstance(board, int) else board.number
     return list(session.scalars(_MOVE_RECORDS, {"number": number}))
@@ -411,17 +414,17 @@ def store_move(
         if status != BOARD_ACTIVE:
             raise BoardFinishedError(f"Board {number} is finished: no more moves.")
         raise StaleMoveError(number, expected_ply, None)
-    record = MoveRecord(
-        board_number=number,
-        number=expected_ply + 1,
-        player_id=player_id,
-        notation=notation,
-        comment=comment,
-        played_at=now,
-    )
-    session.add(record)
-    session.flush()
-    return record
+    values = {
+        "board_number": number,
+        "number": expected_ply + 1,
+        "player_id": player_id,
+        "notation": notation,
+        "comment": comment,
+        "played_at": now,
+    }
+    # A plain INSERT (no unit of work to flush); the record is handed back as a value.
+    session.execute(_INSERT_MOVE, values)
+    return MoveRecord(**values)
 
 
 def take_back(session: Session, number: int, expected_ply: int, game: Game) -> None:

@@ -361,28 +361,52 @@ def enqueue_outbound(
     board_number: int | None = None,
     status: str = OUTBOUND_PENDING,
     last_error: str | None = None,
-    flush: bool = True,
 ) -> OutboundMessage:
     """Queue one mail for one recipient (stored lower-case), due now (``status="failed"``
-    with ``last_error``: kept but not sent). ``flush=False`` leaves the INSERT to the
-    commit (the caller does not need the id)."""
+    with ``last_error``: kept but not sent); returns the stored row."""
     message = OutboundMessage(
-        recipient=recipient.strip().lower(),
-        raw=raw,
-        message_id=message_id,
-        subject=subject,
-        board_number=board_number,
-        created_at=now,
-        status=status,
-        last_error=last_error,
-        attempts=0,
-        next_attempt_at=now,
-        inbound_id=inbound_id,
+        **outbound_row(
+            recipient, raw, now, inbound_id=inbound_id, message_id=message_id,
+            subject=subject, board_number=board_number, status=status, last_error=last_error,
+        )
     )
     session.add(message)
-    if flush:
-        session.flush()
+    session.flush()
     return message
+
+
+def outbound_row(
+    recipient: str,
+    raw: bytes,
+    now: datetime,
+    *,
+    inbound_id: int | None = None,
+    message_id: str | None = None,
+    subject: str | None = None,
+    board_number: int | None = None,
+    status: str = OUTBOUND_PENDING,
+    last_error: str | None = None,
+) -> dict[str, Any]:
+    """The outbox row of one mail (see :func:`enqueue_outbound`), for :func:`queue_outbound`."""
+    return {
+        "recipient": recipient.strip().lower(),
+        "raw": raw,
+        "message_id": message_id,
+        "subject": subject,
+        "board_number": board_number,
+        "created_at": now,
+        "status": status,
+        "last_error": last_error,
+        "attempts": 0,
+        "next_attempt_at": now,
+        "inbound_id": inbound_id,
+    }
+
+
+def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Store outbox rows (:func:`outbound_row`) with one INSERT, when nobody needs their ids."""
+    if rows:
+        session.execute(insert(OutboundMessage), list(rows))
 
 
 def _outbound_claimable(now: datetime, lease: timedelta) -> Any:
@@ -617,6 +641,8 @@ __all__ = [
     "enqueue_inbound",
     "store_inbound",
     "enqueue_outbound",
+    "outbound_row",
+    "queue_outbound",
     "mark_inbound_done",
     "mark_inbound_failed",
     "mark_outbound_failed",

@@ -219,21 +219,24 @@ class InboxWorker:
         sent = queues.replies_sent_to_each(
             session, [b.recipient for b in built], now - RATE_WINDOW
         )
+        rows: list[dict[str, Any]] = []
         queued = 0
         for reply in built:
-            queued += self._queue(session, reply, now, inbound_id, answering, sent)
+            queued += self._queue(reply, now, inbound_id, answering, sent, rows)
+        queues.queue_outbound(session, rows)
         return queued
 
     def _queue(
         self,
-        session: Session,
         built: BuiltReply,
         now: datetime,
         inbound_id: int | None,
         answering: Any,
         sent: dict[str, int],
+        rows: list[dict[str, Any]],
     ) -> int:
-        """Queue one reply, counting it in ``sent`` (recipient -> mails this hour)."""
+        """Add one reply's outbox rows to ``rows``, counting it in ``sent`` (recipient ->
+        mails this hour); returns how many will go out."""
         recipient = built.recipient
         sent_recently = sent.get(recipient, 0)
         limit = self.config.reply_limit
@@ -251,34 +254,36 @@ class InboxWorker:
                 in_reply_to=getattr(answering, "message_id", None),
                 references=getattr(answering, "references", ()),
             )
-            queues.enqueue_outbound(
-                session,
-                recipient,
-                reply_bytes(notice),
-                now,
-                message_id=str(notice["Message-ID"]),
-                subject=str(notice["Subject"]),
-                inbound_id=inbound_id,
-                flush=False,
+            rows.append(
+                queues.outbound_row(
+                    recipient,
+                    reply_bytes(notice),
+                    now,
+                    message_id=str(notice["Message-ID"]),
+                    subject=str(notice["Subject"]),
+                    inbound_id=inbound_id,
+                )
             )
             queued, sent_recently = 1, sent_recently + 1
         held = sent_recently > limit
         sent[recipient] = sent_recently + 1
         # A held reply is kept (as failed) so that "what happened to my mail?" has an answer.
-        queues.enqueue_outbound(
-            session,
-            recipient,
-            built.raw,
-            now,
-            message_id=built.message_id,
-            subject=built.subject,
-            board_number=built.reply.board,
-            inbound_id=inbound_id,
-            status=OUTBOUND_FAILED if held else OUTBOUND_PENDING,
-            last_error=(
-                f"not sent: more than {limit} mails to this address in an hour" if held else None
-            ),
-            flush=False,
+        rows.append(
+            queues.outbound_row(
+                recipient,
+                built.raw,
+                now,
+                message_id=built.message_id,
+                subject=built.subject,
+                board_number=built.reply.board,
+                inbound_id=inbound_id,
+                status=OUTBOUND_FAILED if held else OUTBOUND_PENDING,
+                last_error=(
+                    f"not sent: more than {limit} mails to this address in an hour"
+                    if held
+                    else None
+                ),
+            )
         )
         if held:
             log.warning("reply to %s held back: more than %d an hour", recipient, limit)
