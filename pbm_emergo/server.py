@@ -242,6 +242,7 @@ class WorkerPool:
         self.outbox = self.context.Semaphore(0)
         self.stopping = self.context.RawValue("b", 0)
         self.manager: Any = None
+        self.cache_args: tuple[bytes, Any] = (b"", None)
         self.processes: list[Any] = []
 
     def start(self) -> None:
