@@ -300,6 +300,15 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
+def _child_setup(log_level: int) -> threading.Event:
+    """Logging and signals of a worker or sender process; the event is set on SIGTERM."""
+    logging.basicConfig(level=log_level, format=LOG_FORMAT)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
+    terminated = threading.Event()
+    signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
+    return terminated
+
+
 def run_worker_process(
     config: Config,
     key: bytes,
@@ -315,10 +324,7 @@ def run_worker_process(
     main process (passed, not read: it may die while this one is still starting)."""
     from pbm_emergo.db.session import get_sessionmaker
 
-    logging.basicConfig(level=log_level, format=LOG_FORMAT)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
-    terminated = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
+    terminated = _child_setup(log_level)
     credentials.install(credentials.CredentialCache(key=key, entries=entries))
     worker = InboxWorker(get_sessionmaker(config), config)
     while not (stopping.value or terminated.is_set()):
@@ -361,10 +367,7 @@ def run_sender_process(
     but accept mail."""
     from pbm_emergo.db.session import get_sessionmaker
 
-    logging.basicConfig(level=log_level, format=LOG_FORMAT)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    terminated = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
+    terminated = _child_setup(log_level)
 
     class Stop:
         """What OutboxSender checks between mails: the server stopping, or this process."""
