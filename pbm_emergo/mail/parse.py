@@ -28,7 +28,20 @@ LOOP_HEADER = "X-PBM-Emergo-Loop"
 
 # No control characters: ids go into text columns, and PostgreSQL refuses NUL in text.
 _MSGID = re.compile(r"<([^<>\s@\x00-\x1f\x7f]{1,200}@[^<>\s@\x00-\x1f\x7f]{1,200})>")
-_NOT_ANSWERED_PRECEDENCE = {"bulk", "junk", "list"}
+# Loop safety (RFC 3834, and what GNU Mailman does): mail marked as sent by a program is
+# never answered. Precedence is not standardised; these are the values programs use.
+_NOT_ANSWERED_PRECEDENCE = {"bulk", "junk", "list", "auto_reply", "auto-reply"}
+# Headers that autoresponders add: with any value but "no", a program sent the mail.
+_AUTORESPONDER_HEADERS = ("X-Autoreply", "X-Autorespond")
+# Delivery status, read receipts and abuse reports (RFC 6522 and the types it carries).
+_REPORT_TYPES = {
+    "multipart/report",
+    "message/delivery-status",
+    "message/global-delivery-status",
+    "message/disposition-notification",
+    "message/global-disposition-notification",
+    "message/feedback-report",
+}
 
 
 @dataclass(frozen=True)
@@ -215,12 +228,21 @@ def _not_answered(
     for address in (envelope_sender or "", sender or ""):
         if address.strip("<>").lower().partition("@")[0] == "mailer-daemon":
             return "mail from MAILER-DAEMON"
-    auto = (_header(msg, "Auto-Submitted") or "").strip().split(";")[0].strip().lower()
-    if auto and auto != "no":
-        return f"Auto-Submitted: {auto[:40]}"
-    precedence = (_header(msg, "Precedence") or "").strip().lower()
+    report = _report_type(msg)
+    if report is not None:
+        return f"a delivery or read report ({report})"
+    # RFC 3834: any Auto-Submitted but "no" (in any case, with comments or parameters) says
+    # a program sent the mail; a mail with several such headers counts if any one says so.
+    for value in _headers(msg, "Auto-Submitted"):
+        keyword = _keyword(value)
+        if keyword != "no":
+            return f"Auto-Submitted: {keyword[:40] or '(empty)'}"
+    precedence = _keyword(_header(msg, "Precedence") or "")
     if precedence in _NOT_ANSWERED_PRECEDENCE:
         return f"Precedence: {precedence}"
+    for name in _AUTORESPONDER_HEADERS:
+        if any(_keyword(value) != "no" for value in _headers(msg, name)):
+            return f"{name} (an autoresponder)"
     if _header(msg, LOOP_HEADER) is not None:
         return f"our own loop header {LOOP_HEADER}"
     if sender is None:
@@ -228,6 +250,62 @@ def _not_answered(
     if own_address and sender == own_address:
         return "mail from our own address"
     return None
+
+
+def _report_type(msg: Message) -> str | None:
+    """The report content type of a delivery status notification, read receipt or feedback
+    report (at the top, or a part of the top-level multipart), or None."""
+    try:
+        parts = [msg, *(msg.get_payload() if msg.is_multipart() else [])]
+        for part in parts:
+            if isinstance(part, Message) and part.get_content_type() in _REPORT_TYPES:
+                return part.get_content_type()
+    except Exception:  # noqa: BLE001 - a broken structure is no report
+        pass
+    return None
+
+
+def _headers(msg: Message, name: str) -> list[str]:
+    """Every value of header ``name`` (raw when a value cannot be parsed)."""
+    try:
+        return [str(value) for value in msg.get_all(name, [])]
+    except Exception:  # noqa: BLE001 - malformed header: the raw values
+        return [value for key, value in msg.raw_items() if key.lower() == name.lower()]
+
+
+def _keyword(value: str) -> str:
+    """The keyword of a structured header value such as Auto-Submitted or Precedence: what
+    comes before the first ``;`` (parameters), without comments, lower-cased."""
+    return " ".join(_without_comments(value).split(";")[0].split()).lower()
+
+
+def _without_comments(value: str) -> str:
+    """``value`` with its RFC 5322 comments removed: ``(...)``, nested, with ``\\``
+    escapes; text in double quotes is kept as it is."""
+    out: list[str] = []
+    depth = 0
+    quoted = escaped = False
+    for char in value:
+        if escaped:
+            escaped = False
+            if depth == 0:
+                out.append(char)
+            continue
+        if char == "\\" and (depth or quoted):
+            escaped = True
+            if depth == 0:
+                out.append(char)
+        elif quoted:
+            quoted = char != '"'
+            out.append(char)
+        elif char == "(":
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+        elif depth == 0:
+            quoted = char == '"'
+            out.append(char)
+    return "".join(out)
 
 
 def _body(msg: Message, defects: list[str]) -> str:
