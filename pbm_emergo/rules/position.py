@@ -21,7 +21,7 @@ the search is bounded by design.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from pbm_emergo.rules.board import (
@@ -129,7 +129,9 @@ _STEPS_BY_VACANCY = _step_table()
 class Position:
     """The full state of a game between two moves. Immutable."""
 
-    __slots__ = ("_cells", "_masks", "_hands", "_side", "_ply", "_legal", "_size", "_key")
+    __slots__ = (
+        "_cells", "_masks", "_hands", "_side", "_ply", "_legal", "_size", "_key", "_zobrist"
+    )
 
     _cells: tuple[int, ...]
     _masks: tuple[int, int]
@@ -139,10 +141,13 @@ class Position:
     _legal: tuple[Move, ...] | None
     _size: int
     _key: tuple[object, ...] | None
+    _zobrist: int
 
     def __init__(self) -> None:
         """The start position: an empty board, 12 men in hand each, White to move."""
-        self._set((0,) * len(CELLS), (0, 0), (MEN_PER_SIDE, MEN_PER_SIDE), 0, 0)
+        cells = (0,) * len(CELLS)
+        hands = (MEN_PER_SIDE, MEN_PER_SIDE)
+        self._set(cells, (0, 0), hands, 0, 0, _full_zobrist(cells, hands, 0))
 
     def _set(
         self,
@@ -151,6 +156,7 @@ class Position:
         hands: tuple[int, int],
         side: int,
         ply: int,
+        zobrist: int,
     ) -> None:
         self._cells = cells
         self._masks = masks
@@ -160,6 +166,7 @@ class Position:
         self._legal = None
         self._size = 0
         self._key = None
+        self._zobrist = zobrist
 
     @classmethod
     def _make(
@@ -169,9 +176,10 @@ class Position:
         hands: tuple[int, int],
         side: int,
         ply: int,
+        zobrist: int,
     ) -> Position:
         pos = cls.__new__(cls)
-        pos._set(cells, masks, hands, side, ply)
+        pos._set(cells, masks, hands, side, ply, zobrist)
         return pos
 
     # ------------------------------------------------------------------ reading the state
@@ -221,6 +229,15 @@ class Position:
         if self._key is None:
             self._key = (self._cells, self._hands, self._side)
         return self._key
+
+    def zobrist(self) -> int:
+        """A 64-bit hash of :meth:`key` (cells, hands, side to move; not the ply).
+
+        Equal keys give equal hashes, in every process (the table is fixed). :meth:`play`
+        updates it from the parent's for the cells the move changed, so a search can use
+        it as a transposition key at no cost.
+        """
+        return self._zobrist
 
     def key_text(self) -> str:
         """:meth:`key` as stable text: :meth:`to_text` without the ply.
@@ -405,50 +422,77 @@ class Position:
         assert self._legal is not None
         return self._legal
 
+    def play_legal(self, move: Move) -> Position:
+        """The position after ``move``, which must be one of :meth:`legal_moves` (not checked).
+
+        For searches, which only play the moves the engine gave them: :meth:`play` first
+        checks the move. The result for any other move is undefined.
+        """
+        return self._apply(move)
+
     def _apply(self, move: Move) -> Position:
         side = self._side
         sign = 1 - 2 * side
         cells = list(self._cells)
-        hands = list(self._hands)
+        hands = self._hands
         mine, theirs = self._masks[side], self._masks[1 - side]
         path = move.path
-        if move.kind == "enter":
-            g = path[0]
-            n = 1 if hands[1 - side] else hands[side]
-            cells[NUMBER[g]] = sign * n
-            hands[side] -= n
-            mine |= 1 << g
-        elif move.kind == "step":
+        # The hash changes by the side to move and every cell that changes (z(old) ^ z(new)).
+        zobrist = self._zobrist ^ _Z_SIDE
+        kind = move.kind
+        if kind == "step":
             a, b = path
-            cells[NUMBER[b]] = cells[NUMBER[a]]
-            cells[NUMBER[a]] = 0
+            na, nb = NUMBER[a], NUMBER[b]
+            value = cells[na]
+            cells[nb] = value
+            cells[na] = 0
+            zobrist ^= _zobrist(na, value) ^ _zobrist(nb, value)
             mine ^= (1 << a) | (1 << b)
+        elif kind == "enter":
+            g = path[0]
+            ng = NUMBER[g]
+            n = 1 if hands[1 - side] else hands[side]
+            cells[ng] = sign * n
+            zobrist ^= (
+                _zobrist(ng, sign * n)
+                ^ _Z_HANDS[side][hands[side]]
+                ^ _Z_HANDS[side][hands[side] - n]
+            )
+            hands = (hands[0] - n, hands[1]) if side == 0 else (hands[0], hands[1] - n)
+            mine |= 1 << g
         else:
             cur = path[0]
-            value = cells[NUMBER[cur]] * sign
-            cells[NUMBER[cur]] = 0
+            n_cur = NUMBER[cur]
+            value = cells[n_cur] * sign
+            zobrist ^= _zobrist(n_cur, cells[n_cur])
+            cells[n_cur] = 0
             mine &= ~(1 << cur)
             for land in path[1:]:
                 over = (cur + land) // 2
                 n_over = NUMBER[over]
-                enemy = -cells[n_over] * sign
+                old = cells[n_over]
+                enemy = -old * sign
                 left = (enemy & 31) - 1
                 prisoners = enemy >> 5
                 if left:
-                    cells[n_over] = -sign * (left | prisoners << 5)
+                    new = -sign * (left | prisoners << 5)
                 elif prisoners:  # liberated: the rest of the column is ours now
-                    cells[n_over] = sign * prisoners
+                    new = sign * prisoners
                     theirs &= ~(1 << over)
                     mine |= 1 << over
                 else:
-                    cells[n_over] = 0
+                    new = 0
                     theirs &= ~(1 << over)
+                cells[n_over] = new
+                zobrist ^= _zobrist(n_over, old) ^ _zobrist(n_over, new)
                 value += 1 << 5  # the taken man goes under the capturing piece
                 cur = land
-            cells[NUMBER[cur]] = sign * value
+            n_cur = NUMBER[cur]
+            cells[n_cur] = sign * value
+            zobrist ^= _zobrist(n_cur, sign * value)
             mine |= 1 << cur
         masks = (mine, theirs) if side == 0 else (theirs, mine)
-        return Position._make(tuple(cells), masks, (hands[0], hands[1]), 1 - side, self._ply + 1)
+        return Position._make(tuple(cells), masks, hands, 1 - side, self._ply + 1, zobrist)
 
     # ------------------------------------------------------------------ parsing moves
 
@@ -671,7 +715,11 @@ class Position:
                 men[1 - owner] += prisoners
         if max(men) > MEN_PER_SIDE:
             raise ValueError(f"more than {MEN_PER_SIDE} men of one colour in {text!r}")
-        return cls._make(tuple(cells), (masks[0], masks[1]), hands, LETTERS.index(parts[0]), ply)
+        side = LETTERS.index(parts[0])
+        return cls._make(
+            tuple(cells), (masks[0], masks[1]), hands, side, ply,
+            _full_zobrist(cells, hands, side),
+        )
 
 
 _NUMBER = re.compile(r"0|[1-9][0-9]*", re.ASCII)
@@ -710,6 +758,44 @@ def _men(n: int) -> str:
 
 
 Search = Callable[[int, int, int, int], tuple[int, list[tuple[int, ...]]]]
+
+
+def _mix64(x: int) -> int:
+    """SplitMix64's finaliser: a fixed, well-spread 64-bit value for each ``x``."""
+    x = (x + 0x9E3779B97F4A7C15) & _MASK64
+    x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
+    x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
+    return x ^ (x >> 31)
+
+
+_MASK64 = (1 << 64) - 1
+# Zobrist keys: per cell number, per cell value (filled on first use; 0 for vacant), per
+# side and count of men in hand, and for Black to move. Derived from fixed numbers, so
+# every process hashes a position alike.
+_Z_CELLS: list[dict[int, int]] = [{0: 0} for _ in CELLS]
+_Z_HANDS: tuple[tuple[int, ...], tuple[int, ...]] = (
+    tuple(_mix64(1 << 20 | n) for n in range(MEN_PER_SIDE + 1)),
+    tuple(_mix64(2 << 20 | n) for n in range(MEN_PER_SIDE + 1)),
+)
+_Z_SIDE = _mix64(3 << 20)
+
+
+def _zobrist(n: int, value: int) -> int:
+    """The Zobrist key of cell number ``n`` holding ``value``."""
+    table = _Z_CELLS[n]
+    key = table.get(value)
+    if key is None:
+        key = table[value] = _mix64(n << 12 | (value + 1024))
+    return key
+
+
+def _full_zobrist(cells: Sequence[int], hands: tuple[int, int], side: int) -> int:
+    """The Zobrist hash of a position computed from scratch."""
+    zobrist = _Z_HANDS[0][hands[0]] ^ _Z_HANDS[1][hands[1]] ^ (_Z_SIDE if side else 0)
+    for n, value in enumerate(cells):
+        if value:
+            zobrist ^= _zobrist(n, value)
+    return zobrist
 
 
 class _TooManyNodes(Exception):
