@@ -136,6 +136,27 @@ class InboxHandler:
         address = config.address.lower()
         self.local_recipients = {address, f"postmaster@{config.domain}".lower(), "postmaster"}
 
+    async def handle_MAIL(  # noqa: N802 - aiosmtpd's hook name
+        self,
+        server: SMTP,
+        session: Session,
+        envelope: Envelope,
+        address: str,
+        mail_options: list[str],
+    ) -> str:
+        # Replies go only to plain ASCII addresses (no SMTPUTF8 on the way out, nor in the
+        # accounts): refuse a non-ASCII sender now, so that its MTA bounces the mail with
+        # this reason, rather than accept it and never answer (RFC 6531's X.6.7 code).
+        if not address.isascii():
+            log.info("refused non-ASCII sender %s at MAIL FROM", ascii(address)[:200])
+            return (
+                "553 5.6.7 Non-ASCII sender addresses are not accepted here: "
+                "replies go only to plain ASCII addresses"
+            )
+        envelope.mail_from = address
+        envelope.mail_options.extend(mail_options)
+        return "250 2.1.0 OK"
+
     async def handle_RCPT(  # noqa: N802 - aiosmtpd's hook name
         self,
         server: SMTP,
@@ -232,6 +253,9 @@ class Listener:
             "ident": "pbm-emergo",
             "data_size_limit": config.max_message_size,
             "decode_data": False,
+            # SMTPUTF8 is offered (mail with UTF-8 headers from an ASCII address is fine);
+            # a non-ASCII sender address is refused in handle_MAIL.
+            "enable_SMTPUTF8": True,
         }
         self.controller = Controller(handler, **kwargs)
         self._lock = threading.Lock()
