@@ -40,6 +40,8 @@ COMMANDS = (
             "pbm_emergo.server"),
     Command("db", "database migrations", "pbm_emergo.admin_cli"),
     Command("admin", "inspect games, players and mail in the database", "pbm_emergo.admin_cli"),
+    Command("robot-match", "play robot levels (or random) against each other and print the score",
+            "pbm_emergo.robot_cli"),
 )  # fmt: skip
 
 

@@ -213,6 +213,30 @@ class Position:
             if value and (col := _column(value)) is not None
         }
 
+    # The raw state, for searches and evaluations that cannot afford Column objects.
+
+    @property
+    def cell_values(self) -> tuple[int, ...]:
+        """Per cell number (the order of ``CELLS``): 0 vacant, ``own | prisoners << 5`` for
+        a white-capped column, minus that for a black-capped one."""
+        return self._cells
+
+    @property
+    def cap_masks(self) -> tuple[int, int]:
+        """White's and Black's caps as bitmasks on the padded grid of
+        :mod:`pbm_emergo.rules.board` (bit ``GRID[n]`` for cell number ``n``)."""
+        return self._masks
+
+    @property
+    def hands(self) -> tuple[int, int]:
+        """White's and Black's men in hand."""
+        return self._hands
+
+    @property
+    def side_index(self) -> int:
+        """The side to move as an index: 0 White, 1 Black."""
+        return self._side
+
     def men_on_board(self, side: str) -> int:
         """Men of ``side``'s colour on the board, as caps or as prisoners."""
         s = SIDES.index(side)
