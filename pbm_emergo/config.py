@@ -34,6 +34,11 @@ class Config:
     max_message_size: int = 256 * 1024
     # Inbox worker processes (``serve``/``worker``); 0 means one for each CPU.
     workers: int = 0
+    # The web view (``pbm-emergo web``, ``serve --http-port``): where it listens (port 0:
+    # ``serve`` starts none) and its public base URL, which board mails link to if set.
+    http_host: str = "127.0.0.1"
+    http_port: int = 0
+    web_url: str | None = None
 
     @property
     def effective_database_url(self) -> str:

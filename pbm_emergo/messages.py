@@ -42,6 +42,9 @@ class Reply:
     subject: str  # plain text; the mail layer sanitises it (no CR/LF, length-limited)
     body: str
     board: int | None = None  # the board it is about: one board's mails share a thread
+    # An HTML picture of the same content (board mails): sent as multipart/alternative,
+    # the text first.
+    html: str | None = None
 
 
 def clean_subject(subject: str) -> str:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from markupsafe import Markup
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -52,6 +53,25 @@ def environment(folder: Path | None = None) -> Environment:
     )
     env.filters["indent_block"] = _indent_block
     return env
+
+
+@cache
+def html_environment(folder: Path | None = None) -> Environment:
+    """The Jinja environment of the HTML templates (``*.html.j2``): as :func:`environment`,
+    but every value is HTML-escaped unless it is already :class:`Markup`."""
+    return Environment(
+        loader=FileSystemLoader(str(folder or template_dir())),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=True,
+    )
+
+
+def render_html(name: str, **context: Any) -> Markup:
+    """Render the HTML template ``name``; the result is safe to put into another one."""
+    return Markup(html_environment().get_template(name).render(**context))
 
 
 def _indent_block(text: str, prefix: str = "  ") -> str:

@@ -19,8 +19,6 @@ if TYPE_CHECKING:
 
     from pbm_emergo.config import Config
 
-MASK = "********"
-
 
 @dataclass
 class Context:

@@ -16,11 +16,13 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.base import CommandError, Context
+from pbm_emergo.config import Config
 from pbm_emergo.db import games, ratings
 from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, BOARD_FINISHED, WHITE, Board, Player
 from pbm_emergo.db.ratings import GameRating
 from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.picture import board_picture
+from pbm_emergo.render import render, render_html
 from pbm_emergo.rules import Position, Termination, render_board
 
 BOARD_REF = re.compile(r"(\d{1,9})(?:#(\d{1,6}))?")
@@ -323,10 +325,12 @@ def span(first: int, last: int) -> str:
 
 @dataclass
 class BoardView:
-    """What one board mail shows."""
+    """What one board mail shows: ``html`` is the board's section of the HTML part
+    (templates/board/section.html.j2); :func:`board_html` makes it a whole document."""
 
     subject: str
     text: str
+    html: str = ""
 
 
 def board_view(
@@ -338,9 +342,10 @@ def board_view(
     comment: str | None = None,
     commenter: str | None = None,
     headline: str | None = None,
+    link: str | None = None,
 ) -> BoardView:
     """The board mail text of a board; with ``upto``, as it was after that many moves
-    (``position`` is then the position after them)."""
+    (``position`` is then the position after them). ``link``: the board's web page."""
     notations = [m.notation for m in state.moves]
     if upto is not None:
         notations = notations[:upto]
@@ -386,8 +391,7 @@ def board_view(
         last = state.moves[-1]
         last_move = f"Last move: {at(last.played_at)} (move {last.number}, {last.notation})."
         times = [f"{state.seat(side).userid} {duration(spent[side])}" for side in (WHITE, BLACK)]
-    text = render(
-        "board.txt.j2",
+    context = dict(
         number=state.number,
         white=state.white.userid,
         black=state.black.userid,
@@ -412,7 +416,25 @@ def board_view(
         last_move=last_move,
         times=times,
     )
-    return BoardView(subject=subject, text=text)
+    text = render("board.txt.j2", **context)
+    html = render_html(
+        "board/section.html.j2",
+        **context,
+        picture=board_picture(position, notations[-1] if notations else None),
+        link=link,
+    )
+    return BoardView(subject=subject, text=text, html=html)
+
+
+def board_html(title: str, sections: list[str], notice: list[str] | None = None) -> str:
+    """The HTML part of a mail showing boards (sections from :func:`board_view`)."""
+    return render_html("board.html.j2", title=title, sections=sections, notice=notice or [])
+
+
+def board_link(config: Config, number: int) -> str | None:
+    """The board's page on the web view, when the operator set its public URL."""
+    base = config.web_url
+    return f"{base.rstrip('/')}/boards/{number}" if base else None
 
 
 def primary_address(player: Player) -> str | None:
@@ -428,12 +450,17 @@ def board_mails(
     headline: str | None = None,
 ) -> list[Reply]:
     """The board mail after a change: one to each player and each subscriber."""
-    view = board_view(state, comment=comment, commenter=commenter, headline=headline)
+    view = board_view(
+        state, comment=comment, commenter=commenter, headline=headline,
+        link=board_link(ctx.config, state.number),
+    )
+    html = board_html(view.subject, [view.html])
     recipients: list[str] = []
     subscribed = [primary_address(p) for p in games.subscribers(ctx.session, state.number)]
     for address in (state.white.address, state.black.address, *subscribed):
         if address and address.lower() not in {r.lower() for r in recipients}:
             recipients.append(address)
     return [
-        Reply(to=r, subject=view.subject, body=view.text, board=state.number) for r in recipients
+        Reply(to=r, subject=view.subject, body=view.text, board=state.number, html=html)
+        for r in recipients
     ]

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands import registry
+from pbm_emergo.commands import masking, registry
 from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.base import MASK, Command, CommandError, Context, Result
+from pbm_emergo.commands.base import CommandError, Context, Result
+from pbm_emergo.commands.secrets import Known
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import read_sessions
@@ -145,6 +146,7 @@ class LineOutcome:
     subject: str
     board: int | None
     replies: list[Reply]
+    html: str | None = None  # the answer as HTML too (a board shown)
 
 
 def run_line(ctx: Context, line: str) -> LineOutcome:

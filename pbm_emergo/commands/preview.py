@@ -8,7 +8,8 @@ from pbm_emergo.commands.base import Command, CommandError, Context, Result
 from pbm_emergo.commands.boards import get_board, side_label
 from pbm_emergo.commands.move import moves_in_lines
 from pbm_emergo.db import games
-from pbm_emergo.render import render
+from pbm_emergo.picture import board_picture
+from pbm_emergo.render import render, render_html
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
 
 MAX_PREVIEW_MOVES = 30
@@ -79,4 +80,15 @@ class PreviewCommand(Command):
             ),
             answer_subject=f"Emergo Board {number} preview",
             answer_board=number,
+            answer_html=render_html(
+                "preview.html.j2",
+                number=number,
+                white=board.white_player.userid,
+                black=board.black_player.userid,
+                start=start,
+                current=board.ply,
+                tried=tried,
+                status=status,
+                picture=board_picture(position, tried[-1] if tried else None),
+            ),
         )

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from pbm_emergo.commands.accounts import require_player
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import BoardState, board_view, get_board, parse_board_ref
+from pbm_emergo.commands.boards import (
+    BoardState,
+    board_html,
+    board_link,
+    board_view,
+    get_board,
+    parse_board_ref,
+)
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
 from pbm_emergo.render import render
@@ -68,7 +75,10 @@ class ShowCommand(Command):
         for board, upto in shown:
             state = BoardState.load(ctx.session, board)
             position = None if upto is None else games.load_game(ctx.session, board, upto).position
-            views.append(board_view(state, position=position, upto=upto, all_moves=True))
+            link = board_link(ctx.config, board.number)
+            views.append(
+                board_view(state, position=position, upto=upto, all_moves=True, link=link)
+            )
         if len(views) == 1:
             subject = views[0].subject
             board_number: int | None = shown[0][0].number
@@ -83,4 +93,5 @@ class ShowCommand(Command):
             answer=render("show.txt.j2", boards=[v.text for v in views]),
             answer_subject=subject,
             answer_board=board_number,
+            answer_html=board_html(subject, [v.html for v in views]),
         )

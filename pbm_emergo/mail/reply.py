@@ -69,7 +69,18 @@ def build_reply(
     plain = "7bit" if body.isascii() else "8bit"
     cte = "quoted-printable" if longest > 990 else plain
     msg.set_content(body, charset="utf-8", cte=cte)
+    if reply.html:
+        # multipart/alternative: the text exactly as without it, then the HTML picture.
+        msg.add_alternative(reply.html, subtype="html", charset="utf-8", cte=_cte(reply.html))
     return msg
+
+
+def _cte(text: str) -> str:
+    """7bit/8bit unless a line is too long for SMTP (then quoted-printable)."""
+    longest = max(len(line.encode("utf-8")) for line in text.split("\n"))
+    if longest > 990:
+        return "quoted-printable"
+    return "7bit" if text.isascii() else "8bit"
 
 
 def readdress(msg: EmailMessage, to: str, *, server_address: str) -> None:

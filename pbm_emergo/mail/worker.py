@@ -157,9 +157,9 @@ class InboxWorker:
         """The replies as mail bytes (those that cannot be sent left out, logged). The same
         mail to several people (a board mail) is built once and readdressed."""
         built: list[BuiltReply] = []
-        last: tuple[tuple[str, str, int | None], EmailMessage] | None = None
+        last: tuple[tuple[str, str, int | None, str | None], EmailMessage] | None = None
         for reply in replies:
-            same = (reply.subject, reply.body, reply.board)
+            same = (reply.subject, reply.body, reply.board, reply.html)
             try:
                 if last is not None and last[0] == same:
                     email = last[1]

@@ -9,7 +9,9 @@ import pytest
 from jinja2 import StrictUndefined, UndefinedError
 
 import pbm_emergo
+from pbm_emergo.picture import board_picture
 from pbm_emergo.render import environment, render, template_dir, template_names
+from pbm_emergo.rules import Position
 
 COMMANDS = [
     {"usage": "help [topic]", "description": "the summary", "section": "account"},
@@ -22,6 +24,8 @@ ERROR = {
     "board_text": None,
     "folded": False,
 }
+
+PICTURE = board_picture(Position().play("e4"), "e4")
 
 # One sample context per template; a new template without a sample fails the test below.
 SAMPLES: dict[str, dict[str, Any]] = {
@@ -59,6 +63,41 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "commenter": "alice",
         "last_move": "Last move.",
         "times": ["alice 1 min", "bob 2 min"],
+    },
+    # The HTML parts of board mails (rendered with autoescape in the mail; see tests/web).
+    "board.html.j2": {"sections": ["<div>BOARD</div>"], "title": "Emergo Board 101", "notice": []},
+    "board/section.html.j2": {
+        "picture": PICTURE,
+        "number": 101,
+        "white": "alice",
+        "black": "bob",
+        "white_rating": 1600,
+        "black_rating": 1584,
+        "options": "rated",
+        "headline": "alice played e4 (move 1).",
+        "as_of": None,
+        "votes": ["bob offers a draw."],
+        "status": "It is bob's turn.",
+        "ratings": [],
+        "moves_total": 1,
+        "moves_first": 1,
+        "move_rows": [("  1. e4", "")],
+        "comment": "Hi",
+        "commenter": "alice",
+        "last_move": "Last move.",
+        "times": ["alice 1 min", "bob 2 min"],
+        "link": "https://emergo.example.org/boards/101",
+    },
+    "board/picture.html.j2": {"picture": PICTURE, "white": "alice", "black": "bob"},
+    "preview.html.j2": {
+        "picture": PICTURE,
+        "number": 101,
+        "white": "alice",
+        "black": "bob",
+        "start": 2,
+        "current": 2,
+        "tried": ["c5"],
+        "status": "Then...",
     },
     "changed.txt.j2": {"userid": "alice", "what": "addresses", "addresses": ["a@example.org"]},
     "games.txt.j2": {
@@ -106,8 +145,40 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "signup.txt.j2": {
         "userid": "alice",
         "addresses": ["a@example.org"],
+        "waiting": ["a2@example.org"],
+        "days": 7,
+        "forged": True,
         "rating": 1600,
         "address": "pbm@example.org",
+    },
+    "addresses_changed.txt.j2": {
+        "userid": "alice",
+        "addresses": ["a@example.org"],
+        "waiting": ["a2@example.org"],
+        "stay": True,
+        "days": 7,
+    },
+    "confirmed.txt.j2": {
+        "userid": "alice",
+        "address": "a2@example.org",
+        "addresses": ["a@example.org", "a2@example.org"],
+    },
+    "notice/confirm_address.txt.j2": {
+        "userid": "alice",
+        "address": "a2@example.org",
+        "requested_by": "a@example.org",
+        "server": "pbm@example.org",
+        "code": "K7QX-M2PD-9HTR-B4NE",
+        "expires": "2026-11-28 10:00 UTC",
+        "days": 7,
+    },
+    "notice/under_attack.txt.j2": {
+        "userid": "alice",
+        "sender": "eve@example.org",
+        "forged": False,
+        "count": 5,
+        "locked_until": "2026-11-21 11:00 UTC",
+        "registered": ["a@example.org"],
     },
     "notice/foreign_address.txt.j2": {
         "userid": "alice",
@@ -131,7 +202,9 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "board_text": "THE BOARD\n",
     },
     "error/error.txt.j2": ERROR,
-    "error/wrong_password.txt.j2": {**ERROR, "attempts_left": 0, "locked_until": "11:00"},
+    "error/wrong_password.txt.j2": {
+        **ERROR, "attempts_left": 0, "locked_until": "11:00", "registered": True,
+    },
     "error/stale_move.txt.j2": {**ERROR, "given": 3, "expected": 5},
     "error/malformed_move.txt.j2": ERROR,
     "error/ambiguous_move.txt.j2": {**ERROR, "candidates": ["e4xc4xc6xe6xe4xc4", "e4xc4"]},

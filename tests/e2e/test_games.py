@@ -95,7 +95,10 @@ class Table:
 
 
 def text(msg: EmailMessage) -> str:
-    content = msg.get_content()
+    # Board mails are multipart/alternative: the text part is what a player reads here.
+    part = msg.get_body(("plain",))
+    assert isinstance(part, EmailMessage)
+    content = part.get_content()
     assert isinstance(content, str)
     return content.replace("\r\n", "\n")
 

@@ -352,4 +352,9 @@ def test_the_default_scheduler_mails_real_reminders(
     assert reminder["To"] == "alice@example.org"
     assert reminder["Subject"] == "Emergo Board 101 reminder: alice to move"
     assert reminder["References"] == "<board-101.pbm-emergo@emergo.test>"
-    assert "it has been your turn on Emergo Board 101 for 8 days" in reminder.get_content()
+    assert reminder.get_content_type() == "multipart/alternative"
+    text = reminder.get_body(("plain",)).get_content()
+    assert "it has been your turn on Emergo Board 101 for 8 days" in text
+    assert "it has been your turn on Emergo Board 101 for 8 days" in (
+        reminder.get_body(("html",)).get_content()
+    )

@@ -1,0 +1,158 @@
+"""The board as a picture: the values the HTML board templates draw.
+
+:func:`board_picture` turns a position (and the move that led to it) into plain values:
+the 9 x 9 grid of the diamond with the 41 cells in place, each cell's column (the code of
+``Position.to_text()``, its cap colour, own men and prisoners) and the part it played in
+the last move (where it started, where it landed, what it captured). The templates
+(``templates/board/*.html.j2``) only lay these out; the geometry comes from the rules
+package (:data:`pbm_emergo.rules.CELLS`: a cell's name is its row letter and column digit).
+
+Nothing here reads the database or knows about mail, so the mail replies and the web view
+draw the same picture from the same function.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
+
+SIZE = 9
+ROW_LETTERS = "abcdefghi"
+SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
+COLOUR_NAMES = {WHITE: "white", BLACK: "black"}
+
+# The part a cell played in the last move (also the CSS class the web pages style).
+START = "start"  # where the moving piece stood (a step or a capture)
+LANDED = "landed"  # where it entered, stepped to, or landed during a capture
+CAPTURED = "captured"  # a column it jumped (and took a man from)
+
+
+@dataclass(frozen=True, slots=True)
+class CellPicture:
+    """One of the 41 cells as drawn."""
+
+    name: str  # "e4"
+    row: int  # 0..8 from the top (row letter a..i)
+    col: int  # 0..8 from the left (column digit 1..9)
+    code: str | None  # the column's to_text() code ("o3x5"), None when vacant
+    cap: str | None  # "white" / "black": the colour on top; None when vacant
+    own: int  # men of the cap colour
+    prisoners: int  # enemy men under them
+    marks: tuple[str, ...]  # START / LANDED / CAPTURED: its part in the last move
+
+    @property
+    def height(self) -> int:
+        return self.own + self.prisoners
+
+    @property
+    def prisoner_colour(self) -> str | None:
+        if self.cap is None or not self.prisoners:
+            return None
+        return BLACK if self.cap == WHITE else WHITE
+
+    @property
+    def description(self) -> str:
+        """The cell in words: ``c4: 3 white men over 5 black; captured in the last move``."""
+        if self.cap is None:
+            text = f"{self.name}: empty"
+        else:
+            text = f"{self.name}: {_men(self.own, COLOUR_NAMES[self.cap])}"
+            if self.prisoners:
+                colour = self.prisoner_colour or ""
+                text += f" over {_men(self.prisoners, COLOUR_NAMES[colour])}"
+        words = {START: "the last move started here", LANDED: "the last move went here",
+                 CAPTURED: "captured in the last move"}  # fmt: skip
+        parts = [words[m] for m in self.marks]
+        return text + ("; " + ", ".join(parts) if parts else "")
+
+
+@dataclass(frozen=True, slots=True)
+class BoardPicture:
+    """A position as drawn: ``rows`` is the 9 x 9 grid (None off the diamond)."""
+
+    rows: tuple[tuple[CellPicture | None, ...], ...]
+    white_in_hand: int
+    black_in_hand: int
+    to_move: str  # "white" / "black"
+    last_move: str | None  # its notation, None before the first move
+
+    @property
+    def cells(self) -> list[CellPicture]:
+        """The 41 cells in row-major (sorted) order."""
+        return [cell for row in self.rows for cell in row if cell is not None]
+
+
+def _men(n: int, colour: str) -> str:
+    return f"{n} {colour} man" if n == 1 else f"{n} {colour} men"
+
+
+@cache
+def _place(name: str) -> tuple[int, int]:
+    return ROW_LETTERS.index(name[0]), int(name[1]) - 1
+
+
+def move_marks(notation: str | None) -> dict[str, tuple[str, ...]]:
+    """Each cell's part in a move given in notation (canonical, as stored): the start and
+    every landing cell, and the columns a capture jumped (half-way between two landings)."""
+    if not notation:
+        return {}
+    try:
+        move = Move.from_text(notation)
+    except InvalidMoveError:
+        return {}  # not a move on the board (a resignation ...): nothing to highlight
+    marks: dict[str, list[str]] = {}
+
+    def mark(cell: str, what: str) -> None:
+        if what not in marks.setdefault(cell, []):
+            marks[cell].append(what)
+
+    cells = move.cells
+    if move.kind == "enter":
+        mark(cells[0], LANDED)
+        return {cell: tuple(m) for cell, m in marks.items()}
+    mark(cells[0], START)
+    for before, after in zip(cells, cells[1:], strict=False):
+        mark(after, LANDED)
+        if move.kind == "capture":
+            (r1, c1), (r2, c2) = _place(before), _place(after)
+            mark(f"{ROW_LETTERS[(r1 + r2) // 2]}{(c1 + c2) // 2 + 1}", CAPTURED)
+    return {cell: tuple(m) for cell, m in marks.items()}
+
+
+def _cell(name: str, column: Column | None, marks: tuple[str, ...]) -> CellPicture:
+    row, col = _place(name)
+    if column is None:
+        return CellPicture(name, row, col, None, None, 0, 0, marks)
+    return CellPicture(
+        name, row, col, column.code, column.owner, column.own, column.prisoners, marks
+    )
+
+
+def board_picture(position: Position, last_move: str | None = None) -> BoardPicture:
+    """The picture of ``position``; ``last_move`` (notation) is the move that led to it."""
+    columns = position.columns()
+    marks = move_marks(last_move)
+    grid: list[list[CellPicture | None]] = [[None] * SIZE for _ in range(SIZE)]
+    for name in CELLS:
+        cell = _cell(name, columns.get(name), marks.get(name, ()))
+        grid[cell.row][cell.col] = cell
+    return BoardPicture(
+        rows=tuple(tuple(row) for row in grid),
+        white_in_hand=position.in_hand(WHITE),
+        black_in_hand=position.in_hand(BLACK),
+        to_move=position.to_move,
+        last_move=last_move,
+    )
+
+
+__all__ = [
+    "CAPTURED",
+    "LANDED",
+    "START",
+    "BoardPicture",
+    "CellPicture",
+    "board_picture",
+    "move_marks",
+]
