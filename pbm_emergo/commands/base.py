@@ -19,6 +19,8 @@ if TYPE_CHECKING:
 
     from pbm_emergo.config import Config
 
+MASK = "********"
+
 
 @dataclass
 class Context:
@@ -82,6 +84,8 @@ class Result:
     answer_subject: str = "Emergo"
     answer_board: int | None = None
     replies: list[Reply] = field(default_factory=list)
+    # The answer as HTML too (a board shown, a preview): the mail is multipart/alternative.
+    answer_html: str | None = None
 
 
 class CommandError(Exception):

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands import masking, registry
+from pbm_emergo.commands import registry
 from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.base import CommandError, Context, Result
-from pbm_emergo.commands.secrets import Known
+from pbm_emergo.commands.base import MASK, Command, CommandError, Context, Result
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import read_sessions
@@ -187,6 +186,7 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
         subject=result.answer_subject,
         board=result.answer_board,
         replies=result.replies + ctx.notices[notices_before:],
+        html=result.answer_html,
     )
 
 
@@ -250,7 +250,10 @@ def dispatch(
     replies: list[Reply] = []
     if outcome.text is not None:
         replies.append(
-            Reply(to=mail.sender, subject=outcome.subject, body=outcome.text, board=outcome.board)
+            Reply(
+                to=mail.sender, subject=outcome.subject, body=outcome.text, board=outcome.board,
+                html=outcome.html,
+            )
         )
     replies.extend(outcome.replies)
     return replies, ctx.writes[ctx.applied :]

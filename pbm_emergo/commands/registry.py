@@ -14,7 +14,6 @@ COMMANDS = [
     "signup:SignupCommand",
     "change_password:ChangePasswordCommand",
     "change_address:ChangeAddressCommand",
-    "confirm:ConfirmCommand",
     "signoff:SignoffCommand",
     "list_games:ListCommand",
     "multiple:MultipleCommand",
