@@ -34,6 +34,10 @@ class Config:
     max_message_size: int = 256 * 1024
     # Inbox worker processes (``serve``/``worker``); 0 means one for each CPU.
     workers: int = 0
+    # The authserv-id of our own MTA's Authentication-Results headers (RFC 8601), for
+    # example "mx.example.org": a mail whose From domain fails DMARC (else SPF) by that
+    # header is not trusted for what relies on its address alone. None: not checked.
+    authserv_id: str | None = None
     # The web view (``pbm-emergo web``, ``serve --http-port``): where it listens (port 0:
     # ``serve`` starts none) and its public base URL, which board mails link to if set.
     http_host: str = "127.0.0.1"

@@ -22,6 +22,7 @@ _WHITESPACE = re.compile(r"\s+")
 # ASCII, and a control character has no business in a header.
 _ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-]{1,64}@[A-Za-z0-9.\-\[\]:]{1,190}")
 SUBJECT_LIMIT = 1000
+SENDER_AUTH_FAIL = "fail"
 
 
 @dataclass(frozen=True)
@@ -32,6 +33,15 @@ class CommandMail:
     subject: str  # decoded Subject, Re:/Fwd:/AW: prefixes stripped, whitespace collapsed
     body: str  # first text/plain part (HTML-only mail converted to text), decoded
     message_id: str
+    # The From domain's DMARC (else SPF) result in the Authentication-Results header of our
+    # own MTA (RFC 8601; the configured authserv_id): "pass", "fail", "none" (no result), or
+    # "" when no authserv_id is configured. "fail": the From address may well be forged.
+    sender_auth: str = ""
+
+    @property
+    def sender_trusted(self) -> bool:
+        """Whether the From address may be taken at its word (not failed DMARC/SPF)."""
+        return self.sender_auth != SENDER_AUTH_FAIL
 
 
 @dataclass(frozen=True)
@@ -64,4 +74,4 @@ def clean_address(value: str | None) -> str | None:
     return value
 
 
-__all__ = ["CommandMail", "Reply", "clean_address", "clean_subject"]
+__all__ = ["SENDER_AUTH_FAIL", "CommandMail", "Reply", "clean_address", "clean_subject"]

@@ -39,6 +39,10 @@ class Context:
     now: datetime
     # The address the command came from (answers go there); "" for the scheduler.
     sender: str = ""
+    # False when our MTA found that the mail failed its From domain's DMARC (else SPF)
+    # check: nothing that relies on the address alone (challenges, the lock-out exemption
+    # of registered addresses, signup without confirmation) trusts it then.
+    sender_trusted: bool = True
     apply_at_once: bool = False
     # The command line as it may be shown back: every password replaced by MASK.
     masked_line: str = ""

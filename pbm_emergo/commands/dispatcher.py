@@ -232,7 +232,8 @@ def dispatch(
     left with ``apply_at_once``: then ``session`` is the write transaction and each
     command's writes are applied as it finishes)."""
     ctx = Context(
-        session=session, config=config, now=now, sender=mail.sender, apply_at_once=apply_at_once
+        session=session, config=config, now=now, sender=mail.sender,
+        sender_trusted=mail.sender_trusted, apply_at_once=apply_at_once,
     )
     line = clean_subject(mail.subject)
     if line.lower() == "multiple":

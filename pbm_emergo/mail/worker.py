@@ -124,7 +124,10 @@ class InboxWorker:
                     raise LostClaim(inbound_id)
             log.info("inbound %d not answered: %s", inbound_id, claimed.not_answered)
             return Outcome(inbound_id, "ignored")
-        parsed = parse_mail(claimed.raw, claimed.envelope_sender, own_address=self.config.address)
+        parsed = parse_mail(
+            claimed.raw, claimed.envelope_sender, own_address=self.config.address,
+            authserv_id=self.config.authserv_id,
+        )
         queued = 0
 
         def build(replies: list[Reply]) -> list[BuiltReply]:
