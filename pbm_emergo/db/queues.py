@@ -15,8 +15,10 @@ mail naming one of its boards (``inbound_boards``) is pending or in hand, so sev
 never reorder one board's moves. Attempts are counted at claim time, so a mail that crashes
 its worker every time is still dead-lettered after MAX_INBOUND_ATTEMPTS.
 
-A claim names its worker (``host:pid:thread``). :func:`release_stale_claims` puts back the
-claims of workers that are gone: at once for a process on this host that no longer exists,
+A claim names its worker (``host:pid:instance:thread``; the instance is a random id made
+when the process starts). :func:`release_stale_claims` puts back the claims of workers that
+are gone: at once for a process on this host that no longer exists, or whose pid is now
+another process's (a server restarted as PID 1 in a container has its predecessor's pid),
 after the lease for any other; a mail whose attempts are used up goes to the dead letters.
 
 On PostgreSQL claims use ``SELECT ... FOR UPDATE SKIP LOCKED`` (:func:`skip_locked`), so any
@@ -27,10 +29,13 @@ transaction locks the database (``BEGIN IMMEDIATE``) and claims are conditional 
 from __future__ import annotations
 
 import os
+import secrets
 import socket
 import threading
+import time
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 from sqlalchemy import Select, and_, func, insert, inspect, or_, select, update
@@ -80,9 +85,27 @@ def _error_text(error: str | BaseException) -> str:
     return text[-ERROR_LENGTH:]
 
 
+def _new_instance() -> None:
+    global _INSTANCE
+    _INSTANCE = secrets.token_hex(6)
+
+
+# This process's instance: a new one in every process (a forked child makes its own), so
+# that a claim never looks like ours because an earlier process had our pid.
+_INSTANCE = ""
+_new_instance()
+os.register_at_fork(after_in_child=_new_instance)
+
+
+def _host() -> str:
+    return socket.gethostname()[:64]  # so that host, pid and instance always fit
+
+
 def worker_name() -> str:
-    """``host:pid:thread``, the value of ``claimed_by`` for claims made by this thread."""
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.current_thread().name}"[:128]
+    """``host:pid:instance:thread``, the value of ``claimed_by`` for claims made by this
+    thread (``instance``: a random id made when this process started)."""
+    name = threading.current_thread().name
+    return f"{_host()}:{os.getpid()}:{_INSTANCE}:{name}"[:128]
 
 
 # --- inbound ---------------------------------------------------------------------------
@@ -288,19 +311,42 @@ def _claim_is_stale(
     if claimed_at is None or claimed_at < now - lease:
         return True
     host, _, rest = (claimed_by or "").partition(":")
-    pid_text = rest.partition(":")[0]
-    if host != socket.gethostname() or not pid_text.isdigit():
+    pid_text, _, rest = rest.partition(":")
+    if host != _host() or not pid_text.isdigit():
         return False
     pid = int(pid_text)
     if pid == os.getpid():
-        return False
+        # Ours, or made by an earlier process that had our pid and is therefore gone (a
+        # claim of the form host:pid:thread, from before instances, is such an earlier one).
+        return rest.partition(":")[0] != _INSTANCE
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return True
     except PermissionError:
-        return False
-    return False
+        pass
+    # The pid is in use: by the claimant, or by a process that started after the claim was
+    # made (a restarted server's workers may get their predecessors' pids).
+    started = _process_start(pid)
+    return started is not None and started > claimed_at + _START_SLACK
+
+
+# /proc gives a process's start in clock ticks after boot, to a hundredth of a second.
+_START_SLACK = timedelta(seconds=1)
+
+
+def _process_start(pid: int) -> datetime | None:
+    """When process ``pid`` started (from Linux's /proc), or None when that is unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        # Fields after the command name (which may hold spaces) start at field 3; the
+        # start time is field 22.
+        ticks = int(stat.rpartition(")")[2].split()[19])
+        since_boot = float(Path("/proc/uptime").read_text().split()[0])
+        per_second = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return datetime.fromtimestamp(time.time() - since_boot + ticks / per_second, UTC)
 
 
 def release_stale_claims(
