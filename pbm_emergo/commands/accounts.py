@@ -1,30 +1,26 @@
-"""Accounts for the commands: userid rules, passwords (argon2id), lock-out, address notices.
+"""Accounts for the commands: userid rules, passwords (argon2id), address notices.
 
 Passwords are only ever compared with their argon2id hash; they are never logged, echoed or
-stored in clear. Five wrong passwords for one userid within an hour lock that userid for
-an hour; while it is locked no password is even checked.
+stored in clear. Wrong passwords lock a userid for the sender that sent them, never for
+the player's registered addresses (:mod:`pbm_emergo.commands.lockout`).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 
+from pbm_emergo.commands import lockout
 from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.db import players
-from pbm_emergo.db.models import LoginFailure, Player
-from pbm_emergo.messages import Reply, clean_address
+from pbm_emergo.db.models import Player
+from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
 
 USERID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,15}")
 MIN_PASSWORD = 4
 MAX_PASSWORD = 128
-MAX_ADDRESSES = 5
-
-MAX_FAILURES = 5
-FAILURE_WINDOW = timedelta(hours=1)
-LOCK_TIME = timedelta(hours=1)
 
 # Words a userid may not be: command words, filter words and names that would confuse a
 # reader of a board mail or a mail system.
@@ -106,19 +102,6 @@ def check_password(password: str) -> None:
         )
 
 
-def check_addresses(addresses: list[str]) -> list[str]:
-    """The addresses, checked and without duplicates (case-insensitively)."""
-    if len(addresses) > MAX_ADDRESSES:
-        raise CommandError(f"At most {MAX_ADDRESSES} addresses may be registered.")
-    seen: dict[str, str] = {}
-    for address in addresses:
-        # The same test the mail layer applies to a recipient: no address we could never mail.
-        if clean_address(address) != address.lower() or ".." in address:
-            raise CommandError(f"'{address[:80]}' is not a mail address.")
-        seen.setdefault(address.lower(), address)
-    return list(seen.values())
-
-
 def find_player(ctx: Context, userid: str) -> Player | None:
     """The player with this userid (any case), signed off or not."""
     return players.find_player(ctx.session, userid)
@@ -152,7 +135,8 @@ def authenticate(
     board: int | None = None,
     known: Sequence[Player] = (),
 ) -> Player:
-    """The player if ``password`` is theirs; otherwise a CommandError (and a failure counted).
+    """The player if ``password`` is theirs; otherwise a CommandError (and a failure counted,
+    per userid and sender: see :mod:`pbm_emergo.commands.lockout`).
 
     A right password from an address the player has not registered is accepted (as pbmserv
     does) and the registered addresses get a notice. The password is checked here, in the
@@ -160,83 +144,21 @@ def authenticate(
     changes (the failure count, a renewed hash) is stored by the command's writes.
     """
     player = require_player(ctx, userid, board=board, known=known)
-    failure = players.login_failure(ctx.session, player.id)
-    locked_until = failure.locked_until if failure is not None else None
-    if locked_until is not None and locked_until > ctx.now:
-        raise CommandError(
-            f"The userid {player.userid} is locked until {_at(locked_until)} after "
-            f"{MAX_FAILURES} wrong passwords within an hour; nothing is done for it until then.",
-            board=board,
-        )
+    failures = players.login_failures_of(ctx.session, player.id)
+    lockout.check_not_locked(ctx, player, failures, board=board)
     verified = players.check_password(player.id, player.password_hash, password)
     if not verified.ok:
-        raise _wrong_password(ctx, player, failure, board)
+        raise lockout.wrong_password(ctx, player, failures, board=board)
     player_id, stored_hash = player.id, player.password_hash
     if verified.new_hash is not None:
         new_hash = verified.new_hash
         ctx.write(
             lambda s: players.store_password_hash(s, player_id, new_hash, expected_hash=stored_hash)
         )
-    if failure is not None:
-        ctx.write(lambda s: players.clear_login_failures(s, player_id))
-    if not is_registered(player, ctx.sender):
+    lockout.right_password(ctx, player, failures)
+    if not (ctx.sender_trusted and is_registered(player, ctx.sender)):
         notify_foreign_address(ctx, player)
     return player
-
-
-def _wrong_password(
-    ctx: Context, player: Player, failure: LoginFailure | None, board: int | None
-) -> CommandError:
-    previous = None if failure is None else failure.count
-    count, window_start = 0, ctx.now
-    # A lock that ran out, or a window older than an hour, starts the count again.
-    if (
-        failure is not None
-        and failure.locked_until is None
-        and ctx.now - failure.window_start <= FAILURE_WINDOW
-    ):
-        count, window_start = failure.count, failure.window_start
-    count += 1
-    locked_until = ctx.now + LOCK_TIME if count >= MAX_FAILURES else None
-    player_id, now = player.id, ctx.now
-    writes = [
-        lambda s: players.record_login_failure(
-            s, player_id, previous=previous, count=count, window_start=window_start, now=now,
-            locked_until=locked_until,
-        )
-    ]
-    if locked_until is None:
-        return CommandError(
-            f"Wrong password for {player.userid}.",
-            board=board,
-            template="error/wrong_password.txt.j2",
-            attempts_left=MAX_FAILURES - count,
-            locked_until=None,
-            writes=writes,
-        )
-    notices = [
-        Reply(
-            to=address.address,
-            subject=f"Emergo notice: {player.userid} locked",
-            body=render(
-                "notice/locked.txt.j2",
-                userid=player.userid,
-                sender=ctx.sender,
-                count=MAX_FAILURES,
-                locked_until=_at(locked_until),
-            ),
-        )
-        for address in player.addresses
-    ]
-    return CommandError(
-        f"Wrong password for {player.userid}.",
-        board=board,
-        template="error/wrong_password.txt.j2",
-        attempts_left=0,
-        locked_until=_at(locked_until),
-        replies=notices,
-        writes=writes,
-    )
 
 
 def notify_foreign_address(ctx: Context, player: Player) -> None:

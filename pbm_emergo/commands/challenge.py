@@ -78,6 +78,13 @@ class ChallengeCommand(Command):
         if white.id == black.id:
             raise CommandError("A game needs two different players.")
         options = parse_options(args[2:])
+        if not ctx.sender_trusted:
+            # A challenge is authorised by the sender's address alone.
+            raise CommandError(
+                "Your mail failed the DMARC check of its sender's domain, so its From "
+                "address may be forged and cannot start a game; send the challenge from "
+                "your registered address through your own mail provider."
+            )
         if is_registered(white, ctx.sender):
             challenger = white
         elif is_registered(black, ctx.sender):

@@ -14,6 +14,7 @@ COMMANDS = [
     "signup:SignupCommand",
     "change_password:ChangePasswordCommand",
     "change_address:ChangeAddressCommand",
+    "confirm:ConfirmCommand",
     "signoff:SignoffCommand",
     "list_games:ListCommand",
     "multiple:MultipleCommand",

@@ -10,7 +10,9 @@ A board's clock runs from its last move (or its creation) while a player is to m
 
 A player on vacation (``vacation_until`` in the future) gets neither; the time of the
 vacation still counts once it is over, as in pbmserv, where vacation only pauses reminders
-and timeouts while it lasts.
+and timeouts while it lasts. A player locked out by wrong passwords (see
+:mod:`pbm_emergo.commands.lockout`) loses no game on time while the lock lasts and for a
+day after it; they still get reminders.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, select
 from sqlalchemy.orm import selectinload
 
+from pbm_emergo.commands import lockout
 from pbm_emergo.commands.base import Context
 from pbm_emergo.commands.boards import (
     BoardState,
@@ -32,7 +35,7 @@ from pbm_emergo.commands.boards import (
     primary_address,
 )
 from pbm_emergo.commands.move import Turn
-from pbm_emergo.db import games
+from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
@@ -67,6 +70,8 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
         # its business (no second reminder); SQLite serialises the runs anyway.
         query = query.with_for_update(skip_locked=True, of=Board)
     boards = session.scalars(query).all()
+    # Codes for addresses that nobody confirmed within their time are forgotten.
+    players.drop_expired_confirmations(session, now)
     for board in boards:
         replies.extend(_check_board(ctx, board))
         ctx.apply_pending()
@@ -80,7 +85,11 @@ def _check_board(ctx: Context, board: Board) -> list[Reply]:
     if player.vacation_until is not None and player.vacation_until > ctx.now:
         return []
     waiting = ctx.now - (board.last_move_at or board.created_at)
-    if waiting >= timedelta(days=board.forfeit_days):
+    # A player locked out by wrong passwords (perhaps someone else's, in their name) loses
+    # no game on time while the lock lasts, nor within a day after it; reminders go on.
+    if waiting >= timedelta(days=board.forfeit_days) and not lockout.locked_out(
+        ctx.session, player, ctx.now
+    ):
         turn = Turn(ctx, board, player)
         state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
         return board_mails(

@@ -325,17 +325,53 @@ class RatingChange(Base):
 
 
 class LoginFailure(Base):
-    """Wrong passwords for one player: how many since ``window_start``, and the lock."""
+    """Wrong passwords for one player from one sender: how many since ``window_start``, and
+    the lock. ``sender_key`` is the sender's address in lower case, or
+    :data:`OTHER_SENDERS` for the failures from every address not registered for the player
+    (and from mail that failed its domain's DMARC check), counted together."""
 
     __tablename__ = "login_failures"
 
     player_id: Mapped[int] = mapped_column(
         ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
     )
+    sender_key: Mapped[str] = mapped_column(String(ADDRESS_LENGTH), primary_key=True)
     count: Mapped[int] = mapped_column(Integer, default=0)
     window_start: Mapped[datetime] = mapped_column(UTCDateTime())
     last_failure_at: Mapped[datetime] = mapped_column(UTCDateTime())
     locked_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # On the OTHER_SENDERS row: when the player was last told that their userid is under
+    # attack (they are told once a day at most).
+    notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+OTHER_SENDERS = "*"
+
+CODE_HASH_LENGTH = 64  # hex SHA-256
+
+
+class AddressConfirmation(Base):
+    """An address waiting for its owner's consent: registered for ``player_id`` once someone
+    sends ``confirm CODE`` with the code mailed to it. Only a hash of the code is stored."""
+
+    __tablename__ = "address_confirmations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    address: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    address_key: Mapped[str] = mapped_column(String(ADDRESS_LENGTH), index=True)
+    code_hash: Mapped[str] = mapped_column(String(CODE_HASH_LENGTH), unique=True)
+    # Where the address goes in the player's list once confirmed (board mails go to the first).
+    position: Mapped[int] = mapped_column(Integer, default=0)
+    # True when the player's registered addresses are to be replaced by this one (a
+    # `change address` that named only new addresses keeps the old ones until then).
+    replaces: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The address the request came from.
+    requested_by: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 class InboundMessage(Base):

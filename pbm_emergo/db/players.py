@@ -7,19 +7,27 @@ writes that a command computes from an earlier read re-check what they relied on
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
 from pbm_emergo.db import credentials
 from pbm_emergo.db.errors import Conflict, UseridTakenError
-from pbm_emergo.db.models import START_RATING, LoginFailure, Player, PlayerAddress
+from pbm_emergo.db.models import (
+    OTHER_SENDERS,
+    START_RATING,
+    AddressConfirmation,
+    LoginFailure,
+    Player,
+    PlayerAddress,
+)
 from pbm_emergo.db.session import rowcount
 
 # argon2id with the library's current recommended parameters (RFC 9106 low-memory profile).
@@ -213,14 +221,25 @@ def count_active(session: Session) -> int:
 # --- wrong passwords -------------------------------------------------------------------
 
 
-def login_failure(session: Session, player_id: int) -> LoginFailure | None:
-    return session.get(LoginFailure, player_id)
+def login_failure(
+    session: Session, player_id: int, sender_key: str = OTHER_SENDERS
+) -> LoginFailure | None:
+    """The failure count of ``player_id`` for one sender (by default the row that counts the
+    senders not registered for the player together)."""
+    return session.get(LoginFailure, (player_id, sender_key))
+
+
+def login_failures_of(session: Session, player_id: int) -> dict[str, LoginFailure]:
+    """Every failure count of the player, by sender key."""
+    rows = session.scalars(select(LoginFailure).where(LoginFailure.player_id == player_id))
+    return {row.sender_key: row for row in rows}
 
 
 def record_login_failure(
     session: Session,
     player_id: int,
     *,
+    sender_key: str,
     previous: int | None,
     count: int,
     window_start: datetime,
@@ -228,12 +247,13 @@ def record_login_failure(
     locked_until: datetime | None,
 ) -> None:
     """Store the failure count the command layer computed from ``previous`` (the count it
-    read, None for no row); Conflict if another failure was counted meanwhile."""
-    failure = session.get(LoginFailure, player_id, populate_existing=True)
+    read for this player and sender, None for no row); Conflict if another failure was
+    counted meanwhile."""
+    failure = session.get(LoginFailure, (player_id, sender_key), populate_existing=True)
     if (None if failure is None else failure.count) != previous:
         raise Conflict("Another wrong password was counted meanwhile.")
     if failure is None:
-        failure = LoginFailure(player_id=player_id)
+        failure = LoginFailure(player_id=player_id, sender_key=sender_key)
         session.add(failure)
     failure.count = count
     failure.window_start = window_start
@@ -244,21 +264,189 @@ def record_login_failure(
     session.flush()
 
 
-def clear_login_failures(session: Session, player_id: int) -> None:
-    session.execute(delete(LoginFailure).where(LoginFailure.player_id == player_id))
+def mark_attack_notified(
+    session: Session, player_id: int, now: datetime, *, previous: datetime | None
+) -> None:
+    """Note that the player was told their userid is under attack; Conflict if another mail
+    told them meanwhile (``previous``: the time read before, None for never)."""
+    failure = session.get(LoginFailure, (player_id, OTHER_SENDERS), populate_existing=True)
+    if failure is None or failure.notified_at != previous:
+        raise Conflict("The player was told of the wrong passwords meanwhile.")
+    failure.notified_at = now
+    session.flush()
+
+
+def clear_login_failures(
+    session: Session, player_id: int, sender_keys: Iterable[str] | None = None
+) -> None:
+    """Forget the player's wrong passwords from these senders (None: from everyone)."""
+    stmt = delete(LoginFailure).where(LoginFailure.player_id == player_id)
+    if sender_keys is not None:
+        stmt = stmt.where(LoginFailure.sender_key.in_(list(sender_keys)))
+    session.execute(stmt)
+
+
+def forget_old_login_failures(session: Session, player_id: int, before: datetime) -> None:
+    """Drop the player's counts whose last failure is older than ``before`` and whose lock
+    is over (an attacker writing from many addresses leaves a row for each)."""
+    session.execute(
+        delete(LoginFailure).where(
+            LoginFailure.player_id == player_id,
+            LoginFailure.last_failure_at < before,
+            or_(LoginFailure.locked_until.is_(None), LoginFailure.locked_until < before),
+        )
+    )
+
+
+# --- addresses waiting for their owner's consent -----------------------------------------
+
+
+def code_hash(code: str) -> str:
+    """What is stored of a confirmation code: its SHA-256 (the code has 80 random bits, so a
+    fast hash is enough; the code itself is never stored)."""
+    return hashlib.sha256(code.encode("ascii")).hexdigest()
+
+
+def find_confirmation(session: Session, code_hash_: str) -> AddressConfirmation | None:
+    return session.scalar(
+        select(AddressConfirmation).where(AddressConfirmation.code_hash == code_hash_)
+    )
+
+
+def confirmations_of(session: Session, player_id: int) -> list[AddressConfirmation]:
+    """The player's addresses waiting for confirmation, in the order they were asked for."""
+    return list(
+        session.scalars(
+            select(AddressConfirmation)
+            .where(AddressConfirmation.player_id == player_id)
+            .order_by(AddressConfirmation.id)
+        )
+    )
+
+
+def recent_confirmation(
+    session: Session, address: str, since: datetime
+) -> AddressConfirmation | None:
+    """The latest confirmation asked for ``address`` (any player) after ``since``, if any."""
+    return session.scalar(
+        select(AddressConfirmation)
+        .where(
+            AddressConfirmation.address_key == address_key(address),
+            AddressConfirmation.created_at > since,
+        )
+        .order_by(AddressConfirmation.id.desc())
+        .limit(1)
+    )
+
+
+def add_confirmation(
+    session: Session,
+    player_id: int,
+    address: str,
+    code_hash_: str,
+    now: datetime,
+    *,
+    expires_at: datetime,
+    requested_by: str,
+    position: int,
+    replaces: bool,
+    not_since: datetime,
+) -> None:
+    """Store an address waiting for ``confirm CODE``; Conflict if a code was mailed to the
+    address after ``not_since`` meanwhile (one code mail per address and period)."""
+    if recent_confirmation(session, address, not_since) is not None:
+        raise Conflict("A confirmation code was mailed to that address meanwhile.")
+    session.add(
+        AddressConfirmation(
+            player_id=player_id,
+            address=address.strip(),
+            address_key=address_key(address),
+            code_hash=code_hash_,
+            position=position,
+            replaces=replaces,
+            requested_by=requested_by[:320],
+            created_at=now,
+            expires_at=expires_at,
+        )
+    )
+    session.flush()
+
+
+def drop_confirmations(session: Session, player_id: int, keep: Iterable[str] = ()) -> None:
+    """Drop the player's waiting addresses except those in ``keep`` (address keys)."""
+    stmt = delete(AddressConfirmation).where(AddressConfirmation.player_id == player_id)
+    kept = [address_key(a) for a in keep]
+    if kept:
+        stmt = stmt.where(AddressConfirmation.address_key.not_in(kept))
+    session.execute(stmt)
+
+
+def drop_expired_confirmations(session: Session, now: datetime) -> int:
+    """Forget the confirmations whose code has expired; returns how many."""
+    return rowcount(
+        session.execute(delete(AddressConfirmation).where(AddressConfirmation.expires_at <= now))
+    )
+
+
+def addresses_once_confirmed(
+    current: Sequence[str], confirmation: AddressConfirmation
+) -> list[str]:
+    """The player's addresses after ``confirmation`` (``current``: their addresses now)."""
+    if confirmation.replaces:
+        return [confirmation.address]
+    addresses = [a for a in current if address_key(a) != confirmation.address_key]
+    addresses.insert(min(confirmation.position, len(addresses)), confirmation.address)
+    return addresses
+
+
+def confirm_address(session: Session, confirmation_id: int, now: datetime) -> list[str]:
+    """Register the address of a confirmation and drop the confirmation; returns the
+    player's addresses afterwards. Conflict if it was used or the player left meanwhile."""
+    confirmation = session.get(AddressConfirmation, confirmation_id, populate_existing=True)
+    if confirmation is None or confirmation.expires_at <= now:
+        raise Conflict("The confirmation was used meanwhile.")
+    player = session.get(Player, confirmation.player_id, populate_existing=True)
+    if player is None or player.signed_off_at is not None:
+        raise Conflict("The player signed off meanwhile.")
+    addresses = addresses_once_confirmed([a.address for a in player.addresses], confirmation)
+    if confirmation.replaces:
+        # The player's other waiting addresses join this one as they are confirmed.
+        session.execute(
+            update(AddressConfirmation)
+            .where(AddressConfirmation.player_id == player.id)
+            .values(replaces=False)
+            .execution_options(synchronize_session=False)
+        )
+    session.delete(confirmation)
+    set_addresses(session, player, addresses, now)
+    session.flush()
+    return addresses
 
 
 __all__ = [
+    "OTHER_SENDERS",
     "Verified",
+    "add_confirmation",
     "address_key",
+    "addresses_once_confirmed",
     "check_password",
     "clear_login_failures",
+    "code_hash",
+    "confirm_address",
+    "confirmations_of",
     "count_active",
     "create_player",
+    "drop_confirmations",
+    "drop_expired_confirmations",
+    "find_confirmation",
     "find_player",
     "find_players",
+    "forget_old_login_failures",
     "hash_password",
     "login_failure",
+    "login_failures_of",
+    "mark_attack_notified",
+    "recent_confirmation",
     "record_login_failure",
     "replace_addresses",
     "set_addresses",

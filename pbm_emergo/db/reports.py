@@ -19,8 +19,10 @@ from sqlalchemy.orm import Session, defer, selectinload
 from pbm_emergo.db import games, players, ratings
 from pbm_emergo.db.models import (
     BOARD_ACTIVE,
+    OTHER_SENDERS,
     Board,
     InboundMessage,
+    LoginFailure,
     OutboundMessage,
     Player,
     RatingChange,
@@ -287,6 +289,19 @@ def player_rows(session: Session) -> list[PlayerRow]:
     return [_player_row(p, active.get(p.id, 0)) for p in rows]
 
 
+def _failures_row(failures: list[LoginFailure], registered: set[str]) -> LoginFailureRow | None:
+    """The player's wrong passwords from every sender together: the rows count per
+    registered address, and the other senders together in the OTHER_SENDERS row."""
+    if not failures:
+        return None
+    locks = [f.locked_until for f in failures if f.locked_until is not None]
+    return LoginFailureRow(
+        count=sum(f.count for f in failures if f.sender_key in registered | {OTHER_SENDERS}),
+        window_start=min(f.window_start for f in failures),
+        locked_until=max(locks) if locks else None,
+    )
+
+
 def player_report(session: Session, userid: str) -> PlayerReport | None:
     """The player ``userid`` (any letter case) with their boards, rating history and wrong
     passwords, or None if there is no such player."""
@@ -297,7 +312,7 @@ def player_report(session: Session, userid: str) -> PlayerReport | None:
     history = session.scalars(
         select(RatingChange).where(RatingChange.player_id == player.id).order_by(RatingChange.id)
     )
-    failure = players.login_failure(session, player.id)
+    failures = list(players.login_failures_of(session, player.id).values())
     return PlayerReport(
         player=_player_row(player, sum(b.status == BOARD_ACTIVE for b in boards)),
         boards=tuple(boards),
@@ -307,15 +322,7 @@ def player_report(session: Session, userid: str) -> PlayerReport | None:
             )
             for h in history
         ),
-        login_failures=(
-            None
-            if failure is None
-            else LoginFailureRow(
-                count=failure.count,
-                window_start=failure.window_start,
-                locked_until=failure.locked_until,
-            )
-        ),
+        login_failures=_failures_row(failures, {a.address_key for a in player.addresses}),
     )
 
 

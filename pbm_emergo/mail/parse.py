@@ -16,7 +16,7 @@ from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
 
-from pbm_emergo.mail import policies
+from pbm_emergo.mail import authresults, policies
 from pbm_emergo.messages import CommandMail, clean_address, clean_subject
 
 log = logging.getLogger(__name__)
@@ -56,6 +56,8 @@ class ParsedMail:
     defects: tuple[str, ...]
     # Why this mail must not be answered (loop safety), or None when it may be.
     not_answered: str | None
+    # The From domain's DMARC/SPF verdict by our MTA (see CommandMail.sender_auth).
+    sender_auth: str = ""
 
     def command_mail(self) -> CommandMail:
         """The mail as the command layer sees it (only for mail that may be answered)."""
@@ -64,6 +66,7 @@ class ParsedMail:
             subject=self.subject,
             body=self.body,
             message_id=self.message_id,
+            sender_auth=self.sender_auth,
         )
 
 
@@ -108,15 +111,20 @@ class _TextExtractor(HTMLParser):
 
 
 def parse_mail(
-    raw: bytes, envelope_sender: str | None = None, *, own_address: str = ""
+    raw: bytes,
+    envelope_sender: str | None = None,
+    *,
+    own_address: str = "",
+    authserv_id: str | None = None,
 ) -> ParsedMail:
     """Parse ``raw`` (the bytes as received) into a :class:`ParsedMail`; never raises.
 
     ``envelope_sender`` is the SMTP ``MAIL FROM`` (``""`` for the null sender, None when
-    unknown); ``own_address`` is the server's address, whose mail is never answered.
+    unknown); ``own_address`` is the server's address, whose mail is never answered;
+    ``authserv_id`` names our MTA's Authentication-Results headers (None: not checked).
     """
     try:
-        return _parse(raw, envelope_sender, own_address.lower())
+        return _parse(raw, envelope_sender, own_address.lower(), authserv_id)
     except Exception as exc:  # noqa: BLE001 - the last guard: a mail must never crash a worker
         log.exception("unparseable mail (%d bytes)", len(raw))
         return ParsedMail(
@@ -130,7 +138,9 @@ def parse_mail(
         )
 
 
-def _parse(raw: bytes, envelope_sender: str | None, own_address: str) -> ParsedMail:
+def _parse(
+    raw: bytes, envelope_sender: str | None, own_address: str, authserv_id: str | None
+) -> ParsedMail:
     msg = BytesParser(policy=policies.READ).parsebytes(raw)
     defects = [type(d).__name__ for part in _walk(msg) for d in part.defects]
 
@@ -149,7 +159,19 @@ def _parse(raw: bytes, envelope_sender: str | None, own_address: str) -> ParsedM
         references=references,
         defects=tuple(defects),
         not_answered=_not_answered(msg, envelope_sender, sender, own_address),
+        sender_auth=_sender_auth(msg, sender, authserv_id),
     )
+
+
+def _sender_auth(msg: Message, sender: str | None, authserv_id: str | None) -> str:
+    if not authserv_id:
+        return ""
+    try:
+        values = [str(v) for v in msg.get_all("Authentication-Results") or ()]
+    except Exception:  # noqa: BLE001 - a malformed header is no verdict
+        values = []
+    domain = (_from_address(msg) or sender or "").rpartition("@")[2]
+    return authresults.sender_verdict(values, authserv_id, domain)
 
 
 def _message_ids(text: str) -> list[str]:

@@ -32,10 +32,16 @@ def test_signup_stores_an_argon2id_hash_and_never_echoes_the_password(mailer: Ma
     assert [a.address for a in stored.addresses] == ["alice@example.org"]
 
 
-def test_signup_with_addresses_registers_them(mailer: Mailer) -> None:
-    mailer.one("signup alice pw1234 Alice@Work.example a@home.example", sender="x@example.org")
+def test_signup_with_addresses_registers_the_sender_and_asks_the_others(mailer: Mailer) -> None:
+    replies = mailer.send(
+        "signup alice pw1234 Alice@Work.example a@home.example", sender="alice@work.example"
+    )
+    assert sorted((r.to, r.subject) for r in replies) == [
+        ("a@home.example", "Emergo: please confirm your address for alice"),
+        ("alice@work.example", "Emergo: welcome alice"),
+    ]
     addresses = [a.address for a in player(mailer.factory, "alice").addresses]
-    assert addresses == ["Alice@Work.example", "a@home.example"]
+    assert addresses == ["Alice@Work.example"]
 
 
 
@@ -97,9 +103,14 @@ def test_change_password(players: Mailer) -> None:
 
 
 def test_change_address_tells_the_dropped_address(players: Mailer) -> None:
-    replies = players.send("change address alice alicepw alice@new.example")
-    assert [(r.to, r.subject) for r in replies] == [
+    # Sent from the new address: no confirmation needed.
+    replies = players.send(
+        "change address alice alicepw alice@new.example", sender="alice@new.example"
+    )
+    assert sorted((r.to, r.subject) for r in replies) == [
+        ("alice@example.org", "Emergo notice: alice"),
         ("alice@example.org", "Emergo: addresses of alice changed"),
+        ("alice@new.example", "Emergo: addresses of alice changed"),
     ]
     assert [a.address for a in player(players.factory, "alice").addresses] == ["alice@new.example"]
     # A board mail now goes to the new address.
@@ -143,7 +154,9 @@ def test_list_counts_boards(players: Mailer) -> None:
     assert "2 players signed up." in reply.body
 
 
-def test_five_wrong_passwords_lock_the_userid_for_an_hour(players: Mailer) -> None:
+def test_five_wrong_passwords_lock_the_userid_for_that_sender_for_an_hour(
+    players: Mailer,
+) -> None:
     players.send("emergo challenge alice bob")
     for attempt in range(1, 5):
         reply = players.one("emergo move 101 alice guess e4", sender="eve@example.org")
@@ -151,19 +164,34 @@ def test_five_wrong_passwords_lock_the_userid_for_an_hour(players: Mailer) -> No
         assert f"After {5 - attempt} more wrong password" in reply.body
     replies = players.send("emergo move 101 alice guess e4", sender="eve@example.org")
     assert sorted((r.to, r.subject) for r in replies) == [
-        ("alice@example.org", "Emergo notice: alice locked"),
+        ("alice@example.org", "Emergo notice: someone is guessing the password of alice"),
         ("eve@example.org", "Emergo Board 101 Error"),
     ]
     error = next(r for r in replies if r.to == "eve@example.org")
-    assert "now locked" in error.body
-    # Even the right password is refused while the lock holds.
-    locked = players.one("emergo move 101 alice alicepw e4")
-    assert locked.body.startswith("The userid alice is locked until")
+    assert "are refused until" in error.body
+    # Even the right password is refused from that sender while the lock holds.
+    locked = players.one("emergo move 101 alice alicepw e4", sender="eve@example.org")
+    assert locked.body.startswith("The userid alice is locked for mail from eve@example.org")
     assert locked.subject == "Emergo Board 101 Error"
     # An hour later it works again.
     players.now += timedelta(hours=1)
-    replies = players.send("emergo move 101 alice alicepw e4")
-    assert [r.subject for r in replies] == ["Emergo Board 101 bob"] * 2
+    replies = players.send("emergo move 101 alice alicepw e4", sender="eve@example.org")
+    assert sorted(r.subject for r in replies) == ["Emergo Board 101 bob"] * 2 + [
+        "Emergo notice: alice"
+    ]
+
+
+def test_five_wrong_passwords_from_the_registered_address_lock_it(players: Mailer) -> None:
+    players.send("emergo challenge alice bob")
+    for _ in range(4):
+        players.one("emergo move 101 alice guess e4")
+    replies = players.send("emergo move 101 alice guess e4")
+    assert sorted((r.to, r.subject) for r in replies) == [
+        ("alice@example.org", "Emergo Board 101 Error"),
+        ("alice@example.org", "Emergo notice: alice locked for alice@example.org"),
+    ]
+    locked = players.one("emergo move 101 alice alicepw e4")
+    assert locked.body.startswith("The userid alice is locked for mail from alice@example.org")
 
 
 def test_wrong_passwords_spread_over_more_than_an_hour_do_not_lock(players: Mailer) -> None:

@@ -257,7 +257,8 @@ def test_reports_players(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         carol = create_player(session, "carol", "pw", ["c@example.org", "C2@example.org"], NOW)
         record_login_failure(
-            session, carol.id, previous=None, count=3, window_start=NOW, now=NOW,
+            session, carol.id, sender_key="c@example.org", previous=None, count=3,
+            window_start=NOW, now=NOW,
             locked_until=NOW + timedelta(minutes=15),
         )  # fmt: skip
     with db_sessions.begin() as session:

@@ -1,0 +1,175 @@
+"""Addresses for the commands: which may be registered, and their owners' consent.
+
+The server must not mail strangers. An address given to ``signup`` or ``change address`` is
+registered at once only if the command came from it (in a mail that did not fail its
+domain's DMARC check) or the player has it already. Any other address is mailed a one-time
+code and waits in ``address_confirmations``; it is registered when someone sends
+``confirm CODE`` within 7 days. Until then it is in no player's list of addresses, so no
+board mail, challenge or notice can reach it: the code mail is the only mail it gets, and
+at most one a day.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pbm_emergo.commands.api import Write
+from pbm_emergo.commands.base import CommandError, Context
+from pbm_emergo.config import Config
+from pbm_emergo.db import players
+from pbm_emergo.messages import Reply, clean_address
+from pbm_emergo.render import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+MAX_ADDRESSES = 5
+CONFIRM_TIME = timedelta(days=7)
+# One code mail to an address in this time, whoever asks.
+CODE_MAIL_INTERVAL = timedelta(days=1)
+
+# Codes: 16 characters of Crockford's base32 (80 random bits), shown in groups of four.
+CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+CODE_LENGTH = 16
+# Letters people mistype for digits, read as Crockford's base32 reads them.
+_CODE_READING = str.maketrans({"O": "0", "I": "1", "L": "1", "-": None, " ": None})
+
+# One DNS label: letters, digits and hyphens, neither first nor last a hyphen.
+_LABEL = re.compile(r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?")
+
+
+def at_text(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def server_addresses(config: Config) -> set[str]:
+    """The addresses that reach this server itself (never a player's)."""
+    return {config.address.lower(), f"postmaster@{config.domain}".lower()}
+
+
+def check_address(config: Config, address: str) -> None:
+    """Raise a CommandError unless ``address`` is a plain address in a real-looking domain
+    that is not this server's own."""
+    # The same test the mail layer applies to a recipient: no address we could never mail.
+    if clean_address(address) != address.lower() or ".." in address:
+        raise CommandError(f"'{address[:80]}' is not a mail address.")
+    domain = address.rpartition("@")[2].lower()
+    labels = domain.split(".")
+    if not all(_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
+        raise CommandError(
+            f"'{address[:80]}' is not a mail address: '{domain[:80]}' is not a domain name."
+        )
+    if address.lower() in server_addresses(config):
+        raise CommandError(
+            f"'{address}' is this server's own address; give an address of yours."
+        )
+
+
+def check_addresses(config: Config, addresses: list[str]) -> list[str]:
+    """The addresses, each checked, without duplicates (case-insensitively)."""
+    if len(addresses) > MAX_ADDRESSES:
+        raise CommandError(f"At most {MAX_ADDRESSES} addresses may be registered.")
+    seen: dict[str, str] = {}
+    for address in addresses:
+        check_address(config, address)
+        seen.setdefault(address.lower(), address.strip())
+    return list(seen.values())
+
+
+def sender_vouches_for(ctx: Context, address: str) -> bool:
+    """Whether the mail came from ``address`` (and did not fail its DMARC check)."""
+    return ctx.sender_trusted and address.lower() == ctx.sender.lower()
+
+
+def new_code() -> str:
+    """A one-time confirmation code, such as ``K7QX-M2PD-9HTR-B4NE``."""
+    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+    return "-".join(raw[i : i + 4] for i in range(0, CODE_LENGTH, 4))
+
+
+def code_key(code: str) -> str:
+    """The code as stored (hashed): dashes and spaces dropped, O read as 0, I and L as 1."""
+    return code.upper().translate(_CODE_READING)
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """An address that needs its owner's consent, and where it goes in the player's list."""
+
+    address: str
+    position: int
+
+
+@dataclass
+class Request:
+    """What asking for confirmations adds to a command: the writes (given the player's id)
+    and the code mails; ``kept``: addresses already waiting for this player's code."""
+
+    writes: list[tuple[Waiting, str]]  # each with its code hash
+    mails: list[Reply]
+    kept: list[str]
+
+    def store(self, player_id: int, ctx: Context, *, replaces: bool) -> Write:
+        """The write that stores the waiting addresses for ``player_id``."""
+        now, sender, pending = ctx.now, ctx.sender, list(self.writes)
+
+        def write(session: Session) -> None:
+            for waiting, hashed in pending:
+                players.add_confirmation(
+                    session, player_id, waiting.address, hashed, now,
+                    expires_at=now + CONFIRM_TIME, requested_by=sender,
+                    position=waiting.position, replaces=replaces,
+                    not_since=now - CODE_MAIL_INTERVAL,
+                )  # fmt: skip
+
+        return write
+
+
+def request_confirmations(
+    ctx: Context, userid: str, waiting: list[Waiting], *, player_id: int | None
+) -> Request:
+    """Codes for the ``waiting`` addresses of ``userid`` (``player_id`` None: a new
+    account): a CommandError if one of them had a code mailed within the last day for
+    someone else; an address already waiting for this player keeps its code."""
+    request = Request(writes=[], mails=[], kept=[])
+    for item in waiting:
+        recent = players.recent_confirmation(
+            ctx.session, item.address, ctx.now - CODE_MAIL_INTERVAL
+        )
+        if (
+            recent is not None
+            and recent.player_id == player_id
+            and recent.expires_at > ctx.now
+        ):
+            request.kept.append(item.address)
+            continue
+        if recent is not None:
+            raise CommandError(
+                f"A confirmation code was mailed to {item.address} at "
+                f"{at_text(recent.created_at)}, and it gets at most one a day; ask again "
+                f"after {at_text(recent.created_at + CODE_MAIL_INTERVAL)}, or write from "
+                "that address."
+            )
+        code = new_code()
+        request.writes.append((item, players.code_hash(code_key(code))))
+        request.mails.append(
+            Reply(
+                to=item.address,
+                subject=f"Emergo: please confirm your address for {userid}",
+                body=render(
+                    "notice/confirm_address.txt.j2",
+                    userid=userid,
+                    address=item.address,
+                    requested_by=ctx.sender,
+                    server=ctx.config.address,
+                    code=code,
+                    expires=at_text(ctx.now + CONFIRM_TIME),
+                    days=CONFIRM_TIME.days,
+                ),
+            )
+        )
+    return request
