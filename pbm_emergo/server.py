@@ -39,6 +39,7 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.robots import RobotPlayer
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s"
 
@@ -95,6 +96,13 @@ class MailServer:
             if listen
             else None
         )
+        # The robots play their turns off the mail path (a process of their own).
+        self.robots = (
+            RobotPlayer(config, session_factory, poll_seconds=poll_seconds, clock=clock,
+                        processes=processes)
+            if listen
+            else None
+        )
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -114,6 +122,8 @@ class MailServer:
             thread = threading.Thread(target=target, name=name, daemon=True)
             thread.start()
             self._threads.append(thread)
+        if self.robots is not None:
+            self.robots.start()
         if self.listener is not None:
             self.listener.start()
 
@@ -125,6 +135,8 @@ class MailServer:
         self.inbox_ready.set()
         self.outbox_ready.set()
         deadline = time.monotonic() + timeout
+        if self.robots is not None:
+            self.robots.stop(timeout)
         if self.pool is not None:
             self.pool.stop(timeout)
         for thread in self._threads:
@@ -137,6 +149,8 @@ class MailServer:
         """Start again any worker process that died (the main loop calls this)."""
         if self.pool is not None and not self.stopping.is_set():
             self.pool.restart_dead()
+        if self.robots is not None and not self.stopping.is_set():
+            self.robots.check()
 
     def _wake_sender(self) -> None:
         if self.pool is not None:
@@ -426,11 +440,14 @@ def register(subparsers: Any) -> None:
             parser.add_argument("--port", dest="smtp_port", type=int, help="PBM_EMERGO_SMTP_PORT")
             parser.add_argument("--max-message-size", dest="max_message_size", type=int,
                                 help="bytes (PBM_EMERGO_MAX_MESSAGE_SIZE)")
+            parser.add_argument("--http-port", dest="http_port", type=int,
+                                help="also serve the read-only web view on this port, on "
+                                     "PBM_EMERGO_HTTP_HOST (PBM_EMERGO_HTTP_PORT; default off)")
         parser.set_defaults(func=run_serve if name == "serve" else run_worker)
 
 
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
-                 "smtp_host", "smtp_port", "max_message_size")
+                 "smtp_host", "smtp_port", "max_message_size", "http_port")
 
 
 def _config_from(args: argparse.Namespace) -> Config:
@@ -483,6 +500,12 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     server.start()
+    web = None
+    if listen and config.http_port:
+        from pbm_emergo.web.cli import WebProcess
+
+        web = WebProcess(config)
+        web.start()
     log.info(
         "pbm-emergo %s: address %s, database %s, outbound %s",
         "serving" if listen else "worker",
@@ -492,6 +515,10 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
     )
     while not stop.wait(1.0):
         server.check_workers()
+        if web is not None:
+            web.check()
+    if web is not None:
+        web.stop()
     server.stop()
     log.info("stopped")
     return 0

@@ -21,10 +21,17 @@ from pbm_emergo.robot.search import (
     think,
 )
 
+#: The robot accounts of the server (made by a migration) and their levels.
+ROBOTS: dict[str, int] = {"robot1": 1, "robot2": 2, "robot3": 3}
+#: How each level plays, in a word, for the help page.
+STRENGTH: dict[int, str] = {1: "weak", 2: "medium", 3: "strong"}
+
 __all__ = [
     "FULL",
     "LEVELS",
     "MATERIAL",
+    "ROBOTS",
+    "STRENGTH",
     "WIN",
     "Decision",
     "Level",
