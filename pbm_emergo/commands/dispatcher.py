@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands import registry
+from pbm_emergo.commands import multiple, registry
 from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import MASK, Command, CommandError, Context, Result
 from pbm_emergo.db import players
@@ -270,10 +270,11 @@ def _dispatch_multiple(ctx: Context, mail: CommandMail) -> list[Reply]:
         outcomes.append(outcome)
         replies.extend(outcome.replies)
     failed = sum(1 for o in outcomes if not o.ok)
-    report = render(
-        "multiple.txt.j2",
-        results=outcomes,
-        unprocessed=[masked(line) for line in lines.unprocessed],
+    # Within one reply's size: each answer once, long ones cut (commands/multiple.py).
+    report = multiple.report(
+        outcomes,
+        lines.unprocessed,
+        masked,
         limit=MAX_COMMAND_LINES,
         ignored=lines.ignored,
         stopped_at=lines.stopped_at,

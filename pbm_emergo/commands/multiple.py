@@ -1,12 +1,27 @@
 """``multiple``: the body holds several commands, one per line.
 
 The dispatcher runs the lines (see :func:`pbm_emergo.commands.dispatcher.command_lines`);
-this class gives ``multiple`` its place in the registry and in ``help``.
+this module gives ``multiple`` its place in the registry and in ``help``, and writes the
+report of a ``multiple`` mail (:func:`report`) within the size of one reply, so that a short
+mail cannot ask for a long one: an answer given for an earlier line is not repeated, at most
+:data:`MAX_UNPROCESSED_SHOWN` lines that were not run are echoed, and once the report is
+long the remaining answers are left out, each line's result still listed.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Protocol
+
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.render import render
+from pbm_emergo.reply_size import MAX_REPLY_BYTES, cut_to_size, size_of
+
+# Lines not run (beyond the first 30) echoed in the report; the rest are counted.
+MAX_UNPROCESSED_SHOWN = 10
+# Room kept for the lines that say an answer was left out or cut (each well under this).
+_NOTE_ROOM = 200
 
 
 class MultipleCommand(Command):
@@ -16,8 +31,96 @@ class MultipleCommand(Command):
         "Write 'multiple' as the Subject and one command per line in the body. Reading "
         "stops at a signature line ('-- '), a line 'end', or quoted text. The reply lists "
         "the result of each line (Results), the lines not run (Unprocessed) and how many "
-        "were left out (Ignored); board mails go out as usual."
+        "were left out (Ignored); board mails go out as usual. An answer given for an "
+        "earlier line is not repeated, and the reply is at most 64 kB: long answers are "
+        "left out or cut, with a line that says so."
     )
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         raise CommandError("'multiple' works only as the Subject of a mail, not inside one.")
+
+
+class LineResult(Protocol):
+    """What the report needs of one line's outcome (the dispatcher's LineOutcome)."""
+
+    @property
+    def line(self) -> str: ...  # masked
+    @property
+    def ok(self) -> bool: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def text(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class ReportLine:
+    """One line of the Results section, as the template shows it."""
+
+    line: str
+    ok: bool
+    summary: str
+    text: str | None  # the answer, None when there is none or it is not shown
+    same_as: int | None = None  # the answer is that of this earlier line (from 1)
+    left_out: bool = False  # the answer did not fit in the reply
+
+
+def report(
+    results: Sequence[LineResult],
+    unprocessed: Sequence[str],
+    mask: Callable[[str], str],
+    *,
+    limit: int,
+    ignored: int,
+    stopped_at: str | None,
+    failed: int,
+    max_bytes: int = MAX_REPLY_BYTES,
+) -> str:
+    """The report of a ``multiple`` mail (Results, Unprocessed, Ignored), at most
+    ``max_bytes``: each answer is shown once, in full while there is room. ``unprocessed``
+    are the lines not run, as written; the few shown are shown as ``mask`` makes them."""
+    shown_unprocessed = [mask(line) for line in unprocessed[:MAX_UNPROCESSED_SHOWN]]
+
+    def render_report(lines: list[ReportLine]) -> str:
+        return render(
+            "multiple.txt.j2",
+            results=lines,
+            unprocessed=shown_unprocessed,
+            unprocessed_more=len(unprocessed) - len(shown_unprocessed),
+            limit=limit,
+            ignored=ignored,
+            stopped_at=stopped_at,
+            failed=failed,
+        )
+
+    # The report without any answer, then the answers in order while they fit.
+    bare = [ReportLine(r.line, r.ok, r.summary, None) for r in results]
+    room = max_bytes - size_of(render_report(bare)) - _NOTE_ROOM * len(results)
+    first_with: dict[str, int] = {}
+    lines: list[ReportLine] = []
+    for number, (result, line) in enumerate(zip(results, bare, strict=True), start=1):
+        text = result.text
+        if not text:
+            lines.append(line)
+        elif text in first_with:
+            lines.append(replace(line, same_as=first_with[text]))
+        else:
+            first_with[text] = number
+            # Shown indented by 4 spaces, between blank lines.
+            size = size_of(text) + 4 * (text.count("\n") + 1) + 2
+            if size <= room:
+                lines.append(replace(line, text=text))
+                room -= size
+            elif room > _NOTE_ROOM:
+                # The first answer that does not fit is cut; the ones after it left out.
+                lines.append(replace(line, text=cut_to_size(text, _cut_size(room))))
+                room = 0
+            else:
+                lines.append(replace(line, left_out=True))
+    # The estimate above leaves room; the cut below is the guarantee.
+    return cut_to_size(render_report(lines), max_bytes)
+
+
+def _cut_size(room: int) -> int:
+    # The indentation adds up to 4 bytes a line: keep room for lines of 20 bytes or more.
+    return room * 5 // 6

@@ -10,6 +10,7 @@ from email.utils import format_datetime, make_msgid
 from pbm_emergo.mail import policies
 from pbm_emergo.mail.parse import LOOP_HEADER
 from pbm_emergo.messages import Reply, clean_address
+from pbm_emergo.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
 
 SUBJECT_LIMIT = 200
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
@@ -63,15 +64,18 @@ def build_reply(
     body = reply.body.replace("\r\n", "\n").replace("\r", "\n")
     if not body.endswith("\n"):
         body += "\n"
+    # One reply is at most MAX_REPLY_BYTES, so that a short mail cannot ask for a long one:
+    # longer text is cut, a picture that does not fit is left out (each with a line saying so).
+    body, html = fit_alternative(cut_to_size(body, MAX_REPLY_BYTES), reply.html)
     # Plain 7bit/8bit keeps the board readable in any mail client; quoted-printable only
     # when a line is too long for SMTP.
     longest = max(len(line.encode("utf-8")) for line in body.split("\n"))
     plain = "7bit" if body.isascii() else "8bit"
     cte = "quoted-printable" if longest > 990 else plain
     msg.set_content(body, charset="utf-8", cte=cte)
-    if reply.html:
+    if html:
         # multipart/alternative: the text exactly as without it, then the HTML picture.
-        msg.add_alternative(reply.html, subtype="html", charset="utf-8", cte=_cte(reply.html))
+        msg.add_alternative(html, subtype="html", charset="utf-8", cte=_cte(html))
     return msg
 
 

@@ -34,10 +34,17 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "emergo_help.txt.j2": {"address": "pbm@example.org", "board": "BOARD", "commands": COMMANDS},
     "multiple.txt.j2": {
         "results": [
-            {"line": "help", "ok": True, "summary": "sent", "text": "TEXT"},
-            {"line": "frob", "ok": False, "summary": "no such command", "text": None},
+            {"line": "help", "ok": True, "summary": "sent", "text": "TEXT", "same_as": None,
+             "left_out": False},
+            {"line": "help", "ok": True, "summary": "sent", "text": None, "same_as": 1,
+             "left_out": False},
+            {"line": "emergo help", "ok": True, "summary": "sent", "text": None,
+             "same_as": None, "left_out": True},
+            {"line": "frob", "ok": False, "summary": "no such command", "text": None,
+             "same_as": None, "left_out": False},
         ],
         "unprocessed": ["help"],
+        "unprocessed_more": 7,
         "limit": 30,
         "ignored": 2,
         "stopped_at": "the signature",
@@ -194,6 +201,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "notice/dead_letter.txt.j2": {"subject": "emergo move 101 alice ******** e4"},
     "notice/reply_limit.txt.j2": {"limit": 100},
+    "notice/reply_cut.txt.j2": {"limit_kb": 64, "left": 120},
+    "notice/html_left_out.txt.j2": {"limit_kb": 64},
     "notice/reminder.txt.j2": {
         "userid": "bob",
         "number": 101,
