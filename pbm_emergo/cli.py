@@ -38,6 +38,7 @@ COMMANDS = (
             "pbm_emergo.server"),
     Command("worker", "run only the inbox workers and the outbox sender (more processes)",
             "pbm_emergo.server"),
+    Command("web", "run the read-only web view of the boards (HTTP)", "pbm_emergo.web.cli"),
     Command("db", "database migrations", "pbm_emergo.admin_cli"),
     Command("admin", "inspect games, players and mail in the database", "pbm_emergo.admin_cli"),
     Command("robot-match", "play robot levels (or random) against each other and print the score",

@@ -33,9 +33,12 @@ SERVER_MODULES = [
     "pbm_emergo.commands",
     "pbm_emergo.server",
     "pbm_emergo.admin_cli",
+    "pbm_emergo.web",
+    "starlette",
+    "uvicorn",
 ]
 # The commands of `pbm-emergo --help` before the command table existed, in order.
-COMMAND_NAMES = ["moves", "board", "serve", "worker", "db", "admin", "robot-match"]
+COMMAND_NAMES = ["moves", "board", "serve", "worker", "web", "db", "admin", "robot-match"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -151,6 +154,8 @@ def test_an_unknown_command_names_every_command() -> None:
         (["board", "--help"], "--white"),
         (["serve", "--help"], "--max-message-size"),
         (["worker", "--help"], "--workers"),
+        (["serve", "--help"], "--http-port"),
+        (["web", "--help"], "--port"),
         (["db", "--help"], "upgrade"),
         (["db", "upgrade", "--help"], "--database-url"),
         (["admin", "--help"], "requeue"),

@@ -1,0 +1,330 @@
+"""The read-only web view: an ASGI application (Starlette) over the server's database.
+
+Pages: ``/`` (active boards, recent results), ``/boards/N`` (the board drawn as in the board
+mail, ``?move=n`` to step through the game), ``/players/USERID``, ``/standings``,
+``/history``; JSON for tools at ``/api/boards/N``. Every page is a Jinja template in
+``pbm_emergo/web/templates``; the board itself is the mail's ``board/picture.html.j2`` from
+the reply templates folder, so that the web and the mail draw the same picture.
+
+Nothing is written, and nothing of a player's account is shown (no address, no password
+hash): the data come from :mod:`pbm_emergo.db.web`, whose rows hold only public values. An
+unknown board or player is a 404 page, a bad ``?move=`` a 400 page, and any other failure
+a 500 page that says nothing about its cause (the traceback goes to the log only).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
+from sqlalchemy.orm import Session, sessionmaker
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from pbm_emergo.commands.boards import BoardState, options_text, result_sentence, side_label
+from pbm_emergo.db import games
+from pbm_emergo.db import web as data
+from pbm_emergo.db.session import read_sessions
+from pbm_emergo.picture import board_picture
+from pbm_emergo.render import template_dir
+from pbm_emergo.rules import Game, Position
+
+log = logging.getLogger(__name__)
+
+PAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"
+HISTORY_PAGE = 100  # finished games on one page of /history
+RECENT_RESULTS = 10  # on the front page
+MAX_NUMBER = 10**9  # board numbers and ?move= beyond this are not numbers we use
+
+# No scripts, nothing from elsewhere: the pages need only their own inline styles.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+}
+
+
+@cache
+def page_environment(folder: Path | None = None) -> Environment:
+    """The page templates, with the reply templates (the board picture) behind them."""
+    env = Environment(
+        loader=ChoiceLoader(
+            [FileSystemLoader(str(PAGE_TEMPLATES)), FileSystemLoader(str(folder or template_dir()))]
+        ),
+        undefined=StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        autoescape=True,
+    )
+    env.filters["when"] = _when
+    return env
+
+
+def _when(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment is not None else ""
+
+
+class BadRequest(HTTPException):
+    def __init__(self, detail: str) -> None:
+        super().__init__(400, detail)
+
+
+class NotFound(HTTPException):
+    def __init__(self, detail: str) -> None:
+        super().__init__(404, detail)
+
+
+def _page(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    html = page_environment().get_template(name).render(**context)
+    return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
+
+
+def _number(text: str, what: str) -> int:
+    """A whole number from a path or query (plain ASCII digits), else 400."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 9:
+        raise BadRequest(f"{what} must be a whole number, such as 12.")
+    return int(text)
+
+
+@dataclass(frozen=True)
+class Step:
+    """The board as of move ``shown`` of ``total``: its position and how it came about."""
+
+    shown: int
+    total: int
+    position: Position
+    last_move: str | None
+
+
+def _step(notations: list[str], blocked: str, query: str | None) -> Step:
+    total = len(notations)
+    shown = total if query is None else _number(query, "?move=")
+    if shown > total:
+        raise BadRequest(
+            f"?move= must be between 0 and {total}: this game has {total} moves so far."
+        )
+    game = Game.from_moves(notations[:shown], blocked="draw" if blocked == "draw" else "loss")
+    return Step(shown, total, game.position, notations[shown - 1] if shown else None)
+
+
+class WebView:
+    """The pages, reading through ``session_factory`` (a read-only session each request)."""
+
+    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+        self.reads = read_sessions(session_factory)
+
+    def _read(self, work: Callable[[Session], Response]) -> Response:
+        with self.reads() as session:
+            return work(session)
+
+    # --- pages -----------------------------------------------------------------------
+
+    def index(self, request: Request) -> Response:
+        def page(session: Session) -> Response:
+            return _page(
+                "index.html.j2",
+                active=data.active_boards(session),
+                results=data.finished_boards(session, limit=RECENT_RESULTS),
+            )
+
+        return self._read(page)
+
+    def board(self, request: Request) -> Response:
+        number = _number(request.path_params["number"], "The board number")
+
+        def page(session: Session) -> Response:
+            board = games.get_board(session, number)
+            if board is None:
+                raise NotFound(f"There is no board {number}.")
+            state = BoardState.load(session, board)
+            moves = data.board_moves(session, number)
+            step = _step([m.notation for m in moves], board.blocked_rule,
+                         request.query_params.get("move"))  # fmt: skip
+            if step.shown < step.total:
+                status = (
+                    f"After move {step.shown} it is {state.seat(step.position.to_move).userid}'s "
+                    f"turn ({side_label(step.position.to_move)})."
+                )
+            elif not state.active:
+                status = result_sentence(state)
+            else:
+                status = (
+                    f"It is {state.seat(step.position.to_move).userid}'s turn "
+                    f"({side_label(step.position.to_move)}): move {step.total + 1}."
+                )
+            return _page(
+                "board.html.j2",
+                number=number,
+                white=state.white.userid,
+                black=state.black.userid,
+                white_rating=state.white.rating,
+                black_rating=state.black.rating,
+                options=options_text(state),
+                status=status,
+                result=None if state.active else result_sentence(state),
+                ratings=(
+                    state.rating.lines(state.white.userid, state.black.userid)
+                    if state.rating is not None
+                    else []
+                ),
+                picture=board_picture(step.position, step.last_move),
+                step=step,
+                moves=moves,
+            )
+
+        return self._read(page)
+
+    def player(self, request: Request) -> Response:
+        userid = str(request.path_params["userid"])
+
+        def page(session: Session) -> Response:
+            found = data.player(session, userid) if len(userid) <= 64 else None
+            if found is None:
+                raise NotFound(f"There is no player {userid[:64]!r}.")
+            return _page(
+                "player.html.j2", player=found, boards=data.boards_of(session, found.userid)
+            )
+
+        return self._read(page)
+
+    def standings(self, request: Request) -> Response:
+        return self._read(lambda session: _page("standings.html.j2", rows=data.standings(session)))
+
+    def history(self, request: Request) -> Response:
+        page_number = _number(request.query_params.get("page", "1"), "?page=")
+        if page_number < 1:
+            raise BadRequest("?page= counts from 1.")
+
+        def page(session: Session) -> Response:
+            total = data.count_finished(session)
+            rows = data.finished_boards(
+                session, limit=HISTORY_PAGE, offset=(page_number - 1) * HISTORY_PAGE
+            )
+            if page_number > 1 and not rows:
+                raise NotFound(f"There is no page {page_number} of the history.")
+            return _page(
+                "history.html.j2",
+                rows=rows,
+                page=page_number,
+                more=page_number * HISTORY_PAGE < total,
+            )
+
+        return self._read(page)
+
+    def api_board(self, request: Request) -> Response:
+        number = _number(request.path_params["number"], "The board number")
+
+        def answer(session: Session) -> Response:
+            line = data.board_line(session, number)
+            if line is None:
+                raise NotFound(f"There is no board {number}.")
+            board = games.get_board(session, number)
+            assert board is not None
+            players = {
+                "white": {"userid": line.white, "rating": board.white_player.rating},
+                "black": {"userid": line.black, "rating": board.black_player.rating},
+            }
+            outcome = None
+            if not line.active:
+                outcome = {
+                    "winner": line.winner,
+                    "side": board.winner,
+                    "reason": line.reason,
+                    "rating_changes": (
+                        {"white": line.white_change, "black": line.black_change}
+                        if line.white_change is not None
+                        else None
+                    ),
+                }
+            return JSONResponse(
+                {
+                    "number": line.number,
+                    "status": line.status,
+                    "rated": line.rated,
+                    "blocked_rule": board.blocked_rule,
+                    "players": players,
+                    "to_move": line.to_move,
+                    "ply": line.ply,
+                    "position": board.position,
+                    "moves": [
+                        {
+                            "number": m.number,
+                            "player": m.player,
+                            "notation": m.notation,
+                            "comment": m.comment,
+                            "played_at": m.played_at.isoformat(),
+                        }
+                        for m in data.board_moves(session, number)
+                    ],
+                    "outcome": outcome,
+                    "created_at": line.created_at.isoformat(),
+                    "finished_at": line.finished_at.isoformat() if line.finished_at else None,
+                },
+                headers=SECURITY_HEADERS,
+            )
+
+        return self._read(answer)
+
+
+# --- errors ----------------------------------------------------------------------------------
+
+
+def _wants_json(request: Request) -> bool:
+    return request.url.path.startswith("/api/")
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """400, 404, 405 ...: our page (or JSON under /api/), saying what was wrong."""
+    assert isinstance(exc, HTTPException)
+    status = exc.status_code
+    detail = exc.detail if status in (400, 404) else _TITLES.get(status, "Error")
+    if _wants_json(request):
+        return JSONResponse({"error": detail}, status_code=status, headers=SECURITY_HEADERS)
+    return _page("error.html.j2", status_code=status, status=status,
+                 title=_TITLES.get(status, "Error"), detail=detail)  # fmt: skip
+
+
+async def server_error(request: Request, exc: Exception) -> Response:
+    """Anything else: logged with its traceback; the answer says nothing of it."""
+    log.error("web: %s %s failed", request.method, request.url.path, exc_info=exc)
+    detail = "Something went wrong on our side. Please try again later."
+    if _wants_json(request):
+        return JSONResponse({"error": detail}, status_code=500, headers=SECURITY_HEADERS)
+    return _page("error.html.j2", status_code=500, status=500, title="Server error",
+                 detail=detail)  # fmt: skip
+
+
+_TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 500: "Server error"}
+
+
+def create_app(session_factory: sessionmaker[Session]) -> Starlette:
+    """The web view over the database of ``session_factory``."""
+    view = WebView(session_factory)
+    routes = [
+        Route("/", view.index),
+        Route("/boards/{number}", view.board),
+        Route("/players/{userid}", view.player),
+        Route("/standings", view.standings),
+        Route("/history", view.history),
+        Route("/api/boards/{number}", view.api_board),
+    ]
+    return Starlette(
+        debug=False,
+        routes=routes,
+        exception_handlers={HTTPException: http_error, Exception: server_error},
+    )
+
+
+__all__ = ["create_app", "page_environment"]
