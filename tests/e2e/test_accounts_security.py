@@ -1,0 +1,416 @@
+"""Issue 9, accounts: through the real listener (smtplib), the real workers, command layer and
+scheduler, and a real aiosmtpd relay receiving every mail the server sends.
+
+- Wrong passwords from elsewhere never lock a player out of their registered address; the
+  player is told once; no game is lost on time while its player is locked out.
+- The server mails no stranger: an address other than the sender's gets a code and nothing
+  else until someone sends `confirm CODE`.
+- `signup` and `change address` refuse the server's own address and invalid domains.
+- With `authserv_id` set, mail whose DMARC result for its From domain is `fail` (by our own
+  MTA's Authentication-Results header) cannot start a game nor pass as a registered address.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import threading
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from email.message import EmailMessage
+
+import pytest
+from argon2 import PasswordHasher
+from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.commands import scheduled
+from pbm_emergo.config import Config
+from pbm_emergo.db import models, players
+from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage
+from pbm_emergo.mail.outbound import Backoff
+from pbm_emergo.messages import Reply
+from pbm_emergo.server import MailServer
+
+ALICE, BOB, EVE = "alice@example.org", "bob@example.org", "eve@evil.example"
+VICTIM = "victim@stranger.example"
+AUTHSERV_ID = "mx.emergo.test"
+
+
+class Clock:
+    """The server's clock, moved by the test (reminders and forfeits are days apart)."""
+
+    def __init__(self) -> None:
+        self.now = datetime.now(UTC).replace(microsecond=0)
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+class Post:
+    """The server seen from outside: mail a command, get the mails it caused."""
+
+    def __init__(
+        self, server: MailServer, relay: Relay, sessions: sessionmaker[Session]
+    ) -> None:
+        self.server = server
+        self.relay = relay
+        self.sessions = sessions
+        self.count = 0
+        self.runs = 0  # scheduler runs
+        self.lock = threading.Lock()
+
+    def send(
+        self, subject: str, sender: str, body: str = "", headers: dict[str, str] | None = None
+    ) -> list[EmailMessage]:
+        """Mail ``subject`` from ``sender``; wait until every mail it caused was relayed."""
+        self.count += 1
+        message_id = f"<sec{self.count}@example.org>"
+        msg = command_mail(
+            subject, sender=sender, body=body, message_id=message_id, headers=headers
+        )
+        send(self.server.config.smtp_port, msg)
+
+        def relayed() -> int | None:
+            with self.sessions.begin() as session:
+                inbound = session.scalars(
+                    select(InboundMessage).where(InboundMessage.message_id == message_id)
+                ).one_or_none()
+                if inbound is None or inbound.status != "done":
+                    return None
+                statuses = list(
+                    session.scalars(
+                        select(OutboundMessage.status).where(
+                            OutboundMessage.inbound_id == inbound.id
+                        )
+                    )
+                )
+            if any(s not in ("sent", "failed") for s in statuses):
+                return None
+            return len(statuses) + 1
+
+        count = wait_for(relayed) - 1
+        mails = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
+        assert len(mails) <= count
+        return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))
+
+    def one(self, subject: str, sender: str, **kwargs: object) -> EmailMessage:
+        mails = self.send(subject, sender, **kwargs)  # type: ignore[arg-type]
+        assert len(mails) == 1, [(m["To"], m["Subject"]) for m in mails]
+        return mails[0]
+
+    def received_by(self, address: str) -> list[EmailMessage]:
+        """Every mail the relay got for ``address``."""
+        return [
+            msg
+            for _, recipients, msg in list(self.relay.handler.received)
+            if address in recipients
+        ]
+
+    def board(self, number: int) -> Board:
+        with self.sessions() as session:
+            return session.scalars(select(Board).where(Board.number == number)).one()
+
+    def scheduled(self, session: Session, config: Config, now: datetime) -> list[Reply]:
+        """The real scheduled task, counted (so that a test can wait for its runs)."""
+        replies = scheduled(session, config, now)
+        with self.lock:
+            self.runs += 1
+        return replies
+
+    def wait_for_scheduler(self, runs: int = 2) -> None:
+        with self.lock:
+            target = self.runs + runs
+        wait_for(lambda: self.runs >= target)
+
+
+def text(msg: EmailMessage) -> str:
+    part = msg.get_body(("plain",)) if msg.is_multipart() else msg
+    assert part is not None
+    content = part.get_content()
+    assert isinstance(content, str)
+    return content.replace("\r\n", "\n")
+
+
+def subjects(mails: list[EmailMessage]) -> list[tuple[str, str]]:
+    return [(str(m["To"]), str(m["Subject"])) for m in mails]
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+def make_post(
+    db_config: Config,
+    db_sessions: sessionmaker[Session],
+    clock: Clock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> Iterator[Callable[..., Post]]:
+    # argon2id with small parameters: still the real algorithm (production parameters are
+    # tested in tests/commands), so that dozens of wrong passwords stay quick.
+    monkeypatch.setattr(
+        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
+    )
+    started: list[tuple[MailServer, Relay]] = []
+
+    def make(**settings: object) -> Post:
+        relay = Relay()
+        relay.start()
+        config = dataclasses.replace(
+            db_config,
+            address=SERVER_ADDRESS,
+            smtp_port=free_port(),
+            outbound=relay.url,
+            reply_limit=100_000,
+            **settings,  # type: ignore[arg-type]
+        )
+        post = Post(None, relay, db_sessions)  # type: ignore[arg-type]
+        server = MailServer(
+            config,
+            db_sessions,
+            backoff=Backoff(base=timedelta(milliseconds=100), cap=timedelta(seconds=1)),
+            poll_seconds=0.2,
+            scheduler_seconds=0.2,
+            scheduled=post.scheduled,
+            clock=clock,
+        )
+        post.server = server
+        server.start()
+        started.append((server, relay))
+        for userid, address in (("alice", ALICE), ("bob", BOB)):
+            welcome = post.one(f"signup {userid} {userid}-pw1", address)
+            assert welcome["Subject"] == f"Emergo: welcome {userid}"
+        return post
+
+    yield make
+    for server, relay in started:
+        server.stop()
+        relay.stop()
+
+
+def challenge(post: Post, options: str = "") -> int:
+    mails = post.send(f"emergo challenge alice bob {options}".strip(), ALICE)
+    assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
+    return int(str(mails[0]["Subject"]).split()[-2])
+
+
+# --- lock-out without denial of service ---------------------------------------------------
+
+
+def test_wrong_passwords_from_elsewhere_never_lock_out_the_player(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = challenge(post)
+    post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)
+    # Someone guesses bob's password from an address of their own, then from many others.
+    guesses = []
+    for n in range(24):
+        sender = EVE if n < 6 else f"eve{n}@evil.example"
+        mails = post.send(f"emergo move {board} bob guess{n} e6", sender)
+        [answer] = [m for m in mails if str(m["To"]) == sender]
+        guesses.append(answer)
+    # bob, from his registered address, plays on.
+    mails = post.send(f"emergo move {board} bob bob-pw1 e6", BOB)
+    assert subjects(mails) == [
+        (ALICE, f"Emergo Board {board} alice"),
+        (BOB, f"Emergo Board {board} alice"),
+    ]
+    assert text(guesses[4]).startswith("Wrong password for bob.")
+    assert "are refused until" in text(guesses[4])
+    assert text(guesses[5]).startswith("The userid bob is locked for mail from eve@evil.example")
+    # After 20 wrong passwords from addresses bob has not registered, all of those are
+    # refused without a look at the password.
+    assert text(guesses[-1]).startswith("The userid bob is locked until")
+    assert "from addresses not registered for it" in text(guesses[-1])
+    # bob was told once that someone is guessing, and nothing else about it.
+    notices = [m for m in post.received_by(BOB) if "notice" in str(m["Subject"])]
+    assert subjects(notices) == [(BOB, "Emergo notice: someone is guessing the password of bob")]
+    assert "eve@evil.example" in text(notices[0])
+    assert "Your registered address is not affected" in text(notices[0])
+    for n in range(24):
+        assert f"guess{n}" not in text(notices[0])
+
+
+def test_no_game_is_lost_on_time_while_its_player_is_locked_out(
+    make_post: Callable[..., Post], clock: Clock
+) -> None:
+    post = make_post()
+    board = challenge(post, "--nagtime=1 --forfeittime=2")
+    post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)
+    start = clock.now
+    # Just before bob's time runs out, five wrong passwords in his name lock his address.
+    clock.now = start + timedelta(days=2, minutes=-10)
+    for n in range(5):
+        post.send(f"emergo move {board} bob guess{n} e6", BOB)
+    locked = post.one(f"emergo move {board} bob bob-pw1 e6", BOB)
+    assert text(locked).startswith("The userid bob is locked")
+    # His time runs out while he is locked out: no forfeit.
+    clock.now = start + timedelta(days=2, minutes=10)
+    post.wait_for_scheduler()
+    assert (post.board(board).status, post.board(board).outcome_reason) == ("active", None)
+    # Nor within a day after the lock ended ...
+    clock.now = start + timedelta(days=3, minutes=30)
+    post.wait_for_scheduler()
+    assert post.board(board).status == "active"
+    # ... but after that, the clock counts again.
+    clock.now = start + timedelta(days=3, hours=1)
+    post.wait_for_scheduler()
+    assert (post.board(board).status, post.board(board).outcome_reason) == (
+        "finished", "forfeit"
+    )
+
+
+# --- the server must not mail strangers -----------------------------------------------------
+
+
+def code_of(mail: EmailMessage) -> str:
+    match = re.search(r"confirm ([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4})", text(mail))
+    assert match is not None, text(mail)
+    return match[1]
+
+
+def test_an_address_given_by_someone_else_gets_a_code_and_nothing_else(
+    make_post: Callable[..., Post], db_sessions: sessionmaker[Session]
+) -> None:
+    post = make_post()
+    mails = post.send(f"signup vic vic-pw-1 {VICTIM}", EVE)
+    assert subjects(mails) == [
+        (EVE, "Emergo: welcome vic"),
+        (VICTIM, "Emergo: please confirm your address for vic"),
+    ]
+    assert "victim@stranger.example" in text(mails[0]) and "confirm CODE" in text(mails[0])
+    code = code_of(mails[1])
+    assert code not in text(mails[0])  # only the address's owner learns the code
+    # Challenges and board mails with eve's comment would go to vic's address; they don't.
+    mails = post.send("emergo challenge vic bob", EVE, body="Buy cheap pills at ...")
+    assert all(str(m["To"]) != VICTIM for m in mails)
+    post.send("emergo challenge bob vic", BOB, body="Buy cheap pills at ...")
+    post.send("emergo move 101 vic vic-pw-1 e4", EVE)
+    assert subjects(post.received_by(VICTIM)) == [
+        (VICTIM, "Emergo: please confirm your address for vic"),
+    ]
+    # Only a hash of the code is stored.
+    with db_sessions() as session:
+        stored = session.execute(select(models.AddressConfirmation.__table__)).all()
+    assert code not in repr(stored) and code.replace("-", "") not in repr(stored)
+    # A wrong code changes nothing; the right one (as typed by a person) registers the address.
+    assert text(post.one("confirm AAAA-BBBB-CCCC-DDDD", VICTIM)).startswith(
+        "No address is waiting for this code"
+    )
+    confirmed = post.one(f"confirm {code.lower().replace('-', '')}", VICTIM)
+    assert confirmed["Subject"] == "Emergo: addresses of vic changed"
+    assert "victim@stranger.example is confirmed for the Emergo player vic" in text(confirmed)
+    # Used once only.
+    assert text(post.one(f"confirm {code}", VICTIM)).startswith("No address is waiting")
+    # From now on vic's board mails go there.
+    mails = post.send("emergo challenge bob vic", BOB)
+    assert sorted(str(m["To"]) for m in mails) == [BOB, VICTIM]
+
+
+def test_a_changed_address_is_confirmed_before_it_gets_board_mails(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = challenge(post)
+    new = "bob@new.example"
+    mails = post.send(f"change address bob bob-pw1 {new}", BOB)
+    assert subjects(mails) == [
+        (BOB, "Emergo: addresses of bob changed"),
+        (new, "Emergo: please confirm your address for bob"),
+    ]
+    assert "Until one of the new addresses below is confirmed" in text(mails[0])
+    # Until then bob's board mails still go to his old address, and none to the new one.
+    mails = post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)
+    assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
+    # A second request within the day mails the new address no second code.
+    assert subjects(post.send(f"change address bob bob-pw1 {new}", BOB)) == [
+        (BOB, "Emergo: addresses of bob changed"),
+    ]
+    assert len(post.received_by(new)) == 1
+    code = code_of(post.received_by(new)[0])
+    mails = post.send(f"confirm {code}", new)
+    assert subjects(mails) == [
+        (BOB, "Emergo: addresses of bob changed"),
+        (new, "Emergo: addresses of bob changed"),
+    ]
+    mails = post.send(f"emergo move {board} bob bob-pw1 e6", new)
+    assert sorted(str(m["To"]) for m in mails) == [ALICE, new]
+
+
+# --- bad addresses --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("address", "why"),
+    [
+        (SERVER_ADDRESS, "is this server's own address"),
+        ("Postmaster@emergo.test", "is this server's own address"),
+        ("x@-.", "'-.' is not a domain name"),
+        ("x@example..org", "is not a mail address"),
+        ("x@-example.org", "is not a domain name"),
+        ("x@example.123", "is not a domain name"),
+    ],
+)
+def test_signup_and_change_address_refuse_unusable_addresses(
+    make_post: Callable[..., Post], address: str, why: str
+) -> None:
+    post = make_post()
+    for command, sender in ((f"signup carol carol-pw1 {address}", "carol@example.org"),
+                            (f"change address bob bob-pw1 {address}", BOB)):  # fmt: skip
+        reply = post.one(command, sender)
+        assert reply["Subject"] == "Emergo error"
+        assert why in text(reply).splitlines()[0]
+    assert post.received_by(address) == []
+    assert "Emergo: welcome carol" not in [str(m["Subject"]) for m in post.relay.handler.messages()]
+
+
+# --- Authentication-Results ----------------------------------------------------------------
+
+
+def results(verdict: str, authserv_id: str = AUTHSERV_ID) -> dict[str, str]:
+    return {
+        "Authentication-Results": f"{authserv_id}; dkim=none (no signature); "
+        f"spf=pass smtp.mailfrom=example.org; dmarc={verdict} (p=reject dis=none) "
+        "header.from=example.org"
+    }
+
+
+def test_mail_that_fails_dmarc_is_not_trusted_for_its_address(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post(authserv_id=AUTHSERV_ID)
+    refused = post.one("emergo challenge alice bob", ALICE, headers=results("fail"))
+    assert refused["Subject"] == "Emergo error"
+    assert "failed the DMARC check" in text(refused)
+    # A header with another authserv-id is anyone's: it neither condemns nor clears.
+    started = post.send("emergo challenge alice bob", ALICE, headers=results("fail", "mx.other"))
+    assert sorted(str(m["To"]) for m in started) == [ALICE, BOB]
+    spoofed = {"Authentication-Results": "mx.other; dmarc=pass header.from=example.org"}
+    spoofed.update(results("fail"))
+    assert post.one("emergo challenge alice bob", ALICE, headers=spoofed)["Subject"] == (
+        "Emergo error"
+    )
+    assert len(post.send("emergo challenge alice bob", ALICE, headers=results("pass"))) == 2
+    # Forged mail in bob's name is not his registered address: its wrong passwords count with
+    # the other strangers', and cannot lock bob's own address.
+    for n in range(6):
+        post.one(f"change password bob guess{n} newpass1", BOB, headers=results("fail"))
+    mails = post.send("change password bob bob-pw1 bob-pw2", BOB, headers=results("pass"))
+    assert subjects(mails) == [(BOB, "Emergo: password of bob changed")]
+    # A signup in mail that failed DMARC does not register its From address unconfirmed.
+    mails = post.send("signup carol carol-pw1", "carol@example.org", headers=results("fail"))
+    assert subjects(mails) == [
+        ("carol@example.org", "Emergo: please confirm your address for carol"),
+        ("carol@example.org", "Emergo: welcome carol"),
+    ]
+    assert "failed the DMARC check" in text(mails[1])
+
+
+def test_without_an_authserv_id_the_headers_are_not_read(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    mails = post.send("emergo challenge alice bob", ALICE, headers=results("fail"))
+    assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
