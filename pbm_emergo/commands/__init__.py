@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pbm_emergo.commands.dispatcher import Described
     from pbm_emergo.config import Config
 
-__all__ = ["CommandMail", "Reply", "describe", "handle", "mask_command", "scheduled"]
+__all__ = ["CommandMail", "Reply", "describe", "handle", "scheduled"]
 
 
 def handle(
@@ -45,17 +45,11 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     return run_timers(session, config, now)
 
 
-def describe(subject: str, body: str) -> Described:
-    """What a mail is: its command line with passwords masked, and the boards it names."""
+def describe(subject: str, body: str, session: Session | None = None) -> Described:
+    """What a mail is: its command line as it may be shown (only words known not to be
+    secret; ``session`` looks up which are existing userids and boards), and the boards it
+    names."""
     from pbm_emergo.commands.dispatcher import describe as run
+    from pbm_emergo.commands.masking import database_lookup
 
-    return run(subject, body)
-
-
-def mask_command(line: str) -> str:
-    """``line`` (a Subject or a command line) with every password replaced by ``********``,
-    for anything that shows a command outside the command layer."""
-    from pbm_emergo.commands.dispatcher import masked
-    from pbm_emergo.messages import clean_subject
-
-    return masked(clean_subject(line))
+    return run(subject, body, database_lookup(session) if session is not None else None)

@@ -12,14 +12,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pbm_emergo.commands.api import Write
+from pbm_emergo.commands.secrets import Known, Secrets
 from pbm_emergo.messages import Reply
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from pbm_emergo.config import Config
-
-MASK = "********"
 
 
 @dataclass
@@ -44,8 +43,12 @@ class Context:
     # of registered addresses, signup without confirmation) trusts it then.
     sender_trusted: bool = True
     apply_at_once: bool = False
-    # The command line as it may be shown back: every password replaced by MASK.
+    # The command line as it may be shown back: only words known not to be secret.
     masked_line: str = ""
+    # The userids and boards of the mail's command lines that exist (see masking).
+    known: Known = field(default_factory=Known)
+    # What no reply may contain: the hidden words, the passwords verified so far.
+    secrets: Secrets = field(default_factory=Secrets)
     # True while running the lines of a `multiple` mail.
     in_multiple: bool = False
     # The comment (body) for commands that carry one; empty for `multiple` lines.
@@ -58,6 +61,11 @@ class Context:
     writes: list[Write] = field(default_factory=list)
 
     applied: int = 0  # how many of ``writes`` were applied (apply_at_once)
+
+    def reveal(self, *words: str) -> None:
+        """Words of the command that turned out not to be secrets and may appear in its
+        replies (a new userid and addresses checked by signup, ...)."""
+        self.secrets.reveal(words)
 
     def write(self, change: Write) -> None:
         """Store ``change`` with the command's answer (see the class docstring)."""
@@ -136,7 +144,8 @@ class Command:
     description: ClassVar[str]  # one line for the help summary
     # Longer text for `help NAME`; defaults to the description.
     details: ClassVar[str] = ""
-    # Positions (in the arguments after the command words) that hold passwords.
+    # Positions (in the arguments after the command words) that hold passwords: masked
+    # even when the word there looks like something known (see commands.masking).
     secret_args: ClassVar[tuple[int, ...]] = ()
     # The positions of a userid and its password, for commands that log a player in: the
     # password is checked ahead, outside the write transaction (see dispatcher.handle).
@@ -164,23 +173,6 @@ class Command:
     @classmethod
     def usage(cls) -> str:
         return f"{cls.name} {cls.argument_description}".rstrip()
-
-    @classmethod
-    def mask(cls, args: list[str], *, well_formed: bool = True) -> list[str]:
-        """``args`` with every password replaced by :data:`MASK`.
-
-        When the arguments do not fit the command (``well_formed`` false) the password
-        may sit anywhere, so everything from just before the first secret position is masked.
-        """
-        if not cls.secret_args:
-            # Arguments that do not fit may be a command with passwords, mistyped ("emergo
-            # moves" for "emergo move"): hide them all, as for an unknown command.
-            return list(args) if well_formed else [MASK] * len(args)
-        if well_formed:
-            return [MASK if i in cls.secret_args else a for i, a in enumerate(args)]
-        # The password may have slipped one place left (a forgotten userid): mask from there.
-        first = max(0, min(cls.secret_args) - 1)
-        return [MASK if i >= first else a for i, a in enumerate(args)]
 
     def usage_error(self, reason: str | None = None) -> UsageError:
         return UsageError(

@@ -38,6 +38,7 @@ class ChangeAddressCommand(Command):
         userid, password, *given = args
         player = authenticate(ctx, userid, password)
         fresh = check_addresses(ctx.config, given)
+        ctx.reveal(*given)  # valid addresses are not secrets
         registered = {a.address_key for a in player.addresses}
         at_once = [a for a in fresh if a.lower() in registered or sender_vouches_for(ctx, a)]
         waiting = [Waiting(a, i) for i, a in enumerate(fresh) if a not in at_once]

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands import multiple, registry
+from pbm_emergo.commands import masking, multiple, registry
 from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.base import MASK, Command, CommandError, Context, Result
+from pbm_emergo.commands.base import CommandError, Context, Result
+from pbm_emergo.commands.secrets import Known
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import read_sessions
@@ -114,26 +115,10 @@ def comment_text(body: str) -> str:
     return text[:MAX_COMMENT_CHARS]
 
 
-def masked(line: str) -> str:
-    """``line`` with every password masked (for any echo of a command line)."""
-    words = line.split()
-    command, used = registry.lookup(words)
-    if command is None:
-        # Unknown command: nothing tells where a password is, so hide every argument.
-        head = 2 if words[:1] and words[0].lower() == "emergo" else 1
-        shown = words[:head] + [MASK] * len(words[head:])
-    else:
-        args = words[used:]
-        well_formed = _fits(command, args)
-        shown = words[:used] + command.mask(args, well_formed=well_formed)
-    text = " ".join(shown)
-    if len(text) > MAX_ECHO_CHARS:
-        text = text[: MAX_ECHO_CHARS - 3] + "..."
-    return text
-
-
-def _fits(command: type[Command], args: list[str]) -> bool:
-    return all(i < len(args) for i in command.secret_args) and command.arity_fits(len(args))
+def masked(line: str, known: Known | None = None) -> str:
+    """``line`` as it may be echoed: only the words recognised as not secret (see
+    :mod:`pbm_emergo.commands.masking`; ``known``: the userids and boards that exist)."""
+    return masking.mask_line(line, known or Known())
 
 
 @dataclass
@@ -152,13 +137,13 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
     """Run one command line; errors become an error text, never an exception (a Conflict
     while applying writes at once goes up: the whole mail starts over)."""
     words = line.split()
-    ctx.masked_line = masked(line)
+    ctx.masked_line = masked(line, ctx.known)
     command, used = registry.lookup(words)
     notices_before = len(ctx.notices)
     writes_before = len(ctx.writes)
     try:
         if command is None:
-            raise unknown_command(words)
+            raise unknown_command(masking.mask_words(words, ctx.known))
         args = words[used:]
         if len(args) > MAX_ARGS:
             raise CommandError(f"The command has more than {MAX_ARGS} arguments.")
@@ -236,6 +221,21 @@ def dispatch(
         sender_trusted=mail.sender_trusted, apply_at_once=apply_at_once,
     )
     line = clean_subject(mail.subject)
+    # What may be shown of the command lines, and what must be kept out of every reply.
+    lines = _all_lines(mail.body) if line.lower() == "multiple" else [line]
+    lookup = masking.database_lookup(session) if session is not None else None
+    ctx.known = masking.known_in(lookup, lines)
+    ctx.secrets.words = masking.hidden_words(lines, ctx.known)
+    replies, writes = _dispatch(ctx, mail, line)
+    return [ctx.secrets.scrub_reply(r) for r in replies], writes
+
+
+def _all_lines(body: str) -> list[str]:
+    lines = command_lines(body)
+    return lines.commands + lines.unprocessed
+
+
+def _dispatch(ctx: Context, mail: CommandMail, line: str) -> tuple[list[Reply], list[Write]]:
     if line.lower() == "multiple":
         return _dispatch_multiple(ctx, mail), ctx.writes[ctx.applied :]
     if not line:
@@ -274,7 +274,7 @@ def _dispatch_multiple(ctx: Context, mail: CommandMail) -> list[Reply]:
     report = multiple.report(
         outcomes,
         lines.unprocessed,
-        masked,
+        lambda line: masked(line, ctx.known),
         limit=MAX_COMMAND_LINES,
         ignored=lines.ignored,
         stopped_at=lines.stopped_at,
@@ -361,9 +361,10 @@ class Described:
     boards: tuple[int, ...]  # the boards its command lines name, in order, each once
 
 
-def describe(subject: str, body: str) -> Described:
+def describe(subject: str, body: str, lookup: masking.Lookup | None = None) -> Described:
     """The masked command line of a mail and the boards it is about (for one board's mail
-    to be handled in order); a ``multiple`` mail names the boards of its body lines."""
+    to be handled in order); a ``multiple`` mail names the boards of its body lines.
+    ``lookup`` finds which of its words are existing userids and boards (shown)."""
     line = clean_subject(subject)
     lines = command_lines(body).commands if line.lower() == "multiple" else [line]
     boards: list[int] = []
@@ -371,5 +372,5 @@ def describe(subject: str, body: str) -> Described:
         match = _BOARD_ARGUMENT.match(text)
         if match and int(match[1]) not in boards:
             boards.append(int(match[1]))
-    shown = line if line.lower() == "multiple" else masked(line)
+    shown = line if line.lower() == "multiple" else masked(line, masking.known_in(lookup, [line]))
     return Described(command=shown, boards=tuple(boards))

@@ -39,6 +39,7 @@ class SignupCommand(Command):
         check_userid(userid)
         check_password(password)
         addresses = check_addresses(ctx.config, given or [ctx.sender])
+        ctx.reveal(userid, *given)  # a valid new userid and addresses are not secrets
         if find_player(ctx, userid) is not None:
             raise CommandError(f"The userid {userid} is already taken; please choose another.")
         userid = userid.strip()

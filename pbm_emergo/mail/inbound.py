@@ -19,6 +19,7 @@ from sqlalchemy.orm import sessionmaker
 from pbm_emergo.commands import describe
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
+from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.messages import clean_address
@@ -128,6 +129,7 @@ class InboxHandler:
         self.config = config
         self.on_stored = on_stored
         self.clock = clock
+        self.reads = read_sessions(session_factory)
         self.committer = GroupCommit(session_factory)
         self.accepting = True
         # DATA commands between "storing" and their answer; stop() waits for them.
@@ -214,9 +216,11 @@ class InboxHandler:
         parsed = parse_mail(raw, mail_from, own_address=self.config.address)
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
         not_answered = parsed.not_answered or self._not_for_us(recipients)
-        # The command line with its passwords masked (`admin mail` shows it), and the boards
-        # it names, so that workers keep one board's mail in order.
-        described = describe(parsed.subject, parsed.body)
+        # The command line as it may be shown (only words known not to be secret: `admin
+        # mail` and the log show it), and the boards it names, so that workers keep one
+        # board's mail in order.
+        with self.reads() as session:
+            described = describe(parsed.subject, parsed.body, session)
         return self.committer.submit(
             Received(
                 raw=raw,

@@ -46,7 +46,9 @@ def test_help_topic_describes_one_command() -> None:
 
 def test_unknown_help_topic_says_so_and_lists_commands() -> None:
     [reply] = send("help frobnicate")
-    assert reply.body.startswith("There is no help topic 'frobnicate'.")
+    # An unknown word may be a password typed in the wrong place: never echoed.
+    assert reply.body.startswith("There is no help topic '********'.")
+    assert "frobnicate" not in reply.body
     assert "emergo help" in reply.body
 
 
@@ -59,9 +61,11 @@ def test_reply_prefixes_are_ignored() -> None:
 def test_unknown_command_gets_an_error_with_arguments_masked() -> None:
     [reply] = send("emergo mvoe 101 alice s3cret e4")
     assert reply.subject == "Emergo error"
-    assert reply.body.startswith("There is no command 'emergo mvoe'.\n")
+    assert reply.body.startswith("There is no command 'emergo ********'.\n")
     assert "s3cret" not in reply.body
-    assert "emergo mvoe ******** ******** ******** ********" in reply.body
+    assert "mvoe" not in reply.body
+    # 101 is too short to be a password, e4 is move notation; alice is no player here.
+    assert "emergo ******** 101 ******** ******** e4" in reply.body
     assert "  help [topic]" in reply.body
 
 
@@ -77,8 +81,9 @@ def test_multiple_reports_results_unprocessed_and_ignored() -> None:
     assert reply.subject == "Emergo multiple: 1 done, 1 failed"
     text = reply.body
     assert "- Results:\n  > help\n  sent the command summary\n" in text
-    assert "  > nonsense ********\n  Error: There is no command 'nonsense'.\n" in text
+    assert "  > ******** ********\n  Error: There is no command '********'.\n" in text
     assert "secret" not in text
+    assert "nonsense" not in text
     assert "- Ignored: 2 lines from the line 'end' on." in text
     assert "Unprocessed" not in text
     assert text.rstrip().endswith("- Done.")
@@ -114,8 +119,8 @@ def test_comment_stops_at_signature() -> None:
 
 
 def test_masking_knows_where_passwords_are() -> None:
-    assert masked("help me please") == "help me please"
-    assert masked("frob a b") == "frob ******** ********"
+    assert masked("help me please") == "help me ********"
+    assert masked("frob a b") == "******** a b"
 
 
 def test_multiple_is_listed_but_not_nested() -> None:
@@ -129,22 +134,32 @@ def test_multiple_is_listed_but_not_nested() -> None:
 @pytest.mark.parametrize(
     ("line", "shown"),
     [
-        ("Re: emergo move 101 alice s3cret e4", "emergo move 101 alice ******** e4"),
-        ("change password alice old1 new2", "change password alice ******** ********"),
-        ("signup bob pw1234 bob@example.org", "signup bob ******** bob@example.org"),
-        ("emergo resign 101 bob hush", "emergo resign 101 bob ********"),
-        ("emergo move 101 hush e4", "emergo move 101 ******** ********"),
+        ("emergo move 101 alice s3cret e4", "emergo move 101 alice ******** e4"),
+        # Passwords where they do not belong: masked wherever they are (and the place
+        # where a password belongs is masked whatever is written there).
+        ("emergo move 101 s3cret alice e4", "emergo move 101 ******** ******** e4"),
+        ("emergo move 101 alice e4 s3cret", "emergo move 101 alice ******** ********"),
+        ("emergo resign 101 s3cret alice", "emergo resign 101 ******** ********"),
+        ("change password s3cret alice new2word", "change password ******** ******** ********"),
+        ("signoff s3cret alice", "signoff ******** ********"),
+        ("signup erin erin@example.org s3cret", "signup ******** ******** ********"),
+        ("s3cret", "********"),
+        ("emergo show 101 s3cret", "emergo show 101 ********"),
+        # What is known is shown: boards and userids that exist, options, moves, keywords.
         ("emergo show 101#3", "emergo show 101#3"),
-        # A command without passwords, mistyped for one with them ("moves" for "move"): its
-        # arguments do not fit, so they may hold a password.
-        ("emergo moves 101 alice s3cret e4", "emergo moves ******** ******** ******** ********"),
-        ("emergo record 101 bob hush", "emergo record ******** ******** ********"),
+        ("emergo challenge alice bob -unrated --nagtime=3", "emergo challenge alice bob "
+         "-unrated --nagtime=3"),
+        ("emergo move 101 bob hush e4xc4xc6#17", "emergo move 101 bob ******** e4xc4xc6#17"),
+        ("emergo games alice inactive", "emergo games alice inactive"),
+        ("emergo show 4242", "emergo show ********"),
     ],
 )
-def test_mask_command_for_other_layers(line: str, shown: str) -> None:
-    from pbm_emergo.commands import mask_command
+def test_only_known_words_are_shown(line: str, shown: str) -> None:
+    from pbm_emergo.commands.masking import mask_line
+    from pbm_emergo.commands.secrets import Known
 
-    assert mask_command(line) == shown
+    known = Known(userids=frozenset({"alice", "bob"}), boards=frozenset({101}))
+    assert mask_line(line, known) == shown
 
 
 @pytest.mark.parametrize("subject", ["emergo help", "help emergo", "HELP Emergo"])

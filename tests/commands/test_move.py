@@ -89,9 +89,11 @@ def test_challenge_options_are_stored(players: Mailer) -> None:
     ("command", "sender", "reason"),
     [
         ("emergo challenge alice bob", "eve@example.org", "Only alice or bob can start"),
-        ("emergo challenge alice carol", "alice@example.org", "There is no player 'carol'."),
+        # Words the server does not know (not an existing userid, option, ...) may be
+        # passwords typed in the wrong place: an error shows them masked.
+        ("emergo challenge alice carol", "alice@example.org", "There is no player '********'."),
         ("emergo challenge alice ALICE", "alice@example.org", "two different players"),
-        ("emergo challenge alice bob -fast", "alice@example.org", "Unknown option '-fast'"),
+        ("emergo challenge alice bob -fast", "alice@example.org", "Unknown option '********'"),
         ("emergo challenge alice bob --nagtime=0", "alice@example.org", "from 1 to 365"),
         ("emergo challenge alice", "alice@example.org", "needs these arguments"),
     ],
@@ -165,13 +167,13 @@ def test_move_list_shows_two_columns(game: Mailer) -> None:
         ("emergo move 101 alice alicepw e5", "alice", "Emergo Board 101 Error",
          "e5 is not a legal move on board 101 now."),
         ("emergo move 101 alice alicepw e4e5e", "alice", "Emergo Board 101 Error",
-         "'e4e5e' is not a move: write an entry like e4, a step like e4-e5, or a capture "
+         "'********' is not a move: write an entry like e4, a step like e4-e5, or a capture "
          "like e4xc4xc6."),
         ("emergo move 101 alice alicepw", "alice", "Emergo error",
          "The command emergo move needs these arguments: "
          "emergo move board userid password MOVE[#n]."),
         ("emergo mvoe 101 alice alicepw e4", "alice", "Emergo error",
-         "There is no command 'emergo mvoe'."),
+         "There is no command 'emergo ********'."),
     ],
 )  # fmt: skip
 def test_move_errors_go_to_the_sender_only(

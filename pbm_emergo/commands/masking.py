@@ -1,0 +1,140 @@
+"""What of a command may be shown: only the words the server recognises as not secret.
+
+A password can sit anywhere a player types it by mistake (``emergo move 101 PASSWORD alice
+e4``, ``signup erin erin@example.org PASSWORD``, alone on a line of a ``multiple`` body, as the
+whole Subject), so masking by position cannot be trusted. Here every word of a command line
+is shown only when it is recognised as something that is not a secret:
+
+- the command's own words (``emergo move``, ``change password``);
+- a reserved word (filters, keywords such as ``resign`` or ``all``), an option
+  (``-unrated``, ``--nagtime=3``), move notation (``e4xc4xc6#17``);
+- a board number that exists, a userid that exists;
+- a word too short to be a password.
+
+Every other word becomes ``********``. :func:`mask_line` does this once on receipt (the
+listener stores and logs its result) and for every echo of a command line; :func:`scrub`
+also takes those words, and any password the server verified, out of the texts of the
+replies, so that an error message quoting an argument cannot leak one either.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from pbm_emergo.commands import registry
+from pbm_emergo.commands.accounts import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
+from pbm_emergo.commands.secrets import MASK, Known
+from pbm_emergo.db import vocabulary
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+# Echoed command lines are shortened to this many characters.
+MAX_ECHO_CHARS = 200
+
+# Move notation (syntax only), with the optional "#n" move-number guard.
+_MOVE = re.compile(r"[a-i][1-9](?:[-x:][a-i][1-9])*x?(?:#\d{1,5})?", re.IGNORECASE)
+_OPTION = re.compile(r"--?([a-z]+)(?:=([a-z0-9]{1,12}))?", re.IGNORECASE)
+OPTION_NAMES = frozenset({"rated", "unrated", "blocked", "nagtime", "forfeittime", "totaltime"})
+# A board number, optionally with a move number ("101", "101#7").
+_BOARD = re.compile(r"(\d{1,9})(?:#\d{1,5})?")
+
+
+Lookup = Callable[[Iterable[str]], Known]
+
+
+def _keywords() -> frozenset[str]:
+    words = set(RESERVED_USERIDS)
+    for command in registry.all_commands():
+        words.update(command.name.split())
+    return frozenset(words)
+
+
+_KEYWORDS: frozenset[str] | None = None
+
+
+def keywords() -> frozenset[str]:
+    """Command words and reserved words: never secrets."""
+    global _KEYWORDS
+    if _KEYWORDS is None:
+        _KEYWORDS = _keywords()
+    return _KEYWORDS
+
+
+def candidates(lines: Iterable[str]) -> tuple[set[str], set[int]]:
+    """The words of ``lines`` that could be userids, and the board numbers they could name
+    (what :func:`known` must look up)."""
+    userids: set[str] = set()
+    boards: set[int] = set()
+    for line in lines:
+        for word in line.split():
+            if USERID_PATTERN.fullmatch(word):
+                if len(word) >= MIN_PASSWORD and word.lower() not in keywords():
+                    userids.add(word.lower())
+            else:
+                match = _BOARD.fullmatch(word)
+                if match:
+                    boards.add(int(match[1]))
+    return userids, boards
+
+
+def is_public(word: str, known: Known) -> bool:
+    """Whether ``word`` is recognised as not secret (see the module docstring)."""
+    if len(word) < MIN_PASSWORD:
+        return True
+    lower = word.lower()
+    if lower in keywords() or lower in known.userids:
+        return True
+    if _MOVE.fullmatch(word):
+        return True
+    option = _OPTION.fullmatch(word)
+    if option and option[1].lower() in OPTION_NAMES:
+        return True
+    board = _BOARD.fullmatch(word)
+    return bool(board and int(board[1]) in known.boards)
+
+
+def mask_words(words: list[str], known: Known) -> list[str]:
+    """``words`` (one command line) with every word not recognised as public masked."""
+    command, used = registry.lookup(words)
+    secret = command.secret_args if command is not None else ()
+    return words[:used] + [
+        w if i not in secret and is_public(w, known) else MASK
+        for i, w in enumerate(words[used:])
+    ]
+
+
+def mask_line(line: str, known: Known) -> str:
+    """The command line as it may be shown, stored or logged."""
+    text = " ".join(mask_words(line.split(), known))
+    if len(text) > MAX_ECHO_CHARS:
+        text = text[: MAX_ECHO_CHARS - 3] + "..."
+    return text
+
+
+def hidden_words(lines: Iterable[str], known: Known) -> set[str]:
+    """The words of ``lines`` that :func:`mask_line` hides (the ones that may be secrets)."""
+    hidden: set[str] = set()
+    for line in lines:
+        words = line.split()
+        shown = mask_words(words, known)
+        hidden.update(w for w, m in zip(words, shown, strict=True) if m == MASK)
+    return hidden
+
+
+def database_lookup(session: Session) -> Lookup:
+    """A :data:`Lookup` that asks the database (one read for userids, one for boards)."""
+
+    def lookup(lines: Iterable[str]) -> Known:
+        userids, boards = candidates(lines)
+        found_userids, found_boards = vocabulary.existing(session, userids, boards)
+        return Known(userids=found_userids, boards=found_boards)
+
+    return lookup
+
+
+def known_in(lookup: Lookup | None, lines: Iterable[str]) -> Known:
+    """``lookup(lines)``, or nothing known without a database."""
+    return lookup(lines) if lookup is not None else Known()
