@@ -26,7 +26,7 @@ def cut_to_size(text: str, limit: int = MAX_REPLY_BYTES) -> str:
         return text
     lines = text.splitlines(keepends=True)
     # Room for the notice with the largest count it can carry.
-    room = limit - size_of(_notice(limit, max(2, len(lines)))) - 1
+    room = limit - size_of(_notice(max(2, len(lines)))) - 1
     kept: list[str] = []
     used = 0
     for line in lines:
@@ -44,7 +44,7 @@ def cut_to_size(text: str, limit: int = MAX_REPLY_BYTES) -> str:
     head = "".join(kept)
     if not head.endswith("\n"):
         head += "\n"
-    return head + _notice(limit, left)
+    return head + _notice(left)
 
 
 def fit_alternative(
@@ -61,8 +61,9 @@ def fit_alternative(
     return cut_to_size(text, limit - size_of(notice) - 1).rstrip("\n") + "\n\n" + notice, None
 
 
-def _notice(limit: int, left: int) -> str:
-    return render("notice/reply_cut.txt.j2", limit_kb=limit // 1024, left=left)
+def _notice(left: int) -> str:
+    # The reason is always the size of one mail (also for a part of a report cut shorter).
+    return render("notice/reply_cut.txt.j2", limit_kb=MAX_REPLY_BYTES // 1024, left=left)
 
 
 __all__ = ["MAX_REPLY_BYTES", "cut_to_size", "fit_alternative", "size_of"]

@@ -5,7 +5,7 @@ this module gives ``multiple`` its place in the registry and in ``help``, and wr
 report of a ``multiple`` mail (:func:`report`) within the size of one reply, so that a short
 mail cannot ask for a long one: an answer given for an earlier line is not repeated, at most
 :data:`MAX_UNPROCESSED_SHOWN` lines that were not run are echoed, and once the report is
-long the remaining answers are left out, each line's result still listed.
+long an answer that does not fit is cut, or left out, each line's result still listed.
 """
 
 from __future__ import annotations
@@ -96,31 +96,46 @@ def report(
     # The report without any answer, then the answers in order while they fit.
     bare = [ReportLine(r.line, r.ok, r.summary, None) for r in results]
     room = max_bytes - size_of(render_report(bare)) - _NOTE_ROOM * len(results)
-    first_with: dict[str, int] = {}
+    first_with: dict[str, ReportLine] = {}  # an answer -> the line that first gave it
+    number_of: dict[str, int] = {}  # ... and that line's number (from 1)
     lines: list[ReportLine] = []
     for number, (result, line) in enumerate(zip(results, bare, strict=True), start=1):
         text = result.text
         if not text:
             lines.append(line)
-        elif text in first_with:
-            lines.append(replace(line, same_as=first_with[text]))
+            continue
+        first = first_with.get(text)
+        if first is not None:
+            lines.append(replace(line, same_as=None if first.left_out else number_of[text],
+                                 left_out=first.left_out))
+            continue
+        if _shown_size(text) <= room:
+            shown = replace(line, text=text)
+        elif room >= 5 * _NOTE_ROOM:
+            # Too long for what is left: its start, in half of that (the other half for
+            # the answers after it), with a line saying so.
+            shown = replace(line, text=_cut(text, room // 2))
         else:
-            first_with[text] = number
-            # Shown indented by 4 spaces, between blank lines.
-            size = size_of(text) + 4 * (text.count("\n") + 1) + 2
-            if size <= room:
-                lines.append(replace(line, text=text))
-                room -= size
-            elif room > _NOTE_ROOM:
-                # The first answer that does not fit is cut; the ones after it left out.
-                lines.append(replace(line, text=cut_to_size(text, _cut_size(room))))
-                room = 0
-            else:
-                lines.append(replace(line, left_out=True))
+            shown = replace(line, left_out=True)
+        if shown.text:
+            room -= _shown_size(shown.text)
+        first_with[text] = shown
+        number_of[text] = number
+        lines.append(shown)
     # The estimate above leaves room; the cut below is the guarantee.
     return cut_to_size(render_report(lines), max_bytes)
 
 
-def _cut_size(room: int) -> int:
-    # The indentation adds up to 4 bytes a line: keep room for lines of 20 bytes or more.
-    return room * 5 // 6
+def _shown_size(text: str) -> int:
+    # An answer is shown indented by 4 spaces, between blank lines.
+    return size_of(text) + 4 * (text.count("\n") + 1) + 2
+
+
+def _cut(text: str, room: int) -> str:
+    """``text`` cut so that, as shown, it takes at most ``room`` bytes."""
+    budget = room
+    cut = cut_to_size(text, budget)
+    while _shown_size(cut) > room and budget > _NOTE_ROOM:
+        budget = budget * 4 // 5  # the indentation made it longer: try a shorter cut
+        cut = cut_to_size(text, budget)
+    return cut

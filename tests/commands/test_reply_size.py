@@ -50,7 +50,11 @@ def test_the_report_gives_each_answer_once_and_stays_within_the_limit() -> None:
     big = "\n".join(f"board line {n}" for n in range(3000))  # about 45 kB
     results = [Line("emergo help", True, "sent", "HELP TEXT")] * 3 + [
         Line(f"emergo show {n}", True, "sent", f"{n}\n{big}") for n in range(101, 111)
-    ] + [Line("frob", False, "There is no command 'frob'.", None)]
+    ] + [
+        Line("frob", False, "There is no command 'frob'.", None),
+        Line("emergo show 110", True, "sent", f"110\n{big}"),  # left out above: again
+        Line("emergo moves 101", True, "sent", "SMALL ANSWER"),  # still fits
+    ]
     unprocessed = [f"line {n}" for n in range(500)]
     text = report(results, unprocessed, str.upper, limit=30, ignored=0, stopped_at=None,
                   failed=1)
@@ -58,9 +62,15 @@ def test_the_report_gives_each_answer_once_and_stays_within_the_limit() -> None:
     assert text.count("HELP TEXT") == 1
     assert text.count("(The same answer as for line 1 above.)") == 2
     # The first long answer is shown, the next cut, the rest left out; all lines listed.
-    assert text.count("> emergo show") == 10
+    # The first long answers are shown, then cut, then left out; every line is listed,
+    # and a short answer after them still fits.
+    assert text.count("> emergo show") == 11
+    assert text.count("    board line 2999\n") == 1  # the first shown in full
     assert "This reply was cut here" in text
-    assert text.count("(The answer is left out: this reply reached its size limit.)") == 8
+    left_out = "(The answer is left out: this reply reached its size limit.)"
+    assert text.count(left_out) >= 3
+    assert text.split("> emergo show 110")[-1].startswith(f"\n  sent\n  {left_out}")
+    assert "SMALL ANSWER" in text
     assert "Error: There is no command 'frob'." in text
     assert "LINE 0" in text and f"LINE {MAX_UNPROCESSED_SHOWN}" not in text
     assert f"... and {500 - MAX_UNPROCESSED_SHOWN} more lines, not shown." in text
