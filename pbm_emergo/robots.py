@@ -189,9 +189,12 @@ def _key_hash(key: str) -> int:
     return Position.from_text(f"{side} {white} {black} 0 {cells}").zobrist()
 
 
-def decide(task: Task, seconds: float, think_with: Think = think) -> Action:
+def decide(task: Task, seconds: float, think_with: Think | None = None) -> Action:
     """The robot's answer to ``task``: pure computation, seeded by the board and move number
-    (the same task gets the same answer)."""
+    (the same task gets the same answer). ``think_with`` stands in for
+    :func:`pbm_emergo.robot.think` (tests)."""
+    if think_with is None:
+        think_with = think
     position = Position.from_text(task.position)
     seed = task.number * 1000 + task.ply
     if task.kind == "move":
@@ -272,7 +275,7 @@ class RobotRunner:
         *,
         clock: Callable[[], datetime] = utcnow,
         seconds: float | None = None,
-        think_with: Think = think,
+        think_with: Think | None = None,
         poll_seconds: float = 1.0,
     ) -> None:
         from pbm_emergo.mail.worker import InboxWorker
