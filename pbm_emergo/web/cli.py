@@ -12,6 +12,8 @@ import argparse
 import logging
 import multiprocessing
 import os
+import signal
+from types import FrameType
 from typing import Any
 
 from pbm_emergo.config import Config, load_config
@@ -57,6 +59,10 @@ def serve_web(config: Config, port: int) -> None:
 
     app = create_app(get_sessionmaker(config))
     log.info("web view on http://%s:%d/", config.http_host, port)
+    # uvicorn stops gracefully on SIGTERM/SIGINT, then raises the signal again for the
+    # handler it found: with this one, a stop is a normal end (status 0, as for serve).
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, _stopped)
     uvicorn.run(
         app,
         host=config.http_host,
@@ -68,6 +74,10 @@ def serve_web(config: Config, port: int) -> None:
         proxy_headers=True,
         forwarded_allow_ips="127.0.0.1",
     )
+
+
+def _stopped(signum: int, frame: FrameType | None) -> None:
+    log.info("web view stopped by signal %d", signum)
 
 
 def _web_process(config: Config, parent: int) -> None:
