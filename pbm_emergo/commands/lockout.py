@@ -175,6 +175,7 @@ def wrong_password(
         attempts_left=max(attempts_left, 0),
         locked_until=at(max(until for _, until in locked)) if locked else None,
         registered=sender.registered,
+        forged=not ctx.sender_trusted,
         replies=notices,
         writes=writes,
     )

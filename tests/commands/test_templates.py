@@ -213,6 +213,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "error/error.txt.j2": ERROR,
     "error/wrong_password.txt.j2": {
         **ERROR, "attempts_left": 0, "locked_until": "11:00", "registered": True,
+        "forged": True,
     },
     "error/stale_move.txt.j2": {**ERROR, "given": 3, "expected": 5},
     "error/malformed_move.txt.j2": ERROR,
