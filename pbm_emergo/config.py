@@ -32,6 +32,9 @@ class Config:
     outbound: str | None = None
     reply_limit: int = 100  # replies to one address per hour
     max_message_size: int = 256 * 1024
+    # Days a mail is kept as received (a dead letter) or as its redacted copy (a processed
+    # mail) before its raw text is removed; its row (who, when, the masked command) stays.
+    raw_retention_days: int = 30
     # Inbox worker processes (``serve``/``worker``); 0 means one for each CPU.
     workers: int = 0
     # The authserv-id of our own MTA's Authentication-Results headers (RFC 8601), for

@@ -25,7 +25,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from multiprocessing.managers import SyncManager
 from types import FrameType
 from typing import Any
@@ -45,6 +45,7 @@ LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s:
 
 log = logging.getLogger(__name__)
 
+RAW_EXPIRY_SECONDS = 3600.0  # how often the scheduler removes expired raw mail
 POLL_SECONDS = 1.0  # how often idle threads look at the database (other processes' mail)
 SCHEDULER_SECONDS = 30.0
 
@@ -205,12 +206,25 @@ class MailServer:
             self.outbox_ready.clear()
 
     def _schedule(self) -> None:
+        next_expiry = 0.0
         while not self.stopping.wait(self.scheduler_seconds):
             try:
                 self._release_stale_claims()
                 self._run_scheduled_commands()
+                if time.monotonic() >= next_expiry:
+                    self.expire_raw_mail()
+                    next_expiry = time.monotonic() + RAW_EXPIRY_SECONDS
             except Exception:  # noqa: BLE001
                 log.exception("scheduler error")
+
+    def expire_raw_mail(self) -> int:
+        """Remove the raw text of mail older than the retention period (see mail.redact)."""
+        before = self.clock() - timedelta(days=self.config.raw_retention_days)
+        with self.session_factory.begin() as session:
+            expired = queues.expire_raw(session, before)
+        if expired:
+            log.info("removed the raw text of %d mails received before %s", expired, before)
+        return expired
 
     def _release_stale_claims(self) -> None:
         with self.session_factory.begin() as session:

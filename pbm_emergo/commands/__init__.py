@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from pbm_emergo.commands.dispatcher import Described
     from pbm_emergo.config import Config
 
-__all__ = ["CommandMail", "Reply", "describe", "handle", "scheduled"]
+__all__ = ["CommandMail", "Reply", "describe", "handle", "redact", "scheduled"]
 
 
 def handle(
@@ -53,3 +53,12 @@ def describe(subject: str, body: str, session: Session | None = None) -> Describ
     from pbm_emergo.commands.masking import database_lookup
 
     return run(subject, body, database_lookup(session) if session is not None else None)
+
+
+def redact(subject: str, body: str, session: Session) -> tuple[str, str, Callable[[str], str]]:
+    """What is kept of a processed mail: its Subject and the part of its body the server
+    read (command lines, or the comment up to quoted text), with every word its command
+    lines hide masked (every password among them); and the masking function itself."""
+    from pbm_emergo.commands.dispatcher import redact as run
+
+    return run(subject, body, session)

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from pbm_emergo.commands import masking, multiple, registry
 from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import CommandError, Context, Result
-from pbm_emergo.commands.secrets import Known
+from pbm_emergo.commands.secrets import Known, Secrets
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import read_sessions
@@ -49,7 +49,19 @@ MAX_ARGS = 40
 # (the worker retries it later, like any failure).
 MAX_CONFLICTS = 20
 
-_QUOTE_HEADER = re.compile(r"^(on\s.*wrote:|.*\bwrote:|-+\s*original message\s*-+)\s*$", re.I)
+# Where quoted or forwarded text starts: "On ... wrote:", Outlook's "-----Original
+# Message-----", Gmail's "---------- Forwarded message ---------", Apple Mail's "Begin
+# forwarded message:", and Outlook's line of underscores above a From:/Sent: block. A
+# forwarded copy of a command mail carries its Subject, and so its password.
+_QUOTE_HEADER = re.compile(
+    r"^(on\s.*wrote:|.*\bwrote:|-+\s*original message\s*-+|-+\s*forwarded message\s*-+"
+    r"|begin forwarded message:|_{8,})\s*$",
+    re.IGNORECASE,
+)
+# The header block of a quoted or forwarded mail (Outlook without its line of underscores):
+# a "From:" line followed by a "Sent:", "Date:", "To:" or "Subject:" line.
+_FROM_LINE = re.compile(r"^\*?from:\*?\s", re.IGNORECASE)
+_HEADER_LINE = re.compile(r"^\*?(sent|date|to|cc|subject):\*?\s", re.IGNORECASE)
 
 
 @dataclass
@@ -62,8 +74,10 @@ class BodyLines:
     stopped_at: str | None = None  # why reading stopped, in words
 
 
-def _stop_reason(line: str) -> str | None:
+def _stop_reason(line: str, following: str = "") -> str | None:
     stripped = line.strip()
+    if _FROM_LINE.match(stripped) and _HEADER_LINE.match(following.strip()):
+        return "quoted text"
     if line.rstrip("\r\n") in ("-- ", "--") or stripped == "--":
         return "the signature"
     if stripped.lower() == "end":
@@ -80,7 +94,7 @@ def body_text_lines(body: str) -> tuple[list[str], str | None, int]:
     """
     lines = body.splitlines()
     for index, line in enumerate(lines):
-        reason = _stop_reason(line)
+        reason = _stop_reason(line, lines[index + 1] if index + 1 < len(lines) else "")
         if reason:
             # A signature marker or 'end' is not content; a quoted line is.
             start = index if reason == "quoted text" else index + 1
@@ -228,6 +242,21 @@ def dispatch(
     ctx.secrets.words = masking.hidden_words(lines, ctx.known)
     replies, writes = _dispatch(ctx, mail, line)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
+
+
+def redact(subject: str, body: str, session: Session) -> tuple[str, str, Callable[[str], str]]:
+    """The Subject and the read part of the body of a mail as they may be kept, and the
+    function that masks the words its command lines hide (see commands.redact)."""
+    line = clean_subject(subject)
+    multiple = line.lower() == "multiple"
+    lines = _all_lines(body) if multiple else [line]
+    known = masking.database_lookup(session)(lines)
+    secrets = Secrets(words=masking.hidden_words(lines, known))
+    if multiple:
+        kept = "\n".join(masked(text, known) for text in lines)
+    else:
+        kept = secrets.scrub(comment_text(body))
+    return secrets.scrub(subject), kept, secrets.scrub
 
 
 def _all_lines(body: str) -> list[str]:

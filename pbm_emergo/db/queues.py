@@ -269,11 +269,15 @@ def mark_inbound_done(
     *,
     status: str = INBOUND_DONE,
     note: str | None = None,
+    raw: bytes | None = None,
 ) -> bool:
     """Mark a claimed message processed (``status="ignored"`` for one deliberately not run,
-    ``note`` saying why, in last_error). Returns False, changing nothing, if the claim was
+    ``note`` saying why, in last_error; ``raw``: the copy to keep instead of the mail as
+    received, its passwords taken out). Returns False, changing nothing, if the claim was
     lost (expired and taken by another worker): the caller should then roll back."""
-    extra = {} if note is None else {"last_error": note}
+    extra: dict[str, object] = {} if note is None else {"last_error": note}
+    if raw is not None:
+        extra["raw"] = raw
     return _release_inbound(session, message, now, status=status, processed_at=now, **extra)
 
 
@@ -289,13 +293,34 @@ def mark_inbound_failed(
     )
 
 
+def expire_raw(session: Session, received_before: datetime) -> int:
+    """Remove the raw text of every finished mail (done, ignored or dead) received before
+    ``received_before``: the retention period of mail as received. Returns how many."""
+    result = session.execute(
+        update(InboundMessage)
+        .where(
+            InboundMessage.received_at < received_before,
+            InboundMessage.status.in_((INBOUND_DONE, INBOUND_IGNORED, INBOUND_DEAD)),
+            func.length(InboundMessage.raw) > 0,
+        )
+        .values(raw=b"")
+        .execution_options(synchronize_session=False)
+    )
+    return rowcount(result)
+
+
 def requeue_inbound(session: Session, message_id: int, now: datetime) -> bool:
     """Put a dead inbound message back in the queue with a fresh attempt count.
     Returns False if there is no such message or it is not dead: a processed mail is never
-    run twice (its commands would be repeated), and one in hand is being processed."""
+    run twice (its commands would be repeated), and one in hand is being processed; nor a
+    dead letter whose raw text has expired (nothing is left to run)."""
     result = session.execute(
         update(InboundMessage)
-        .where(InboundMessage.id == message_id, InboundMessage.status == INBOUND_DEAD)
+        .where(
+            InboundMessage.id == message_id,
+            InboundMessage.status == INBOUND_DEAD,
+            func.length(InboundMessage.raw) > 0,
+        )
         .values(status=INBOUND_PENDING, attempts=0, claimed_by=None, claimed_at=None)
         .execution_options(synchronize_session=False)
     )

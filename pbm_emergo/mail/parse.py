@@ -83,6 +83,20 @@ def html_to_text(html: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip() + "\n"
 
 
+# Containers that mail programs put around quoted or forwarded text in HTML mail (Gmail's
+# "gmail_quote", Outlook's "divRplyFwdMsg", Thunderbird's "moz-cite-prefix").
+_QUOTE_CONTAINERS = ("gmail_quote", "divrplyfwdmsg", "moz-cite-prefix", "yahoo_quoted")
+
+
+def _is_quote_container(attrs: list[tuple[str, str | None]]) -> bool:
+    for name, value in attrs:
+        if name in ("class", "id") and value:
+            lowered = value.lower()
+            if any(marker in lowered for marker in _QUOTE_CONTAINERS):
+                return True
+    return False
+
+
 class _TextExtractor(HTMLParser):
     _BLOCKS = {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "pre",
                "blockquote", "table", "ul", "ol", "hr"}
@@ -96,6 +110,10 @@ class _TextExtractor(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in self._HIDDEN:
             self._hidden += 1
+        elif tag == "blockquote" or _is_quote_container(attrs):
+            # Quoted text (a reply's or a forward's): a ">" line marks where it starts, so
+            # that command lines and comments stop there, as in a plain-text mail.
+            self.parts.append("\n>\n")
         elif tag in self._BLOCKS:
             self.parts.append("\n")
 

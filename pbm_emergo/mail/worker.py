@@ -19,6 +19,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.commands import redact
 from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
@@ -31,7 +32,8 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail.parse import parse_mail
+from pbm_emergo.mail.parse import ParsedMail, parse_mail
+from pbm_emergo.mail.redact import redacted_copy
 from pbm_emergo.mail.reply import build_reply, readdress, reply_bytes
 from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
@@ -114,30 +116,34 @@ class InboxWorker:
     def _process(self, claimed: InboundMessage) -> Outcome:
         inbound_id = claimed.id
         now = self.clock()
-        if claimed.not_answered is not None:
-            # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
-            with self.session_factory.begin() as session:
-                note = f"not answered: {claimed.not_answered}"
-                if not queues.mark_inbound_done(
-                    session, claimed, now, status=INBOUND_IGNORED, note=note
-                ):
-                    raise LostClaim(inbound_id)
-            log.info("inbound %d not answered: %s", inbound_id, claimed.not_answered)
-            return Outcome(inbound_id, "ignored")
         parsed = parse_mail(
             claimed.raw, claimed.envelope_sender, own_address=self.config.address,
             authserv_id=self.config.authserv_id,
         )
+        if claimed.not_answered is not None:
+            # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
+            kept = self.redacted(claimed.raw, parsed)
+            with self.session_factory.begin() as session:
+                note = f"not answered: {claimed.not_answered}"
+                if not queues.mark_inbound_done(
+                    session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
+                ):
+                    raise LostClaim(inbound_id)
+            log.info("inbound %d not answered: %s", inbound_id, claimed.not_answered)
+            return Outcome(inbound_id, "ignored")
         queued = 0
 
-        def build(replies: list[Reply]) -> list[BuiltReply]:
-            return self.build_all(replies, now, parsed.message_id, parsed.references)
+        def build(replies: list[Reply]) -> tuple[list[BuiltReply], bytes]:
+            built = self.build_all(replies, now, parsed.message_id, parsed.references)
+            return built, self.redacted(claimed.raw, parsed)
 
-        def store(session: Session, built: Any) -> None:
+        def store(session: Session, done: Any) -> None:
             nonlocal queued
+            built, kept = done
             # The conditional UPDATE that marks the mail done is also the check that this
-            # worker still holds the claim; if not, everything here rolls back.
-            if not queues.mark_inbound_done(session, claimed, now):
+            # worker still holds the claim; if not, everything here rolls back. The mail
+            # as received gives way to its redacted copy (see mail.redact).
+            if not queues.mark_inbound_done(session, claimed, now, raw=kept):
                 raise LostClaim(inbound_id)
             queued = self.queue_all(session, built, now, inbound_id, parsed)
 
@@ -149,6 +155,12 @@ class InboxWorker:
         return Outcome(inbound_id, "done", queued)
 
     # --- replies -----------------------------------------------------------------------
+
+    def redacted(self, raw: bytes, parsed: ParsedMail) -> bytes:
+        """The copy of a processed mail to keep: its passwords masked (see mail.redact)."""
+        with self.reads() as session:
+            subject, body, scrub = redact(parsed.subject, parsed.body, session)
+        return redacted_copy(raw, subject, body, scrub)
 
     def build_all(
         self,

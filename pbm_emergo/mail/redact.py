@@ -1,0 +1,47 @@
+"""The copy of a processed mail the server keeps: its passwords taken out.
+
+A mail is stored as received (accepted means stored) and processed from that copy; once it
+is processed, the original is replaced by a redacted copy: a plain-text message with the
+headers that say who sent what and when, the Subject, and the part of the body the server
+read (the command lines of a ``multiple`` mail, else the comment up to a signature or quoted
+text), every word its command lines hide (see :mod:`pbm_emergo.commands.masking`, which
+hides every password) masked. Quoted and forwarded text, attachments, HTML and the other
+headers are dropped: a password in a quoted copy of some mail cannot survive there. A dead
+letter keeps its original (it is run again when the operator requeues it); the retention
+period removes every raw mail, redacted or not, after ``Config.raw_retention_days``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesHeaderParser
+
+from pbm_emergo.mail import policies
+
+# The headers kept in the redacted copy (besides the Subject, which is masked).
+KEPT_HEADERS = ("From", "Sender", "Reply-To", "To", "Cc", "Date", "Message-ID", "In-Reply-To",
+                "References", "Auto-Submitted", "Precedence", "Authentication-Results")
+REDACTED_HEADER = "X-Pbm-Emergo-Redacted"
+
+
+def redacted_copy(raw: bytes, subject: str, body: str, scrub: Callable[[str], str]) -> bytes:
+    """The redacted copy of the mail ``raw``: some of its headers passed through ``scrub``,
+    and the ``subject`` and ``body`` kept of it (already masked)."""
+    message = EmailMessage(policy=policies.WRITE)
+    kept = {name.lower() for name in KEPT_HEADERS}
+    try:
+        headers = BytesHeaderParser(policy=policy.compat32).parsebytes(raw).items()
+    except Exception:  # noqa: BLE001 - unreadable headers: keep none of them
+        headers = []
+    for name, value in headers:
+        if name.lower() in kept and name.lower() not in message:
+            try:
+                message[name] = scrub(" ".join(str(value).split()))
+            except Exception:  # noqa: BLE001 - a header the policy cannot write again
+                continue
+    message["Subject"] = subject
+    message[REDACTED_HEADER] = "passwords, quoted text and attachments removed"
+    message.set_content(body or "\n")
+    return message.as_bytes()
