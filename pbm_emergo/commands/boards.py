@@ -415,13 +415,13 @@ def board_view(
         commenter=commenter,
         last_move=last_move,
         times=times,
+        link=link,
     )
     text = render("board.txt.j2", **context)
     html = render_html(
         "board/section.html.j2",
         **context,
         picture=board_picture(position, notations[-1] if notations else None),
-        link=link,
     )
     return BoardView(subject=subject, text=text, html=html)
 

@@ -70,6 +70,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "commenter": "alice",
         "last_move": "Last move.",
         "times": ["alice 1 min", "bob 2 min"],
+        "link": "https://emergo.example.org/boards/101",
     },
     # The HTML parts of board mails (rendered with autoescape in the mail; see tests/web).
     "board.html.j2": {"sections": ["<div>BOARD</div>"], "title": "Emergo Board 101", "notice": []},

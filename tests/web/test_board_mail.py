@@ -6,15 +6,18 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
+from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.commands import Reply
 from pbm_emergo.commands.boards import BoardState, PlayedMove, Seat, board_html, board_view
+from pbm_emergo.config import Config
 from pbm_emergo.mail.reply import build_reply, reply_bytes
 from pbm_emergo.picture import CAPTURED, LANDED, START, board_picture, move_marks
 from pbm_emergo.rules import CELLS, Game
@@ -218,3 +221,24 @@ def test_long_or_non_ascii_comments_are_encoded_for_smtp(game: Mailer, comment: 
     assert max(len(line) for line in raw.split(b"\r\n")) <= 998
     html_part = parse(raw).get_body(("html",))
     assert html_part is not None and comment.strip() in html_part.get_content()
+
+
+# --- the link to the web view -----------------------------------------------------------------
+
+
+def test_board_mails_link_to_the_board_page_when_the_web_url_is_set(
+    db_sessions: sessionmaker[Session], db_config: Config, game: Mailer
+) -> None:
+    plain = game.move(101, "alice", "e4")
+    assert plain[0].html is not None and "http" not in plain[0].html
+    assert "http" not in plain[0].body and "on the web" not in plain[0].body
+    linked = Mailer(db_sessions, replace(db_config, web_url="https://emergo.example.org/"))
+    linked.now = game.now
+    for replies in (
+        linked.move(101, "bob", "d6"),  # a board mail after a move
+        linked.send("emergo show 101"),
+    ):
+        reply = replies[0]
+        assert reply.html is not None
+        assert '<a href="https://emergo.example.org/boards/101">' in reply.html
+        assert reply.body.endswith("The board on the web: https://emergo.example.org/boards/101\n")
