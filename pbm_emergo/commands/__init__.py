@@ -55,10 +55,14 @@ def describe(subject: str, body: str, session: Session | None = None) -> Describ
     return run(subject, body, database_lookup(session) if session is not None else None)
 
 
-def redact(subject: str, body: str, session: Session) -> tuple[str, str, Callable[[str], str]]:
+def redact(
+    subject: str, body: str, session: Session | None = None
+) -> tuple[str, str, Callable[[str], str]]:
     """What is kept of a processed mail: its Subject and the part of its body the server
     read (command lines, or the comment up to quoted text), with every word its command
-    lines hide masked (every password among them); and the masking function itself."""
+    lines hide masked (every password among them); and the masking function itself.
+    ``session`` finds the existing userids and boards, which are shown; without it, every
+    word that is not a keyword, an option or move notation is masked."""
     from pbm_emergo.commands.dispatcher import redact as run
 
     return run(subject, body, session)

@@ -244,13 +244,17 @@ def dispatch(
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
 
 
-def redact(subject: str, body: str, session: Session) -> tuple[str, str, Callable[[str], str]]:
+def redact(
+    subject: str, body: str, session: Session | None = None
+) -> tuple[str, str, Callable[[str], str]]:
     """The Subject and the read part of the body of a mail as they may be kept, and the
-    function that masks the words its command lines hide (see commands.redact)."""
+    function that masks the words its command lines hide (see commands.redact). Without
+    ``session`` no userid or board is known: more words are masked."""
     line = clean_subject(subject)
     multiple = line.lower() == "multiple"
     lines = _all_lines(body) if multiple else [line]
-    known = masking.database_lookup(session)(lines)
+    lookup = masking.database_lookup(session) if session is not None else None
+    known = masking.known_in(lookup, lines)
     secrets = Secrets(words=masking.hidden_words(lines, known))
     if multiple:
         kept = "\n".join(masked(text, known) for text in lines)
