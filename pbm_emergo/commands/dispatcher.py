@@ -236,9 +236,13 @@ def dispatch(
     )
     line = clean_subject(mail.subject)
     # What may be shown of the command lines, and what must be kept out of every reply.
-    lines = _all_lines(mail.body) if line.lower() == "multiple" else [line]
-    lookup = masking.database_lookup(session) if session is not None else None
-    ctx.known = masking.known_in(lookup, lines)
+    multiple = line.lower() == "multiple"
+    lines = _all_lines(mail.body) if multiple else [line]
+    known = masking.known_from_shown(line, mail.shown) if mail.shown and not multiple else None
+    if known is None:  # a `multiple` mail, or no word of the listener's: look them up
+        lookup = masking.database_lookup(session) if session is not None else None
+        known = masking.known_in(lookup, lines)
+    ctx.known = known
     ctx.secrets.words = masking.hidden_words(lines, ctx.known)
     replies, writes = _dispatch(ctx, mail, line)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes

@@ -135,6 +135,27 @@ def database_lookup(session: Session) -> Lookup:
     return lookup
 
 
+def known_from_shown(line: str, shown: str) -> Known | None:
+    """What :func:`mask_line` found known on receipt, read back from its result ``shown``
+    (the words it left visible), or None if ``shown`` does not belong to ``line``."""
+    words, kept = line.split(), shown.split()
+    if len(words) != len(kept) or len(shown) >= MAX_ECHO_CHARS - 3:
+        return None
+    userids: set[str] = set()
+    boards: set[int] = set()
+    for word, seen in zip(words, kept, strict=True):
+        if seen == MASK:
+            continue
+        if seen != word:
+            return None
+        if USERID_PATTERN.fullmatch(word):
+            userids.add(word.lower())
+        board = _BOARD.fullmatch(word)
+        if board:
+            boards.add(int(board[1]))
+    return Known(userids=frozenset(userids), boards=frozenset(boards))
+
+
 def known_in(lookup: Lookup | None, lines: Iterable[str]) -> Known:
     """``lookup(lines)``, or nothing known without a database."""
     return lookup(lines) if lookup is not None else Known()

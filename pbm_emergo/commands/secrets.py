@@ -56,8 +56,12 @@ class Secrets:
 
     def scrub(self, text: str) -> str:
         """``text`` with every hidden word and verified password masked (whole words)."""
+        if not text or not any(s in text for s in self.words) and not any(
+            s in text for s in self.passwords
+        ):
+            return text  # the usual case, found with plain substring searches
         pattern = self.pattern()
-        return text if pattern is None or not text else pattern.sub(MASK, text)
+        return text if pattern is None else pattern.sub(MASK, text)
 
     def scrub_everywhere(self, text: str) -> str:
         """``text`` with every verified password masked wherever it appears."""

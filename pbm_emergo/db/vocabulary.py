@@ -8,10 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.models import Board, Player
+
+# Built once (this runs for every mail the listener stores).
+_USERIDS = select(Player.userid_key).where(
+    Player.userid_key.in_(bindparam("keys", expanding=True))
+)
+_BOARDS = select(Board.number).where(Board.number.in_(bindparam("numbers", expanding=True)))
 
 
 def existing(
@@ -24,11 +30,7 @@ def existing(
     found_userids: frozenset[str] = frozenset()
     found_boards: frozenset[int] = frozenset()
     if keys:
-        found_userids = frozenset(
-            session.scalars(select(Player.userid_key).where(Player.userid_key.in_(keys)))
-        )
+        found_userids = frozenset(session.scalars(_USERIDS, {"keys": sorted(keys)}))
     if numbers:
-        found_boards = frozenset(
-            session.scalars(select(Board.number).where(Board.number.in_(numbers)))
-        )
+        found_boards = frozenset(session.scalars(_BOARDS, {"numbers": sorted(numbers)}))
     return found_userids, found_boards

@@ -9,6 +9,7 @@ the mail to be claimed again, or has done all of it.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import traceback
 from collections.abc import Callable
@@ -147,8 +148,9 @@ class InboxWorker:
                 raise LostClaim(inbound_id)
             queued = self.queue_all(session, built, now, inbound_id, parsed)
 
+        mail = dataclasses.replace(parsed.command_mail(), shown=claimed.subject or "")
         self.processor(
-            self.session_factory, parsed.command_mail(), self.config, now,
+            self.session_factory, mail, self.config, now,
             outside=build, inside=store,
         )
         log.info("inbound %d done, %d replies queued", inbound_id, queued)

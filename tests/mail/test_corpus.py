@@ -21,6 +21,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.parse import parse_mail
+from pbm_emergo.mail.redact import REDACTED_HEADER
 from pbm_emergo.mail.worker import InboxWorker
 
 OWN_CORPUS = Path(__file__).parent / "corpus"
@@ -49,13 +50,20 @@ def check(path: Path, config: Config, session_factory: sessionmaker[Session]) ->
     stored = InboxHandler(session_factory, config).store(raw, ENVELOPE, [config.address])
     if stored.duplicate:
         return None  # the same Message-ID as an earlier corpus mail: stored once, as it must
+    with session_factory.begin() as session:
+        inbound = session.get(InboundMessage, stored.id)
+        if inbound is None or inbound.raw != raw:
+            return "not stored exactly"
     outcome = InboxWorker(session_factory, config).run_once()
     if outcome is None or outcome.inbound_id != stored.id:
         return f"not processed in order: {outcome}"
     with session_factory.begin() as session:
         inbound = session.get(InboundMessage, stored.id)
-        if inbound is None or inbound.raw != raw:
-            return "not stored exactly"
+        assert inbound is not None
+        # Once processed, the mail is kept as its redacted copy (mail/redact.py).
+        kept = BytesParser(policy=policy.default).parsebytes(inbound.raw)
+        if REDACTED_HEADER not in kept:
+            return "not kept as a redacted copy after processing"
         replies = list(
             session.scalars(select(OutboundMessage).where(OutboundMessage.inbound_id == stored.id))
         )

@@ -89,7 +89,10 @@ def test_message_is_processed_and_its_reply_queued(
     outcome = worker.run_once()
     assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
     assert worker.run_once() is None
-    expected = CommandMail("alice@example.org", "emergo help", "hi\n", "<c1@example.org>")
+    expected = CommandMail(
+        "alice@example.org", "emergo help", "hi\n", "<c1@example.org>",
+        shown="emergo help",  # the command as the listener showed it on receipt
+    )
     assert echo.seen == [expected]
     [inbound] = rows(session_factory, InboundMessage)
     assert (inbound.status, inbound.attempts, inbound.processed_at) == ("done", 1, NOW)
