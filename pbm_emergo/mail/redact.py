@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from email import policy
-from email.message import EmailMessage
+from email.header import Header
+from email.mime.text import MIMEText
 from email.parser import BytesHeaderParser
-
-from pbm_emergo.mail import policies
 
 # The headers kept in the redacted copy (besides the Subject, which is masked).
 KEPT_HEADERS = ("From", "Sender", "Reply-To", "To", "Cc", "Date", "Message-ID", "In-Reply-To",
@@ -26,22 +25,30 @@ KEPT_HEADERS = ("From", "Sender", "Reply-To", "To", "Cc", "Date", "Message-ID", 
 REDACTED_HEADER = "X-Pbm-Emergo-Redacted"
 
 
+def _header(value: str) -> str | Header:
+    # One line (every run of whitespace, CR and LF included, made one space), and
+    # RFC 2047-encoded when it is not ASCII.
+    line = " ".join(value.split())
+    return line if line.isascii() else Header(line, "utf-8")
+
+
 def redacted_copy(raw: bytes, subject: str, body: str, scrub: Callable[[str], str]) -> bytes:
     """The redacted copy of the mail ``raw``: some of its headers passed through ``scrub``,
-    and the ``subject`` and ``body`` kept of it (already masked)."""
-    message = EmailMessage(policy=policies.WRITE)
+    and the ``subject`` and ``body`` kept of it (already masked). Built with the library's
+    compat32 classes: a tenth of the cost of the modern header registry, and every value is
+    put on one line first, so no header can be made of user text."""
+    message = MIMEText(body or "\n", "plain", "utf-8")
     kept = {name.lower() for name in KEPT_HEADERS}
     try:
         headers = BytesHeaderParser(policy=policy.compat32).parsebytes(raw).items()
     except Exception:  # noqa: BLE001 - unreadable headers: keep none of them
         headers = []
+    seen: set[str] = set()
     for name, value in headers:
-        if name.lower() in kept and name.lower() not in message:
-            try:
-                message[name] = scrub(" ".join(str(value).split()))
-            except Exception:  # noqa: BLE001 - a header the policy cannot write again
-                continue
-    message["Subject"] = subject
+        key = name.lower()
+        if key in kept and key not in seen:
+            seen.add(key)
+            message[name] = _header(scrub(str(value)))
+    message["Subject"] = _header(subject)
     message[REDACTED_HEADER] = "passwords, quoted text and attachments removed"
-    message.set_content(body or "\n")
     return message.as_bytes()
