@@ -24,6 +24,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -128,6 +129,15 @@ class Player(Base):
     # Flags. A signed-off player keeps their history but can no longer play or log in.
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     signed_off_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # How many more games the player seeks (emergo seek; 0: none); each challenge of them
+    # takes one off.
+    seeking: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Challenges to the player are refused: all of them (emergo reject), or once they have
+    # board_limit active boards (emergo limit; NULL: no limit).
+    refuses_challenges: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
+    board_limit: Mapped[int | None] = mapped_column(Integer)
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player",
@@ -299,6 +309,21 @@ class Subscription(Base):
     """A spectator's subscription to one board, or to all boards when board_number is NULL."""
 
     __tablename__ = "subscriptions"
+    __table_args__ = (UniqueConstraint("player_id", "board_number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    board_number: Mapped[int | None] = mapped_column(
+        ForeignKey("boards.number", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Notification(Base):
+    """A player's wish for the final board mail of finished games (emergo notify): of one
+    board, or of every board when board_number is NULL."""
+
+    __tablename__ = "notifications"
     __table_args__ = (UniqueConstraint("player_id", "board_number"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
