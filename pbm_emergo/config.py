@@ -46,6 +46,11 @@ class Config:
     http_host: str = "127.0.0.1"
     http_port: int = 0
     web_url: str | None = None
+    # Prometheus metrics (``serve``/``worker --metrics-port``): where ``/metrics`` is served
+    # (port 0: not served). The log format: "text" (details as key=value) or "json".
+    metrics_host: str = "127.0.0.1"
+    metrics_port: int = 0
+    log_format: str = "text"
 
     @property
     def effective_database_url(self) -> str:

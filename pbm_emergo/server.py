@@ -32,6 +32,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo import metrics
 from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
 from pbm_emergo.config import Config, load_config
 from pbm_emergo.db import credentials, queues
@@ -39,9 +40,10 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.ops.logs import TEXT_FORMAT, setup_logging
 from pbm_emergo.robots import RobotPlayer
 
-LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s"
+LOG_FORMAT = TEXT_FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,7 @@ class MailServer:
         processor: CommandProcessor | None = None,
         listen: bool = True,
         send: bool = True,
+        work: bool = True,
         backoff: Backoff | None = None,
         poll_seconds: float = POLL_SECONDS,
         scheduler_seconds: float = SCHEDULER_SECONDS,
@@ -79,7 +82,10 @@ class MailServer:
         self.inbox_ready = threading.Event()
         self.outbox_ready = threading.Event()
         self.worker = InboxWorker(session_factory, config, processor, clock=clock)
-        self.pool = WorkerPool(config, poll_seconds, send=send) if processes else None
+        # work=False (``serve --no-workers``): the listener alone; `pbm-emergo worker`
+        # processes handle the mail.
+        self.work = work
+        self.pool = WorkerPool(config, poll_seconds, send=send) if processes and work else None
         self.sender = (
             OutboxSender(
                 session_factory,
@@ -88,7 +94,7 @@ class MailServer:
                 backoff=backoff,
                 clock=clock,
             )
-            if send and not processes
+            if send and work and not processes
             else None
         )
         self.listener = (
@@ -112,7 +118,7 @@ class MailServer:
         names: list[tuple[str, Callable[[], None]]] = []
         if self.pool is not None:
             self.pool.start()
-        else:
+        elif self.work:
             names += [
                 (f"inbox-{n + 1}", self._work_inbox) for n in range(self.config.worker_count)
             ]
@@ -328,9 +334,9 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _child_setup(log_level: int) -> threading.Event:
+def _child_setup(log_level: int, log_format: str = "text") -> threading.Event:
     """Logging and signals of a worker or sender process; the event is set on SIGTERM."""
-    logging.basicConfig(level=log_level, format=LOG_FORMAT)
+    setup_logging(log_level, log_format)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
     terminated = threading.Event()
     signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
@@ -352,7 +358,7 @@ def run_worker_process(
     main process (passed, not read: it may die while this one is still starting)."""
     from pbm_emergo.db.session import get_sessionmaker
 
-    terminated = _child_setup(log_level)
+    terminated = _child_setup(log_level, config.log_format)
     credentials.install(credentials.CredentialCache(key=key, entries=entries))
     worker = InboxWorker(get_sessionmaker(config), config)
     while not (stopping.value or terminated.is_set()):
@@ -395,7 +401,7 @@ def run_sender_process(
     but accept mail."""
     from pbm_emergo.db.session import get_sessionmaker
 
-    terminated = _child_setup(log_level)
+    terminated = _child_setup(log_level, config.log_format)
 
     class Stop:
         """What OutboxSender checks between mails: the server stopping, or this process."""
@@ -449,6 +455,14 @@ def register(subparsers: Any) -> None:
                             help="migrate the database to the newest revision first "
                                  "(automatic on the embedded SQLite default)")
         parser.add_argument("--log-level", dest="log_level", default="INFO")
+        parser.add_argument("--log-format", dest="log_format", choices=("text", "json"),
+                            help="text (details as key=value) or json (PBM_EMERGO_LOG_FORMAT)")
+        parser.add_argument("--metrics-port", dest="metrics_port", type=int,
+                            help="serve Prometheus metrics on this port, /metrics "
+                                 "(PBM_EMERGO_METRICS_PORT; default off)")
+        parser.add_argument("--metrics-host", dest="metrics_host",
+                            help="the address for --metrics-port (PBM_EMERGO_METRICS_HOST, "
+                                 "default 127.0.0.1)")
         if name == "serve":
             parser.add_argument("--host", dest="smtp_host", help="PBM_EMERGO_SMTP_HOST")
             parser.add_argument("--port", dest="smtp_port", type=int, help="PBM_EMERGO_SMTP_PORT")
@@ -457,11 +471,16 @@ def register(subparsers: Any) -> None:
             parser.add_argument("--http-port", dest="http_port", type=int,
                                 help="also serve the read-only web view on this port, on "
                                      "PBM_EMERGO_HTTP_HOST (PBM_EMERGO_HTTP_PORT; default off)")
+            parser.add_argument("--no-workers", dest="no_workers", action="store_true",
+                                help="run no inbox workers nor outbox sender here: only the "
+                                     "listener and the scheduler (`pbm-emergo worker` "
+                                     "processes do the rest)")
         parser.set_defaults(func=run_serve if name == "serve" else run_worker)
 
 
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
-                 "smtp_host", "smtp_port", "max_message_size", "http_port")
+                 "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
+                 "metrics_port", "metrics_host")
 
 
 def _config_from(args: argparse.Namespace) -> Config:
@@ -478,10 +497,8 @@ def run_worker(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, *, listen: bool) -> int:
-    logging.basicConfig(
-        level=getattr(logging, str(args.log_level).upper(), logging.INFO),
-        format=LOG_FORMAT,
-    )
+    config = _config_from(args)
+    setup_logging(getattr(logging, str(args.log_level).upper(), logging.INFO), config.log_format)
     # aiosmtpd logs every SMTP command at INFO.
     logging.getLogger("mail.log").setLevel(logging.WARNING)
     from pbm_emergo.db.session import (
@@ -492,7 +509,6 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
         upgrade_to_head,
     )
 
-    config = _config_from(args)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     if args.migrate or (listen and config.is_embedded_database):
         upgrade_to_head(config)
@@ -504,7 +520,12 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
             file=sys.stderr,
         )
         return 1
-    server = MailServer(config, get_sessionmaker(config), listen=listen, processes=True)
+    metrics_dir = None
+    if config.metrics_port:
+        # Before any process starts: they all count into this directory (see metrics.py).
+        metrics_dir = metrics.use_multiprocess_dir()
+    server = MailServer(config, get_sessionmaker(config), listen=listen, processes=True,
+                        work=not getattr(args, "no_workers", False))
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
@@ -514,6 +535,12 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     server.start()
+    endpoint = None
+    if metrics_dir is not None:
+        endpoint = metrics.MetricsEndpoint(
+            config.metrics_host, config.metrics_port, get_sessionmaker(config), utcnow
+        )
+        endpoint.start()
     web = None
     if listen and config.http_port:
         from pbm_emergo.web.cli import WebProcess
@@ -534,6 +561,10 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
     if web is not None:
         web.stop()
     server.stop()
+    if endpoint is not None:
+        endpoint.stop()
+    if metrics_dir is not None:
+        metrics.remove_multiprocess_dir(metrics_dir)
     log.info("stopped")
     return 0
 

@@ -16,6 +16,7 @@ from aiosmtpd.smtp import SMTP, Envelope, Session
 from sqlalchemy.orm import Session as DBSession
 from sqlalchemy.orm import sessionmaker
 
+from pbm_emergo import metrics
 from pbm_emergo.commands import describe
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
@@ -197,6 +198,7 @@ class InboxHandler:
             with self._idle:
                 self.in_flight -= 1
                 self._idle.notify_all()
+        metrics.get().accepted.labels("true" if stored.duplicate else "false").inc()
         if stored.duplicate:
             log.info("duplicate of inbound %d from %r, not stored again", stored.id, mail_from)
             return "250 2.0.0 OK (duplicate, already received)"
@@ -243,6 +245,22 @@ class InboxHandler:
         return "mail for postmaster (kept for the operator)"
 
 
+class CountingSMTP(SMTP):
+    """aiosmtpd's SMTP session, counting every 4xx and 5xx answer by code (ours, and
+    aiosmtpd's own: 552 for mail over the size limit, 5xx for bad commands)."""
+
+    async def push(self, status: Any) -> None:
+        code = status[:3] if isinstance(status, str) else status[:3].decode("ascii", "replace")
+        if code[:1] in ("4", "5"):
+            metrics.get().smtp_answers.labels(code).inc()
+        await super().push(status)
+
+
+class CountingController(Controller):
+    def factory(self) -> SMTP:
+        return CountingSMTP(self.handler, **self.SMTP_kwargs)
+
+
 class Listener:
     """The aiosmtpd controller with our settings (no DNS lookups, size limit, our handler)."""
 
@@ -261,7 +279,7 @@ class Listener:
             # a non-ASCII sender address is refused in handle_MAIL.
             "enable_SMTPUTF8": True,
         }
-        self.controller = Controller(handler, **kwargs)
+        self.controller = CountingController(handler, **kwargs)
         self._lock = threading.Lock()
         self.running = False
 

@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo import metrics
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
 from pbm_emergo.db.session import read_sessions
@@ -303,6 +304,10 @@ def _attach(session: Session, message: OutboundMessage) -> OutboundMessage:
     return message
 
 
+# The status a delivery left a reply in -> its ``result`` in pbm_emergo_replies_total.
+_RESULTS = {"sent": "sent", "pending": "retried", "failed": "failed", "dead": "dead"}
+
+
 @dataclass(frozen=True)
 class _Outcome:
     """What became of one claimed mail, to be recorded: sent (``error`` None) or not."""
@@ -428,8 +433,11 @@ class OutboxSender:
                         max_delay=self.backoff.cap,
                     ))
             statuses = [outcome.message.status for outcome in outcomes]
+        replies = metrics.get().replies
         for outcome, status, ours in zip(outcomes, statuses, kept, strict=True):
             message = outcome.message
+            if ours and not outcome.retry_now:
+                replies.labels(_RESULTS.get(status, status)).inc()
             if not ours:
                 log.warning("outbound %d to %s: our claim had expired (%s)", message.id,
                             message.recipient, outcome.error or "delivered")

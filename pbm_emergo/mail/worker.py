@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo import metrics
 from pbm_emergo.commands import redact
 from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
@@ -37,6 +39,7 @@ from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.redact import redacted_copy
 from pbm_emergo.mail.reply import build_reply, readdress, reply_bytes
 from pbm_emergo.messages import Reply
+from pbm_emergo.ops.logs import event
 from pbm_emergo.render import render
 
 log = logging.getLogger(__name__)
@@ -104,15 +107,41 @@ class InboxWorker:
             )
             if claimed is None:
                 return None
+        started = time.perf_counter()
         try:
-            return self._process(claimed)
+            outcome = self._process(claimed)
         except LostClaim:
             log.warning("inbound %d: claim lost to another worker; work rolled back", claimed.id)
-            return Outcome(claimed.id, "lost-claim")
+            outcome = Outcome(claimed.id, "lost-claim")
         except Exception:  # noqa: BLE001 - any failure is recorded; the message is retried
             error = traceback.format_exc()
             log.exception("inbound %d failed", claimed.id)
-            return self._fail(claimed, error)
+            outcome = self._fail(claimed, error)
+        self._account(claimed, outcome, time.perf_counter() - started)
+        return outcome
+
+    @staticmethod
+    def _account(claimed: InboundMessage, outcome: Outcome, seconds: float) -> None:
+        """The metrics of one processed mail, and its one log line (the command as masked
+        on receipt: no password)."""
+        command = metrics.command_label(claimed.subject, claimed.not_answered is not None)
+        counted = metrics.get()
+        counted.processed.labels(command, outcome.status).inc()
+        counted.processing.labels(command).observe(seconds)
+        if outcome.replies:
+            counted.replies_queued.inc(outcome.replies)
+        fields: dict[str, Any] = {
+            "id": claimed.id,
+            "sender": claimed.sender or claimed.envelope_sender,
+            "command": claimed.subject or "",
+            "result": outcome.status,
+            "replies": outcome.replies,
+            "ms": round(seconds * 1000, 1),
+        }
+        if claimed.not_answered is not None:
+            fields["note"] = claimed.not_answered
+        ok = outcome.status in ("done", "ignored")
+        event(log, logging.INFO if ok else logging.WARNING, "mail", **fields)
 
     def _process(self, claimed: InboundMessage) -> Outcome:
         inbound_id = claimed.id
@@ -130,7 +159,6 @@ class InboxWorker:
                     session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
                 ):
                     raise LostClaim(inbound_id)
-            log.info("inbound %d not answered: %s", inbound_id, claimed.not_answered)
             return Outcome(inbound_id, "ignored")
         queued = 0
 
@@ -153,7 +181,6 @@ class InboxWorker:
             self.session_factory, mail, self.config, now,
             outside=build, inside=store,
         )
-        log.info("inbound %d done, %d replies queued", inbound_id, queued)
         return Outcome(inbound_id, "done", queued)
 
     # --- replies -----------------------------------------------------------------------
@@ -330,6 +357,7 @@ class InboxWorker:
         """Log a dead-lettered message and tell its sender (if the mail may be answered),
         from what was worked out on receipt."""
         log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
+        metrics.get().dead_letters.inc()
         if dead.not_answered is not None or not dead.sender:
             return
         notice = Reply(

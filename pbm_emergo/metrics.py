@@ -1,0 +1,314 @@
+"""Prometheus metrics (the ``prometheus-client`` library).
+
+Two kinds of figures:
+
+- **Counted where they happen** (counters and a histogram, :func:`get`): SMTP answers by
+  code, mails accepted, mails processed by command and result with their processing time,
+  replies queued, sent, retried, failed and dead. Counting costs a few microseconds and no
+  database work.
+- **Read from the database at scrape time** (:class:`DatabaseCollector`): inbound and
+  outbound queue depth, the age of the oldest waiting mail, dead letters, active boards.
+  These are facts about the shared database, the same whichever process is asked, so they
+  are read once per scrape (a few indexed queries, :func:`pbm_emergo.db.stats.queue_figures`)
+  and never per mail.
+
+``serve`` and ``worker`` run several processes (the listener, the inbox workers, the outbox
+sender). With ``--metrics-port`` they use prometheus-client's *multiprocess mode*: every
+process writes its counters to memory-mapped files in a private directory
+(``PROMETHEUS_MULTIPROC_DIR``, made at start and removed at exit), and the main process
+serves the sum of all of them on one port. So one ``serve`` (or ``worker``) is one scrape
+target, whatever its number of processes, and a worker process that is restarted keeps
+adding to the same totals. Each ``pbm-emergo worker`` on another machine (or beside the
+server) is a scrape target of its own, with its own ``--metrics-port``; sum them in
+Prometheus (``sum without (instance) (...)``). The database figures are the same from every
+target: use ``max`` over them, not ``sum``.
+
+Without ``--metrics-port`` the counters stay in each process's memory (nothing reads them;
+it costs nothing worth avoiding).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session, sessionmaker
+
+log = logging.getLogger(__name__)
+
+MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
+PROCESSING_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+NOT_A_COMMAND = "unknown"
+NOT_ANSWERED = "not-answered"
+
+
+class Metrics:
+    """The counted metrics of one process (see the module docstring for their meaning)."""
+
+    def __init__(self) -> None:
+        from prometheus_client import Counter, Histogram
+
+        self.smtp_answers = Counter(
+            "pbm_emergo_smtp_answers",
+            "SMTP error answers (4xx, 5xx) given by the listener, by code: 550 unknown "
+            "recipient, 552 too large, 553 sender refused, 451 could not store, 421 stopping",
+            ["code"],
+        )
+        self.accepted = Counter(
+            "pbm_emergo_mails_accepted",
+            "Mails answered 250 after DATA: stored (duplicate=\"false\") or already stored "
+            "under the same Message-ID and envelope sender (duplicate=\"true\")",
+            ["duplicate"],
+        )
+        self.processed = Counter(
+            "pbm_emergo_mails_processed",
+            "Inbound mails handled by a worker, by command and result (done, ignored, retry, "
+            "dead, lost-claim)",
+            ["command", "result"],
+        )
+        self.processing = Histogram(
+            "pbm_emergo_mail_processing_seconds",
+            "Time a worker took for one mail, from its claim to its commit, by command",
+            ["command"],
+            buckets=PROCESSING_BUCKETS,
+        )
+        self.replies_queued = Counter(
+            "pbm_emergo_replies_queued", "Replies put in the outbox by the workers"
+        )
+        self.replies = Counter(
+            "pbm_emergo_replies",
+            "Outbox deliveries by result: sent (the relay took it), retried (a 4xx or no "
+            "relay: tried again later), failed (a 5xx: not retried), dead (attempts used up)",
+            ["result"],
+        )
+        self.dead_letters = Counter(
+            "pbm_emergo_dead_letters",
+            "Inbound mails dead-lettered after their attempts were used up",
+        )
+        for code in ("421", "451", "550", "552", "553"):
+            self.smtp_answers.labels(code)
+        for duplicate in ("false", "true"):
+            self.accepted.labels(duplicate)
+        for result in ("sent", "retried", "failed", "dead"):
+            self.replies.labels(result)
+
+    def all(self) -> list[Any]:
+        return [self.smtp_answers, self.accepted, self.processed, self.processing,
+                self.replies_queued, self.replies, self.dead_letters]
+
+
+class _Counted:
+    """This process's counters, for an endpoint's own registry (single-process mode)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+
+    def collect(self) -> Iterator[Any]:
+        for metric in self.metrics.all():
+            yield from metric.collect()
+
+
+_metrics: Metrics | None = None
+_lock = threading.Lock()
+
+
+def get() -> Metrics:
+    """This process's metrics, made on first use (after :func:`use_multiprocess_dir`, in a
+    server that exposes them)."""
+    global _metrics
+    if _metrics is None:
+        with _lock:
+            if _metrics is None:
+                _metrics = Metrics()
+    return _metrics
+
+
+def command_label(shown: str | None, not_answered: bool = False) -> str:
+    """The command of a mail for the ``command`` label: its command words as registered
+    (``emergo move``, ``signup``...), ``unknown`` for anything else, ``not-answered`` for a
+    mail deliberately not run. Command words are never masked, so the stored command line
+    (``subject``) is enough; a bounded set of values."""
+    if not_answered:
+        return NOT_ANSWERED
+    from pbm_emergo.commands.registry import lookup
+
+    command, _ = lookup((shown or "").split()[:2])
+    return command.name if command is not None else NOT_A_COMMAND
+
+
+# --- multiprocess mode and the HTTP endpoint -------------------------------------------
+
+
+def use_multiprocess_dir(path: Path | None = None) -> Path:
+    """Put this process (and the processes it starts from now on, which inherit the
+    environment) in multiprocess mode, in ``path`` or a new private directory. Call it
+    before the first :func:`get`. Returns the directory."""
+    if path is None:
+        path = Path(tempfile.mkdtemp(prefix="pbm-emergo-metrics-"))
+    path.mkdir(parents=True, exist_ok=True)
+    os.environ[MULTIPROC_ENV] = str(path)
+    values = sys.modules.get("prometheus_client.values")
+    if values is not None:
+        # prometheus-client picks its value class when first imported: pick again.
+        values.ValueClass = values.get_value_class()  # type: ignore[attr-defined]
+    return path
+
+
+def is_multiprocess() -> bool:
+    return bool(os.environ.get(MULTIPROC_ENV))
+
+
+class DatabaseCollector:
+    """The scrape-time figures from the database (see the module docstring); also
+    ``pbm_emergo_database_up`` (0 when the queries failed, with the other figures left
+    out)."""
+
+    def __init__(
+        self, session_factory: sessionmaker[Session], clock: Callable[[], datetime]
+    ) -> None:
+        from pbm_emergo.db.session import read_sessions
+
+        self.reads = read_sessions(session_factory)
+        self.clock = clock
+
+    def describe(self) -> list[Any]:
+        return []  # figures are read at collect time only (no query at registration)
+
+    def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import GaugeMetricFamily
+
+        from pbm_emergo.db.stats import queue_figures
+
+        up = GaugeMetricFamily(
+            "pbm_emergo_database_up", "1 if the database answered the scrape's queries"
+        )
+        try:
+            with self.reads() as session:
+                figures = queue_figures(session, self.clock())
+        except Exception:  # noqa: BLE001 - a scrape must answer; the log says why
+            log.warning("metrics: the database did not answer", exc_info=True)
+            up.add_metric([], 0)
+            yield up
+            return
+        up.add_metric([], 1)
+        yield up
+        inbound = GaugeMetricFamily(
+            "pbm_emergo_inbound_queue_depth",
+            "Inbound mails waiting (pending) or in a worker's hands (processing)",
+            labels=["status"],
+        )
+        inbound.add_metric(["pending"], figures.inbound_pending)
+        inbound.add_metric(["processing"], figures.inbound_processing)
+        yield inbound
+        yield GaugeMetricFamily(
+            "pbm_emergo_inbound_oldest_pending_age_seconds",
+            "Seconds since the oldest pending inbound mail was received (0: none waits)",
+            value=figures.inbound_oldest_pending_age_seconds,
+        )
+        outbound = GaugeMetricFamily(
+            "pbm_emergo_outbound_queue_depth",
+            "Replies not yet sent: pending (due, or waiting for a retry), of which retrying "
+            "(failed at least once), and sending (claimed by the sender)",
+            labels=["status"],
+        )
+        outbound.add_metric(["pending"], figures.outbound_pending)
+        outbound.add_metric(["retrying"], figures.outbound_retrying)
+        outbound.add_metric(["sending"], figures.outbound_sending)
+        yield outbound
+        yield GaugeMetricFamily(
+            "pbm_emergo_outbound_oldest_pending_age_seconds",
+            "Seconds since the oldest pending reply was queued (0: none waits)",
+            value=figures.outbound_oldest_pending_age_seconds,
+        )
+        dead = GaugeMetricFamily(
+            "pbm_emergo_dead_letters_stored",
+            "Dead letters in the database now (inbound: run 5 times without success; "
+            "outbound: attempts used up); `pbm-emergo admin requeue` runs one again",
+            labels=["queue"],
+        )
+        dead.add_metric(["inbound"], figures.inbound_dead)
+        dead.add_metric(["outbound"], figures.outbound_dead)
+        yield dead
+        yield GaugeMetricFamily(
+            "pbm_emergo_active_boards", "Boards being played", value=figures.active_boards
+        )
+
+
+class MetricsEndpoint:
+    """``/metrics`` over HTTP on ``host:port`` (prometheus-client's own server, in a thread
+    of the main process): the counters of every process of this server, and the database
+    figures."""
+
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        session_factory: sessionmaker[Session],
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.host = host
+        self.port = port
+        self.session_factory = session_factory
+        self.clock = clock
+        self._server: Any = None
+        self._thread: threading.Thread | None = None
+
+    def registry(self) -> Any:
+        from prometheus_client import CollectorRegistry
+
+        get()  # the counters exist (at zero) before the first mail
+        if is_multiprocess():
+            from prometheus_client import multiprocess
+
+            registry = CollectorRegistry()
+            multiprocess.MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+        else:
+            registry = CollectorRegistry()
+            registry.register(_Counted(get()))
+        registry.register(DatabaseCollector(self.session_factory, self.clock))
+        return registry
+
+    def start(self) -> None:
+        from prometheus_client import start_http_server
+
+        self._server, self._thread = start_http_server(
+            self.port, addr=self.host, registry=self.registry()
+        )
+        self.port = self._server.server_port
+        log.info("metrics on http://%s:%d/metrics", self.host, self.port)
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+        if self._thread is not None:
+            self._thread.join(5)
+            self._thread = None
+
+
+def remove_multiprocess_dir(path: Path) -> None:
+    """Remove the directory made by :func:`use_multiprocess_dir` (at exit)."""
+    shutil.rmtree(path, ignore_errors=True)
+    if os.environ.get(MULTIPROC_ENV) == str(path):
+        del os.environ[MULTIPROC_ENV]
+
+
+__all__ = [
+    "DatabaseCollector",
+    "Metrics",
+    "MetricsEndpoint",
+    "command_label",
+    "get",
+    "is_multiprocess",
+    "remove_multiprocess_dir",
+    "use_multiprocess_dir",
+]
