@@ -429,7 +429,11 @@ def run_robot_process(
 
     from pbm_emergo.db.session import get_sessionmaker
 
-    logging.basicConfig(level=log_level)
+    # The server's log format (pbm_emergo.server.LOG_FORMAT, which imports this module).
+    logging.basicConfig(
+        level=log_level,
+        format="%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s",
+    )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
     stop = _Flag(flag, parent)
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.event.set())

@@ -151,7 +151,7 @@ def test_list_counts_boards(players: Mailer) -> None:
     players.send("emergo resign 102 bob bobpw", sender="bob@example.org")
     reply = players.one("list")
     assert "emergo     1 active board, 1 finished" in reply.body
-    assert "2 players signed up." in reply.body
+    assert "5 players signed up." in reply.body  # alice, bob and the three robots
 
 
 def test_five_wrong_passwords_lock_the_userid_for_that_sender_for_an_hour(

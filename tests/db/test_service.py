@@ -106,6 +106,7 @@ def test_board_numbers_start_at_101_and_are_never_reused(
 def test_apply_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
+        ids = [alice.id, bob.id]  # (the robot accounts have the first ids)
         board = games.create_board(session, alice, bob, NOW)
         assert board.position == Position().to_text() and board.ply == 0
         assert games.player_to_move(board) is alice
@@ -136,7 +137,7 @@ def test_apply_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -
         assert games.load_game(session, board, upto=3).position == reference.positions[3]
         records = session.scalars(select(MoveRecord).order_by(MoveRecord.number)).all()
         assert [r.comment for r in records] == [f"comment {i}" for i in range(6)]
-        assert [r.player_id for r in records] == [1, 2, 1, 2, 1, 2]
+        assert [r.player_id for r in records] == ids * 3
 
 
 def test_apply_move_refusals_change_nothing(db_sessions: sessionmaker[Session]) -> None:
