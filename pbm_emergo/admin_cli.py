@@ -95,6 +95,10 @@ def register(subparsers: Any) -> None:
         if parser is not requeue:
             parser.add_argument("--json", action="store_true", help="print JSON")
 
+    from pbm_emergo.ops import admin as ops_admin  # stats, backup
+
+    ops_admin.register(commands, _config_options)
+
 
 def _config(args: argparse.Namespace) -> Config:
     return load_config(
