@@ -34,8 +34,10 @@ if TYPE_CHECKING:
 # Echoed command lines are shortened to this many characters.
 MAX_ECHO_CHARS = 200
 
-# Move notation (syntax only), with the optional "#n" move-number guard.
-_MOVE = re.compile(r"[a-i][1-9](?:[-x:][a-i][1-9])*x?(?:#\d{1,5})?", re.IGNORECASE)
+# Move notation (syntax only), with the optional "#n" move-number guard; also a conditional
+# queue item, the opponent's move "=" the answer ("e4xe6=d5").
+_NOTATION = r"[a-i][1-9](?:[-x:][a-i][1-9])*x?"
+_MOVE = re.compile(rf"{_NOTATION}(?:={_NOTATION})?(?:#\d{{1,5}})?", re.IGNORECASE)
 _OPTION = re.compile(r"--?([a-z]+)(?:=([a-z0-9]{1,12}))?", re.IGNORECASE)
 OPTION_NAMES = frozenset({"rated", "unrated", "blocked", "nagtime", "forfeittime", "totaltime"})
 # A board number, optionally with a move number ("101", "101#7").
@@ -64,14 +66,16 @@ def keywords() -> frozenset[str]:
 
 
 def candidates(lines: Iterable[str]) -> tuple[set[str], set[int]]:
-    """The words of ``lines`` that could be userids, and the board numbers they could name
-    (what :func:`known` must look up)."""
+    """The words of ``lines`` that could be userids, and the board numbers they could name,
+    that must be looked up to be shown (a shorter word is shown anyway)."""
     userids: set[str] = set()
     boards: set[int] = set()
     for line in lines:
         for word in line.split():
+            if len(word) < MIN_PASSWORD:
+                continue
             if USERID_PATTERN.fullmatch(word):
-                if len(word) >= MIN_PASSWORD and word.lower() not in keywords():
+                if word.lower() not in keywords():
                     userids.add(word.lower())
             else:
                 match = _BOARD.fullmatch(word)

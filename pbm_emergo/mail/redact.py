@@ -25,11 +25,11 @@ KEPT_HEADERS = ("From", "Sender", "Reply-To", "To", "Cc", "Date", "Message-ID", 
 REDACTED_HEADER = "X-Pbm-Emergo-Redacted"
 
 
-def _header(value: str) -> str | Header:
+def _header(value: str) -> str:
     # One line (every run of whitespace, CR and LF included, made one space), and
     # RFC 2047-encoded when it is not ASCII.
     line = " ".join(value.split())
-    return line if line.isascii() else Header(line, "utf-8")
+    return line if line.isascii() else Header(line, "utf-8").encode()
 
 
 def redacted_copy(raw: bytes, subject: str, body: str, scrub: Callable[[str], str]) -> bytes:
