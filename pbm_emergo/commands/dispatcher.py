@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands import masking, multiple, registry
+from pbm_emergo.commands import lockout, masking, multiple, registry
 from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import CommandError, Context, Result
 from pbm_emergo.commands.secrets import Known, Secrets
@@ -321,10 +321,17 @@ def _dispatch_multiple(ctx: Context, mail: CommandMail) -> list[Reply]:
     return [Reply(to=mail.sender, subject=subject, body=report), *replies]
 
 
-def _check_passwords_ahead(session: Session, mail: CommandMail) -> None:
+def _check_passwords_ahead(
+    session: Session, mail: CommandMail, config: Config, now: datetime
+) -> None:
     """Check the passwords of a ``multiple`` mail's lines before its write transaction, so
     that their slow hashes are paid without the lock (successes land in the credential
-    cache; nothing is counted or answered here: the commands do that)."""
+    cache; nothing is counted or answered here: the commands do that). A userid locked
+    for this sender is skipped: its passwords are not even checked."""
+    ctx = Context(
+        session=session, config=config, now=now, sender=mail.sender,
+        sender_trusted=mail.sender_trusted,
+    )
     for line in command_lines(mail.body).commands:
         words = line.split()
         command, used = registry.lookup(words)
@@ -337,8 +344,11 @@ def _check_passwords_ahead(session: Session, mail: CommandMail) -> None:
         player = players.find_player(session, args[userid_at])
         if player is None or not player.active:
             continue
-        failure = players.login_failure(session, player.id)
-        if failure is not None and failure.locked_until is not None:
+        try:
+            lockout.check_not_locked(
+                ctx, player, players.login_failures_of(session, player.id), board=None
+            )
+        except CommandError:
             continue
         players.check_password(player.id, player.password_hash, args[password_at])
 
@@ -366,7 +376,7 @@ def handle(
         try:
             if is_multiple(mail):
                 with reads() as session:
-                    _check_passwords_ahead(session, mail)
+                    _check_passwords_ahead(session, mail, config, now)
                 with factory.begin() as session:
                     replies, _ = dispatch(session, mail, config, now, apply_at_once=True)
                     built = outside(replies) if outside is not None else None
