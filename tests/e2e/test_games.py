@@ -295,7 +295,7 @@ def test_move_number_guards_preview_and_show(table: Table) -> None:
          "e5 is not a legal move on board {b} now."),
         ("emergo move 999 alice {alice} e4", "alice", "Emergo error", "There is no board 999."),
         ("emergo frobnicate {b} alice {alice}", "alice", "Emergo error",
-         "There is no command 'emergo frobnicate'."),
+         "There is no command 'emergo ********'."),
         ("emergo move {b} alice {alice} e4-", "alice", "Emergo Board {b} Error",
          "'e4-' is not a move: write an entry like e4, a step like e4-e5, or a capture like "
          "e4xc4xc6."),
@@ -352,9 +352,9 @@ def test_multiple_by_mail_reports_each_line(table: Table) -> None:
     assert PASSWORD["alice"] not in content
     board_mails = [m for m in mails if m is not report]
     assert sorted((str(m["To"]), str(m["Subject"])) for m in board_mails) == [
-        ("alice@example.org", "Emergo Board 101 alice"),
         ("alice@example.org", "Emergo Board 101 bob"),
-        ("bob@example.org", "Emergo Board 101 alice"),
+        ("alice@example.org", "New Emergo Board 101 alice"),
         ("bob@example.org", "Emergo Board 101 bob"),
+        ("bob@example.org", "New Emergo Board 101 alice"),
     ]
     assert table.admin_show(101)["moves"] == ["e4"]
