@@ -27,6 +27,11 @@ COLOUR_NAMES = {WHITE: "white", BLACK: "black"}
 START = "start"  # where the moving piece stood (a step or a capture)
 LANDED = "landed"  # where it entered, stepped to, or landed during a capture
 CAPTURED = "captured"  # a column it jumped (and took a man from)
+_MARK_WORDS = {
+    START: "the last move started here",
+    LANDED: "the last move went here",
+    CAPTURED: "captured in the last move",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +67,7 @@ class CellPicture:
             if self.prisoners:
                 colour = self.prisoner_colour or ""
                 text += f" over {_men(self.prisoners, COLOUR_NAMES[colour])}"
-        words = {START: "the last move started here", LANDED: "the last move went here",
-                 CAPTURED: "captured in the last move"}  # fmt: skip
-        parts = [words[m] for m in self.marks]
+        parts = [_MARK_WORDS[m] for m in self.marks]
         return text + ("; " + ", ".join(parts) if parts else "")
 
 

@@ -213,6 +213,7 @@ def test_every_page_fits_a_phone(
     browser: Any, mid_game: Mailer, database_url: str, tmp_path: Path
 ) -> None:
     mid_game.send("emergo challenge bob alice", sender="bob@example.org")
+    mid_game.play(102, ["e4", "d6"], first_mover="bob")
     mid_game.move(102, "bob", "resign")
     url, args = web_server(database_url, tmp_path / "web.log")
     with running(args, url + "/", tmp_path / "web.log"):

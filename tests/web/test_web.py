@@ -24,13 +24,14 @@ ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.\w")
 @pytest.fixture
 def site(game: Mailer) -> Mailer:
     """Board 101 (alice against bob) at move 12 with a comment on move 3; board 102 (bob
-    against alice) that alice resigned; carol signed up and has played nothing."""
+    against alice) that alice resigned after a move each (a resignation before one's first
+    move would decline the game); carol signed up and has played nothing."""
     game.play(101, PLAYED[:2])
     game.move(101, "alice", PLAYED[2], comment="A comment with <b>markup</b> & more")
     game.play(101, PLAYED[3:], first_mover="bob")
     game.send("signup carol carolpw", sender="carol@example.org")
     game.send("emergo challenge bob alice", sender="bob@example.org")
-    game.move(102, "bob", "e4")
+    game.play(102, ["e4", "d6", "c4"], first_mover="bob")
     game.move(102, "alice", "resign")
     return game
 
