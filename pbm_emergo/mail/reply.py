@@ -87,16 +87,35 @@ def _cte(text: str) -> str:
     return "7bit" if text.isascii() else "8bit"
 
 
-def readdress(msg: EmailMessage, to: str, *, server_address: str) -> None:
-    """Turn ``msg`` (made by :func:`build_reply`) into the same mail for another recipient:
-    a new To and Message-ID, everything else kept (a board mail goes to both players with
-    the same text; building it once is much cheaper). ValueError as in build_reply."""
+def readdressed_bytes(raw: bytes, to: str, *, server_address: str) -> tuple[bytes, str]:
+    """The wire form ``raw`` of a mail made by :func:`build_reply`, for another recipient:
+    the same bytes with a new To and Message-ID, and that Message-ID (a board mail goes to
+    both players with the same text: building and writing it once is much cheaper, above
+    all with its HTML picture). The two header lines are made by the policy and put in place
+    of the old ones in the top-level header block. ValueError as in build_reply."""
     address = clean_address(to)
     if address is None:
         raise ValueError(f"not a plain mail address: {to!r}")
     domain = server_address.rpartition("@")[2] or "localhost"
-    msg.replace_header("To", address)
-    msg.replace_header("Message-ID", make_msgid(idstring="pbm-emergo", domain=domain))
+    message_id = make_msgid(idstring="pbm-emergo", domain=domain)
+    new = {
+        b"to": policies.WRITE.fold_binary("To", address),
+        b"message-id": policies.WRITE.fold_binary("Message-ID", message_id),
+    }
+    head, blank, body = raw.partition(b"\r\n\r\n")
+    lines: list[bytes] = []
+    replacing = False
+    for line in head.split(b"\r\n"):
+        if line[:1] in (b" ", b"\t"):  # a folded continuation of the header above
+            if not replacing:
+                lines.append(line)
+            continue
+        name = line.partition(b":")[0].strip().lower()
+        replacing = name in new
+        lines.append(new.pop(name).rstrip(b"\r\n") if replacing else line)
+    if new:  # build_reply always writes both headers
+        raise ValueError("not a mail made by build_reply")
+    return b"\r\n".join(lines) + blank + body, message_id
 
 
 def reply_bytes(msg: EmailMessage) -> bytes:

@@ -37,8 +37,8 @@ from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.redact import redacted_copy
-from pbm_emergo.mail.reply import build_reply, readdress, reply_bytes
-from pbm_emergo.messages import Reply
+from pbm_emergo.mail.reply import build_reply, readdressed_bytes, reply_bytes
+from pbm_emergo.messages import Reply, clean_address
 from pbm_emergo.ops.logs import event
 from pbm_emergo.render import render
 
@@ -202,26 +202,35 @@ class InboxWorker:
         """The replies as mail bytes (those that cannot be sent left out, logged). The same
         mail to several people (a board mail) is built once and readdressed."""
         built: list[BuiltReply] = []
-        last: tuple[tuple[str, str, int | None, str | None], EmailMessage] | None = None
+        last: tuple[tuple[str, str, int | None, str | None], BuiltReply] | None = None
         for reply in replies:
             same = (reply.subject, reply.body, reply.board, reply.html)
             try:
                 if last is not None and last[0] == same:
-                    email = last[1]
-                    readdress(email, reply.to, server_address=self.config.address)
-                else:
-                    email = build_reply(
-                        reply,
-                        server_address=self.config.address,
-                        now=now,
-                        in_reply_to=in_reply_to,
-                        references=references,
+                    first = last[1]
+                    raw, message_id = readdressed_bytes(
+                        first.raw, reply.to, server_address=self.config.address
                     )
-                    last = (same, email)
+                    built.append(
+                        BuiltReply(
+                            reply=reply, recipient=clean_address(reply.to) or reply.to,
+                            raw=raw, message_id=message_id, subject=first.subject,
+                        )
+                    )
+                    continue
+                email = build_reply(
+                    reply,
+                    server_address=self.config.address,
+                    now=now,
+                    in_reply_to=in_reply_to,
+                    references=references,
+                )
             except ValueError as exc:
                 log.warning("reply not sent: %s", exc)
                 continue
-            built.append(self._built(reply, email))
+            made = self._built(reply, email)
+            last = (same, made)
+            built.append(made)
         return built
 
     def build(

@@ -12,7 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
-from pbm_emergo.mail.reply import build_reply, readdress, reply_bytes, sanitise_subject
+from pbm_emergo.mail.reply import (
+    build_reply,
+    readdressed_bytes,
+    reply_bytes,
+    sanitise_subject,
+)
 from pbm_emergo.messages import Reply
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -121,22 +126,32 @@ def test_any_subject_body_and_board_give_exactly_our_headers(
     assert text(msg) == expected
 
 
-def test_a_readdressed_mail_differs_only_in_to_and_message_id() -> None:
-    reply = Reply("alice@example.org", "Emergo Board 101 bob", "the board é\n", board=101)
+@pytest.mark.parametrize("html", [None, "<p>" + "the board " * 400 + "</p>"])
+def test_a_readdressed_mail_differs_only_in_to_and_message_id(html: str | None) -> None:
+    reply = Reply(
+        "alice@example.org", "Emergo Board 101 bob", "the board é\n", board=101, html=html
+    )
     msg = build_reply(reply, server_address=SERVER, now=NOW, in_reply_to="<c@e.org>")
     first = reply_bytes(msg)
-    readdress(msg, "Bob@Example.org", server_address=SERVER)
-    second = reply_bytes(msg)
+    second, message_id = readdressed_bytes(first, "Bob@Example.org", server_address=SERVER)
     for_bob = build_reply(
-        Reply("bob@example.org", reply.subject, reply.body, board=101),
+        Reply("bob@example.org", reply.subject, reply.body, board=101, html=html),
         server_address=SERVER, now=NOW, in_reply_to="<c@e.org>",
     )  # fmt: skip
     a, b, c = (BytesParser(policy=policy.default).parsebytes(x) for x in (first, second,
                                                                          reply_bytes(for_bob)))
     assert a["To"] == "alice@example.org" and b["To"] == "bob@example.org"
-    assert a["Message-ID"] != b["Message-ID"]
+    assert a["Message-ID"] != b["Message-ID"] == message_id
+    assert len(a.keys()) == len(b.keys())
     for name in ("From", "Subject", "Date", "In-Reply-To", "References", "Auto-Submitted"):
         assert a[name] == b[name] == c[name]
-    assert text(a) == text(b) == text(c) == "the board é\n"
+    plain = [m.get_body(("plain",)) for m in (a, b, c)]
+    assert [p.get_content().replace("\r\n", "\n") for p in plain if p] == ["the board é\n"] * 3
+    if html is not None:
+        for m in (a, b, c):
+            part = m.get_body(("html",))
+            assert part is not None and part.get_content().strip() == html
+    # Only the top-level To and Message-ID change: the rest is the same bytes.
+    assert first.partition(b"\r\n\r\n")[2] == second.partition(b"\r\n\r\n")[2]
     with pytest.raises(ValueError):
-        readdress(msg, "eve@example.org\r\nBcc: x@y.org", server_address=SERVER)
+        readdressed_bytes(first, "eve@example.org\r\nBcc: x@y.org", server_address=SERVER)
