@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import re
 import threading
 from collections.abc import Iterator
 from datetime import timedelta
@@ -138,7 +139,9 @@ def site(
 
 def challenge(site: Site, white: str, black: str) -> int:
     mails = site.send(f"emergo challenge {white} {black}")
-    return int(str(mails[0]["Subject"]).split()[2])
+    found = re.search(r"Board (\d+)", str(mails[0]["Subject"]))
+    assert found is not None
+    return int(found[1])
 
 
 def test_the_migration_made_the_robots(db_sessions: sessionmaker[Session]) -> None:
