@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.config import Config
-from pbm_emergo.db import games, ratings
+from pbm_emergo.db import games, ratings, spectators
 from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, BOARD_FINISHED, WHITE, Board, Player
 from pbm_emergo.db.ratings import GameRating
 from pbm_emergo.messages import Reply
@@ -456,11 +456,16 @@ def board_mails(
     )
     html = board_html(view.subject, [view.html])
     recipients: list[str] = []
-    subscribed = [primary_address(p) for p in games.subscribers(ctx.session, state.number)]
+    watchers = games.subscribers(ctx.session, state.number)
+    if not state.active:  # the final board mail also goes to those who asked (emergo notify)
+        watchers += spectators.notified(ctx.session, state.number)
+    subscribed = [primary_address(p) for p in watchers]
     for address in (state.white.address, state.black.address, *subscribed):
         if address and address.lower() not in {r.lower() for r in recipients}:
             recipients.append(address)
+    # " **": the mail carries a comment to read (as pbmserv marks it).
+    subject = f"{view.subject} **" if comment else view.subject
     return [
-        Reply(to=r, subject=view.subject, body=view.text, board=state.number, html=html)
+        Reply(to=r, subject=subject, body=view.text, board=state.number, html=html)
         for r in recipients
     ]

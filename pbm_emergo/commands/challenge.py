@@ -10,6 +10,8 @@ from sqlalchemy.orm import Session
 from pbm_emergo.commands.accounts import is_registered, require_player
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
 from pbm_emergo.commands.boards import BoardState, Seat, board_mails
+from pbm_emergo.commands.refuse import check_challenge
+from pbm_emergo.commands.seek import note_challenge
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS
 from pbm_emergo.rules import Position
@@ -94,6 +96,11 @@ class ChallengeCommand(Command):
                 f"Only {white.userid} or {black.userid} can start this game: send the "
                 "challenge from one of their registered addresses."
             )
+        # Issue 11: the challenged player may refuse challenges (the challenger is told);
+        # a challenge answers one of the games they seek.
+        challenged = black if challenger is white else white
+        check_challenge(ctx, challenged)
+        note_challenge(ctx, challenged)
         # The board takes the next number; the write re-checks that nobody took it first.
         number = games.last_board_number(ctx.session) + 1
         white_id, black_id, now = white.id, black.id, ctx.now

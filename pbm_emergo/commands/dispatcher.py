@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands import lockout, masking, multiple, registry
+from pbm_emergo.commands import body, lockout, masking, multiple, registry
 from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import CommandError, Context, Result
 from pbm_emergo.commands.secrets import Known, Secrets
@@ -219,8 +219,19 @@ def error_text(err: CommandError, line: str, *, folded: bool = False) -> str:
     )
 
 
+def reading(mail: CommandMail) -> body.Reading:
+    """How the mail's commands are read: its Subject, the body of a ``multiple`` mail, or
+    the body of a mail whose Subject is not a command (see :mod:`pbm_emergo.commands.body`)."""
+    return _reading(mail.subject, mail.body)
+
+
+def _reading(subject: str, text: str) -> body.Reading:
+    lines, _, _ = body_text_lines(text)
+    return body.read(clean_subject(subject), lines)
+
+
 def is_multiple(mail: CommandMail) -> bool:
-    return clean_subject(mail.subject).lower() == "multiple"
+    return reading(mail).multiple
 
 
 def dispatch(
@@ -234,9 +245,10 @@ def dispatch(
         session=session, config=config, now=now, sender=mail.sender,
         sender_trusted=mail.sender_trusted, apply_at_once=apply_at_once,
     )
-    line = clean_subject(mail.subject)
+    read = reading(mail)
+    line = read.line
     # What may be shown of the command lines, and what must be kept out of every reply.
-    multiple = line.lower() == "multiple"
+    multiple = read.multiple
     lines = _all_lines(mail.body) if multiple else [line]
     known = masking.known_from_shown(line, mail.shown) if mail.shown and not multiple else None
     if known is None:  # a `multiple` mail, or no word of the listener's: look them up
@@ -244,7 +256,7 @@ def dispatch(
         known = masking.known_in(lookup, lines)
     ctx.known = known
     ctx.secrets.words = masking.hidden_words(lines, ctx.known)
-    replies, writes = _dispatch(ctx, mail, line)
+    replies, writes = _dispatch(ctx, mail, read)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
 
 
@@ -254,14 +266,16 @@ def redact(
     """The Subject and the read part of the body of a mail as they may be kept, and the
     function that masks the words its command lines hide (see commands.redact). Without
     ``session`` no userid or board is known: more words are masked."""
-    line = clean_subject(subject)
-    multiple = line.lower() == "multiple"
-    lines = _all_lines(body) if multiple else [line]
+    read = _reading(subject, body)
+    lines = _all_lines(body) if read.multiple else [read.line]
     lookup = masking.database_lookup(session) if session is not None else None
     known = masking.known_in(lookup, lines)
     secrets = Secrets(words=masking.hidden_words(lines, known))
-    if multiple:
+    if read.multiple:
         kept = "\n".join(masked(text, known) for text in lines)
+    elif read.comment_lines is not None:  # one command line in the body, and its comment
+        comment = secrets.scrub(comment_text("\n".join(read.comment_lines)))
+        kept = "\n".join(x for x in (masked(read.line, known), comment) if x)
     else:
         kept = secrets.scrub(comment_text(body))
     return secrets.scrub(subject), kept, secrets.scrub
@@ -272,8 +286,11 @@ def _all_lines(body: str) -> list[str]:
     return lines.commands + lines.unprocessed
 
 
-def _dispatch(ctx: Context, mail: CommandMail, line: str) -> tuple[list[Reply], list[Write]]:
-    if line.lower() == "multiple":
+def _dispatch(
+    ctx: Context, mail: CommandMail, read: body.Reading
+) -> tuple[list[Reply], list[Write]]:
+    line = read.line
+    if read.multiple:
         return _dispatch_multiple(ctx, mail), ctx.writes[ctx.applied :]
     if not line:
         err = CommandError(
@@ -282,7 +299,10 @@ def _dispatch(ctx: Context, mail: CommandMail, line: str) -> tuple[list[Reply], 
             commands=registry.help_entries(),
         )
         return [Reply(to=mail.sender, subject="Emergo error", body=error_text(err, ""))], []
-    ctx.comment = comment_text(mail.body)
+    if read.comment_lines is not None:  # the command is a line of the body: the rest is text
+        ctx.comment = comment_text("\n".join(read.comment_lines))
+    else:
+        ctx.comment = comment_text(mail.body)
     outcome = run_line(ctx, line)
     log.info("command %r from %s: %s", outcome.line, mail.sender, "ok" if outcome.ok else "error")
     replies: list[Reply] = []
@@ -412,12 +432,20 @@ def describe(subject: str, body: str, lookup: masking.Lookup | None = None) -> D
     """The masked command line of a mail and the boards it is about (for one board's mail
     to be handled in order); a ``multiple`` mail names the boards of its body lines.
     ``lookup`` finds which of its words are existing userids and boards (shown)."""
-    line = clean_subject(subject)
-    lines = command_lines(body).commands if line.lower() == "multiple" else [line]
+    read = _reading(subject, body)
+    line = read.line
+    lines = command_lines(body).commands if read.multiple else [line]
     boards: list[int] = []
     for text in lines:
         match = _BOARD_ARGUMENT.match(text)
         if match and int(match[1]) not in boards:
             boards.append(int(match[1]))
-    shown = line if line.lower() == "multiple" else masked(line, masking.known_in(lookup, [line]))
+    if not read.multiple:
+        # The command as it runs: the Subject, or the body's one command line.
+        shown = masked(line, masking.known_in(lookup, [line]))
+    elif read.from_body:
+        known = masking.known_in(lookup, lines)
+        shown = " | ".join(masked(text, known) for text in lines)
+    else:
+        shown = line
     return Described(command=shown, boards=tuple(boards))

@@ -28,6 +28,7 @@ from pbm_emergo.commands.boards import (
     split_guard,
     undo_first_move,
 )
+from pbm_emergo.commands.decline import decline, has_moved
 from pbm_emergo.db import games
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.ratings import GameRating
@@ -240,6 +241,9 @@ def play_move(turn: Turn, text: str) -> Result:
 
 
 def resign(turn: Turn) -> Result:
+    if not has_moved(turn.state, turn.player.id):
+        # Resigning before one's first move declines the game (issue 11: commands/decline).
+        return decline(turn.ctx, turn.state, turn.player.id)
     winner = other_side(turn.state.side_of(turn.player.id) or "")
     state = turn.finish(turn.state, winner, Termination.RESIGNED)
     result = turn.tell_players(state, f"{turn.player.userid} resigned.")

@@ -17,6 +17,7 @@ COMMANDS = [
     "confirm:ConfirmCommand",
     "signoff:SignoffCommand",
     "list_games:ListCommand",
+    "message:MessageCommand",
     "multiple:MultipleCommand",
     "emergo_help:EmergoHelpCommand",
     "challenge:ChallengeCommand",
@@ -27,6 +28,20 @@ COMMANDS = [
     "moves:MovesCommand",
     "record:RecordCommand",
     "preview:PreviewCommand",
+    "chat:ChatCommand",
+    "subscribe:SubscribeCommand",
+    "subscribe:SubCommand",
+    "subscribe:UnsubscribeCommand",
+    "subscribe:UnsubCommand",
+    "notify:NotifyCommand",
+    "standings:StandingsCommand",
+    "standings:RatingsCommand",
+    "history:HistoryCommand",
+    "seek:SeekCommand",
+    "seek:SeeksCommand",
+    "refuse:AcceptCommand",
+    "refuse:RejectCommand",
+    "refuse:LimitCommand",
 ]
 
 

@@ -148,6 +148,7 @@ def test_signoff_resigns_active_games_and_closes_the_account(players: Mailer) ->
 def test_list_counts_boards(players: Mailer) -> None:
     players.send("emergo challenge alice bob")
     players.send("emergo challenge bob alice", sender="bob@example.org")
+    players.send("emergo move 102 bob bobpw e4", sender="bob@example.org")
     players.send("emergo resign 102 bob bobpw", sender="bob@example.org")
     reply = players.one("list")
     assert "emergo     1 active board, 1 finished" in reply.body

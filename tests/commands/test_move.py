@@ -61,8 +61,8 @@ def error(replies: list[Reply], sender: str) -> Reply:
 def test_challenge_opens_a_board_and_mails_both_players(players: Mailer) -> None:
     replies = players.send("emergo challenge alice bob", "Good luck!\n-- \nAlice")
     assert [(r.to, r.subject, r.board) for r in replies] == [
-        ("alice@example.org", "Emergo Board 101 alice", 101),
-        ("bob@example.org", "Emergo Board 101 alice", 101),
+        ("alice@example.org", "Emergo Board 101 alice **", 101),
+        ("bob@example.org", "Emergo Board 101 alice **", 101),
     ]
     body = replies[0].body
     assert body.startswith("Emergo Board 101: alice (Ohs, o, 1600) against bob (Eks, x, 1600)\n")
@@ -116,8 +116,8 @@ def board_row_count(m: Mailer) -> int:
 def test_a_move_mails_the_board_to_both_players(game: Mailer) -> None:
     replies = move(game, "alice", "E4#1", body="Here we go.")
     assert [(r.to, r.subject) for r in replies] == [
-        ("alice@example.org", "Emergo Board 101 bob"),
-        ("bob@example.org", "Emergo Board 101 bob"),
+        ("alice@example.org", "Emergo Board 101 bob **"),
+        ("bob@example.org", "Emergo Board 101 bob **"),
     ]
     body = replies[1].body
     assert "alice played e4 (move 1)." in body
@@ -227,9 +227,10 @@ def test_stale_guard_names_the_move_due(game: Mailer) -> None:
 def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
     play_all(game, ["e4", "e6"])
     replies = game.send("emergo resign 101 bob bobpw", "Well played.", sender="bob@example.org")
+    # " **": the board mail carries a comment.
     assert [(r.to, r.subject) for r in replies] == [
-        ("alice@example.org", "Emergo Board 101 Game over"),
-        ("bob@example.org", "Emergo Board 101 Game over"),
+        ("alice@example.org", "Emergo Board 101 Game over **"),
+        ("bob@example.org", "Emergo Board 101 Game over **"),
     ]
     body = replies[0].body
     assert "bob resigned.\nalice (Ohs) wins: bob resigned.\n" in body
@@ -244,19 +245,26 @@ def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
 
 def test_a_finished_board_keeps_its_own_rating_changes(game: Mailer) -> None:
     # The rating lines of board 101 must not move when a later game changes the ratings.
+    # (Each resigns after a move: resigning before one's first move declines the game.)
+    play_all(game, ["e4", "e6"])
     game.send("emergo resign 101 bob bobpw", sender="bob@example.org")
     game.send("emergo challenge alice bob")
+    play_all(game, ["e4", "e6"], board=102)
     game.send("emergo resign 102 bob bobpw", sender="bob@example.org")
     [shown] = game.send("emergo show 101")
     assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in shown.body
 
 def test_resign_as_a_move_word_in_an_unrated_game(players: Mailer) -> None:
     players.send("emergo challenge alice bob -unrated")
+    play_all(players, ["e4"])  # alice has moved, so her resignation does not decline
     replies = move(players, "alice", "resign")
     assert "bob (Eks) wins: alice resigned." in replies[0].body
     assert "Rating changes" not in replies[0].body
     with players.factory() as session:
-        ratings = sorted(p.rating for p in session.scalars(select(Player)))
+        ratings = sorted(
+            p.rating
+            for p in session.scalars(select(Player).where(Player.userid.in_(["alice", "bob"])))
+        )
     assert ratings == [1600, 1600]
 
 

@@ -37,6 +37,7 @@ def test_show_players_boards_with_filters(players: Mailer) -> None:
     players.send("emergo challenge alice bob")
     players.send("emergo challenge bob alice", sender="bob@example.org")
     players.send("emergo challenge alice bob")
+    play_all(players, ["e4", "e6"], board=103)  # so that resigning does not decline
     players.send("emergo resign 103 bob bobpw", sender="bob@example.org")
     active = players.one("emergo show alice")
     assert active.subject == "Emergo boards 101, 102"
@@ -66,13 +67,14 @@ def test_games_table(players: Mailer) -> None:
     players.one("signup carol carolpw", sender="carol@example.org")
     players.send("emergo challenge alice bob")
     players.send("emergo challenge carol bob", sender="carol@example.org")
+    players.send("emergo move 102 carol carolpw e4", sender="carol@example.org")
     players.send("emergo resign 102 carol carolpw", sender="carol@example.org")
     table = players.one("emergo games").body
     assert "Board  Move  Ohs               Eks               Status\n" in table
     assert "101    1     alice             bob               alice to move\n" in table
     assert "102" not in table
     everything = players.one("emergo games carol all").body
-    assert "102    0     carol             bob               bob won (resigned)\n" in everything
+    assert "102    1     carol             bob               bob won (resigned)\n" in everything
     assert "101" not in everything
     assert "None." in players.one("emergo games carol next").body
 

@@ -230,6 +230,54 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "error/unknown_command.txt.j2": {**ERROR, "commands": COMMANDS},
 }
 
+# Issue 11: ratings and results, talking, spectators, finding and refusing opponents.
+STANDING = {
+    "rank": 1, "userid": "alice", "rating": 1616, "won": 1, "lost": 0, "drawn": 0,
+    "active_boards": 2, "seeking": 1,
+}
+SAMPLES.update({
+    "standings.txt.j2": {
+        "sections": [{"title": "Provisional players", "rows": [STANDING]}],
+        "userids": ["alice"],
+        "start": 1600,
+        "provisional_games": 20,
+        "inactive_days": 365,
+    },
+    "history.txt.j2": {
+        "rows": [
+            {"date": "2026-11-21", "number": 101, "players": "alice - bob",
+             "result": "alice won (resigned)", "points": "alice +32, bob -32"}
+        ],
+        "userids": ["alice"],
+        "truncated": True,
+        "limit": 100,
+    },
+    "chat.txt.j2": {
+        "userid": "alice", "number": 101, "white": "alice", "black": "bob", "text": "Hello",
+    },
+    "message.txt.j2": {"userid": "alice", "text": "Hello", "server": "pbm@example.org"},
+    "message_sent.txt.j2": {"sent_to": ["bob"], "missing": ["zed"]},
+    "subscriptions.txt.j2": {
+        "headline": "carol is now subscribed to board 101.",
+        "userid": "carol",
+        "watched": "board 101",
+        "every": False,
+    },
+    "notify.txt.j2": {
+        "userid": "carol",
+        "lines": ["On: the final board mail of board 101."],
+        "every": True,
+        "boards": [101],
+    },
+    "seeks.txt.j2": {
+        "rows": [{"userid": "alice", "seeking": 2, "rating": "1600?", "active": 0}],
+        "provisional_games": 20,
+    },
+    "declined.txt.j2": {
+        "number": 101, "white": "alice", "black": "bob", "decliner": "bob", "comment": "Sorry",
+    },
+})
+
 
 def test_the_environment_is_strict_and_keeps_newlines() -> None:
     env = environment()

@@ -1,0 +1,69 @@
+"""``message userid password to [to ...]``: relay the body to other players (Subject
+``Message from userid``), at their registered address, which the sender never sees."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.accounts import USERID_PATTERN, authenticate
+from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.boards import primary_address
+from pbm_emergo.commands.chat import no_text_error
+from pbm_emergo.db import players
+from pbm_emergo.db.models import Player
+from pbm_emergo.messages import Reply
+from pbm_emergo.render import render
+
+
+class MessageCommand(Command):
+    name = "message"
+    argument_description = "userid password to [to ...]"
+    description = "send the body of your mail to those players (Subject 'Message from userid')"
+    details = (
+        "Sends the body of your mail (up to a signature or quoted text) to each player "
+        "named after your password, at their registered address, with the Subject "
+        "'Message from USERID'. Neither side sees the other's address. Players that do "
+        "not exist are named in the reply; the others still get the message."
+    )
+    secret_args = (1,)
+    credential_args = (0, 1)
+    min_args = 3
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        self.check_arity(args)
+        sender = authenticate(ctx, args[0], args[1])
+        if not ctx.comment.strip():
+            raise no_text_error("message")
+        found = players.find_players(ctx.session, args[2:])
+        delivered: list[Player] = []
+        missing: list[str] = []
+        for word in args[2:]:
+            player = found.get(players.userid_key(word))
+            if player is None or not player.active or primary_address(player) is None:
+                if word not in missing:
+                    missing.append(word)
+            elif player not in delivered:
+                delivered.append(player)
+        # Unknown recipients are named back to the sender (a word that is no userid at all
+        # stays masked: it might be a password typed in the wrong place).
+        ctx.reveal(*(w for w in missing if USERID_PATTERN.fullmatch(w)))
+        if not delivered:
+            raise CommandError(
+                "Nobody got your message: "
+                + "; ".join(f"there is no player '{w[:40]}' to send it to" for w in missing)
+                + "."
+            )
+        body = render(
+            "message.txt.j2", userid=sender.userid, text=ctx.comment, server=ctx.config.address
+        )
+        subject = f"Message from {sender.userid}"
+        replies = [
+            Reply(to=address, subject=subject, body=body)
+            for address in (primary_address(p) for p in delivered)
+            if address is not None
+        ]
+        names = [p.userid for p in delivered]
+        return Result(
+            summary=f"sent a message to {', '.join(names)}",
+            answer=render("message_sent.txt.j2", sent_to=names, missing=missing),
+            answer_subject="Emergo: message sent",
+            replies=replies,
+        )
