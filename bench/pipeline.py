@@ -129,9 +129,37 @@ def sink_main(
     port: int, events: multiprocessing.Queue[Mail], ready: multiprocessing.synchronize.Event
 ) -> None:
     """The relay the server delivers to: answers 250 and reports every mail to the bench."""
+    _quiet_aiosmtpd()
+    _serve_forever(_sink_controller(port, events), ready)
+
+
+def switchable_sink_main(
+    port: int,
+    events: multiprocessing.Queue[Mail],
+    down: multiprocessing.synchronize.Event,
+    ready: multiprocessing.synchronize.Event,
+) -> None:
+    """The sink, closed (nothing listens on its port) while ``down`` is set (--relay-down)."""
+    _quiet_aiosmtpd()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    controller = _sink_controller(port, events)
+    controller.start()
+    ready.set()
+    running = True
+    while True:
+        time.sleep(0.05)
+        if down.is_set() and running:
+            controller.stop()
+            running = False
+        elif not down.is_set() and not running:
+            controller = _sink_controller(port, events)
+            controller.start()
+            running = True
+
+
+def _sink_controller(port: int, events: multiprocessing.Queue[Mail]) -> Any:
     from aiosmtpd.controller import Controller
 
-    _quiet_aiosmtpd()
     headers_only = BytesParser(policy=email.policy.default)
 
     class Sink:
@@ -158,10 +186,9 @@ def sink_main(
             )
             return "250 OK"
 
-    controller = Controller(
+    return Controller(
         Sink(), hostname="127.0.0.1", port=port, server_hostname="sink.bench.test"
     )
-    _serve_forever(controller, ready)
 
 
 # --------------------------------------------------------------------------------------
@@ -303,6 +330,7 @@ class SendStats:
     session_seconds: list[float] = field(default_factory=list)
     first_open: float = math.inf  # time.time()
     last_accept: float = 0.0  # time.time()
+    accept_times: list[float] = field(default_factory=list)  # time.time() of each 250
 
     def merge_into(self, other: SendStats) -> None:
         with self.lock:
@@ -313,6 +341,7 @@ class SendStats:
             other.failed.extend(self.failed)
             other.retried.extend(self.retried)
             other.session_seconds.extend(self.session_seconds)
+            other.accept_times.extend(self.accept_times)
 
 
 def send(port: int, mail: Outgoing, stats: SendStats) -> float | None:
@@ -348,6 +377,7 @@ def send(port: int, mail: Outgoing, stats: SendStats) -> float | None:
                 stats.accepted += 1
                 stats.session_seconds.append(done - opened)
                 stats.last_accept = max(stats.last_accept, done)
+                stats.accept_times.append(done)
                 if attempt > 1:
                     stats.retried.append(mail.message_id)
                 return opened
@@ -556,6 +586,7 @@ class Processes:
         self.helpers: list[multiprocessing.process.BaseProcess] = []
         self.server: subprocess.Popen[bytes] | None = None
         self.profiler: subprocess.Popen[bytes] | None = None
+        self.workers: list[subprocess.Popen[bytes]] = []  # `pbm-emergo worker` (--worker-processes)
 
     def stop_profiler(self) -> None:
         if self.profiler is not None and self.profiler.poll() is None:
@@ -569,6 +600,16 @@ class Processes:
 
     def stop_server(self) -> int | None:
         self.stop_profiler()
+        workers, self.workers = self.workers, []
+        for worker in workers:
+            if worker.poll() is None:
+                worker.send_signal(signal.SIGTERM)
+        for worker in workers:
+            try:
+                worker.wait(60)
+            except subprocess.TimeoutExpired:
+                worker.kill()
+                worker.wait(10)
         server, self.server = self.server, None
         if server is None:
             return None
@@ -762,11 +803,12 @@ def run_burst(
     games: Sequence[BenchGame],
     clients: int,
     wait: Callable[[Expectation], bool],
+    stats: SendStats | None = None,
 ) -> tuple[dict[str, Any], SendStats]:
     per_game = [[mailer.move(g, n, g.board) for n in range(1, len(g.moves) + 1)] for g in games]
     ids = [m.message_id for game in per_game for m in game]
     exp = sink.expect(ids, 2, is_board_mail)
-    stats = SendStats()
+    stats = stats if stats is not None else SendStats()
     send_games(port, per_game, clients, stats)
     summary = burst_summary(stats)
     sink.drop(exp, stats.failed)
@@ -881,6 +923,298 @@ def run_steady(
 
 
 # --------------------------------------------------------------------------------------
+# Scale-out and survival (issue 10): PostgreSQL, `pbm-emergo worker` processes, a worker
+# SIGKILLed, the relay down, PostgreSQL restarted; per-second rates, memory, exactness
+
+
+def extended(args: argparse.Namespace) -> bool:
+    """Whether any of the scale-out/survival options is in use (the default run is the one
+    the README's Performance figures come from, unchanged)."""
+    return bool(
+        args.database_url or args.worker_processes or args.kill_worker_at is not None
+        or args.relay_down_at is not None or args.pg_restart_at is not None
+        or args.timeline or args.memory_at
+    )
+
+
+class BenchDatabase:
+    """A fresh PostgreSQL database for one run, on the server of ``--database-url``
+    (CREATE DATABASE, so nothing of the run mixes with other data); dropped at the end."""
+
+    def __init__(self, server_url: str) -> None:
+        from sqlalchemy import create_engine
+        from sqlalchemy.engine import make_url
+
+        self.server_url = make_url(server_url)
+        if self.server_url.get_backend_name() != "postgresql":
+            raise BenchError("--database-url must be a PostgreSQL URL (postgresql+psycopg://)")
+        self.name = f"pbm_bench_{uuid.uuid4().hex[:10]}"
+        self.admin = create_engine(self.server_url, isolation_level="AUTOCOMMIT")
+        self.url = self.server_url.set(database=self.name).render_as_string(hide_password=False)
+
+    def create(self) -> None:
+        from sqlalchemy import text
+
+        with self.admin.connect() as conn:
+            conn.execute(text(f"CREATE DATABASE {self.name}"))
+
+    def drop(self) -> None:
+        from sqlalchemy import text
+
+        try:
+            with self.admin.connect() as conn:
+                conn.execute(text(f"DROP DATABASE IF EXISTS {self.name} WITH (FORCE)"))
+        finally:
+            self.admin.dispose()
+
+
+def database_url_for(args: argparse.Namespace, data_dir: Path, bench_db: BenchDatabase | None
+                     ) -> str:
+    if bench_db is not None:
+        return bench_db.url
+    return f"sqlite:///{(data_dir / 'pbm-emergo.sqlite3').resolve()}"
+
+
+def start_workers(
+    procs: Processes, args: argparse.Namespace, data_dir: Path, database_url: str,
+    sink_port: int, tmp: Path, env: dict[str, str],
+) -> None:
+    """``--worker-processes`` invocations of `pbm-emergo worker` (logs: worker-N.log)."""
+    for n in range(args.worker_processes):
+        procs.workers.append(start_worker(n, args, data_dir, database_url, sink_port, tmp, env))
+
+
+def start_worker(
+    n: int, args: argparse.Namespace, data_dir: Path, database_url: str, sink_port: int,
+    tmp: Path, env: dict[str, str],
+) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable, "-m", "pbm_emergo", "worker", "--data-dir", str(data_dir),
+        "--database-url", database_url, "--outbound", f"smtp://127.0.0.1:{sink_port}",
+        "--workers", str(args.worker_inbox), *args.worker_arg,
+    ]
+    if n == 0:
+        print(f"worker command ({args.worker_processes}x): {shlex.join(command)}")
+    with (tmp / f"worker-{n + 1}.log").open("ab") as log:
+        return subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                cwd=tmp, start_new_session=True)
+
+
+def server_pids(procs: Processes) -> list[int]:
+    """The server's processes: `serve` and every `pbm-emergo worker`, with their children."""
+    roots = [p.pid for p in [procs.server, *procs.workers] if p is not None and p.poll() is None]
+    return [pid for root in roots for pid in descendants(root)]
+
+
+def memory_kib(pids: Iterable[int]) -> tuple[int, int]:
+    """(summed VmRSS, summed VmHWM) in KiB of ``pids``."""
+    rss = hwm = 0
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                rss += int(line.split()[1])
+            elif line.startswith("VmHWM:"):
+                hwm += int(line.split()[1])
+    return rss, hwm
+
+
+@dataclass
+class Event:
+    at: float  # time.time()
+    what: str
+
+
+class Chaos:
+    """What happens to the server during the move burst, at times after its start:
+    --kill-worker-at (SIGKILL an inbox worker process holding a mail, which its parent
+    starts again), --relay-down-at/--relay-down-seconds (the sink closed), --pg-restart-at
+    (`PG_CTL restart`); and memory samples at --memory-at accepted mails."""
+
+    def __init__(
+        self, args: argparse.Namespace, procs: Processes, database_url: str,
+        sink_down: multiprocessing.synchronize.Event | None, stats: SendStats,
+    ) -> None:
+        self.args = args
+        self.procs = procs
+        self.database_url = database_url
+        self.sink_down = sink_down
+        self.stats = stats
+        self.events: list[Event] = []
+        self.memory: list[dict[str, Any]] = []
+        self.stop = threading.Event()
+        self.threads: list[threading.Thread] = []
+
+    def note(self, what: str) -> None:
+        self.events.append(Event(time.time(), what))
+        print(f"  [{time.strftime('%H:%M:%S')}] {what}", flush=True)
+
+    def start(self) -> None:
+        started = time.monotonic()
+        plan: list[tuple[float, Callable[[], None]]] = []
+        if self.args.kill_worker_at is not None:
+            plan.append((self.args.kill_worker_at, self.kill_worker))
+        if self.args.relay_down_at is not None:
+            plan.append((self.args.relay_down_at, self.relay_down))
+        if self.args.pg_restart_at is not None:
+            plan.append((self.args.pg_restart_at, self.pg_restart))
+        for at, action in plan:
+            self.threads.append(threading.Thread(
+                target=self._at, args=(started + at, action), daemon=True))
+        if self.args.memory_at:
+            self.threads.append(threading.Thread(target=self._watch_memory, daemon=True))
+        for thread in self.threads:
+            thread.start()
+
+    def _at(self, when: float, action: Callable[[], None]) -> None:
+        if self.stop.wait(max(0.0, when - time.monotonic())):
+            return
+        try:
+            action()
+        except Exception as exc:  # noqa: BLE001 - reported, the run goes on
+            self.note(f"failed: {action.__name__}: {exc}")
+
+    def kill_worker(self) -> None:
+        """SIGKILL the inbox worker process that holds a mail (its pid is in the claim)."""
+        from sqlalchemy import create_engine, text
+
+        engine = create_engine(self.database_url)
+        deadline = time.monotonic() + 30
+        try:
+            while time.monotonic() < deadline and not self.stop.is_set():
+                with engine.connect() as conn:
+                    claim = conn.execute(text(
+                        "SELECT claimed_by FROM inbound_messages WHERE status = 'processing' "
+                        "LIMIT 1")).scalar()
+                if claim:
+                    pid = int(claim.split(":")[1])
+                    if pid in server_pids(self.procs):
+                        os.kill(pid, signal.SIGKILL)
+                        self.note(f"SIGKILL inbox worker pid {pid} (claim {claim})")
+                        return
+                time.sleep(0.01)
+        finally:
+            engine.dispose()
+        self.note("no inbox worker held a mail to kill")
+
+    def relay_down(self) -> None:
+        assert self.sink_down is not None
+        self.sink_down.set()
+        self.note(f"relay down for {self.args.relay_down_seconds:g} s")
+        if not self.stop.wait(self.args.relay_down_seconds):
+            self.sink_down.clear()
+            self.note("relay up")
+        else:
+            self.sink_down.clear()
+
+    def pg_restart(self) -> None:
+        command = [*shlex.split(self.args.pg_ctl), "restart", "-m", "fast", "-w"]
+        self.note(f"PostgreSQL restart: {shlex.join(command)}")
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+        self.note(f"PostgreSQL restarted (exit {done.returncode}) "
+                  f"{(done.stderr or '').strip()[-200:]}")
+
+    def _watch_memory(self) -> None:
+        marks = sorted(self.args.memory_at)
+        while marks and not self.stop.wait(0.05):
+            with self.stats.lock:
+                accepted = self.stats.accepted
+            if accepted >= marks[0]:
+                pids = server_pids(self.procs)
+                rss, hwm = memory_kib(pids)
+                self.memory.append({"mails": marks.pop(0), "processes": len(pids),
+                                    "rss_kib": rss, "hwm_kib": hwm})
+                self.note(f"{accepted} mails accepted: server RSS {rss / 1024:.0f} MiB, "
+                          f"peak (VmHWM) {hwm / 1024:.0f} MiB over {len(pids)} processes")
+
+    def close(self) -> None:
+        self.stop.set()
+        for thread in self.threads:
+            thread.join(150)
+        if self.sink_down is not None:
+            self.sink_down.clear()
+
+
+def timeline(start: float, stats: SendStats, mails: Sequence[Mail], events: Sequence[Event],
+             ) -> list[dict[str, Any]]:
+    """Per second from ``start``: mails accepted, board mails at the sink (two per move),
+    and what happened."""
+    accepted = Counter(int(t - start) for t in stats.accept_times if t >= start)
+    boards = Counter(int(m["t"] - start) for m in mails if m["t"] >= start and is_board_mail(m))
+    notes: dict[int, list[str]] = {}
+    for e in events:
+        notes.setdefault(int(e.at - start), []).append(e.what)
+    last = max([*accepted, *boards, *notes, 0])
+    return [
+        {"second": s, "accepted": accepted.get(s, 0), "board_mails": boards.get(s, 0),
+         "events": notes.get(s, [])}
+        for s in range(last + 1)
+    ]
+
+
+def print_timeline(rows: Sequence[dict[str, Any]]) -> None:
+    print("per second (from the start of the move burst): mails accepted, moves completed "
+          "(board mails at the sink / 2)")
+    for row in rows:
+        moves = row["board_mails"] / 2
+        bar = "#" * int(round(moves / 2))
+        events = ("  <- " + "; ".join(row["events"])) if row["events"] else ""
+        print(f"  {row['second']:4d}s  in {row['accepted']:4d}  moves {moves:6.1f} {bar}{events}")
+
+
+def exactness(database_url: str, games: Sequence[BenchGame], mails: Sequence[Mail],
+              ) -> dict[str, Any]:
+    """What the database and the sink say about the burst: every move applied once and in
+    order, every inbound mail done, every reply sent, no reply twice, no move without its
+    two board mails."""
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            moves = {
+                int(board): (int(count), int(distinct), int(top))
+                for board, count, distinct, top in conn.execute(text(
+                    "SELECT board_number, count(*), count(DISTINCT number), max(number) "
+                    "FROM moves GROUP BY board_number"))
+            }
+            inbound = dict(conn.execute(text(
+                "SELECT status, count(*) FROM inbound_messages GROUP BY status")).all())
+            outbound = dict(conn.execute(text(
+                "SELECT status, count(*) FROM outbound_messages GROUP BY status")).all())
+            retried = conn.execute(text(
+                "SELECT count(*) FROM inbound_messages WHERE attempts > 1")).scalar()
+    finally:
+        engine.dispose()
+    wrong_boards = [
+        g.board for g in games
+        if moves.get(g.board, (0, 0, 0)) != (len(g.moves), len(g.moves), len(g.moves))
+    ]
+    per_reply = Counter((m["irt"], tuple(m["rcpt"]), m["subject"]) for m in mails)
+    twice = sum(1 for count in per_reply.values() if count > 1)
+    # The burst's moves are <move-bN-n.RUN@...> (Mailer.move): two board mails each.
+    boards_per_move = Counter(
+        m["irt"] for m in mails if is_board_mail(m) and m["irt"].startswith("<move-b")
+    )
+    sent = sum(len(g.moves) for g in games)
+    return {
+        "boards_checked": len(games),
+        "boards_with_wrong_moves": wrong_boards,
+        "moves_applied": sum(moves.get(g.board, (0, 0, 0))[0] for g in games),
+        "moves_sent": sum(len(g.moves) for g in games),
+        "inbound": {str(k): int(v) for k, v in inbound.items()},
+        "outbound": {str(k): int(v) for k, v in outbound.items()},
+        "inbound_tried_more_than_once": int(retried or 0),
+        "replies_received_twice": twice,
+        "moves_without_two_board_mails": sent - sum(1 for n in boards_per_move.values()
+                                                     if n == 2),
+    }
+
+
+# --------------------------------------------------------------------------------------
 # main
 
 
@@ -919,9 +1253,47 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--keep", action="store_true", help="keep the data dir and server log")
     parser.add_argument("--json", action="store_true", help="also print a JSON summary")
+    scale = parser.add_argument_group(
+        "scale-out and survival (issue 10; any of these adds the exactness checks)")
+    scale.add_argument(
+        "--database-url", metavar="URL",
+        help="run on PostgreSQL: a fresh database is created on this server (the role may "
+        "create databases) for the run and dropped after it",
+    )
+    scale.add_argument(
+        "--worker-processes", type=int, default=0, metavar="N",
+        help="run `serve --no-workers` (the listener) plus N `pbm-emergo worker` processes",
+    )
+    scale.add_argument("--worker-inbox", type=int, default=1, metavar="N",
+                       help="inbox worker processes of each `pbm-emergo worker`")
+    scale.add_argument("--worker-arg", action="append", default=[],
+                       help="passed to each `pbm-emergo worker` (repeatable)")
+    scale.add_argument("--no-steady", action="store_true", help="skip the steady phase")
+    scale.add_argument("--timeline", action="store_true",
+                       help="print mails accepted and moves completed per second of the burst")
+    scale.add_argument("--kill-worker-at", type=float, metavar="S",
+                       help="S seconds into the burst, SIGKILL an inbox worker process that "
+                       "holds a mail (its parent starts it again)")
+    scale.add_argument("--relay-down-at", type=float, metavar="S",
+                       help="S seconds into the burst, close the relay (the sink)")
+    scale.add_argument("--relay-down-seconds", type=float, default=30.0)
+    scale.add_argument("--pg-restart-at", type=float, metavar="S",
+                       help="S seconds into the burst, run `PG_CTL restart -m fast -w`")
+    scale.add_argument("--pg-ctl", default="", metavar="COMMAND",
+                       help="how to call pg_ctl for the database, e.g. 'runuser -u postgres -- "
+                       "/usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pg/data'")
+    scale.add_argument("--memory-at", type=lambda v: [int(x) for x in v.split(",")],
+                       default=[], metavar="N,N,...",
+                       help="print the server's memory when the burst's accepted mails reach "
+                       "these counts, e.g. 1000,5000,10000")
     args = parser.parse_args(argv)
+    if args.pg_restart_at is not None and not args.pg_ctl:
+        parser.error("--pg-restart-at needs --pg-ctl")
     if args.moves > 45:
         parser.error("--moves above 45 runs into the server's 100 replies per address per hour")
+    if args.worker_processes and not args.database_url:
+        print("note: --worker-processes on SQLite (several processes, one database file)",
+              file=sys.stderr)
     if min(args.games, args.moves, args.clients) < 1 or args.steady_rate <= 0:
         parser.error("--games, --moves, --clients and --steady-rate must be positive")
     return args
@@ -956,6 +1328,22 @@ def fmt(value: float, digits: int = 1) -> str:
     return "n/a" if math.isnan(value) else f"{value:.{digits}f}"
 
 
+def print_steady(args: argparse.Namespace, s: dict[str, Any]) -> None:
+    print(f"steady: offered {s['offered_rate']:g} moves/s for {args.steady_seconds:g} s over "
+          f"{s['games']} games: {s['moves_sent']} moves sent at "
+          f"{s['achieved_send_rate']:.1f}/s; ticks with no game ready {s['late_ticks']}, "
+          f"max schedule lag {s['max_schedule_lag_ms']:.0f} ms")
+    print(f"steady latency, SMTP session open -> first board mail at the sink (ms): "
+          f"p50 {fmt(s['latency_ms_p50'])}, p90 {fmt(s['latency_ms_p90'])}, "
+          f"p99 {fmt(s['latency_ms_p99'])}, max {fmt(s['latency_ms_max'])} "
+          f"(target p99 < 250)")
+    print(f"  from the scheduled tick (ms): p50 {fmt(s['from_schedule_ms_p50'])}, "
+          f"p90 {fmt(s['from_schedule_ms_p90'])}, p99 {fmt(s['from_schedule_ms_p99'])}, "
+          f"max {fmt(s['from_schedule_ms_max'])}; moves without a board mail "
+          f"{s['moves_without_board_mail']}, without both "
+          f"{s['moves_without_both_board_mails']}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_args(argv)
 
@@ -980,6 +1368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     burst = generate_games("b", args.games, args.moves, rng)
     steady_needed = math.ceil(args.steady_rate * args.steady_seconds / args.moves)
     steady_count = args.steady_games or steady_needed + math.ceil(2 * args.steady_rate)
+    if args.no_steady:
+        steady_count = 0
     steady = generate_games("s", steady_count, args.moves, rng)
     print(f"games: {len(burst)} burst games, {sum(len(g.moves) for g in burst)} moves; "
           f"{len(steady)} steady games, {sum(len(g.moves) for g in steady)} moves available")
@@ -991,6 +1381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     result: dict[str, Any] = {"command": sys.argv, "machine": info, "options": options}
     sink: SinkLog | None = None
     exit_code = 0
+    bench_db: BenchDatabase | None = None
+    chaos: Chaos | None = None
     try:
         # The bare listener, alone on the machine while it is measured.
         if not args.skip_bare:
@@ -1004,7 +1396,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                   f"signups+challenges {bare['setup_accept_rate']:.0f} mails/s")
 
         events: multiprocessing.Queue[Mail] = spawn.Queue()
-        _, sink_port = start_helper(procs, spawn, sink_main, "sink", events)
+        sink_down = spawn.Event() if args.relay_down_at is not None else None
+        if sink_down is not None:
+            _, sink_port = start_helper(procs, spawn, switchable_sink_main, "sink", events,
+                                        sink_down)
+        else:
+            _, sink_port = start_helper(procs, spawn, sink_main, "sink", events)
         sink = SinkLog(events)
 
         data_dir = tmp / "data"
@@ -1014,6 +1411,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             "--port", str(port), "--outbound", f"smtp://127.0.0.1:{sink_port}",
             *args.server_arg,
         ]
+        if args.database_url:
+            bench_db = BenchDatabase(args.database_url)
+            bench_db.create()
+            print(f"database: {bench_db.name} (new) on {bench_db.server_url!r}")
+            command[6:6] = ["--database-url", bench_db.url, "--migrate"]
+        if args.worker_processes:
+            command.append("--no-workers")
+        database_url = database_url_for(args, data_dir, bench_db)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
         print(f"server command: {shlex.join(command)}")
         with log_path.open("wb") as log:
@@ -1023,6 +1428,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         server = procs.server
         wait_listening(port, 120, lambda: server.poll() is None)
+        if args.worker_processes:
+            start_workers(procs, args, data_dir, database_url, sink_port, tmp, env)
         print(f"server pid {server.pid}, listening on 127.0.0.1:{port}, sink on {sink_port}")
         if args.profile:
             py_spy = shutil.which("py-spy") or str(Path(sys.executable).parent / "py-spy")
@@ -1055,10 +1462,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  game {tag} left out: {reason}")
         burst = [g for g in playing if g.tag.startswith("b")]
         steady = [g for g in playing if g.tag.startswith("s")]
-        if not burst or not steady:
+        if not burst or (not steady and not args.no_steady):
             raise BenchError("no game left to play after the signups and challenges")
 
-        ours, burst_stats = run_burst(port, sink, mailer, burst, args.clients, wait)
+        burst_stats = SendStats()
+        if extended(args):
+            chaos = Chaos(args, procs, database_url, sink_down, burst_stats)
+            burst_started = time.time()
+            chaos.start()
+        ours, burst_stats = run_burst(port, sink, mailer, burst, args.clients, wait,
+                                      burst_stats)
         result["ours"] = ours
         print(f"ours: move burst {ours['mails']} mails in {ours['seconds']:.2f} s, accept rate "
               f"{ours['accept_rate']:.0f} mails/s (session p50 {ours['session_ms_p50']:.1f} ms, "
@@ -1072,27 +1485,34 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"(target >= 100, aim 200); moves missing board mails: "
               f"{ours['moves_without_both_board_mails']}")
 
-        steady_summary, steady_stats = run_steady(
-            port, sink, mailer, steady, args.clients, args.steady_rate, args.steady_seconds,
-            args.timeout, wait,
-        )
+        if chaos is not None:
+            chaos.close()
+            with sink.cond:
+                burst_mails = list(sink.mails)
+            result["timeline"] = rows = timeline(burst_started, burst_stats, burst_mails,
+                                                 chaos.events)
+            if args.timeline:
+                print_timeline(rows)
+            result["memory"] = chaos.memory
+            for mark in chaos.memory:
+                print(f"memory at {mark['mails']} mails: RSS {mark['rss_kib'] / 1024:.0f} MiB, "
+                      f"peak {mark['hwm_kib'] / 1024:.0f} MiB ({mark['processes']} processes)")
+        if args.no_steady:
+            steady_summary = {"moves_without_both_board_mails": 0, "skipped": True}
+            steady_stats = SendStats()
+        else:
+            steady_summary, steady_stats = run_steady(
+                port, sink, mailer, steady, args.clients, args.steady_rate,
+                args.steady_seconds, args.timeout, wait,
+            )
         result["steady"] = s = steady_summary
-        print(f"steady: offered {s['offered_rate']:g} moves/s for {args.steady_seconds:g} s over "
-              f"{s['games']} games: {s['moves_sent']} moves sent at "
-              f"{s['achieved_send_rate']:.1f}/s; ticks with no game ready {s['late_ticks']}, "
-              f"max schedule lag {s['max_schedule_lag_ms']:.0f} ms")
-        print(f"steady latency, SMTP session open -> first board mail at the sink (ms): "
-              f"p50 {fmt(s['latency_ms_p50'])}, p90 {fmt(s['latency_ms_p90'])}, "
-              f"p99 {fmt(s['latency_ms_p99'])}, max {fmt(s['latency_ms_max'])} "
-              f"(target p99 < 250)")
-        print(f"  from the scheduled tick (ms): p50 {fmt(s['from_schedule_ms_p50'])}, "
-              f"p90 {fmt(s['from_schedule_ms_p90'])}, p99 {fmt(s['from_schedule_ms_p99'])}, "
-              f"max {fmt(s['from_schedule_ms_max'])}; moves without a board mail "
-              f"{s['moves_without_board_mail']}, without both "
-              f"{s['moves_without_both_board_mails']}")
+        if not args.no_steady:
+            print_steady(args, s)
 
         sink.quiet(2.0, 30.0)
         peaks = peak_memory_kib(server.pid)
+        for worker in procs.workers:
+            peaks.update(peak_memory_kib(worker.pid))
         result["server_peak_kib"] = {"total": sum(peaks.values()), "processes": peaks}
         print(f"server peak memory (VmHWM), summed over {len(peaks)} process(es): "
               f"{sum(peaks.values()) / 1024:.0f} MiB")
@@ -1135,6 +1555,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         for message_id in all_stats.failed[:10]:
             print(f"  never accepted: {message_id}")
         missing = ours["moves_without_both_board_mails"] + s["moves_without_both_board_mails"]
+        if extended(args):
+            sink.quiet(2.0, 30.0)
+            with sink.cond:
+                mails = list(sink.mails)
+            check = result["exactness"] = exactness(database_url, burst, mails)
+            print(f"exactness (burst): {check['moves_applied']} of {check['moves_sent']} moves "
+                  f"applied, boards with a move missing, twice or out of order: "
+                  f"{len(check['boards_with_wrong_moves'])}; moves without exactly two board "
+                  f"mails: {check['moves_without_two_board_mails']}; replies received twice: "
+                  f"{check['replies_received_twice']}; error mails (a `#n` guard that fired "
+                  f"would be one): {len(errors)}")
+            print(f"  inbound by status {check['inbound']} (tried more than once: "
+                  f"{check['inbound_tried_more_than_once']}); outbound by status "
+                  f"{check['outbound']}")
+            if (check["boards_with_wrong_moves"] or check["replies_received_twice"]
+                    or check["moves_without_two_board_mails"]
+                    or set(check["inbound"]) - {"done"} or set(check["outbound"]) - {"sent"}):
+                exit_code = 2
         if errors or unexpected or missing or all_stats.failed or setup["dropped_games"]:
             exit_code = 2  # the figures are printed, but the run was not clean
     except BenchError as exc:
@@ -1146,11 +1584,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         exit_code = 130
     finally:
         ABORT.set()
+        if chaos is not None:
+            chaos.close()
         server_exit = procs.stop_server()
         procs.stop_all()
         if sink is not None:
             sink.close()
         log_text = log_path.read_text(errors="replace") if log_path.exists() else ""
+        for worker_log in sorted(tmp.glob("worker-*.log")):
+            log_text += "\n" + worker_log.read_text(errors="replace")
+        if bench_db is not None:
+            bench_db.drop()
         spy_log_path = tmp / "py-spy.log"
         if spy_log_path.exists():
             print(f"py-spy: {spy_log_path.read_text(errors='replace').strip()[-400:]}")

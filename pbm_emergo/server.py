@@ -154,8 +154,13 @@ class MailServer:
 
     def check_workers(self) -> None:
         """Start again any worker process that died (the main loop calls this)."""
-        if self.pool is not None and not self.stopping.is_set():
-            self.pool.restart_dead()
+        if self.pool is not None and not self.stopping.is_set() and self.pool.restart_dead():
+            # The dead process's mail in hand goes back to the queue now, not at the next
+            # scheduler round (its board's later mail waits for it).
+            try:
+                self._release_stale_claims()
+            except Exception:  # noqa: BLE001 - the scheduler tries again
+                log.exception("releasing the claims of a dead worker")
         if self.robots is not None and not self.stopping.is_set():
             self.robots.check()
 
@@ -301,11 +306,15 @@ class WorkerPool:
         process.start()
         return process
 
-    def restart_dead(self) -> None:
+    def restart_dead(self) -> int:
+        """Start again every process that died; returns how many."""
+        restarted = 0
         for n, process in enumerate(self.processes):
             if not process.is_alive():
                 log.error("%s exited with %s; starting it again", process.name, process.exitcode)
                 self.processes[n] = self._spawn(n if n < self.config.worker_count else -1)
+                restarted += 1
+        return restarted
 
     def stop(self, timeout: float) -> None:
         self.stopping.value = 1
