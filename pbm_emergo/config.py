@@ -46,6 +46,8 @@ class Config:
     http_host: str = "127.0.0.1"
     http_port: int = 0
     web_url: str | None = None
+    # Vacation days each player may take in a calendar year (``vacation userid pw DAYS``).
+    vacation_days: int = 30
     # Prometheus metrics (``serve``/``worker --metrics-port``): where ``/metrics`` is served
     # (port 0: not served). The log format: "text" (details as key=value) or "json".
     metrics_host: str = "127.0.0.1"

@@ -16,9 +16,19 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.base import CommandError, Context
+from pbm_emergo.commands.clock import thinking_time
 from pbm_emergo.config import Config
-from pbm_emergo.db import games, ratings, spectators
-from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, BOARD_FINISHED, WHITE, Board, Player
+from pbm_emergo.db import games, ratings, spectators, vacations
+from pbm_emergo.db.models import (
+    AUTOPLAYED_FORCED,
+    AUTOPLAYED_QUEUED,
+    BLACK,
+    BOARD_ACTIVE,
+    BOARD_FINISHED,
+    WHITE,
+    Board,
+    Player,
+)
 from pbm_emergo.db.ratings import GameRating
 from pbm_emergo.messages import Reply
 from pbm_emergo.picture import board_picture
@@ -32,6 +42,8 @@ RECENT_MOVES = 10
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
+# How a move the server played for its player is marked in the move list.
+AUTOPLAYED_MARKS = {AUTOPLAYED_QUEUED: "(Auto)", AUTOPLAYED_FORCED: "(Forced)"}
 
 
 def parse_board_ref(text: str) -> tuple[int, int | None] | None:
@@ -90,10 +102,17 @@ class Seat:
     userid: str
     rating: int
     address: str | None  # where their board mails go (the first registered address)
+    vacation_until: datetime | None = None
 
     @classmethod
     def of(cls, player: Player) -> Seat:
-        return cls(player.id, player.userid, player.rating, primary_address(player))
+        return cls(
+            player.id, player.userid, player.rating, primary_address(player),
+            player.vacation_until,
+        )
+
+    def on_vacation(self, now: datetime) -> bool:
+        return self.vacation_until is not None and self.vacation_until > now
 
 
 @dataclass(frozen=True)
@@ -102,6 +121,13 @@ class PlayedMove:
     player_id: int
     notation: str
     played_at: datetime
+    autoplayed: str | None = None  # "queued" or "forced": played by the server for them
+
+    @property
+    def label(self) -> str:
+        """The move as the move list shows it: ``e4xc4 (Auto)`` for a queued move."""
+        mark = AUTOPLAYED_MARKS.get(self.autoplayed or "")
+        return f"{self.notation} {mark}" if mark else self.notation
 
 
 @dataclass(frozen=True)
@@ -132,6 +158,10 @@ class BoardState:
     moves: tuple[PlayedMove, ...]
     votes: tuple[OpenVote, ...]
     rating: GameRating | None  # the rating changes of a finished rated game
+    # Each player's total thinking time (--totaltime), and for such boards the players'
+    # vacations that the clock leaves out: (player id, start, end).
+    total_days: int | None = None
+    vacations: tuple[tuple[int, datetime, datetime], ...] = ()
 
     @classmethod
     def load(cls, session: Session, board: Board) -> BoardState:
@@ -148,6 +178,12 @@ class BoardState:
                     white.rating_after - white.rating_before,
                     black.rating_after - black.rating_before,
                 )
+        away: list[tuple[int, datetime, datetime]] = []
+        if board.total_days is not None:
+            periods = vacations.periods_of(
+                session, (board.white_player_id, board.black_player_id), board.created_at
+            )
+            away = [(pid, s, e) for pid, spans in periods.items() for s, e in spans]
         return cls(
             number=board.number,
             white=Seat.of(board.white_player),
@@ -164,13 +200,15 @@ class BoardState:
             outcome_reason=board.outcome_reason,
             position=games.current_position(board),
             moves=tuple(
-                PlayedMove(r.number, r.player_id, r.notation, r.played_at)
+                PlayedMove(r.number, r.player_id, r.notation, r.played_at, r.autoplayed)
                 for r in games.move_records(session, board.number)
             ),
             votes=tuple(
                 OpenVote(v.kind, v.player_id, v.ply) for v in games.votes_of(session, board.number)
             ),
             rating=rating,
+            total_days=board.total_days,
+            vacations=tuple(away),
         )
 
     @property
@@ -211,6 +249,23 @@ class BoardState:
             white=white,
             black=black,
         )
+
+
+def finish_game(
+    ctx: Context, board: Board, state: BoardState, winner: str | None,
+    termination: Termination, rating: GameRating | None = None,
+) -> BoardState:
+    """End the game now: stored by a write that re-checks the ratings it announces
+    (``rating``, else the players' ratings as read); returns the state after it."""
+    if rating is None:
+        rating = game_rating(board, winner)
+    number, now, expected = board.number, ctx.now, rating
+
+    def finish(session: Session) -> None:
+        games.finish_board(session, number, winner, termination, now, expected_rating=expected)
+
+    ctx.write(finish)
+    return state.finished(winner, termination, rating)
 
 
 def game_rating(board: Board, winner: str | None) -> GameRating | None:
@@ -254,7 +309,53 @@ def options_text(state: BoardState) -> str:
         "a blocked player draws" if state.blocked_rule == "draw" else "a blocked player loses"
     )
     parts.append(f"reminder after {state.nag_days} days, forfeit after {state.forfeit_days} days")
+    if state.total_days is not None:
+        parts.append(f"{_days(state.total_days)} of thinking time each")
     return "; ".join(parts)
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
+    """For a board with a total thinking time: each player's time used and left."""
+    if state.total_days is None:
+        return []
+    periods: dict[str, list[tuple[datetime, datetime]]] = {WHITE: [], BLACK: []}
+    for player_id, start, end in state.vacations:
+        side = state.side_of(player_id)
+        if side is not None:
+            periods[side].append((start, end))
+    used = thinking_time(
+        state.created_at,
+        [(m.player_id, m.played_at) for m in state.moves],
+        lambda pid: state.side_of(pid) or WHITE,
+        periods,
+        state.to_move if state.active else None,
+        now,
+    )
+    total = timedelta(days=state.total_days)
+    return [
+        f"{state.seat(side).userid} {_spent(used[side])} used, {_spent(total - used[side])} left"
+        for side in (WHITE, BLACK)
+    ]
+
+
+def _spent(delta: timedelta) -> str:
+    return "none" if delta <= timedelta() else duration(delta)
+
+
+def vacation_lines(state: BoardState, now: datetime | None) -> list[str]:
+    """A sentence for each player who is on vacation at ``now``."""
+    if now is None or not state.active:
+        return []
+    return [
+        f"{seat.userid} is on vacation until {at(seat.vacation_until)}: no reminders and no "
+        "loss on time until then; their clock stops."
+        for seat in (state.white, state.black)
+        if seat.vacation_until is not None and seat.on_vacation(now)
+    ]
 
 
 def move_rows(notations: list[str], first: int = 1) -> list[tuple[str, str]]:
@@ -343,12 +444,22 @@ def board_view(
     commenter: str | None = None,
     headline: str | None = None,
     link: str | None = None,
+    now: datetime | None = None,
+    new_board: bool = False,
+    since: int | None = None,
+    queue: list[str] | None = None,
 ) -> BoardView:
     """The board mail text of a board; with ``upto``, as it was after that many moves
-    (``position`` is then the position after them). ``link``: the board's web page."""
+    (``position`` is then the position after them). ``link``: the board's web page.
+    ``now``: the time of the mail (vacations, thinking time); ``new_board``: the first mail
+    of a new board; ``since``: the move list starts at that move at the latest (every move
+    of a chain of queued and forced moves is listed); ``queue``: the lines about a player's
+    queued moves (only for that player's eyes)."""
     notations = [m.notation for m in state.moves]
+    labels = [m.label for m in state.moves]
     if upto is not None:
         notations = notations[:upto]
+        labels = labels[:upto]
     if position is None:
         position = state.position
     over = not state.active and upto is None
@@ -356,6 +467,8 @@ def board_view(
         first = 1
     else:
         first = max(1, len(notations) - RECENT_MOVES + 1)
+        if since is not None:
+            first = max(1, min(first, since))
         if first % 2 == 0:
             first -= 1
     to_move = state.seat(position.to_move)
@@ -363,6 +476,8 @@ def board_view(
         subject = f"Emergo Board {state.number} Game over"
     else:
         subject = f"Emergo Board {state.number} {state.seat(state.to_move).userid}"
+    if new_board:
+        subject = f"New {subject}"
     as_of = None
     if over:
         status = result_sentence(state)
@@ -391,6 +506,7 @@ def board_view(
         last = state.moves[-1]
         last_move = f"Last move: {at(last.played_at)} (move {last.number}, {last.notation})."
         times = [f"{state.seat(side).userid} {duration(spent[side])}" for side in (WHITE, BLACK)]
+    current = upto is None or upto >= state.ply
     context = dict(
         number=state.number,
         white=state.white.userid,
@@ -409,13 +525,17 @@ def board_view(
         ),
         moves_total=len(notations),
         moves_first=first,
-        move_rows=move_rows(notations[first - 1 :], first),
+        move_rows=move_rows(labels[first - 1 :], first),
         board=render_board(position, state.white.userid, state.black.userid),
         comment=comment or None,
         commenter=commenter,
         last_move=last_move,
         times=times,
         link=link,
+        vacations=vacation_lines(state, now) if current else [],
+        clocks=clock_lines(state, now) if current and upto is None else [],
+        total_days=state.total_days,
+        queue=queue or [],
     )
     text = render("board.txt.j2", **context)
     html = render_html(
@@ -448,11 +568,15 @@ def board_mails(
     comment: str | None = None,
     commenter: str | None = None,
     headline: str | None = None,
+    new_board: bool = False,
+    since: int | None = None,
 ) -> list[Reply]:
-    """The board mail after a change: one to each player and each subscriber."""
+    """The board mail after a change: one to each player and each subscriber
+    (``new_board``: the first mails of a new board; ``since``: list the moves from there)."""
     view = board_view(
         state, comment=comment, commenter=commenter, headline=headline,
-        link=board_link(ctx.config, state.number),
+        link=board_link(ctx.config, state.number), now=ctx.now, new_board=new_board,
+        since=since,
     )
     html = board_html(view.subject, [view.html])
     recipients: list[str] = []

@@ -26,6 +26,7 @@ class ChallengeOptions:
     blocked_rule: str = "loss"
     nag_days: int = DEFAULT_NAG_DAYS
     forfeit_days: int = DEFAULT_FORFEIT_DAYS
+    total_days: int | None = None
 
 
 def parse_options(words: list[str]) -> ChallengeOptions:
@@ -39,19 +40,21 @@ def parse_options(words: list[str]) -> ChallengeOptions:
             options.rated = name == "rated"
         elif name == "blocked" and value in ("draw", "loss"):
             options.blocked_rule = value
-        elif name in ("nagtime", "forfeittime") and value is not None:
+        elif name in ("nagtime", "forfeittime", "totaltime") and value is not None:
             if not value.isdigit() or not 1 <= int(value) <= MAX_DAYS:
                 raise CommandError(
                     f"The option {word} needs a number of days from 1 to {MAX_DAYS}."
                 )
             if name == "nagtime":
                 options.nag_days = int(value)
+            elif name == "totaltime":
+                options.total_days = int(value)
             else:
                 options.forfeit_days = int(value)
         else:
             raise CommandError(
                 f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
-                "--nagtime=DAYS and --forfeittime=DAYS."
+                "--nagtime=DAYS, --forfeittime=DAYS and --totaltime=DAYS."
             )
     if options.forfeit_days < options.nag_days:
         raise CommandError("The forfeit time must not be shorter than the reminder (nag) time.")
@@ -60,18 +63,23 @@ def parse_options(words: list[str]) -> ChallengeOptions:
 
 class ChallengeCommand(Command):
     name = "emergo challenge"
-    argument_description = "u1 u2 [-unrated] [-blocked=draw] [--nagtime=DAYS] [--forfeittime=DAYS]"
+    argument_description = (
+        "u1 u2 [-unrated] [-blocked=draw] [--nagtime=DAYS] [--forfeittime=DAYS] "
+        "[--totaltime=DAYS]"
+    )
     description = "open a new board; u1 plays Ohs (White, moves first)"
     details = (
         "Opens a new board between the players u1 and u2; u1 plays Ohs (o, White) and moves "
         "first. Send it from a registered address of u1 or u2. Options: -unrated (no rating "
         "change), -blocked=draw (a blocked player draws instead of losing), --nagtime=DAYS "
         "(a reminder after that many days without a move, default 7), --forfeittime=DAYS "
-        "(the game is lost after that many days, default 28). Both players get the board."
+        "(the game is lost after that many days without a move, default 28), "
+        "--totaltime=DAYS (each player's total thinking time over the game; running out "
+        "loses on time). Both players get the board."
     )
     section = "emergo"
     min_args = 2
-    max_args = 6
+    max_args = 7
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         self.check_arity(args)
@@ -109,7 +117,8 @@ class ChallengeCommand(Command):
             games.create_board(
                 session, white_id, black_id, now, rated=options.rated,
                 blocked_rule=options.blocked_rule, nag_days=options.nag_days,
-                forfeit_days=options.forfeit_days, number=number,
+                forfeit_days=options.forfeit_days, total_days=options.total_days,
+                number=number,
             )
 
         ctx.write(store)
@@ -119,13 +128,14 @@ class ChallengeCommand(Command):
             blocked_rule=options.blocked_rule, nag_days=options.nag_days,
             forfeit_days=options.forfeit_days, created_at=now, status=BOARD_ACTIVE,
             ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,
-            position=start, moves=(), votes=(), rating=None,
+            position=start, moves=(), votes=(), rating=None, total_days=options.total_days,
         )
         replies = board_mails(
             ctx,
             state,
             comment=ctx.comment,
             commenter=challenger.userid,
+            new_board=True,
             headline=(
                 f"A new game: {white.userid} plays Ohs (o) and moves first, "
                 f"{black.userid} plays Eks (x)."

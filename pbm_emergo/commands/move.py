@@ -7,7 +7,6 @@ moves counted); otherwise nothing changes and the reply names the move number du
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -17,10 +16,9 @@ from pbm_emergo.commands.base import Command, CommandError, Context, Result
 from pbm_emergo.commands.boards import (
     BoardState,
     OpenVote,
-    PlayedMove,
     board_mails,
     board_view,
-    game_rating,
+    finish_game,
     get_board,
     other_side,
     result_sentence,
@@ -28,6 +26,7 @@ from pbm_emergo.commands.boards import (
     split_guard,
     undo_first_move,
 )
+from pbm_emergo.commands.chain import play_and_follow
 from pbm_emergo.commands.decline import decline, has_moved
 from pbm_emergo.db import games
 from pbm_emergo.db.models import Board, Player
@@ -123,20 +122,7 @@ class Turn:
     ) -> BoardState:
         """End the game now (stored by a write that re-checks the ratings it announces:
         ``rating``, else the players' ratings as read)."""
-        if rating is None:
-            rating = game_rating(self.board, winner)
-        number, now = self.number, self.ctx.now
-        self.ctx.write(
-            lambda s: _finish(s, number, winner, termination, now, rating)
-        )
-        return state.finished(winner, termination, rating)
-
-
-def _finish(
-    session: Session, number: int, winner: str | None, termination: Termination,
-    now: datetime, rating: GameRating | None,
-) -> None:
-    games.finish_board(session, number, winner, termination, now, expected_rating=rating)
+        return finish_game(self.ctx, self.board, state, winner, termination, rating)
 
 
 def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str) -> Result:
@@ -210,34 +196,11 @@ def play_move(turn: Turn, text: str) -> Result:
             legal_lines=moves_in_lines(legal),
             legal_count=len(legal),
         ) from None
-    ply = board.ply
-    game.play(move)
-    outcome = game.outcome()
-    notation, comment, now, player_id = str(move), ctx.comment or None, ctx.now, player.id
-
-    def store(session: Session) -> None:
-        games.store_move(session, number, ply, game, player_id, notation, comment, now)
-        # A move answers "no" to the opponent's draw offer, and any undo request is void.
-        games.drop_votes(session, number, keep_draw_of=player_id)
-
-    ctx.write(store)
-    state = turn.state.replace(
-        ply=ply + 1,
-        position=game.position,
-        to_move=None if outcome else game.position.to_move,
-        moves=(*turn.state.moves, PlayedMove(ply + 1, player_id, notation, now)),
-        votes=tuple(
-            v for v in turn.state.votes if v.kind == "draw" and v.player_id == player_id
-        ),
-    )
-    summary = f"played {move} on board {number}"
-    if outcome is not None:
-        state = turn.finish(state, outcome.winner, outcome.termination)
-        summary += f"; {result_sentence(state)}"
-    headline = f"{player.userid} played {move} (move {ply + 1})."
-    result = turn.tell_players(state, headline)
-    result.summary = summary
-    return result
+    # The move, then the queued and forced moves it leads to (commands/chain.py), stored
+    # together; one board mail lists them all.
+    chain, state = play_and_follow(ctx, board, turn.state, game, player, move)
+    replies = chain.mails(state, comment=ctx.comment, commenter=player.userid)
+    return Result(summary=chain.summary(state), replies=replies)
 
 
 def resign(turn: Turn) -> Result:

@@ -12,6 +12,7 @@ from pbm_emergo.commands.boards import (
     get_board,
     parse_board_ref,
 )
+from pbm_emergo.commands.queue import shown_queue
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
 from pbm_emergo.render import render
@@ -76,8 +77,13 @@ class ShowCommand(Command):
             state = BoardState.load(ctx.session, board)
             position = None if upto is None else games.load_game(ctx.session, board, upto).position
             link = board_link(ctx.config, board.number)
+            # A player's queued moves, to that player only (commands/queue.py).
+            queue = shown_queue(ctx, board, state) if upto is None else []
             views.append(
-                board_view(state, position=position, upto=upto, all_moves=True, link=link)
+                board_view(
+                    state, position=position, upto=upto, all_moves=True, link=link,
+                    now=ctx.now, queue=queue,
+                )
             )
         if len(views) == 1:
             subject = views[0].subject

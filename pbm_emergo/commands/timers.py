@@ -1,26 +1,30 @@
-"""Timed work on active boards: reminders (nag time) and time forfeits.
+"""Timed work on active boards: reminders (nag time) and losses on time.
 
 The server's scheduler calls :func:`scheduled` every half minute (see ``pbm_emergo.server``).
 A board's clock runs from its last move (or its creation) while a player is to move:
 
-* after ``nag_days`` without a move, the player to move gets a reminder, and another one
-  every ``nag_days`` after that;
+* after ``nag_days`` without a move, the player to move gets a reminder (Subject
+  ``Nag: Emergo Board N userid``), and another one every ``nag_days`` after that;
 * after ``forfeit_days`` without a move, the player to move loses the game ("forfeit"), and
-  both players get the final board mail.
+  both players get the final board mail;
+* on a board with a total thinking time (``--totaltime=DAYS``), a player whose thinking
+  time over the game reaches it loses on time too.
 
-A player on vacation (``vacation_until`` in the future) gets neither; the time of the
-vacation still counts once it is over, as in pbmserv, where vacation only pauses reminders
-and timeouts while it lasts. A player locked out by wrong passwords (see
-:mod:`pbm_emergo.commands.lockout`) loses no game on time while the lock lasts and for a
-day after it; they still get reminders.
+A draw offer still open when a player would lose on time is accepted instead (as pbmserv
+does). A player on vacation (``vacation_until`` in the future) gets no reminder and loses no
+game on time, and their clock stops: the time of a vacation does not count, neither for
+reminders nor for losses on time (:mod:`pbm_emergo.commands.clock`). A player locked out by
+wrong passwords (see :mod:`pbm_emergo.commands.lockout`) loses no game on time while the
+lock lasts and for a day after it; they still get reminders.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
 
 from pbm_emergo.commands import lockout
@@ -34,9 +38,11 @@ from pbm_emergo.commands.boards import (
     other_side,
     primary_address,
 )
+from pbm_emergo.commands.clock import running, thinking_time
 from pbm_emergo.commands.move import Turn
-from pbm_emergo.db import games, players
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db import games, players, vacations
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, MoveRecord, Player
+from pbm_emergo.db.vacations import Period
 from pbm_emergo.messages import Reply
 from pbm_emergo.render import render
 from pbm_emergo.rules import Termination
@@ -53,12 +59,15 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     ctx = Context(session=session, config=config, now=now, apply_at_once=True)
     replies: list[Reply] = []
     # Nag and forfeit times are whole days (at least one), so a board that saw a move within
-    # the last day needs no look: the database filters those out, and the players of the
-    # rest come in one query.
+    # the last day needs no look (unless its players' total thinking time may run out): the
+    # database filters those out, and the players of the rest come in one query.
     idle_since = func.coalesce(Board.last_move_at, Board.created_at)
     query = (
         select(Board)
-        .where(Board.status == BOARD_ACTIVE, idle_since <= now - timedelta(days=1))
+        .where(
+            Board.status == BOARD_ACTIVE,
+            or_(idle_since <= now - timedelta(days=1), Board.total_days.is_not(None)),
+        )
         .options(
             selectinload(Board.white_player).selectinload(Player.addresses),
             selectinload(Board.black_player).selectinload(Player.addresses),
@@ -72,33 +81,89 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     boards = session.scalars(query).all()
     # Codes for addresses that nobody confirmed within their time are forgotten.
     players.drop_expired_confirmations(session, now)
+    clocks = _Clocks.read(session, boards)
     for board in boards:
-        replies.extend(_check_board(ctx, board))
+        replies.extend(_check_board(ctx, board, clocks))
         ctx.apply_pending()
     return replies
 
 
-def _check_board(ctx: Context, board: Board) -> list[Reply]:
+class _Clocks:
+    """What the clocks of the boards looked at need, read in two queries for all of them:
+    the vacations of their players to move, and the move times of the boards with a total
+    thinking time."""
+
+    def __init__(
+        self, periods: dict[int, list[Period]], moves: dict[int, list[tuple[int, datetime]]]
+    ) -> None:
+        self.periods = periods
+        self.moves = moves
+
+    @classmethod
+    def read(cls, session: Session, boards: Sequence[Board]) -> _Clocks:
+        if not boards:
+            return cls({}, {})
+        since = min(b.created_at for b in boards)
+        ids = {b.white_player_id for b in boards} | {b.black_player_id for b in boards}
+        periods = vacations.periods_of(session, ids, since)
+        timed = [b.number for b in boards if b.total_days is not None]
+        moves: dict[int, list[tuple[int, datetime]]] = {n: [] for n in timed}
+        if timed:
+            rows = session.execute(
+                select(MoveRecord.board_number, MoveRecord.player_id, MoveRecord.played_at)
+                .where(MoveRecord.board_number.in_(timed))
+                .order_by(MoveRecord.board_number, MoveRecord.number)
+            )
+            for number, player_id, played_at in rows:
+                moves[number].append((player_id, played_at))
+        return cls(periods, moves)
+
+    def waited(self, player: Player, since: datetime, now: datetime) -> timedelta:
+        """How long ``player``'s clock ran from ``since`` to ``now`` (vacations left out)."""
+        return running(since, now, self.periods.get(player.id, ()))
+
+    def thinking(self, board: Board, now: datetime) -> dict[str, timedelta]:
+        """Each side's thinking time on a board with a total thinking time."""
+        white, black = board.white_player_id, board.black_player_id
+        return thinking_time(
+            board.created_at,
+            self.moves.get(board.number, []),
+            lambda pid: "white" if pid == white else "black",
+            {
+                "white": self.periods.get(white, []),
+                "black": self.periods.get(black, []),
+            },
+            board.to_move,
+            now,
+        )
+
+
+def _check_board(ctx: Context, board: Board, clocks: _Clocks) -> list[Reply]:
     player = games.player_to_move(board)
     if player is None:
         return []
     if player.vacation_until is not None and player.vacation_until > ctx.now:
         return []
-    waiting = ctx.now - (board.last_move_at or board.created_at)
+    last_move = board.last_move_at or board.created_at
+    waiting = clocks.waited(player, last_move, ctx.now)
+    out_of_time: str | None = None
+    if waiting >= timedelta(days=board.forfeit_days):
+        out_of_time = (
+            f"{player.userid} did not move for {board.forfeit_days} days"
+        )
+    elif board.total_days is not None and board.to_move is not None:
+        used = clocks.thinking(board, ctx.now)[board.to_move]
+        if used >= timedelta(days=board.total_days):
+            out_of_time = (
+                f"{player.userid} has used up the total thinking time of "
+                f"{board.total_days} day{'s' if board.total_days != 1 else ''}"
+            )
     # A player locked out by wrong passwords (perhaps someone else's, in their name) loses
     # no game on time while the lock lasts, nor within a day after it; reminders go on.
-    if waiting >= timedelta(days=board.forfeit_days) and not lockout.locked_out(
-        ctx.session, player, ctx.now
-    ):
-        turn = Turn(ctx, board, player)
-        state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
-        return board_mails(
-            ctx, state,
-            headline=f"{player.userid} did not move for {board.forfeit_days} days and "
-            "loses the game on time.",
-        )
-    since_reminder = ctx.now - max(
-        board.last_reminder_at or board.created_at, board.last_move_at or board.created_at
+    if out_of_time is not None and not lockout.locked_out(ctx.session, player, ctx.now):
+        return _lose_on_time(ctx, board, player, out_of_time)
+    since_reminder = clocks.waited(
+        player, max(board.last_reminder_at or board.created_at, last_move), ctx.now
     )
     nag = timedelta(days=board.nag_days)
     if waiting < nag or since_reminder < nag:
@@ -108,7 +173,9 @@ def _check_board(ctx: Context, board: Board) -> list[Reply]:
         return []
     number, now = board.number, ctx.now
     ctx.write(lambda s: games.set_reminded(s, number, now))
-    view = board_view(BoardState.load(ctx.session, board), link=board_link(ctx.config, number))
+    view = board_view(
+        BoardState.load(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
+    )
     left = timedelta(days=board.forfeit_days) - waiting
     words = dict(
         userid=player.userid,
@@ -117,7 +184,7 @@ def _check_board(ctx: Context, board: Board) -> list[Reply]:
         days_left=max(-(-left // timedelta(days=1)), 0),  # whole days, rounded up
     )
     body = render("notice/reminder.txt.j2", **words, board_text=view.text)
-    subject = f"Emergo Board {board.number} reminder: {player.userid} to move"
+    subject = f"Nag: Emergo Board {board.number} {player.userid}"
     # The HTML part: the reminder's own words (the text without the board), then the board.
     notice = render("notice/reminder.txt.j2", **words, board_text="").splitlines()
     return [
@@ -129,3 +196,22 @@ def _check_board(ctx: Context, board: Board) -> list[Reply]:
             html=board_html(subject, [view.html], notice=[n for n in notice if n.strip()]),
         )
     ]
+
+
+def _lose_on_time(ctx: Context, board: Board, player: Player, why: str) -> list[Reply]:
+    """The player to move runs out of time: they lose, unless a draw offer is open, which is
+    then accepted instead (as pbmserv does)."""
+    turn = Turn(ctx, board, player)
+    offer = next((v for v in turn.state.votes if v.kind == "draw"), None)
+    if offer is not None:
+        offered_by = turn.state.white if offer.player_id == turn.state.white.id else (
+            turn.state.black
+        )
+        state = turn.finish(turn.state, None, Termination.DRAW_AGREED)
+        return board_mails(
+            ctx, state,
+            headline=f"{why}; {offered_by.userid}'s draw offer was still open, so it is "
+            "accepted instead of a loss on time.",
+        )
+    state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
+    return board_mails(ctx, state, headline=f"{why} and loses the game on time.")

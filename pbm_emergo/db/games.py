@@ -137,6 +137,7 @@ def create_board(
     blocked_rule: str = "loss",
     nag_days: int = DEFAULT_NAG_DAYS,
     forfeit_days: int = DEFAULT_FORFEIT_DAYS,
+    total_days: int | None = None,
     number: int | None = None,
 ) -> Board:
     """A new active board; ``white`` (Ohs) moves first. ``number``: the number a command
@@ -161,6 +162,7 @@ def create_board(
         blocked_rule=blocked_rule,
         nag_days=nag_days,
         forfeit_days=forfeit_days,
+        total_days=total_days,
         status=BOARD_ACTIVE,
         created_at=now,
         ply=start.ply,
@@ -278,6 +280,9 @@ _STORE_MOVE = (
     )
     .execution_options(synchronize_session=False)
 )
+# The same, re-checking boards.queued as the move read it: a queue stored meanwhile (by the
+# player who is not to move) makes the move start over, so that it plays or clears it.
+_STORE_MOVE_QUEUED = _STORE_MOVE.where(Board.queued == bindparam("expected_queued"))
 
 
 _INSERT_MOVE = insert(MoveRecord)
@@ -390,16 +395,26 @@ def store_move(
     notation: str,
     comment: str | None,
     now: datetime,
+    *,
+    autoplayed: str | None = None,
+    expected_queued: bool | None = None,
 ) -> MoveRecord:
     """Store the move just played on ``game`` (the board's game resumed at
     ``expected_ply``) as move ``expected_ply + 1``: the board's new position, repetition keys
     and turn, and the moves table row. StaleMoveError if another move came first,
-    BoardFinishedError if the game ended meanwhile. Does not finish the board."""
+    BoardFinishedError if the game ended meanwhile. Does not finish the board.
+
+    ``autoplayed``: how the server played it for the player (``queued``, ``forced``).
+    ``expected_queued``: ``boards.queued`` as read (StaleMoveError if it changed)."""
     position = game.position
     outcome = game.outcome()
+    check: dict[str, object] = {}
+    if expected_queued is not None:
+        check["expected_queued"] = expected_queued
     result = session.execute(
-        _STORE_MOVE,
+        _STORE_MOVE if expected_queued is None else _STORE_MOVE_QUEUED,
         {
+            **check,
             "board": number,
             "expected_ply": expected_ply,
             "new_ply": expected_ply + 1,
@@ -421,6 +436,7 @@ def store_move(
         "notation": notation,
         "comment": comment,
         "played_at": now,
+        "autoplayed": autoplayed,
     }
     # A plain INSERT (no unit of work to flush); the record is handed back as a value.
     session.execute(_INSERT_MOVE, values)
@@ -439,6 +455,7 @@ def take_back(session: Session, number: int, expected_ply: int, game: Game) -> N
             position=game.position.to_text(),
             repetition=repetition_text(game),
             to_move=game.position.to_move,
+            queued=False,
         )
         .execution_options(synchronize_session=False)
     )
@@ -447,6 +464,8 @@ def take_back(session: Session, number: int, expected_ply: int, game: Game) -> N
     session.execute(
         delete(MoveRecord).where(MoveRecord.board_number == number, MoveRecord.number >= first)
     )
+    # Queued moves were meant for the position taken back.
+    session.execute(delete(QueuedMove).where(QueuedMove.board_number == number))
 
 
 def undo_first_move(session: Session, number: int, player_id: int, ply: int) -> int | None:
@@ -487,6 +506,7 @@ def finish_board(
             outcome_reason=reason.value,
             to_move=None,
             finished_at=now,
+            queued=False,
         )
         .execution_options(synchronize_session=False)
     )

@@ -66,6 +66,10 @@ START_RATING = 1600
 DEFAULT_NAG_DAYS = 7
 DEFAULT_FORFEIT_DAYS = 28
 VOTE_KINDS = ("draw", "undo")
+# How the server played a move for a player (moves.autoplayed; NULL: the player's command).
+AUTOPLAYED_QUEUED = "queued"
+AUTOPLAYED_FORCED = "forced"
+AUTOPLAYED = (AUTOPLAYED_QUEUED, AUTOPLAYED_FORCED)
 
 # Inbound queue: pending -> processing -> done; failures go back to pending until the
 # attempts run out, then dead. Mail that must never be answered (bounces, auto-replies)
@@ -129,6 +133,8 @@ class Player(Base):
     # Flags. A signed-off player keeps their history but can no longer play or log in.
     is_admin: Mapped[bool] = mapped_column(Boolean, default=False)
     signed_off_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # `emergo autoplay on`: the player's only legal move is played for them ("(Forced)").
+    autoplay: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # How many more games the player seeks (emergo seek; 0: none); each challenge of them
     # takes one off.
     seeking: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -212,6 +218,8 @@ class Board(Base):
     blocked_rule: Mapped[str] = mapped_column(String(8), default="loss")
     nag_days: Mapped[int] = mapped_column(Integer, default=DEFAULT_NAG_DAYS)
     forfeit_days: Mapped[int] = mapped_column(Integer, default=DEFAULT_FORFEIT_DAYS)
+    # `--totaltime=DAYS`: each player's thinking time over the whole game (NULL: no cap).
+    total_days: Mapped[int | None] = mapped_column(Integer)
     # State
     status: Mapped[str] = mapped_column(String(STATUS_LENGTH), default=BOARD_ACTIVE, index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
@@ -229,6 +237,8 @@ class Board(Base):
     outcome_reason: Mapped[str | None] = mapped_column(String(REASON_LENGTH))
     white_rating_change: Mapped[int | None] = mapped_column(Integer)
     black_rating_change: Mapped[int | None] = mapped_column(Integer)
+    # Whether queued_moves has rows for this board, so that a move looks there only then.
+    queued: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     white_player: Mapped[Player] = relationship(foreign_keys=[white_player_id])
     black_player: Mapped[Player] = relationship(foreign_keys=[black_player_id])
@@ -257,7 +267,12 @@ class MoveRecord(Base):
     """A move played on a board: move ``number`` (1, 2, ...; both sides counted)."""
 
     __tablename__ = "moves"
-    __table_args__ = (UniqueConstraint("board_number", "number"),)
+    __table_args__ = (
+        UniqueConstraint("board_number", "number"),
+        CheckConstraint(
+            f"autoplayed IS NULL OR {_in('autoplayed', AUTOPLAYED)}", name="autoplayed"
+        ),
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     board_number: Mapped[int] = mapped_column(ForeignKey("boards.number", ondelete="CASCADE"))
@@ -266,6 +281,9 @@ class MoveRecord(Base):
     notation: Mapped[str] = mapped_column(String(NOTATION_LENGTH))
     comment: Mapped[str | None] = mapped_column(Text)
     played_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # NULL: the player's own command; "queued": their queued move, "forced": their only
+    # legal move under autoplay (both played by the server).
+    autoplayed: Mapped[str | None] = mapped_column(String(8))
 
     board: Mapped[Board] = relationship(back_populates="moves")
     player: Mapped[Player] = relationship()
@@ -290,7 +308,10 @@ class Vote(Base):
 
 
 class QueuedMove(Base):
-    """A move a player queued to be played when their turn comes (if it is then legal)."""
+    """A move a player queued to be played when their turn comes (if it is then legal).
+
+    With ``if_move`` the row is one item of a conditional queue: ``notation`` is played only
+    if the opponent's next move is ``if_move``."""
 
     __tablename__ = "queued_moves"
     __table_args__ = (Index(None, "board_number", "player_id"),)
@@ -303,6 +324,23 @@ class QueuedMove(Base):
     expected_number: Mapped[int | None] = mapped_column(Integer)
     comment: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    # The opponent's move this item answers (a conditional queue); NULL: any move.
+    if_move: Mapped[str | None] = mapped_column(String(NOTATION_LENGTH))
+
+
+class Vacation(Base):
+    """A player's vacation: no reminders and no loss on time, and the clock of their boards
+    stops, from ``starts_at`` to ``ends_at``. ``days`` counts against the allowance of the
+    calendar year it starts in (a vacation ended early counts the days it began)."""
+
+    __tablename__ = "vacations"
+    __table_args__ = (Index(None, "player_id", "ends_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    days: Mapped[int] = mapped_column(Integer)
 
 
 class Subscription(Base):

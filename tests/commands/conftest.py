@@ -38,5 +38,5 @@ def players(mailer: Mailer) -> Mailer:
 def game(players: Mailer) -> Mailer:
     """Board 101: alice (Ohs) against bob (Eks), no moves yet."""
     replies = players.send("emergo challenge alice bob")
-    assert [r.subject for r in replies] == ["Emergo Board 101 alice"] * 2
+    assert [r.subject for r in replies] == ["New Emergo Board 101 alice"] * 2
     return players

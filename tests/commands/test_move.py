@@ -61,8 +61,8 @@ def error(replies: list[Reply], sender: str) -> Reply:
 def test_challenge_opens_a_board_and_mails_both_players(players: Mailer) -> None:
     replies = players.send("emergo challenge alice bob", "Good luck!\n-- \nAlice")
     assert [(r.to, r.subject, r.board) for r in replies] == [
-        ("alice@example.org", "Emergo Board 101 alice **", 101),
-        ("bob@example.org", "Emergo Board 101 alice **", 101),
+        ("alice@example.org", "New Emergo Board 101 alice **", 101),
+        ("bob@example.org", "New Emergo Board 101 alice **", 101),
     ]
     body = replies[0].body
     assert body.startswith("Emergo Board 101: alice (Ohs, o, 1600) against bob (Eks, x, 1600)\n")
@@ -74,7 +74,7 @@ def test_challenge_opens_a_board_and_mails_both_players(players: Mailer) -> None
         True, "loss", 7, 28,
     )  # fmt: skip
     again = players.send("emergo challenge bob alice", sender="bob@example.org")
-    assert again[0].subject == "Emergo Board 102 bob"
+    assert again[0].subject == "New Emergo Board 102 bob"
 
 
 def test_challenge_options_are_stored(players: Mailer) -> None:

@@ -278,6 +278,31 @@ SAMPLES.update({
     },
 })
 
+# Issue 11: moves in advance and time.
+BOARD_EXTRAS = {
+    "vacations": ["bob is on vacation until 2026-12-01 10:00 UTC."],
+    "queue": ["Your queued move (only you see this): d5 as move 4."],
+    "clocks": ["alice 1 h used, 9 d 23 h left", "bob none used, 10 d left"],
+    "total_days": 10,
+}
+SAMPLES["board.txt.j2"].update(BOARD_EXTRAS)
+SAMPLES["board/section.html.j2"].update(BOARD_EXTRAS)
+SAMPLES.update({
+    "queue.txt.j2": {
+        "userid": "bob", "number": 101, "lines": ["Your queued move: d5."], "cleared": False,
+        "board_text": "THE BOARD\n",
+    },
+    "autoplay.txt.j2": {"userid": "alice", "on": True, "played": [101]},
+    "vacation.txt.j2": {
+        "userid": "alice", "until": "2026-12-01 10:00 UTC", "days": 10, "left": 20,
+        "allowance": 30, "year": 2026, "replaced": "2026-11-25 10:00 UTC",
+    },
+    "error/queued_move.txt.j2": {
+        "userid": "bob", "number": 101, "notation": "d8", "why": "d8 is occupied.",
+        "your_turn": True, "board_text": "THE BOARD\n",
+    },
+})
+
 
 def test_the_environment_is_strict_and_keeps_newlines() -> None:
     env = environment()

@@ -36,7 +36,7 @@ def test_reminder_to_the_player_to_move_after_the_nag_time(game: Mailer) -> None
     game.send("emergo move 101 alice alicepw e4")
     replies = run_scheduler(game, timedelta(days=7, minutes=1))
     assert [(r.to, r.subject) for r in replies] == [
-        ("bob@example.org", "Emergo Board 101 reminder: bob to move")
+        ("bob@example.org", "Nag: Emergo Board 101 bob")
     ]
     body = replies[0].body
     assert body.startswith("bob, it has been your turn on Emergo Board 101 for 7 days.")
@@ -146,5 +146,5 @@ def test_two_schedulers_at_once_send_one_reminder(
                 time.sleep(0.02)
     thread.join(30)
     assert not thread.is_alive()
-    assert [r.subject for r in first] == ["Emergo Board 101 reminder: alice to move"]
+    assert [r.subject for r in first] == ["Nag: Emergo Board 101 alice"]
     assert second == []

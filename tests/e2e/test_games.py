@@ -112,7 +112,9 @@ def check_agreement(table: Table, board: int, mails: list[EmailMessage]) -> dict
     for mail in mails:
         body = text(mail)
         if view["outcome"] is None:
-            assert mail["Subject"] == f"Emergo Board {board} {view['to_move']}"
+            # A new board's first mails say so ("New Emergo Board 101 alice").
+            new = "New " if not view["moves"] else ""
+            assert mail["Subject"] == f"{new}Emergo Board {board} {view['to_move']}"
             assert f"It is {view['to_move']}'s turn" in body
         else:
             assert mail["Subject"] == f"Emergo Board {board} Game over"
@@ -184,7 +186,9 @@ def table(
 
 def challenge(table: Table, options: str = "") -> int:
     mails = table.send(f"emergo challenge alice bob {options}".strip(), "alice")
-    number = int(str(mails[0]["Subject"]).split()[2])
+    # "New Emergo Board 101 alice": the number follows "Board".
+    words = str(mails[0]["Subject"]).split()
+    number = int(words[words.index("Board") + 1])
     check_agreement(table, number, mails)
     return number
 
