@@ -79,7 +79,31 @@ def test_challenge_options_set_the_times(players: Mailer) -> None:
     }
 
 
-def test_vacation_pauses_reminders_and_forfeits(game: Mailer) -> None:
+def test_vacation_pauses_reminders_and_forfeits_and_stops_the_clock(game: Mailer) -> None:
+    start = board(game.factory).created_at
+    game.one("vacation alice alicepw 20")
+    assert run_scheduler(game, timedelta(days=19)) == []
+    assert board(game.factory).status == "active"
+    # The vacation's 20 days do not count: alice's clock reaches 7 days 27 days after the
+    # board was made, and 28 days 48 days after.
+    game.now = start + timedelta(days=27, minutes=-1)
+    assert run_scheduler(game, timedelta()) == []
+    assert [r.subject for r in run_scheduler(game, timedelta(minutes=2))] == [
+        "Nag: Emergo Board 101 alice"
+    ]
+    game.now = start + timedelta(days=48, minutes=-1)
+    assert {r.subject for r in run_scheduler(game, timedelta())} == {
+        "Nag: Emergo Board 101 alice"
+    }
+    assert board(game.factory).status == "active"
+    replies = run_scheduler(game, timedelta(minutes=2))
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+    assert "alice did not move for 28 days and loses the game on time." in replies[0].body
+
+
+def test_a_vacation_set_by_hand_pauses_while_it_lasts(game: Mailer) -> None:
+    # An operator may set players.vacation_until directly: no reminder, no forfeit until
+    # then (without a vacations row the clock ran meanwhile).
     with game.factory.begin() as session:
         session.execute(
             update(Player)
@@ -88,7 +112,6 @@ def test_vacation_pauses_reminders_and_forfeits(game: Mailer) -> None:
         )
     assert run_scheduler(game, timedelta(days=30)) == []
     assert board(game.factory).status == "active"
-    # Once the vacation is over, the time already waited counts.
     replies = run_scheduler(game, timedelta(days=11))
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
 

@@ -1,0 +1,169 @@
+"""Time (issue 11): vacation and its allowance, --totaltime, an open draw offer accepted at
+forfeit time, the Subjects of reminders and new boards; through `handle` and the scheduler
+with a simulated clock."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import select
+
+from pbm_emergo.db.models import Board, Player, Vacation
+
+from .support import Mailer
+from .test_move import move
+from .test_timers import board, run_scheduler
+
+
+def vacation(m: Mailer, setting: str, userid: str = "alice") -> str:
+    reply = m.one(f"vacation {userid} {userid}pw {setting}", sender=f"{userid}@example.org")
+    return reply.body
+
+
+def stored(m: Mailer, userid: str = "alice") -> tuple[datetime | None, list[int]]:
+    with m.factory() as session:
+        player = session.scalars(select(Player).where(Player.userid == userid)).one()
+        days = list(
+            session.scalars(
+                select(Vacation.days).where(Vacation.player_id == player.id).order_by(Vacation.id)
+            )
+        )
+        return player.vacation_until, days
+
+
+def test_vacation_and_off(players: Mailer) -> None:
+    reply = players.one("vacation alice alicepw 10")
+    assert reply.subject == "Emergo: alice on vacation until 2026-12-01"
+    assert reply.body.startswith(
+        "alice is on vacation for 10 days, until 2026-12-01 10:03 UTC.\n"
+    )
+    assert "Vacation left for 2026: 20 days (of 30 a year)." in reply.body
+    assert stored(players) == (players.now + timedelta(days=10), [10])
+    players.now += timedelta(days=1, hours=12)
+    off = players.one("vacation alice alicepw off")
+    assert off.subject == "Emergo: vacation of alice ended"
+    # Two days began: they count, the other eight are given back.
+    assert "Vacation left for 2026: 28 days (of 30 a year)." in off.body
+    assert stored(players) == (None, [2])
+    assert vacation(players, "off").startswith("alice is not on vacation.")
+
+
+def test_the_yearly_allowance(players: Mailer) -> None:
+    vacation(players, "25")
+    players.now += timedelta(days=26)
+    refused = vacation(players, "6")
+    assert refused.startswith(
+        "You asked for 6 days of vacation, but alice has 5 days left for 2026 (of 30 a year); "
+        "nothing was changed."
+    )
+    assert "Vacation left for 2026: 0 days" in vacation(players, "5")
+    # A new vacation replaces the current one, which then counts the days it began.
+    players.now += timedelta(hours=1)
+    assert "instead of until" in vacation(players, "1")
+    # A new calendar year, a new allowance.
+    players.now = datetime(2027, 1, 2, 9, 0, tzinfo=UTC)
+    assert "Vacation left for 2027: 0 days (of 30 a year)." in vacation(players, "30")
+
+
+def test_the_allowance_is_configurable(players: Mailer) -> None:
+    players.config = dataclasses.replace(players.config, vacation_days=3)
+    assert vacation(players, "4").startswith(
+        "You asked for 4 days of vacation, but alice has 3 days left for 2026 (of 3 a year)"
+    )
+
+
+def test_vacation_errors(players: Mailer) -> None:
+    usage = players.one("vacation alice alicepw soon")
+    assert usage.body.startswith("Write a number of days or off after the password")
+    assert players.one("vacation alice alicepw 0").body.startswith(
+        "A vacation lasts at least 1 day."
+    )
+    wrong = players.one("vacation alice wrongpw 5")
+    assert wrong.body.startswith("Wrong password for alice.")
+    assert players.one("vacation zed zedpw 5").body.startswith("There is no player 'zed'.")
+    assert players.one("vacation alice").body.startswith(
+        "The command vacation needs these arguments: vacation userid password DAYS|off."
+    )
+    assert stored(players) == (None, [])
+
+
+def test_the_opponents_board_mails_say_until_when(game: Mailer) -> None:
+    move(game, "alice", "e4")
+    vacation(game, "5", userid="bob")
+    replies = move(game, "alice", "propose")
+    assert (
+        "bob is on vacation until 2026-11-26 10:05 UTC: no reminders and no loss on time "
+        "until then; their clock stops." in replies[0].body
+    )
+
+
+def test_new_boards_and_reminders_say_so_in_the_subject(players: Mailer) -> None:
+    replies = players.send("emergo challenge alice bob --nagtime=1")
+    assert [r.subject for r in replies] == ["New Emergo Board 101 alice"] * 2
+    move(players, "alice", "e4")
+    [nag] = run_scheduler(players, timedelta(days=1))
+    assert (nag.to, nag.subject) == ("bob@example.org", "Nag: Emergo Board 101 bob")
+
+
+# --- total thinking time ---------------------------------------------------------------
+
+
+def test_total_time_in_the_board_mail_and_a_loss_on_time(players: Mailer) -> None:
+    replies = players.send("emergo challenge alice bob --totaltime=2")
+    body = replies[0].body
+    assert "; 2 days of thinking time each." in body
+    assert "Thinking time (2 days each): alice none used, 2 d left; bob none used, 2 d left." in (
+        body
+    )
+    assert board(players.factory).total_days == 2
+    players.now += timedelta(hours=10)
+    move(players, "alice", "e4")
+    players.now += timedelta(days=1, hours=6)
+    replies = move(players, "bob", "e6")
+    assert "Thinking time (2 days each): alice 10 h 1 min used, 1 d 13 h left; bob 1 d 6 h " \
+        "used, 17 h 59 min left." in " ".join(replies[0].body.split())
+    move(players, "alice", "c4")
+    # bob's 17 hours run out (the scheduler looks at such boards at once, not after a day).
+    assert run_scheduler(players, timedelta(hours=17, minutes=58)) == []
+    replies = run_scheduler(players, timedelta(minutes=2))
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+    assert "bob has used up the total thinking time of 2 days and loses the game on time." in (
+        replies[0].body
+    )
+    finished = board(players.factory)
+    assert (finished.winner, finished.outcome_reason) == ("white", "forfeit")
+
+
+def test_a_vacation_stops_the_total_time(players: Mailer) -> None:
+    players.send("emergo challenge alice bob --totaltime=1")
+    move(players, "alice", "e4")
+    vacation(players, "3", userid="bob")
+    assert run_scheduler(players, timedelta(days=3)) == []
+    assert board(players.factory).status == "active"
+    replies = run_scheduler(players, timedelta(days=1))
+    assert "bob has used up the total thinking time of 1 day" in replies[0].body
+
+
+def test_total_time_errors(players: Mailer) -> None:
+    bad = players.one("emergo challenge alice bob --totaltime=0")
+    assert bad.body.startswith("The option --totaltime=0 needs a number of days from 1 to 365.")
+    with players.factory() as session:
+        assert session.scalars(select(Board)).first() is None
+
+
+# --- a draw offer at forfeit time ----------------------------------------------------------
+
+
+def test_an_open_draw_offer_is_accepted_instead_of_a_forfeit(game: Mailer) -> None:
+    move(game, "alice", "e4")
+    move(game, "alice", "propose")
+    replies = run_scheduler(game, timedelta(days=28))
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+    assert (
+        "bob did not move for 28 days; alice's draw offer was still open, so it is accepted "
+        "instead of a loss on time." in " ".join(replies[0].body.split())
+    )
+    assert "The game is a draw: both players agreed." in replies[0].body
+    finished = board(game.factory)
+    assert (finished.winner, finished.outcome_reason) == (None, "draw agreed")
