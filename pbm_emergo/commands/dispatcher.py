@@ -282,8 +282,10 @@ def redact(
 
 
 def _all_lines(body: str) -> list[str]:
+    """The lines of a ``multiple`` body that are run or shown: the others (a long body's
+    rest) appear in no reply, and are not looked up."""
     lines = command_lines(body)
-    return lines.commands + lines.unprocessed
+    return lines.commands + lines.unprocessed[: multiple.MAX_UNPROCESSED_SHOWN]
 
 
 def _dispatch(
