@@ -111,13 +111,15 @@ def check_agreement(table: Table, board: int, mails: list[EmailMessage]) -> dict
     drawing = render_board(Position.from_text(view["position"]), white, black)
     for mail in mails:
         body = text(mail)
+        # " **": the mail carries a comment ("alice writes:").
+        mark = " **" if " writes:\n" in body else ""
         if view["outcome"] is None:
             # A new board's first mails say so ("New Emergo Board 101 alice").
             new = "New " if not view["moves"] else ""
-            assert mail["Subject"] == f"{new}Emergo Board {board} {view['to_move']}"
+            assert mail["Subject"] == f"{new}Emergo Board {board} {view['to_move']}{mark}"
             assert f"It is {view['to_move']}'s turn" in body
         else:
-            assert mail["Subject"] == f"Emergo Board {board} Game over"
+            assert mail["Subject"] == f"Emergo Board {board} Game over{mark}"
             assert view["to_move"] is None
             winner = view["outcome"]["winner"]
             if winner is None:
@@ -331,6 +333,7 @@ def test_illegal_move_reply_lists_the_legal_moves_and_a_finished_game_refuses(
     assert "Why: White may not enter on e5 on the first move of the game." in body
     legal = [str(m) for m in Game().position.legal_moves()]
     assert f"The legal moves ({len(legal)}):" in body
+    play(table, board, ["e4", "e6"])  # bob has moved: his resignation does not decline
     table.send(f"emergo resign {board} bob {PASSWORD['bob']}", "bob")
     [over] = table.move(board, "alice", "e4")
     assert over["Subject"] == f"Emergo Board {board} Error"
