@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import select
 
 from pbm_emergo.commands import describe, redact
@@ -546,3 +547,30 @@ def test_body_commands_are_masked_when_described_and_redacted(players: Mailer) -
     # Without the database no userid is known; words too short to be a password show.
     assert kept.startswith("emergo move 101 bob ******** e6\n")
     assert "Take that!" in kept and "server wrote" not in kept
+
+
+# --- help ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("topic", "first_line"),
+    [
+        ("standings", "emergo standings [userid ...]"),
+        ("ratings", "emergo ratings [userid ...]"),
+        ("history", "emergo history [userid ...]"),
+        ("chat", "emergo chat board userid password"),
+        ("message", "message userid password to [to ...]"),
+        ("subscribe", "emergo subscribe board|all userid password"),
+        ("unsub", "emergo unsub board|all userid password"),
+        ("notify", "emergo notify userid password [board ...]"),
+        ("seek", "emergo seek userid password [N|off]"),
+        ("seeks", "emergo seeks"),
+        ("accept", "emergo accept userid password"),
+        ("reject", "emergo reject userid password"),
+        ("limit", "emergo limit userid password N|off"),
+    ],
+)
+def test_help_describes_each_command(mailer: Mailer, topic: str, first_line: str) -> None:
+    reply = mailer.one(f"help {topic}")
+    assert reply.body.startswith(first_line + "\n\n")
+    assert len(reply.body.splitlines()[2]) > 40  # the details, not only the usage
