@@ -49,6 +49,9 @@ class _PolicyCommand(Command):
     credential_args = (0, 1)
     min_args = max_args = 2
 
+    def check_value(self, args: list[str]) -> None:
+        """Raise a usage error if the arguments after the password are wrong."""
+
     def policy(self, player: Player, args: list[str]) -> tuple[bool, int | None]:
         raise NotImplementedError
 
@@ -62,6 +65,7 @@ class _PolicyCommand(Command):
                 "USERID PASSWORD' is about challenges."
             )
         self.check_arity(args)
+        self.check_value(args)
         player = authenticate(ctx, args[0], args[1])
         refuses, limit = self.policy(player, args)
         player_id = player.id
@@ -121,12 +125,15 @@ class LimitCommand(_PolicyCommand):
     )
     min_args = max_args = 3
 
+    def check_value(self, args: list[str]) -> None:
+        word = args[2].lower()
+        if word != "off" and not (word.isdigit() and int(word) <= MAX_LIMIT):
+            raise self.usage_error(
+                f"The limit is a number of active boards from 0 to {MAX_LIMIT}, or off."
+            )
+
     def policy(self, player: Player, args: list[str]) -> tuple[bool, int | None]:
         word = args[2].lower()
         if word == "off":
             return player.refuses_challenges, None
-        if not word.isdigit() or int(word) > MAX_LIMIT:
-            raise self.usage_error(
-                f"The limit is a number of active boards from 0 to {MAX_LIMIT}, or off."
-            )
         return False, int(word)
