@@ -259,3 +259,18 @@ def test_autoplay_errors(game: Mailer) -> None:
 def board_ply(m: Mailer) -> int:
     with m.factory() as session:
         return session.scalars(select(Board.ply).where(Board.number == 101)).one()
+
+
+def test_help_names_queue_autoplay_and_vacation(mailer: Mailer) -> None:
+    summary = mailer.one("help").body
+    for usage in (
+        "emergo queue board userid password MOVE[#n] | OPP=MINE ... | clear",
+        "emergo autoplay userid password on|off",
+        "vacation userid password DAYS|off",
+    ):
+        assert usage in summary
+    queue_help = mailer.one("help queue")
+    assert queue_help.subject == "Emergo help: emergo queue"
+    assert "e4xe6=d5 c3=g7" in queue_help.body
+    assert "(Forced)" in mailer.one("help autoplay").body
+    assert "30 days a calendar year" in mailer.one("help vacation").body
