@@ -270,7 +270,9 @@ def redact(
     lines = _all_lines(body) if read.multiple else [read.line]
     lookup = masking.database_lookup(session) if session is not None else None
     known = masking.known_in(lookup, lines)
-    secrets = Secrets(words=masking.hidden_words(lines, known))
+    # When the commands are the body's, the Subject (kept in the copy) may hold a secret too.
+    hiding = [*lines, clean_subject(subject)] if read.from_body else lines
+    secrets = Secrets(words=masking.hidden_words(hiding, masking.known_in(lookup, hiding)))
     if read.multiple:
         kept = "\n".join(masked(text, known) for text in lines)
     elif read.comment_lines is not None:  # one command line in the body, and its comment

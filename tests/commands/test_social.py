@@ -574,3 +574,12 @@ def test_help_describes_each_command(mailer: Mailer, topic: str, first_line: str
     reply = mailer.one(f"help {topic}")
     assert reply.body.startswith(first_line + "\n\n")
     assert len(reply.body.splitlines()[2]) > 40  # the details, not only the usage
+
+
+def test_the_subject_of_a_mail_run_from_its_body_is_masked_in_the_kept_copy() -> None:
+    subject, kept, scrub = redact(
+        "Re: my password is hunter22", "emergo move 101 bob bobpw e6\nhunter22 again\n"
+    )
+    assert "hunter22" not in subject and "hunter22" not in kept
+    assert "bobpw" not in kept and "bobpw" not in scrub("bobpw")
+    assert subject == "Re: my password is ********"  # "password" is a reserved word
