@@ -583,3 +583,23 @@ def test_the_subject_of_a_mail_run_from_its_body_is_masked_in_the_kept_copy() ->
     assert "hunter22" not in subject and "hunter22" not in kept
     assert "bobpw" not in kept and "bobpw" not in scrub("bobpw")
     assert subject == "Re: my password is ********"  # "password" is a reserved word
+
+
+def test_history_lists_at_most_100_games(players: Mailer) -> None:
+    from pbm_emergo.db import games
+    from pbm_emergo.rules import Termination
+
+    with players.factory.begin() as session:
+        alice = session.scalars(select(Player).where(Player.userid_key == "alice")).one()
+        bob = session.scalars(select(Player).where(Player.userid_key == "bob")).one()
+        for n in range(101):
+            board = games.create_board(session, alice, bob, players.now, rated=False)
+            games.finish_board(
+                session, board.number, "white", Termination.RESIGNED,
+                players.now + timedelta(minutes=n),
+            )
+    body = players.one("emergo history").body
+    rows = [line for line in body.splitlines() if line[:4].isdigit()]
+    assert len(rows) == 100
+    assert rows[0].split()[1] == "201" and rows[-1].split()[1] == "102"  # newest first
+    assert body.rstrip().endswith("Only the newest 100 are listed.")
