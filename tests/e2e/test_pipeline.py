@@ -350,7 +350,7 @@ def test_the_default_scheduler_mails_real_reminders(
     finally:
         server.stop()
     assert reminder["To"] == "alice@example.org"
-    assert reminder["Subject"] == "Emergo Board 101 reminder: alice to move"
+    assert reminder["Subject"] == "Nag: Emergo Board 101 alice"
     assert reminder["References"] == "<board-101.pbm-emergo@emergo.test>"
     assert reminder.get_content_type() == "multipart/alternative"
     text = reminder.get_body(("plain",)).get_content()
