@@ -22,6 +22,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
 
 from pbm_emergo import metrics
 from pbm_emergo.db import queues
@@ -350,9 +351,17 @@ class OutboxSender:
         self.clock = clock
         self.record_within = record_within
         self._idle_left: float | None = None  # seconds until the transport's idle close
+        # Outcomes not recorded yet because the database could not be written: recorded
+        # first thing next time (else the mails, delivered, would be sent again after the
+        # lease).
+        self._unrecorded: list[_Outcome] = []
 
     def run_once(self, stop: StopFlag | None = None) -> int:
         """Deliver one batch of due mail; returns how many were attempted."""
+        if self._unrecorded:
+            waiting, self._unrecorded = self._unrecorded, []
+            self._record(waiting)  # raises (and keeps them) while the database cannot write
+            log.info("recorded the outcome of %d deliveries made earlier", len(waiting))
         now = self.clock()
         claimed: list[OutboundMessage] = []
         # Look first without the write lock: an idle sender must not take it.
@@ -411,9 +420,23 @@ class OutboxSender:
         return _Outcome(message)
 
     def _record(self, outcomes: Sequence[_Outcome]) -> None:
-        """Record the outcomes of deliveries in one transaction."""
+        """Record the outcomes of deliveries in one transaction (kept for the next
+        :meth:`run_once` if that fails)."""
         if not outcomes:
             return
+        # As claimed: a transaction that fails after an UPDATE leaves the objects changed.
+        claims = [(o.message, o.message.status, o.message.claimed_by) for o in outcomes]
+        try:
+            statuses, kept = self._store_outcomes(outcomes)
+        except BaseException:
+            for message, status, claimed_by in claims:
+                set_committed_value(message, "status", status)
+                set_committed_value(message, "claimed_by", claimed_by)
+            self._unrecorded.extend(outcomes)
+            raise
+        self._count_and_log(outcomes, statuses, kept)
+
+    def _store_outcomes(self, outcomes: Sequence[_Outcome]) -> tuple[list[str], list[bool]]:
         with self.session_factory.begin() as session:
             now = self.clock()
             delivered = [o.message for o in outcomes if o.error is None]
@@ -433,6 +456,11 @@ class OutboxSender:
                         max_delay=self.backoff.cap,
                     ))
             statuses = [outcome.message.status for outcome in outcomes]
+        return statuses, kept
+
+    def _count_and_log(
+        self, outcomes: Sequence[_Outcome], statuses: list[str], kept: list[bool]
+    ) -> None:
         replies = metrics.get().replies
         for outcome, status, ours in zip(outcomes, statuses, kept, strict=True):
             message = outcome.message

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from email.message import EmailMessage
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm.attributes import set_committed_value
 
 from pbm_emergo import metrics
 from pbm_emergo.commands import redact
@@ -29,6 +31,7 @@ from pbm_emergo.db import queues
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
     INBOUND_IGNORED,
+    INBOUND_PROCESSING,
     OUTBOUND_FAILED,
     OUTBOUND_PENDING,
     InboundMessage,
@@ -94,9 +97,14 @@ class InboxWorker:
         self.reads = read_sessions(session_factory)
         self.processor = processor or default_processor()
         self.clock = clock
+        # Claims whose failure could not be recorded (the database was unwritable).
+        self._unreleased: list[tuple[InboundMessage, str]] = []
+        self._lock = threading.Lock()
 
     def run_once(self) -> Outcome | None:
         """Handle the next message, if there is one."""
+        if self._unreleased:
+            self._release_unreleased()  # raises while the database still cannot be written
         # Look first without the write lock: an idle worker must not take it.
         with self.reads() as session:
             if not queues.inbound_pending(session):
@@ -107,6 +115,7 @@ class InboxWorker:
             )
             if claimed is None:
                 return None
+        claim = claimed.claimed_by
         started = time.perf_counter()
         try:
             outcome = self._process(claimed)
@@ -116,9 +125,35 @@ class InboxWorker:
         except Exception:  # noqa: BLE001 - any failure is recorded; the message is retried
             error = traceback.format_exc()
             log.exception("inbound %d failed", claimed.id)
-            outcome = self._fail(claimed, error)
+            if claimed.claimed_by != claim:
+                # Marked done in a transaction whose commit then failed: the claim holds.
+                set_committed_value(claimed, "claimed_by", claim)
+                set_committed_value(claimed, "status", INBOUND_PROCESSING)
+            try:
+                outcome = self._fail(claimed, error)
+            except Exception:
+                # The database cannot be written (restarting, disk full): keep the claim to
+                # put back first thing next time, rather than leave the mail (and its
+                # board's later mail) waiting for the lease to expire.
+                with self._lock:
+                    self._unreleased.append((claimed, error))
+                raise
         self._account(claimed, outcome, time.perf_counter() - started)
         return outcome
+
+    def _release_unreleased(self) -> None:
+        """Record the failures that could not be recorded when they happened."""
+        with self._lock:
+            waiting, self._unreleased = self._unreleased, []
+        for n, (claimed, error) in enumerate(waiting):
+            try:
+                outcome = self._fail(claimed, error)
+            except Exception:
+                with self._lock:
+                    self._unreleased[:0] = waiting[n:]
+                raise
+            log.info("inbound %d: the failed attempt is recorded now (%s)", claimed.id,
+                     outcome.status)
 
     @staticmethod
     def _account(claimed: InboundMessage, outcome: Outcome, seconds: float) -> None:

@@ -324,7 +324,7 @@ def test_two_worker_processes_share_the_queue_without_doing_anything_twice(
         replies = list(session.scalars(select(OutboundMessage.inbound_id)))
     assert attempts == [1] * MANY
     assert sorted(replies) == sorted(set(replies)) and len(replies) == MANY
-    done = [len(re.findall(r"inbound \d+ done", log.read_text())) for log in logs]
+    done = [len(re.findall(r"mail id=\d+ .* result=done", log.read_text())) for log in logs]
     print("done per process:", done)
     assert sum(done) == MANY and min(done) > 0, done
 
