@@ -1037,7 +1037,9 @@ class Chaos:
     def __init__(
         self, args: argparse.Namespace, procs: Processes, database_url: str,
         sink_down: multiprocessing.synchronize.Event | None, stats: SendStats,
+        sink: SinkLog,
     ) -> None:
+        self.sink = sink
         self.args = args
         self.procs = procs
         self.database_url = database_url
@@ -1113,22 +1115,31 @@ class Chaos:
     def pg_restart(self) -> None:
         command = [*shlex.split(self.args.pg_ctl), "restart", "-m", "fast", "-w"]
         self.note(f"PostgreSQL restart: {shlex.join(command)}")
-        done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
-        self.note(f"PostgreSQL restarted (exit {done.returncode}) "
-                  f"{(done.stderr or '').strip()[-200:]}")
+        # No pipes: the restarted server would hold them open (pg_ctl restart has no -l).
+        done = subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              timeout=120, check=False)
+        self.note(f"PostgreSQL restarted (pg_ctl exit {done.returncode})")
 
     def _watch_memory(self) -> None:
+        """Memory when the moves completed (both board mails at the sink) reach each mark:
+        the mails have then gone all the way through the server."""
         marks = sorted(self.args.memory_at)
-        while marks and not self.stop.wait(0.05):
-            with self.stats.lock:
-                accepted = self.stats.accepted
-            if accepted >= marks[0]:
+        seen = completed = 0
+        while marks and not self.stop.wait(0.2):
+            with self.sink.cond:
+                fresh = self.sink.mails[seen:]
+                seen = len(self.sink.mails)
+            completed += sum(1 for m in fresh if is_board_mail(m))
+            while marks and completed // 2 >= marks[0]:
                 pids = server_pids(self.procs)
                 rss, hwm = memory_kib(pids)
-                self.memory.append({"mails": marks.pop(0), "processes": len(pids),
-                                    "rss_kib": rss, "hwm_kib": hwm})
-                self.note(f"{accepted} mails accepted: server RSS {rss / 1024:.0f} MiB, "
-                          f"peak (VmHWM) {hwm / 1024:.0f} MiB over {len(pids)} processes")
+                with self.stats.lock:
+                    accepted = self.stats.accepted
+                self.memory.append({"mails": marks.pop(0), "accepted": accepted,
+                                    "processes": len(pids), "rss_kib": rss, "hwm_kib": hwm})
+                self.note(f"{completed // 2} moves done ({accepted} accepted): server RSS "
+                          f"{rss / 1024:.0f} MiB, peak (VmHWM) {hwm / 1024:.0f} MiB summed "
+                          f"over {len(pids)} processes")
 
     def close(self) -> None:
         self.stop.set()
@@ -1284,8 +1295,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                        "/usr/lib/postgresql/15/bin/pg_ctl -D /tmp/pg/data'")
     scale.add_argument("--memory-at", type=lambda v: [int(x) for x in v.split(",")],
                        default=[], metavar="N,N,...",
-                       help="print the server's memory when the burst's accepted mails reach "
-                       "these counts, e.g. 1000,5000,10000")
+                       help="print the server's memory when this many of the burst's moves "
+                       "are done (both board mails at the sink), e.g. 1000,5000,10000")
     args = parser.parse_args(argv)
     if args.pg_restart_at is not None and not args.pg_ctl:
         parser.error("--pg-restart-at needs --pg-ctl")
@@ -1467,7 +1478,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         burst_stats = SendStats()
         if extended(args):
-            chaos = Chaos(args, procs, database_url, sink_down, burst_stats)
+            chaos = Chaos(args, procs, database_url, sink_down, burst_stats, sink)
             burst_started = time.time()
             chaos.start()
         ours, burst_stats = run_burst(port, sink, mailer, burst, args.clients, wait,
@@ -1493,10 +1504,21 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                  chaos.events)
             if args.timeline:
                 print_timeline(rows)
+            # The workers alone: once every mail was accepted, the listener is idle.
+            after = [m["t"] for m in burst_mails if is_board_mail(m)
+                     and m["irt"].startswith("<move-b") and m["t"] > burst_stats.last_accept]
+            if after:
+                drain = max(after) - burst_stats.last_accept
+                result["after_last_accept"] = {"moves": len(after) / 2, "seconds": drain,
+                                               "moves_per_second": rate(len(after) / 2, drain)}
+                print(f"after the last mail was accepted (the listener idle): "
+                      f"{len(after) / 2:.0f} moves in {drain:.1f} s: "
+                      f"{rate(len(after) / 2, drain):.1f} moves/s")
             result["memory"] = chaos.memory
             for mark in chaos.memory:
-                print(f"memory at {mark['mails']} mails: RSS {mark['rss_kib'] / 1024:.0f} MiB, "
-                      f"peak {mark['hwm_kib'] / 1024:.0f} MiB ({mark['processes']} processes)")
+                print(f"memory after {mark['mails']} moves done: RSS {mark['rss_kib'] / 1024:.0f} "
+                      f"MiB, peak (VmHWM) {mark['hwm_kib'] / 1024:.0f} MiB, summed over "
+                      f"{mark['processes']} processes")
         if args.no_steady:
             steady_summary = {"moves_without_both_board_mails": 0, "skipped": True}
             steady_stats = SendStats()
