@@ -102,15 +102,16 @@ class _Search:
         # Moves are known by their path (grid cells), which is unique and cheap to hash.
         self.killers: list[list[tuple[int, ...]]] = [[(), ()] for _ in range(MAX_PLY + 1)]
         self.history: dict[tuple[int, ...], int] = {}
-        self.stoppable = False  # until the first iteration is done, limits do not apply
+        # The node limit applies once the first iteration is done (so that there is a move
+        # to play); the time budget always does.
+        self.stoppable = False
 
     # ------------------------------------------------------------------ the tree
 
     def negamax(self, pos: Position, depth: int, alpha: int, beta: int, ply: int) -> int:
         self.nodes += 1
-        if self.stoppable and (
-            self.nodes > self.node_limit
-            or (self.nodes & 255 == 0 and time.perf_counter() > self.deadline)
+        if (self.stoppable and self.nodes > self.node_limit) or (
+            self.nodes & 255 == 0 and time.perf_counter() > self.deadline
         ):
             raise _OutOfTime
         key = pos.zobrist()
@@ -246,6 +247,8 @@ class _Search:
             elapsed = time.perf_counter() - started
             if self.nodes * 3 > self.node_limit or elapsed * 3 > self.deadline - started:
                 break
+        if best_score == -INFINITY:
+            best_score = 0  # the time ran out before any move was searched: no verdict
         return best_move, best_score, done_depth
 
 

@@ -120,3 +120,12 @@ def test_levels_are_one_to_three() -> None:
     assert sorted(LEVELS) == [1, 2, 3]
     with pytest.raises(ValueError):
         choose_move(Position(), 4, 1.0)
+
+
+def test_the_time_budget_holds_from_the_first_iteration() -> None:
+    # A budget too small for even one ply still gives a legal move, and no verdict.
+    pos = random_position(11, 20)
+    decision = think(pos, 3, budget_s=1e-9)
+    assert decision.move in pos.legal_moves()
+    assert not decision.lost
+    assert decision.seconds < 1.0
