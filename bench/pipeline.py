@@ -944,12 +944,15 @@ class BenchDatabase:
     def __init__(self, server_url: str) -> None:
         from sqlalchemy import create_engine
         from sqlalchemy.engine import make_url
+        from sqlalchemy.pool import NullPool
 
         self.server_url = make_url(server_url)
         if self.server_url.get_backend_name() != "postgresql":
             raise BenchError("--database-url must be a PostgreSQL URL (postgresql+psycopg://)")
         self.name = f"pbm_bench_{uuid.uuid4().hex[:10]}"
-        self.admin = create_engine(self.server_url, isolation_level="AUTOCOMMIT")
+        # No pool: a connection kept from the start would not survive --pg-restart-at.
+        self.admin = create_engine(self.server_url, isolation_level="AUTOCOMMIT",
+                                   poolclass=NullPool)
         self.url = self.server_url.set(database=self.name).render_as_string(hide_password=False)
 
     def create(self) -> None:
