@@ -27,7 +27,7 @@ from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.db.session import create_engine_for
 
 from . import games
-from .support import clean_env
+from .support import clean_env, scrape
 
 BOARDS = 12
 MOVES = 8
@@ -42,6 +42,7 @@ class Cluster:
         self.database_url = database_url
         self.port = free_port()
         self.processes: list[subprocess.Popen[bytes]] = []
+        self.metrics_port = 0
 
     def _start(self, *args: str, log: str) -> subprocess.Popen[bytes]:
         with (self.tmp / log).open("ab") as out:
@@ -53,12 +54,15 @@ class Cluster:
         self.processes.append(process)
         return process
 
-    def start(self, workers: int, inbox_each: int) -> None:
+    def start(self, workers: int, inbox_each: int, metrics_port: int = 0) -> None:
+        """``metrics_port``: the first worker serves its metrics there."""
         serve = self._start("serve", "--no-workers", "--port", str(self.port), log="serve.log")
         wait_for(lambda: _listening(self.port) or serve.poll() is not None, timeout=60)
         assert serve.poll() is None, (self.tmp / "serve.log").read_text()
         for n in range(workers):
-            self._start("worker", "--workers", str(inbox_each), log=f"worker-{n + 1}.log")
+            extra = ["--metrics-port", str(metrics_port)] if metrics_port and n == 0 else []
+            self._start("worker", "--workers", str(inbox_each), *extra,
+                        log=f"worker-{n + 1}.log")
 
     def stop(self) -> list[int | None]:
         for process in self.processes:
@@ -113,7 +117,8 @@ def replies(maildir: Path) -> list[tuple[str, str, str]]:
 def test_many_boards_concurrent_moves_several_worker_processes(
     cluster: Cluster, database_url: str
 ) -> None:
-    cluster.start(workers=2, inbox_each=2)
+    cluster.metrics_port = free_port()
+    cluster.start(workers=2, inbox_each=2, metrics_port=cluster.metrics_port)
     engine = create_engine_for(database_url)
     sessions = sessionmaker(engine, expire_on_commit=False)
     try:
@@ -127,6 +132,7 @@ def _check(cluster: Cluster, sessions: sessionmaker[Session]) -> None:
     try:
         _run(cluster, sessions, matches)
         wait_for(lambda: _unsent(sessions) == 0, timeout=120, interval=0.3)
+        samples = scrape(cluster.metrics_port)
     finally:
         codes = cluster.stop()
     with sessions() as session:
@@ -155,6 +161,11 @@ def _check(cluster: Cluster, sessions: sessionmaker[Session]) -> None:
     handled = [log.name for log in sorted(cluster.tmp.glob("worker-*.log"))
                if " result=done " in log.read_text(errors="replace")]
     assert handled == ["worker-1.log", "worker-2.log"]
+    # The first worker's metrics (the sum of its processes) agree with its log.
+    first = (cluster.tmp / "worker-1.log").read_text(errors="replace").count(" result=done ")
+    counted = sum(v for (name, labels), v in samples.items()
+                  if name == "pbm_emergo_mails_processed_total" and ("result", "done") in labels)
+    assert counted == first > 0
     assert retried == 0  # no mail needed a second attempt
 
 
