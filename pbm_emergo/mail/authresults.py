@@ -17,6 +17,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from pbm_emergo.mail.headertext import without_comments
+
 PASS = "pass"
 FAIL = "fail"
 NONE = "none"
@@ -34,37 +36,6 @@ class Result:
     method: str
     result: str
     properties: dict[str, str] = field(default_factory=dict)
-
-
-def _without_comments(value: str) -> str:
-    """``value`` with its (nested) comments removed, quoted strings kept."""
-    out: list[str] = []
-    depth = 0
-    quoted = escaped = False
-    for char in value:
-        if escaped:
-            escaped = False
-            if depth == 0:
-                out.append(char)
-            continue
-        if char == "\\":
-            escaped = True
-            if depth == 0:
-                out.append(char)
-            continue
-        if quoted:
-            if char == '"':
-                quoted = False
-            out.append(char)
-        elif char == "(":
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-        elif depth == 0:
-            if char == '"':
-                quoted = True
-            out.append(char)
-    return "".join(out)
 
 
 def _split(value: str) -> list[str]:
@@ -97,7 +68,7 @@ def _unquote(value: str) -> str:
 
 def parse_header(value: str) -> tuple[str, list[Result]]:
     """The authserv-id (lower case) and the results of one Authentication-Results value."""
-    parts = _split(" ".join(_without_comments(value).split()))
+    parts = _split(" ".join(without_comments(value).split()))
     head = parts[0].split()
     if not head or (len(head) > 1 and not _VERSION.fullmatch(head[1])):
         return "", []  # not the form RFC 8601 gives: authserv-id [version]

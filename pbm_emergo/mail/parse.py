@@ -17,6 +17,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 
 from pbm_emergo.mail import authresults, policies
+from pbm_emergo.mail.headertext import without_comments
 from pbm_emergo.messages import CommandMail, clean_address, clean_subject
 
 log = logging.getLogger(__name__)
@@ -316,36 +317,7 @@ def _headers(msg: Message, name: str) -> list[str]:
 def _keyword(value: str) -> str:
     """The keyword of a structured header value such as Auto-Submitted or Precedence: what
     comes before the first ``;`` (parameters), without comments, lower-cased."""
-    return " ".join(_without_comments(value).split(";")[0].split()).lower()
-
-
-def _without_comments(value: str) -> str:
-    """``value`` with its RFC 5322 comments removed: ``(...)``, nested, with ``\\``
-    escapes; text in double quotes is kept as it is."""
-    out: list[str] = []
-    depth = 0
-    quoted = escaped = False
-    for char in value:
-        if escaped:
-            escaped = False
-            if depth == 0:
-                out.append(char)
-            continue
-        if char == "\\" and (depth or quoted):
-            escaped = True
-            if depth == 0:
-                out.append(char)
-        elif quoted:
-            quoted = char != '"'
-            out.append(char)
-        elif char == "(":
-            depth += 1
-        elif char == ")" and depth:
-            depth -= 1
-        elif depth == 0:
-            quoted = char == '"'
-            out.append(char)
-    return "".join(out)
+    return " ".join(without_comments(value).split(";")[0].split()).lower()
 
 
 def _body(msg: Message, defects: list[str]) -> str:
