@@ -252,8 +252,7 @@ def dispatch(
     lines = _all_lines(mail.body) if multiple else [line]
     known = masking.known_from_shown(line, mail.shown) if mail.shown and not multiple else None
     if known is None:  # a `multiple` mail, or no word of the listener's: look them up
-        lookup = masking.database_lookup(session) if session is not None else None
-        known = masking.known_in(lookup, lines)
+        known = masking.known_in(_lookup(session), lines)
     ctx.known = known
     ctx.secrets.words = masking.hidden_words(lines, ctx.known)
     replies, writes = _dispatch(ctx, mail, read)
@@ -268,11 +267,10 @@ def redact(
     ``session`` no userid or board is known: more words are masked."""
     read = _reading(subject, body)
     lines = _all_lines(body) if read.multiple else [read.line]
-    lookup = masking.database_lookup(session) if session is not None else None
-    known = masking.known_in(lookup, lines)
     # When the commands are the body's, the Subject (kept in the copy) may hold a secret too.
     hiding = [*lines, clean_subject(subject)] if read.from_body else lines
-    secrets = Secrets(words=masking.hidden_words(hiding, masking.known_in(lookup, hiding)))
+    known = masking.known_in(_lookup(session), hiding)  # one lookup for both
+    secrets = Secrets(words=masking.hidden_words(hiding, known))
     if read.multiple:
         kept = "\n".join(masked(text, known) for text in lines)
     elif read.comment_lines is not None:  # one command line in the body, and its comment
@@ -281,6 +279,10 @@ def redact(
     else:
         kept = secrets.scrub(comment_text(body))
     return secrets.scrub(subject), kept, secrets.scrub
+
+
+def _lookup(session: Session | None) -> masking.Lookup | None:
+    return masking.database_lookup(session) if session is not None else None
 
 
 def _all_lines(body: str) -> list[str]:
