@@ -8,14 +8,24 @@ with ``--config`` or ``PBM_EMERGO_CONFIG``) holds the same names in lower case, 
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
+import smtplib
+import threading
+import time
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
+
+log = logging.getLogger(__name__)
 
 ENV_PREFIX = "PBM_EMERGO_"
+# Whether the outbound relay delivers mail to non-ASCII addresses (SMTPUTF8, RFC 6531):
+# "auto" asks the relay (its EHLO answer), "yes" and "no" say so without asking.
+SMTPUTF8_SETTINGS = ("auto", "yes", "no")
 
 
 @dataclass(frozen=True)
@@ -53,6 +63,16 @@ class Config:
     metrics_host: str = "127.0.0.1"
     metrics_port: int = 0
     log_format: str = "text"
+    # Whether replies may go to non-ASCII addresses (jörg@bücher.example): "auto" (ask the
+    # relay whether it takes SMTPUTF8; a maildir takes anything), "yes" or "no". See
+    # :func:`relay_takes_smtputf8`.
+    smtputf8: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.smtputf8 not in SMTPUTF8_SETTINGS:
+            raise ValueError(
+                f"smtputf8 must be one of {', '.join(SMTPUTF8_SETTINGS)}, not {self.smtputf8!r}"
+            )
 
     @property
     def effective_database_url(self) -> str:
@@ -80,6 +100,105 @@ class Config:
 
 
 _FIELDS = {f.name: f for f in dataclasses.fields(Config) }
+
+
+# --- what the relay can deliver ------------------------------------------------------------
+
+RELAY_ANSWER_SECONDS = 3600.0  # a relay's answer is asked again after an hour
+RELAY_UNKNOWN_SECONDS = 60.0  # a relay that could not be asked is asked again after a minute
+RELAY_PROBE_TIMEOUT = 10.0
+
+
+def relay_endpoint(outbound: str) -> tuple[str, int] | None:
+    """The host and port of an ``smtp://host:port`` outbound (port 25 by default), else None."""
+    parts = urlsplit(outbound)
+    if parts.scheme == "smtp" and parts.hostname:
+        return parts.hostname, parts.port or 25
+    return None
+
+
+def ask_relay_smtputf8(host: str, port: int, local_hostname: str) -> bool | None:
+    """Connect, EHLO, QUIT: whether the relay offers SMTPUTF8 (None: it could not be asked)."""
+    try:
+        with smtplib.SMTP(
+            host, port, local_hostname=local_hostname, timeout=RELAY_PROBE_TIMEOUT
+        ) as smtp:
+            smtp.ehlo()
+            return smtp.has_extn("smtputf8")
+    except (smtplib.SMTPException, OSError) as exc:
+        log.warning("could not ask the relay %s:%d whether it takes SMTPUTF8: %s",
+                    host, port, exc)
+        return None
+
+
+@dataclass(frozen=True)
+class _Answer:
+    takes: bool | None
+    ask_again: float  # time.monotonic() after which the relay is asked again
+
+
+class RelayAnswers:
+    """What each relay said about SMTPUTF8 (per process), so that it is asked rarely: again
+    after an hour, or after a minute when it could not be asked. A relay that cannot be
+    asked again keeps its last answer meanwhile."""
+
+    def __init__(self, ask: Callable[[str, int, str], bool | None] = ask_relay_smtputf8) -> None:
+        self.ask = ask
+        self._lock = threading.Lock()
+        self._answers: dict[tuple[str, int], _Answer] = {}
+
+    def takes_smtputf8(self, host: str, port: int, local_hostname: str) -> bool | None:
+        with self._lock:  # one question at a time: the others wait for its answer
+            known = self._answers.get((host, port))
+            if known is not None and time.monotonic() < known.ask_again:
+                return known.takes
+            takes = self.ask(host, port, local_hostname)
+            fresh = takes is not None
+            if not fresh and known is not None:
+                takes = known.takes
+            self._remember(host, port, takes, fresh=fresh)
+            return takes
+
+    def remember(self, host: str, port: int, takes: bool) -> None:
+        """What the relay said when connected to anyway (the outbox sender's EHLO)."""
+        with self._lock:
+            self._remember(host, port, takes, fresh=True)
+
+    def _remember(self, host: str, port: int, takes: bool | None, *, fresh: bool) -> None:
+        known = self._answers.get((host, port))
+        if known is None or known.takes != takes:
+            log.info("the relay %s:%d %s", host, port, {
+                True: "takes SMTPUTF8: non-ASCII addresses are served",
+                False: "does not take SMTPUTF8: non-ASCII addresses are refused",
+                None: "could not be asked about SMTPUTF8 (asked again in a minute)",
+            }[takes])
+        wait = RELAY_ANSWER_SECONDS if fresh else RELAY_UNKNOWN_SECONDS
+        self._answers[(host, port)] = _Answer(takes, time.monotonic() + wait)
+
+    def forget(self) -> None:
+        with self._lock:
+            self._answers.clear()
+
+
+RELAY_ANSWERS = RelayAnswers()
+
+
+def relay_takes_smtputf8(config: Config) -> bool | None:
+    """Whether replies can be delivered to non-ASCII addresses: True or False, None when
+    ``smtputf8 = "auto"`` and the relay has not been reachable since this process started.
+
+    ``yes``/``no`` are taken at their word. With ``auto`` a maildir (the default) takes any
+    address, as it only writes files; an SMTP relay is asked once (connect, EHLO: does it
+    offer SMTPUTF8?) and its answer kept for an hour (see :class:`RelayAnswers`), so the
+    question is off the path of ordinary mail: only mail from or to a non-ASCII address
+    asks it.
+    """
+    if config.smtputf8 != "auto":
+        return config.smtputf8 == "yes"
+    relay = relay_endpoint(config.effective_outbound)
+    if relay is None:
+        return config.effective_outbound.startswith("maildir:")
+    return RELAY_ANSWERS.takes_smtputf8(*relay, config.domain)
 
 
 def _coerce(name: str, value: Any) -> Any:

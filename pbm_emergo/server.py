@@ -456,6 +456,9 @@ def register(subparsers: Any) -> None:
         parser.add_argument("--address", help="the server's own address (PBM_EMERGO_ADDRESS)")
         parser.add_argument("--outbound",
                             help="smtp://host:port or maildir:PATH (PBM_EMERGO_OUTBOUND)")
+        parser.add_argument("--smtputf8", choices=("auto", "yes", "no"),
+                            help="whether the relay delivers to non-ASCII addresses; auto "
+                                 "asks it (PBM_EMERGO_SMTPUTF8, default auto)")
         parser.add_argument("--reply-limit", dest="reply_limit", type=int,
                             help="replies to one address per hour (PBM_EMERGO_REPLY_LIMIT)")
         parser.add_argument("--workers", type=int,
@@ -489,7 +492,7 @@ def register(subparsers: Any) -> None:
 
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
                  "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
-                 "metrics_port", "metrics_host")
+                 "metrics_port", "metrics_host", "smtputf8")
 
 
 def _config_from(args: argparse.Namespace) -> Config:

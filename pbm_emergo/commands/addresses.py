@@ -13,15 +13,16 @@ from __future__ import annotations
 
 import re
 import secrets
+import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import CommandError, Context
-from pbm_emergo.config import Config
+from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
-from pbm_emergo.messages import Reply, clean_address
+from pbm_emergo.messages import Reply, a_label_ok, ascii_domain, clean_address
 from pbm_emergo.render import render
 
 if TYPE_CHECKING:
@@ -53,13 +54,20 @@ def server_addresses(config: Config) -> set[str]:
 
 def check_address(config: Config, address: str) -> None:
     """Raise a CommandError unless ``address`` is a plain address in a real-looking domain
-    that is not this server's own."""
+    that is not this server's own, and one this server can mail: a non-ASCII address
+    (jörg@bücher.example) only when the relay delivers to such addresses (SMTPUTF8)."""
     # The same test the mail layer applies to a recipient: no address we could never mail.
-    if clean_address(address) != address.lower() or ".." in address:
+    if clean_address(address) != _nfc(address).lower() or ".." in address:
         raise CommandError(f"'{address[:80]}' is not a mail address.")
     domain = address.rpartition("@")[2].lower()
-    labels = domain.split(".")
-    if not all(_LABEL.fullmatch(label) for label in labels) or labels[-1].isdigit():
+    # An internationalised domain is checked in its ASCII form (A-labels, by IDNA2008);
+    # an A-label given as such must decode.
+    ascii_form = domain if domain.isascii() else ascii_domain(_nfc(domain))
+    labels = (ascii_form or "").split(".")
+    if (
+        not all(_LABEL.fullmatch(label) and a_label_ok(label) for label in labels)
+        or labels[-1].isdigit()
+    ):
         raise CommandError(
             f"'{address[:80]}' is not a mail address: '{domain[:80]}' is not a domain name."
         )
@@ -67,17 +75,30 @@ def check_address(config: Config, address: str) -> None:
         raise CommandError(
             f"'{address}' is this server's own address; give an address of yours."
         )
+    # Unknown (the relay could not be asked yet) counts as yes: the mail waits in the
+    # outbox with the rest, and fails with the reason if the relay cannot take it.
+    if not address.isascii() and relay_takes_smtputf8(config) is False:
+        raise CommandError(
+            f"This server's mail relay cannot deliver to non-ASCII addresses such as "
+            f"'{address[:80]}'; please give a plain ASCII address."
+        )
 
 
 def check_addresses(config: Config, addresses: list[str]) -> list[str]:
-    """The addresses, each checked, without duplicates (case-insensitively)."""
+    """The addresses, each checked, without duplicates (case-insensitively), in Unicode's
+    composed form (NFC) so that one address is always written the same way."""
     if len(addresses) > MAX_ADDRESSES:
         raise CommandError(f"At most {MAX_ADDRESSES} addresses may be registered.")
     seen: dict[str, str] = {}
     for address in addresses:
         check_address(config, address)
-        seen.setdefault(address.lower(), address.strip())
+        address = _nfc(address.strip())
+        seen.setdefault(address.lower(), address)
     return list(seen.values())
+
+
+def _nfc(text: str) -> str:
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def sender_vouches_for(ctx: Context, address: str) -> bool:

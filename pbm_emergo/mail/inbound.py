@@ -18,7 +18,7 @@ from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo import metrics
 from pbm_emergo.commands import describe
-from pbm_emergo.config import Config
+from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import queues
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
@@ -147,18 +147,40 @@ class InboxHandler:
         address: str,
         mail_options: list[str],
     ) -> str:
-        # Replies go only to plain ASCII addresses (no SMTPUTF8 on the way out, nor in the
-        # accounts): refuse a non-ASCII sender now, so that its MTA bounces the mail with
-        # this reason, rather than accept it and never answer (RFC 6531's X.6.7 code).
         if not address.isascii():
-            log.info("refused non-ASCII sender %s at MAIL FROM", ascii(address)[:200])
-            return (
-                "553 5.6.7 Non-ASCII sender addresses are not accepted here: "
-                "replies go only to plain ASCII addresses"
-            )
+            refusal = await self._non_ascii_refusal(address, envelope.smtp_utf8)
+            if refusal is not None:
+                log.info("refused non-ASCII sender %s at MAIL FROM: %s",
+                         ascii(address)[:200], refusal[:3])
+                return refusal
         envelope.mail_from = address
         envelope.mail_options.extend(mail_options)
         return "250 2.1.0 OK"
+
+    async def _non_ascii_refusal(self, address: str, smtp_utf8: bool) -> str | None:
+        """Why a non-ASCII sender is refused, None when it is accepted. It is accepted only
+        if the relay takes SMTPUTF8, so that our replies can reach it; otherwise its MTA
+        bounces the mail with our reason, instead of our accepting it and never answering."""
+        if not smtp_utf8:
+            # RFC 6531: a non-ASCII address only in a transaction with the SMTPUTF8
+            # parameter, and 553 ("mailbox name not allowed") with X.6.7 ("non-ASCII
+            # addresses not permitted") to refuse one; 555 means a MAIL parameter we do
+            # not know, which is not the case here.
+            return ("553 5.6.7 A non-ASCII sender address needs the SMTPUTF8 parameter "
+                    "(RFC 6531)")
+        if clean_address(address) is None:
+            return "553 5.1.7 The sender address is not a valid mail address"
+        # Asked of the relay at most once an hour (cached), off the event loop.
+        loop = asyncio.get_running_loop()
+        takes = await loop.run_in_executor(None, relay_takes_smtputf8, self.config)
+        if takes is None:
+            # The relay could not be asked yet: the sending MTA keeps the mail and retries.
+            return ("451 4.4.0 Our mail relay cannot be reached to learn whether replies "
+                    "can go to a non-ASCII address; try again later")
+        if not takes:
+            return ("553 5.6.7 This server's mail relay cannot deliver to non-ASCII "
+                    "addresses: please write from a plain ASCII address")
+        return None
 
     async def handle_RCPT(  # noqa: N802 - aiosmtpd's hook name
         self,
@@ -275,8 +297,8 @@ class Listener:
             "ident": "pbm-emergo",
             "data_size_limit": config.max_message_size,
             "decode_data": False,
-            # SMTPUTF8 is offered (mail with UTF-8 headers from an ASCII address is fine);
-            # a non-ASCII sender address is refused in handle_MAIL.
+            # SMTPUTF8 is offered: UTF-8 headers are fine; a non-ASCII sender address only
+            # when the relay can deliver our replies to it (handle_MAIL).
             "enable_SMTPUTF8": True,
         }
         self.controller = CountingController(handler, **kwargs)

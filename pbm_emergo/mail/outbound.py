@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 
 from pbm_emergo import metrics
+from pbm_emergo.config import RELAY_ANSWERS
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
 from pbm_emergo.db.session import read_sessions
@@ -164,6 +165,8 @@ class SMTPTransport:
             raise
         self._smtp, self._mails = smtp, 0
         self._closer = weakref.finalize(self, smtp.close)
+        # What the relay said about SMTPUTF8, for free (see config.relay_takes_smtputf8).
+        RELAY_ANSWERS.remember(self.host, self.port, smtp.has_extn("smtputf8"))
         log.debug("connected to %s:%d", self.host, self.port)
         return smtp
 
@@ -171,11 +174,24 @@ class SMTPTransport:
         self, smtp: smtplib.SMTP, sender: str, recipient: str, raw: bytes, *, reused: bool
     ) -> None:
         """MAIL, RCPT, DATA; on failure leave the connection clean (RSET) or drop it, and
-        raise :class:`_ClosedByRelay` for a reused connection the relay had closed."""
+        raise :class:`_ClosedByRelay` for a reused connection the relay had closed.
+
+        Mail from or to a non-ASCII address, or with UTF-8 headers (RFC 6532), is sent with
+        the SMTPUTF8 parameter (RFC 6531); a relay that does not offer it can never deliver
+        it, which fails it for good before a command is sent."""
+        utf8 = not (sender.isascii() and recipient.isascii() and _ascii_headers(raw))
+        if utf8 and not smtp.has_extn("smtputf8"):
+            raise DeliveryError(
+                f"the relay {self.host}:{self.port} does not offer SMTPUTF8, which mail to "
+                "a non-ASCII address or with UTF-8 headers needs",
+                permanent=True,
+            )
         first = True
         self._mails += 1
         try:
             options = [f"SIZE={len(raw)}"] if smtp.has_extn("size") else []
+            if utf8:
+                options.append("SMTPUTF8")  # smtplib then sends MAIL and RCPT in UTF-8
             code, text = smtp.mail(sender, options)
             if code != 250:
                 raise smtplib.SMTPSenderRefused(code, text, sender)
@@ -192,6 +208,7 @@ class SMTPTransport:
                 raise _ClosedByRelay(str(exc)) from exc
             raise
         finally:
+            smtp.command_encoding = "ascii"  # the next mail on this connection starts plain
             self._last_used = time.monotonic()
             if self._smtp is not None and self._mails >= self.max_mails:
                 self._quit()
@@ -227,6 +244,14 @@ class SMTPTransport:
         finally:
             self._drop()
             log.debug("closed the connection to %s:%d", self.host, self.port)
+
+
+def _ascii_headers(raw: bytes) -> bool:
+    """Whether the header block of the mail ``raw`` is ASCII (the body may be 8-bit)."""
+    if raw.isascii():
+        return True
+    end = raw.find(b"\r\n\r\n")
+    return raw[: end if end >= 0 else len(raw)].isascii()
 
 
 def _reply_code(exc: BaseException) -> int | None:

@@ -5,13 +5,14 @@ CRLF line ends), with one change through the policy's documented ``header_factor
 the header registry keeps the header classes it makes. The stock registry builds a new
 class with ``type()`` for every header of every message, which was a third of the time it
 took to write a board mail; the classes depend only on the header's name, so keeping them
-changes nothing else.
+changes nothing else. Mail to a non-ASCII address is written with ``utf8=True`` (RFC 6532).
 """
 
 from __future__ import annotations
 
 from email import policy
 from email.headerregistry import BaseHeader, HeaderRegistry
+from email.message import EmailMessage
 from typing import Any
 
 
@@ -33,5 +34,14 @@ class CachedHeaderRegistry(HeaderRegistry):
 # Reading mail: policy.default; writing it: policy.SMTP (CRLF), each with the cached registry.
 READ = policy.default.clone(header_factory=CachedHeaderRegistry())
 WRITE = policy.SMTP.clone(header_factory=CachedHeaderRegistry())
+# Writing mail to a non-ASCII address (RFC 6532): headers in UTF-8 as they are, since an
+# address cannot be an encoded word; such mail is sent only with SMTPUTF8.
+WRITE_UTF8 = WRITE.clone(utf8=True)
 
-__all__ = ["READ", "WRITE", "CachedHeaderRegistry"]
+
+def write_policy(address: str) -> policy.EmailPolicy[EmailMessage]:
+    """The policy to write a mail to ``address`` with: UTF-8 headers for a non-ASCII one."""
+    return WRITE if address.isascii() else WRITE_UTF8
+
+
+__all__ = ["READ", "WRITE", "WRITE_UTF8", "CachedHeaderRegistry", "write_policy"]

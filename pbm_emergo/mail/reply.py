@@ -38,12 +38,13 @@ def build_reply(
     references: tuple[str, ...] = (),
 ) -> EmailMessage:
     """The reply as an :class:`EmailMessage`; raises ValueError for a recipient that is not a
-    plain address (so that no user text can reach a header)."""
+    plain address (so that no user text can reach a header). Mail to a non-ASCII address
+    (RFC 6531/6532) has its headers in UTF-8 (see :func:`policies.write_policy`)."""
     to = clean_address(reply.to)
     if to is None:
         raise ValueError(f"not a plain mail address: {reply.to!r}")
     domain = server_address.rpartition("@")[2] or "localhost"
-    msg = EmailMessage(policy=policies.WRITE)
+    msg = EmailMessage(policy=policies.write_policy(to))
     msg["From"] = server_address
     msg["To"] = to
     msg["Subject"] = sanitise_subject(reply.subject)
@@ -92,14 +93,15 @@ def readdressed_bytes(raw: bytes, to: str, *, server_address: str) -> tuple[byte
     the same bytes with a new To and Message-ID, and that Message-ID (a board mail goes to
     both players with the same text: building and writing it once is much cheaper, above
     all with its HTML picture). The two header lines are made by the policy and put in place
-    of the old ones in the top-level header block. ValueError as in build_reply."""
+    of the old ones in the top-level header block (the To in UTF-8 for a non-ASCII address,
+    as in build_reply; the other headers stay as they are). ValueError as in build_reply."""
     address = clean_address(to)
     if address is None:
         raise ValueError(f"not a plain mail address: {to!r}")
     domain = server_address.rpartition("@")[2] or "localhost"
     message_id = make_msgid(idstring="pbm-emergo", domain=domain)
     new = {
-        b"to": policies.WRITE.fold_binary("To", address),
+        b"to": policies.write_policy(address).fold_binary("To", address),
         b"message-id": policies.WRITE.fold_binary("Message-ID", message_id),
     }
     head, blank, body = raw.partition(b"\r\n\r\n")
@@ -120,4 +122,5 @@ def readdressed_bytes(raw: bytes, to: str, *, server_address: str) -> tuple[byte
 
 def reply_bytes(msg: EmailMessage) -> bytes:
     """The wire form (CRLF line ends) as stored in the outbox and handed to the relay."""
-    return msg.as_bytes(policy=policies.WRITE)
+    utf8 = getattr(msg.policy, "utf8", False)
+    return msg.as_bytes(policy=policies.WRITE_UTF8 if utf8 else policies.WRITE)

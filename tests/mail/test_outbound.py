@@ -24,6 +24,7 @@ from pbm_emergo.mail.reply import build_reply, reply_bytes
 from pbm_emergo.messages import Reply
 
 from .support import Relay, free_port
+from .utf8_relay import Utf8Relay
 
 START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -105,20 +106,26 @@ def test_permanent_failure_is_recorded_not_retried(
 
 
 
-def test_an_address_smtp_cannot_carry_fails_alone(
-    session_factory: sessionmaker[Session], relay: Relay
+def test_an_address_the_relay_cannot_carry_fails_alone(
+    session_factory: sessionmaker[Session],
 ) -> None:
-    # smtplib refuses a non-ASCII recipient with UnicodeEncodeError: that message fails for
+    # A relay without SMTPUTF8 cannot carry a non-ASCII recipient: that message fails for
     # good, and the rest of its batch is still delivered (not stranded until the lease ends).
-    with session_factory.begin() as session:
-        queues.enqueue_outbound(session, "\u00e9l\u00e8ve@example.org", b"Subject: x\r\n\r\nx\r\n",
-                                START)
-    queue_reply(session_factory, "alice@example.org")
-    assert sender_for(session_factory, relay.port, Clock()).run_once() == 2
+    plain = Utf8Relay(smtputf8=False)
+    plain.start()
+    try:
+        with session_factory.begin() as session:
+            queues.enqueue_outbound(session, "\u00e9l\u00e8ve@example.org",
+                                    b"Subject: x\r\n\r\nx\r\n", START)
+        queue_reply(session_factory, "alice@example.org")
+        assert sender_for(session_factory, plain.port, Clock()).run_once() == 2
+    finally:
+        plain.stop()
     bad, good = outbound(session_factory)
-    assert bad.status == "failed" and bad.last_error
+    assert bad.status == "failed" and "SMTPUTF8" in (bad.last_error or "")
     assert good.status == "sent"
-    assert [rcpt for _, rcpt, _ in relay.handler.received] == [["alice@example.org"]]
+    assert [r.rcpt_tos for r in plain.handler.relayed] == [["alice@example.org"]]
+
 
 def test_relay_down_loses_nothing(session_factory: sessionmaker[Session]) -> None:
     port = free_port()  # nothing listens here yet

@@ -363,7 +363,7 @@ def test_an_address_smtp_cannot_carry_leaves_the_connection_clean(
     # smtplib fails to encode the RCPT after the relay took MAIL: without RSET the next
     # MAIL would be refused ("nested MAIL command").
     with pytest.raises(DeliveryError) as failure:
-        transport.deliver("s@e.test", "\u00e9l\u00e8ve@example.org", RAW)
+        transport.deliver("s@e.test", "\udce9l\u00e8ve@example.org", RAW)  # not UTF-8
     assert failure.value.permanent
     transport.deliver("s@e.test", "alice@example.org", RAW)
     assert received(counting_relay) == ["alice@example.org"]

@@ -66,7 +66,7 @@ def test_mails_replies_and_queues_are_counted(
             smtp.mail("bob@example.org")
             assert smtp.rcpt("nobody@emergo.test")[0] == 550
             smtp.rset()
-            assert smtp.mail("jörg@example.org", ["SMTPUTF8"])[0] == 553
+            assert smtp.mail("j\u202erg@example.org", ["SMTPUTF8"])[0] == 553
         wait_for(lambda: len(relay.handler.messages()) == 2)
         after = wait_for(
             lambda: (s := scrape(endpoint.port))
