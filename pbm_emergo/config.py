@@ -140,28 +140,44 @@ class _Answer:
 class RelayAnswers:
     """What each relay said about SMTPUTF8 (per process), so that it is asked rarely: again
     after an hour, or after a minute when it could not be asked. A relay that cannot be
-    asked again keeps its last answer meanwhile."""
+    asked again keeps its last answer meanwhile; while one thread asks, the others have the
+    last answer, or wait for this one if there is none yet."""
 
     def __init__(self, ask: Callable[[str, int, str], bool | None] = ask_relay_smtputf8) -> None:
         self.ask = ask
-        self._lock = threading.Lock()
+        self._cond = threading.Condition()
         self._answers: dict[tuple[str, int], _Answer] = {}
+        self._asking: set[tuple[str, int]] = set()
 
     def takes_smtputf8(self, host: str, port: int, local_hostname: str) -> bool | None:
-        with self._lock:  # one question at a time: the others wait for its answer
-            known = self._answers.get((host, port))
-            if known is not None and time.monotonic() < known.ask_again:
-                return known.takes
+        key = (host, port)
+        with self._cond:
+            while True:
+                known = self._answers.get(key)
+                if known is not None and time.monotonic() < known.ask_again:
+                    return known.takes
+                if key not in self._asking:
+                    break
+                if known is not None:
+                    return known.takes  # being asked again: the last answer meanwhile
+                self._cond.wait()
+            self._asking.add(key)
+        takes: bool | None = None
+        try:
             takes = self.ask(host, port, local_hostname)
-            fresh = takes is not None
-            if not fresh and known is not None:
-                takes = known.takes
-            self._remember(host, port, takes, fresh=fresh)
-            return takes
+        finally:
+            with self._cond:
+                self._asking.discard(key)
+                fresh = takes is not None
+                if not fresh and known is not None:
+                    takes = known.takes
+                self._remember(host, port, takes, fresh=fresh)
+                self._cond.notify_all()
+        return takes
 
     def remember(self, host: str, port: int, takes: bool) -> None:
         """What the relay said when connected to anyway (the outbox sender's EHLO)."""
-        with self._lock:
+        with self._cond:
             self._remember(host, port, takes, fresh=True)
 
     def _remember(self, host: str, port: int, takes: bool | None, *, fresh: bool) -> None:
@@ -176,7 +192,7 @@ class RelayAnswers:
         self._answers[(host, port)] = _Answer(takes, time.monotonic() + wait)
 
     def forget(self) -> None:
-        with self._lock:
+        with self._cond:
             self._answers.clear()
 
 

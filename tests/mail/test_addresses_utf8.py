@@ -3,6 +3,8 @@ refuse, and how the relay's SMTPUTF8 answer is asked and kept."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from pbm_emergo import config as config_module
@@ -159,3 +161,33 @@ def test_the_relay_is_asked_rarely_and_its_last_answer_kept(
     relay.remember("relay", 25, True)  # the outbox sender's EHLO said otherwise
     assert relay.takes_smtputf8("relay", 25, "me") is True
     assert len(asked) == 4
+
+
+def test_while_one_thread_asks_the_others_have_the_last_answer(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    now = [1000.0]
+    monkeypatch.setattr(config_module.time, "monotonic", lambda: now[0])
+    asking, go_on = threading.Event(), threading.Event()
+    answers = [True, False]
+
+    def ask(host: str, port: int, local_hostname: str) -> bool | None:
+        if len(answers) == 1:  # the second question hangs until the test lets it go
+            asking.set()
+            assert go_on.wait(10)
+        return answers.pop(0)
+
+    relay = RelayAnswers(ask)
+    assert relay.takes_smtputf8("relay", 25, "me") is True
+    now[0] += config_module.RELAY_ANSWER_SECONDS
+    results: list[bool | None] = []
+    thread = threading.Thread(
+        target=lambda: results.append(relay.takes_smtputf8("relay", 25, "me"))
+    )
+    thread.start()
+    assert asking.wait(10)
+    assert relay.takes_smtputf8("relay", 25, "me") is True  # at once, not waiting
+    go_on.set()
+    thread.join(10)
+    assert results == [False]
+    assert relay.takes_smtputf8("relay", 25, "me") is False
