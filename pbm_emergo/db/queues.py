@@ -133,26 +133,23 @@ def store_inbound(
     (say 250 to the sender all the same). One INSERT ... ON CONFLICT DO NOTHING: the
     listener's transaction is as short as it can be.
     """
-    insert_for = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    stmt = (
-        insert_for(InboundMessage)
-        .values(
-            raw=raw,
-            envelope_sender=envelope_sender,
-            envelope_recipients=list(envelope_recipients),
-            message_id=message_id,
-            received_at=now,
-            status=status,
-            attempts=0,
-            subject=subject,
-            board_number=boards[0] if boards else None,
-            sender=sender,
-            not_answered=not_answered,
-        )
-        .on_conflict_do_nothing(index_elements=["envelope_sender", "message_id"])
-        .returning(InboundMessage.id)
-    )
-    new_id = session.execute(stmt).scalar()
+    dialect = session.get_bind().dialect.name
+    new_id = session.execute(
+        _STORE_INBOUND[dialect == "postgresql"],
+        {
+            "raw": raw,
+            "envelope_sender": envelope_sender,
+            "envelope_recipients": list(envelope_recipients),
+            "message_id": message_id,
+            "received_at": now,
+            "status": status,
+            "attempts": 0,
+            "subject": subject,
+            "board_number": boards[0] if boards else None,
+            "sender": sender,
+            "not_answered": not_answered,
+        },
+    ).scalar()
     if new_id is None:
         existing = session.scalar(
             select(InboundMessage.id).where(
@@ -164,9 +161,24 @@ def store_inbound(
         return existing, False
     if boards:
         session.execute(
-            insert(InboundBoard), [{"inbound_id": new_id, "board_number": b} for b in boards]
+            _STORE_INBOUND_BOARD, [{"inbound_id": new_id, "board_number": b} for b in boards]
         )
     return new_id, True
+
+
+def _store_inbound(insert_for: Any) -> Any:
+    table = InboundMessage.__table__
+    return (
+        insert_for(table)
+        .on_conflict_do_nothing(index_elements=["envelope_sender", "message_id"])
+        .returning(table.c.id)
+    )
+
+
+# Built once, on the tables (Core): the listener runs these for every mail, and building an
+# ORM statement with its values cost more than running it.
+_STORE_INBOUND = (_store_inbound(sqlite_insert), _store_inbound(pg_insert))
+_STORE_INBOUND_BOARD = insert(InboundBoard.__table__)
 
 
 def enqueue_inbound(
