@@ -1,0 +1,127 @@
+"""The cost of one move mail on each side of the queue, in one process, without SMTP.
+
+The listener's side (:meth:`InboxHandler.store`: parse, describe, insert) and the worker's
+side (:meth:`InboxWorker.run_once`: claim, authenticate, play, render, build the replies,
+one write transaction) are timed apart, in wall and CPU milliseconds per mail, over games
+played move by move (every move a mail with the ``#n`` guard, as ``bench/pipeline.py``
+sends them). It is the figure to compare before and after a change to either side; the
+end-to-end figures are ``bench/pipeline.py``'s.
+
+Usage:
+    .venv/bin/python bench/mail_path.py                 # 20 games of 30 moves
+    .venv/bin/python bench/mail_path.py --profile worker  # pyinstrument of the worker side
+    .venv/bin/python bench/mail_path.py --profile listener
+
+To measure another copy of the server, put it first on PYTHONPATH and run from outside the
+checkout (for example ``cd /tmp && PYTHONPATH=/path/to/copy python /path/to/mail_path.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from email import policy
+from email.message import EmailMessage
+from pathlib import Path
+
+from pbm_emergo.config import Config
+from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
+from pbm_emergo.mail.inbound import InboxHandler
+from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.rules import Game
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=20)
+    parser.add_argument("--moves", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--profile", choices=("listener", "worker"))
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        run(Path(folder), args.games, args.moves, args.seed, args.profile)
+
+
+def run(folder: Path, games: int, moves: int, seed: int, profile: str | None) -> None:
+    config = Config(data_dir=folder, address="pbmserv@emergo.test")
+    upgrade_to_head(config)
+    factory = get_sessionmaker(config)
+    handler = InboxHandler(factory, config)
+    worker = InboxWorker(factory, config)
+    count = 0
+
+    def mail(sender: str, subject: str) -> bytes:
+        nonlocal count
+        count += 1
+        message = EmailMessage()
+        message["From"] = sender
+        message["To"] = config.address
+        message["Subject"] = subject
+        message["Message-ID"] = f"<m{count}@bench.test>"
+        message.set_content("Good luck!\n")
+        return message.as_bytes(policy=policy.SMTP)
+
+    def store(raw: bytes, sender: str) -> None:
+        handler.store(raw, sender, [config.address])
+
+    def drain() -> int:
+        done = 0
+        while worker.run_once() is not None:
+            done += 1
+        return done
+
+    for g in range(games):
+        for side in "ab":
+            store(mail(f"{side}{g}@bench.test", f"signup {side}{g} pw-{side}{g}-x"),
+                  f"{side}{g}@bench.test")
+    for g in range(games):
+        store(mail(f"a{g}@bench.test", f"emergo challenge a{g} b{g}"), f"a{g}@bench.test")
+    drain()
+
+    rng = random.Random(seed)
+    rounds: list[list[tuple[bytes, str]]] = [[] for _ in range(moves)]
+    for g in range(games):
+        game = Game()
+        for n in range(moves):
+            if game.outcome():
+                break
+            move = rng.choice(game.position.legal_moves())
+            game.play(move)
+            side = "ab"[n % 2]
+            sender = f"{side}{g}@bench.test"
+            subject = f"emergo move {101 + g} {side}{g} pw-{side}{g}-x {move}#{n + 1}"
+            rounds[n].append((mail(sender, subject), sender))
+    # Round by round over the games, as players answer each other.
+    mails = [item for round_ in rounds for item in round_]
+
+    listener = timed(lambda: [store(raw, sender) for raw, sender in mails], profile == "listener")
+    work = timed(drain, profile == "worker")
+    n = len(mails)
+    print(f"{n} move mails over {games} games")
+    print(f"listener (parse, describe, insert): {listener[0] / n * 1000:.2f} ms wall, "
+          f"{listener[1] / n * 1000:.2f} ms CPU a mail")
+    print(f"worker (claim ... replies queued):  {work[0] / n * 1000:.2f} ms wall, "
+          f"{work[1] / n * 1000:.2f} ms CPU a mail")
+
+
+def timed(step: Callable[[], object], profile: bool) -> tuple[float, float]:
+    profiler = None
+    if profile:
+        from pyinstrument import Profiler
+
+        profiler = Profiler()
+        profiler.start()
+    wall, cpu = time.perf_counter(), time.process_time()
+    step()
+    wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+    if profiler is not None:
+        profiler.stop()
+        print(profiler.output_text(unicode=False, color=False))
+    return wall, cpu
+
+
+if __name__ == "__main__":
+    main()
