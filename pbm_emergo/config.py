@@ -47,6 +47,10 @@ class Config:
     raw_retention_days: int = 30
     # Inbox worker processes (``serve``/``worker``); 0 means one for each CPU.
     workers: int = 0
+    # How much lower the CPU priority (``nice``) of the inbox workers, the outbox sender and
+    # the robots is than the listener's: under a burst the listener, which a sending MTA is
+    # waiting on, gets the CPU first. 0 keeps them all equal.
+    worker_nice: int = 10
     # The authserv-id of our own MTA's Authentication-Results headers (RFC 8601), for
     # example "mx.example.org": a mail whose From domain fails DMARC (else SPF) by that
     # header is not trusted for what relies on its address alone. None: not checked.

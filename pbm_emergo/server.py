@@ -331,6 +331,17 @@ class WorkerPool:
             self.manager.shutdown()
 
 
+def lower_priority(nice: int) -> None:
+    """Make this process ``nice`` steps nicer (see ``Config.worker_nice``); an OS that does
+    not let it is logged, not fatal."""
+    if nice <= 0:
+        return
+    try:
+        os.nice(nice)
+    except OSError as exc:
+        log.warning("could not lower the CPU priority by %d: %s", nice, exc)
+
+
 def exit_with_parent(parent: int) -> None:
     """In a helper process (the cache's manager): exit as soon as ``parent`` is gone, so that
     a server killed with SIGKILL leaves nothing running."""
@@ -343,9 +354,11 @@ def exit_with_parent(parent: int) -> None:
     threading.Thread(target=watch, name="exit-with-parent", daemon=True).start()
 
 
-def _child_setup(log_level: int, log_format: str = "text") -> threading.Event:
-    """Logging and signals of a worker or sender process; the event is set on SIGTERM."""
+def _child_setup(log_level: int, log_format: str = "text", nice: int = 0) -> threading.Event:
+    """Logging, CPU priority and signals of a worker or sender process; the event is set on
+    SIGTERM."""
     setup_logging(log_level, log_format)
+    lower_priority(nice)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
     terminated = threading.Event()
     signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
@@ -367,7 +380,7 @@ def run_worker_process(
     main process (passed, not read: it may die while this one is still starting)."""
     from pbm_emergo.db.session import get_sessionmaker
 
-    terminated = _child_setup(log_level, config.log_format)
+    terminated = _child_setup(log_level, config.log_format, config.worker_nice)
     credentials.install(credentials.CredentialCache(key=key, entries=entries))
     worker = InboxWorker(get_sessionmaker(config), config)
     while not (stopping.value or terminated.is_set()):
@@ -410,7 +423,7 @@ def run_sender_process(
     but accept mail."""
     from pbm_emergo.db.session import get_sessionmaker
 
-    terminated = _child_setup(log_level, config.log_format)
+    terminated = _child_setup(log_level, config.log_format, config.worker_nice)
 
     class Stop:
         """What OutboxSender checks between mails: the server stopping, or this process."""
@@ -463,6 +476,10 @@ def register(subparsers: Any) -> None:
                             help="replies to one address per hour (PBM_EMERGO_REPLY_LIMIT)")
         parser.add_argument("--workers", type=int,
                             help="inbox worker processes, default one per CPU (PBM_EMERGO_WORKERS)")
+        parser.add_argument("--worker-nice", dest="worker_nice", type=int,
+                            help="how much lower the CPU priority of the workers, the outbox "
+                                 "sender and the robots is than the listener's "
+                                 "(PBM_EMERGO_WORKER_NICE, default 10; 0: equal)")
         parser.add_argument("--migrate", action="store_true",
                             help="migrate the database to the newest revision first "
                                  "(automatic on the embedded SQLite default)")
@@ -491,6 +508,7 @@ def register(subparsers: Any) -> None:
 
 
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
+                 "worker_nice",
                  "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
                  "metrics_port", "metrics_host", "smtputf8")
 
