@@ -11,6 +11,7 @@ proves they agree).
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import (
     JSON,
@@ -468,6 +469,10 @@ class InboundMessage(Base):
     board_number: Mapped[int | None] = mapped_column(Integer)
     sender: Mapped[str | None] = mapped_column(String(ADDRESS_LENGTH))
     not_answered: Mapped[str | None] = mapped_column(String(NOT_ANSWERED_LENGTH))
+    # The listener's parse of the mail (see pbm_emergo.mail.parse.ParsedMail.to_stored), so
+    # that the worker does not parse it again. It holds what ``raw`` holds (passwords too)
+    # and is emptied with it: when the mail is processed, and when the raw text expires.
+    parsed: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
     replies: Mapped[list[OutboundMessage]] = relationship(back_populates="inbound")
 

@@ -124,9 +124,11 @@ def store_inbound(
     boards: Sequence[int] = (),
     sender: str | None = None,
     not_answered: str | None = None,
+    parsed: dict[str, Any] | None = None,
 ) -> tuple[int, bool]:
     """Store a received mail with what it is (its masked command line, the boards it names,
-    the address to answer, why not to answer it); returns (its id, whether it is new).
+    the address to answer, why not to answer it, the listener's parse of it); returns (its
+    id, whether it is new).
 
     The same Message-ID from the same envelope sender is stored once: a second copy, also
     one stored at the same moment by another connection, gets the first one's id and False
@@ -148,6 +150,7 @@ def store_inbound(
             "board_number": boards[0] if boards else None,
             "sender": sender,
             "not_answered": not_answered,
+            "parsed": parsed,
         },
     ).scalar()
     if new_id is None:
@@ -290,7 +293,10 @@ def mark_inbound_done(
     extra: dict[str, object] = {} if note is None else {"last_error": note}
     if raw is not None:
         extra["raw"] = raw
-    return _release_inbound(session, message, now, status=status, processed_at=now, **extra)
+    # The parse goes with the mail as received (it holds what the raw text holds).
+    return _release_inbound(
+        session, message, now, status=status, processed_at=now, parsed=None, **extra
+    )
 
 
 def mark_inbound_failed(
@@ -315,7 +321,7 @@ def expire_raw(session: Session, received_before: datetime) -> int:
             InboundMessage.status.in_((INBOUND_DONE, INBOUND_IGNORED, INBOUND_DEAD)),
             func.length(InboundMessage.raw) > 0,
         )
-        .values(raw=b"")
+        .values(raw=b"", parsed=None)
         .execution_options(synchronize_session=False)
     )
     return rowcount(result)

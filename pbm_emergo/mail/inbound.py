@@ -47,6 +47,7 @@ class Received:
     boards: tuple[int, ...]
     sender: str | None
     not_answered: str | None
+    parsed: dict[str, Any]
 
 
 class GroupCommit:
@@ -111,6 +112,7 @@ class GroupCommit:
             boards=mail.boards,
             sender=mail.sender,
             not_answered=mail.not_answered,
+            parsed=mail.parsed,
         )
         return Stored(stored, duplicate=not created)
 
@@ -237,8 +239,13 @@ class InboxHandler:
         """Work out what the mail is, then store it (runs in a thread of the executor, off
         the event loop). Mails arriving together are stored in one short transaction
         (:class:`GroupCommit`); this returns once this mail's transaction committed."""
-        parsed = parse_mail(raw, mail_from, own_address=self.config.address)
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
+        envelope_sender = envelope_sender[:320]
+        # Parsed here, once: the worker reads this parse back (see ParsedMail.to_stored).
+        parsed = parse_mail(
+            raw, envelope_sender, own_address=self.config.address,
+            authserv_id=self.config.authserv_id,
+        )
         not_answered = parsed.not_answered or self._not_for_us(recipients)
         # The command line as it may be shown (only words known not to be secret: `admin
         # mail` and the log show it), and the boards it names, so that workers keep one
@@ -248,7 +255,7 @@ class InboxHandler:
         return self.committer.submit(
             Received(
                 raw=raw,
-                envelope_sender=envelope_sender[:320],
+                envelope_sender=envelope_sender,
                 recipients=recipients,
                 message_id=parsed.message_id,
                 received_at=self.clock(),
@@ -256,6 +263,7 @@ class InboxHandler:
                 boards=described.boards if not_answered is None else (),
                 sender=parsed.sender,
                 not_answered=not_answered[:200] if not_answered else None,
+                parsed=parsed.to_stored(),
             )
         )
 

@@ -10,6 +10,7 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
+from typing import Any
 from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
@@ -59,6 +60,39 @@ class ParsedMail:
     not_answered: str | None
     # The From domain's DMARC/SPF verdict by our MTA (see CommandMail.sender_auth).
     sender_auth: str = ""
+
+    def to_stored(self) -> dict[str, Any]:
+        """What the worker needs of the parse that the row does not hold already (the
+        sender and ``not_answered`` have columns of their own): stored with the mail on
+        receipt, so that it is parsed once (see :meth:`from_stored`)."""
+        return {
+            "message_id": self.message_id,
+            "subject": self.subject,
+            "body": self.body,
+            "references": list(self.references),
+            "defects": list(self.defects),
+            "sender_auth": self.sender_auth,
+        }
+
+    @classmethod
+    def from_stored(
+        cls,
+        stored: dict[str, Any],
+        *,
+        sender: str | None,
+        not_answered: str | None,
+    ) -> ParsedMail:
+        """The parse stored by :meth:`to_stored`, with the row's own columns."""
+        return cls(
+            message_id=str(stored["message_id"]),
+            sender=sender,
+            subject=str(stored["subject"]),
+            body=str(stored["body"]),
+            references=tuple(str(r) for r in stored["references"]),
+            defects=tuple(str(d) for d in stored["defects"]),
+            not_answered=not_answered,
+            sender_auth=str(stored["sender_auth"]),
+        )
 
     def command_mail(self) -> CommandMail:
         """The mail as the command layer sees it (only for mail that may be answered)."""

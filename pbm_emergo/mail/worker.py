@@ -181,10 +181,7 @@ class InboxWorker:
     def _process(self, claimed: InboundMessage) -> Outcome:
         inbound_id = claimed.id
         now = self.clock()
-        parsed = parse_mail(
-            claimed.raw, claimed.envelope_sender, own_address=self.config.address,
-            authserv_id=self.config.authserv_id,
-        )
+        parsed = self.parsed(claimed)
         if claimed.not_answered is not None:
             # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
             kept = self.redacted(claimed.raw, parsed)
@@ -217,6 +214,22 @@ class InboxWorker:
             outside=build, inside=store,
         )
         return Outcome(inbound_id, "done", queued)
+
+    def parsed(self, claimed: InboundMessage) -> ParsedMail:
+        """The mail as the listener parsed it on receipt; parsed now only if it was stored
+        without its parse (before that was stored, or by hand)."""
+        if claimed.parsed is not None:
+            try:
+                return ParsedMail.from_stored(
+                    claimed.parsed, sender=claimed.sender, not_answered=claimed.not_answered
+                )
+            except (KeyError, TypeError):
+                log.warning("inbound %d: its stored parse is unreadable; parsed again",
+                            claimed.id)
+        return parse_mail(
+            claimed.raw, claimed.envelope_sender, own_address=self.config.address,
+            authserv_id=self.config.authserv_id,
+        )
 
     # --- replies -----------------------------------------------------------------------
 

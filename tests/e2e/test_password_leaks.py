@@ -197,7 +197,8 @@ def test_a_dead_letter_keeps_its_original_until_the_retention_period_ends(
     original = b"From: a@example.org\r\nSubject: emergo move 101 alice pw-1234 e4\r\n\r\nhi\r\n"
     with db_sessions.begin() as session:
         dead, _ = queues.enqueue_inbound(
-            session, original, "a@example.org", ["pbmserv@localhost"], "<dead@x>", received
+            session, original, "a@example.org", ["pbmserv@localhost"], "<dead@x>", received,
+            parsed={"subject": "emergo move 101 alice pw-1234 e4", "body": "hi"},
         )
         done, _ = queues.enqueue_inbound(
             session, b"Subject: help\r\n\r\n", "b@example.org", ["pbmserv@localhost"], "<done@x>",
@@ -222,6 +223,7 @@ def test_a_dead_letter_keeps_its_original_until_the_retention_period_ends(
     with db_sessions.begin() as session:
         rows = {r.id: r for r in session.scalars(select(InboundMessage))}
         assert rows[dead_id].raw == b"" and rows[done_id].raw == b""
+        assert rows[dead_id].parsed is None  # the listener's parse goes with the raw text
         assert rows[dead_id].status == "dead"
         # Nothing is left to run: an expired dead letter cannot be requeued.
         assert not queues.requeue_inbound(session, dead_id, received + timedelta(days=1))

@@ -108,6 +108,55 @@ def test_message_is_processed_and_its_reply_queued(
     assert reply["References"].split()[0] == f"<board-101.pbm-emergo@{config.domain}>"
 
 
+def test_the_worker_runs_the_listeners_parse_and_empties_it_with_the_raw_mail(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    """A mail is parsed once, on receipt: the worker runs what the listener stored (here
+    the stored parse is changed under it, and that is what runs), and the parse, which
+    holds what the raw mail holds, is emptied when the mail is done."""
+    inbound_id = store(
+        config, session_factory,
+        command_mail("emergo help", body="the body\n", message_id="<p1@example.org>"),
+    )
+    with session_factory.begin() as session:
+        inbound = session.get(InboundMessage, inbound_id)
+        assert inbound is not None and inbound.parsed is not None
+        assert (inbound.parsed["subject"], inbound.parsed["body"]) == ("emergo help", "the body\n")
+        assert inbound.parsed["message_id"] == "<p1@example.org>"
+        inbound.parsed = {**inbound.parsed, "subject": "emergo show 101"}
+    echo = Echo()
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "done"
+    assert [(m.subject, m.body, m.message_id) for m in echo.seen] == [
+        ("emergo show 101", "the body\n", "<p1@example.org>")
+    ]
+    with session_factory.begin() as session:
+        assert session.scalar(
+            select(InboundMessage.id).where(
+                InboundMessage.id == inbound_id, InboundMessage.parsed.is_(None)
+            )
+        ) == inbound_id
+
+
+def test_a_mail_stored_without_its_parse_is_parsed_by_the_worker(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    raw = command_mail("emergo help", body="hi\n", message_id="<p2@example.org>")
+    with session_factory.begin() as session:
+        queues.store_inbound(
+            session, raw.as_bytes(policy=policy.SMTP), "alice@example.org",
+            [config.address], "<p2@example.org>", NOW, sender="alice@example.org",
+        )  # fmt: skip
+    echo = Echo()
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "done"
+    assert [(m.subject, m.body, m.message_id) for m in echo.seen] == [
+        ("emergo help", "hi\n", "<p2@example.org>")
+    ]
+
+
 def test_failures_are_retried_then_dead_lettered_with_a_notice(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
