@@ -38,7 +38,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
-from sqlalchemy import Select, and_, func, insert, inspect, or_, select, update
+from sqlalchemy import Select, and_, bindparam, func, insert, inspect, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased
@@ -202,8 +202,10 @@ def enqueue_inbound(
     return message, created
 
 
-def _claimable_inbound() -> Select[Any]:
-    """The oldest pending mail none of whose boards has an earlier unfinished mail."""
+def _claim_inbound(*, skip_locked: bool) -> Any:
+    """``UPDATE`` the oldest pending mail none of whose boards has an earlier unfinished
+    mail to claimed ``RETURNING`` it: the search and the claim in one statement."""
+    candidate = aliased(InboundMessage)
     mine = aliased(InboundBoard)
     theirs = aliased(InboundBoard)
     earlier = aliased(InboundMessage)
@@ -212,42 +214,50 @@ def _claimable_inbound() -> Select[Any]:
         .join(mine, mine.board_number == theirs.board_number)
         .join(earlier, earlier.id == theirs.inbound_id)
         .where(
-            mine.inbound_id == InboundMessage.id,
-            theirs.inbound_id < InboundMessage.id,
+            mine.inbound_id == candidate.id,
+            theirs.inbound_id < candidate.id,
             earlier.status.in_((INBOUND_PENDING, INBOUND_PROCESSING)),
         )
         .exists()
     )
-    return (
-        select(InboundMessage)
-        .where(InboundMessage.status == INBOUND_PENDING, ~blocked)
-        .order_by(InboundMessage.id)
+    oldest = (
+        select(candidate.id)
+        .where(candidate.status == INBOUND_PENDING, ~blocked)
+        .order_by(candidate.id)
         .limit(1)
+    )
+    if skip_locked:
+        oldest = oldest.with_for_update(skip_locked=True)
+    return (
+        update(InboundMessage)
+        .where(InboundMessage.id == oldest.scalar_subquery(),
+               InboundMessage.status == INBOUND_PENDING)
+        .values(
+            status=INBOUND_PROCESSING,
+            attempts=InboundMessage.attempts + 1,
+            claimed_by=bindparam("worker"),
+            claimed_at=bindparam("now"),
+        )
+        .returning(InboundMessage)
+        .execution_options(synchronize_session=False)
     )
 
 
-# Built once: making a statement costs more than running it (these have no parameters).
+# Built once: making a statement costs more than running it.
 _ANY_PENDING_INBOUND = (
     select(InboundMessage.id).where(InboundMessage.status == INBOUND_PENDING).limit(1)
 )
-_CLAIMABLE_INBOUND = _claimable_inbound()
-_CLAIMABLE_INBOUND_LOCKED = _CLAIMABLE_INBOUND.with_for_update(skip_locked=True, of=InboundMessage)
+_CLAIM_INBOUND = (_claim_inbound(skip_locked=False), _claim_inbound(skip_locked=True))
 
 
 def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:
     """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
-    counting an attempt. Commit right away."""
+    counting an attempt (one statement; on PostgreSQL a row another worker is claiming is
+    skipped). Commit right away."""
     postgresql = session.get_bind().dialect.name == "postgresql"
-    message: InboundMessage | None = session.scalar(
-        _CLAIMABLE_INBOUND_LOCKED if postgresql else _CLAIMABLE_INBOUND
-    )
-    if message is None:
-        return None
-    message.status = INBOUND_PROCESSING
-    message.attempts += 1
-    message.claimed_by = worker
-    message.claimed_at = now
-    session.flush()
+    message: InboundMessage | None = session.scalars(
+        _CLAIM_INBOUND[postgresql], {"worker": worker, "now": now}
+    ).first()
     return message
 
 
