@@ -8,7 +8,7 @@ the player's registered addresses (:mod:`pbm_emergo.commands.lockout`).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from datetime import datetime
 
 from pbm_emergo.commands import lockout
@@ -136,9 +136,11 @@ def authenticate(
     *,
     board: int | None = None,
     known: Sequence[Player] = (),
+    no_failures: Collection[int] = (),
 ) -> Player:
     """The player if ``password`` is theirs; otherwise a CommandError (and a failure counted,
-    per userid and sender: see :mod:`pbm_emergo.commands.lockout`).
+    per userid and sender: see :mod:`pbm_emergo.commands.lockout`). ``no_failures``: ids of
+    players read to have no wrong passwords counted (their counts are not looked up).
 
     A right password from an address the player has not registered is accepted (as pbmserv
     does) and the registered addresses get a notice. The password is checked here, in the
@@ -146,7 +148,9 @@ def authenticate(
     changes (the failure count, a renewed hash) is stored by the command's writes.
     """
     player = require_player(ctx, userid, board=board, known=known)
-    failures = players.login_failures_of(ctx.session, player.id)
+    failures = (
+        {} if player.id in no_failures else players.login_failures_of(ctx.session, player.id)
+    )
     lockout.check_not_locked(ctx, player, failures, board=board)
     verified = players.check_password(player.id, player.password_hash, password)
     if not verified.ok:

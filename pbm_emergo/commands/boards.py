@@ -19,6 +19,7 @@ from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.commands.clock import thinking_time
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, ratings, spectators, vacations
+from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import (
     AUTOPLAYED_FORCED,
     AUTOPLAYED_QUEUED,
@@ -64,19 +65,39 @@ def split_guard(text: str) -> tuple[str, int | None]:
 
 def get_board(ctx: Context, text: str) -> tuple[Board, int | None]:
     """The board a ``board[#n]`` argument names, or a CommandError."""
-    ref = parse_board_ref(text)
-    if ref is None:
-        raise CommandError(f"'{text[:40]}' is not a board number (boards are numbered from 101).")
-    number, upto = ref
+    number, upto = _board_ref(text)
     board = games.get_board(ctx.session, number)
     if board is None:
         raise CommandError(f"There is no board {number}.")
+    _check_upto(board, upto)
+    return board, upto
+
+
+def get_board_and_facts(ctx: Context, text: str) -> tuple[Board, BoardFacts, int | None]:
+    """As :func:`get_board`, with the facts read beside it (see games.BoardFacts)."""
+    number, upto = _board_ref(text)
+    found = games.get_board_and_facts(ctx.session, number)
+    if found is None:
+        raise CommandError(f"There is no board {number}.")
+    board, facts = found
+    _check_upto(board, upto)
+    return board, facts, upto
+
+
+def _board_ref(text: str) -> tuple[int, int | None]:
+    ref = parse_board_ref(text)
+    if ref is None:
+        raise CommandError(f"'{text[:40]}' is not a board number (boards are numbered from 101).")
+    return ref
+
+
+def _check_upto(board: Board, upto: int | None) -> None:
     if upto is not None and upto > board.ply:
         raise CommandError(
-            f"Board {number} has {_moves(board.ply)} so far, so there is no move {upto} to show.",
-            board=number,
+            f"Board {board.number} has {_moves(board.ply)} so far, so there is no move {upto} "
+            "to show.",
+            board=board.number,
         )
-    return board, upto
 
 
 def _moves(n: int) -> str:
@@ -162,10 +183,14 @@ class BoardState:
     # vacations that the clock leaves out: (player id, start, end).
     total_days: int | None = None
     vacations: tuple[tuple[int, datetime, datetime], ...] = ()
+    # False when the board's read found no subscription to it or to every board: its
+    # mails then go to the players (and, at the end, those who asked) without a look.
+    watched: bool = True
 
     @classmethod
-    def load(cls, session: Session, board: Board) -> BoardState:
-        """The state of ``board`` as stored (its moves, votes and rating changes read)."""
+    def load(cls, session: Session, board: Board, facts: BoardFacts | None = None) -> BoardState:
+        """The state of ``board`` as stored (its moves, votes and rating changes read;
+        ``facts``: read with the board, they spare the queries that would find nothing)."""
         rating = None
         if board.status == BOARD_FINISHED and board.rated:
             history = ratings.history_of_board(session, board.number)
@@ -201,14 +226,20 @@ class BoardState:
             position=games.current_position(board),
             moves=tuple(
                 PlayedMove(r.number, r.player_id, r.notation, r.played_at, r.autoplayed)
-                for r in games.move_records(session, board.number)
+                for r in games.played_moves(session, board.number)
             ),
-            votes=tuple(
-                OpenVote(v.kind, v.player_id, v.ply) for v in games.votes_of(session, board.number)
+            votes=(
+                tuple(
+                    OpenVote(v.kind, v.player_id, v.ply)
+                    for v in games.open_votes(session, board.number)
+                )
+                if facts is None or facts.votes
+                else ()
             ),
             rating=rating,
             total_days=board.total_days,
             vacations=tuple(away),
+            watched=facts is None or facts.watched,
         )
 
     @property
@@ -580,7 +611,7 @@ def board_mails(
     )
     html = board_html(view.subject, [view.html])
     recipients: list[str] = []
-    watchers = games.subscribers(ctx.session, state.number)
+    watchers = games.subscribers(ctx.session, state.number) if state.watched else []
     if not state.active:  # the final board mail also goes to those who asked (emergo notify)
         watchers += spectators.notified(ctx.session, state.number)
     subscribed = [primary_address(p) for p in watchers]

@@ -171,6 +171,10 @@ class Chain:
         number, now, start = self.board.number, self.ctx.now, self.start_ply
         moves, snapshots, game = list(self.moves), list(self.snapshots), self.game
         read_queued, taken = self.read_queued, list(self.loaded_ids)
+        # Votes read: each move drops them. None read: the first move's UPDATE re-checks
+        # that there are none (a vote stored meanwhile makes the mail start over), and
+        # nothing is deleted.
+        read_votes = bool(self.state.votes)
 
         def write(session: Session) -> None:
             for index, made in enumerate(moves):
@@ -179,9 +183,12 @@ class Chain:
                     session, number, start + index, after, made.player.id, str(made.move),
                     made.comment, now, autoplayed=made.autoplayed,
                     expected_queued=read_queued if index == 0 else None,
+                    expected_no_votes=not read_votes and index == 0,
                 )
-                # A move answers "no" to the opponent's draw offer, and any undo request is void.
-                games.drop_votes(session, number, keep_draw_of=made.player.id)
+                if read_votes:
+                    # A move answers "no" to the opponent's draw offer, and any undo
+                    # request is void.
+                    games.drop_votes(session, number, keep_draw_of=made.player.id)
             autoplay.take_queue(session, number, taken)
 
         self.ctx.write(write)

@@ -19,7 +19,7 @@ from pbm_emergo.commands.boards import (
     board_mails,
     board_view,
     finish_game,
-    get_board,
+    get_board_and_facts,
     other_side,
     result_sentence,
     span,
@@ -29,6 +29,7 @@ from pbm_emergo.commands.boards import (
 from pbm_emergo.commands.chain import play_and_follow
 from pbm_emergo.commands.decline import decline, has_moved
 from pbm_emergo.db import games
+from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.ratings import GameRating
 from pbm_emergo.rules import (
@@ -91,11 +92,13 @@ class ResignCommand(Command):
 class Turn:
     """One player's command on one board: what it read, and what its writes will store."""
 
-    def __init__(self, ctx: Context, board: Board, player: Player) -> None:
+    def __init__(
+        self, ctx: Context, board: Board, player: Player, facts: BoardFacts | None = None
+    ) -> None:
         self.ctx = ctx
         self.board = board
         self.player = player
-        self.state = BoardState.load(ctx.session, board)
+        self.state = BoardState.load(ctx.session, board, facts)
         self.number = board.number
 
     def error(self, reason: str, *, with_board: bool = True, **details: Any) -> CommandError:
@@ -127,7 +130,7 @@ class Turn:
 
 def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str) -> Result:
     """Everything ``emergo move`` does, after its arguments were counted."""
-    board, upto = get_board(ctx, board_arg)
+    board, facts, upto = get_board_and_facts(ctx, board_arg)
     number = board.number
     if upto is not None:
         raise CommandError(
@@ -136,7 +139,8 @@ def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str
             board=number,
         )
     player = authenticate(
-        ctx, userid, password, board=number, known=(board.white_player, board.black_player)
+        ctx, userid, password, board=number, known=(board.white_player, board.black_player),
+        no_failures={board.white_player_id, board.black_player_id} - facts.failing,
     )
     if board.side_of(player) is None:
         raise CommandError(
@@ -144,7 +148,7 @@ def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str
             f"{board.white_player.userid} against {board.black_player.userid}.",
             board=number,
         )
-    turn = Turn(ctx, board, player)
+    turn = Turn(ctx, board, player, facts)
     if not turn.state.active:
         raise turn.error(f"The game on board {number} is over: {result_sentence(turn.state)}")
     text, guard = split_guard(move_arg)

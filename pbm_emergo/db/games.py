@@ -13,10 +13,24 @@ command read before (the move count, the board still active, the board counter) 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
-from sqlalchemy import BindParameter, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import (
+    BindParameter,
+    Row,
+    Table,
+    bindparam,
+    delete,
+    exists,
+    func,
+    insert,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, joinedload, selectinload
 
@@ -37,8 +51,10 @@ from pbm_emergo.db.models import (
     DEFAULT_FORFEIT_DAYS,
     DEFAULT_NAG_DAYS,
     FIRST_BOARD_NUMBER,
+    Base,
     Board,
     Counter,
+    LoginFailure,
     MoveRecord,
     Player,
     QueuedMove,
@@ -52,6 +68,7 @@ REPETITION_SEPARATOR = "\n"
 
 __all__ = [
     "AppliedMove",
+    "BoardFacts",
     "apply_move",
     "boards",
     "boards_of",
@@ -61,12 +78,15 @@ __all__ = [
     "drop_votes",
     "finish_board",
     "get_board",
+    "get_board_and_facts",
     "last_board_number",
     "load_game",
     "move_notations",
     "move_records",
     "next_board_number",
     "open_vote",
+    "open_votes",
+    "played_moves",
     "player_to_move",
     "remove_vote",
     "resume_game",
@@ -196,6 +216,38 @@ def get_board(session: Session, number: int) -> Board | None:
     return board
 
 
+@dataclass(frozen=True)
+class BoardFacts:
+    """What the read of a board found out beside it, so that the queries these facts stand
+    for run only when they can find something (a move reads none of them, usually)."""
+
+    votes: bool  # the board has an open vote (draw offer, undo request)
+    watched: bool  # someone is subscribed to the board, or to every board
+    failing: frozenset[int]  # the ids of its players who have wrong passwords counted
+
+
+# The same query with the facts as EXISTS columns: each an index lookup in the one statement.
+_BOARD_WITH_FACTS = _BOARD_WITH_PLAYERS.add_columns(
+    exists().where(Vote.board_number == Board.number),
+    exists().where(
+        or_(Subscription.board_number == Board.number, Subscription.board_number.is_(None))
+    ),
+    exists().where(LoginFailure.player_id == Board.white_player_id),
+    exists().where(LoginFailure.player_id == Board.black_player_id),
+)
+
+
+def get_board_and_facts(session: Session, number: int) -> tuple[Board, BoardFacts] | None:
+    """The board as :func:`get_board` reads it, and :class:`BoardFacts` (the same query)."""
+    row = session.execute(_BOARD_WITH_FACTS, {"number": number}).unique().one_or_none()
+    if row is None:
+        return None
+    board, votes, watched, white_failing, black_failing = row
+    seats = ((board.white_player_id, white_failing), (board.black_player_id, black_failing))
+    failing = frozenset(pid for pid, has in seats if has)
+    return board, BoardFacts(votes=bool(votes), watched=bool(watched), failing=failing)
+
+
 def boards_of(session: Session, player: Player, status: str | None = None) -> list[Board]:
     """The player's boards by number, optionally only those with ``status``."""
     stmt = select(Board).where(
@@ -263,13 +315,23 @@ _SUBSCRIBERS = (
     .options(selectinload(Player.addresses))
     .order_by(Player.userid_key)
 )
+def _table_of(model: type[Base]) -> Table:
+    """The table of a mapped class, for Core statements."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+# On the table (Core): an ORM UPDATE costs more to run than the statement itself, and the
+# move's Board object, if any, is not kept in step anyway (apply_move expires it).
+_BOARDS = _table_of(Board)
 _STORE_MOVE = (
-    update(Board)
+    update(_BOARDS)
     # Active too: a resignation or forfeit committed since the board was read ends it.
     .where(
-        Board.number == bindparam("board"),
-        Board.ply == bindparam("expected_ply"),
-        Board.status == BOARD_ACTIVE,
+        _BOARDS.c.number == bindparam("board"),
+        _BOARDS.c.ply == bindparam("expected_ply"),
+        _BOARDS.c.status == BOARD_ACTIVE,
     )
     .values(
         ply=bindparam("new_ply"),
@@ -278,19 +340,59 @@ _STORE_MOVE = (
         to_move=bindparam("new_to_move"),
         last_move_at=bindparam("now"),
     )
-    .execution_options(synchronize_session=False)
 )
-# The same, re-checking boards.queued as the move read it: a queue stored meanwhile (by the
-# player who is not to move) makes the move start over, so that it plays or clears it.
-_STORE_MOVE_QUEUED = _STORE_MOVE.where(Board.queued == bindparam("expected_queued"))
+# Re-checking boards.queued as the move read it: a queue stored meanwhile (by the player
+# who is not to move) makes the move start over, so that it plays or clears it. And, when
+# the move read no open vote, that there still is none: a vote stored meanwhile makes the
+# move start over (so the move drops it, as it does the votes it read), and otherwise the
+# move needs no DELETE of votes. The variants by (queued re-checked, no votes re-checked):
+_QUEUED_AS_READ = _BOARDS.c.queued == bindparam("expected_queued")
+_NO_VOTES = ~exists().where(_table_of(Vote).c.board_number == _BOARDS.c.number)
+_STORE_MOVE_CHECKING = {
+    (False, False): _STORE_MOVE,
+    (True, False): _STORE_MOVE.where(_QUEUED_AS_READ),
+    (False, True): _STORE_MOVE.where(_NO_VOTES),
+    (True, True): _STORE_MOVE.where(_QUEUED_AS_READ, _NO_VOTES),
+}
 
 
-_INSERT_MOVE = insert(MoveRecord)
+_INSERT_MOVE = insert(_table_of(MoveRecord))
+
+# A board mail's reads, on the tables (Core): plain rows, no ORM objects to build.
+_MOVES_TABLE = _table_of(MoveRecord)
+_PLAYED_MOVES = (
+    select(
+        _MOVES_TABLE.c.number,
+        _MOVES_TABLE.c.player_id,
+        _MOVES_TABLE.c.notation,
+        _MOVES_TABLE.c.played_at,
+        _MOVES_TABLE.c.autoplayed,
+    )
+    .where(_MOVES_TABLE.c.board_number == _NUMBER)
+    .order_by(_MOVES_TABLE.c.number)
+)
+_VOTES_TABLE = _table_of(Vote)
+_OPEN_VOTES = (
+    select(_VOTES_TABLE.c.kind, _VOTES_TABLE.c.player_id, _VOTES_TABLE.c.ply)
+    .where(_VOTES_TABLE.c.board_number == _NUMBER)
+    .order_by(_VOTES_TABLE.c.kind)
+)
 
 
 def move_records(session: Session, board: Board | int) -> list[MoveRecord]:
     number = board if isinstance(board, int) else board.number
     return list(session.scalars(_MOVE_RECORDS, {"number": number}))
+
+
+def played_moves(session: Session, number: int) -> Sequence[Row[Any, Any, Any, Any, Any]]:
+    """The board's moves in order, as rows of (number, player_id, notation, played_at,
+    autoplayed)."""
+    return session.execute(_PLAYED_MOVES, {"number": number}).all()
+
+
+def open_votes(session: Session, number: int) -> Sequence[Row[Any, Any, Any]]:
+    """The board's open votes by kind, as rows of (kind, player_id, ply)."""
+    return session.execute(_OPEN_VOTES, {"number": number}).all()
 
 
 def load_game(session: Session, board: Board, upto: int | None = None) -> Game:
@@ -398,6 +500,7 @@ def store_move(
     *,
     autoplayed: str | None = None,
     expected_queued: bool | None = None,
+    expected_no_votes: bool = False,
 ) -> MoveRecord:
     """Store the move just played on ``game`` (the board's game resumed at
     ``expected_ply``) as move ``expected_ply + 1``: the board's new position, repetition keys
@@ -405,14 +508,15 @@ def store_move(
     BoardFinishedError if the game ended meanwhile. Does not finish the board.
 
     ``autoplayed``: how the server played it for the player (``queued``, ``forced``).
-    ``expected_queued``: ``boards.queued`` as read (StaleMoveError if it changed)."""
+    ``expected_queued``: ``boards.queued`` as read (StaleMoveError if it changed).
+    ``expected_no_votes``: the move read no open vote (StaleMoveError if there is one now)."""
     position = game.position
     outcome = game.outcome()
     check: dict[str, object] = {}
     if expected_queued is not None:
         check["expected_queued"] = expected_queued
     result = session.execute(
-        _STORE_MOVE if expected_queued is None else _STORE_MOVE_QUEUED,
+        _STORE_MOVE_CHECKING[expected_queued is not None, expected_no_votes],
         {
             **check,
             "board": number,

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import bindparam, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 
@@ -229,9 +229,13 @@ def login_failure(
     return session.get(LoginFailure, (player_id, sender_key))
 
 
+# Built once: every authentication runs it (unless its board's read found no failures).
+_LOGIN_FAILURES_OF = select(LoginFailure).where(LoginFailure.player_id == bindparam("player_id"))
+
+
 def login_failures_of(session: Session, player_id: int) -> dict[str, LoginFailure]:
     """Every failure count of the player, by sender key."""
-    rows = session.scalars(select(LoginFailure).where(LoginFailure.player_id == player_id))
+    rows = session.scalars(_LOGIN_FAILURES_OF, {"player_id": player_id})
     return {row.sender_key: row for row in rows}
 
 
