@@ -13,8 +13,8 @@ draw the same picture from the same function.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cache
+from dataclasses import dataclass, field
+from functools import cache, lru_cache
 
 from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
 
@@ -36,7 +36,8 @@ _MARK_WORDS = {
 
 @dataclass(frozen=True, slots=True)
 class CellPicture:
-    """One of the 41 cells as drawn."""
+    """One of the 41 cells as drawn (the same values give the same object: see
+    :func:`_cell`, so that its description is worked out once)."""
 
     name: str  # "e4"
     row: int  # 0..8 from the top (row letter a..i)
@@ -46,6 +47,11 @@ class CellPicture:
     own: int  # men of the cap colour
     prisoners: int  # enemy men under them
     marks: tuple[str, ...]  # START / LANDED / CAPTURED: its part in the last move
+    # The cell in words: ``c4: 3 white men over 5 black; captured in the last move``.
+    description: str = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "description", self._describe())
 
     @property
     def height(self) -> int:
@@ -57,9 +63,7 @@ class CellPicture:
             return None
         return BLACK if self.cap == WHITE else WHITE
 
-    @property
-    def description(self) -> str:
-        """The cell in words: ``c4: 3 white men over 5 black; captured in the last move``."""
+    def _describe(self) -> str:
         if self.cap is None:
             text = f"{self.name}: empty"
         else:
@@ -125,12 +129,20 @@ def move_marks(notation: str | None) -> dict[str, tuple[str, ...]]:
 
 
 def _cell(name: str, column: Column | None, marks: tuple[str, ...]) -> CellPicture:
-    row, col = _place(name)
     if column is None:
-        return CellPicture(name, row, col, None, None, 0, 0, marks)
-    return CellPicture(
-        name, row, col, column.code, column.owner, column.own, column.prisoners, marks
-    )
+        return _cell_picture(name, None, None, 0, 0, marks)
+    return _cell_picture(name, column.code, column.owner, column.own, column.prisoners, marks)
+
+
+# A board shows few distinct cells (most are empty or hold one man), and each picture of a
+# mail draws all 41: the cells are made once, their descriptions with them.
+@lru_cache(maxsize=8192)
+def _cell_picture(
+    name: str, code: str | None, cap: str | None, own: int, prisoners: int,
+    marks: tuple[str, ...],
+) -> CellPicture:
+    row, col = _place(name)
+    return CellPicture(name, row, col, code, cap, own, prisoners, marks)
 
 
 def board_picture(position: Position, last_move: str | None = None) -> BoardPicture:
