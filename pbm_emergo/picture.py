@@ -16,6 +16,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
 
+from markupsafe import Markup
+
+from pbm_emergo.render import render_html
 from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
 
 SIZE = 9
@@ -49,9 +52,12 @@ class CellPicture:
     marks: tuple[str, ...]  # START / LANDED / CAPTURED: its part in the last move
     # The cell in words: ``c4: 3 white men over 5 black; captured in the last move``.
     description: str = field(init=False, compare=False, repr=False)
+    # Its <td> as templates/board/cell.html.j2 draws it (board/picture.html.j2 puts it in).
+    html: Markup = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "description", self._describe())
+        object.__setattr__(self, "html", render_html("board/cell.html.j2", cell=self))
 
     @property
     def height(self) -> int:
@@ -135,7 +141,7 @@ def _cell(name: str, column: Column | None, marks: tuple[str, ...]) -> CellPictu
 
 
 # A board shows few distinct cells (most are empty or hold one man), and each picture of a
-# mail draws all 41: the cells are made once, their descriptions with them.
+# mail draws all 41: the cells are made once, their descriptions and HTML with them.
 @lru_cache(maxsize=8192)
 def _cell_picture(
     name: str, code: str | None, cap: str | None, own: int, prisoners: int,

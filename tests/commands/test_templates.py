@@ -97,6 +97,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "link": "https://emergo.example.org/boards/101",
     },
     "board/picture.html.j2": {"picture": PICTURE, "white": "alice", "black": "bob"},
+    "board/cell.html.j2": {"cell": PICTURE.cells[20]},
     "preview.html.j2": {
         "picture": PICTURE,
         "number": 101,
