@@ -134,21 +134,16 @@ def move_marks(notation: str | None) -> dict[str, tuple[str, ...]]:
     return {cell: tuple(m) for cell, m in marks.items()}
 
 
-def _cell(name: str, column: Column | None, marks: tuple[str, ...]) -> CellPicture:
-    if column is None:
-        return _cell_picture(name, None, None, 0, 0, marks)
-    return _cell_picture(name, column.code, column.owner, column.own, column.prisoners, marks)
-
-
 # A board shows few distinct cells (most are empty or hold one man), and each picture of a
 # mail draws all 41: the cells are made once, their descriptions and HTML with them.
 @lru_cache(maxsize=8192)
-def _cell_picture(
-    name: str, code: str | None, cap: str | None, own: int, prisoners: int,
-    marks: tuple[str, ...],
-) -> CellPicture:
+def _cell(name: str, column: Column | None, marks: tuple[str, ...]) -> CellPicture:
     row, col = _place(name)
-    return CellPicture(name, row, col, code, cap, own, prisoners, marks)
+    if column is None:
+        return CellPicture(name, row, col, None, None, 0, 0, marks)
+    return CellPicture(
+        name, row, col, column.code, column.owner, column.own, column.prisoners, marks
+    )
 
 
 def board_picture(position: Position, last_move: str | None = None) -> BoardPicture:
