@@ -100,21 +100,25 @@ class InboxWorker:
         # Claims whose failure could not be recorded (the database was unwritable).
         self._unreleased: list[tuple[InboundMessage, str]] = []
         self._lock = threading.Lock()
+        self._found_last_time = False
 
     def run_once(self) -> Outcome | None:
         """Handle the next message, if there is one."""
         if self._unreleased:
             self._release_unreleased()  # raises while the database still cannot be written
-        # Look first without the write lock: an idle worker must not take it.
-        with self.reads() as session:
-            if not queues.inbound_pending(session):
-                return None
+        # Look first without the write lock: an idle worker must not take it. (Right after
+        # a claim there is most likely more: then claim at once.)
+        if not self._found_last_time:
+            with self.reads() as session:
+                if not queues.inbound_pending(session):
+                    return None
         with self.session_factory.begin() as session:
             claimed = queues.claim_inbound(
                 session, worker=queues.worker_name(), now=self.clock()
             )
-            if claimed is None:
-                return None
+        self._found_last_time = claimed is not None
+        if claimed is None:
+            return None
         claim = claimed.claimed_by
         started = time.perf_counter()
         try:
