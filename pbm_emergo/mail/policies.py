@@ -6,6 +6,11 @@ the header registry keeps the header classes it makes. The stock registry builds
 class with ``type()`` for every header of every message, which was a third of the time it
 took to write a board mail; the classes depend only on the header's name, so keeping them
 changes nothing else. Mail to a non-ASCII address is written with ``utf8=True`` (RFC 6532).
+
+Our replies are built and written with :data:`WRITE_COMPAT32`, the library's ``compat32``
+policy with CRLF line ends (see :mod:`pbm_emergo.mail.reply`): it stores the header values
+it is given (folded by the reply module) and writes them as they are, without parsing them
+into header objects first, which made a board mail three times cheaper to build and write.
 """
 
 from __future__ import annotations
@@ -37,6 +42,11 @@ WRITE = policy.SMTP.clone(header_factory=CachedHeaderRegistry())
 # Writing mail to a non-ASCII address (RFC 6532): headers in UTF-8 as they are, since an
 # address cannot be an encoded word; such mail is sent only with SMTPUTF8.
 WRITE_UTF8 = WRITE.clone(utf8=True)
+# Building and writing our replies: compat32, CRLF, no ">From " in bodies (as_bytes never
+# mangles; a generator given compat32 would), and header lines folded only beyond SMTP's 998
+# octets: the reply module folds its values to 78 characters when it stores them (the
+# Header folder would give a value with a long first word a space in front).
+WRITE_COMPAT32 = policy.compat32.clone(linesep="\r\n", mangle_from_=False, max_line_length=998)
 
 
 def write_policy(address: str) -> policy.EmailPolicy[EmailMessage]:
@@ -44,4 +54,4 @@ def write_policy(address: str) -> policy.EmailPolicy[EmailMessage]:
     return WRITE if address.isascii() else WRITE_UTF8
 
 
-__all__ = ["READ", "WRITE", "WRITE_UTF8", "CachedHeaderRegistry", "write_policy"]
+__all__ = ["READ", "WRITE", "WRITE_COMPAT32", "WRITE_UTF8", "CachedHeaderRegistry", "write_policy"]
