@@ -36,9 +36,20 @@ import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import Select, and_, bindparam, func, insert, inspect, or_, select, update
+from sqlalchemy import (
+    Select,
+    Table,
+    and_,
+    bindparam,
+    func,
+    insert,
+    inspect,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session, aliased
@@ -170,7 +181,7 @@ def store_inbound(
 
 
 def _store_inbound(insert_for: Any) -> Any:
-    table = InboundMessage.__table__
+    table = cast(Table, InboundMessage.__table__)
     return (
         insert_for(table)
         .on_conflict_do_nothing(index_elements=["envelope_sender", "message_id"])
@@ -181,7 +192,7 @@ def _store_inbound(insert_for: Any) -> Any:
 # Built once, on the tables (Core): the listener runs these for every mail, and building an
 # ORM statement with its values cost more than running it.
 _STORE_INBOUND = (_store_inbound(sqlite_insert), _store_inbound(pg_insert))
-_STORE_INBOUND_BOARD = insert(InboundBoard.__table__)
+_STORE_INBOUND_BOARD = insert(cast(Table, InboundBoard.__table__))
 
 
 def enqueue_inbound(

@@ -153,7 +153,9 @@ def _setup_sqlite(engine: Engine, *, foreign_keys: bool) -> None:
         # start deferred transactions on its own, behind our back).
         dbapi_connection.isolation_level = None
         database = engine.url.database
-        if isinstance(dbapi_connection, QueuedConnection) and database not in (None, "", ":memory:"):
+        if isinstance(dbapi_connection, QueuedConnection) and database not in (
+            None, "", ":memory:"
+        ):
             dbapi_connection.writer_queue = writer_queue(database)
         cursor = dbapi_connection.cursor()
         try:

@@ -10,12 +10,12 @@ import hashlib
 import logging
 import re
 from dataclasses import dataclass
-from typing import Any
 from email.header import decode_header, make_header
 from email.message import EmailMessage, Message
 from email.parser import BytesParser
 from email.utils import getaddresses
 from html.parser import HTMLParser
+from typing import Any
 
 from pbm_emergo.mail import authresults, policies
 from pbm_emergo.mail.headertext import without_comments

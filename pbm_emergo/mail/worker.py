@@ -17,7 +17,6 @@ import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email.message import EmailMessage
 from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -40,7 +39,7 @@ from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.redact import redacted_copy
-from pbm_emergo.mail.reply import build_reply, readdressed_bytes, reply_bytes
+from pbm_emergo.mail.reply import ReplyMail, readdressed_bytes, reply_mail
 from pbm_emergo.messages import Reply, clean_address
 from pbm_emergo.ops.logs import event
 from pbm_emergo.render import render
@@ -270,7 +269,7 @@ class InboxWorker:
                         )
                     )
                     continue
-                email = build_reply(
+                email = reply_mail(
                     reply,
                     server_address=self.config.address,
                     now=now,
@@ -297,13 +296,13 @@ class InboxWorker:
         return found[0] if found else None
 
     @staticmethod
-    def _built(reply: Reply, email: EmailMessage) -> BuiltReply:
+    def _built(reply: Reply, email: ReplyMail) -> BuiltReply:
         return BuiltReply(
             reply=reply,
-            recipient=str(email["To"]),
-            raw=reply_bytes(email),
-            message_id=str(email["Message-ID"]),
-            subject=str(email["Subject"]),
+            recipient=email.to,
+            raw=email.raw,
+            message_id=email.message_id,
+            subject=email.subject,
         )
 
     def queue_scheduled(self, session: Session, reply: Reply) -> int:
@@ -349,7 +348,7 @@ class InboxWorker:
         queued = 0
         if sent_recently == limit:
             # The one final notice goes out; the reply itself is held like the ones after it.
-            notice = build_reply(
+            notice = reply_mail(
                 Reply(
                     recipient,
                     "Emergo: reply limit reached",
@@ -363,10 +362,10 @@ class InboxWorker:
             rows.append(
                 queues.outbound_row(
                     recipient,
-                    reply_bytes(notice),
+                    notice.raw,
                     now,
-                    message_id=str(notice["Message-ID"]),
-                    subject=str(notice["Subject"]),
+                    message_id=notice.message_id,
+                    subject=notice.subject,
                     inbound_id=inbound_id,
                 )
             )
