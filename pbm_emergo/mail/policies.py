@@ -36,8 +36,37 @@ class CachedHeaderRegistry(HeaderRegistry):
         return cls
 
 
-# Reading mail: policy.default; writing it: policy.SMTP (CRLF), each with the cached registry.
-READ = policy.default.clone(header_factory=CachedHeaderRegistry())
+class ReadingHeaderRegistry(CachedHeaderRegistry):
+    """The registry mail is read with: also the parsed value of each MIME structure header
+    (Content-Type, Content-Transfer-Encoding, Content-Disposition, MIME-Version) is kept,
+    by its exact text. The library parses such a header anew every time it is read, and
+    reading one mail reads its Content-Type several times (the parser itself, then the
+    body and report checks); most mails carry the same few values. Header objects do not
+    change once made. Only these headers: they say how a mail is built, never what someone
+    wrote in it (no Subject, no address is kept)."""
+
+    KEPT = frozenset({"content-type", "content-transfer-encoding", "content-disposition",
+                      "mime-version"})
+    LIMIT = 512  # distinct values kept; then the memory starts over
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._values: dict[tuple[str, str], BaseHeader] = {}
+
+    def __call__(self, name: str, value: str) -> BaseHeader:
+        if name.lower() not in self.KEPT:
+            return super().__call__(name, value)
+        key = (name, value)
+        header = self._values.get(key)
+        if header is None:
+            if len(self._values) >= self.LIMIT:
+                self._values.clear()
+            header = self._values[key] = super().__call__(name, value)
+        return header
+
+
+# Reading mail: policy.default; writing it: policy.SMTP (CRLF), each with a cached registry.
+READ = policy.default.clone(header_factory=ReadingHeaderRegistry())
 WRITE = policy.SMTP.clone(header_factory=CachedHeaderRegistry())
 # Writing mail to a non-ASCII address (RFC 6532): headers in UTF-8 as they are, since an
 # address cannot be an encoded word; such mail is sent only with SMTPUTF8.
@@ -54,4 +83,7 @@ def write_policy(address: str) -> policy.EmailPolicy[EmailMessage]:
     return WRITE if address.isascii() else WRITE_UTF8
 
 
-__all__ = ["READ", "WRITE", "WRITE_COMPAT32", "WRITE_UTF8", "CachedHeaderRegistry", "write_policy"]
+__all__ = [
+    "READ", "WRITE", "WRITE_COMPAT32", "WRITE_UTF8", "CachedHeaderRegistry",
+    "ReadingHeaderRegistry", "write_policy",
+]

@@ -48,3 +48,30 @@ def test_each_header_class_is_made_once() -> None:
     assert registry["Subject"] is registry["subject"]
     assert registry["X-Anything"] is registry["x-anything"]
     assert registry["Subject"] is not registry["From"]
+
+
+def test_the_reading_policy_keeps_mime_structure_headers_and_nothing_else() -> None:
+    """The parsed Content-Type of a mail is made once for all the mails that carry the same
+    text, and reads as the stock policy reads it; a Subject (what someone wrote) is never
+    kept."""
+    from email import policy as stock
+    from email.parser import BytesParser
+
+    from pbm_emergo.mail.policies import READ
+
+    raw = (b"From: a@example.org\r\nSubject: emergo move 101 alice s3cret e4\r\n"
+           b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=\"utf-8\"; format=flowed\r\n"
+           b"\r\nhello\r\n")
+    first = BytesParser(policy=READ).parsebytes(raw)
+    second = BytesParser(policy=READ).parsebytes(raw)
+    assert first["Content-Type"] is second["Content-Type"]
+    assert first["MIME-Version"] is second["MIME-Version"]
+    assert first["Subject"] is not second["Subject"]
+    assert first["Subject"] == "emergo move 101 alice s3cret e4"
+    registry = READ.header_factory
+    assert all(name.lower() in registry.KEPT for name, _ in registry._values)
+    assert not any("s3cret" in value for _, value in registry._values)
+    reference = BytesParser(policy=stock.default).parsebytes(raw)
+    assert first.get_content_type() == reference.get_content_type() == "text/plain"
+    assert first["Content-Type"].params == reference["Content-Type"].params
+    assert first.get_content() == reference.get_content()
