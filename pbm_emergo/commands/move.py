@@ -173,7 +173,7 @@ def play(ctx: Context, board_arg: str, userid: str, password: str, move_arg: str
 
 def play_move(turn: Turn, text: str) -> Result:
     ctx, board, player, number = turn.ctx, turn.board, turn.player, turn.number
-    game = games.resume_game(ctx.session, board)
+    game = games.resume_game(ctx.session, board, turn.state.position)
     position = game.position
     if board.side_of(player) != position.to_move:
         raise turn.error(

@@ -6,6 +6,12 @@ threefold repetition needs (``repetition``: the keys of the positions that can s
 So a move loads one board row and resumes the game from it; the moves table stays the
 source of truth and is replayed only to look back (``show 101#7``, an undo).
 
+A move reads its board, players and their addresses in one query, with facts beside them
+(:class:`BoardFacts`: an open vote? a subscriber? wrong passwords counted?), so that the
+queries for votes, subscribers and failure counts run only when they can find something;
+then the board's moves. It writes the board (an UPDATE that re-checks what it read, "no
+votes" included, instead of deleting votes that are not there) and the move.
+
 Functions take the caller's ``Session`` and open no transaction. The writes re-check what a
 command read before (the move count, the board still active, the board counter) and raise a
 :class:`~pbm_emergo.db.errors.Conflict` when it changed.
@@ -315,6 +321,8 @@ _SUBSCRIBERS = (
     .options(selectinload(Player.addresses))
     .order_by(Player.userid_key)
 )
+
+
 def _table_of(model: type[Base]) -> Table:
     """The table of a mapped class, for Core statements."""
     table = model.__table__
@@ -322,9 +330,12 @@ def _table_of(model: type[Base]) -> Table:
     return table
 
 
-# On the table (Core): an ORM UPDATE costs more to run than the statement itself, and the
-# move's Board object, if any, is not kept in step anyway (apply_move expires it).
+# The move's own statements are on the tables (Core): the ORM's handling of a statement
+# costs more than running it, and plain rows are all a board mail needs. (The UPDATE keeps
+# no Board object in step: apply_move expires its own.)
 _BOARDS = _table_of(Board)
+_MOVES_TABLE = _table_of(MoveRecord)
+_VOTES_TABLE = _table_of(Vote)
 _STORE_MOVE = (
     update(_BOARDS)
     # Active too: a resignation or forfeit committed since the board was read ends it.
@@ -347,7 +358,7 @@ _STORE_MOVE = (
 # move start over (so the move drops it, as it does the votes it read), and otherwise the
 # move needs no DELETE of votes. The variants by (queued re-checked, no votes re-checked):
 _QUEUED_AS_READ = _BOARDS.c.queued == bindparam("expected_queued")
-_NO_VOTES = ~exists().where(_table_of(Vote).c.board_number == _BOARDS.c.number)
+_NO_VOTES = ~exists().where(_VOTES_TABLE.c.board_number == _BOARDS.c.number)
 _STORE_MOVE_CHECKING = {
     (False, False): _STORE_MOVE,
     (True, False): _STORE_MOVE.where(_QUEUED_AS_READ),
@@ -356,10 +367,7 @@ _STORE_MOVE_CHECKING = {
 }
 
 
-_INSERT_MOVE = insert(_table_of(MoveRecord))
-
-# A board mail's reads, on the tables (Core): plain rows, no ORM objects to build.
-_MOVES_TABLE = _table_of(MoveRecord)
+_INSERT_MOVE = insert(_MOVES_TABLE)
 _PLAYED_MOVES = (
     select(
         _MOVES_TABLE.c.number,
@@ -371,7 +379,6 @@ _PLAYED_MOVES = (
     .where(_MOVES_TABLE.c.board_number == _NUMBER)
     .order_by(_MOVES_TABLE.c.number)
 )
-_VOTES_TABLE = _table_of(Vote)
 _OPEN_VOTES = (
     select(_VOTES_TABLE.c.kind, _VOTES_TABLE.c.player_id, _VOTES_TABLE.c.ply)
     .where(_VOTES_TABLE.c.board_number == _NUMBER)
@@ -407,12 +414,13 @@ def load_game(session: Session, board: Board, upto: int | None = None) -> Game:
     return Game.from_moves(notations, blocked=_blocked(board))
 
 
-def resume_game(session: Session, board: Board) -> Game:
+def resume_game(session: Session, board: Board, position: Position | None = None) -> Game:
     """The board's game from its stored position and repetition keys, without replaying it
-    (a board stored before the keys existed is replayed once)."""
+    (a board stored before the keys existed is replayed once). ``position``: the board's
+    position already read from it (positions are immutable: it is not read again)."""
     if board.repetition:
         return Game.resume(
-            Position.from_text(board.position),
+            position if position is not None else Position.from_text(board.position),
             board.repetition.split(REPETITION_SEPARATOR),
             blocked=_blocked(board),
         )
