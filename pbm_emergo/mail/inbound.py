@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -311,14 +310,10 @@ _process_config: Config | None = None
 _process_reads: sessionmaker[DBSession] | None = None
 
 
-def _start_receipt_process(config: Config, parent: int) -> None:
+def _start_receipt_process(config: Config) -> None:
     global _process_config, _process_reads  # noqa: PLW0603 - one per pool process
     from pbm_emergo.db.session import get_sessionmaker
-    from pbm_emergo.server import exit_with_parent
 
-    # A listener killed with SIGKILL leaves no receipt process behind (they would wait on
-    # their queue for ever).
-    exit_with_parent(parent)
     _process_config = config
     _process_reads = read_sessions(get_sessionmaker(config))
 
@@ -347,7 +342,7 @@ class ReceiptPool:
             max_workers=self.processes,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=_start_receipt_process,
-            initargs=(self.config, os.getpid()),
+            initargs=(self.config,),
         )
 
     async def work_out(
