@@ -51,10 +51,6 @@ class Config:
     # the robots is than the listener's: under a burst the listener, which a sending MTA is
     # waiting on, gets the CPU first. 0 keeps them all equal.
     worker_nice: int = 10
-    # Processes that work received mail out for the listener (parse it, find what may be
-    # shown): -1 means one for each CPU when there are several, 0 none (the listener's
-    # process does it).
-    receipt_processes: int = -1
     # The authserv-id of our own MTA's Authentication-Results headers (RFC 8601), for
     # example "mx.example.org": a mail whose From domain fails DMARC (else SPF) by that
     # header is not trusted for what relies on its address alone. None: not checked.
@@ -101,13 +97,6 @@ class Config:
     @property
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
-
-    @property
-    def receipt_process_count(self) -> int:
-        if self.receipt_processes >= 0:
-            return self.receipt_processes
-        cpus = os.cpu_count() or 1
-        return cpus if cpus > 1 else 0
 
     @property
     def domain(self) -> str:

@@ -37,7 +37,7 @@ from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
 from pbm_emergo.config import Config, load_config
 from pbm_emergo.db import credentials, queues
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail.inbound import InboxHandler, Listener, ReceiptPool
+from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.ops.logs import TEXT_FORMAT, setup_logging
@@ -103,14 +103,6 @@ class MailServer:
             if listen
             else None
         )
-        # Processes that work mails out for the listener (see ReceiptPool).
-        self.receipt = (
-            ReceiptPool(config, config.receipt_process_count)
-            if self.listener is not None and processes and config.receipt_process_count > 0
-            else None
-        )
-        if self.listener is not None:
-            self.listener.handler.receipt = self.receipt
         # The robots play their turns off the mail path (a process of their own).
         self.robots = (
             RobotPlayer(config, session_factory, poll_seconds=poll_seconds, clock=clock,
@@ -146,8 +138,6 @@ class MailServer:
         """Stop accepting, let every thread finish what it holds, and wait for them."""
         if self.listener is not None:
             self.listener.stop()
-        if self.receipt is not None:
-            self.receipt.close()
         self.stopping.set()
         self.inbox_ready.set()
         self.outbox_ready.set()

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -137,8 +135,6 @@ class InboxHandler:
         self.reads = read_sessions(session_factory)
         self.committer = GroupCommit(session_factory)
         self.accepting = True
-        # Set by the server: processes that work mails out (else this process does).
-        self.receipt: ReceiptPool | None = None
         # DATA commands between "storing" and their answer; stop() waits for them.
         self.in_flight = 0
         self._idle = threading.Condition()
@@ -218,19 +214,7 @@ class InboxHandler:
             self.in_flight += 1
         try:
             # Off the event loop: the database may take a moment (SQLite's busy wait).
-            if self.receipt is None:
-                stored = await loop.run_in_executor(None, self.store, raw, mail_from, recipients)
-            else:
-                received_at = self.clock()
-                try:
-                    received = await self.receipt.work_out(raw, mail_from, recipients,
-                                                           received_at)
-                except BrokenProcessPool:
-                    received = await loop.run_in_executor(
-                        None, work_out, self.config, self.reads, raw, mail_from, recipients,
-                        received_at,
-                    )
-                stored = await loop.run_in_executor(None, self.committer.submit, received)
+            stored = await loop.run_in_executor(None, self.store, raw, mail_from, recipients)
         except Exception:  # noqa: BLE001 - the sending MTA keeps the mail and retries
             log.exception("could not store mail from %r", mail_from)
             return "451 4.3.0 Could not store the message, try again later"
@@ -255,117 +239,40 @@ class InboxHandler:
         """Work out what the mail is, then store it (runs in a thread of the executor, off
         the event loop). Mails arriving together are stored in one short transaction
         (:class:`GroupCommit`); this returns once this mail's transaction committed."""
+        envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
+        envelope_sender = envelope_sender[:320]
+        # Parsed here, once: the worker reads this parse back (see ParsedMail.to_stored).
+        parsed = parse_mail(
+            raw, envelope_sender, own_address=self.config.address,
+            authserv_id=self.config.authserv_id,
+        )
+        not_answered = parsed.not_answered or self._not_for_us(recipients)
+        # The command line as it may be shown (only words known not to be secret: `admin
+        # mail` and the log show it), and the boards it names, so that workers keep one
+        # board's mail in order.
+        with self.reads() as session:
+            described = describe(parsed.subject, parsed.body, session)
         return self.committer.submit(
-            work_out(self.config, self.reads, raw, mail_from, recipients, self.clock())
-        )
-
-
-def work_out(
-    config: Config,
-    reads: sessionmaker[DBSession],
-    raw: bytes,
-    mail_from: str,
-    recipients: list[str],
-    received_at: datetime,
-) -> Received:
-    """What a mail is, worked out once on receipt: parsed, its command line as it may be
-    shown, the boards it names, whether to answer it (see :class:`Received`)."""
-    envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
-    envelope_sender = envelope_sender[:320]
-    # Parsed here, once: the worker reads this parse back (see ParsedMail.to_stored).
-    parsed = parse_mail(
-        raw, envelope_sender, own_address=config.address, authserv_id=config.authserv_id
-    )
-    not_answered = parsed.not_answered or _not_for_us(config, recipients)
-    # The command line as it may be shown (only words known not to be secret: `admin
-    # mail` and the log show it), and the boards it names, so that workers keep one
-    # board's mail in order.
-    with reads() as session:
-        described = describe(parsed.subject, parsed.body, session)
-    return Received(
-        raw=raw,
-        envelope_sender=envelope_sender,
-        recipients=recipients,
-        message_id=parsed.message_id,
-        received_at=received_at,
-        subject=described.command[:900] or None,
-        boards=described.boards if not_answered is None else (),
-        sender=parsed.sender,
-        not_answered=not_answered[:200] if not_answered else None,
-        parsed=parsed.to_stored(),
-    )
-
-
-def _not_for_us(config: Config, recipients: list[str]) -> str | None:
-    """Mail only for postmaster is kept for the operator, not run as commands."""
-    own = config.address.lower()
-    if any(r.strip("<>").lower() == own for r in recipients):
-        return None
-    return "mail for postmaster (kept for the operator)"
-
-
-# --- working mails out in other processes --------------------------------------------------
-
-_process_config: Config | None = None
-_process_reads: sessionmaker[DBSession] | None = None
-
-
-def _start_receipt_process(config: Config) -> None:
-    global _process_config, _process_reads  # noqa: PLW0603 - one per pool process
-    from pbm_emergo.db.session import get_sessionmaker
-
-    _process_config = config
-    _process_reads = read_sessions(get_sessionmaker(config))
-
-
-def _work_out_in_process(
-    raw: bytes, mail_from: str, recipients: list[str], received_at: datetime
-) -> Received:
-    assert _process_config is not None and _process_reads is not None
-    return work_out(_process_config, _process_reads, raw, mail_from, recipients, received_at)
-
-
-class ReceiptPool:
-    """Processes that work out what a mail is (parse it, look up what may be shown) for
-    the listener, as Postfix's smtpd hands a mail to its cleanup daemon: the listener's
-    process then does little more than speak SMTP and store, and is not held to one core by
-    Python's GIL. The mail is still stored, with what it is, before the 250."""
-
-    def __init__(self, config: Config, processes: int) -> None:
-        self.config = config
-        self.processes = processes
-        self._lock = threading.Lock()
-        self._executor = self._start()
-
-    def _start(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(
-            max_workers=self.processes,
-            mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_receipt_process,
-            initargs=(self.config,),
-        )
-
-    async def work_out(
-        self, raw: bytes, mail_from: str, recipients: list[str], received_at: datetime
-    ) -> Received:
-        with self._lock:
-            executor = self._executor
-        try:
-            return await asyncio.wrap_future(
-                executor.submit(_work_out_in_process, raw, mail_from, recipients, received_at)
+            Received(
+                raw=raw,
+                envelope_sender=envelope_sender,
+                recipients=recipients,
+                message_id=parsed.message_id,
+                received_at=self.clock(),
+                subject=described.command[:900] or None,
+                boards=described.boards if not_answered is None else (),
+                sender=parsed.sender,
+                not_answered=not_answered[:200] if not_answered else None,
+                parsed=parsed.to_stored(),
             )
-        except BrokenProcessPool:
-            # A pool process died (killed, out of memory): start a new pool; the caller
-            # works this mail out itself.
-            log.error("a receipt process died; starting them again")
-            with self._lock:
-                if self._executor is executor:
-                    self._executor = self._start()
-            raise
+        )
 
-    def close(self) -> None:
-        with self._lock:
-            self._executor.shutdown(wait=True, cancel_futures=False)
+    def _not_for_us(self, recipients: list[str]) -> str | None:
+        """Mail only for postmaster is kept for the operator, not run as commands."""
+        own = self.config.address.lower()
+        if any(r.strip("<>").lower() == own for r in recipients):
+            return None
+        return "mail for postmaster (kept for the operator)"
 
 
 class CountingSMTP(SMTP):
