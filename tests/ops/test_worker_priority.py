@@ -10,8 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from tests.mail.support import SERVER_ADDRESS, free_port, wait_for
+from mail.support import SERVER_ADDRESS, free_port, wait_for
 
 from .support import clean_env
 
