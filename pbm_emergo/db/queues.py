@@ -39,7 +39,9 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
+    LargeBinary,
     Select,
+    String,
     Table,
     and_,
     bindparam,
@@ -311,13 +313,46 @@ def mark_inbound_done(
     ``note`` saying why, in last_error; ``raw``: the copy to keep instead of the mail as
     received, its passwords taken out). Returns False, changing nothing, if the claim was
     lost (expired and taken by another worker): the caller should then roll back."""
-    extra: dict[str, object] = {} if note is None else {"last_error": note}
-    if raw is not None:
-        extra["raw"] = raw
-    # The parse goes with the mail as received (it holds what the raw text holds).
-    return _release_inbound(
-        session, message, now, status=status, processed_at=now, parsed=None, **extra
+    # One statement built once (this runs for every mail). The parse goes with the mail as
+    # received (it holds what the raw text holds).
+    result = session.connection().execute(
+        _MARK_INBOUND_DONE,
+        {"inbound": message.id, "claim": message.claimed_by, "done": status, "now": now,
+         "kept": raw, "note": note},
     )
+    if rowcount(result) != 1:
+        if inspect(message).session is session:
+            session.refresh(message)
+        return False
+    values: dict[str, object] = {"claimed_by": None, "claimed_at": None, "status": status,
+                                 "processed_at": now, "parsed": None}
+    if raw is not None:
+        values["raw"] = raw
+    if note is not None:
+        values["last_error"] = note
+    for key, value in values.items():
+        set_committed_value(message, key, value)
+    return True
+
+
+_inbound = cast(Table, InboundMessage.__table__)
+_MARK_INBOUND_DONE = (
+    update(_inbound)
+    .where(
+        _inbound.c.id == bindparam("inbound"),
+        _inbound.c.status == INBOUND_PROCESSING,
+        _inbound.c.claimed_by == bindparam("claim"),
+    )
+    .values(
+        claimed_by=None,
+        claimed_at=None,
+        status=bindparam("done"),
+        processed_at=bindparam("now"),
+        parsed=None,
+        raw=func.coalesce(bindparam("kept", type_=LargeBinary), _inbound.c.raw),
+        last_error=func.coalesce(bindparam("note", type_=String), _inbound.c.last_error),
+    )
+)
 
 
 def mark_inbound_failed(
@@ -516,7 +551,10 @@ def outbound_row(
 def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Store outbox rows (:func:`outbound_row`) with one INSERT, when nobody needs their ids."""
     if rows:
-        session.execute(insert(OutboundMessage), list(rows))
+        session.connection().execute(_QUEUE_OUTBOUND, list(rows))
+
+
+_QUEUE_OUTBOUND = insert(cast(Table, OutboundMessage.__table__))
 
 
 def _outbound_claimable(now: datetime, lease: timedelta) -> Any:
@@ -707,13 +745,19 @@ def replies_sent_to_each(
     keys = sorted({r.strip().lower() for r in recipients})
     counts = dict.fromkeys(keys, 0)
     if keys:
-        rows = session.execute(
-            select(OutboundMessage.recipient, func.count())
-            .where(OutboundMessage.recipient.in_(keys), OutboundMessage.created_at >= since)
-            .group_by(OutboundMessage.recipient)
-        )
+        rows = session.connection().execute(_SENT_TO_EACH, {"keys": keys, "since": since})
         counts.update({recipient: int(count) for recipient, count in rows})
     return counts
+
+
+_outbound = cast(Table, OutboundMessage.__table__)
+# Built once, on the table: the worker runs it for every mail it answers.
+_SENT_TO_EACH = (
+    select(_outbound.c.recipient, func.count())
+    .where(_outbound.c.recipient.in_(bindparam("keys", expanding=True)),
+           _outbound.c.created_at >= bindparam("since"))
+    .group_by(_outbound.c.recipient)
+)
 
 
 def replies_sent_to(session: Session, recipient: str, since: datetime) -> int:
