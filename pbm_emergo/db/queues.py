@@ -40,6 +40,7 @@ from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
     LargeBinary,
+    Result,
     Select,
     String,
     Table,
@@ -108,6 +109,13 @@ def _new_instance() -> None:
 _INSTANCE = ""
 _new_instance()
 os.register_at_fork(after_in_child=_new_instance)
+
+
+# The tables, for the statements built once on them (Core: the hot path's statements cost
+# less to run than to build as ORM statements).
+_inbound = cast(Table, InboundMessage.__table__)
+_inbound_boards = cast(Table, InboundBoard.__table__)
+_outbound = cast(Table, OutboundMessage.__table__)
 
 
 def _host() -> str:
@@ -183,18 +191,17 @@ def store_inbound(
 
 
 def _store_inbound(insert_for: Any) -> Any:
-    table = cast(Table, InboundMessage.__table__)
     return (
-        insert_for(table)
+        insert_for(_inbound)
         .on_conflict_do_nothing(index_elements=["envelope_sender", "message_id"])
-        .returning(table.c.id)
+        .returning(_inbound.c.id)
     )
 
 
 # Built once, on the tables (Core): the listener runs these for every mail, and building an
 # ORM statement with its values cost more than running it.
 _STORE_INBOUND = (_store_inbound(sqlite_insert), _store_inbound(pg_insert))
-_STORE_INBOUND_BOARD = insert(cast(Table, InboundBoard.__table__))
+_STORE_INBOUND_BOARD = insert(_inbound_boards)
 
 
 def enqueue_inbound(
@@ -291,6 +298,14 @@ def _release_inbound(
         .values(**values)
         .execution_options(synchronize_session=False)
     )
+    return _released(session, message, result, values)
+
+
+def _released(
+    session: Session, message: InboundMessage, result: Result[Any], values: dict[str, object]
+) -> bool:
+    """After the conditional UPDATE that ends a claim: give the object ``values`` (the
+    claim held), or read it back (it did not) and say so."""
     if rowcount(result) != 1:
         if inspect(message).session is session:
             session.refresh(message)
@@ -320,22 +335,15 @@ def mark_inbound_done(
         {"inbound": message.id, "claim": message.claimed_by, "done": status, "now": now,
          "kept": raw, "note": note},
     )
-    if rowcount(result) != 1:
-        if inspect(message).session is session:
-            session.refresh(message)
-        return False
     values: dict[str, object] = {"claimed_by": None, "claimed_at": None, "status": status,
                                  "processed_at": now, "parsed": None}
     if raw is not None:
         values["raw"] = raw
     if note is not None:
         values["last_error"] = note
-    for key, value in values.items():
-        set_committed_value(message, key, value)
-    return True
+    return _released(session, message, result, values)
 
 
-_inbound = cast(Table, InboundMessage.__table__)
 _MARK_INBOUND_DONE = (
     update(_inbound)
     .where(
@@ -554,7 +562,7 @@ def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.connection().execute(_QUEUE_OUTBOUND, list(rows))
 
 
-_QUEUE_OUTBOUND = insert(cast(Table, OutboundMessage.__table__))
+_QUEUE_OUTBOUND = insert(_outbound)
 
 
 def _outbound_claimable(now: datetime, lease: timedelta) -> Any:
@@ -750,7 +758,6 @@ def replies_sent_to_each(
     return counts
 
 
-_outbound = cast(Table, OutboundMessage.__table__)
 # Built once, on the table: the worker runs it for every mail it answers.
 _SENT_TO_EACH = (
     select(_outbound.c.recipient, func.count())
