@@ -428,6 +428,7 @@ def run_robot_process(
     import signal
 
     from pbm_emergo.db.session import get_sessionmaker
+    from pbm_emergo.server import lower_priority  # here: the server imports this module
 
     # The server's log format (pbm_emergo.server.LOG_FORMAT, which imports this module).
     logging.basicConfig(
@@ -435,11 +436,7 @@ def run_robot_process(
         format="%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s",
     )
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
-    if config.worker_nice > 0:  # as the workers (see Config.worker_nice)
-        try:
-            os.nice(config.worker_nice)
-        except OSError as exc:
-            logging.getLogger(__name__).warning("could not lower the CPU priority: %s", exc)
+    lower_priority(config.worker_nice)  # as the workers (see Config.worker_nice)
     stop = _Flag(flag, parent)
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.event.set())
     RobotRunner(get_sessionmaker(config), config, poll_seconds=poll_seconds).run(stop)
