@@ -25,10 +25,11 @@ from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, w
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from e2e.support import wait_for_replies
 from pbm_emergo.commands import scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db import models, players
-from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage
+from pbm_emergo.db.models import Board
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.messages import Reply
 from pbm_emergo.server import MailServer
@@ -72,25 +73,7 @@ class Post:
         )
         send(self.server.config.smtp_port, msg)
 
-        def relayed() -> int | None:
-            with self.sessions.begin() as session:
-                inbound = session.scalars(
-                    select(InboundMessage).where(InboundMessage.message_id == message_id)
-                ).one_or_none()
-                if inbound is None or inbound.status != "done":
-                    return None
-                statuses = list(
-                    session.scalars(
-                        select(OutboundMessage.status).where(
-                            OutboundMessage.inbound_id == inbound.id
-                        )
-                    )
-                )
-            if any(s not in ("sent", "failed") for s in statuses):
-                return None
-            return len(statuses) + 1
-
-        count = wait_for(relayed) - 1
+        count = wait_for_replies(self.sessions, message_id, ("sent", "failed"))
         mails = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
         assert len(mails) <= count
         return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))

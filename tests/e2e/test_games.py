@@ -23,14 +23,13 @@ from typing import Any
 import pytest
 from argon2 import PasswordHasher
 from commands.search import blocked_game, elimination_game, repetition_game
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
-from sqlalchemy import select
+from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send
 from sqlalchemy.orm import Session, sessionmaker
 
+from e2e.support import wait_for_replies
 from pbm_emergo.cli import main as cli_main
 from pbm_emergo.config import Config
 from pbm_emergo.db import players
-from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.rules import Game, Position, render_board
 from pbm_emergo.server import MailServer
@@ -58,25 +57,7 @@ class Table:
         msg = command_mail(subject, sender=ADDRESS[userid], body=body, message_id=message_id)
         send(self.server.config.smtp_port, msg)
 
-        def replies_sent() -> int | None:
-            with self.sessions.begin() as session:
-                inbound = session.scalars(
-                    select(InboundMessage).where(InboundMessage.message_id == message_id)
-                ).one_or_none()
-                if inbound is None or inbound.status != "done":
-                    return None
-                statuses = list(
-                    session.scalars(
-                        select(OutboundMessage.status).where(
-                            OutboundMessage.inbound_id == inbound.id
-                        )
-                    )
-                )
-            if any(s != "sent" for s in statuses):
-                return None
-            return len(statuses) + 1  # + 1: never 0, so wait_for stops on "no replies"
-
-        count = wait_for(replies_sent) - 1
+        count = wait_for_replies(self.sessions, message_id)
         replies = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
         assert len(replies) == count
         return sorted(replies, key=lambda m: str(m["To"]))

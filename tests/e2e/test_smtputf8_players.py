@@ -19,14 +19,15 @@ from datetime import timedelta
 
 import pytest
 from argon2 import PasswordHasher
-from mail.support import SERVER_ADDRESS, free_port, wait_for
+from mail.support import SERVER_ADDRESS, free_port
 from mail.utf8_relay import Relayed, Utf8Relay, send_any, utf8_mail
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from e2e.support import wait_for_replies
 from pbm_emergo.config import Config
 from pbm_emergo.db import players
-from pbm_emergo.db.models import InboundMessage, OutboundMessage, Player, PlayerAddress
+from pbm_emergo.db.models import InboundMessage, Player, PlayerAddress
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.server import MailServer
 
@@ -68,21 +69,7 @@ class Post:
         message_id = f"<utf8-{self.count}@example.org>"
         send_any(self.server.config.smtp_port, utf8_mail(subject, sender, message_id=message_id))
 
-        def relayed() -> int | None:
-            with self.sessions.begin() as session:
-                inbound = session.scalars(
-                    select(InboundMessage).where(InboundMessage.message_id == message_id)
-                ).one_or_none()
-                if inbound is None or inbound.status != "done":
-                    return None
-                statuses = list(session.scalars(
-                    select(OutboundMessage.status).where(OutboundMessage.inbound_id == inbound.id)
-                ))
-            if any(s != "sent" for s in statuses):
-                return None
-            return len(statuses) + 1
-
-        count = wait_for(relayed) - 1
+        count = wait_for_replies(self.sessions, message_id)
         with self.relay.handler.lock:
             mails = [r for r in self.relay.handler.relayed if r.msg["In-Reply-To"] == message_id]
         assert len(mails) == count

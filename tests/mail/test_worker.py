@@ -108,6 +108,14 @@ def test_message_is_processed_and_its_reply_queued(
     assert reply["References"].split()[0] == f"<board-101.pbm-emergo@{config.domain}>"
 
 
+def what_runs(config: Config, factory: sessionmaker[Session]) -> list[tuple[str, str, str]]:
+    """Run the next mail (it must be done): its Subject, body and Message-ID as run."""
+    echo = Echo()
+    outcome = InboxWorker(factory, config, echo, clock=lambda: NOW).run_once()
+    assert outcome is not None and outcome.status == "done"
+    return [(m.subject, m.body, m.message_id) for m in echo.seen]
+
+
 def test_the_worker_runs_the_listeners_parse_and_empties_it_with_the_raw_mail(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
@@ -124,11 +132,7 @@ def test_the_worker_runs_the_listeners_parse_and_empties_it_with_the_raw_mail(
         assert (inbound.parsed["subject"], inbound.parsed["body"]) == ("emergo help", "the body\n")
         assert inbound.parsed["message_id"] == "<p1@example.org>"
         inbound.parsed = {**inbound.parsed, "subject": "emergo show 101"}
-    echo = Echo()
-    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
-    outcome = worker.run_once()
-    assert outcome is not None and outcome.status == "done"
-    assert [(m.subject, m.body, m.message_id) for m in echo.seen] == [
+    assert what_runs(config, session_factory) == [
         ("emergo show 101", "the body\n", "<p1@example.org>")
     ]
     with session_factory.begin() as session:
@@ -148,13 +152,7 @@ def test_a_mail_stored_without_its_parse_is_parsed_by_the_worker(
             session, raw.as_bytes(policy=policy.SMTP), "alice@example.org",
             [config.address], "<p2@example.org>", NOW, sender="alice@example.org",
         )  # fmt: skip
-    echo = Echo()
-    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
-    outcome = worker.run_once()
-    assert outcome is not None and outcome.status == "done"
-    assert [(m.subject, m.body, m.message_id) for m in echo.seen] == [
-        ("emergo help", "hi\n", "<p2@example.org>")
-    ]
+    assert what_runs(config, session_factory) == [("emergo help", "hi\n", "<p2@example.org>")]
 
 
 def test_failures_are_retried_then_dead_lettered_with_a_notice(

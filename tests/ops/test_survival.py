@@ -98,6 +98,29 @@ def unsent(sessions: sessionmaker[Session]) -> int:
         ) or 0
 
 
+def play_through(
+    config: Config, relay: Relay, matches: list[games.Match], interruption: Callable[[], None], *,
+    after_moves: int, timeout: float,
+) -> None:
+    """Serve ``config`` (two worker threads), play ``matches`` by mail with
+    ``interruption`` after ``after_moves`` moves, and check that every move was applied once
+    and every reply relayed once; the server, its engine and ``relay`` are stopped after."""
+    engine = create_engine_for(config.effective_database_url)
+    sessions = sessionmaker(engine, expire_on_commit=False)
+    server = MailServer(config, sessions, backoff=FAST, poll_seconds=0.2)
+    server.start()
+    try:
+        games.set_up(config.smtp_port, sessions, matches)
+        play_all(config.smtp_port, matches, interruption, after_moves=after_moves)
+        games.wait_processed(sessions, timeout=timeout)
+        wait_for(lambda: unsent(sessions) == 0, timeout=120, interval=0.3)
+        check_exactly_once(sessions, matches, relayed(relay))
+    finally:
+        server.stop()
+        engine.dispose()
+        relay.stop()
+
+
 @pytest.fixture
 def own_postgres() -> Iterator[tuple[OwnPostgres, str]]:
     folder = Path(tempfile.mkdtemp(prefix="pbm-emergo-ops-pg-"))
@@ -129,21 +152,8 @@ def test_postgresql_restarted_mid_run_loses_and_repeats_nothing(
     relay.start()
     config = Config(database_url=url, smtp_port=free_port(), address=SERVER_ADDRESS,
                     outbound=relay.url, workers=2, reply_limit=100_000)
-    engine = create_engine_for(url)
-    sessions = sessionmaker(engine, expire_on_commit=False)
-    server = MailServer(config, sessions, backoff=FAST, poll_seconds=0.2)
-    server.start()
-    try:
-        matches = games.plan(6, 10, seed=21)
-        games.set_up(config.smtp_port, sessions, matches)
-        play_all(config.smtp_port, matches, cluster.restart, after_moves=20)
-        games.wait_processed(sessions, timeout=180)
-        wait_for(lambda: unsent(sessions) == 0, timeout=120, interval=0.3)
-        check_exactly_once(sessions, matches, relayed(relay))
-    finally:
-        server.stop()
-        engine.dispose()
-        relay.stop()
+    play_through(config, relay, games.plan(6, 10, seed=21), cluster.restart, after_moves=20,
+                 timeout=180)
 
 
 @pytest.mark.slow
@@ -155,27 +165,14 @@ def test_the_relay_down_for_a_while_loses_and_repeats_nothing(
     config = Config(data_dir=tmp_path / "data", smtp_port=free_port(), address=SERVER_ADDRESS,
                     outbound=relay.url, workers=2, reply_limit=100_000)
     upgrade_to_head(config)
-    engine = create_engine_for(config.effective_database_url)
-    sessions = sessionmaker(engine, expire_on_commit=False)
-    server = MailServer(config, sessions, backoff=FAST, poll_seconds=0.2)
-    server.start()
 
     def relay_down() -> None:
         relay.stop()
         time.sleep(3)
         relay.start()
 
-    try:
-        matches = games.plan(4, 10, seed=22)
-        games.set_up(config.smtp_port, sessions, matches)
-        play_all(config.smtp_port, matches, relay_down, after_moves=10)
-        games.wait_processed(sessions, timeout=120)
-        wait_for(lambda: unsent(sessions) == 0, timeout=120, interval=0.3)
-        check_exactly_once(sessions, matches, relayed(relay))
-    finally:
-        server.stop()
-        engine.dispose()
-        relay.stop()
+    play_through(config, relay, games.plan(4, 10, seed=22), relay_down, after_moves=10,
+                 timeout=120)
 
 
 @pytest.mark.slow
