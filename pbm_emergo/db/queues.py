@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import (
+    Connection,
     LargeBinary,
     Result,
     Select,
@@ -133,7 +134,7 @@ def worker_name() -> str:
 
 
 def store_inbound(
-    session: Session,
+    session: Session | Connection,
     raw: bytes,
     envelope_sender: str,
     envelope_recipients: Sequence[str],
@@ -156,9 +157,9 @@ def store_inbound(
     (say 250 to the sender all the same). One INSERT ... ON CONFLICT DO NOTHING: the
     listener's transaction is as short as it can be.
     """
-    dialect = session.get_bind().dialect.name
+    bind = session.get_bind() if isinstance(session, Session) else session
     new_id = session.execute(
-        _STORE_INBOUND[dialect == "postgresql"],
+        _STORE_INBOUND[bind.dialect.name == "postgresql"],
         {
             "raw": raw,
             "envelope_sender": envelope_sender,
@@ -176,9 +177,9 @@ def store_inbound(
     ).scalar()
     if new_id is None:
         existing = session.scalar(
-            select(InboundMessage.id).where(
-                InboundMessage.envelope_sender == envelope_sender,
-                InboundMessage.message_id == message_id,
+            select(_inbound.c.id).where(
+                _inbound.c.envelope_sender == envelope_sender,
+                _inbound.c.message_id == message_id,
             )
         )
         assert existing is not None
@@ -258,8 +259,7 @@ def _claim_inbound(*, skip_locked: bool) -> Any:
             claimed_by=bindparam("worker"),
             claimed_at=bindparam("now"),
         )
-        .returning(InboundMessage)
-        .execution_options(synchronize_session=False)
+        .returning(_inbound.c.id)
     )
 
 
@@ -270,15 +270,26 @@ _ANY_PENDING_INBOUND = (
 _CLAIM_INBOUND = (_claim_inbound(skip_locked=False), _claim_inbound(skip_locked=True))
 
 
-def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:
+def claim_inbound_id(session: Session, *, worker: str, now: datetime) -> int | None:
     """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
     counting an attempt (one statement; on PostgreSQL a row another worker is claiming is
-    skipped). Commit right away."""
+    skipped); returns its id. Commit right away, then read the mail outside the write
+    transaction: loading it (its raw text, its parse) is most of a claim's cost, and SQLite's
+    one write lock is not held for that."""
     postgresql = session.get_bind().dialect.name == "postgresql"
-    message: InboundMessage | None = session.scalars(
+    claimed: int | None = session.execute(
         _CLAIM_INBOUND[postgresql], {"worker": worker, "now": now}
-    ).first()
-    return message
+    ).scalar()
+    return claimed
+
+
+def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:
+    """:func:`claim_inbound_id`, returning the claimed mail itself (read in the same
+    transaction)."""
+    claimed = claim_inbound_id(session, worker=worker, now=now)
+    return None if claimed is None else session.get(
+        InboundMessage, claimed, populate_existing=True
+    )
 
 
 def _release_inbound(
@@ -587,6 +598,62 @@ def inbound_pending(session: Session) -> bool:
     return session.scalar(_ANY_PENDING_INBOUND) is not None
 
 
+def claim_due_outbound_ids(
+    session: Session,
+    worker: str,
+    now: datetime,
+    *,
+    limit: int = 10,
+    lease: timedelta = DEFAULT_LEASE,
+) -> list[int]:
+    """Claim up to ``limit`` messages due for sending (oldest first), counting an attempt;
+    returns their ids, oldest first. Commit right away, read the mails outside the write
+    transaction (:func:`outbound_by_ids`), send, then mark each sent or failed in a new
+    transaction."""
+    claimable = _outbound_claimable(now, lease)
+    stmt = (
+        select(OutboundMessage.id)
+        .where(claimable)
+        .order_by(OutboundMessage.next_attempt_at, OutboundMessage.id)
+        .limit(limit)
+    )
+    found = list(session.scalars(skip_locked(session, stmt)))
+    if not found:
+        return []
+    # One UPDATE for the batch; RETURNING says which rows it claimed (all of them, as the
+    # rows are ours for this transaction: SQLite's write lock, PostgreSQL's row locks).
+    claimed = set(
+        session.scalars(
+            update(OutboundMessage)
+            .where(OutboundMessage.id.in_(found), claimable)
+            .values(
+                status=OUTBOUND_SENDING,
+                claimed_by=worker,
+                claimed_at=now,
+                attempts=OutboundMessage.attempts + 1,
+            )
+            .returning(OutboundMessage.id)
+            .execution_options(synchronize_session=False)
+        )
+    )
+    return [i for i in found if i in claimed]
+
+
+def outbound_by_ids(session: Session, ids: Sequence[int]) -> list[OutboundMessage]:
+    """The outbound mails ``ids``, in that order, as stored now."""
+    if not ids:
+        return []
+    found = {
+        m.id: m
+        for m in session.scalars(
+            select(OutboundMessage)
+            .where(OutboundMessage.id.in_(ids))
+            .execution_options(populate_existing=True)
+        )
+    }
+    return [found[i] for i in ids if i in found]
+
+
 def claim_due_outbound(
     session: Session,
     worker: str,
@@ -595,44 +662,10 @@ def claim_due_outbound(
     limit: int = 10,
     lease: timedelta = DEFAULT_LEASE,
 ) -> list[OutboundMessage]:
-    """Claim up to ``limit`` messages due for sending (oldest first), counting an attempt.
-    Commit right away, send, then mark each sent or failed in a new transaction."""
-    claimable = _outbound_claimable(now, lease)
-    stmt = (
-        select(OutboundMessage)
-        .where(claimable)
-        .order_by(OutboundMessage.next_attempt_at, OutboundMessage.id)
-        .limit(limit)
-    )
-    found = session.scalars(skip_locked(session, stmt)).all()
-    if not found:
-        return []
-    # One UPDATE for the batch: the rows are ours for this transaction (SQLite's write lock,
-    # PostgreSQL's row locks), so it changes them all; if not, read back which are ours.
-    result = session.execute(
-        update(OutboundMessage)
-        .where(OutboundMessage.id.in_([m.id for m in found]), claimable)
-        .values(
-            status=OUTBOUND_SENDING,
-            claimed_by=worker,
-            claimed_at=now,
-            attempts=OutboundMessage.attempts + 1,
-        )
-        .execution_options(synchronize_session=False)
-    )
-    if rowcount(result) != len(found):
-        for message in found:
-            session.refresh(message)
-        return [m for m in found if m.status == OUTBOUND_SENDING and m.claimed_by == worker]
-    for message in found:
-        for key, value in (
-            ("status", OUTBOUND_SENDING),
-            ("claimed_by", worker),
-            ("claimed_at", now),
-            ("attempts", message.attempts + 1),
-        ):
-            set_committed_value(message, key, value)
-    return list(found)
+    """:func:`claim_due_outbound_ids`, returning the claimed mails themselves (read in the
+    same transaction)."""
+    ids = claim_due_outbound_ids(session, worker, now, limit=limit, lease=lease)
+    return outbound_by_ids(session, ids)
 
 
 def _release_outbound(session: Session, message: OutboundMessage, **values: object) -> bool:
@@ -796,8 +829,11 @@ __all__ = [
     "MAX_INBOUND_ATTEMPTS",
     "MAX_OUTBOUND_ATTEMPTS",
     "claim_due_outbound",
+    "claim_due_outbound_ids",
     "claim_inbound",
+    "claim_inbound_id",
     "inbound_pending",
+    "outbound_by_ids",
     "outbound_due",
     "enqueue_inbound",
     "store_inbound",

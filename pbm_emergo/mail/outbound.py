@@ -394,7 +394,10 @@ class OutboxSender:
             due = queues.outbound_due(session, now)
         if due:
             with self.session_factory.begin() as session:
-                claimed = queues.claim_due_outbound(session, queues.worker_name(), now)
+                ids = queues.claim_due_outbound_ids(session, queues.worker_name(), now)
+            # Read after the claim committed, not while holding the write lock.
+            with self.reads() as session:
+                claimed = queues.outbound_by_ids(session, ids)
         if not claimed:
             self._idle_left = self.transport.close_if_idle(time.monotonic())
         else:

@@ -112,12 +112,16 @@ class InboxWorker:
                 if not queues.inbound_pending(session):
                     return None
         with self.session_factory.begin() as session:
-            claimed = queues.claim_inbound(
+            claimed_id = queues.claim_inbound_id(
                 session, worker=queues.worker_name(), now=self.clock()
             )
-        self._found_last_time = claimed is not None
-        if claimed is None:
+        self._found_last_time = claimed_id is not None
+        if claimed_id is None:
             return None
+        # Read after the claim committed, not while holding the write lock (it is ours now).
+        with self.reads() as session:
+            claimed = session.get(InboundMessage, claimed_id)
+        assert claimed is not None
         claim = claimed.claimed_by
         started = time.perf_counter()
         try:
