@@ -13,6 +13,7 @@ from typing import Any
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
+from sqlalchemy import Connection, Engine
 from sqlalchemy.orm import Session as DBSession
 from sqlalchemy.orm import sessionmaker
 
@@ -53,41 +54,54 @@ class Received:
 class GroupCommit:
     """Stores the mails that arrive together in one transaction (a group commit).
 
-    Under load every mail's transaction would queue for the database's write lock on its
-    own; here the first thread to arrive takes all the mails waiting at that moment and
-    stores them in one transaction, while later ones wait and take the next group. Each
-    mail is answered only once its own transaction committed. If a group's transaction
-    fails, its mails are stored one by one, so one bad mail fails alone.
+    One thread (``inbox-store``, started on first use) does all the storing: it takes every
+    mail waiting at that moment and stores them in one transaction, while the mails that
+    arrive meanwhile wait for the next one. Under load every mail's transaction would
+    otherwise queue for the database's write lock on its own, and each SMTP session would
+    hold an executor thread while it waits. A mail's future is resolved only once its own
+    transaction committed. If a group's transaction fails, its mails are stored one by
+    one, so one bad mail fails alone.
     """
 
     def __init__(self, session_factory: sessionmaker[DBSession]) -> None:
-        self.session_factory = session_factory
+        self.engine: Engine = session_factory.kw["bind"]
         self._cond = threading.Condition()
         self._pending: list[tuple[Received, Future[Stored]]] = []
-        self._busy = False
+        self._thread: threading.Thread | None = None
 
     def submit(self, mail: Received) -> Stored:
+        """Store ``mail``; returns once its transaction committed."""
+        return self.submit_nowait(mail).result()
+
+    def submit_nowait(self, mail: Received) -> Future[Stored]:
+        """Queue ``mail`` to be stored; the future is resolved once it is (or failed)."""
         future: Future[Stored] = Future()
         with self._cond:
             self._pending.append((mail, future))
-            while not future.done():
-                if self._busy:
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._run, name="inbox-store", daemon=True
+                )
+                self._thread.start()
+            self._cond.notify()
+        return future
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._pending:
                     self._cond.wait()
-                    continue
-                self._busy = True
                 group, self._pending = self._pending, []
-                self._cond.release()
-                try:
-                    self._store(group)
-                finally:
-                    self._cond.acquire()
-                    self._busy = False
-                    self._cond.notify_all()
-        return future.result()
+            try:
+                self._store(group)
+            except BaseException as exc:  # noqa: BLE001 - never leave a sender waiting
+                for _, future in group:
+                    if not future.done():
+                        future.set_exception(exc)
 
     def _store(self, group: list[tuple[Received, Future[Stored]]]) -> None:
         try:
-            with self.session_factory.begin() as db:
+            with self.engine.begin() as db:
                 results = [self._insert(db, mail) for mail, _ in group]
         except Exception as exc:  # noqa: BLE001 - then one by one: only a bad mail fails
             if len(group) == 1:
@@ -100,7 +114,7 @@ class GroupCommit:
             future.set_result(result)
 
     @staticmethod
-    def _insert(db: DBSession, mail: Received) -> Stored:
+    def _insert(db: Connection, mail: Received) -> Stored:
         stored, created = queues.store_inbound(
             db,
             mail.raw,
@@ -213,8 +227,12 @@ class InboxHandler:
         with self._idle:
             self.in_flight += 1
         try:
-            # Off the event loop: the database may take a moment (SQLite's busy wait).
-            stored = await loop.run_in_executor(None, self.store, raw, mail_from, recipients)
+            # Worked out off the event loop, then stored by the group commit's thread; this
+            # session waits without holding a thread.
+            received = await loop.run_in_executor(
+                None, self.received, raw, mail_from, recipients
+            )
+            stored = await asyncio.wrap_future(self.committer.submit_nowait(received))
         except Exception:  # noqa: BLE001 - the sending MTA keeps the mail and retries
             log.exception("could not store mail from %r", mail_from)
             return "451 4.3.0 Could not store the message, try again later"
@@ -236,9 +254,13 @@ class InboxHandler:
             return self._idle.wait_for(lambda: self.in_flight == 0, timeout)
 
     def store(self, raw: bytes, mail_from: str, recipients: list[str]) -> Stored:
-        """Work out what the mail is, then store it (runs in a thread of the executor, off
-        the event loop). Mails arriving together are stored in one short transaction
-        (:class:`GroupCommit`); this returns once this mail's transaction committed."""
+        """Work out what the mail is, then store it. Mails arriving together are stored in
+        one short transaction (:class:`GroupCommit`); this returns once this mail's
+        transaction committed."""
+        return self.committer.submit(self.received(raw, mail_from, recipients))
+
+    def received(self, raw: bytes, mail_from: str, recipients: list[str]) -> Received:
+        """What the mail is, ready to store (run off the event loop)."""
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
         envelope_sender = envelope_sender[:320]
         # Parsed here, once: the worker reads this parse back (see ParsedMail.to_stored).
@@ -252,19 +274,17 @@ class InboxHandler:
         # board's mail in order.
         with self.reads() as session:
             described = describe(parsed.subject, parsed.body, session)
-        return self.committer.submit(
-            Received(
-                raw=raw,
-                envelope_sender=envelope_sender,
-                recipients=recipients,
-                message_id=parsed.message_id,
-                received_at=self.clock(),
-                subject=described.command[:900] or None,
-                boards=described.boards if not_answered is None else (),
-                sender=parsed.sender,
-                not_answered=not_answered[:200] if not_answered else None,
-                parsed=parsed.to_stored(),
-            )
+        return Received(
+            raw=raw,
+            envelope_sender=envelope_sender,
+            recipients=recipients,
+            message_id=parsed.message_id,
+            received_at=self.clock(),
+            subject=described.command[:900] or None,
+            boards=described.boards if not_answered is None else (),
+            sender=parsed.sender,
+            not_answered=not_answered[:200] if not_answered else None,
+            parsed=parsed.to_stored(),
         )
 
     def _not_for_us(self, recipients: list[str]) -> str | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import smtplib
 import threading
 import time
@@ -10,7 +11,7 @@ from email import policy
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
@@ -207,3 +208,91 @@ def test_storage_failure_log_shows_no_mail_content(
         server.stop()
     assert "no room" in caplog.text
     assert "pw-s3cret" not in caplog.text
+
+
+@contextlib.contextmanager
+def inbox_held(session_factory: sessionmaker[Session]) -> Iterator[None]:
+    """Hold the inbox table in another transaction (SQLite's write lock, PostgreSQL's table
+    lock) until the block ends."""
+    with session_factory.begin() as session:
+        if session.get_bind().dialect.name == "postgresql":
+            session.execute(text("LOCK TABLE inbound_messages IN ACCESS EXCLUSIVE MODE"))
+        else:
+            session.execute(text("SELECT 1"))  # the connection's BEGIN IMMEDIATE
+        yield
+
+
+def test_mails_arriving_together_are_stored_in_one_transaction(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    handler = InboxHandler(session_factory, config)
+    engine = session_factory.kw["bind"]
+    commits: list[int] = []
+
+    def count(connection: object) -> None:
+        if threading.current_thread().name == "inbox-store":
+            commits.append(1)
+
+    event.listen(engine, "commit", count)
+    try:
+        mails = [
+            handler.received(
+                command_mail(f"emergo move {101 + n} alice pw e4",
+                             message_id=f"<m{n}@example.org>").as_bytes(policy=policy.SMTP),
+                "alice@example.org", [SERVER_ADDRESS],
+            )
+            for n in range(6)
+        ]
+        with inbox_held(session_factory):
+            futures = [handler.committer.submit_nowait(mail) for mail in mails]
+            time.sleep(0.3)
+            assert not any(f.done() for f in futures)  # none answered before it is stored
+        ids = [f.result(timeout=20).id for f in futures]
+    finally:
+        event.remove(engine, "commit", count)
+    rows = stored(session_factory)
+    assert [r.id for r in rows] == ids  # stored in the order they came
+    assert [r.board_number for r in rows] == [101, 102, 103, 104, 105, 106]
+    # The first mail's transaction waited for the lock; the other five came meanwhile and
+    # went into one more transaction (the store thread may not have taken the first yet).
+    assert 1 <= len(commits) <= 2
+
+
+_REFUSE_BAD = {
+    "sqlite": [
+        "CREATE TRIGGER no_bad BEFORE INSERT ON inbound_messages "
+        "WHEN NEW.subject LIKE '%bad%' BEGIN SELECT RAISE(ABORT, 'bad mail'); END"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION no_bad() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN IF NEW.subject LIKE '%bad%' THEN RAISE EXCEPTION 'bad mail'; END IF; "
+        "RETURN NEW; END $$",
+        "CREATE TRIGGER no_bad BEFORE INSERT ON inbound_messages "
+        "FOR EACH ROW EXECUTE FUNCTION no_bad()",
+    ],
+}
+
+
+def test_a_mail_that_cannot_be_stored_fails_alone_in_its_group(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    with session_factory.begin() as session:
+        for statement in _REFUSE_BAD[session.get_bind().dialect.name]:
+            session.execute(text(statement))
+    handler = InboxHandler(session_factory, config)
+    mails = [
+        handler.received(
+            command_mail(subject, message_id=f"<{n}@example.org>").as_bytes(policy=policy.SMTP),
+            "alice@example.org", [SERVER_ADDRESS],
+        )
+        for n, subject in enumerate(["help", "help bad", "help"])
+    ]
+    with inbox_held(session_factory):
+        futures = [handler.committer.submit_nowait(mail) for mail in mails]
+    good, bad, other = futures
+    with pytest.raises(Exception, match="bad mail"):
+        bad.result(timeout=20)
+    ids = {good.result(timeout=20).id, other.result(timeout=20).id}
+    rows = stored(session_factory)
+    assert [r.message_id for r in rows] == ["<0@example.org>", "<2@example.org>"]
+    assert {r.id for r in rows} == ids
