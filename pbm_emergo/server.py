@@ -36,6 +36,7 @@ from pbm_emergo import metrics
 from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
 from pbm_emergo.config import Config, load_config
 from pbm_emergo.db import credentials, queues
+from pbm_emergo.db.session import lower_priority_but_not_writes
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
@@ -332,12 +333,13 @@ class WorkerPool:
 
 
 def lower_priority(nice: int) -> None:
-    """Make this process ``nice`` steps nicer (see ``Config.worker_nice``); an OS that does
-    not let it is logged, not fatal."""
+    """Make this process ``nice`` steps nicer (see ``Config.worker_nice``), its write
+    transactions excepted (see :func:`pbm_emergo.db.session.lower_priority_but_not_writes`);
+    an OS that does not let it is logged, not fatal."""
     if nice <= 0:
         return
     try:
-        os.nice(nice)
+        lower_priority_but_not_writes(nice)
     except OSError as exc:
         log.warning("could not lower the CPU priority by %d: %s", nice, exc)
 

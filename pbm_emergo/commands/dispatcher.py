@@ -11,6 +11,7 @@ then one short write transaction stores what they changed (see pbm_emergo.comman
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from pbm_emergo.commands.base import CommandError, Context, Result
 from pbm_emergo.commands.secrets import Known, Secrets
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.session import read_sessions
+from pbm_emergo.db.session import in_write_turn, read_sessions
 from pbm_emergo.messages import CommandMail, Reply, clean_subject
 from pbm_emergo.render import render
 
@@ -403,24 +404,38 @@ def handle(
             if is_multiple(mail):
                 with reads() as session:
                     _check_passwords_ahead(session, mail, config, now)
-                with factory.begin() as session:
-                    replies, _ = dispatch(session, mail, config, now, apply_at_once=True)
-                    built = outside(replies) if outside is not None else None
-                    if inside is not None:
-                        inside(session, built)
-                return replies
+
+                def run_in_order() -> list[Reply]:
+                    with factory.begin() as session:
+                        replies, _ = dispatch(session, mail, config, now, apply_at_once=True)
+                        built = outside(replies) if outside is not None else None
+                        if inside is not None:
+                            inside(session, built)
+                    return replies
+
+                return in_write_turn(run_in_order)
             with reads() as session:
                 replies, writes = dispatch(session, mail, config, now)
             built = outside(replies) if outside is not None else None
-            with factory.begin() as session:
-                for change in writes:
-                    change(session)
-                if inside is not None:
-                    inside(session, built)
+            in_write_turn(functools.partial(_write, factory, writes, inside, built))
             return replies
         except Conflict as conflict:
             log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict, attempt)
     raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+
+def _write(
+    factory: sessionmaker[Session],
+    writes: list[Callable[[Session], None]],
+    inside: Callable[[Session, Any], None] | None,
+    built: Any,
+) -> None:
+    """The write transaction of :func:`handle`: the commands' changes, then the caller's."""
+    with factory.begin() as session:
+        for change in writes:
+            change(session)
+        if inside is not None:
+            inside(session, built)
 
 
 _BOARD_ARGUMENT = re.compile(r"^emergo\s+[a-z]+\s+(\d{1,9})\b", re.IGNORECASE)

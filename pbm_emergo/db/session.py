@@ -21,8 +21,10 @@ import os
 import sqlite3
 import sys
 import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import CursorResult, Engine, Result, create_engine, event, pool
 from sqlalchemy.engine import make_url
@@ -43,7 +45,11 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 # Execution option of the engine behind read_sessions(): a unit of work that only reads.
 READ_ONLY = "pbm_emergo_read_only"
 
+_T = TypeVar("_T")
+_WRITES_THREAD = "writes"
+
 _lock = threading.Lock()
+_writes: ThreadPoolExecutor | None = None
 _engines: dict[str, Engine] = {}
 _sessionmakers: dict[str, sessionmaker[Session]] = {}
 
@@ -93,6 +99,36 @@ class WriterQueue:
             fcntl.flock(self._fd, fcntl.LOCK_UN)
         finally:
             self._threads.release()
+
+
+def lower_priority_but_not_writes(nice: int) -> None:
+    """Make the calling thread ``nice`` steps nicer (a worker's, the sender's, the robots'
+    main thread), keeping one thread at the priority it had for the write transactions
+    that :func:`in_write_turn` hands it.
+
+    A nicer process gets a small share of a busy CPU, and while it holds SQLite's one write
+    lock everyone else waits for that share: the listener's inserts waited behind workers
+    descheduled in mid-transaction (priority inversion). On Linux the nice value belongs to
+    a thread and a new thread inherits its creator's, so the writes thread is started
+    first. Elsewhere the whole process is niced: writes still work, at the lower priority.
+    Raises OSError if the OS refuses the lower priority.
+    """
+    global _writes
+    with _lock:
+        if _writes is None:
+            _writes = ThreadPoolExecutor(1, thread_name_prefix=_WRITES_THREAD)
+            _writes.submit(lambda: None).result()  # the thread exists, at today's priority
+    os.nice(nice)
+
+
+def in_write_turn(work: Callable[[], _T]) -> _T:
+    """Run ``work`` (a write transaction) in the writes thread, if this process has one
+    (see :func:`lower_priority_but_not_writes`), and return its result or raise its error;
+    else run it here. The caller waits, so the work still runs one at a time per caller."""
+    writes = _writes
+    if writes is None or threading.current_thread().name.startswith(_WRITES_THREAD):
+        return work()
+    return writes.submit(work).result()
 
 
 _writer_queues: dict[str, WriterQueue] = {}

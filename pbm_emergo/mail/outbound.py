@@ -28,7 +28,7 @@ from pbm_emergo import metrics
 from pbm_emergo.config import RELAY_ANSWERS
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
-from pbm_emergo.db.session import read_sessions
+from pbm_emergo.db.session import in_write_turn, read_sessions
 from pbm_emergo.db.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -393,8 +393,13 @@ class OutboxSender:
         with self.reads() as session:
             due = queues.outbound_due(session, now)
         if due:
-            with self.session_factory.begin() as session:
-                ids = queues.claim_due_outbound_ids(session, queues.worker_name(), now)
+            worker = queues.worker_name()
+
+            def claim() -> list[int]:
+                with self.session_factory.begin() as session:
+                    return queues.claim_due_outbound_ids(session, worker, now)
+
+            ids = in_write_turn(claim)
             # Read after the claim committed, not while holding the write lock.
             with self.reads() as session:
                 claimed = queues.outbound_by_ids(session, ids)
@@ -465,6 +470,9 @@ class OutboxSender:
         self._count_and_log(outcomes, statuses, kept)
 
     def _store_outcomes(self, outcomes: Sequence[_Outcome]) -> tuple[list[str], list[bool]]:
+        return in_write_turn(lambda: self._write_outcomes(outcomes))
+
+    def _write_outcomes(self, outcomes: Sequence[_Outcome]) -> tuple[list[str], list[bool]]:
         with self.session_factory.begin() as session:
             now = self.clock()
             delivered = [o.message for o in outcomes if o.error is None]

@@ -35,7 +35,7 @@ from pbm_emergo.db.models import (
     OUTBOUND_PENDING,
     InboundMessage,
 )
-from pbm_emergo.db.session import read_sessions
+from pbm_emergo.db.session import in_write_turn, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.redact import redacted_copy
@@ -111,10 +111,13 @@ class InboxWorker:
             with self.reads() as session:
                 if not queues.inbound_pending(session):
                     return None
-        with self.session_factory.begin() as session:
-            claimed_id = queues.claim_inbound_id(
-                session, worker=queues.worker_name(), now=self.clock()
-            )
+        worker, now = queues.worker_name(), self.clock()
+
+        def take() -> int | None:
+            with self.session_factory.begin() as session:
+                return queues.claim_inbound_id(session, worker=worker, now=now)
+
+        claimed_id = in_write_turn(take)
         self._found_last_time = claimed_id is not None
         if claimed_id is None:
             return None
@@ -192,12 +195,16 @@ class InboxWorker:
         if claimed.not_answered is not None:
             # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
             kept = self.redacted(claimed.raw, parsed)
-            with self.session_factory.begin() as session:
-                note = f"not answered: {claimed.not_answered}"
-                if not queues.mark_inbound_done(
-                    session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
-                ):
-                    raise LostClaim(inbound_id)
+            note = f"not answered: {claimed.not_answered}"
+
+            def ignore() -> bool:
+                with self.session_factory.begin() as session:
+                    return queues.mark_inbound_done(
+                        session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
+                    )
+
+            if not in_write_turn(ignore):
+                raise LostClaim(inbound_id)
             return Outcome(inbound_id, "ignored")
         queued = 0
 
@@ -404,18 +411,22 @@ class InboxWorker:
     def _fail(self, claimed: InboundMessage, error: str) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
-        with self.session_factory.begin() as session:
-            dead = session.get(InboundMessage, inbound_id, populate_existing=True)
-            if (
-                dead is None
-                or dead.claimed_by != claimed.claimed_by
-                or not queues.mark_inbound_failed(session, dead, error, now)
-            ):
-                return Outcome(inbound_id, "lost-claim")
-            if dead.status != INBOUND_DEAD:
-                return Outcome(inbound_id, "retry")
-            self.notify_dead(session, dead)
-        return Outcome(inbound_id, "dead")
+
+        def fail() -> Outcome:
+            with self.session_factory.begin() as session:
+                dead = session.get(InboundMessage, inbound_id, populate_existing=True)
+                if (
+                    dead is None
+                    or dead.claimed_by != claimed.claimed_by
+                    or not queues.mark_inbound_failed(session, dead, error, now)
+                ):
+                    return Outcome(inbound_id, "lost-claim")
+                if dead.status != INBOUND_DEAD:
+                    return Outcome(inbound_id, "retry")
+                self.notify_dead(session, dead)
+            return Outcome(inbound_id, "dead")
+
+        return in_write_turn(fail)
 
     def notify_dead(self, session: Session, dead: InboundMessage) -> None:
         """Log a dead-lettered message and tell its sender (if the mail may be answered),

@@ -1,8 +1,11 @@
 """`serve` runs its inbox workers, outbox sender and robots at a lower CPU priority than the
-listener (``worker_nice``), so that a burst of work does not slow down accepting mail."""
+listener (``worker_nice``), so that a burst of work does not slow down accepting mail; their
+write transactions keep the listener's priority, so that a niced process holding SQLite's
+write lock does not keep the listener waiting (priority inversion)."""
 
 from __future__ import annotations
 
+import ast
 import os
 import signal
 import subprocess
@@ -32,6 +35,18 @@ def started_with(pid: int, text: bytes) -> bool:
         return False
 
 
+def thread_nices(pid: int) -> list[int]:
+    """The nice values of the threads of a process (on Linux each thread has its own)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            stat = (task / "stat").read_text()
+        except FileNotFoundError:  # the thread ended meanwhile
+            continue
+        found.append(int(stat.rpartition(")")[2].split()[16]))
+    return found
+
+
 def worker_nices(tmp_path: Path, *options: str) -> tuple[int, list[int]]:
     """Start `serve` with ``options``; the listener's nice and those of its worker-like
     children (spawned by multiprocessing: workers, sender, robots), once they all run."""
@@ -53,6 +68,10 @@ def worker_nices(tmp_path: Path, *options: str) -> tuple[int, list[int]]:
         # A child lowers its priority as it starts: wait until each has (or never will).
         wait_for(lambda: sum(nice_of(p) > nice_of(process.pid) for p in workers) >= 4,
                  timeout=30, interval=0.2)
+        # Each niced process keeps one thread at the listener's priority: its writes.
+        for pid in workers:
+            if nice_of(pid) > nice_of(process.pid):
+                assert nice_of(process.pid) in thread_nices(pid), (pid, thread_nices(pid))
         return nice_of(process.pid), sorted(nice_of(p) for p in workers)
     finally:
         process.send_signal(signal.SIGTERM)
@@ -67,3 +86,37 @@ def test_workers_sender_and_robots_run_nicer_than_the_listener(tmp_path: Path) -
     # The cache manager keeps the listener's priority; the four others are 10 nicer.
     assert nices.count(min(base + 10, 19)) == 4, nices
     assert nices.count(base) == 1, nices
+
+
+_WRITES_PROBE = """
+import os, threading
+from pbm_emergo.db.session import in_write_turn, lower_priority_but_not_writes
+here = lambda: (threading.current_thread().name, os.getpriority(os.PRIO_PROCESS, 0))
+before = in_write_turn(here)
+base = os.getpriority(os.PRIO_PROCESS, 0)
+lower_priority_but_not_writes(5)
+after = here()
+writes = in_write_turn(here)
+nested = in_write_turn(lambda: in_write_turn(here))
+def fail():
+    raise ValueError("no room")
+try:
+    in_write_turn(fail)
+    error = None
+except ValueError as exc:
+    error = str(exc)
+print(repr((before, base, after, writes, nested, error)))
+"""
+
+
+def test_write_transactions_keep_the_priority_the_process_had() -> None:
+    out = subprocess.run(
+        [sys.executable, "-c", _WRITES_PROBE], capture_output=True, text=True, check=True,
+        env=clean_env(),
+    ).stdout
+    before, base, after, writes, nested, error = ast.literal_eval(out)
+    assert before == ("MainThread", base)  # no writes thread yet: run where called
+    assert after == ("MainThread", min(base + 5, 19))  # the calling thread is nicer now
+    assert writes[0].startswith("writes") and writes[1] == base  # the writes keep it
+    assert nested == writes  # a write turn inside one runs in place (no deadlock)
+    assert error == "no room"  # an error in the writes thread reaches the caller
