@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import threading
 from collections.abc import Callable
@@ -54,30 +55,34 @@ class Received:
 class GroupCommit:
     """Stores the mails that arrive together in one transaction (a group commit).
 
-    One thread (``inbox-store``, started on first use) does all the storing: it takes every
-    mail waiting at that moment and stores them in one transaction, while the mails that
-    arrive meanwhile wait for the next one. Under load every mail's transaction would
-    otherwise queue for the database's write lock on its own, and each SMTP session would
-    hold an executor thread while it waits. A mail's future is resolved only once its own
-    transaction committed. If a group's transaction fails, its mails are stored one by
-    one, so one bad mail fails alone.
+    One thread (``inbox-store``, started on first use) does all the work after DATA: it
+    takes every mail waiting at that moment, works each out (parse, describe: given as a
+    function, run here, outside the transaction) and stores them in one transaction, while
+    the mails that arrive meanwhile wait for the next one. Under load every mail's
+    transaction would otherwise queue for the database's write lock on its own; and with
+    one thread besides the event loop, the two do not fight over the GIL as a pool of
+    threads did. A mail's future is resolved only once its own transaction committed. If
+    a group's transaction fails, its mails are stored one by one, so one bad mail fails
+    alone.
     """
 
     def __init__(self, session_factory: sessionmaker[DBSession]) -> None:
         self.engine: Engine = session_factory.kw["bind"]
         self._cond = threading.Condition()
-        self._pending: list[tuple[Received, Future[Stored]]] = []
+        self._pending: list[tuple[Callable[[], Received], Future[Stored]]] = []
         self._thread: threading.Thread | None = None
 
-    def submit(self, mail: Received) -> Stored:
+    def submit(self, mail: Received | Callable[[], Received]) -> Stored:
         """Store ``mail``; returns once its transaction committed."""
         return self.submit_nowait(mail).result()
 
-    def submit_nowait(self, mail: Received) -> Future[Stored]:
-        """Queue ``mail`` to be stored; the future is resolved once it is (or failed)."""
+    def submit_nowait(self, mail: Received | Callable[[], Received]) -> Future[Stored]:
+        """Queue ``mail`` (or the function that works it out) to be stored; the future is
+        resolved once it is (or failed)."""
         future: Future[Stored] = Future()
+        work = mail if callable(mail) else functools.partial(_same, mail)
         with self._cond:
-            self._pending.append((mail, future))
+            self._pending.append((work, future))
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(
                     target=self._run, name="inbox-store", daemon=True
@@ -91,11 +96,18 @@ class GroupCommit:
             with self._cond:
                 while not self._pending:
                     self._cond.wait()
-                group, self._pending = self._pending, []
+                waiting, self._pending = self._pending, []
+            group: list[tuple[Received, Future[Stored]]] = []
             try:
-                self._store(group)
+                for work, future in waiting:
+                    try:
+                        group.append((work(), future))
+                    except Exception as exc:  # noqa: BLE001 - this mail fails alone
+                        future.set_exception(exc)
+                if group:
+                    self._store(group)
             except BaseException as exc:  # noqa: BLE001 - never leave a sender waiting
-                for _, future in group:
+                for _, future in waiting:
                     if not future.done():
                         future.set_exception(exc)
 
@@ -129,6 +141,10 @@ class GroupCommit:
             parsed=mail.parsed,
         )
         return Stored(stored, duplicate=not created)
+
+
+def _same(mail: Received) -> Received:
+    return mail
 
 
 class InboxHandler:
@@ -223,16 +239,13 @@ class InboxHandler:
             raw = raw.encode("utf-8", "surrogateescape")
         mail_from = envelope.mail_from or ""
         recipients = list(envelope.rcpt_tos)
-        loop = asyncio.get_running_loop()
         with self._idle:
             self.in_flight += 1
         try:
-            # Worked out off the event loop, then stored by the group commit's thread; this
+            # Worked out and stored off the event loop, by the group commit's thread; this
             # session waits without holding a thread.
-            received = await loop.run_in_executor(
-                None, self.received, raw, mail_from, recipients
-            )
-            stored = await asyncio.wrap_future(self.committer.submit_nowait(received))
+            work = functools.partial(self.received, raw, mail_from, recipients)
+            stored = await asyncio.wrap_future(self.committer.submit_nowait(work))
         except Exception:  # noqa: BLE001 - the sending MTA keeps the mail and retries
             log.exception("could not store mail from %r", mail_from)
             return "451 4.3.0 Could not store the message, try again later"
