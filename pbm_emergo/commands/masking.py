@@ -20,6 +20,8 @@ replies, so that an error message quoting an argument cannot leak one either.
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -29,6 +31,7 @@ from pbm_emergo.commands.secrets import MASK, Known
 from pbm_emergo.db import vocabulary
 
 if TYPE_CHECKING:
+    from sqlalchemy import Pool
     from sqlalchemy.orm import Session
 
 # Echoed command lines are shortened to this many characters.
@@ -67,12 +70,16 @@ def keywords() -> frozenset[str]:
 
 def candidates(lines: Iterable[str]) -> tuple[set[str], set[int]]:
     """The words of ``lines`` that could be userids, and the board numbers they could name,
-    that must be looked up to be shown (a shorter word is shown anyway)."""
+    that must be looked up to be shown (a shorter word is shown anyway; a word in one of
+    its command's password places is never shown, so not looked up)."""
     userids: set[str] = set()
     boards: set[int] = set()
     for line in lines:
-        for word in line.split():
-            if len(word) < MIN_PASSWORD:
+        words = line.split()
+        command, used = registry.lookup(words)
+        secret = command.secret_args if command is not None else ()
+        for place, word in enumerate(words):
+            if len(word) < MIN_PASSWORD or (place >= used and place - used in secret):
                 continue
             if USERID_PATTERN.fullmatch(word):
                 if word.lower() not in keywords():
@@ -128,13 +135,57 @@ def hidden_words(lines: Iterable[str], known: Known) -> set[str]:
     return hidden
 
 
+class _Existing:
+    """Userids and board numbers a database was found to hold, kept by the process (per
+    database engine) so that a mail naming only those needs no read: the listener looks up the
+    words of every mail it receives. Only what exists is kept (a userid is never deleted;
+    a declined challenge's board number shown after all would not be a secret), never
+    what did not exist then: it may exist by the next mail."""
+
+    LIMIT = 100_000  # entries per database, then it starts again
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._found: weakref.WeakKeyDictionary[Pool, tuple[set[str], set[int]]] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    def known(self, database: Pool, userids: set[str], boards: set[int]) -> Known:
+        with self._lock:
+            found_userids, found_boards = self._found.get(database, (set(), set()))
+            return Known(userids=frozenset(userids & found_userids),
+                         boards=frozenset(boards & found_boards))
+
+    def add(self, database: Pool, known: Known) -> None:
+        with self._lock:
+            found_userids, found_boards = self._found.setdefault(database, (set(), set()))
+            if len(found_userids) + len(found_boards) > self.LIMIT:
+                found_userids.clear()
+                found_boards.clear()
+            found_userids.update(known.userids)
+            found_boards.update(known.boards)
+
+
+_EXISTING = _Existing()
+
+
 def database_lookup(session: Session) -> Lookup:
-    """A :data:`Lookup` that asks the database (one read for userids, one for boards)."""
+    """A :data:`Lookup` that asks the database (one read for userids and boards), for the
+    words not already found to exist."""
 
     def lookup(lines: Iterable[str]) -> Known:
         userids, boards = candidates(lines)
+        # Keyed by the engine's pool: a reading session's engine is a copy with options.
+        database = session.get_bind().engine.pool
+        cached = _EXISTING.known(database, userids, boards)
+        userids -= cached.userids
+        boards -= cached.boards
+        if not userids and not boards:
+            return cached
         found_userids, found_boards = vocabulary.existing(session, userids, boards)
-        return Known(userids=found_userids, boards=found_boards)
+        found = Known(userids=found_userids, boards=found_boards)
+        _EXISTING.add(database, found)
+        return Known(userids=cached.userids | found_userids, boards=cached.boards | found_boards)
 
     return lookup
 
