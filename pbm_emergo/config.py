@@ -47,6 +47,10 @@ class Config:
     raw_retention_days: int = 30
     # Inbox worker processes (``serve``/``worker``); 0 means one for each CPU.
     workers: int = 0
+    # Processes accepting SMTP on the listening socket (``serve``); 0 means one for each
+    # CPU, at most 4. A listener is one Python process's work (the GIL): more of them use
+    # more cores under a burst.
+    listeners: int = 0
     # How much lower the CPU priority (``nice``) of the inbox workers, the outbox sender and
     # the robots is than the listener's: under a burst the listener, which a sending MTA is
     # waiting on, gets the CPU first. 0 keeps them all equal.
@@ -97,6 +101,10 @@ class Config:
     @property
     def worker_count(self) -> int:
         return self.workers if self.workers > 0 else max(1, os.cpu_count() or 1)
+
+    @property
+    def listener_count(self) -> int:
+        return self.listeners if self.listeners > 0 else max(1, min(4, os.cpu_count() or 1))
 
     @property
     def domain(self) -> str:

@@ -21,6 +21,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import socket
 import sys
 import threading
 import time
@@ -104,6 +105,13 @@ class MailServer:
             if listen
             else None
         )
+        # More processes accepting on the listener's socket (``serve``: ``--listeners``).
+        self.listeners = (
+            ListenerProcesses(config, config.listener_count - 1,
+                              self.pool.inbox if self.pool is not None else None)
+            if listen and processes and config.listener_count > 1
+            else None
+        )
         # The robots play their turns off the mail path (a process of their own).
         self.robots = (
             RobotPlayer(config, session_factory, poll_seconds=poll_seconds, clock=clock,
@@ -134,11 +142,17 @@ class MailServer:
             self.robots.start()
         if self.listener is not None:
             self.listener.start()
+            if self.listeners is not None:
+                self.listeners.start(self.listener.sockets())
 
     def stop(self, timeout: float = 60.0) -> None:
         """Stop accepting, let every thread finish what it holds, and wait for them."""
+        if self.listeners is not None:
+            self.listeners.stop_accepting()
         if self.listener is not None:
             self.listener.stop()
+        if self.listeners is not None:
+            self.listeners.stop(timeout)
         self.stopping.set()
         self.inbox_ready.set()
         self.outbox_ready.set()
@@ -164,6 +178,8 @@ class MailServer:
                 log.exception("releasing the claims of a dead worker")
         if self.robots is not None and not self.stopping.is_set():
             self.robots.check()
+        if self.listeners is not None and not self.stopping.is_set():
+            self.listeners.restart_dead()
 
     def _wake_sender(self) -> None:
         if self.pool is not None:
@@ -409,6 +425,95 @@ def run_worker_process(
                 pass
 
 
+class ListenerProcesses:
+    """``count`` processes besides the main one, each accepting mail on the main listener's
+    socket with a listener of its own (the kernel hands each new connection to one of the
+    processes waiting on the socket). Parsing and storing mail is Python work, one core's
+    worth per process; under a burst these use the other cores. The socket is bound once,
+    by the main process: a second server on the same port still fails to start.
+
+    A process stops when told to (after answering the mail it is storing), when its parent
+    is gone, and is started again if it dies."""
+
+    def __init__(self, config: Config, count: int, inbox: Any) -> None:
+        self.config = config
+        self.count = count
+        self.inbox = inbox  # the workers' semaphore, released for each stored mail
+        self.context = multiprocessing.get_context("spawn")
+        self.stopping = self.context.RawValue("b", 0)
+        self.sockets: list[socket.socket] = []
+        self.processes: list[Any] = []
+
+    def start(self, sockets: list[socket.socket]) -> None:
+        if len(sockets) != 1:
+            # A host name with several addresses: one listener (the main one) for all.
+            log.warning("listening on %d sockets: one listener process only", len(sockets))
+            for sock in sockets:
+                sock.close()
+            return
+        self.sockets = sockets
+        self.processes = [self._spawn(n) for n in range(self.count)]
+
+    def _spawn(self, n: int) -> Any:
+        process = self.context.Process(
+            target=run_listener_process,
+            name=f"listener-{n + 2}",
+            args=(self.config, self.sockets[0], self.inbox, self.stopping,
+                  logging.getLogger().level, os.getpid()),
+            daemon=True,
+        )
+        process.start()
+        return process
+
+    def restart_dead(self) -> int:
+        restarted = 0
+        for n, process in enumerate(self.processes):
+            if not process.is_alive() and not self.stopping.value:
+                log.error("%s exited with %s; starting it again", process.name, process.exitcode)
+                self.processes[n] = self._spawn(n)
+                restarted += 1
+        return restarted
+
+    def stop_accepting(self) -> None:
+        """Tell every process to stop (each answers the mail it is storing first)."""
+        self.stopping.value = 1
+
+    def stop(self, timeout: float) -> None:
+        self.stop_accepting()
+        deadline = time.monotonic() + timeout
+        for process in self.processes:
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.is_alive():
+                log.error("%s still busy at shutdown: terminated", process.name)
+                process.terminate()
+        for sock in self.sockets:
+            sock.close()
+        self.sockets = []
+
+
+def run_listener_process(
+    config: Config, sock: socket.socket, inbox: Any, stopping: Any, log_level: int, parent: int
+) -> None:
+    """The body of a listener process (see :class:`ListenerProcesses`): the listener keeps
+    the main process's priority."""
+    from pbm_emergo.db.session import get_sessionmaker
+
+    terminated = _child_setup(log_level, config.log_format)
+    logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd: every command
+    handler = InboxHandler(get_sessionmaker(config), config,
+                           on_stored=inbox.release if inbox is not None else None)
+    listener = Listener(handler, config, sock=sock)
+    listener.start()
+    try:
+        while not (stopping.value or terminated.is_set()):
+            if os.getppid() != parent:
+                log.error("the main process is gone; this listener stops")
+                break
+            terminated.wait(0.2)
+    finally:
+        listener.stop()
+
+
 def run_sender_process(
     config: Config,
     key: bytes,
@@ -478,6 +583,10 @@ def register(subparsers: Any) -> None:
                             help="replies to one address per hour (PBM_EMERGO_REPLY_LIMIT)")
         parser.add_argument("--workers", type=int,
                             help="inbox worker processes, default one per CPU (PBM_EMERGO_WORKERS)")
+        if name == "serve":
+            parser.add_argument("--listeners", type=int,
+                                help="processes accepting SMTP, default one per CPU, at most 4 "
+                                     "(PBM_EMERGO_LISTENERS)")
         parser.add_argument("--worker-nice", dest="worker_nice", type=int,
                             help="how much lower the CPU priority of the workers, the outbox "
                                  "sender and the robots is than the listener's "
@@ -510,7 +619,7 @@ def register(subparsers: Any) -> None:
 
 
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
-                 "worker_nice",
+                 "listeners", "worker_nice",
                  "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
                  "metrics_port", "metrics_host", "smtputf8")
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import os
+import socket
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
@@ -320,14 +322,45 @@ class CountingSMTP(SMTP):
 
 
 class CountingController(Controller):
+    """aiosmtpd's controller with :class:`CountingSMTP`; given ``sock``, it serves that
+    listening socket (shared by several listener processes) instead of binding its own."""
+
+    def __init__(self, handler: Any, *, sock: socket.socket | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(handler, **kwargs)
+        self.sock = sock
+
     def factory(self) -> SMTP:
         return CountingSMTP(self.handler, **self.SMTP_kwargs)
 
+    def _create_server(self) -> Any:
+        if self.sock is None:
+            return super()._create_server()
+        return self.loop.create_server(self._factory_invoker, sock=self.sock)
+
+    def _trigger_server(self) -> None:
+        if self.sock is None:
+            super()._trigger_server()  # type: ignore[no-untyped-call]
+            return
+        # aiosmtpd opens a connection to see its factory work; on a shared socket another
+        # process may take that connection, so the factory is called on the loop instead.
+        async def invoke() -> None:
+            self._factory_invoker()
+
+        asyncio.run_coroutine_threadsafe(invoke(), self.loop).result(self.ready_timeout)
+
 
 class Listener:
-    """The aiosmtpd controller with our settings (no DNS lookups, size limit, our handler)."""
+    """The aiosmtpd controller with our settings (no DNS lookups, size limit, our handler).
 
-    def __init__(self, handler: InboxHandler, config: Config) -> None:
+    It binds its own socket, or serves ``sock``, a listening socket bound by the main
+    process (see ``pbm_emergo.server.ListenerProcesses``): the kernel then hands each new
+    connection to one of the processes waiting on it.
+    """
+
+    def __init__(
+        self, handler: InboxHandler, config: Config, *, sock: socket.socket | None = None
+    ) -> None:
         self.handler = handler
         self.config = config
         kwargs: dict[str, Any] = {
@@ -342,7 +375,7 @@ class Listener:
             # when the relay can deliver our replies to it (handle_MAIL).
             "enable_SMTPUTF8": True,
         }
-        self.controller = CountingController(handler, **kwargs)
+        self.controller = CountingController(handler, sock=sock, **kwargs)
         self._lock = threading.Lock()
         self.running = False
 
@@ -350,6 +383,16 @@ class Listener:
         self.controller.start()
         self.running = True
         log.info("listening on %s:%d", self.config.smtp_host, self.config.smtp_port)
+
+    def sockets(self) -> list[socket.socket]:
+        """The listening sockets (to share with other listener processes)."""
+        server = self.controller.server
+        if server is None:
+            return []
+        return [
+            socket.socket(fileno=os.dup(s.fileno()))
+            for s in cast(asyncio.Server, server).sockets
+        ]
 
     def stop(self) -> None:
         """Stop accepting: new RCPT and DATA commands get 421, mail being stored gets its
