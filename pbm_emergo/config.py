@@ -53,8 +53,9 @@ class Config:
     listeners: int = 0
     # How much lower the CPU priority (``nice``) of the inbox workers, the outbox sender and
     # the robots is than the listener's: under a burst the listener, which a sending MTA is
-    # waiting on, gets the CPU first. 0 keeps them all equal.
-    worker_nice: int = 10
+    # waiting on, gets the CPU first. Their write transactions keep the listener's priority
+    # (see db.session.lower_priority_but_not_writes). 0 keeps them all equal.
+    worker_nice: int = 19
     # The authserv-id of our own MTA's Authentication-Results headers (RFC 8601), for
     # example "mx.example.org": a mail whose From domain fails DMARC (else SPF) by that
     # header is not trusted for what relies on its address alone. None: not checked.

@@ -590,7 +590,7 @@ def register(subparsers: Any) -> None:
         parser.add_argument("--worker-nice", dest="worker_nice", type=int,
                             help="how much lower the CPU priority of the workers, the outbox "
                                  "sender and the robots is than the listener's "
-                                 "(PBM_EMERGO_WORKER_NICE, default 10; 0: equal)")
+                                 "(PBM_EMERGO_WORKER_NICE, default 19; 0: equal)")
         parser.add_argument("--migrate", action="store_true",
                             help="migrate the database to the newest revision first "
                                  "(automatic on the embedded SQLite default)")
