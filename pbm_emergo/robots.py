@@ -40,7 +40,7 @@ from pbm_emergo.commands.move import Turn, answer, play_move, resign
 from pbm_emergo.db import games
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
-from pbm_emergo.db.session import in_write_turn, read_sessions
+from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.messages import Reply
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
@@ -224,6 +224,7 @@ def _score_for_robot(position: Position, task: Task, seconds: float, think_with:
 # --- storing what the robot did ---------------------------------------------------------
 
 
+@write_turn
 def store(
     factory: sessionmaker[Session],
     config: Config,
@@ -233,19 +234,8 @@ def store(
     now: datetime,
 ) -> bool:
     """Store ``action`` through the command layer and queue its board mails, in one write
-    transaction (at the process's own priority: :func:`in_write_turn`); False (and nothing
+    transaction (at the process's own priority: :func:`write_turn`); False (and nothing
     stored) when the board moved on meanwhile."""
-    return in_write_turn(lambda: _store(factory, config, queue, task, action, now))
-
-
-def _store(
-    factory: sessionmaker[Session],
-    config: Config,
-    queue: Callable[[Session, Reply], int],
-    task: Task,
-    action: Action,
-    now: datetime,
-) -> bool:
     try:
         with factory.begin() as session:
             board = games.get_board(session, task.number)

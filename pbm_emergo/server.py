@@ -325,27 +325,38 @@ class WorkerPool:
 
     def restart_dead(self) -> int:
         """Start again every process that died; returns how many."""
-        restarted = 0
-        for n, process in enumerate(self.processes):
-            if not process.is_alive():
-                log.error("%s exited with %s; starting it again", process.name, process.exitcode)
-                self.processes[n] = self._spawn(n if n < self.config.worker_count else -1)
-                restarted += 1
-        return restarted
+        count = self.config.worker_count
+        return restart_dead(self.processes, lambda n: self._spawn(n if n < count else -1))
 
     def stop(self, timeout: float) -> None:
         self.stopping.value = 1
         for _ in self.processes:
             self.inbox.release()
             self.outbox.release()
-        deadline = time.monotonic() + timeout
-        for process in self.processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
-                log.error("%s still busy at shutdown: terminated", process.name)
-                process.terminate()
+        join_all(self.processes, timeout)
         if self.manager is not None:
             self.manager.shutdown()
+
+
+def restart_dead(processes: list[Any], spawn: Callable[[int], Any]) -> int:
+    """Start again (``spawn(n)``) every process ``processes[n]`` that died; how many."""
+    restarted = 0
+    for n, process in enumerate(processes):
+        if not process.is_alive():
+            log.error("%s exited with %s; starting it again", process.name, process.exitcode)
+            processes[n] = spawn(n)
+            restarted += 1
+    return restarted
+
+
+def join_all(processes: list[Any], timeout: float) -> None:
+    """Wait for ``processes`` to end, ``timeout`` seconds in all; terminate the rest."""
+    deadline = time.monotonic() + timeout
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            log.error("%s still busy at shutdown: terminated", process.name)
+            process.terminate()
 
 
 def lower_priority(nice: int) -> None:
@@ -466,13 +477,7 @@ class ListenerProcesses:
         return process
 
     def restart_dead(self) -> int:
-        restarted = 0
-        for n, process in enumerate(self.processes):
-            if not process.is_alive() and not self.stopping.value:
-                log.error("%s exited with %s; starting it again", process.name, process.exitcode)
-                self.processes[n] = self._spawn(n)
-                restarted += 1
-        return restarted
+        return 0 if self.stopping.value else restart_dead(self.processes, self._spawn)
 
     def stop_accepting(self) -> None:
         """Tell every process to stop (each answers the mail it is storing first)."""
@@ -480,12 +485,7 @@ class ListenerProcesses:
 
     def stop(self, timeout: float) -> None:
         self.stop_accepting()
-        deadline = time.monotonic() + timeout
-        for process in self.processes:
-            process.join(max(0.0, deadline - time.monotonic()))
-            if process.is_alive():
-                log.error("%s still busy at shutdown: terminated", process.name)
-                process.terminate()
+        join_all(self.processes, timeout)
         for sock in self.sockets:
             sock.close()
         self.sockets = []

@@ -17,6 +17,7 @@ for our short transactions is both simpler and correct. Writers take their turn 
 from __future__ import annotations
 
 import fcntl
+import functools
 import os
 import sqlite3
 import sys
@@ -24,7 +25,7 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 from sqlalchemy import CursorResult, Engine, Result, create_engine, event, pool
 from sqlalchemy.engine import make_url
@@ -46,6 +47,7 @@ SQLITE_BUSY_TIMEOUT_MS = 10_000
 READ_ONLY = "pbm_emergo_read_only"
 
 _T = TypeVar("_T")
+_P = ParamSpec("_P")
 _WRITES_THREAD = "writes"
 
 _lock = threading.Lock()
@@ -129,6 +131,16 @@ def in_write_turn(work: Callable[[], _T]) -> _T:
     if writes is None or threading.current_thread().name.startswith(_WRITES_THREAD):
         return work()
     return writes.submit(work).result()
+
+
+def write_turn(function: Callable[_P, _T]) -> Callable[_P, _T]:
+    """``function`` (a write transaction) run by :func:`in_write_turn` when called."""
+
+    @functools.wraps(function)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return in_write_turn(lambda: function(*args, **kwargs))
+
+    return run
 
 
 _writer_queues: dict[str, WriterQueue] = {}

@@ -28,7 +28,7 @@ from pbm_emergo import metrics
 from pbm_emergo.config import RELAY_ANSWERS
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
-from pbm_emergo.db.session import in_write_turn, read_sessions
+from pbm_emergo.db.session import in_write_turn, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -469,10 +469,8 @@ class OutboxSender:
             raise
         self._count_and_log(outcomes, statuses, kept)
 
+    @write_turn
     def _store_outcomes(self, outcomes: Sequence[_Outcome]) -> tuple[list[str], list[bool]]:
-        return in_write_turn(lambda: self._write_outcomes(outcomes))
-
-    def _write_outcomes(self, outcomes: Sequence[_Outcome]) -> tuple[list[str], list[bool]]:
         with self.session_factory.begin() as session:
             now = self.clock()
             delivered = [o.message for o in outcomes if o.error is None]

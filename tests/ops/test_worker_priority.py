@@ -93,7 +93,7 @@ def test_workers_sender_and_robots_run_nicer_than_the_listener(tmp_path: Path) -
 
 _WRITES_PROBE = """
 import os, threading
-from pbm_emergo.db.session import in_write_turn, lower_priority_but_not_writes
+from pbm_emergo.db.session import in_write_turn, lower_priority_but_not_writes, write_turn
 here = lambda: (threading.current_thread().name, os.getpriority(os.PRIO_PROCESS, 0))
 before = in_write_turn(here)
 base = os.getpriority(os.PRIO_PROCESS, 0)
@@ -101,6 +101,7 @@ lower_priority_but_not_writes(5)
 after = here()
 writes = in_write_turn(here)
 nested = in_write_turn(lambda: in_write_turn(here))
+decorated = write_turn(here)()
 def fail():
     raise ValueError("no room")
 try:
@@ -108,7 +109,7 @@ try:
     error = None
 except ValueError as exc:
     error = str(exc)
-print(repr((before, base, after, writes, nested, error)))
+print(repr((before, base, after, writes, nested, decorated, error)))
 """
 
 
@@ -117,9 +118,10 @@ def test_write_transactions_keep_the_priority_the_process_had() -> None:
         [sys.executable, "-c", _WRITES_PROBE], capture_output=True, text=True, check=True,
         env=clean_env(),
     ).stdout
-    before, base, after, writes, nested, error = ast.literal_eval(out)
+    before, base, after, writes, nested, decorated, error = ast.literal_eval(out)
     assert before == ("MainThread", base)  # no writes thread yet: run where called
     assert after == ("MainThread", min(base + 5, 19))  # the calling thread is nicer now
     assert writes[0].startswith("writes") and writes[1] == base  # the writes keep it
     assert nested == writes  # a write turn inside one runs in place (no deadlock)
+    assert decorated == writes  # @write_turn: the same, as a decorator
     assert error == "no room"  # an error in the writes thread reaches the caller
