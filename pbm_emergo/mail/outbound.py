@@ -380,6 +380,9 @@ class OutboxSender:
         # first thing next time (else the mails, delivered, would be sent again after the
         # lease).
         self._unrecorded: list[_Outcome] = []
+        # Mails claimed but not read yet (the read failed: the database went away): they are
+        # ours, and read first thing next time rather than left waiting for the lease.
+        self._unread: list[int] = []
 
     def run_once(self, stop: StopFlag | None = None) -> int:
         """Deliver one batch of due mail; returns how many were attempted."""
@@ -389,20 +392,13 @@ class OutboxSender:
             log.info("recorded the outcome of %d deliveries made earlier", len(waiting))
         now = self.clock()
         claimed: list[OutboundMessage] = []
-        # Look first without the write lock: an idle sender must not take it.
-        with self.reads() as session:
-            due = queues.outbound_due(session, now)
-        if due:
-            worker = queues.worker_name()
-
-            def claim() -> list[int]:
-                with self.session_factory.begin() as session:
-                    return queues.claim_due_outbound_ids(session, worker, now)
-
-            ids = in_write_turn(claim)
+        ids = self._unread or self._claim(now)
+        if ids:
+            self._unread = ids
             # Read after the claim committed, not while holding the write lock.
             with self.reads() as session:
                 claimed = queues.outbound_by_ids(session, ids)
+            self._unread = []
         if not claimed:
             self._idle_left = self.transport.close_if_idle(time.monotonic())
         else:
@@ -411,6 +407,20 @@ class OutboxSender:
         if stop is not None and stop.is_set():
             self.close()
         return len(claimed)
+
+    def _claim(self, now: datetime) -> list[int]:
+        """Claim a batch of due mail; their ids."""
+        # Look first without the write lock: an idle sender must not take it.
+        with self.reads() as session:
+            if not queues.outbound_due(session, now):
+                return []
+        worker = queues.worker_name()
+
+        def claim() -> list[int]:
+            with self.session_factory.begin() as session:
+                return queues.claim_due_outbound_ids(session, worker, now)
+
+        return in_write_turn(claim)
 
     def close(self) -> None:
         """Close the transport's connection (when the sender stops)."""

@@ -100,31 +100,24 @@ class InboxWorker:
         self._unreleased: list[tuple[InboundMessage, str]] = []
         self._lock = threading.Lock()
         self._found_last_time = False
+        # A mail claimed but not read yet (the read failed: the database went away): it is
+        # ours, and read first thing next time rather than left waiting for the lease.
+        self._unread: int | None = None
 
     def run_once(self) -> Outcome | None:
         """Handle the next message, if there is one."""
         if self._unreleased:
             self._release_unreleased()  # raises while the database still cannot be written
-        # Look first without the write lock: an idle worker must not take it. (Right after
-        # a claim there is most likely more: then claim at once.)
-        if not self._found_last_time:
-            with self.reads() as session:
-                if not queues.inbound_pending(session):
-                    return None
-        worker, now = queues.worker_name(), self.clock()
-
-        def take() -> int | None:
-            with self.session_factory.begin() as session:
-                return queues.claim_inbound_id(session, worker=worker, now=now)
-
-        claimed_id = in_write_turn(take)
-        self._found_last_time = claimed_id is not None
+        claimed_id = self._unread if self._unread is not None else self._claim()
         if claimed_id is None:
             return None
+        self._unread = claimed_id
         # Read after the claim committed, not while holding the write lock (it is ours now).
         with self.reads() as session:
             claimed = session.get(InboundMessage, claimed_id)
-        assert claimed is not None
+        self._unread = None
+        if claimed is None:  # removed by hand meanwhile
+            return None
         claim = claimed.claimed_by
         started = time.perf_counter()
         try:
@@ -150,6 +143,24 @@ class InboxWorker:
                 raise
         self._account(claimed, outcome, time.perf_counter() - started)
         return outcome
+
+    def _claim(self) -> int | None:
+        """Claim the next mail; its id, or None if there is none."""
+        # Look first without the write lock: an idle worker must not take it. (Right after
+        # a claim there is most likely more: then claim at once.)
+        if not self._found_last_time:
+            with self.reads() as session:
+                if not queues.inbound_pending(session):
+                    return None
+        worker, now = queues.worker_name(), self.clock()
+
+        def take() -> int | None:
+            with self.session_factory.begin() as session:
+                return queues.claim_inbound_id(session, worker=worker, now=now)
+
+        claimed_id = in_write_turn(take)
+        self._found_last_time = claimed_id is not None
+        return claimed_id
 
     def _release_unreleased(self) -> None:
         """Record the failures that could not be recorded when they happened."""

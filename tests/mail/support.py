@@ -126,3 +126,21 @@ def make_config(tmp_path: Any, **overrides: Any) -> Any:
     }
     values.update(overrides)
     return Config(**values)
+
+
+class FlakyReads:
+    """A read-session factory (``read_sessions``) whose ``fail_at``-th session cannot be had,
+    as when the database goes away for a moment; the others are real."""
+
+    def __init__(self, reads: Callable[[], Any], fail_at: int) -> None:
+        self.reads = reads
+        self.fail_at = fail_at
+        self.calls = 0
+
+    def __call__(self) -> Any:
+        from sqlalchemy.exc import OperationalError
+
+        self.calls += 1
+        if self.calls == self.fail_at:
+            raise OperationalError("BEGIN", {}, ConnectionError("the database went away"))
+        return self.reads()

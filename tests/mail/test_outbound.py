@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
@@ -23,7 +24,7 @@ from pbm_emergo.mail.outbound import (
 from pbm_emergo.mail.reply import build_reply, reply_bytes
 from pbm_emergo.messages import Reply
 
-from .support import Relay, free_port
+from .support import FlakyReads, Relay, free_port
 from .utf8_relay import Utf8Relay
 
 START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -168,3 +169,20 @@ def test_transport_for(config: Config) -> None:
     assert default.path == (config.data_dir / "outbox-maildir").resolve()
     with pytest.raises(ValueError):
         transport_for("http://example.org", "x.test")
+
+
+def test_claimed_replies_whose_read_fails_are_read_next_time_not_left_to_their_lease(
+    session_factory: sessionmaker[Session], relay: Relay
+) -> None:
+    queue_reply(session_factory, "alice@example.org")
+    sender = sender_for(session_factory, relay.port, Clock())
+    # Read 1 looks for due mail; read 2, of the mail just claimed, fails.
+    sender.reads = FlakyReads(sender.reads, fail_at=2)  # type: ignore[assignment]
+    with pytest.raises(OperationalError):
+        sender.run_once()
+    [row] = outbound(session_factory)
+    assert (row.status, row.attempts) == ("sending", 1)  # claimed: ours
+    assert sender.run_once() == 1
+    [row] = outbound(session_factory)
+    assert (row.status, row.attempts) == ("sent", 1)  # not claimed a second time
+    assert len(relay.handler.received) == 1

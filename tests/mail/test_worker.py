@@ -13,7 +13,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from typing import Any
 
+import pytest
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
@@ -24,7 +26,7 @@ from pbm_emergo.mail.parse import LOOP_HEADER
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.messages import CommandMail, Reply
 
-from .support import command_mail
+from .support import FlakyReads, command_mail
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -383,3 +385,23 @@ def test_nul_characters_in_a_mail_do_not_break_its_processing(
     assert outcome is not None and outcome.status == "done"
     [reply] = rows(session_factory, OutboundMessage)
     assert "There is no player 'bob'" in parsed(reply.raw).get_content()
+
+
+def test_a_claimed_mail_whose_read_fails_is_read_next_time_not_left_to_its_lease(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    inbound_id = store(config, session_factory,
+                       command_mail("emergo help", message_id="<r1@example.org>"))
+    echo = Echo()
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    # Read 1 looks for mail; read 2, of the mail just claimed, fails.
+    worker.reads = FlakyReads(worker.reads, fail_at=2)  # type: ignore[assignment]
+    with pytest.raises(OperationalError):
+        worker.run_once()
+    [row] = rows(session_factory, InboundMessage)
+    assert (row.status, row.attempts) == ("processing", 1)  # claimed: ours
+    outcome = worker.run_once()
+    assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
+    [row] = rows(session_factory, InboundMessage)
+    assert (row.status, row.attempts) == ("done", 1)  # not claimed a second time
+    assert [m.message_id for m in echo.seen] == ["<r1@example.org>"]
