@@ -11,7 +11,6 @@ then one short write transaction stores what they changed (see pbm_emergo.comman
 
 from __future__ import annotations
 
-import functools
 import logging
 import re
 from collections.abc import Callable
@@ -25,7 +24,7 @@ from pbm_emergo.commands.base import CommandError, Context, Result
 from pbm_emergo.commands.secrets import Known, Secrets
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.session import in_write_turn, read_sessions
+from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.messages import CommandMail, Reply, clean_subject
 from pbm_emergo.render import render
 
@@ -404,26 +403,37 @@ def handle(
             if is_multiple(mail):
                 with reads() as session:
                     _check_passwords_ahead(session, mail, config, now)
-
-                def run_in_order() -> list[Reply]:
-                    with factory.begin() as session:
-                        replies, _ = dispatch(session, mail, config, now, apply_at_once=True)
-                        built = outside(replies) if outside is not None else None
-                        if inside is not None:
-                            inside(session, built)
-                    return replies
-
-                return in_write_turn(run_in_order)
+                return _run_in_order(factory, mail, config, now, outside, inside)
             with reads() as session:
                 replies, writes = dispatch(session, mail, config, now)
             built = outside(replies) if outside is not None else None
-            in_write_turn(functools.partial(_write, factory, writes, inside, built))
+            _write(factory, writes, inside, built)
             return replies
         except Conflict as conflict:
             log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict, attempt)
     raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
 
 
+@write_turn
+def _run_in_order(
+    factory: sessionmaker[Session],
+    mail: CommandMail,
+    config: Config,
+    now: datetime,
+    outside: Callable[[list[Reply]], Any] | None,
+    inside: Callable[[Session, Any], None] | None,
+) -> list[Reply]:
+    """A ``multiple`` mail in :func:`handle`: every line run and applied in one write
+    transaction, each seeing the lines before it."""
+    with factory.begin() as session:
+        replies, _ = dispatch(session, mail, config, now, apply_at_once=True)
+        built = outside(replies) if outside is not None else None
+        if inside is not None:
+            inside(session, built)
+    return replies
+
+
+@write_turn
 def _write(
     factory: sessionmaker[Session],
     writes: list[Callable[[Session], None]],

@@ -74,15 +74,14 @@ class GroupCommit:
         self._pending: list[tuple[Callable[[], Received], Future[Stored]]] = []
         self._thread: threading.Thread | None = None
 
-    def submit(self, mail: Received | Callable[[], Received]) -> Stored:
-        """Store ``mail``; returns once its transaction committed."""
-        return self.submit_nowait(mail).result()
+    def submit(self, work: Callable[[], Received]) -> Stored:
+        """Store the mail ``work`` works out; returns once its transaction committed."""
+        return self.submit_nowait(work).result()
 
-    def submit_nowait(self, mail: Received | Callable[[], Received]) -> Future[Stored]:
-        """Queue ``mail`` (or the function that works it out) to be stored; the future is
-        resolved once it is (or failed)."""
+    def submit_nowait(self, work: Callable[[], Received]) -> Future[Stored]:
+        """Queue the mail ``work`` works out (in the store thread) to be stored; the future
+        is resolved once it is (or failed)."""
         future: Future[Stored] = Future()
-        work = mail if callable(mail) else functools.partial(_same, mail)
         with self._cond:
             self._pending.append((work, future))
             if self._thread is None or not self._thread.is_alive():
@@ -143,10 +142,6 @@ class GroupCommit:
             parsed=mail.parsed,
         )
         return Stored(stored, duplicate=not created)
-
-
-def _same(mail: Received) -> Received:
-    return mail
 
 
 class InboxHandler:
@@ -272,7 +267,7 @@ class InboxHandler:
         """Work out what the mail is, then store it. Mails arriving together are stored in
         one short transaction (:class:`GroupCommit`); this returns once this mail's
         transaction committed."""
-        return self.committer.submit(self.received(raw, mail_from, recipients))
+        return self.committer.submit(functools.partial(self.received, raw, mail_from, recipients))
 
     def received(self, raw: bytes, mail_from: str, recipients: list[str]) -> Received:
         """What the mail is, ready to store (run off the event loop)."""

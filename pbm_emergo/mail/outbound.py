@@ -28,7 +28,7 @@ from pbm_emergo import metrics
 from pbm_emergo.config import RELAY_ANSWERS
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
-from pbm_emergo.db.session import in_write_turn, read_sessions, write_turn
+from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 
 log = logging.getLogger(__name__)
@@ -414,13 +414,13 @@ class OutboxSender:
         with self.reads() as session:
             if not queues.outbound_due(session, now):
                 return []
-        worker = queues.worker_name()
+        # The claim names this thread (worker_name), not the writes thread that makes it.
+        return self._take(queues.worker_name(), now)
 
-        def claim() -> list[int]:
-            with self.session_factory.begin() as session:
-                return queues.claim_due_outbound_ids(session, worker, now)
-
-        return in_write_turn(claim)
+    @write_turn
+    def _take(self, worker: str, now: datetime) -> list[int]:
+        with self.session_factory.begin() as session:
+            return queues.claim_due_outbound_ids(session, worker, now)
 
     def close(self) -> None:
         """Close the transport's connection (when the sender stops)."""

@@ -35,7 +35,7 @@ from pbm_emergo.db.models import (
     OUTBOUND_PENDING,
     InboundMessage,
 )
-from pbm_emergo.db.session import in_write_turn, read_sessions
+from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.redact import redacted_copy
@@ -152,15 +152,15 @@ class InboxWorker:
             with self.reads() as session:
                 if not queues.inbound_pending(session):
                     return None
-        worker, now = queues.worker_name(), self.clock()
-
-        def take() -> int | None:
-            with self.session_factory.begin() as session:
-                return queues.claim_inbound_id(session, worker=worker, now=now)
-
-        claimed_id = in_write_turn(take)
+        # The claim names this thread (worker_name), not the writes thread that makes it.
+        claimed_id = self._take(queues.worker_name(), self.clock())
         self._found_last_time = claimed_id is not None
         return claimed_id
+
+    @write_turn
+    def _take(self, worker: str, now: datetime) -> int | None:
+        with self.session_factory.begin() as session:
+            return queues.claim_inbound_id(session, worker=worker, now=now)
 
     def _release_unreleased(self) -> None:
         """Record the failures that could not be recorded when they happened."""
@@ -206,15 +206,7 @@ class InboxWorker:
         if claimed.not_answered is not None:
             # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
             kept = self.redacted(claimed.raw, parsed)
-            note = f"not answered: {claimed.not_answered}"
-
-            def ignore() -> bool:
-                with self.session_factory.begin() as session:
-                    return queues.mark_inbound_done(
-                        session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
-                    )
-
-            if not in_write_turn(ignore):
+            if not self._ignore(claimed, now, f"not answered: {claimed.not_answered}", kept):
                 raise LostClaim(inbound_id)
             return Outcome(inbound_id, "ignored")
         queued = 0
@@ -239,6 +231,14 @@ class InboxWorker:
             outside=build, inside=store,
         )
         return Outcome(inbound_id, "done", queued)
+
+    @write_turn
+    def _ignore(self, claimed: InboundMessage, now: datetime, note: str, kept: bytes) -> bool:
+        """Mark a mail not to be answered done; False if the claim was lost."""
+        with self.session_factory.begin() as session:
+            return queues.mark_inbound_done(
+                session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
+            )
 
     def parsed(self, claimed: InboundMessage) -> ParsedMail:
         """The mail as the listener parsed it on receipt; parsed now only if it was stored
@@ -419,25 +419,22 @@ class InboxWorker:
 
     # --- failures ----------------------------------------------------------------------
 
+    @write_turn
     def _fail(self, claimed: InboundMessage, error: str) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
-
-        def fail() -> Outcome:
-            with self.session_factory.begin() as session:
-                dead = session.get(InboundMessage, inbound_id, populate_existing=True)
-                if (
-                    dead is None
-                    or dead.claimed_by != claimed.claimed_by
-                    or not queues.mark_inbound_failed(session, dead, error, now)
-                ):
-                    return Outcome(inbound_id, "lost-claim")
-                if dead.status != INBOUND_DEAD:
-                    return Outcome(inbound_id, "retry")
-                self.notify_dead(session, dead)
-            return Outcome(inbound_id, "dead")
-
-        return in_write_turn(fail)
+        with self.session_factory.begin() as session:
+            dead = session.get(InboundMessage, inbound_id, populate_existing=True)
+            if (
+                dead is None
+                or dead.claimed_by != claimed.claimed_by
+                or not queues.mark_inbound_failed(session, dead, error, now)
+            ):
+                return Outcome(inbound_id, "lost-claim")
+            if dead.status != INBOUND_DEAD:
+                return Outcome(inbound_id, "retry")
+            self.notify_dead(session, dead)
+        return Outcome(inbound_id, "dead")
 
     def notify_dead(self, session: Session, dead: InboundMessage) -> None:
         """Log a dead-lettered message and tell its sender (if the mail may be answered),

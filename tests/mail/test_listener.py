@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import smtplib
 import threading
 import time
@@ -236,7 +237,8 @@ def test_mails_arriving_together_are_stored_in_one_transaction(
     event.listen(engine, "commit", count)
     try:
         mails = [
-            handler.received(
+            functools.partial(
+                handler.received,
                 command_mail(f"emergo move {101 + n} alice pw e4",
                              message_id=f"<m{n}@example.org>").as_bytes(policy=policy.SMTP),
                 "alice@example.org", [SERVER_ADDRESS],
@@ -281,7 +283,8 @@ def test_a_mail_that_cannot_be_stored_fails_alone_in_its_group(
             session.execute(text(statement))
     handler = InboxHandler(session_factory, config)
     mails = [
-        handler.received(
+        functools.partial(
+            handler.received,
             command_mail(subject, message_id=f"<{n}@example.org>").as_bytes(policy=policy.SMTP),
             "alice@example.org", [SERVER_ADDRESS],
         )
