@@ -1,7 +1,8 @@
 """The listener's CPU per mail: ours against a bare aiosmtpd listener, nothing else running.
 
 Each listener runs alone in a process of its own (ours: :class:`InboxHandler` on a fresh
-SQLite database, no workers; bare: a handler that only answers 250); the same client (8
+SQLite database, no workers, on its default event loop; bare: a handler that only answers
+250, on asyncio's loop, or with ``--only bare-uvloop`` on uvloop's); the same client (8
 threads, one SMTP session per move mail) sends ``--mails`` mails to each, one after the
 other. Printed: mails per second, and the listener process's CPU (user + system, from
 /proc) per mail. ``bench/pipeline.py`` measures the whole server; this isolates what
@@ -10,6 +11,7 @@ accepting a mail costs, which bounds the accept rate when the CPU is busy.
 Usage:
     .venv/bin/python bench/listener.py                      # 3000 mails, bare then ours
     .venv/bin/python bench/listener.py --mails 3000 --runs 2
+    .venv/bin/python bench/listener.py --only bare-uvloop   # the bare one on uvloop's loop
 
 To measure another copy of the server, put it first on PYTHONPATH and run from outside the
 checkout (for example ``cd /tmp && PYTHONPATH=/path/to/copy python /path/to/listener.py``).
@@ -42,14 +44,22 @@ def free_port() -> int:
 def serve(kind: str, port: int, ready: Any, done: Any) -> None:
     """Run one listener until ``done`` is set."""
     controller: Any
-    if kind == "bare":
+    if kind.startswith("bare"):
+        import asyncio
+
         from aiosmtpd.controller import Controller
 
         class Bare:
             async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:  # noqa: N802
                 return "250 OK"
 
-        controller = Controller(Bare(), hostname="127.0.0.1", port=port)
+        if kind == "bare-uvloop":
+            import uvloop
+
+            loop = uvloop.new_event_loop()
+        else:
+            loop = asyncio.new_event_loop()
+        controller = Controller(Bare(), hostname="127.0.0.1", port=port, loop=loop)
     else:
         from pbm_emergo.config import Config
         from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
@@ -120,7 +130,7 @@ def main() -> None:
     parser.add_argument("--mails", type=int, default=3000)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--runs", type=int, default=1)
-    parser.add_argument("--only", choices=("bare", "ours"))
+    parser.add_argument("--only", choices=("bare", "bare-uvloop", "ours"))
     args = parser.parse_args()
     kinds = [args.only] if args.only else ["bare", "ours"]
     for _ in range(args.runs):

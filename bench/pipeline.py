@@ -109,8 +109,13 @@ def _serve_forever(controller: Any, ready: multiprocessing.synchronize.Event) ->
         controller.stop()
 
 
-def bare_listener_main(port: int, ready: multiprocessing.synchronize.Event) -> None:
-    """An SMTP listener that answers 250 to everything and keeps nothing."""
+def bare_listener_main(
+    port: int, event_loop: str, ready: multiprocessing.synchronize.Event
+) -> None:
+    """An SMTP listener that answers 250 to everything and keeps nothing, on asyncio's event
+    loop (aiosmtpd as it comes) or on uvloop's (as our listener runs by default)."""
+    import asyncio
+
     from aiosmtpd.controller import Controller
 
     _quiet_aiosmtpd()
@@ -119,8 +124,14 @@ def bare_listener_main(port: int, ready: multiprocessing.synchronize.Event) -> N
         async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
             return "250 OK"
 
+    if event_loop == "uvloop":
+        import uvloop
+
+        loop = uvloop.new_event_loop()
+    else:
+        loop = asyncio.new_event_loop()
     controller = Controller(
-        Accept(), hostname="127.0.0.1", port=port, server_hostname="bare.bench.test"
+        Accept(), hostname="127.0.0.1", port=port, server_hostname="bare.bench.test", loop=loop
     )
     _serve_forever(controller, ready)
 
@@ -1261,6 +1272,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         help="stop waiting for replies once no mail reached the sink for this long",
     )
     parser.add_argument("--skip-bare", action="store_true", help="do not run the bare listener")
+    parser.add_argument("--bare-loop", choices=("asyncio", "uvloop"), default="asyncio",
+                        help="the bare listener's event loop: asyncio's (aiosmtpd as it comes) "
+                             "or uvloop's (the one our listener runs on by default)")
     parser.add_argument(
         "--profile", metavar="PATH",
         help="record the server with `py-spy record --subprocesses --threads --format raw`",
@@ -1400,11 +1414,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         # The bare listener, alone on the machine while it is measured.
         if not args.skip_bare:
-            bare_proc, bare_port = start_helper(procs, spawn, bare_listener_main, "bare listener")
+            bare_proc, bare_port = start_helper(procs, spawn, bare_listener_main, "bare listener",
+                                                args.bare_loop)
             bare, bare_stats = run_bare(bare_port, Mailer(), burst, args.clients)
             procs.stop_helper(bare_proc)
             result["bare"] = bare
-            print(f"bare listener: move burst {bare['mails']} mails in {bare['seconds']:.2f} s, "
+            print(f"bare listener ({args.bare_loop}): move burst {bare['mails']} mails in "
+                  f"{bare['seconds']:.2f} s, "
                   f"accept rate {bare['accept_rate']:.0f} mails/s (session p50 "
                   f"{bare['session_ms_p50']:.1f} ms, p99 {bare['session_ms_p99']:.1f} ms); "
                   f"signups+challenges {bare['setup_accept_rate']:.0f} mails/s")

@@ -26,6 +26,8 @@ ENV_PREFIX = "PBM_EMERGO_"
 # Whether the outbound relay delivers mail to non-ASCII addresses (SMTPUTF8, RFC 6531):
 # "auto" asks the relay (its EHLO answer), "yes" and "no" say so without asking.
 SMTPUTF8_SETTINGS = ("auto", "yes", "no")
+# The SMTP listener's event loop: uvloop's (libuv, written in C) or the standard library's.
+EVENT_LOOPS = ("uvloop", "asyncio")
 
 
 @dataclass(frozen=True)
@@ -76,11 +78,17 @@ class Config:
     # relay whether it takes SMTPUTF8; a maildir takes anything), "yes" or "no". See
     # :func:`relay_takes_smtputf8`.
     smtputf8: str = "auto"
+    # The listener's event loop, one of EVENT_LOOPS (see pbm_emergo.mail.inbound).
+    event_loop: str = "uvloop"
 
     def __post_init__(self) -> None:
         if self.smtputf8 not in SMTPUTF8_SETTINGS:
             raise ValueError(
                 f"smtputf8 must be one of {', '.join(SMTPUTF8_SETTINGS)}, not {self.smtputf8!r}"
+            )
+        if self.event_loop not in EVENT_LOOPS:
+            raise ValueError(
+                f"event_loop must be one of {', '.join(EVENT_LOOPS)}, not {self.event_loop!r}"
             )
 
     @property

@@ -35,7 +35,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo import metrics
 from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
-from pbm_emergo.config import Config, load_config
+from pbm_emergo.config import EVENT_LOOPS, Config, load_config
 from pbm_emergo.db import credentials, queues
 from pbm_emergo.db.session import lower_priority_but_not_writes
 from pbm_emergo.db.types import utcnow
@@ -608,6 +608,9 @@ def register(subparsers: Any) -> None:
             parser.add_argument("--port", dest="smtp_port", type=int, help="PBM_EMERGO_SMTP_PORT")
             parser.add_argument("--max-message-size", dest="max_message_size", type=int,
                                 help="bytes (PBM_EMERGO_MAX_MESSAGE_SIZE)")
+            parser.add_argument("--event-loop", dest="event_loop", choices=EVENT_LOOPS,
+                                help="the listener's event loop (PBM_EMERGO_EVENT_LOOP, "
+                                     "default uvloop)")
             parser.add_argument("--http-port", dest="http_port", type=int,
                                 help="also serve the read-only web view on this port, on "
                                      "PBM_EMERGO_HTTP_HOST (PBM_EMERGO_HTTP_PORT; default off)")
@@ -621,7 +624,7 @@ def register(subparsers: Any) -> None:
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
                  "listeners", "worker_nice",
                  "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
-                 "metrics_port", "metrics_host", "smtputf8")
+                 "metrics_port", "metrics_host", "smtputf8", "event_loop")
 
 
 def _config_from(args: argparse.Namespace) -> Config:

@@ -34,6 +34,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -133,6 +134,41 @@ def worker_name() -> str:
 # --- inbound ---------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class NewInbound:
+    """A received mail with what it is, to store (see :func:`store_inbound_many`): its
+    masked command line (``subject``), the boards it names, the address to answer
+    (``sender``), why not to answer it, and the listener's parse of it."""
+
+    raw: bytes
+    envelope_sender: str
+    recipients: Sequence[str]
+    message_id: str | None
+    received_at: datetime
+    subject: str | None = None
+    boards: Sequence[int] = ()
+    sender: str | None = None
+    not_answered: str | None = None
+    parsed: dict[str, Any] | None = None
+    status: str = INBOUND_PENDING
+
+    def row(self) -> dict[str, Any]:
+        return {
+            "raw": self.raw,
+            "envelope_sender": self.envelope_sender,
+            "envelope_recipients": list(self.recipients),
+            "message_id": self.message_id,
+            "received_at": self.received_at,
+            "status": self.status,
+            "attempts": 0,
+            "subject": self.subject,
+            "board_number": self.boards[0] if self.boards else None,
+            "sender": self.sender,
+            "not_answered": self.not_answered,
+            "parsed": self.parsed,
+        }
+
+
 def store_inbound(
     session: Session | Connection,
     raw: bytes,
@@ -148,54 +184,70 @@ def store_inbound(
     not_answered: str | None = None,
     parsed: dict[str, Any] | None = None,
 ) -> tuple[int, bool]:
-    """Store a received mail with what it is (its masked command line, the boards it names,
-    the address to answer, why not to answer it, the listener's parse of it); returns (its
-    id, whether it is new).
+    """Store one received mail (see :func:`store_inbound_many`); returns (its id, whether
+    it is new)."""
+    mail = NewInbound(
+        raw, envelope_sender, envelope_recipients, message_id, now, subject=subject,
+        boards=boards, sender=sender, not_answered=not_answered, parsed=parsed, status=status,
+    )
+    return store_inbound_many(session, [mail])[0]
+
+
+def store_inbound_many(
+    session: Session | Connection, mails: Sequence[NewInbound]
+) -> list[tuple[int, bool]]:
+    """Store received mails; returns (its id, whether it is new) for each, in order.
 
     The same Message-ID from the same envelope sender is stored once: a second copy, also
-    one stored at the same moment by another connection, gets the first one's id and False
-    (say 250 to the sender all the same). One INSERT ... ON CONFLICT DO NOTHING: the
-    listener's transaction is as short as it can be.
+    one stored at the same moment by another connection or in the same call, gets the
+    first one's id and False (say 250 to the sender all the same). The listener's
+    transaction is as short as it can be: one ``INSERT ... ON CONFLICT DO NOTHING
+    RETURNING`` for all the mails (SQLAlchemy sends the rows as one statement), one
+    ``INSERT`` for all their boards, and a ``SELECT`` only for a copy already stored.
     """
+    if not mails:
+        return []
     bind = session.get_bind() if isinstance(session, Session) else session
-    new_id = session.execute(
-        _STORE_INBOUND[bind.dialect.name == "postgresql"],
-        {
-            "raw": raw,
-            "envelope_sender": envelope_sender,
-            "envelope_recipients": list(envelope_recipients),
-            "message_id": message_id,
-            "received_at": now,
-            "status": status,
-            "attempts": 0,
-            "subject": subject,
-            "board_number": boards[0] if boards else None,
-            "sender": sender,
-            "not_answered": not_answered,
-            "parsed": parsed,
-        },
-    ).scalar()
-    if new_id is None:
-        existing = session.scalar(
-            select(_inbound.c.id).where(
-                _inbound.c.envelope_sender == envelope_sender,
-                _inbound.c.message_id == message_id,
+    statement = _STORE_INBOUND[bind.dialect.name == "postgresql"]
+    # The rows come back in no promised order: each is known by the key the conflict is
+    # on. Mails without a Message-ID never conflict but share that key: one at a time.
+    keyed = [mail for mail in mails if mail.message_id is not None]
+    created: dict[tuple[str, str | None], int] = {}
+    if keyed:
+        for new_id, sender, message_id in session.execute(
+            statement, [mail.row() for mail in keyed]
+        ):
+            created[(sender, message_id)] = new_id
+    results: list[tuple[int, bool]] = []
+    boards: list[dict[str, int]] = []
+    for mail in mails:
+        key = (mail.envelope_sender, mail.message_id)
+        if mail.message_id is None:
+            new_id = session.execute(statement, mail.row()).one()[0]
+        else:
+            new_id = created.pop(key, None)
+        if new_id is None:
+            existing = session.scalar(
+                select(_inbound.c.id).where(
+                    _inbound.c.envelope_sender == mail.envelope_sender,
+                    _inbound.c.message_id == mail.message_id,
+                )
             )
-        )
-        assert existing is not None
-        return existing, False
+            assert existing is not None
+            results.append((existing, False))
+            continue
+        results.append((new_id, True))
+        boards.extend({"inbound_id": new_id, "board_number": b} for b in mail.boards)
     if boards:
-        session.execute(
-            _STORE_INBOUND_BOARD, [{"inbound_id": new_id, "board_number": b} for b in boards]
-        )
-    return new_id, True
+        session.execute(_STORE_INBOUND_BOARD, boards)
+    return results
 
 
 def _store_inbound(insert_for: Any) -> Any:
     return (
         insert_for(_inbound)
         .on_conflict_do_nothing(index_elements=["envelope_sender", "message_id"])
-        .returning(_inbound.c.id)
+        .returning(_inbound.c.id, _inbound.c.envelope_sender, _inbound.c.message_id)
     )
 
 
@@ -836,7 +888,9 @@ __all__ = [
     "outbound_by_ids",
     "outbound_due",
     "enqueue_inbound",
+    "NewInbound",
     "store_inbound",
+    "store_inbound_many",
     "enqueue_outbound",
     "outbound_row",
     "queue_outbound",

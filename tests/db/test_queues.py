@@ -11,7 +11,7 @@ from sqlalchemy import event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import queues
-from pbm_emergo.db.models import InboundMessage, OutboundMessage
+from pbm_emergo.db.models import InboundBoard, InboundMessage, OutboundMessage
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 RAW = b"From: a@example.org\r\nSubject: help\r\n\r\nbody\xff\r\n"
@@ -52,6 +52,57 @@ def test_inbound_stored_exactly_and_deduplicated(db_sessions: sessionmaker[Sessi
         assert stored.raw == RAW and stored.envelope_recipients == ["pbmserv@localhost"]
         assert stored.status == "pending" and stored.received_at == NOW
         assert session.get(InboundMessage, bounce.id).status == "ignored"  # type: ignore[union-attr]
+
+
+def test_many_mails_stored_at_once_keep_their_order_boards_and_duplicates(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    """The listener's group: one call stores several mails; each gets its own id back in
+    order, whatever order the database returns the rows in. A copy of a mail stored before,
+    or earlier in the same call, gets that mail's id and False; mails without a Message-ID
+    never count as copies; each new mail's boards are stored with it."""
+
+    def mail(n: int, sender: str = "a@example.org", boards: tuple[int, ...] = ()) -> Any:
+        return queues.NewInbound(
+            RAW + str(n).encode(), sender, ["pbmserv@localhost"], f"<{n}@example.org>", NOW,
+            boards=boards, subject=f"mail {n}",
+        )
+
+    with db_sessions.begin() as session:
+        [(before, created)] = queues.store_inbound_many(session, [mail(1)])
+        assert created
+    group = [
+        mail(2, boards=(101,)),
+        mail(1, boards=(105,)),  # stored before
+        mail(3, boards=(102, 103)),
+        mail(2, boards=(104,)),  # earlier in this group
+        mail(2, sender="b@example.org"),  # another sender: not a copy
+        queues.NewInbound(RAW, "", ["pbmserv@localhost"], None, NOW),
+        queues.NewInbound(RAW, "", ["pbmserv@localhost"], None, NOW),
+    ]
+    with db_sessions.begin() as session:
+        results = queues.store_inbound_many(session, group)
+    ids = [stored for stored, _ in results]
+    assert [created for _, created in results] == [True, False, True, False, True, True, True]
+    assert ids[1] == before and ids[3] == ids[0]
+    assert len(set(ids)) == 6
+    with db_sessions() as session:
+        rows = {row.id: row for row in session.scalars(select(InboundMessage))}
+        assert len(rows) == 6
+        for (stored, created), sent in zip(results, group, strict=True):
+            if created:
+                row = rows[stored]
+                assert (row.raw, row.envelope_sender, row.message_id) == (
+                    sent.raw, sent.envelope_sender, sent.message_id
+                )
+                assert row.subject == sent.subject
+                assert row.board_number == (sent.boards[0] if sent.boards else None)
+        boards = session.execute(
+            select(InboundBoard.inbound_id, InboundBoard.board_number)
+        ).all()
+        assert sorted(boards) == sorted(
+            [(ids[0], 101), (ids[2], 102), (ids[2], 103)]
+        )
 
 
 def test_inbound_claim_in_order_done_and_empty(db_sessions: sessionmaker[Session]) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import dataclasses
 import functools
 import smtplib
 import threading
@@ -12,10 +14,11 @@ from email import policy
 from pathlib import Path
 
 import pytest
+import uvloop
 from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.config import Config
+from pbm_emergo.config import EVENT_LOOPS, Config
 from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.inbound import InboxHandler, Listener
@@ -23,14 +26,37 @@ from pbm_emergo.mail.inbound import InboxHandler, Listener
 from .support import SERVER_ADDRESS, command_mail, make_config, send, wait_for
 
 
-@pytest.fixture
+@pytest.fixture(params=EVENT_LOOPS)
 def listener(
-    config: Config, session_factory: sessionmaker[Session]
+    request: pytest.FixtureRequest, config: Config, session_factory: sessionmaker[Session]
 ) -> Iterator[Listener]:
+    """The listener, on each event loop it can run on (uvloop, the default, and asyncio)."""
+    config = dataclasses.replace(config, event_loop=request.param)
     server = Listener(InboxHandler(session_factory, config), config)
     server.start()
     yield server
     server.stop()
+
+
+def test_the_listener_runs_on_uvloop_unless_told_otherwise(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    assert Config().event_loop == "uvloop"
+    for kind, loop_type in (("uvloop", uvloop.Loop), ("asyncio", asyncio.BaseEventLoop)):
+        chosen = dataclasses.replace(config, event_loop=kind)
+        server = Listener(InboxHandler(session_factory, chosen), chosen)
+        server.start()
+        try:
+            assert isinstance(server.controller.loop, loop_type)
+            assert not isinstance(server.controller.loop, uvloop.Loop) or kind == "uvloop"
+            send(chosen.smtp_port, command_mail("help", message_id=f"<{kind}@example.org>"))
+        finally:
+            server.stop()
+    assert [row.message_id for row in stored(session_factory)] == [
+        "<uvloop@example.org>", "<asyncio@example.org>"
+    ]
+    with pytest.raises(ValueError, match="event_loop must be one of"):
+        dataclasses.replace(config, event_loop="twisted")
 
 
 def stored(session_factory: sessionmaker[Session]) -> list[InboundMessage]:
