@@ -15,13 +15,16 @@ from pathlib import Path
 
 import pytest
 import uvloop
+from aiosmtpd.smtp import SMTP
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import EVENT_LOOPS, Config
 from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import get_sessionmaker
-from pbm_emergo.mail.inbound import InboxHandler, Listener
+from pbm_emergo.mail.inbound import CountingSMTP, InboxHandler, Listener
 
 from .support import SERVER_ADDRESS, command_mail, make_config, send, wait_for
 
@@ -325,3 +328,24 @@ def test_a_mail_that_cannot_be_stored_fails_alone_in_its_group(
     rows = stored(session_factory)
     assert [r.message_id for r in rows] == ["<0@example.org>", "<2@example.org>"]
     assert {r.id for r in rows} == ids
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(
+    st.text(max_size=40),
+    st.sampled_from(["<alice@example.org>", "alice@example.org", "<>", "<a b@c>",
+                     "<@route:x@y.z>", "<" + "x" * 70 + "@example.org>", "<bob@example.org> X=1"]),
+), max_size=8))
+def test_addresses_in_mail_and_rcpt_are_read_as_aiosmtpd_reads_them(args: list[str]) -> None:
+    """The listener's session remembers the addresses it read; asked again, or asked with
+    another local part limit, it answers as aiosmtpd's own session does."""
+    loop = asyncio.new_event_loop()
+    try:
+        plain, ours = SMTP(object(), loop=loop), CountingSMTP(object(), loop=loop)
+        plain_limited, limited = SMTP(object(), loop=loop), CountingSMTP(object(), loop=loop)
+        plain_limited.local_part_limit = limited.local_part_limit = 64
+        for arg in args + args:
+            assert ours._getaddr(arg) == plain._getaddr(arg)
+            assert limited._getaddr(arg) == plain_limited._getaddr(arg)
+    finally:
+        loop.close()
