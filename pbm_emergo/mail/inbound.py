@@ -278,7 +278,7 @@ def new_event_loop(kind: str) -> asyncio.AbstractEventLoop:
     or ``"asyncio"`` (the standard library's).
 
     Every SMTP command and answer of every session goes through the loop's transports and
-    selector; on uvloop the listener spends about a sixth less CPU on each mail (see the
+    selector; on uvloop the listener spends about an eighth less CPU on each mail (see the
     README, "Performance"). aiosmtpd runs on either. Without uvloop installed (it is a
     dependency on Linux and macOS), the standard loop is used, with a warning.
     """
