@@ -57,7 +57,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.orm import Session, aliased
+from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from pbm_emergo.db.models import (
@@ -277,37 +277,42 @@ def enqueue_inbound(
 
 def _claim_inbound(*, skip_locked: bool) -> Any:
     """``UPDATE`` the oldest pending mail none of whose boards has an earlier unfinished
-    mail to claimed ``RETURNING`` it: the search and the claim in one statement."""
-    candidate = aliased(InboundMessage)
-    mine = aliased(InboundBoard)
-    theirs = aliased(InboundBoard)
-    earlier = aliased(InboundMessage)
+    mail to claimed ``RETURNING`` it: the search and the claim in one statement.
+
+    Core, on the tables: an ORM ``UPDATE`` of the mapped class would first look for the
+    session's objects to keep in step (none: the claim has a session of its own), and the
+    cache key of the statement with its ORM aliases cost more to make; together they were
+    about half of a claim, inside the write lock."""
+    candidate = _inbound.alias("candidate")
+    mine = _inbound_boards.alias("mine")
+    theirs = _inbound_boards.alias("theirs")
+    earlier = _inbound.alias("earlier")
     blocked = (
-        select(theirs.inbound_id)
-        .join(mine, mine.board_number == theirs.board_number)
-        .join(earlier, earlier.id == theirs.inbound_id)
+        select(theirs.c.inbound_id)
+        .join(mine, mine.c.board_number == theirs.c.board_number)
+        .join(earlier, earlier.c.id == theirs.c.inbound_id)
         .where(
-            mine.inbound_id == candidate.id,
-            theirs.inbound_id < candidate.id,
-            earlier.status.in_((INBOUND_PENDING, INBOUND_PROCESSING)),
+            mine.c.inbound_id == candidate.c.id,
+            theirs.c.inbound_id < candidate.c.id,
+            earlier.c.status.in_((INBOUND_PENDING, INBOUND_PROCESSING)),
         )
         .exists()
     )
     oldest = (
-        select(candidate.id)
-        .where(candidate.status == INBOUND_PENDING, ~blocked)
-        .order_by(candidate.id)
+        select(candidate.c.id)
+        .where(candidate.c.status == INBOUND_PENDING, ~blocked)
+        .order_by(candidate.c.id)
         .limit(1)
     )
     if skip_locked:
         oldest = oldest.with_for_update(skip_locked=True)
     return (
-        update(InboundMessage)
-        .where(InboundMessage.id == oldest.scalar_subquery(),
-               InboundMessage.status == INBOUND_PENDING)
+        update(_inbound)
+        .where(_inbound.c.id == oldest.scalar_subquery(),
+               _inbound.c.status == INBOUND_PENDING)
         .values(
             status=INBOUND_PROCESSING,
-            attempts=InboundMessage.attempts + 1,
+            attempts=_inbound.c.attempts + 1,
             claimed_by=bindparam("worker"),
             claimed_at=bindparam("now"),
         )
