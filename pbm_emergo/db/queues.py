@@ -221,11 +221,10 @@ def store_inbound_many(
     results: list[tuple[int, bool]] = []
     boards: list[dict[str, int]] = []
     for mail in mails:
-        key = (mail.envelope_sender, mail.message_id)
         if mail.message_id is None:
             new_id = session.execute(statement, mail.row()).one()[0]
         else:
-            new_id = created.pop(key, None)
+            new_id = created.pop((mail.envelope_sender, mail.message_id), None)
         if new_id is None:
             existing = session.scalar(
                 select(_inbound.c.id).where(

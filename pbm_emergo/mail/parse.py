@@ -209,7 +209,8 @@ def _parse(
     plain = _PlainHeaders(msg)
     message_id = _message_id(plain.message_id()) or _generated_id(raw)
     references = tuple(_message_ids(plain.text("References") or ""))[-20:]
-    sender = plain.from_address() or _envelope_address(envelope_sender)
+    from_address = plain.from_address()
+    sender = from_address or _envelope_address(envelope_sender)
     subject = clean_subject(plain.text("Subject") or "")
     body = _body(msg, defects)
     if defects:
@@ -222,7 +223,7 @@ def _parse(
         references=references,
         defects=tuple(defects),
         not_answered=_not_answered(msg, envelope_sender, sender, own_address),
-        sender_auth=_sender_auth(msg, sender, authserv_id),
+        sender_auth=_sender_auth(msg, from_address, sender, authserv_id),
     )
 
 
@@ -249,7 +250,7 @@ class _PlainHeaders:
         """The first ``name`` header's value, unfolded as the parser unfolds it, if it is
         printable ASCII without an encoded word; else None."""
         value = self.first.get(name.lower())
-        if value is None or not isinstance(value, str):
+        if not isinstance(value, str):  # absent (or, in a built message, a header object)
             return None
         value = "".join(value.splitlines())
         if value.isascii() and value.isprintable() and "=?" not in value:
@@ -287,14 +288,16 @@ class _PlainHeaders:
         return _from_address(self.msg)
 
 
-def _sender_auth(msg: Message, sender: str | None, authserv_id: str | None) -> str:
+def _sender_auth(
+    msg: Message, from_address: str | None, sender: str | None, authserv_id: str | None
+) -> str:
     if not authserv_id:
         return ""
     try:
         values = [str(v) for v in msg.get_all("Authentication-Results") or ()]
     except Exception:  # noqa: BLE001 - a malformed header is no verdict
         values = []
-    domain = (_from_address(msg) or sender or "").rpartition("@")[2]
+    domain = (from_address or sender or "").rpartition("@")[2]
     return authresults.sender_verdict(values, authserv_id, domain)
 
 
