@@ -136,6 +136,11 @@ class InboxHandler:
         address = config.address.lower()
         self.local_recipients = {address, f"postmaster@{config.domain}".lower(), "postmaster"}
 
+    def __dir__(self) -> list[str]:
+        # What aiosmtpd lists a handler's attributes for, for every connection: its hooks
+        # (handle_*) and AUTH mechanisms (auth_*). See CountingSMTP.__dir__.
+        return list(_verbs_and_hooks(type(self), ("handle_", "auth_")))
+
     async def handle_MAIL(  # noqa: N802 - aiosmtpd's hook name
         self,
         server: SMTP,
@@ -294,8 +299,19 @@ def new_event_loop(kind: str) -> asyncio.AbstractEventLoop:
 
 class CountingSMTP(SMTP):
     """aiosmtpd's SMTP session, counting every 4xx and 5xx answer by code (ours, and
-    aiosmtpd's own: 552 for mail over the size limit, 5xx for bad commands), and
-    remembering the addresses it has read in MAIL and RCPT commands."""
+    aiosmtpd's own: 552 for mail over the size limit, 5xx for bad commands), remembering
+    the addresses it has read in MAIL and RCPT commands, and sending a multi-line reply
+    in one write."""
+
+    _reply_lines: list[bytes] | None = None  # the lines of a multi-line reply so far
+
+    def __dir__(self) -> list[str]:
+        # aiosmtpd makes a new session for every connection, and its __init__ finds the
+        # session's SMTP verbs (smtp_*) and AUTH mechanisms (auth_*) by listing dir() and
+        # fetching every attribute (inspect.getmembers): a tenth of the listener's CPU
+        # per mail. Those are all it reads dir() for, so that is what dir() lists here
+        # (worked out once per class); see also InboxHandler.__dir__.
+        return list(_verbs_and_hooks(type(self), ("smtp_", "auth_")))
 
     def _getaddr(self, arg: str) -> tuple[str | None, str | None]:
         # aiosmtpd reads the address of every MAIL and RCPT command with the email
@@ -314,10 +330,35 @@ class CountingSMTP(SMTP):
         return found
 
     async def push(self, status: Any) -> None:
-        code = status[:3] if isinstance(status, str) else status[:3].decode("ascii", "replace")
-        if code[:1] in ("4", "5"):
-            metrics.get().smtp_answers.labels(code).inc()
-        await super().push(status)
+        line: bytes = (
+            status.encode("utf-8" if self.enable_SMTPUTF8 else "ascii")
+            if isinstance(status, str) else status
+        )
+        if line[3:4] == b"-":
+            # A line of a multi-line reply (EHLO's): held back and sent with its last line,
+            # one write (and one system call) for the whole reply instead of one a line.
+            if self._reply_lines is None:
+                self._reply_lines = []
+            self._reply_lines.append(line)
+            return
+        if self._reply_lines:
+            line = b"\r\n".join([*self._reply_lines, line])
+            self._reply_lines = None
+        if line[:1] in (b"4", b"5"):
+            metrics.get().smtp_answers.labels(line[:3].decode("ascii", "replace")).inc()
+        await super().push(line)
+
+
+def _verbs_and_hooks(cls: type, prefixes: tuple[str, ...]) -> tuple[str, ...]:
+    """The attribute names of ``cls`` that start with one of ``prefixes`` (remembered)."""
+    names = _NAMES_OF_CLASSES.get((cls, prefixes))
+    if names is None:
+        names = tuple(name for name in dir(cls) if name.startswith(prefixes))
+        _NAMES_OF_CLASSES[(cls, prefixes)] = names
+    return names
+
+
+_NAMES_OF_CLASSES: dict[tuple[type, tuple[str, ...]], tuple[str, ...]] = {}
 
 
 # CountingSMTP._getaddr's memory: (argument, local part limit) -> (address, rest).
@@ -335,7 +376,8 @@ class CountingController(Controller):
         self.sock = sock
 
     def factory(self) -> SMTP:
-        return CountingSMTP(self.handler, **self.SMTP_kwargs)
+        # Given the loop, aiosmtpd does not look it up for every connection.
+        return CountingSMTP(self.handler, loop=self.loop, **self.SMTP_kwargs)
 
     def _create_server(self) -> Any:
         if self.sock is None:

@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import functools
 import smtplib
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -16,11 +17,14 @@ from pathlib import Path
 import pytest
 import uvloop
 from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import Session as AiosmtpdSession
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from prometheus_client import REGISTRY
 from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo import metrics
 from pbm_emergo.config import EVENT_LOOPS, Config
 from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import get_sessionmaker
@@ -349,3 +353,101 @@ def test_addresses_in_mail_and_rcpt_are_read_as_aiosmtpd_reads_them(args: list[s
             assert limited._getaddr(arg) == plain_limited._getaddr(arg)
     finally:
         loop.close()
+
+
+def test_ehlo_answers_with_the_whole_reply_at_once(config: Config, listener: Listener) -> None:
+    """EHLO's reply is one write (see CountingSMTP.push): on the wire it is the same
+    multi-line reply as always, the extensions first, HELP last."""
+    with socket.create_connection((config.smtp_host, config.smtp_port), timeout=10) as sock:
+        reader = sock.makefile("rb")
+        assert reader.readline().startswith(b"220 ")
+        sock.sendall(b"EHLO client.example.org\r\n")
+        lines = [reader.readline()]
+        while lines[-1][3:4] == b"-":
+            lines.append(reader.readline())
+        sock.sendall(b"QUIT\r\n")
+        assert reader.readline().startswith(b"221 ")
+    assert lines == [
+        f"250-{config.domain}\r\n".encode(),
+        f"250-SIZE {config.max_message_size}\r\n".encode(),
+        b"250-8BITMIME\r\n",
+        b"250-SMTPUTF8\r\n",
+        b"250 HELP\r\n",
+    ]
+
+
+class _Writes:
+    """Stands in for asyncio's StreamWriter: records what is written."""
+
+    def __init__(self) -> None:
+        self.writes: list[bytes] = []
+
+    def write(self, data: bytes) -> None:
+        self.writes.append(data)
+
+    async def drain(self) -> None:
+        return None
+
+
+def test_a_multi_line_reply_is_written_once_and_counted_once() -> None:
+    loop = asyncio.new_event_loop()
+    try:
+        session = CountingSMTP(object(), loop=loop)
+        session.session = AiosmtpdSession(loop)
+        writer = _Writes()
+        session._writer = writer  # type: ignore[assignment]
+        metrics.get()
+        before = answers_550()
+
+        async def replies() -> None:
+            for line in ("250-emergo.test", b"250-SIZE 100", "250 HELP", "354 End data",
+                         "550-5.1.1 No such user", "550 5.1.1 here"):
+                await session.push(line)
+
+        loop.run_until_complete(replies())
+    finally:
+        loop.close()
+    assert writer.writes == [
+        b"250-emergo.test\r\n250-SIZE 100\r\n250 HELP\r\n",
+        b"354 End data\r\n",
+        b"550-5.1.1 No such user\r\n550 5.1.1 here\r\n",
+    ]
+    assert answers_550() == before + 1
+
+
+def answers_550() -> float:
+    found = REGISTRY.get_sample_value("pbm_emergo_smtp_answers_total", {"code": "550"})
+    return found or 0.0
+
+
+def test_the_session_and_handler_list_what_aiosmtpd_looks_for(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    """dir() of the listener's session and handler lists only the SMTP verbs, handler
+    hooks and AUTH mechanisms; aiosmtpd finds all the ones it finds with the full list."""
+
+    class FullSMTP(CountingSMTP):
+        def __dir__(self) -> list[str]:
+            return sorted(object.__dir__(self))
+
+    class FullHandler(InboxHandler):
+        def __dir__(self) -> list[str]:
+            return sorted(object.__dir__(self))
+
+    loop = asyncio.new_event_loop()
+    try:
+        ours = CountingSMTP(InboxHandler(session_factory, config), loop=loop)
+        full = FullSMTP(FullHandler(session_factory, config), loop=loop)
+    finally:
+        loop.close()
+    assert len(dir(full)) > 3 * len(dir(ours))  # the shortcut is taken
+    for table in ("_smtp_methods", "_handle_hooks", "_auth_methods"):
+        found, expected = getattr(ours, table), getattr(full, table)
+        assert found.keys() == expected.keys(), table
+    assert {"EHLO", "MAIL", "RCPT", "DATA", "QUIT"} <= ours._smtp_methods.keys()
+    assert ours._handle_hooks.keys() == {"MAIL", "RCPT", "DATA"}
+    assert {"LOGIN", "PLAIN"} <= ours._auth_methods.keys()
+    assert all(
+        ours._smtp_methods[verb].__func__ is full._smtp_methods[verb].__func__
+        for verb in ours._smtp_methods
+    )
