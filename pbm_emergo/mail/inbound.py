@@ -323,7 +323,13 @@ class CountingSMTP(SMTP):
         key = (arg, self.local_part_limit)
         found = _ADDRESSES_READ.get(key)
         if found is None:
-            found = super()._getaddr(arg)
+            try:
+                found = super()._getaddr(arg)
+            except IndexError:
+                # The email package's parser fails this way on a bare address ending in
+                # "@" ("x@"); aiosmtpd, which means a malformed address to get 553, would
+                # answer "500 Error: (IndexError) ..." and log a traceback.
+                found = (None, None)
             if len(_ADDRESSES_READ) >= _ADDRESSES_KEPT:
                 _ADDRESSES_READ.clear()
             _ADDRESSES_READ[key] = found

@@ -337,7 +337,7 @@ def test_a_mail_that_cannot_be_stored_fails_alone_in_its_group(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(
     st.text(max_size=40),
-    st.sampled_from(["<alice@example.org>", "alice@example.org", "<>", "<a b@c>",
+    st.sampled_from(["<alice@example.org>", "alice@example.org", "<>", "<a b@c>", "0@",
                      "<@route:x@y.z>", "<" + "x" * 70 + "@example.org>", "<bob@example.org> X=1"]),
 ), max_size=8))
 def test_addresses_in_mail_and_rcpt_are_read_as_aiosmtpd_reads_them(args: list[str]) -> None:
@@ -349,10 +349,27 @@ def test_addresses_in_mail_and_rcpt_are_read_as_aiosmtpd_reads_them(args: list[s
         plain_limited, limited = SMTP(object(), loop=loop), CountingSMTP(object(), loop=loop)
         plain_limited.local_part_limit = limited.local_part_limit = 64
         for arg in args + args:
-            assert ours._getaddr(arg) == plain._getaddr(arg)
-            assert limited._getaddr(arg) == plain_limited._getaddr(arg)
+            assert ours._getaddr(arg) == read(plain, arg)
+            assert limited._getaddr(arg) == read(plain_limited, arg)
     finally:
         loop.close()
+
+
+def read(session: SMTP, arg: str) -> tuple[str | None, str | None]:
+    """aiosmtpd's reading of an address; where its parser fails (IndexError, on "x@"), a
+    malformed address, as ours answers."""
+    try:
+        return session._getaddr(arg)
+    except IndexError:
+        return None, None
+
+
+def test_a_malformed_sender_address_gets_553(config: Config, listener: Listener) -> None:
+    with smtplib.SMTP(config.smtp_host, config.smtp_port, timeout=10) as client:
+        client.ehlo("client.example.org")
+        assert client.docmd("MAIL FROM:alice@")[0] == 553
+        assert client.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+        assert client.docmd("RCPT TO:bob@")[0] == 553
 
 
 def test_ehlo_answers_with_the_whole_reply_at_once(config: Config, listener: Listener) -> None:
