@@ -256,6 +256,78 @@ def test_outbound_backoff_permanent_failure_and_sent(db_sessions: sessionmaker[S
         assert [m.id for m in queues.claim_due_outbound(session, "s1", NOW)] == [refused.id]
 
 
+def test_outbound_claims_take_the_oldest_due_up_to_the_limit_and_stale_claims(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    """A claim takes due mails oldest first (by due time, then id), at most ``limit``;
+    not mails due later, nor ones another sender holds, unless that claim is older than
+    the lease. Marking a batch sent releases only the rows this sender still holds."""
+    due = [NOW - timedelta(minutes=m) for m in (1, 5, 3, 5, 0)]
+    with db_sessions.begin() as session:
+        rows = [queues.enqueue_outbound(session, f"p{i}@example.org", b"r", when)
+                for i, when in enumerate(due)]
+        later = queues.enqueue_outbound(session, "later@example.org", b"r", NOW)
+        later.next_attempt_at = NOW + timedelta(seconds=1)
+    ids = [r.id for r in rows]
+    oldest_first = [ids[1], ids[3], ids[2], ids[0], ids[4]]
+    with db_sessions.begin() as session:
+        first = queues.claim_due_outbound_ids(session, "s1", NOW, limit=3)
+    assert first == oldest_first[:3]
+    with db_sessions.begin() as session:
+        second = queues.claim_due_outbound(session, "s2", NOW, limit=10)
+    assert [m.id for m in second] == oldest_first[3:]
+    assert all(m.status == "sending" and m.claimed_by == "s2" and m.attempts == 1
+               for m in second)
+    with db_sessions.begin() as session:
+        assert queues.claim_due_outbound_ids(session, "s3", NOW) == []
+        # s1's claim outlives the lease: another sender takes its mails over, oldest first.
+        stale = NOW + queues.DEFAULT_LEASE + timedelta(seconds=1)
+        taken = queues.claim_due_outbound_ids(session, "s3", stale, limit=2)
+    assert taken == oldest_first[:2]
+    with db_sessions() as session:
+        s1_batch = queues.outbound_by_ids(session, first)
+    assert [m.claimed_by for m in s1_batch] == ["s3", "s3", "s1"]
+    with db_sessions.begin() as session:
+        for message in s1_batch:
+            message.claimed_by = "s1"  # the batch as s1 knows it
+        held = queues.mark_outbound_sent_many(session, s1_batch, NOW)
+    assert held == {first[2]}
+    with db_sessions() as session:
+        status = {m.id: (m.status, m.claimed_by) for m in session.scalars(select(OutboundMessage))}
+    assert status[first[2]] == ("sent", None)
+    assert status[first[0]] == status[first[1]] == ("sending", "s3")
+    assert status[later.id] == ("pending", None)
+
+
+def test_concurrent_outbound_claims_never_share_a_mail(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    with db_sessions.begin() as session:
+        for i in range(60):
+            queues.enqueue_outbound(session, f"p{i}@example.org", b"r", NOW)
+    claimed: dict[str, list[int]] = {}
+    start = threading.Barrier(4)
+
+    def sender(name: str) -> None:
+        mine: list[int] = []
+        start.wait()
+        while True:
+            with db_sessions.begin() as session:
+                batch = queues.claim_due_outbound_ids(session, name, NOW, limit=4)
+            if not batch:
+                break
+            mine.extend(batch)
+        claimed[name] = mine
+
+    threads = [threading.Thread(target=sender, args=(f"s{n}",)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    every = [i for mine in claimed.values() for i in mine]
+    assert len(claimed) == 4 and len(every) == 60 == len(set(every))
+
+
 def test_retry_delay_doubles_up_to_the_cap() -> None:
     delays = [queues.retry_delay(n) for n in range(1, 10)]
     assert delays[:4] == [timedelta(seconds=s) for s in (30, 60, 120, 240)]
