@@ -11,18 +11,24 @@ session per mail):
 1. signups (one player per address) and challenges, waiting for the replies between phases;
 2. a burst: every move of --games games of up to --moves moves (legal, seeded, from the
    rules engine), one mail per move with the `#n` guard, each game's moves sent in order by
-   one client, as fast as the clients go; the same burst goes to the bare listener;
+   one client, as fast as the clients go; the same burst goes to the bare listener. This is
+   done --rounds times (default 3), on fresh games each time, alternating: the bare
+   listener's burst (with the server's processes stopped, SIGSTOP, so that it is alone on
+   the machine as before the server started), then ours, waited for until both board mails
+   of every move arrived. This machine's speed drifts from minute to minute; rounds next to
+   each other compare like with like, and the median of the rounds' ratios is the figure;
 3. a steady phase on fresh games: moves offered on a fixed schedule at --steady-rate per
    second for --steady-seconds (open loop), a game's next move only once the first board
    mail of its previous move arrived.
 
-Prints: the accept rate (250s per second over the move burst) of the bare listener and of
-the server and their ratio, moves per second end to end (until both board mails of every
+Prints: for each round, the accept rate (250s per second over the move burst) of the bare
+listener and of the server and their ratio, and moves per second end to end; then their
+medians over the rounds; moves per second end to end (until both board mails of every
 move reached the sink), the steady-phase latency from opening the SMTP session to the first
 board mail of the move (p50, p90, p99, max), error mails, 4xx answers, lost mails, and the
 server's peak memory (VmHWM of the server process and its children).
 
-    .venv/bin/python bench/pipeline.py [--games 40] [--moves 30] [--clients 8]
+    .venv/bin/python bench/pipeline.py [--games 40] [--moves 30] [--clients 8] [--rounds 3]
         [--steady-rate 20] [--steady-seconds 20] [--server-arg=--workers=2] [--json]
         [--profile /tmp/pipeline-profile.txt]
 
@@ -52,6 +58,7 @@ import shutil
 import signal
 import smtplib
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -731,26 +738,31 @@ def burst_summary(stats: SendStats) -> dict[str, Any]:
 # The phases
 
 
+def run_bare_setup(
+    port: int, mailer: Mailer, games: Sequence[BenchGame], clients: int
+) -> dict[str, Any]:
+    """The bare listener gets the signups and challenges too (their accept rate)."""
+    setup = SendStats()
+    started = time.time()
+    send_all(port, mailer.signups(games), clients, setup)
+    send_all(port, mailer.challenges(games), clients, setup)
+    setup_seconds = time.time() - started
+    return {"setup_seconds": setup_seconds,
+            "setup_accept_rate": rate(setup.accepted, setup_seconds),
+            "setup_not_accepted": len(setup.failed)}
+
+
 def run_bare(
     port: int, mailer: Mailer, burst: Sequence[BenchGame], clients: int
 ) -> tuple[dict[str, Any], SendStats]:
-    """The same sequence to the bare listener: signups, challenges, then the move burst."""
-    setup = SendStats()
-    started = time.time()
-    send_all(port, mailer.signups(burst), clients, setup)
-    send_all(port, mailer.challenges(burst), clients, setup)
-    setup_seconds = time.time() - started
+    """A move burst to the bare listener, the same mails as ours gets (board numbers aside)."""
     per_game = [
         [mailer.move(g, n, 101 + i) for n in range(1, len(g.moves) + 1)]
         for i, g in enumerate(burst)
     ]
     stats = SendStats()
     send_games(port, per_game, clients, stats)
-    summary = burst_summary(stats)
-    summary["setup_seconds"] = setup_seconds
-    summary["setup_accept_rate"] = rate(setup.accepted, setup_seconds)
-    setup.merge_into(stats)
-    return summary, stats
+    return burst_summary(stats), stats
 
 
 def setup_games(
@@ -832,6 +844,36 @@ def run_burst(
         moves_without_both_board_mails=exp.remaining,
     )
     return summary, stats
+
+
+@contextlib.contextmanager
+def stopped(server: subprocess.Popen[bytes]) -> Iterator[None]:
+    """The server's processes (its process group) stopped (SIGSTOP) for the duration, so
+    that the bare listener has the machine to itself, as before the server started."""
+    os.killpg(server.pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        os.killpg(server.pid, signal.SIGCONT)
+
+
+def print_round(entry: dict[str, Any], bare_loop: str) -> None:
+    ours = entry["ours"]
+    line = f"round {entry['round']}: "
+    if "bare" in entry:
+        bare = entry["bare"]
+        line += (f"bare listener ({bare_loop}) {bare['mails']} mails in {bare['seconds']:.2f} s, "
+                 f"accept rate {bare['accept_rate']:.0f} mails/s (session p50 "
+                 f"{bare['session_ms_p50']:.1f} ms, p99 {bare['session_ms_p99']:.1f} ms); ")
+    line += (f"ours {ours['mails']} mails in {ours['seconds']:.2f} s, accept rate "
+             f"{ours['accept_rate']:.0f} mails/s (session p50 {ours['session_ms_p50']:.1f} ms, "
+             f"p99 {ours['session_ms_p99']:.1f} ms)")
+    if "bare" in entry:
+        line += f"; ours/bare {ours['accept_rate'] / entry['bare']['accept_rate']:.2f}"
+    line += (f"; end to end {ours['moves_per_second']:.1f} moves/s (both board mails of "
+             f"{ours['moves'] - ours['moves_without_both_board_mails']} of {ours['moves']} "
+             f"moves after {ours['end_to_end_seconds']:.1f} s)")
+    print(line)
 
 
 @dataclass
@@ -1271,6 +1313,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "--idle-timeout", type=float, default=60.0,
         help="stop waiting for replies once no mail reached the sink for this long",
     )
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="move bursts, each to the bare listener then to ours, on fresh "
+                             "games (the ratio is the median of the rounds'); runs with a "
+                             "scale-out or survival option use one")
     parser.add_argument("--skip-bare", action="store_true", help="do not run the bare listener")
     parser.add_argument("--bare-loop", choices=("asyncio", "uvloop"), default="asyncio",
                         help="the bare listener's event loop: asyncio's (aiosmtpd as it comes) "
@@ -1322,8 +1368,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     if args.worker_processes and not args.database_url:
         print("note: --worker-processes on SQLite (several processes, one database file)",
               file=sys.stderr)
-    if min(args.games, args.moves, args.clients) < 1 or args.steady_rate <= 0:
-        parser.error("--games, --moves, --clients and --steady-rate must be positive")
+    if min(args.games, args.moves, args.clients, args.rounds) < 1 or args.steady_rate <= 0:
+        parser.error("--games, --moves, --clients, --rounds and --steady-rate must be positive")
+    if extended(args):
+        args.rounds = 1  # the timeline, chaos and exactness checks follow one burst
     return args
 
 
@@ -1393,13 +1441,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"options: {options}")
 
     rng = random.Random(args.seed)
-    burst = generate_games("b", args.games, args.moves, rng)
+    burst = generate_games("b", args.games * args.rounds, args.moves, rng)
     steady_needed = math.ceil(args.steady_rate * args.steady_seconds / args.moves)
     steady_count = args.steady_games or steady_needed + math.ceil(2 * args.steady_rate)
     if args.no_steady:
         steady_count = 0
     steady = generate_games("s", steady_count, args.moves, rng)
-    print(f"games: {len(burst)} burst games, {sum(len(g.moves) for g in burst)} moves; "
+    print(f"games: {args.rounds} round(s) of {args.games} burst games, "
+          f"{sum(len(g.moves) for g in burst)} moves in all; "
           f"{len(steady)} steady games, {sum(len(g.moves) for g in steady)} moves available")
 
     procs = Processes()
@@ -1412,18 +1461,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     bench_db: BenchDatabase | None = None
     chaos: Chaos | None = None
     try:
-        # The bare listener, alone on the machine while it is measured.
+        # The bare listener: alone on the machine while it is measured (before the server
+        # starts, then with the server's processes stopped during its bursts).
+        bare_proc = bare_port = None
         if not args.skip_bare:
             bare_proc, bare_port = start_helper(procs, spawn, bare_listener_main, "bare listener",
                                                 args.bare_loop)
-            bare, bare_stats = run_bare(bare_port, Mailer(), burst, args.clients)
-            procs.stop_helper(bare_proc)
-            result["bare"] = bare
-            print(f"bare listener ({args.bare_loop}): move burst {bare['mails']} mails in "
-                  f"{bare['seconds']:.2f} s, "
-                  f"accept rate {bare['accept_rate']:.0f} mails/s (session p50 "
-                  f"{bare['session_ms_p50']:.1f} ms, p99 {bare['session_ms_p99']:.1f} ms); "
-                  f"signups+challenges {bare['setup_accept_rate']:.0f} mails/s")
+            result["bare_setup"] = bare_setup = run_bare_setup(bare_port, Mailer(), burst,
+                                                               args.clients)
+            print(f"bare listener ({args.bare_loop}): signups+challenges "
+                  f"{bare_setup['setup_accept_rate']:.0f} mails/s")
 
         events: multiprocessing.Queue[Mail] = spawn.Queue()
         sink_down = spawn.Event() if args.relay_down_at is not None else None
@@ -1492,7 +1539,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  game {tag} left out: {reason}")
         burst = [g for g in playing if g.tag.startswith("b")]
         steady = [g for g in playing if g.tag.startswith("s")]
-        if not burst or (not steady and not args.no_steady):
+        rounds = [[g for g in burst if int(g.tag[1:]) // args.games == r]
+                  for r in range(args.rounds)]
+        if not all(rounds) or (not steady and not args.no_steady):
             raise BenchError("no game left to play after the signups and challenges")
 
         burst_stats = SendStats()
@@ -1500,19 +1549,43 @@ def main(argv: Sequence[str] | None = None) -> int:
             chaos = Chaos(args, procs, database_url, sink_down, burst_stats, sink)
             burst_started = time.time()
             chaos.start()
-        ours, burst_stats = run_burst(port, sink, mailer, burst, args.clients, wait,
-                                      burst_stats)
+        result["rounds"] = played = []
+        bare_mailer = Mailer()
+        for number, games in enumerate(rounds, 1):
+            entry: dict[str, Any] = {"round": number}
+            if bare_port is not None:
+                with stopped(server):
+                    entry["bare"], _ = run_bare(bare_port, bare_mailer, games, args.clients)
+            round_stats = burst_stats if chaos is not None else SendStats()
+            entry["ours"], _ = run_burst(port, sink, mailer, games, args.clients, wait,
+                                         round_stats)
+            if round_stats is not burst_stats:
+                round_stats.merge_into(burst_stats)
+            played.append(entry)
+            print_round(entry, args.bare_loop)
+        if bare_proc is not None:
+            procs.stop_helper(bare_proc)
+        ours = {
+            "moves": sum(e["ours"]["moves"] for e in played),
+            "moves_without_both_board_mails": sum(
+                e["ours"]["moves_without_both_board_mails"] for e in played),
+            "accept_rate_median": statistics.median(e["ours"]["accept_rate"] for e in played),
+            "moves_per_second_median": statistics.median(
+                e["ours"]["moves_per_second"] for e in played),
+        }
         result["ours"] = ours
-        print(f"ours: move burst {ours['mails']} mails in {ours['seconds']:.2f} s, accept rate "
-              f"{ours['accept_rate']:.0f} mails/s (session p50 {ours['session_ms_p50']:.1f} ms, "
-              f"p99 {ours['session_ms_p99']:.1f} ms)")
-        if "bare" in result:
-            ratio = ours["accept_rate"] / result["bare"]["accept_rate"]
-            result["accept_ratio"] = ratio
-            print(f"accept rate ours/bare: {ratio:.2f} (target >= 0.5)")
-        print(f"end to end: {ours['moves']} moves, both board mails of every move at the sink "
-              f"after {ours['end_to_end_seconds']:.1f} s: {ours['moves_per_second']:.1f} moves/s "
-              f"(target >= 100, aim 200); moves missing board mails: "
+        rates = ", ".join(f"{e['ours']['accept_rate']:.0f}" for e in played)
+        print(f"ours: accept rate median {ours['accept_rate_median']:.0f} mails/s over "
+              f"{len(played)} round(s) ({rates})")
+        if bare_port is not None:
+            ratios = [e["ours"]["accept_rate"] / e["bare"]["accept_rate"] for e in played]
+            result["accept_ratio"] = ratio = statistics.median(ratios)
+            print(f"accept rate ours/bare: {ratio:.2f}, the median of {len(played)} round(s) "
+                  f"({', '.join(f'{r:.2f}' for r in ratios)}) (target >= 0.5)")
+        speeds = ", ".join(f"{e['ours']['moves_per_second']:.1f}" for e in played)
+        print(f"end to end: {ours['moves']} moves, both board mails of every move at the sink: "
+              f"median {ours['moves_per_second_median']:.1f} moves/s over {len(played)} "
+              f"round(s) ({speeds}) (target >= 100, aim 200); moves missing board mails: "
               f"{ours['moves_without_both_board_mails']}")
 
         if chaos is not None:
