@@ -109,8 +109,9 @@ class ChallengeCommand(Command):
         challenged = black if challenger is white else white
         check_challenge(ctx, challenged)
         note_challenge(ctx, challenged)
-        # The board takes the next number; the write re-checks that nobody took it first.
-        number = games.last_board_number(ctx.session) + 1
+        # The board takes the next number; the write re-checks that nobody took it first
+        # (run inside the write transaction, nobody can).
+        number = games.last_board_number(ctx.session, lock=ctx.apply_at_once) + 1
         white_id, black_id, now = white.id, black.id, ctx.now
 
         def store(session: Session) -> None:

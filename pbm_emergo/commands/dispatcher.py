@@ -48,6 +48,10 @@ MAX_ARGS = 40
 # A mail whose writes keep conflicting with other mails' is given up after this many tries
 # (the worker retries it later, like any failure).
 MAX_CONFLICTS = 20
+# After this many conflicts a mail runs inside its write transaction (as a `multiple` mail
+# does): nothing it read can change before it writes, so a mail that keeps losing a race
+# (a challenge whose board number another worker took each time) ends it.
+OPTIMISTIC_ATTEMPTS = 3
 
 # Where quoted or forwarded text starts: "On ... wrote:", Outlook's "-----Original
 # Message-----", Gmail's "---------- Forwarded message ---------", Apple Mail's "Begin
@@ -350,15 +354,16 @@ def _dispatch_multiple(ctx: Context, mail: CommandMail) -> list[Reply]:
 def _check_passwords_ahead(
     session: Session, mail: CommandMail, config: Config, now: datetime
 ) -> None:
-    """Check the passwords of a ``multiple`` mail's lines before its write transaction, so
-    that their slow hashes are paid without the lock (successes land in the credential
-    cache; nothing is counted or answered here: the commands do that). A userid locked
-    for this sender is skipped: its passwords are not even checked."""
+    """Check the passwords of a mail's command lines before it runs in its write
+    transaction, so that their slow hashes are paid without the lock (successes land in the
+    credential cache; nothing is counted or answered here: the commands do that). A userid
+    locked for this sender is skipped: its passwords are not even checked."""
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
         sender_trusted=mail.sender_trusted,
     )
-    for line in command_lines(mail.body).commands:
+    read = reading(mail)
+    for line in command_lines(mail.body).commands if read.multiple else [read.line]:
         words = line.split()
         command, used = registry.lookup(words)
         if command is None or command.credential_args is None:
@@ -393,14 +398,15 @@ def handle(
     The commands read and answer in a reading session (no write lock); then one short write
     transaction applies their writes and calls ``inside(session, outside(replies))`` (the
     caller's own writes: queue the replies, mark the mail done). A :class:`Conflict` (a
-    write found that what the commands read has changed) starts everything over. A
-    ``multiple`` mail runs in the write transaction (each line sees the lines before it);
-    its passwords are checked ahead, without the lock.
+    write found that what the commands read has changed) starts everything over; after
+    ``OPTIMISTIC_ATTEMPTS`` of them, and always for a ``multiple`` mail (each line sees the
+    lines before it), the mail runs in the write transaction, its passwords checked ahead
+    without the lock.
     """
     reads = read_sessions(factory)
     for attempt in range(1, MAX_CONFLICTS + 1):
         try:
-            if is_multiple(mail):
+            if is_multiple(mail) or attempt > OPTIMISTIC_ATTEMPTS:
                 with reads() as session:
                     _check_passwords_ahead(session, mail, config, now)
                 return _run_in_order(factory, mail, config, now, outside, inside)
@@ -423,8 +429,8 @@ def _run_in_order(
     outside: Callable[[list[Reply]], Any] | None,
     inside: Callable[[Session, Any], None] | None,
 ) -> list[Reply]:
-    """A ``multiple`` mail in :func:`handle`: every line run and applied in one write
-    transaction, each seeing the lines before it."""
+    """A mail run inside its write transaction (:func:`handle`): every line run and
+    applied in one transaction, each seeing the lines before it."""
     with factory.begin() as session:
         replies, _ = dispatch(session, mail, config, now, apply_at_once=True)
         built = outside(replies) if outside is not None else None
