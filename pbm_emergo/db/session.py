@@ -214,9 +214,8 @@ class Checkpointer:
 def checkpoint(database: str) -> tuple[int, int, int]:
     """A passive WAL checkpoint of the SQLite file ``database`` on a connection of its own;
     returns SQLite's answer: (1 if it could not run now, frames in the log, frames copied)."""
-    # mode=rw: a database file that is gone is not made again, empty.
-    connection = sqlite3.connect(f"{Path(database).absolute().as_uri()}?mode=rw", uri=True,
-                                 timeout=SQLITE_BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    connection = sqlite3.connect(database, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000,
+                                 isolation_level=None)
     try:
         busy, logged, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
         return int(busy), int(logged), int(copied)

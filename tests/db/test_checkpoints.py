@@ -101,10 +101,3 @@ def test_a_checkpoint_does_not_wait_for_a_writer(
     finally:
         done.set()
         thread.join(20)
-
-
-def test_a_checkpoint_of_a_database_that_is_gone_does_not_make_it_again(tmp_path: Path) -> None:
-    gone = tmp_path / "gone.sqlite3"
-    with pytest.raises(sqlite3.OperationalError):
-        checkpoint(str(gone))
-    assert not gone.exists()
