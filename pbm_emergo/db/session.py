@@ -12,24 +12,16 @@ once with "database is locked" if another connection wrote in between (WAL snaps
 conflict); taking the write lock at BEGIN makes concurrent writers queue up instead, which
 for our short transactions is both simpler and correct. Writers take their turn in a
 :class:`WriterQueue` first, so that the next one starts as soon as the lock is let go.
-
-A commit never runs a WAL checkpoint (copying the log back into the database, with its
-``fsync``): SQLite's automatic one would run inside the commit of whichever writer crossed
-1,000 pages, 3-11 ms while it still holds its turn, so every other writer (the listener's
-inserts among them) waited that long. :class:`Checkpointer` does it instead, in a thread of
-each writing process, about once a second, outside any turn.
 """
 
 from __future__ import annotations
 
 import fcntl
 import functools
-import logging
 import os
 import sqlite3
 import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -51,7 +43,6 @@ MIGRATIONS_DIR = (
 )
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
-_log = logging.getLogger(__name__)
 # Execution option of the engine behind read_sessions(): a unit of work that only reads.
 READ_ONLY = "pbm_emergo_read_only"
 
@@ -165,75 +156,12 @@ def writer_queue(database: str) -> WriterQueue:
         return queue
 
 
-class Checkpointer:
-    """Checkpoints the WAL of the SQLite databases this process committed to, in a thread of
-    its own, outside any writer's turn (see the module docstring).
-
-    Each commit marks its database (a set insert); about once a second (``interval``) the
-    thread runs ``PRAGMA wal_checkpoint(PASSIVE)`` on each marked one, with a connection of
-    its own. A passive checkpoint waits for no one: it copies the frames no reader still
-    needs while writers go on, and the log starts over from its beginning once all of it
-    is copied. Several processes may checkpoint the same database; SQLite lets one at a
-    time do it, and the others find nothing left or skip.
-    """
-
-    def __init__(self, interval: float = 1.0) -> None:
-        self.interval = interval
-        self._marked: set[str] = set()
-        self._lock = threading.Lock()
-        self._thread: threading.Thread | None = None
-        self._pid = -1
-
-    def mark(self, database: str) -> None:
-        """``database`` (a file path) has new commits to checkpoint."""
-        with self._lock:
-            self._marked.add(database)
-            if self._pid != os.getpid():  # the first commit (a forked child: its own thread)
-                self._thread = threading.Thread(
-                    target=self._run, name="wal-checkpoint", daemon=True
-                )
-                self._thread.start()
-                self._pid = os.getpid()
-
-    def _run(self) -> None:
-        while True:
-            time.sleep(self.interval)
-            self.checkpoint_marked()
-
-    def checkpoint_marked(self) -> None:
-        """Checkpoint every database marked since the last time (what the thread does)."""
-        with self._lock:
-            marked, self._marked = self._marked, set()
-        for database in marked:
-            try:
-                checkpoint(database)
-            except sqlite3.Error as error:  # the file may be gone (a test's, a moved one)
-                _log.debug("no WAL checkpoint of %s: %s", database, error)
-
-
-def checkpoint(database: str) -> tuple[int, int, int]:
-    """A passive WAL checkpoint of the SQLite file ``database`` on a connection of its own;
-    returns SQLite's answer: (1 if it could not run now, frames in the log, frames copied)."""
-    connection = sqlite3.connect(database, timeout=SQLITE_BUSY_TIMEOUT_MS / 1000,
-                                 isolation_level=None)
-    try:
-        busy, logged, copied = connection.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        return int(busy), int(logged), int(copied)
-    finally:
-        connection.close()
-
-
-_checkpointer = Checkpointer()
-
-
 class QueuedConnection(sqlite3.Connection):
     """A SQLite connection whose write transactions take their turn in a
     :class:`WriterQueue` (taken before ``BEGIN IMMEDIATE``, let go after the commit or
-    rollback, also the one of the pool's reset). Its commits leave the WAL checkpoint to
-    the :class:`Checkpointer`."""
+    rollback, also the one of the pool's reset)."""
 
     writer_queue: WriterQueue | None = None
-    database: str | None = None  # the file, when it is one (then checkpointed in the back)
     _holding = False
 
     def take_turn(self) -> None:
@@ -252,8 +180,6 @@ class QueuedConnection(sqlite3.Connection):
             super().commit()
         finally:
             self.end_turn()
-        if self.database is not None:
-            _checkpointer.mark(self.database)
 
     def rollback(self) -> None:
         try:
@@ -275,20 +201,15 @@ def _setup_sqlite(engine: Engine, *, foreign_keys: bool) -> None:
         # start deferred transactions on its own, behind our back).
         dbapi_connection.isolation_level = None
         database = engine.url.database
-        queued = isinstance(dbapi_connection, QueuedConnection) and database not in (
+        if isinstance(dbapi_connection, QueuedConnection) and database not in (
             None, "", ":memory:"
-        )
-        if queued and database is not None:
+        ):
             dbapi_connection.writer_queue = writer_queue(database)
-            dbapi_connection.database = os.path.abspath(database)
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
             cursor.execute("PRAGMA journal_mode = WAL")
             cursor.execute("PRAGMA synchronous = NORMAL")
-            if queued:
-                # No checkpoint inside a commit: the Checkpointer's thread does them.
-                cursor.execute("PRAGMA wal_autocheckpoint = 0")
             cursor.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
         finally:
             cursor.close()
