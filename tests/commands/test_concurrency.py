@@ -83,47 +83,69 @@ def test_two_moves_at_once_one_is_played_one_is_refused(
     assert error.body.startswith("It is not your turn on board 101: it is bob's.")
 
 
+class OtherWorker:
+    """Another worker's challenges between bob and alice, each committing a board now (or,
+    while a transaction holds the write lock or the counter, as soon as it can)."""
+
+    def __init__(self, players: Mailer, db_sessions: sessionmaker[Session]) -> None:
+        self.db_sessions = db_sessions
+        self.now = players.now
+        with db_sessions() as session:
+            alice = players_store.find_player(session, "alice")
+            bob = players_store.find_player(session, "bob")
+            assert alice is not None and bob is not None
+        self.alice, self.bob = alice.id, bob.id
+        self.threads: list[threading.Thread] = []
+
+    def create_a_board(self) -> None:
+        def create() -> None:
+            with self.db_sessions.begin() as session:
+                games.create_board(session, self.bob, self.alice, self.now)
+
+        worker = threading.Thread(target=create)
+        worker.start()
+        worker.join(2)  # it waits longer only while our transaction holds the lock
+        self.threads.append(worker)
+
+    def boards(self) -> dict[int, tuple[int, int]]:
+        """Every board's number and (white, black), once the other worker is done."""
+        for worker in self.threads:
+            worker.join(30)
+        with self.db_sessions() as session:
+            return {b.number: (b.white_player_id, b.black_player_id)
+                    for b in session.scalars(select(Board))}
+
+
+def challenge_board(replies: list[Reply]) -> int:
+    [number] = {int(r.subject.split()[3]) for r in replies}
+    assert [r.subject for r in replies] == [f"New Emergo Board {number} alice"] * 2
+    return number
+
+
 def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
     players: Mailer, db_sessions: sessionmaker[Session], db_config: Config
 ) -> None:
     """A challenge whose board number another worker takes each time it is about to write:
     after OPTIMISTIC_ATTEMPTS tries it runs inside its write transaction, where nobody can
     take the number first, and gets it (instead of starting over until it gives up)."""
-    with db_sessions() as session:
-        alice = players_store.find_player(session, "alice")
-        bob = players_store.find_player(session, "bob")
-        assert alice is not None and bob is not None
-    other_workers: list[threading.Thread] = []
+    other = OtherWorker(players, db_sessions)
 
     def another_worker_creates_a_board(replies: list[Reply]) -> None:
-        # Called between the commands' reads and their write. Another worker's challenge
-        # commits a board now; while ours holds the write transaction it has to wait.
-        def create() -> None:
-            with db_sessions.begin() as session:
-                games.create_board(session, bob.id, alice.id, players.now)
-
-        worker = threading.Thread(target=create)
-        worker.start()
-        worker.join(2)
-        other_workers.append(worker)
+        # Called between the commands' reads and their write; while ours holds the write
+        # transaction the other has to wait.
+        other.create_a_board()
 
     mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<race@x.org>")
-    replies = handle(db_sessions, mail, db_config, players.now,
-                     outside=another_worker_creates_a_board)
-    for worker in other_workers:
-        worker.join(30)
-    assert len(other_workers) == OPTIMISTIC_ATTEMPTS + 1
-    [number] = {int(r.subject.split()[3]) for r in replies}
-    assert [r.subject for r in replies] == [f"New Emergo Board {number} alice"] * 2
-    with db_sessions() as session:
-        boards = {b.number: (b.white_player_id, b.black_player_id)
-                  for b in session.scalars(select(Board))}
+    number = challenge_board(handle(db_sessions, mail, db_config, players.now,
+                                    outside=another_worker_creates_a_board))
+    boards = other.boards()
+    assert len(other.threads) == OPTIMISTIC_ATTEMPTS + 1
     # The other workers' boards took 101, 102, 103 from under it; the fourth, created
     # while the challenge held its write transaction, came after it.
     assert number == 101 + OPTIMISTIC_ATTEMPTS
-    assert boards[number] == (alice.id, bob.id)
-    assert sorted(boards) == list(range(101, 101 + len(other_workers) + 1))
-    assert all(boards[n] == (bob.id, alice.id) for n in boards if n != number)
+    assert boards[number] == (other.alice, other.bob)
+    assert sorted(boards) == list(range(101, 101 + len(other.threads) + 1))
+    assert all(boards[n] == (other.bob, other.alice) for n in boards if n != number)
 
 
 def test_inside_its_write_transaction_a_challenge_keeps_the_number_it_read(
@@ -133,38 +155,21 @@ def test_inside_its_write_transaction_a_challenge_keeps_the_number_it_read(
     """Another worker takes the next board number right after the challenge read it, every
     time; run inside its write transaction the challenge holds the counter from its read
     (PostgreSQL locks the row, SQLite's transaction the database), so the other waits."""
-    with db_sessions() as session:
-        alice = players_store.find_player(session, "alice")
-        bob = players_store.find_player(session, "bob")
-        assert alice is not None and bob is not None
+    other = OtherWorker(players, db_sessions)
     read_number = games.last_board_number
-    other_workers: list[threading.Thread] = []
 
     def read_then_lose_it(session: Session, *, lock: bool = False) -> int:
         number = read_number(session, lock=lock)
-
-        def create() -> None:
-            with db_sessions.begin() as other:
-                games.create_board(other, bob.id, alice.id, players.now)
-
-        worker = threading.Thread(target=create)
-        worker.start()
-        worker.join(2)
-        other_workers.append(worker)
+        other.create_a_board()
         return number
 
     monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
     mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<lose@x.org>")
-    replies = handle(db_sessions, mail, db_config, players.now)
-    for worker in other_workers:
-        worker.join(30)
-    [number] = {int(r.subject.split()[3]) for r in replies}
-    assert [r.subject for r in replies] == [f"New Emergo Board {number} alice"] * 2
-    with db_sessions() as session:
-        boards = {b.number: (b.white_player_id, b.black_player_id)
-                  for b in session.scalars(select(Board))}
+    number = challenge_board(handle(db_sessions, mail, db_config, players.now))
+    monkeypatch.undo()
+    boards = other.boards()
     # Each optimistic try lost its number; inside the write transaction it kept it.
     assert number > 100 + OPTIMISTIC_ATTEMPTS
-    assert boards[number] == (alice.id, bob.id)
-    assert len(boards) == len(other_workers) + 1
-    assert all(boards[n] == (bob.id, alice.id) for n in boards if n != number)
+    assert boards[number] == (other.alice, other.bob)
+    assert len(boards) == len(other.threads) + 1
+    assert all(boards[n] == (other.bob, other.alice) for n in boards if n != number)
