@@ -233,10 +233,9 @@ class _PlainHeaders:
     Parsing a header into the email package's header object was a third of the time it
     took to parse a mail on receipt. Most mail has the same plain shapes: a Subject of
     printable ASCII without encoded words (also References), a Message-ID ``<a.b@c.d>``, a
-    From of
-    ``local@domain`` or ``Plain Name <local@domain>``. For those the parsed header's text
-    is known without parsing it; each method gives exactly what the full path (the method
-    named ``..._parsed``, or :func:`_header`) gives, which the tests check on generated
+    From of ``local@domain`` or ``Plain Name <local@domain>``. For those the parsed
+    header's text is known without parsing it; each method gives exactly what the full path
+    (:func:`_header`, :func:`_from_address`) gives, which the tests check on generated
     values, and takes that path for anything else.
     """
 
