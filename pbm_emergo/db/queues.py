@@ -621,21 +621,23 @@ def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
 _QUEUE_OUTBOUND = insert(_outbound)
 
 
-def _outbound_claimable(now: datetime, lease: timedelta) -> Any:
-    stale = and_(
-        OutboundMessage.status == OUTBOUND_SENDING, OutboundMessage.claimed_at < now - lease
-    )
-    return or_(
-        and_(OutboundMessage.status == OUTBOUND_PENDING, OutboundMessage.next_attempt_at <= now),
-        stale,
-    )
+# A mail the sender may claim: due and pending, or claimed by a sender whose lease ran out
+# (parameters ``now`` and ``stale_before``, that is now - lease). One expression for the
+# look before claiming and for the claim.
+_OUTBOUND_CLAIMABLE = or_(
+    and_(_outbound.c.status == OUTBOUND_PENDING,
+         _outbound.c.next_attempt_at <= bindparam("now")),
+    and_(_outbound.c.status == OUTBOUND_SENDING,
+         _outbound.c.claimed_at < bindparam("stale_before")),
+)
+_ANY_OUTBOUND_DUE = select(_outbound.c.id).where(_OUTBOUND_CLAIMABLE).limit(1)
 
 
 def outbound_due(session: Session, now: datetime, *, lease: timedelta = DEFAULT_LEASE) -> bool:
     """Whether :func:`claim_due_outbound` would find something (a cheap read first, so that
     an idle sender never takes SQLite's write lock)."""
-    stmt = select(OutboundMessage.id).where(_outbound_claimable(now, lease)).limit(1)
-    return session.scalar(stmt) is not None
+    found = session.execute(_ANY_OUTBOUND_DUE, {"now": now, "stale_before": now - lease})
+    return found.first() is not None
 
 
 def inbound_pending(session: Session) -> bool:
@@ -670,15 +672,9 @@ def claim_due_outbound_ids(
 
 def _claim_outbound(*, skip_locked: bool) -> Any:
     """``UPDATE`` the oldest due mails (up to ``limit``) to claimed ``RETURNING`` them."""
-    claimable = or_(
-        and_(_outbound.c.status == OUTBOUND_PENDING,
-             _outbound.c.next_attempt_at <= bindparam("now")),
-        and_(_outbound.c.status == OUTBOUND_SENDING,
-             _outbound.c.claimed_at < bindparam("stale_before")),
-    )
     due = (
         select(_outbound.c.id)
-        .where(claimable)
+        .where(_OUTBOUND_CLAIMABLE)
         .order_by(_outbound.c.next_attempt_at, _outbound.c.id)
         .limit(bindparam("limit"))
     )
@@ -690,7 +686,7 @@ def _claim_outbound(*, skip_locked: bool) -> Any:
         due = select(found.c.id)
     return (
         update(_outbound)
-        .where(_outbound.c.id.in_(due), claimable)
+        .where(_outbound.c.id.in_(due), _OUTBOUND_CLAIMABLE)
         .values(
             status=OUTBOUND_SENDING,
             claimed_by=bindparam("worker"),
