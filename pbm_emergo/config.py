@@ -58,6 +58,11 @@ class Config:
     # waiting on, gets the CPU first. Their write transactions keep the listener's priority
     # (see db.session.lower_priority_but_not_writes). 0 keeps them all equal.
     worker_nice: int = 19
+    # While SMTP clients are sending, the inbox workers and the outbox sender wait for the
+    # listeners to fall quiet before their next mail, up to this many seconds at a stretch
+    # and in the long run at most half as long as they work (see pbm_emergo.mail.activity).
+    # 0: they never wait.
+    listener_first_seconds: float = 2.0
     # The authserv-id of our own MTA's Authentication-Results headers (RFC 8601), for
     # example "mx.example.org": a mail whose From domain fails DMARC (else SPF) by that
     # header is not trusted for what relies on its address alone. None: not checked.
@@ -85,6 +90,10 @@ class Config:
         if self.smtputf8 not in SMTPUTF8_SETTINGS:
             raise ValueError(
                 f"smtputf8 must be one of {', '.join(SMTPUTF8_SETTINGS)}, not {self.smtputf8!r}"
+            )
+        if not self.listener_first_seconds >= 0:  # also NaN
+            raise ValueError(
+                f"listener_first_seconds must be 0 or more, not {self.listener_first_seconds!r}"
             )
         if self.event_loop not in EVENT_LOOPS:
             raise ValueError(
@@ -244,6 +253,8 @@ def _coerce(name: str, value: Any) -> Any:
         return None
     if kind in ("int", int):
         return int(value)
+    if kind in ("float", float):
+        return float(value)
     if kind in ("Path", Path):
         return Path(value)
     return str(value)

@@ -39,6 +39,7 @@ from pbm_emergo.config import EVENT_LOOPS, Config, load_config
 from pbm_emergo.db import credentials, queues
 from pbm_emergo.db.session import lower_priority_but_not_writes
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.mail.activity import Deference, ListenerActivity
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
@@ -101,14 +102,16 @@ class MailServer:
         )
         self.listener = (
             Listener(InboxHandler(session_factory, config, on_stored=self._mail_stored,
-                                  clock=clock), config)
+                                  clock=clock), config,
+                     activity=self.pool.activity if self.pool is not None else None)
             if listen
             else None
         )
         # More processes accepting on the listener's socket (``serve``: ``--listeners``).
         self.listeners = (
             ListenerProcesses(config, config.listener_count - 1,
-                              self.pool.inbox if self.pool is not None else None)
+                              self.pool.inbox if self.pool is not None else None,
+                              self.pool.activity if self.pool is not None else None)
             if listen and processes and config.listener_count > 1
             else None
         )
@@ -297,6 +300,8 @@ class WorkerPool:
         self.inbox = self.context.Semaphore(0)
         self.outbox = self.context.Semaphore(0)
         self.stopping = self.context.RawValue("b", 0)
+        # When the listeners last heard from a client: workers and sender let them go first.
+        self.activity = ListenerActivity(self.context.RawValue("d", 0.0))
         self.manager: Any = None
         self.cache_args: tuple[bytes, Any] = (b"", None)
         self.processes: list[Any] = []
@@ -317,7 +322,8 @@ class WorkerPool:
             target=run_worker_process if n >= 0 else run_sender_process,
             name=f"worker-{n + 1}" if n >= 0 else "outbox",
             args=(self.config, *self.cache_args, self.inbox, self.outbox, self.stopping,
-                  self.poll_seconds, logging.getLogger().level, os.getpid()),
+                  self.activity.shared, self.poll_seconds, logging.getLogger().level,
+                  os.getpid()),
             daemon=True,
         )
         process.start()
@@ -401,6 +407,7 @@ def run_worker_process(
     inbox: Any,
     outbox: Any,
     stopping: Any,
+    activity: Any,
     poll_seconds: float,
     log_level: int,
     parent: int,
@@ -412,12 +419,14 @@ def run_worker_process(
     terminated = _child_setup(log_level, config.log_format, config.worker_nice)
     credentials.install(credentials.CredentialCache(key=key, entries=entries))
     worker = InboxWorker(get_sessionmaker(config), config)
+    listeners = Deference(ListenerActivity(activity), burst=config.listener_first_seconds)
     while not (stopping.value or terminated.is_set()):
         if os.getppid() != parent:
             # The main process was killed (SIGKILL, OOM): stop too, and let its successor's
             # workers take over (our claims are released as those of a dead process).
             log.error("the main process is gone; this worker stops")
             return
+        listeners.wait(terminated)
         try:
             outcome = worker.run_once()
         except Exception:  # noqa: BLE001 - the database may be briefly unavailable
@@ -446,10 +455,13 @@ class ListenerProcesses:
     A process stops when told to (after answering the mail it is storing), when its parent
     is gone, and is started again if it dies."""
 
-    def __init__(self, config: Config, count: int, inbox: Any) -> None:
+    def __init__(
+        self, config: Config, count: int, inbox: Any, activity: ListenerActivity | None
+    ) -> None:
         self.config = config
         self.count = count
         self.inbox = inbox  # the workers' semaphore, released for each stored mail
+        self.activity = activity
         self.context = multiprocessing.get_context("spawn")
         self.stopping = self.context.RawValue("b", 0)
         self.sockets: list[socket.socket] = []
@@ -469,8 +481,9 @@ class ListenerProcesses:
         process = self.context.Process(
             target=run_listener_process,
             name=f"listener-{n + 2}",
-            args=(self.config, self.sockets[0], self.inbox, self.stopping,
-                  logging.getLogger().level, os.getpid()),
+            args=(self.config, self.sockets[0], self.inbox,
+                  self.activity.shared if self.activity is not None else None,
+                  self.stopping, logging.getLogger().level, os.getpid()),
             daemon=True,
         )
         process.start()
@@ -492,7 +505,13 @@ class ListenerProcesses:
 
 
 def run_listener_process(
-    config: Config, sock: socket.socket, inbox: Any, stopping: Any, log_level: int, parent: int
+    config: Config,
+    sock: socket.socket,
+    inbox: Any,
+    activity: Any,
+    stopping: Any,
+    log_level: int,
+    parent: int,
 ) -> None:
     """The body of a listener process (see :class:`ListenerProcesses`): the listener keeps
     the main process's priority."""
@@ -502,7 +521,8 @@ def run_listener_process(
     logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd: every command
     handler = InboxHandler(get_sessionmaker(config), config,
                            on_stored=inbox.release if inbox is not None else None)
-    listener = Listener(handler, config, sock=sock)
+    listener = Listener(handler, config, sock=sock,
+                        activity=ListenerActivity(activity) if activity is not None else None)
     listener.start()
     try:
         while not (stopping.value or terminated.is_set()):
@@ -521,6 +541,7 @@ def run_sender_process(
     inbox: Any,
     outbox: Any,
     stopping: Any,
+    activity: Any,
     poll_seconds: float,
     log_level: int,
     parent: int,
@@ -544,8 +565,10 @@ def run_sender_process(
         transport_for(config.effective_outbound, config.domain),
         config.address,
     )
+    listeners = Deference(ListenerActivity(activity), burst=config.listener_first_seconds)
     try:
         while not stop.is_set():
+            listeners.wait(stop)
             try:
                 if sender.run_once(stop):
                     continue
@@ -591,6 +614,11 @@ def register(subparsers: Any) -> None:
                             help="how much lower the CPU priority of the workers, the outbox "
                                  "sender and the robots is than the listener's "
                                  "(PBM_EMERGO_WORKER_NICE, default 19; 0: equal)")
+        parser.add_argument("--listener-first-seconds", dest="listener_first_seconds",
+                            type=float,
+                            help="while SMTP clients are sending, the workers and the outbox "
+                                 "sender wait for the listeners up to this long at a stretch "
+                                 "(PBM_EMERGO_LISTENER_FIRST_SECONDS, default 2; 0: never)")
         parser.add_argument("--migrate", action="store_true",
                             help="migrate the database to the newest revision first "
                                  "(automatic on the embedded SQLite default)")
@@ -622,7 +650,7 @@ def register(subparsers: Any) -> None:
 
 
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
-                 "listeners", "worker_nice",
+                 "listeners", "worker_nice", "listener_first_seconds",
                  "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
                  "metrics_port", "metrics_host", "smtputf8", "event_loop")
 

@@ -27,6 +27,7 @@ from pbm_emergo.db import queues
 from pbm_emergo.db.queues import NewInbound
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.mail.activity import ListenerActivity
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.messages import clean_address
 
@@ -304,6 +305,13 @@ class CountingSMTP(SMTP):
     in one write."""
 
     _reply_lines: list[bytes] | None = None  # the lines of a multi-line reply so far
+    # Told of everything a client sends and every answer (see pbm_emergo.mail.activity).
+    activity: ListenerActivity | None = None
+
+    def data_received(self, data: bytes) -> None:
+        if self.activity is not None:
+            self.activity.heard()
+        super().data_received(data)
 
     def __dir__(self) -> list[str]:
         # aiosmtpd makes a new session for every connection, and its __init__ finds the
@@ -352,6 +360,8 @@ class CountingSMTP(SMTP):
             self._reply_lines = None
         if line[:1] in (b"4", b"5"):
             metrics.get().smtp_answers.labels(line[:3].decode("ascii", "replace")).inc()
+        if self.activity is not None:
+            self.activity.heard()
         await super().push(line)
 
 
@@ -377,13 +387,16 @@ class CountingController(Controller):
     listening socket (shared by several listener processes) instead of binding its own."""
 
     def __init__(self, handler: Any, *, sock: socket.socket | None = None,
-                 **kwargs: Any) -> None:
+                 activity: ListenerActivity | None = None, **kwargs: Any) -> None:
         super().__init__(handler, **kwargs)
         self.sock = sock
+        self.activity = activity
 
     def factory(self) -> SMTP:
         # Given the loop, aiosmtpd does not look it up for every connection.
-        return CountingSMTP(self.handler, loop=self.loop, **self.SMTP_kwargs)
+        session = CountingSMTP(self.handler, loop=self.loop, **self.SMTP_kwargs)
+        session.activity = self.activity
+        return session
 
     def _create_server(self) -> Any:
         if self.sock is None:
@@ -411,7 +424,12 @@ class Listener:
     """
 
     def __init__(
-        self, handler: InboxHandler, config: Config, *, sock: socket.socket | None = None
+        self,
+        handler: InboxHandler,
+        config: Config,
+        *,
+        sock: socket.socket | None = None,
+        activity: ListenerActivity | None = None,
     ) -> None:
         self.handler = handler
         self.config = config
@@ -428,7 +446,8 @@ class Listener:
             "enable_SMTPUTF8": True,
         }
         self.controller = CountingController(
-            handler, sock=sock, loop=new_event_loop(config.event_loop), **kwargs
+            handler, sock=sock, activity=activity, loop=new_event_loop(config.event_loop),
+            **kwargs,
         )
         self._lock = threading.Lock()
         self.running = False
