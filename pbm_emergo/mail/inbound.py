@@ -301,8 +301,9 @@ def new_event_loop(kind: str) -> asyncio.AbstractEventLoop:
 class CountingSMTP(SMTP):
     """aiosmtpd's SMTP session, counting every 4xx and 5xx answer by code (ours, and
     aiosmtpd's own: 552 for mail over the size limit, 5xx for bad commands), remembering
-    the addresses it has read in MAIL and RCPT commands, and sending a multi-line reply
-    in one write."""
+    the addresses it has read in MAIL and RCPT commands, sending a multi-line reply in one
+    write, and noting in ``activity`` when it last heard from or answered its client (the
+    workers and the outbox sender let the listeners go first: pbm_emergo.mail.activity)."""
 
     _reply_lines: list[bytes] | None = None  # the lines of a multi-line reply so far
     # Told of everything a client sends and every answer (see pbm_emergo.mail.activity).
