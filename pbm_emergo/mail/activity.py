@@ -3,11 +3,11 @@ sender wait, for a bounded time.
 
 An SMTP client waits for every answer; a stored mail waits for nobody. While mail is
 coming in, a worker or the sender taking a CPU or the database's write turn makes every
-client wait longer (measured with ``bench/pipeline.py``: with the workers held back during
-a burst, the listener accepted about a third more mail a second). So each listener
-process notes in shared memory when it last heard from a client (:class:`ListenerActivity`),
-and before each mail or batch a worker or the sender waits until the listeners have heard
-nothing for a moment (:data:`QUIET_SECONDS`).
+client wait longer (measured with ``bench/pipeline.py``: with the workers and the sender
+waiting as below, the listeners accepted about a fifth more mail a second; see README,
+"Performance"). So each listener process notes in shared memory when it last heard from or
+answered a client (:class:`ListenerActivity`), and before each mail or batch a worker or
+the sender waits until the listeners have had a moment of quiet (:data:`QUIET_SECONDS`).
 
 That wait is bounded by a budget (:class:`Deference`), a token bucket: a process may wait
 up to :data:`BURST_SECONDS` at a stretch, and in the long run it waits at most
@@ -33,7 +33,8 @@ class _Stop(Protocol):
 
 
 class ListenerActivity:
-    """A ``time.monotonic()`` in shared memory: when a listener last heard from a client.
+    """A ``time.monotonic()`` in shared memory: when a listener last heard from or answered
+    a client.
     The processes of one server on one machine share it (the monotonic clock is the same
     for all of them). Writes from several processes may race; one of two nearly equal
     times can then be lost, which does not matter here."""
@@ -42,7 +43,7 @@ class ListenerActivity:
         self.shared = shared if shared is not None else multiprocessing.RawValue("d", 0.0)
 
     def heard(self) -> None:
-        """A listener read something from a client."""
+        """A listener read something from a client, or answered one."""
         self.shared.value = time.monotonic()
 
     def last_heard(self) -> float:
