@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.config import Config
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.metrics import MetricsEndpoint, command_label
+from pbm_emergo.metrics import MetricsEndpoint, ProcessFilesCollector, command_label
 from pbm_emergo.server import MailServer
 
 from .support import clean_env, scrape, value
@@ -188,3 +188,27 @@ def _metrics_dir(pid: int) -> Path | None:
             if entry.startswith(b"PROMETHEUS_MULTIPROC_DIR="):
                 return Path(entry.split(b"=", 1)[1].decode())
     return None
+
+
+_COUNT_ONE = """
+from pbm_emergo import metrics
+metrics.get().accepted.labels("false").inc()
+"""
+
+
+def test_a_process_file_still_empty_does_not_fail_the_scrape(tmp_path: Path) -> None:
+    """A process makes its metrics file and only then sizes it: a scrape in that moment
+    (or after the process died in it) finds an empty file. It holds no counts yet, and the
+    others' counts are still there."""
+    directory = tmp_path / "metrics"
+    directory.mkdir()
+    for _ in range(2):  # two processes, one mail each
+        subprocess.run([sys.executable, "-c", _COUNT_ONE], check=True,
+                       env=clean_env(PROMETHEUS_MULTIPROC_DIR=str(directory)))
+    (directory / "counter_999999.db").touch()  # a process in the middle of starting
+    samples = {
+        (sample.name, tuple(sorted(sample.labels.items()))): sample.value
+        for family in ProcessFilesCollector(directory).collect()
+        for sample in family.samples
+    }
+    assert samples[("pbm_emergo_mails_accepted_total", (("duplicate", "false"),))] == 2
