@@ -322,8 +322,7 @@ class WorkerPool:
             target=run_worker_process if n >= 0 else run_sender_process,
             name=f"worker-{n + 1}" if n >= 0 else "outbox",
             args=(self.config, *self.cache_args, self.inbox, self.outbox, self.stopping,
-                  self.activity.shared, self.poll_seconds, logging.getLogger().level,
-                  os.getpid()),
+                  self.activity, self.poll_seconds, logging.getLogger().level, os.getpid()),
             daemon=True,
         )
         process.start()
@@ -407,7 +406,7 @@ def run_worker_process(
     inbox: Any,
     outbox: Any,
     stopping: Any,
-    activity: Any,
+    activity: ListenerActivity,
     poll_seconds: float,
     log_level: int,
     parent: int,
@@ -419,7 +418,7 @@ def run_worker_process(
     terminated = _child_setup(log_level, config.log_format, config.worker_nice)
     credentials.install(credentials.CredentialCache(key=key, entries=entries))
     worker = InboxWorker(get_sessionmaker(config), config)
-    listeners = Deference(ListenerActivity(activity), burst=config.listener_first_seconds)
+    listeners = Deference(activity, burst=config.listener_first_seconds)
     while not (stopping.value or terminated.is_set()):
         if os.getppid() != parent:
             # The main process was killed (SIGKILL, OOM): stop too, and let its successor's
@@ -481,9 +480,8 @@ class ListenerProcesses:
         process = self.context.Process(
             target=run_listener_process,
             name=f"listener-{n + 2}",
-            args=(self.config, self.sockets[0], self.inbox,
-                  self.activity.shared if self.activity is not None else None,
-                  self.stopping, logging.getLogger().level, os.getpid()),
+            args=(self.config, self.sockets[0], self.inbox, self.activity, self.stopping,
+                  logging.getLogger().level, os.getpid()),
             daemon=True,
         )
         process.start()
@@ -508,7 +506,7 @@ def run_listener_process(
     config: Config,
     sock: socket.socket,
     inbox: Any,
-    activity: Any,
+    activity: ListenerActivity | None,
     stopping: Any,
     log_level: int,
     parent: int,
@@ -521,8 +519,7 @@ def run_listener_process(
     logging.getLogger("mail.log").setLevel(logging.WARNING)  # aiosmtpd: every command
     handler = InboxHandler(get_sessionmaker(config), config,
                            on_stored=inbox.release if inbox is not None else None)
-    listener = Listener(handler, config, sock=sock,
-                        activity=ListenerActivity(activity) if activity is not None else None)
+    listener = Listener(handler, config, sock=sock, activity=activity)
     listener.start()
     try:
         while not (stopping.value or terminated.is_set()):
@@ -541,7 +538,7 @@ def run_sender_process(
     inbox: Any,
     outbox: Any,
     stopping: Any,
-    activity: Any,
+    activity: ListenerActivity,
     poll_seconds: float,
     log_level: int,
     parent: int,
@@ -565,7 +562,7 @@ def run_sender_process(
         transport_for(config.effective_outbound, config.domain),
         config.address,
     )
-    listeners = Deference(ListenerActivity(activity), burst=config.listener_first_seconds)
+    listeners = Deference(activity, burst=config.listener_first_seconds)
     try:
         while not stop.is_set():
             listeners.wait(stop)

@@ -20,8 +20,8 @@ from .support import SERVER_ADDRESS, command_mail
 
 
 class Clock:
-    """A clock that moves only when slept on; ``talking`` says until when the listeners
-    keep hearing from clients (every moment up to then)."""
+    """A clock that moves only when slept on; ``talking_until`` says until when the
+    listeners keep hearing from clients (every moment up to then)."""
 
     def __init__(self) -> None:
         self.now = 1000.0
