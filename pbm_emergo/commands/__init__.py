@@ -12,7 +12,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.messages import CommandMail, Reply
+from pbm_emergo.game.messages import CommandMail, Reply
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
@@ -40,7 +40,7 @@ def handle(
 
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     """Timed work the server's scheduler runs every half minute: reminders and forfeits."""
-    from pbm_emergo.commands.timers import scheduled as run_timers
+    from pbm_emergo.game.timers import scheduled as run_timers
 
     return run_timers(session, config, now)
 

@@ -4,7 +4,7 @@ The mail layer parses a stored message into a :class:`CommandMail` and hands it 
 :class:`CommandProcessor` (in production :func:`pbm_emergo.commands.handle`), which runs
 the commands and gives back every :class:`Reply`; the mail layer turns them into mail in the
 outbox. Neither side knows how the other works. The types live in the neutral module
-:mod:`pbm_emergo.messages`, which both layers import.
+:mod:`pbm_emergo.game.messages`, which both layers import.
 
 How a mail is handled (:func:`pbm_emergo.commands.handle`): the commands run against a
 reading session (no write lock: parsing, passwords, loading the board, checking the move,
@@ -20,7 +20,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pbm_emergo.messages import CommandMail, Reply
+from pbm_emergo.game.messages import CommandMail, Reply
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker

@@ -2,20 +2,20 @@
 
 With autoplay on, whenever the player is to move and has exactly one legal move (frequent
 in Emergo, where captures are compulsory), the server plays it for them at once, marked
-``(Forced)`` (:mod:`pbm_emergo.commands.chain`). Switching it on also plays the forced
+``(Forced)`` (:mod:`pbm_emergo.game.chain`). Switching it on also plays the forced
 moves due now on the player's boards.
 """
 
 from __future__ import annotations
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.commands.boards import BoardState
-from pbm_emergo.commands.chain import follow
 from pbm_emergo.db import autoplay, games
 from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import BoardState
+from pbm_emergo.game.chain import follow
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 
 class AutoplayCommand(Command):

@@ -12,8 +12,8 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.secrets import Known, Secrets
-from pbm_emergo.messages import Reply
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.secrets import Known, Secrets
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

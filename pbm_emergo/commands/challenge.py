@@ -7,13 +7,13 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import is_registered, require_player
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import BoardState, Seat, board_mails
 from pbm_emergo.commands.refuse import check_challenge
 from pbm_emergo.commands.seek import note_challenge
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS
+from pbm_emergo.game.accounts import is_registered, require_player
+from pbm_emergo.game.boards import BoardState, Seat, board_mails
 from pbm_emergo.rules import Position
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)

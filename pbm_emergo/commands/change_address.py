@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate
-from pbm_emergo.commands.addresses import (
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.db import players
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.addresses import (
     CONFIRM_TIME,
     Waiting,
     check_addresses,
     request_confirmations,
     sender_vouches_for,
 )
-from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.db import players
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 
 class ChangeAddressCommand(Command):

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate, check_password
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.db import credentials, players
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import authenticate, check_password
+from pbm_emergo.views.templating import render
 
 
 class ChangePasswordCommand(Command):

@@ -3,12 +3,12 @@ subscribers (Subject ``Emergo chat N userid``)."""
 
 from __future__ import annotations
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import get_board, primary_address
 from pbm_emergo.db import games
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import get_board, primary_address
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 
 def no_text_error(command: str) -> CommandError:

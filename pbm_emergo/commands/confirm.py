@@ -1,16 +1,16 @@
 """``confirm CODE``: register an address whose owner got a code for it (see
-:mod:`pbm_emergo.commands.addresses`)."""
+:mod:`pbm_emergo.game.addresses`)."""
 
 from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.addresses import code_key
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.addresses import code_key
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 
 class ConfirmCommand(Command):

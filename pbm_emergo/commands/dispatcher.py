@@ -18,15 +18,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.commands import body, lockout, masking, multiple, registry
+from pbm_emergo.commands import body, masking, multiple, registry
 from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import CommandError, Context, Result
-from pbm_emergo.commands.secrets import Known, Secrets
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import read_sessions, write_turn
-from pbm_emergo.messages import CommandMail, Reply, clean_subject
-from pbm_emergo.render import render
+from pbm_emergo.game import lockout
+from pbm_emergo.game.messages import CommandMail, Reply, clean_subject
+from pbm_emergo.game.secrets import Known, Secrets
+from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker

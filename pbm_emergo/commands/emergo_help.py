@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pbm_emergo.commands import registry
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.render import render
 from pbm_emergo.rules import Position, render_board
+from pbm_emergo.views.templating import render
 
 
 def emergo_help_text(ctx: Context) -> str:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.accounts import require_player
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.commands.boards import SIDE_NAMES
 from pbm_emergo.commands.show import boards_for, split_filter
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import require_player
+from pbm_emergo.game.boards import SIDE_NAMES
+from pbm_emergo.views.templating import render
 
 MAX_ROWS = 200
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbm_emergo.commands import registry
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.commands.emergo_help import emergo_help_text
-from pbm_emergo.render import render
+from pbm_emergo.views.templating import render
 
 
 class HelpCommand(Command):

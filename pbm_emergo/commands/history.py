@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.accounts import require_player
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.db import standings
 from pbm_emergo.db.standings import HistoryRow
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import require_player
+from pbm_emergo.views.templating import render
 
 
 def result_text(row: HistoryRow) -> str:

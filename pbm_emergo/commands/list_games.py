@@ -5,7 +5,7 @@ from __future__ import annotations
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED
-from pbm_emergo.render import render
+from pbm_emergo.views.templating import render
 
 
 class ListCommand(Command):

@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.accounts import USERID_PATTERN, authenticate
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import primary_address
 from pbm_emergo.commands.chat import no_text_error
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import USERID_PATTERN, authenticate
+from pbm_emergo.game.boards import primary_address
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 
 class MessageCommand(Command):

@@ -11,9 +11,13 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import (
+from pbm_emergo.db import games
+from pbm_emergo.db.games import BoardFacts
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.ratings import GameRating
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import (
     BoardState,
     OpenVote,
     board_mails,
@@ -26,12 +30,8 @@ from pbm_emergo.commands.boards import (
     split_guard,
     undo_first_move,
 )
-from pbm_emergo.commands.chain import play_and_follow
-from pbm_emergo.commands.decline import decline, has_moved
-from pbm_emergo.db import games
-from pbm_emergo.db.games import BoardFacts
-from pbm_emergo.db.models import Board, Player
-from pbm_emergo.db.ratings import GameRating
+from pbm_emergo.game.chain import play_and_follow
+from pbm_emergo.game.decline import decline, has_moved
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,

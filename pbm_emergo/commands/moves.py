@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import BoardState, get_board, result_sentence, side_label
 from pbm_emergo.commands.move import moves_in_lines
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.render import render
+from pbm_emergo.game.boards import BoardState, get_board, result_sentence, side_label
+from pbm_emergo.views.templating import render
 
 
 class MovesCommand(Command):

@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.render import render
-from pbm_emergo.reply_size import MAX_REPLY_BYTES, cut_to_size, size_of
+from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, size_of
+from pbm_emergo.views.templating import render
 
 # Lines not run (beyond the first 30) echoed in the report; the rest are counted.
 MAX_UNPROCESSED_SHOWN = 10

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import get_board
 from pbm_emergo.commands.subscribe import boards_text
 from pbm_emergo.db import spectators
 from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import get_board
+from pbm_emergo.views.templating import render
 
 
 class NotifyCommand(Command):

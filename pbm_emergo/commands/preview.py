@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import get_board, side_label
 from pbm_emergo.commands.move import moves_in_lines
 from pbm_emergo.db import games
-from pbm_emergo.picture import board_picture
-from pbm_emergo.render import render, render_html
+from pbm_emergo.game.boards import get_board, side_label
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
+from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.templating import render, render_html
 
 MAX_PREVIEW_MOVES = 30
 

@@ -2,7 +2,7 @@
 
 A player whose turn it is not may queue the move they will make when their turn comes: it is
 played at once after the opponent's move if it is legal then, marked ``(Auto)``
-(:mod:`pbm_emergo.commands.chain`). Or a conditional queue: items ``opponentmove=mymove``,
+(:mod:`pbm_emergo.game.chain`). Or a conditional queue: items ``opponentmove=mymove``,
 of which the one naming the opponent's actual move is played; any other move clears the
 queue. A player has one queue per board; a later one replaces it, ``clear`` removes it. The
 queue is shown to its owner only: in this command's answer and in ``emergo show`` from their
@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate, is_registered
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import (
+from pbm_emergo.db import autoplay
+from pbm_emergo.db.autoplay import QueueItem
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.game.accounts import authenticate, is_registered
+from pbm_emergo.game.boards import (
     BoardState,
     board_html,
     board_link,
@@ -24,10 +27,6 @@ from pbm_emergo.commands.boards import (
     result_sentence,
     split_guard,
 )
-from pbm_emergo.db import autoplay
-from pbm_emergo.db.autoplay import QueueItem
-from pbm_emergo.db.models import Board, Player
-from pbm_emergo.render import render
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -36,6 +35,7 @@ from pbm_emergo.rules import (
     MoveError,
     Position,
 )
+from pbm_emergo.views.templating import render
 
 # At most this many items in a conditional queue.
 MAX_ITEMS = 20

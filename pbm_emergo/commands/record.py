@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.commands.boards import (
+from pbm_emergo.db.models import BOARD_ACTIVE
+from pbm_emergo.game.boards import (
     BoardState,
     at,
     get_board,
@@ -12,8 +13,7 @@ from pbm_emergo.commands.boards import (
     result_sentence,
     side_label,
 )
-from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.render import render
+from pbm_emergo.views.templating import render
 
 
 class RecordCommand(Command):

@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import parse_board_ref
 from pbm_emergo.db import challenges
 from pbm_emergo.db.models import Player
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import parse_board_ref
 
 MAX_LIMIT = 999
 

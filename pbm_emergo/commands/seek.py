@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.db import challenges, ratings, standings
 from pbm_emergo.db.models import Player
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.views.templating import render
 
 MAX_SEEK = 99
 

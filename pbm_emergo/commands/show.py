@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.accounts import require_player
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import (
+from pbm_emergo.commands.queue import shown_queue
+from pbm_emergo.db import games
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.game.accounts import require_player
+from pbm_emergo.game.boards import (
     BoardState,
     board_html,
     board_link,
@@ -12,10 +15,7 @@ from pbm_emergo.commands.boards import (
     get_board,
     parse_board_ref,
 )
-from pbm_emergo.commands.queue import shown_queue
-from pbm_emergo.db import games
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
-from pbm_emergo.render import render
+from pbm_emergo.views.templating import render
 
 FILTERS = ("all", "active", "inactive", "next")
 MAX_BOARDS = 20

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import check_password, check_userid, find_player
-from pbm_emergo.commands.addresses import (
+from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.db import credentials, players
+from pbm_emergo.db.models import START_RATING
+from pbm_emergo.game.accounts import check_password, check_userid, find_player
+from pbm_emergo.game.addresses import (
     CONFIRM_TIME,
     Waiting,
     check_addresses,
     request_confirmations,
     sender_vouches_for,
 )
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.db import credentials, players
-from pbm_emergo.db.models import START_RATING
-from pbm_emergo.render import render
+from pbm_emergo.views.templating import render
 
 
 class SignupCommand(Command):

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import get_board
 from pbm_emergo.db import spectators
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import get_board
+from pbm_emergo.views.templating import render
 
 ALL = "all"
 

@@ -1,7 +1,7 @@
 """``vacation userid password DAYS|off``: a break from all of one's games.
 
 From now for DAYS days the player gets no reminder and loses no game on time, on any board,
-and the clocks of their boards stop (:mod:`pbm_emergo.commands.timers`); their opponents'
+and the clocks of their boards stop (:mod:`pbm_emergo.game.timers`); their opponents'
 board mails say until when. Each calendar year allows ``vacation_days`` days (30 unless the
 operator sets ``PBM_EMERGO_VACATION_DAYS``), counted in the year a vacation starts. A new
 vacation replaces the current one; ``off`` ends it now; a vacation ended early counts only
@@ -14,12 +14,12 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.accounts import authenticate
 from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.boards import at
 from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Vacation
-from pbm_emergo.render import render
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import at
+from pbm_emergo.views.templating import render
 
 
 class VacationCommand(Command):

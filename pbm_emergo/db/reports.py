@@ -3,7 +3,7 @@
 Each function takes the caller's ``Session`` (it opens no transaction and writes nothing)
 and returns plain frozen rows, detached from the session: times are aware datetimes (UTC),
 players are named by their userid. Formatting them (tables, JSON) is the caller's job; see
-:mod:`pbm_emergo.admin_cli`.
+:mod:`pbm_emergo.cli.admin`.
 """
 
 from __future__ import annotations

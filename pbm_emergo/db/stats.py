@@ -1,6 +1,6 @@
 """The operator's figures read from the database: queue depths, the oldest waiting mail,
 dead letters, active boards (``pbm-emergo admin stats`` and the scrape-time part of the
-Prometheus metrics, :mod:`pbm_emergo.metrics`).
+Prometheus metrics, :mod:`pbm_emergo.telemetry.metrics`).
 
 :func:`queue_figures` is what a scrape runs: a few indexed queries over the unfinished rows
 only (the ``(status, id)`` and ``(status, next_attempt_at)`` indexes), never a count of the

@@ -20,16 +20,16 @@ from sqlalchemy import Engine
 from sqlalchemy.orm import Session as DBSession
 from sqlalchemy.orm import sessionmaker
 
-from pbm_emergo import metrics
 from pbm_emergo.commands import describe
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import queues
 from pbm_emergo.db.queues import NewInbound
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.messages import clean_address
 from pbm_emergo.mail.activity import ListenerActivity
 from pbm_emergo.mail.parse import parse_mail
-from pbm_emergo.messages import clean_address
+from pbm_emergo.telemetry import metrics
 
 log = logging.getLogger(__name__)
 
@@ -420,7 +420,7 @@ class Listener:
     """The aiosmtpd controller with our settings (no DNS lookups, size limit, our handler).
 
     It binds its own socket, or serves ``sock``, a listening socket bound by the main
-    process (see ``pbm_emergo.server.ListenerProcesses``): the kernel then hands each new
+    process (see ``pbm_emergo.ops.server.ListenerProcesses``): the kernel then hands each new
     connection to one of the processes waiting on it.
     """
 

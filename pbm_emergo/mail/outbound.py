@@ -24,12 +24,12 @@ from urllib.parse import urlsplit
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 
-from pbm_emergo import metrics
 from pbm_emergo.config import RELAY_ANSWERS
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
 from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.telemetry import metrics
 
 log = logging.getLogger(__name__)
 

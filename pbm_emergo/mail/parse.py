@@ -17,9 +17,9 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
+from pbm_emergo.game.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.mail import authresults, policies
 from pbm_emergo.mail.headertext import without_comments
-from pbm_emergo.messages import CommandMail, clean_address, clean_subject
 
 log = logging.getLogger(__name__)
 

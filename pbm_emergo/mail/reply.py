@@ -22,10 +22,10 @@ from email.header import Header
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
+from pbm_emergo.game.messages import Reply, clean_address
 from pbm_emergo.mail import policies
 from pbm_emergo.mail.parse import LOOP_HEADER
-from pbm_emergo.messages import Reply, clean_address
-from pbm_emergo.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
+from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
 
 SUBJECT_LIMIT = 200
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")

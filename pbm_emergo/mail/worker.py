@@ -22,7 +22,6 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 
-from pbm_emergo import metrics
 from pbm_emergo.commands import redact
 from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
@@ -37,12 +36,13 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.messages import Reply, clean_address
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.redact import redacted_copy
 from pbm_emergo.mail.reply import ReplyMail, readdressed_bytes, reply_mail
-from pbm_emergo.messages import Reply, clean_address
-from pbm_emergo.ops.logs import event
-from pbm_emergo.render import render
+from pbm_emergo.telemetry import metrics
+from pbm_emergo.telemetry.logs import event
+from pbm_emergo.views.templating import render
 
 log = logging.getLogger(__name__)
 

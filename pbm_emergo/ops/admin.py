@@ -152,7 +152,7 @@ def format_stats(result: dict[str, Any]) -> str:
 
 
 def process_counters(url: str) -> dict[str, Any]:
-    """The counters of a running server's ``/metrics`` (see :mod:`pbm_emergo.metrics`)."""
+    """The counters of a running server's ``/metrics`` (see :mod:`pbm_emergo.telemetry.metrics`)."""
     from prometheus_client.parser import text_string_to_metric_families
 
     with urllib.request.urlopen(url, timeout=10) as answer:  # noqa: S310 - the operator's URL

@@ -1,5 +1,5 @@
 """The read-only web view of the server's boards (``pbm-emergo web``, ``serve --http-port``).
 
-:mod:`pbm_emergo.web.app` is the ASGI application, :mod:`pbm_emergo.web.cli` the command
+:mod:`pbm_emergo.web.app` is the ASGI application, :mod:`pbm_emergo.cli.web` the command
 line and the process ``serve`` starts. Importing this package loads neither.
 """

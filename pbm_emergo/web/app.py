@@ -30,13 +30,13 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
-from pbm_emergo.commands.boards import BoardState, options_text, result_sentence, side_label
 from pbm_emergo.db import games
 from pbm_emergo.db import web as data
 from pbm_emergo.db.session import read_sessions
-from pbm_emergo.picture import board_picture
-from pbm_emergo.render import template_dir
+from pbm_emergo.game.boards import BoardState, options_text, result_sentence, side_label
 from pbm_emergo.rules import Game, Position
+from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.templating import template_dir
 
 log = logging.getLogger(__name__)
 

@@ -14,7 +14,7 @@ from pbm_emergo.commands.dispatcher import (
     masked,
 )
 from pbm_emergo.config import Config
-from pbm_emergo.messages import CommandMail, Reply
+from pbm_emergo.game.messages import CommandMail, Reply
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -157,7 +157,7 @@ def test_multiple_is_listed_but_not_nested() -> None:
 )
 def test_only_known_words_are_shown(line: str, shown: str) -> None:
     from pbm_emergo.commands.masking import mask_line
-    from pbm_emergo.commands.secrets import Known
+    from pbm_emergo.game.secrets import Known
 
     known = Known(userids=frozenset({"alice", "bob"}), boards=frozenset({101}))
     assert mask_line(line, known) == shown

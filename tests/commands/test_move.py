@@ -6,7 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, MoveRecord, Player
-from pbm_emergo.messages import Reply
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.rules import Game
 
 from .search import blocked_game, capture_position, elimination_game, repetition_game

@@ -10,7 +10,7 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, MoveRecord, Player, QueuedMove
-from pbm_emergo.messages import Reply
+from pbm_emergo.game.messages import Reply
 
 from .support import Mailer
 from .test_move import ADDRESS, PASSWORD, move, notations, play_all

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from pbm_emergo.commands import describe, redact
 from pbm_emergo.db.models import Board, Notification, Player, Subscription
-from pbm_emergo.messages import Reply
+from pbm_emergo.game.messages import Reply
 
 from .support import Mailer
 from .test_move import board_row, notations, play_all

@@ -9,9 +9,9 @@ import pytest
 from jinja2 import StrictUndefined, UndefinedError
 
 import pbm_emergo
-from pbm_emergo.picture import board_picture
-from pbm_emergo.render import environment, render, template_dir, template_names
 from pbm_emergo.rules import Position
+from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.templating import environment, render, template_dir, template_names
 
 COMMANDS = [
     {"usage": "help [topic]", "description": "the summary", "section": "account"},

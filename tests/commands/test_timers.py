@@ -8,10 +8,10 @@ from datetime import timedelta
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands.timers import scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import Board, Player
-from pbm_emergo.messages import Reply
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.timers import scheduled
 
 from .support import Mailer
 

@@ -30,9 +30,9 @@ from pbm_emergo.commands import scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db import models, players
 from pbm_emergo.db.models import Board
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.messages import Reply
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 ALICE, BOB, EVE = "alice@example.org", "bob@example.org", "eve@evil.example"
 VICTIM = "victim@stranger.example"

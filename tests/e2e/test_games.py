@@ -31,8 +31,8 @@ from pbm_emergo.cli import main as cli_main
 from pbm_emergo.config import Config
 from pbm_emergo.db import players
 from pbm_emergo.mail.outbound import Backoff
+from pbm_emergo.ops.server import MailServer
 from pbm_emergo.rules import Game, Position, render_board
-from pbm_emergo.server import MailServer
 
 ADDRESS = {"alice": "alice@example.org", "bob": "bob@example.org", "carol": "carol@example.org"}
 PASSWORD = {"alice": "Alice-pw1", "bob": "Bob-pw22", "carol": "Carol-pw3"}

@@ -19,8 +19,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from e2e.test_accounts_security import ALICE, BOB, Post, challenge, text
-from pbm_emergo.commands.secrets import MASK
 from pbm_emergo.db.models import Base, InboundMessage
+from pbm_emergo.game.secrets import MASK
 from pbm_emergo.mail.redact import REDACTED_HEADER
 
 PASSWORD = "alice-pw1"  # alice's password (see make_post)

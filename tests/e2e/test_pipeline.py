@@ -19,9 +19,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.commands import handle
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
+from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.messages import CommandMail, Reply
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 

@@ -19,7 +19,7 @@ import pytest
 from mail.support import command_mail, free_port, make_config, wait_for
 
 from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 from .postfix import PostfixInstance, unavailable_reason
 

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 LIMIT = 64 * 1024

@@ -27,7 +27,7 @@ from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 
@@ -133,7 +133,7 @@ import dataclasses, signal, sys, threading
 from pathlib import Path
 from pbm_emergo.config import Config
 from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 data_dir, port, relay = Path(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 config = Config(data_dir=data_dir, smtp_port=port, address="pbmserv@emergo.test",

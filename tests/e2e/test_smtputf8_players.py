@@ -29,7 +29,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.db import players
 from pbm_emergo.db.models import InboundMessage, Player, PlayerAddress
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 JOERG = "jörg@bücher.example"
 ALICE = "alice@example.org"

@@ -24,11 +24,11 @@ from prometheus_client import REGISTRY
 from sqlalchemy import event, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo import metrics
 from pbm_emergo.config import EVENT_LOOPS, Config
 from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.inbound import CountingSMTP, InboxHandler, Listener
+from pbm_emergo.telemetry import metrics
 
 from .support import SERVER_ADDRESS, command_mail, make_config, send, wait_for
 

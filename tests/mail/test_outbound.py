@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.mail.outbound import (
     Backoff,
     MaildirTransport,
@@ -22,7 +23,6 @@ from pbm_emergo.mail.outbound import (
     transport_for,
 )
 from pbm_emergo.mail.reply import build_reply, reply_bytes
-from pbm_emergo.messages import Reply
 
 from .support import FlakyReads, Relay, free_port
 from .utf8_relay import Utf8Relay

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pbm_emergo.game.messages import clean_subject
 from pbm_emergo.mail.parse import LOOP_HEADER, html_to_text, parse_mail
-from pbm_emergo.messages import clean_subject
 
 OWN = "pbmserv@emergo.test"
 

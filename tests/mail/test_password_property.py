@@ -22,10 +22,10 @@ from hypothesis import strategies as st
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.commands.masking import is_public
-from pbm_emergo.commands.secrets import Known
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.game.secrets import Known
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.worker import InboxWorker
 

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
 from pbm_emergo.mail.reply import (
     build_reply,
@@ -18,7 +19,6 @@ from pbm_emergo.mail.reply import (
     reply_bytes,
     sanitise_subject,
 )
-from pbm_emergo.messages import Reply
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 SERVER = "pbmserv@emergo.test"

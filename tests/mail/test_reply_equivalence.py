@@ -14,6 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pbm_emergo.game.messages import Reply, clean_address
 from pbm_emergo.mail import policies
 from pbm_emergo.mail.parse import LOOP_HEADER
 from pbm_emergo.mail.reply import (
@@ -24,8 +25,7 @@ from pbm_emergo.mail.reply import (
     sanitise_subject,
     thread_id,
 )
-from pbm_emergo.messages import Reply, clean_address
-from pbm_emergo.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
+from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 SERVER = "pbmserv@emergo.test"

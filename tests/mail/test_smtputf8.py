@@ -25,10 +25,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo import config as config_module
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.mail.outbound import Backoff, DeliveryError, SMTPTransport
 from pbm_emergo.mail.reply import build_reply, readdressed_bytes, reply_bytes
-from pbm_emergo.messages import Reply
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 from .support import SERVER_ADDRESS, free_port, wait_for
 from .utf8_relay import Utf8Relay, send_any, utf8_mail

@@ -21,10 +21,10 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.config import Config
 from pbm_emergo.db import queues
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
+from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.parse import LOOP_HEADER
 from pbm_emergo.mail.worker import InboxWorker
-from pbm_emergo.messages import CommandMail, Reply
 
 from .support import FlakyReads, command_mail
 
@@ -322,7 +322,7 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
 ) -> None:
     # A mail that kills its worker process every time: after the fifth crash it is set
     # aside, and its sender is told, as after five failures that raised an exception.
-    from pbm_emergo.server import MailServer
+    from pbm_emergo.ops.server import MailServer
 
     store(config, session_factory, command_mail("emergo move 101 alice s3cret e4"))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],

@@ -22,9 +22,9 @@ from pbm_emergo.db import players
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.metrics import MetricsEndpoint
 from pbm_emergo.ops.admin import backup_sqlite
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
+from pbm_emergo.telemetry.metrics import MetricsEndpoint
 
 from . import games
 from .support import pbm_emergo

@@ -29,7 +29,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 DISK_BYTES = 6 * 1024 * 1024

@@ -13,7 +13,7 @@ from sqlalchemy.orm import sessionmaker
 from pbm_emergo.config import load_config
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.metrics import MetricsEndpoint
+from pbm_emergo.telemetry.metrics import MetricsEndpoint
 
 from .support import ROOT, scrape
 

@@ -22,8 +22,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.config import Config
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.metrics import MetricsEndpoint, ProcessFilesCollector, command_label
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
+from pbm_emergo.telemetry.metrics import MetricsEndpoint, ProcessFilesCollector, command_label
 
 from .support import clean_env, scrape, value
 
@@ -191,7 +191,7 @@ def _metrics_dir(pid: int) -> Path | None:
 
 
 _COUNT_ONE = """
-from pbm_emergo import metrics
+from pbm_emergo.telemetry import metrics
 metrics.get().accepted.labels("false").inc()
 """
 

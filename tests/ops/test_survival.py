@@ -30,7 +30,7 @@ from pbm_emergo.db import players
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.server import MailServer
+from pbm_emergo.ops.server import MailServer
 
 from . import games
 from .support import OwnPostgres, clean_env

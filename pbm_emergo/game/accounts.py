@@ -2,7 +2,7 @@
 
 Passwords are only ever compared with their argon2id hash; they are never logged, echoed or
 stored in clear. Wrong passwords lock a userid for the sender that sent them, never for
-the player's registered addresses (:mod:`pbm_emergo.commands.lockout`).
+the player's registered addresses (:mod:`pbm_emergo.game.lockout`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import re
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from pbm_emergo.commands import lockout
 from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game import lockout
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 USERID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,15}")
 MIN_PASSWORD = 4
@@ -139,7 +139,7 @@ def authenticate(
     no_failures: Collection[int] = (),
 ) -> Player:
     """The player if ``password`` is theirs; otherwise a CommandError (and a failure counted,
-    per userid and sender: see :mod:`pbm_emergo.commands.lockout`). ``no_failures``: ids of
+    per userid and sender: see :mod:`pbm_emergo.game.lockout`). ``no_failures``: ids of
     players read to have no wrong passwords counted (their counts are not looked up).
 
     A right password from an address the player has not registered is accepted (as pbmserv

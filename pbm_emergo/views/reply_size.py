@@ -9,7 +9,7 @@ itself (see :mod:`pbm_emergo.commands.multiple`); the mail layer cuts any other 
 
 from __future__ import annotations
 
-from pbm_emergo.render import render
+from pbm_emergo.views.templating import render
 
 MAX_REPLY_BYTES = 64 * 1024  # the text of one reply, UTF-8
 

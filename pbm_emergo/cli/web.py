@@ -81,7 +81,7 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
 
 
 def _web_process(config: Config, parent: int) -> None:
-    from pbm_emergo.server import exit_with_parent
+    from pbm_emergo.ops.server import exit_with_parent
 
     exit_with_parent(parent)  # a server killed with SIGKILL leaves no web view behind
     logging.basicConfig(level=logging.INFO)

@@ -32,17 +32,17 @@ class Command(NamedTuple):
 # modules register (tests/test_cli_imports.py checks that they agree).
 COMMANDS = (
     Command("moves", "replay moves from the start and list the legal moves",
-            "pbm_emergo.rules_cli"),
-    Command("board", "print the ASCII board after some moves", "pbm_emergo.rules_cli"),
+            "pbm_emergo.cli.rules"),
+    Command("board", "print the ASCII board after some moves", "pbm_emergo.cli.rules"),
     Command("serve", "run the mail server: SMTP listener, workers, outbox sender, scheduler",
-            "pbm_emergo.server"),
+            "pbm_emergo.ops.server"),
     Command("worker", "run only the inbox workers and the outbox sender (more processes)",
-            "pbm_emergo.server"),
-    Command("web", "run the read-only web view of the boards (HTTP)", "pbm_emergo.web.cli"),
-    Command("db", "database migrations", "pbm_emergo.admin_cli"),
-    Command("admin", "inspect games, players and mail in the database", "pbm_emergo.admin_cli"),
+            "pbm_emergo.ops.server"),
+    Command("web", "run the read-only web view of the boards (HTTP)", "pbm_emergo.cli.web"),
+    Command("db", "database migrations", "pbm_emergo.cli.admin"),
+    Command("admin", "inspect games, players and mail in the database", "pbm_emergo.cli.admin"),
     Command("robot-match", "play robot levels (or random) against each other and print the score",
-            "pbm_emergo.robot_cli"),
+            "pbm_emergo.cli.robot"),
 )  # fmt: skip
 
 

@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from pbm_emergo.messages import Reply
+from pbm_emergo.game.messages import Reply
 
 MASK = "********"
 

@@ -33,18 +33,18 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo import metrics
 from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
 from pbm_emergo.config import EVENT_LOOPS, Config, load_config
 from pbm_emergo.db import credentials, queues
 from pbm_emergo.db.session import lower_priority_but_not_writes
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.robots import RobotPlayer
 from pbm_emergo.mail.activity import Deference, ListenerActivity
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
-from pbm_emergo.ops.logs import TEXT_FORMAT, setup_logging
-from pbm_emergo.robots import RobotPlayer
+from pbm_emergo.telemetry import metrics
+from pbm_emergo.telemetry.logs import TEXT_FORMAT, setup_logging
 
 LOG_FORMAT = TEXT_FORMAT
 
@@ -712,7 +712,7 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
         endpoint.start()
     web = None
     if listen and config.http_port:
-        from pbm_emergo.web.cli import WebProcess
+        from pbm_emergo.cli.web import WebProcess
 
         web = WebProcess(config)
         web.start()

@@ -16,7 +16,6 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.base import CommandError, Context
-from pbm_emergo.commands.clock import thinking_time
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, ratings, spectators, vacations
 from pbm_emergo.db.games import BoardFacts
@@ -31,10 +30,11 @@ from pbm_emergo.db.models import (
     Player,
 )
 from pbm_emergo.db.ratings import GameRating
-from pbm_emergo.messages import Reply
-from pbm_emergo.picture import board_picture
-from pbm_emergo.render import render, render_html
+from pbm_emergo.game.clock import thinking_time
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.rules import Position, Termination, render_board
+from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.templating import render, render_html
 
 BOARD_REF = re.compile(r"(\d{1,9})(?:#(\d{1,6}))?")
 MOVE_GUARD = re.compile(r"(.*?)#(\d{1,6})")

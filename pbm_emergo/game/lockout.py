@@ -12,7 +12,7 @@ So a registered address of the player is never locked out by failures from elsew
 player goes on playing from it while someone else guesses. The player is told once (a day
 at most) that their userid is under attack; a player whose own registered address is
 locked (their own typing, or mail forged in its name) loses no game on time while the lock
-lasts, nor within a day after it (see :mod:`pbm_emergo.commands.timers`).
+lasts, nor within a day after it (see :mod:`pbm_emergo.game.timers`).
 
 While a sender is locked, no password from it is even checked.
 """
@@ -27,8 +27,8 @@ from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

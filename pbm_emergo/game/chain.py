@@ -24,7 +24,10 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.base import Context, Result
-from pbm_emergo.commands.boards import (
+from pbm_emergo.db import autoplay, games
+from pbm_emergo.db.autoplay import QueueItem
+from pbm_emergo.db.models import AUTOPLAYED_FORCED, AUTOPLAYED_QUEUED, Board, Player
+from pbm_emergo.game.boards import (
     BoardState,
     PlayedMove,
     board_mails,
@@ -33,12 +36,9 @@ from pbm_emergo.commands.boards import (
     primary_address,
     result_sentence,
 )
-from pbm_emergo.db import autoplay, games
-from pbm_emergo.db.autoplay import QueueItem
-from pbm_emergo.db.models import AUTOPLAYED_FORCED, AUTOPLAYED_QUEUED, Board, Player
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.rules import Game, Move, MoveError
+from pbm_emergo.views.templating import render
 
 # A chain ends by itself (queues are used up; forced moves end in a repetition draw at the
 # latest); this bounds it all the same.

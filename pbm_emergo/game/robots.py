@@ -42,7 +42,7 @@ from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
 from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.messages import Reply
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
 from pbm_emergo.rules import Position
 
@@ -430,9 +430,9 @@ def run_robot_process(
     import signal
 
     from pbm_emergo.db.session import get_sessionmaker
-    from pbm_emergo.server import lower_priority  # here: the server imports this module
+    from pbm_emergo.ops.server import lower_priority  # here: the server imports this module
 
-    # The server's log format (pbm_emergo.server.LOG_FORMAT, which imports this module).
+    # The server's log format (pbm_emergo.ops.server.LOG_FORMAT, which imports this module).
     logging.basicConfig(
         level=log_level,
         format="%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s",

@@ -1,6 +1,6 @@
 """Timed work on active boards: reminders (nag time) and losses on time.
 
-The server's scheduler calls :func:`scheduled` every half minute (see ``pbm_emergo.server``).
+The server's scheduler calls :func:`scheduled` every half minute (see ``pbm_emergo.ops.server``).
 A board's clock runs from its last move (or its creation) while a player is to move:
 
 * after ``nag_days`` without a move, the player to move gets a reminder (Subject
@@ -13,8 +13,8 @@ A board's clock runs from its last move (or its creation) while a player is to m
 A draw offer still open when a player would lose on time is accepted instead (as pbmserv
 does). A player on vacation (``vacation_until`` in the future) gets no reminder and loses no
 game on time, and their clock stops: the time of a vacation does not count, neither for
-reminders nor for losses on time (:mod:`pbm_emergo.commands.clock`). A player locked out by
-wrong passwords (see :mod:`pbm_emergo.commands.lockout`) loses no game on time while the
+reminders nor for losses on time (:mod:`pbm_emergo.game.clock`). A player locked out by
+wrong passwords (see :mod:`pbm_emergo.game.lockout`) loses no game on time while the
 lock lasts and for a day after it; they still get reminders.
 """
 
@@ -27,9 +27,13 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
 
-from pbm_emergo.commands import lockout
 from pbm_emergo.commands.base import Context
-from pbm_emergo.commands.boards import (
+from pbm_emergo.commands.move import Turn
+from pbm_emergo.db import games, players, vacations
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, MoveRecord, Player
+from pbm_emergo.db.vacations import Period
+from pbm_emergo.game import lockout
+from pbm_emergo.game.boards import (
     BoardState,
     board_html,
     board_link,
@@ -38,14 +42,10 @@ from pbm_emergo.commands.boards import (
     other_side,
     primary_address,
 )
-from pbm_emergo.commands.clock import running, thinking_time
-from pbm_emergo.commands.move import Turn
-from pbm_emergo.db import games, players, vacations
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, MoveRecord, Player
-from pbm_emergo.db.vacations import Period
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.clock import running, thinking_time
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.rules import Termination
+from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

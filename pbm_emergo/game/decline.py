@@ -10,10 +10,10 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.base import Context, Result
-from pbm_emergo.commands.boards import BoardState
 from pbm_emergo.db import challenges
-from pbm_emergo.messages import Reply
-from pbm_emergo.render import render
+from pbm_emergo.game.boards import BoardState
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.views.templating import render
 
 
 def has_moved(state: BoardState, player_id: int) -> bool:

@@ -18,8 +18,8 @@ from functools import cache, lru_cache
 
 from markupsafe import Markup
 
-from pbm_emergo.render import render_html
 from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
+from pbm_emergo.views.templating import render_html
 
 SIZE = 9
 ROW_LETTERS = "abcdefghi"

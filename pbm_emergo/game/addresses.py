@@ -22,8 +22,8 @@ from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
-from pbm_emergo.messages import Reply, a_label_ok, ascii_domain, clean_address
-from pbm_emergo.render import render
+from pbm_emergo.game.messages import Reply, a_label_ok, ascii_domain, clean_address
+from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session

@@ -1,0 +1,1 @@
+"""The application layer: the game's operations on plain values, for mail, robots, web and admin."""
