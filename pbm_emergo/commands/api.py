@@ -21,15 +21,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pbm_emergo.game.messages import CommandMail, Reply
+from pbm_emergo.game.unit import Write
 
 if TYPE_CHECKING:
     from sqlalchemy.orm import Session, sessionmaker
 
     from pbm_emergo.config import Config
 
-# A change a command wants stored: run in the write transaction, it re-checks what the
-# command read and raises Conflict when that changed.
-Write = Callable[["Session"], None]
 
 
 class CommandProcessor(Protocol):

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.commands.refuse import check_challenge
 from pbm_emergo.commands.seek import note_challenge
 from pbm_emergo.db import games
@@ -30,7 +30,7 @@ class ChallengeOptions:
 
 
 def parse_options(words: list[str]) -> ChallengeOptions:
-    """The options of a challenge; a CommandError names the first one that is wrong."""
+    """The options of a challenge; a Refused names the first one that is wrong."""
     options = ChallengeOptions()
     for word in words:
         match = OPTION.fullmatch(word)
@@ -42,7 +42,7 @@ def parse_options(words: list[str]) -> ChallengeOptions:
             options.blocked_rule = value
         elif name in ("nagtime", "forfeittime", "totaltime") and value is not None:
             if not value.isdigit() or not 1 <= int(value) <= MAX_DAYS:
-                raise CommandError(
+                raise Refused(
                     f"The option {word} needs a number of days from 1 to {MAX_DAYS}."
                 )
             if name == "nagtime":
@@ -52,12 +52,12 @@ def parse_options(words: list[str]) -> ChallengeOptions:
             else:
                 options.forfeit_days = int(value)
         else:
-            raise CommandError(
+            raise Refused(
                 f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
                 "--nagtime=DAYS, --forfeittime=DAYS and --totaltime=DAYS."
             )
     if options.forfeit_days < options.nag_days:
-        raise CommandError("The forfeit time must not be shorter than the reminder (nag) time.")
+        raise Refused("The forfeit time must not be shorter than the reminder (nag) time.")
     return options
 
 
@@ -86,11 +86,11 @@ class ChallengeCommand(Command):
         white = require_player(ctx, args[0])
         black = require_player(ctx, args[1])
         if white.id == black.id:
-            raise CommandError("A game needs two different players.")
+            raise Refused("A game needs two different players.")
         options = parse_options(args[2:])
         if not ctx.sender_trusted:
             # A challenge is authorised by the sender's address alone.
-            raise CommandError(
+            raise Refused(
                 "Your mail failed the DMARC check of its sender's domain, so its From "
                 "address may be forged and cannot start a game; send the challenge from "
                 "your registered address through your own mail provider."
@@ -100,7 +100,7 @@ class ChallengeCommand(Command):
         elif is_registered(black, ctx.sender):
             challenger = black
         else:
-            raise CommandError(
+            raise Refused(
                 f"Only {white.userid} or {black.userid} can start this game: send the "
                 "challenge from one of their registered addresses."
             )

@@ -3,7 +3,7 @@ subscribers (Subject ``Emergo chat N userid``)."""
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import games
 from pbm_emergo.game.accounts import authenticate
 from pbm_emergo.game.boards import get_board, primary_address
@@ -11,8 +11,8 @@ from pbm_emergo.game.messages import Reply
 from pbm_emergo.views.templating import render
 
 
-def no_text_error(command: str) -> CommandError:
-    return CommandError(
+def no_text_error(command: str) -> Refused:
+    return Refused(
         f"The command {command} sends the body of your mail, and it has none: write your "
         "text in the body (above any quoted text or signature)."
     )
@@ -39,7 +39,7 @@ class ChatCommand(Command):
         board, upto = get_board(ctx, args[0])
         number = board.number
         if upto is not None:
-            raise CommandError(
+            raise Refused(
                 f"Write the board number alone: emergo chat {number} USERID PASSWORD.",
                 board=number,
             )

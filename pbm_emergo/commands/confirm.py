@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.addresses import code_key
@@ -33,13 +33,13 @@ class ConfirmCommand(Command):
             ctx.session, players.code_hash(code_key(args[0]))
         )
         if confirmation is None or confirmation.expires_at <= ctx.now:
-            raise CommandError(
+            raise Refused(
                 "No address is waiting for this code: it was used already, it expired (a "
                 "code is valid for 7 days), or it was mistyped."
             )
         player = ctx.session.get(Player, confirmation.player_id)
         if player is None or not player.active:
-            raise CommandError("The player this code was for has signed off.")
+            raise Refused("The player this code was for has signed off.")
         old = [a.address for a in player.addresses]
         new = players.addresses_once_confirmed(old, confirmation)
         confirmation_id, now = confirmation.id, ctx.now

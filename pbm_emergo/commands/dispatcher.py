@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.commands import body, masking, multiple, registry
 from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.base import CommandError, Context, Result
+from pbm_emergo.commands.base import Context, Refused, Result
 from pbm_emergo.db import players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import read_sessions, write_turn
@@ -165,9 +165,9 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
             raise unknown_command(masking.mask_words(words, ctx.known))
         args = words[used:]
         if len(args) > MAX_ARGS:
-            raise CommandError(f"The command has more than {MAX_ARGS} arguments.")
+            raise Refused(f"The command has more than {MAX_ARGS} arguments.")
         result: Result = command().process(ctx, args)
-    except CommandError as err:
+    except Refused as err:
         # A failed command changes nothing, except what its error says must be stored.
         del ctx.writes[writes_before:]
         ctx.writes.extend(err.writes)
@@ -194,7 +194,7 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
     )
 
 
-def unknown_command(words: list[str]) -> CommandError:
+def unknown_command(words: list[str]) -> Refused:
     if words and words[0].lower() == "emergo":
         name = " ".join(words[:2]).lower()
         reason = (
@@ -204,14 +204,14 @@ def unknown_command(words: list[str]) -> CommandError:
         )
     else:
         reason = f"There is no command '{words[0].lower()}'." if words else "There is no command."
-    return CommandError(
+    return Refused(
         reason,
         template="error/unknown_command.txt.j2",
         commands=registry.help_entries(),
     )
 
 
-def error_text(err: CommandError, line: str, *, folded: bool = False) -> str:
+def error_text(err: Refused, line: str, *, folded: bool = False) -> str:
     """The error reply; ``folded`` leaves out what a ``multiple`` report already shows."""
     return render(
         err.template,
@@ -304,7 +304,7 @@ def _dispatch(
     if read.multiple:
         return _dispatch_multiple(ctx, mail), ctx.writes[ctx.applied :]
     if not line:
-        err = CommandError(
+        err = Refused(
             "Your mail has no command: write the command in the Subject line.",
             template="error/unknown_command.txt.j2",
             commands=registry.help_entries(),
@@ -380,7 +380,7 @@ def _check_passwords_ahead(
             lockout.check_not_locked(
                 ctx, player, players.login_failures_of(session, player.id), board=None
             )
-        except CommandError:
+        except Refused:
             continue
         players.check_password(player.id, player.password_hash, args[password_at])
 

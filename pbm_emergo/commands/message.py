@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.commands.chat import no_text_error
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
@@ -46,7 +46,7 @@ class MessageCommand(Command):
         # stays masked: it might be a password typed in the wrong place).
         ctx.reveal(*(w for w in missing if USERID_PATTERN.fullmatch(w)))
         if not delivered:
-            raise CommandError(
+            raise Refused(
                 "Nobody got your message: "
                 + "; ".join(f"there is no player '{w[:40]}' to send it to" for w in missing)
                 + "."

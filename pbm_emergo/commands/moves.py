@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.move import moves_in_lines
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE
 from pbm_emergo.game.boards import BoardState, get_board, result_sentence, side_label
+from pbm_emergo.game.play import moves_in_lines
 from pbm_emergo.views.templating import render
 
 
@@ -23,7 +23,7 @@ class MovesCommand(Command):
         if upto is None:
             if board.status != BOARD_ACTIVE:
                 state = BoardState.load(ctx.session, board)
-                raise CommandError(
+                raise Refused(
                     f"The game on board {board.number} is over: {result_sentence(state)}",
                     board=board.number,
                 )

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, size_of
 from pbm_emergo.views.templating import render
 
@@ -37,7 +37,7 @@ class MultipleCommand(Command):
     )
 
     def process(self, ctx: Context, args: list[str]) -> Result:
-        raise CommandError("'multiple' works only as the Subject of a mail, not inside one.")
+        raise Refused("'multiple' works only as the Subject of a mail, not inside one.")
 
 
 class LineResult(Protocol):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.commands.subscribe import boards_text
 from pbm_emergo.db import spectators
 from pbm_emergo.db.models import BOARD_ACTIVE
@@ -40,7 +40,7 @@ class NotifyCommand(Command):
                 )
             board, _ = get_board(ctx, word)
             if board.status != BOARD_ACTIVE:
-                raise CommandError(
+                raise Refused(
                     f"The game on board {board.number} is over already.", board=board.number
                 )
             if board.number not in numbers:

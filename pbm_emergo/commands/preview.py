@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
-from pbm_emergo.commands.move import moves_in_lines
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import games
 from pbm_emergo.game.boards import get_board, side_label
+from pbm_emergo.game.play import moves_in_lines
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
@@ -45,7 +45,7 @@ class PreviewCommand(Command):
                     }
                 else:
                     details = {"legal_lines": [], "legal_count": 0, "capture_size": 0}
-                raise CommandError(
+                raise Refused(
                     f"Preview of board {number}: {text} cannot be move {position.ply + 1}.",
                     board=number,
                     template="error/illegal_move.txt.j2",

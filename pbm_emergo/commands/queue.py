@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
@@ -67,7 +67,7 @@ class QueueCommand(Command):
         board, upto = get_board(ctx, args[0])
         number = board.number
         if upto is not None:
-            raise CommandError(
+            raise Refused(
                 f"Write the move number after the move, not after the board: "
                 f"emergo queue {number} {args[1]} PASSWORD MOVE#{board.ply + 2}.",
                 board=number,
@@ -78,7 +78,7 @@ class QueueCommand(Command):
         )
         side = board.side_of(player)
         if side is None:
-            raise CommandError(
+            raise Refused(
                 f"{player.userid} does not play on board {number}: it is "
                 f"{board.white_player.userid} against {board.black_player.userid}.",
                 board=number,
@@ -88,11 +88,11 @@ class QueueCommand(Command):
         if len(items) == 1 and items[0].lower() == "clear":
             return _clear(ctx, board, player, state)
         if not state.active:
-            raise CommandError(
+            raise Refused(
                 f"The game on board {number} is over: {result_sentence(state)}", board=number
             )
         if board.to_move == side:
-            raise CommandError(
+            raise Refused(
                 f"It is your turn on board {number}: play your move with 'emergo move {number} "
                 f"{player.userid} PASSWORD MOVE'. A move is queued only while the opponent "
                 "is to move.",
@@ -207,8 +207,8 @@ def _legal(state: BoardState, position: Position, text: str, what: str) -> Move:
         raise _error(state, f"{what} is not a move: {err}") from None
 
 
-def _error(state: BoardState, reason: str) -> CommandError:
-    return CommandError(reason, board=state.number, board_text=board_view(state).text)
+def _error(state: BoardState, reason: str) -> Refused:
+    return Refused(reason, board=state.number, board_text=board_view(state).text)
 
 
 def describe(queue: list[QueueItem]) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import challenges
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.accounts import authenticate
@@ -19,13 +19,13 @@ MAX_LIMIT = 999
 def check_challenge(ctx: Context, challenged: Player) -> None:
     """Raise the challenger's error if ``challenged`` refuses this challenge."""
     if challenged.refuses_challenges:
-        raise CommandError(
+        raise Refused(
             f"{challenged.userid} does not accept challenges at the moment, so no board was "
             "started."
         )
     limit = challenged.board_limit
     if limit is not None and challenges.active_boards(ctx.session, challenged.id) >= limit:
-        raise CommandError(
+        raise Refused(
             f"{challenged.userid} plays as many games as they want at the moment ({limit} "
             f"active board{'s' if limit != 1 else ''}), so no board was started; try again "
             "when one of them has ended."

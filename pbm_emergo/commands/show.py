@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.commands.queue import shown_queue
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
@@ -67,9 +67,9 @@ class ShowCommand(Command):
             # A board of two of the players named is sent once.
             shown.extend((b, None) for b in boards if (b, None) not in shown)
         if not shown:
-            raise CommandError(f"There are no {which} boards for {' '.join(words)}.")
+            raise Refused(f"There are no {which} boards for {' '.join(words)}.")
         if len(shown) > MAX_BOARDS:
-            raise CommandError(
+            raise Refused(
                 f"That is {len(shown)} boards; at most {MAX_BOARDS} are sent at once."
             )
         views = []

@@ -5,12 +5,12 @@ from __future__ import annotations
 from sqlalchemy.orm import Session
 
 from pbm_emergo.commands.base import Command, Context, Result
-from pbm_emergo.commands.move import Turn
 from pbm_emergo.db import games, players, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE
 from pbm_emergo.game.accounts import authenticate
 from pbm_emergo.game.boards import board_mails, other_side
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.play import Turn
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
 

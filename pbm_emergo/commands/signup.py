@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import credentials, players
 from pbm_emergo.db.models import START_RATING
 from pbm_emergo.game.accounts import check_password, check_userid, find_player
@@ -41,7 +41,7 @@ class SignupCommand(Command):
         addresses = check_addresses(ctx.config, given or [ctx.sender])
         ctx.reveal(userid, *given)  # a valid new userid and addresses are not secrets
         if find_player(ctx, userid) is not None:
-            raise CommandError(f"The userid {userid} is already taken; please choose another.")
+            raise Refused(f"The userid {userid} is already taken; please choose another.")
         userid = userid.strip()
         # Only the address this mail came from is registered at once; the others are
         # registered when their owners confirm them (see commands.addresses).

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import spectators
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.game.accounts import authenticate
@@ -27,18 +27,18 @@ def boards_text(numbers: list[int | None]) -> str:
 
 
 def _target(ctx: Context, word: str, command: str) -> Board | None:
-    """The board a ``board|all`` argument names (None: all); a CommandError for anything
+    """The board a ``board|all`` argument names (None: all); a Refused for anything
     else."""
     if word.lower() == ALL:
         return None
     if not word.isdigit():
-        raise CommandError(
+        raise Refused(
             f"The command {command} needs a board number or 'all' first: "
             f"{command} 101 USERID PASSWORD."
         )
     board, upto = get_board(ctx, word)
     if upto is not None:
-        raise CommandError(
+        raise Refused(
             f"Write the board number alone: {command} {board.number} USERID PASSWORD."
         )
     return board
@@ -76,12 +76,12 @@ class SubscribeCommand(Command):
         watched = spectators.subscriptions_of(ctx.session, player.id)
         if board is not None:
             if board.side_of(player) is not None:
-                raise CommandError(
+                raise Refused(
                     f"{player.userid} plays on board {number} and gets its mails anyway.",
                     board=number,
                 )
             if board.status != BOARD_ACTIVE:
-                raise CommandError(
+                raise Refused(
                     f"The game on board {number} is over: there is nothing more to watch "
                     f"('emergo show {number}' sends the board).",
                     board=number,
@@ -130,13 +130,13 @@ class UnsubscribeCommand(Command):
         elif number in watched:
             dropped = [number]
         elif None in watched:
-            raise CommandError(
+            raise Refused(
                 f"{player.userid} is subscribed to every board, so to board {number} too: "
                 f"'emergo unsubscribe all {player.userid} PASSWORD' ends that.",
                 board=number,
             )
         else:
-            raise CommandError(
+            raise Refused(
                 f"{player.userid} is not subscribed to board {number}.", board=number
             )
         if dropped:

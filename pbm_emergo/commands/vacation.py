@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Command, CommandError, Context, Result
+from pbm_emergo.commands.base import Command, Context, Refused, Result
 from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Vacation
 from pbm_emergo.game.accounts import authenticate
@@ -57,7 +57,7 @@ class VacationCommand(Command):
         words = dict(userid=player.userid, allowance=allowance, year=year)
         if setting == "off":
             if current is None:
-                raise CommandError(f"{player.userid} is not on vacation.")
+                raise Refused(f"{player.userid} is not on vacation.")
             ctx.write(lambda s: vacations.end_vacation(s, player_id, now, expected=expected))
             return Result(
                 summary=f"ended the vacation of {player.userid}",
@@ -68,9 +68,9 @@ class VacationCommand(Command):
             )
         days = int(setting)
         if days < 1:
-            raise CommandError("A vacation lasts at least 1 day.")
+            raise Refused("A vacation lasts at least 1 day.")
         if days > left:
-            raise CommandError(
+            raise Refused(
                 f"You asked for {days} days of vacation, but {player.userid} has "
                 f"{_days(left)} left for {year} (of {allowance} a year); nothing was changed."
             )

@@ -11,11 +11,12 @@ import re
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
-from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
 from pbm_emergo.game import lockout
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.results import Refused
+from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 USERID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,15}")
@@ -86,38 +87,38 @@ RESERVED_USERIDS = frozenset(
 
 
 def check_userid(userid: str) -> None:
-    """Raise a CommandError unless ``userid`` may be chosen as a new userid."""
+    """Raise a Refused unless ``userid`` may be chosen as a new userid."""
     if not USERID_PATTERN.fullmatch(userid):
-        raise CommandError(
+        raise Refused(
             f"The userid '{userid[:40]}' is not allowed: a userid has 2 to 16 characters "
             "(letters, digits, _ and -) and starts with a letter."
         )
     if userid.lower() in RESERVED_USERIDS:
-        raise CommandError(f"The userid '{userid}' is a reserved word; please choose another.")
+        raise Refused(f"The userid '{userid}' is a reserved word; please choose another.")
 
 
 def check_password(password: str) -> None:
-    """Raise a CommandError unless ``password`` is acceptable as a new password."""
+    """Raise a Refused unless ``password`` is acceptable as a new password."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise CommandError(
+        raise Refused(
             f"A password needs {MIN_PASSWORD} to {MAX_PASSWORD} characters (no spaces)."
         )
 
 
-def find_player(ctx: Context, userid: str) -> Player | None:
+def find_player(ctx: UnitOfWork, userid: str) -> Player | None:
     """The player with this userid (any case), signed off or not."""
     return players.find_player(ctx.session, userid)
 
 
 def require_player(
-    ctx: Context, userid: str, *, board: int | None = None, known: Sequence[Player] = ()
+    ctx: UnitOfWork, userid: str, *, board: int | None = None, known: Sequence[Player] = ()
 ) -> Player:
-    """The active player with this userid, or a CommandError. ``known``: players already
+    """The active player with this userid, or a Refused. ``known``: players already
     read (a board's two players), looked at before the database."""
     key = players.userid_key(userid)
     player = next((p for p in known if p.userid_key == key), None) or find_player(ctx, userid)
     if player is None or not player.active:
-        raise CommandError(f"There is no player '{userid[:40]}'.", board=board)
+        raise Refused(f"There is no player '{userid[:40]}'.", board=board)
     return player
 
 
@@ -130,7 +131,7 @@ def _at(moment: datetime) -> str:
 
 
 def authenticate(
-    ctx: Context,
+    ctx: UnitOfWork,
     userid: str,
     password: str,
     *,
@@ -138,7 +139,7 @@ def authenticate(
     known: Sequence[Player] = (),
     no_failures: Collection[int] = (),
 ) -> Player:
-    """The player if ``password`` is theirs; otherwise a CommandError (and a failure counted,
+    """The player if ``password`` is theirs; otherwise a Refused (and a failure counted,
     per userid and sender: see :mod:`pbm_emergo.game.lockout`). ``no_failures``: ids of
     players read to have no wrong passwords counted (their counts are not looked up).
 
@@ -171,7 +172,7 @@ def authenticate(
     return player
 
 
-def notify_foreign_address(ctx: Context, player: Player) -> None:
+def notify_foreign_address(ctx: UnitOfWork, player: Player) -> None:
     """Tell the player's registered addresses that their password came from elsewhere."""
     key = player.userid_key
     if key in ctx.notified:

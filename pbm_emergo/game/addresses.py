@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
 from pbm_emergo.game.messages import Reply, a_label_ok, ascii_domain, clean_address
+from pbm_emergo.game.results import Refused
+from pbm_emergo.game.unit import UnitOfWork, Write
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -53,12 +53,12 @@ def server_addresses(config: Config) -> set[str]:
 
 
 def check_address(config: Config, address: str) -> None:
-    """Raise a CommandError unless ``address`` is a plain address in a real-looking domain
+    """Raise a Refused unless ``address`` is a plain address in a real-looking domain
     that is not this server's own, and one this server can mail: a non-ASCII address
     (jörg@bücher.example) only when the relay delivers to such addresses (SMTPUTF8)."""
     # The same test the mail layer applies to a recipient: no address we could never mail.
     if clean_address(address) != _nfc(address).lower() or ".." in address:
-        raise CommandError(f"'{address[:80]}' is not a mail address.")
+        raise Refused(f"'{address[:80]}' is not a mail address.")
     domain = address.rpartition("@")[2].lower()
     # An internationalised domain is checked in its ASCII form (A-labels, by IDNA2008);
     # an A-label given as such must decode.
@@ -68,17 +68,17 @@ def check_address(config: Config, address: str) -> None:
         not all(_LABEL.fullmatch(label) and a_label_ok(label) for label in labels)
         or labels[-1].isdigit()
     ):
-        raise CommandError(
+        raise Refused(
             f"'{address[:80]}' is not a mail address: '{domain[:80]}' is not a domain name."
         )
     if address.lower() in server_addresses(config):
-        raise CommandError(
+        raise Refused(
             f"'{address}' is this server's own address; give an address of yours."
         )
     # Unknown (the relay could not be asked yet) counts as yes: the mail waits in the
     # outbox with the rest, and fails with the reason if the relay cannot take it.
     if not address.isascii() and relay_takes_smtputf8(config) is False:
-        raise CommandError(
+        raise Refused(
             f"This server's mail relay cannot deliver to non-ASCII addresses such as "
             f"'{address[:80]}'; please give a plain ASCII address."
         )
@@ -88,7 +88,7 @@ def check_addresses(config: Config, addresses: list[str]) -> list[str]:
     """The addresses, each checked, without duplicates (case-insensitively), in Unicode's
     composed form (NFC) so that one address is always written the same way."""
     if len(addresses) > MAX_ADDRESSES:
-        raise CommandError(f"At most {MAX_ADDRESSES} addresses may be registered.")
+        raise Refused(f"At most {MAX_ADDRESSES} addresses may be registered.")
     seen: dict[str, str] = {}
     for address in addresses:
         check_address(config, address)
@@ -101,7 +101,7 @@ def _nfc(text: str) -> str:
     return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
-def sender_vouches_for(ctx: Context, address: str) -> bool:
+def sender_vouches_for(ctx: UnitOfWork, address: str) -> bool:
     """Whether the mail came from ``address`` (and did not fail its DMARC check)."""
     return ctx.sender_trusted and address.lower() == ctx.sender.lower()
 
@@ -134,7 +134,7 @@ class Request:
     mails: list[Reply]
     kept: list[str]
 
-    def store(self, player_id: int, ctx: Context, *, replaces: bool) -> Write:
+    def store(self, player_id: int, ctx: UnitOfWork, *, replaces: bool) -> Write:
         """The write that stores the waiting addresses for ``player_id``."""
         now, sender, pending = ctx.now, ctx.sender, list(self.writes)
 
@@ -151,10 +151,10 @@ class Request:
 
 
 def request_confirmations(
-    ctx: Context, userid: str, waiting: list[Waiting], *, player_id: int | None
+    ctx: UnitOfWork, userid: str, waiting: list[Waiting], *, player_id: int | None
 ) -> Request:
     """Codes for the ``waiting`` addresses of ``userid`` (``player_id`` None: a new
-    account): a CommandError if one of them had a code mailed within the last day for
+    account): a Refused if one of them had a code mailed within the last day for
     someone else; an address already waiting for this player keeps its code."""
     request = Request(writes=[], mails=[], kept=[])
     for item in waiting:
@@ -169,7 +169,7 @@ def request_confirmations(
             request.kept.append(item.address)
             continue
         if recent is not None:
-            raise CommandError(
+            raise Refused(
                 f"A confirmation code was mailed to {item.address} at "
                 f"{at_text(recent.created_at)}, and it gets at most one a day; ask again "
                 f"after {at_text(recent.created_at + CODE_MAIL_INTERVAL)}, or write from "

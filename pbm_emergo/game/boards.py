@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, ratings, spectators, vacations
 from pbm_emergo.db.games import BoardFacts
@@ -32,6 +31,8 @@ from pbm_emergo.db.models import (
 from pbm_emergo.db.ratings import GameRating
 from pbm_emergo.game.clock import thinking_time
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.results import Refused
+from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Position, Termination, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
@@ -63,22 +64,22 @@ def split_guard(text: str) -> tuple[str, int | None]:
     return match[1], int(match[2])
 
 
-def get_board(ctx: Context, text: str) -> tuple[Board, int | None]:
-    """The board a ``board[#n]`` argument names, or a CommandError."""
+def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
+    """The board a ``board[#n]`` argument names, or a Refused."""
     number, upto = _board_ref(text)
     board = games.get_board(ctx.session, number)
     if board is None:
-        raise CommandError(f"There is no board {number}.")
+        raise Refused(f"There is no board {number}.")
     _check_upto(board, upto)
     return board, upto
 
 
-def get_board_and_facts(ctx: Context, text: str) -> tuple[Board, BoardFacts, int | None]:
+def get_board_and_facts(ctx: UnitOfWork, text: str) -> tuple[Board, BoardFacts, int | None]:
     """As :func:`get_board`, with the facts read beside it (see games.BoardFacts)."""
     number, upto = _board_ref(text)
     found = games.get_board_and_facts(ctx.session, number)
     if found is None:
-        raise CommandError(f"There is no board {number}.")
+        raise Refused(f"There is no board {number}.")
     board, facts = found
     _check_upto(board, upto)
     return board, facts, upto
@@ -87,13 +88,13 @@ def get_board_and_facts(ctx: Context, text: str) -> tuple[Board, BoardFacts, int
 def _board_ref(text: str) -> tuple[int, int | None]:
     ref = parse_board_ref(text)
     if ref is None:
-        raise CommandError(f"'{text[:40]}' is not a board number (boards are numbered from 101).")
+        raise Refused(f"'{text[:40]}' is not a board number (boards are numbered from 101).")
     return ref
 
 
 def _check_upto(board: Board, upto: int | None) -> None:
     if upto is not None and upto > board.ply:
-        raise CommandError(
+        raise Refused(
             f"Board {board.number} has {_moves(board.ply)} so far, so there is no move {upto} "
             "to show.",
             board=board.number,
@@ -283,7 +284,7 @@ class BoardState:
 
 
 def finish_game(
-    ctx: Context, board: Board, state: BoardState, winner: str | None,
+    ctx: UnitOfWork, board: Board, state: BoardState, winner: str | None,
     termination: Termination, rating: GameRating | None = None,
 ) -> BoardState:
     """End the game now: stored by a write that re-checks the ratings it announces
@@ -593,7 +594,7 @@ def primary_address(player: Player) -> str | None:
 
 
 def board_mails(
-    ctx: Context,
+    ctx: UnitOfWork,
     state: BoardState,
     *,
     comment: str | None = None,

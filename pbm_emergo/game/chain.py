@@ -23,7 +23,6 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Context, Result
 from pbm_emergo.db import autoplay, games
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import AUTOPLAYED_FORCED, AUTOPLAYED_QUEUED, Board, Player
@@ -37,6 +36,8 @@ from pbm_emergo.game.boards import (
     result_sentence,
 )
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.results import Result
+from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Game, Move, MoveError
 from pbm_emergo.views.templating import render
 
@@ -81,7 +82,7 @@ class Chain:
     """The moves played on one board by one command: the player's own (if any), then the
     queued and forced ones that follow (see the module docstring)."""
 
-    ctx: Context
+    ctx: UnitOfWork
     board: Board
     state: BoardState
     game: Game
@@ -267,7 +268,7 @@ class Chain:
 
 
 def play_and_follow(
-    ctx: Context, board: Board, state: BoardState, game: Game, player: Player, move: Move,
+    ctx: UnitOfWork, board: Board, state: BoardState, game: Game, player: Player, move: Move,
 ) -> tuple[Chain, BoardState]:
     """Play ``player``'s ``move`` (legal on ``game``, the board's game as read) and the
     queued and forced moves after it; the writes are handed to ``ctx``."""
@@ -278,7 +279,7 @@ def play_and_follow(
 
 
 def follow(
-    ctx: Context, board: Board, state: BoardState, game: Game,
+    ctx: UnitOfWork, board: Board, state: BoardState, game: Game,
     autoplay_on: frozenset[int] = frozenset(),
 ) -> Result | None:
     """The queued and forced moves due on ``board`` now (``autoplay_on``: players whose

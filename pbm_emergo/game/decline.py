@@ -2,17 +2,18 @@
 the game. The board is removed (not rated, not counted, not in the history; its number is
 not handed out again) and both players are told.
 
-Called by ``emergo move ... resign`` and ``emergo resign`` (pbm_emergo.commands.move).
+Called by ``emergo move ... resign`` and ``emergo resign`` (pbm_emergo.game.play).
 """
 
 from __future__ import annotations
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.commands.base import Context, Result
 from pbm_emergo.db import challenges
 from pbm_emergo.game.boards import BoardState
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.results import Result
+from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 
@@ -21,7 +22,7 @@ def has_moved(state: BoardState, player_id: int) -> bool:
     return any(move.player_id == player_id for move in state.moves)
 
 
-def decline(ctx: Context, state: BoardState, player_id: int) -> Result:
+def decline(ctx: UnitOfWork, state: BoardState, player_id: int) -> Result:
     """Remove the board ``player_id`` declined, and tell both players."""
     number, ply = state.number, state.ply
     decliner = state.seat(state.side_of(player_id) or "white")

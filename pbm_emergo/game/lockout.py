@@ -23,11 +23,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.base import CommandError, Context
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.results import Refused
+from pbm_emergo.game.unit import UnitOfWork, Write
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ class Sender:
     keys: tuple[str, ...]  # the counts a wrong password from it goes to
 
 
-def sender_of(ctx: Context, player: Player) -> Sender:
+def sender_of(ctx: UnitOfWork, player: Player) -> Sender:
     address = ctx.sender.lower()
     if ctx.sender_trusted and address in {a.address_key for a in player.addresses}:
         return Sender(True, (address,))
@@ -79,22 +79,22 @@ def _active_lock(row: LoginFailure | None, now: datetime) -> datetime | None:
 
 
 def check_not_locked(
-    ctx: Context, player: Player, rows: dict[str, LoginFailure], *, board: int | None
+    ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure], *, board: int | None
 ) -> None:
-    """Raise a CommandError if the userid is locked for this sender."""
+    """Raise a Refused if the userid is locked for this sender."""
     sender = sender_of(ctx, player)
     for key in sender.keys:
         until = _active_lock(rows.get(key), ctx.now)
         if until is None:
             continue
         if key != OTHER_SENDERS:
-            raise CommandError(
+            raise Refused(
                 f"The userid {player.userid} is locked for mail from {ctx.sender} until "
                 f"{at(until)} after {MAX_FAILURES} wrong passwords from it within an hour; "
                 "nothing is done for it from this address until then.",
                 board=board,
             )
-        raise CommandError(
+        raise Refused(
             f"The userid {player.userid} is locked until {at(until)} for mail from addresses "
             f"not registered for it, after {MAX_OTHER_FAILURES} wrong passwords from such "
             f"addresses within an hour{_forged(ctx)}; its player can still use it from "
@@ -103,7 +103,7 @@ def check_not_locked(
         )
 
 
-def _forged(ctx: Context) -> str:
+def _forged(ctx: UnitOfWork) -> str:
     if ctx.sender_trusted:
         return ""
     return (
@@ -113,8 +113,8 @@ def _forged(ctx: Context) -> str:
 
 
 def wrong_password(
-    ctx: Context, player: Player, rows: dict[str, LoginFailure], *, board: int | None
-) -> CommandError:
+    ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure], *, board: int | None
+) -> Refused:
     """The error for a wrong password, carrying the writes that count it and the notices
     a new lock causes."""
     sender = sender_of(ctx, player)
@@ -168,7 +168,7 @@ def wrong_password(
                     registered=[a.address for a in player.addresses],
                 ),
             )
-    return CommandError(
+    return Refused(
         f"Wrong password for {player.userid}.",
         board=board,
         template="error/wrong_password.txt.j2",
@@ -203,7 +203,7 @@ def _to_player(player: Player, subject: str, body: str) -> list[Reply]:
     return [Reply(to=a.address, subject=subject, body=body) for a in player.addresses]
 
 
-def right_password(ctx: Context, player: Player, rows: dict[str, LoginFailure]) -> None:
+def right_password(ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure]) -> None:
     """A right password: forget this sender's own wrong ones (not those of the others
     together, which would hand a guesser a fresh allowance)."""
     keys = [k for k in sender_of(ctx, player).keys if k != OTHER_SENDERS and k in rows]

@@ -35,14 +35,15 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands.base import CommandError, Context, Result
-from pbm_emergo.commands.move import Turn, answer, play_move, resign
 from pbm_emergo.db import games
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
 from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.play import Turn, answer, play_move, resign
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
 from pbm_emergo.rules import Position
 
@@ -244,7 +245,7 @@ def store(
             robot = board.white_player if task.robot_side == 0 else board.black_player
             if robot.id != task.robot_id:
                 return False
-            ctx = Context(session=session, config=config, now=now, apply_at_once=True)
+            ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
             turn = Turn(ctx, board, robot)
             result: Result
             if action.kind == "move":
@@ -311,7 +312,7 @@ class RobotRunner:
                 break  # stopping: the task is found again after the restart
             try:
                 stored = store(self.factory, self.config, self.queue, task, action, self.clock())
-            except CommandError as err:
+            except Refused as err:
                 log.error("%s on board %d: %s refused: %s", task.robot, task.number,
                           action.kind, err.reason)
                 self.refused.add(key)

@@ -27,8 +27,6 @@ from typing import TYPE_CHECKING
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import selectinload
 
-from pbm_emergo.commands.base import Context
-from pbm_emergo.commands.move import Turn
 from pbm_emergo.db import games, players, vacations
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, MoveRecord, Player
 from pbm_emergo.db.vacations import Period
@@ -44,6 +42,8 @@ from pbm_emergo.game.boards import (
 )
 from pbm_emergo.game.clock import running, thinking_time
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.play import Turn
+from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
 
@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     """Send the reminders that are due and forfeit the boards whose time ran out (in the
     caller's write transaction: each board's changes are applied as it is handled)."""
-    ctx = Context(session=session, config=config, now=now, apply_at_once=True)
+    ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
     replies: list[Reply] = []
     # Nag and forfeit times are whole days (at least one), so a board that saw a move within
     # the last day needs no look (unless its players' total thinking time may run out): the
@@ -138,7 +138,7 @@ class _Clocks:
         )
 
 
-def _check_board(ctx: Context, board: Board, clocks: _Clocks) -> list[Reply]:
+def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
     player = games.player_to_move(board)
     if player is None:
         return []
@@ -198,7 +198,7 @@ def _check_board(ctx: Context, board: Board, clocks: _Clocks) -> list[Reply]:
     ]
 
 
-def _lose_on_time(ctx: Context, board: Board, player: Player, why: str) -> list[Reply]:
+def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: str) -> list[Reply]:
     """The player to move runs out of time: they lose, unless a draw offer is open, which is
     then accepted instead (as pbmserv does)."""
     turn = Turn(ctx, board, player)

@@ -8,7 +8,7 @@ import threading
 import pytest
 
 from pbm_emergo import config as config_module
-from pbm_emergo.commands.base import CommandError
+from pbm_emergo.commands.base import Refused
 from pbm_emergo.config import Config, RelayAnswers, relay_takes_smtputf8
 from pbm_emergo.game.addresses import check_address, check_addresses
 from pbm_emergo.game.messages import clean_address
@@ -100,13 +100,13 @@ def test_check_address_takes_idn_where_the_relay_does(address: str) -> None:
     ],
 )
 def test_check_address_refuses_bad_idn(address: str, why: str) -> None:
-    with pytest.raises(CommandError) as refused:
+    with pytest.raises(Refused) as refused:
         check_address(YES, address)
     assert why in str(refused.value)
 
 
 def test_check_address_refuses_non_ascii_where_the_relay_cannot_deliver() -> None:
-    with pytest.raises(CommandError) as refused:
+    with pytest.raises(Refused) as refused:
         check_address(NO, "jörg@bücher.example")
     assert "mail relay cannot deliver to non-ASCII addresses" in str(refused.value)
     assert "plain ASCII address" in str(refused.value)

@@ -1,0 +1,60 @@
+"""What a request to the game layer gives back: its result, or why it was refused."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.unit import Write
+
+
+@dataclass
+class Result:
+    """What a command did.
+
+    ``summary`` is the one-line report used in the Results of a ``multiple`` mail.
+    ``answer`` is the text for the sender alone (a help page, a board shown...), sent as its
+    own mail with ``answer_subject``, or folded into the ``multiple`` report.
+    ``replies`` are the other mails (board mails to each player, notices).
+    """
+
+    summary: str
+    answer: str | None = None
+    answer_subject: str = "Emergo"
+    answer_board: int | None = None
+    replies: list[Reply] = field(default_factory=list)
+    # The answer as HTML too (a board shown, a preview): the mail is multipart/alternative.
+    answer_html: str | None = None
+
+
+class Refused(Exception):
+    """A request the game refuses; the sender gets an error reply.
+
+    ``reason`` is one plain sentence. ``template`` names the error template under
+    ``templates/error/``; ``details`` are its extra variables. ``board`` (a board number)
+    makes the Subject ``Emergo Board N Error``. ``writes`` are stored all the same (the
+    command's own writes are dropped).
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        board: int | None = None,
+        template: str = "error/error.txt.j2",
+        board_text: str | None = None,
+        replies: list[Reply] | None = None,
+        writes: list[Write] | None = None,
+        **details: Any,
+    ) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.board = board
+        self.template = template
+        self.board_text = board_text
+        self.details = details
+        # Mails that must go out even though the command failed (lock-out notices ...).
+        self.replies = replies or []
+        # Changes stored even though the command failed (a wrong password counted ...).
+        self.writes = writes or []

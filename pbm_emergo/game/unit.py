@@ -1,0 +1,82 @@
+"""The unit of work: what one request to the game layer reads, and the writes it leaves.
+
+Anything may open one: a mail's commands, the scheduler, the robots. It reads through
+``session``; its writes wait in ``writes`` (data-layer changes that re-check what was read)
+until the owner of the unit (the mail worker, the scheduler, the robots' runner) applies
+them in one short write transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.secrets import Secrets
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from pbm_emergo.config import Config
+
+# A change to store: run in the write transaction, it re-checks what the request read and
+# raises Conflict when that changed.
+Write = Callable[["Session"], None]
+
+
+@dataclass
+class UnitOfWork:
+    """Everything one request to the game may use while it runs.
+
+    ``session`` reads. A command does not write through it: it hands its changes to
+    :meth:`write` (data-layer writes that re-check what the command read), and the caller
+    applies them in one short write transaction after the command has answered. With
+    ``apply_at_once`` (the lines of a ``multiple`` mail, the scheduler) the session is the
+    write transaction itself and each command's writes are applied when it has finished,
+    so that the next command sees them.
+    """
+
+    session: Session
+    config: Config
+    now: datetime
+    # The address the command came from (answers go there); "" for the scheduler.
+    sender: str = ""
+    # False when our MTA found that the mail failed its From domain's DMARC (else SPF)
+    # check: nothing that relies on the address alone (challenges, the lock-out exemption
+    # of registered addresses, signup without confirmation) trusts it then.
+    sender_trusted: bool = True
+    apply_at_once: bool = False
+    # The command line as it may be shown back: only words known not to be secret.
+    masked_line: str = ""
+    # What no reply may contain: the hidden words, the passwords verified so far.
+    secrets: Secrets = field(default_factory=Secrets)
+    # The comment (body) for commands that carry one; empty for `multiple` lines.
+    comment: str = ""
+    # Notices to other people caused by this mail (a password used from a foreign
+    # address ...), sent whether the command succeeds or not; once per userid and mail.
+    notices: list[Reply] = field(default_factory=list)
+    notified: set[str] = field(default_factory=set)
+    # The writes of the commands that succeeded, in order (see the class docstring).
+    writes: list[Write] = field(default_factory=list)
+
+    applied: int = 0  # how many of ``writes`` were applied (apply_at_once)
+
+    def reveal(self, *words: str) -> None:
+        """Words of the command that turned out not to be secrets and may appear in its
+        replies (a new userid and addresses checked by signup, ...)."""
+        self.secrets.reveal(words)
+
+    def write(self, change: Write) -> None:
+        """Store ``change`` with the command's answer (see the class docstring)."""
+        self.writes.append(change)
+
+    def apply_pending(self) -> None:
+        """With ``apply_at_once``: apply the writes not applied yet, in the session."""
+        if not self.apply_at_once:
+            return
+        for change in self.writes[self.applied :]:
+            change(self.session)
+        self.applied = len(self.writes)
+        self.session.flush()
