@@ -20,7 +20,7 @@ from pathlib import Path
 from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.db import games as game_store
-from pbm_emergo.db import players, queues
+from pbm_emergo.db import inbox, players
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.rules import Game
 
@@ -101,7 +101,7 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
     start = time.perf_counter()
     for i in range(mails):
         with sessions.begin() as session:
-            queues.enqueue_inbound(session, raw, "a@example.org", ["p@x"], f"<{i}@x>", NOW)
+            inbox.enqueue_inbound(session, raw, "a@example.org", ["p@x"], f"<{i}@x>", NOW)
     elapsed = time.perf_counter() - start
     print(f"enqueue_inbound (own transaction each): {mails / elapsed:.0f} mails/s")
 
@@ -111,12 +111,12 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
         name = f"bench-{index}"
         while True:
             with sessions.begin() as session:
-                message = queues.claim_inbound(session, worker=name, now=NOW)
+                message = inbox.claim_inbound(session, worker=name, now=NOW)
             if message is None:
                 return
             with sessions.begin() as session:
                 session.add(message)
-                queues.mark_inbound_done(session, message, NOW)
+                inbox.mark_inbound_done(session, message, NOW)
             done[index] += 1
 
     start = time.perf_counter()

@@ -18,80 +18,25 @@ except when ``CI=true``, where they fail.
 
 from __future__ import annotations
 
-import glob
 import os
 import shutil
-import socket
 import subprocess
-import tempfile
-import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Engine, create_engine, text
-from sqlalchemy.engine import make_url
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config, load_config
 from pbm_emergo.db.session import create_engine_for, dispose_engines, upgrade_to_head
+from tests.support.postgres import PostgresDatabases, ThrowawayCluster, postgres_bindir
+
+# Fixtures that several test folders share, beside the database fixtures below.
+pytest_plugins = ["tests.support.fixtures"]
 
 POSTGRES_ENV = "PBM_EMERGO_TEST_POSTGRES_URL"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _postgres_bindir() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if found:
-        return Path(found[-1]).parent
-    initdb = shutil.which("initdb")
-    return Path(initdb).parent if initdb else None
-
-
-class ThrowawayCluster:
-    """A PostgreSQL cluster in a temporary folder on a free loopback port."""
-
-    def __init__(self, bindir: Path) -> None:
-        self.bindir = bindir
-        self.folder = Path(tempfile.mkdtemp(prefix="pbm-emergo-pg-"))
-        self.data = self.folder / "data"
-        self.port = _free_port()
-        # initdb refuses to run as root: run the server as the postgres user then.
-        self.prefix: list[str] = []
-        if os.geteuid() == 0:
-            shutil.chown(self.folder, user="postgres")
-            self.prefix = ["runuser", "-u", "postgres", "--"]
-
-    def _run(self, *args: str) -> None:
-        subprocess.run([*self.prefix, *args], check=True, capture_output=True, timeout=120)
-
-    def start(self) -> str:
-        self._run(
-            str(self.bindir / "initdb"), "-D", str(self.data),
-            "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync",
-        )  # fmt: skip
-        options = (
-            f"-p {self.port} -k {self.folder} -c listen_addresses=127.0.0.1 "
-            "-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-        )
-        self._run(
-            str(self.bindir / "pg_ctl"), "-D", str(self.data), "-o", options,
-            "-l", str(self.folder / "server.log"), "-w", "-t", "60", "start",
-        )  # fmt: skip
-        return f"postgresql+psycopg://postgres@127.0.0.1:{self.port}/postgres"
-
-    def stop(self) -> None:
-        try:
-            self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data), "-m", "immediate", "stop")
-        finally:
-            shutil.rmtree(self.folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
@@ -101,7 +46,7 @@ def postgres_server_url() -> Iterator[str]:
     if url:
         yield url
         return
-    bindir = _postgres_bindir()
+    bindir = postgres_bindir()
     if bindir is None:
         reason = (
             f"PostgreSQL is not available: set {POSTGRES_ENV} or install the Debian "
@@ -120,29 +65,6 @@ def postgres_server_url() -> Iterator[str]:
         yield url
     finally:
         cluster.stop()
-
-
-class PostgresDatabases:
-    """Creates and drops databases on one server."""
-
-    def __init__(self, server_url: str) -> None:
-        self.server_url = make_url(server_url)
-        self.admin: Engine = create_engine(self.server_url, isolation_level="AUTOCOMMIT")
-        self.template: str | None = None
-
-    def url(self, name: str) -> str:
-        return self.server_url.set(database=name).render_as_string(hide_password=False)
-
-    def create(self, template: str | None = None) -> str:
-        name = f"pbm_test_{uuid.uuid4().hex[:12]}"
-        clause = f" TEMPLATE {template}" if template else ""
-        with self.admin.connect() as conn:
-            conn.execute(text(f"CREATE DATABASE {name}{clause}"))
-        return name
-
-    def drop(self, name: str) -> None:
-        with self.admin.connect() as conn:
-            conn.execute(text(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
 
 
 @pytest.fixture(scope="session")

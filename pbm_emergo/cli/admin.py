@@ -5,7 +5,8 @@ Every subcommand reads the same configuration as the server (``--config``, ``--d
 terminal; ``--json`` prints JSON for scripts (a list, ``[]`` when there is nothing).
 
 This module parses the arguments, opens the session and formats; the queries are in
-:mod:`pbm_emergo.db.reports` (and ``admin requeue`` writes through :mod:`pbm_emergo.db.queues`).
+:mod:`pbm_emergo.db.reads` (and ``admin requeue`` writes through :mod:`pbm_emergo.db.inbox`
+and :mod:`pbm_emergo.db.outbox`).
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from pbm_emergo.config import Config, load_config
-from pbm_emergo.db import reports
-from pbm_emergo.db.reports import BoardRow, MailRow
+from pbm_emergo.db import reads
+from pbm_emergo.db.reads import BoardRow, MailRow
+from pbm_emergo.ops.backup import BackupError, backup_database
+from pbm_emergo.ops.stats import StatsError, format_stats, read_stats
 
 MAIL_STATUSES = ("pending", "processing", "sending", "done", "sent", "failed", "dead", "ignored")
 ERROR_WIDTH = 60
@@ -74,6 +77,11 @@ def register(subparsers: Any) -> None:
     players = commands.add_parser("players", help="list players")
     players.set_defaults(func=admin_players)
 
+    standings = commands.add_parser(
+        "standings", help="the rating table, as the standings mail and the web page show it"
+    )
+    standings.set_defaults(func=admin_standings)
+
     player = commands.add_parser("player", help="one player: addresses, boards, ratings")
     player.add_argument("userid", metavar="USERID")
     player.set_defaults(func=admin_player)
@@ -90,14 +98,28 @@ def register(subparsers: Any) -> None:
     requeue.add_argument("message", metavar="ID")
     requeue.set_defaults(func=admin_requeue)
 
-    for parser in (games, show, players, player, mail, requeue):
+    for parser in (games, show, players, standings, player, mail, requeue):
         _config_options(parser)
         if parser is not requeue:
             parser.add_argument("--json", action="store_true", help="print JSON")
 
-    from pbm_emergo.ops import admin as ops_admin  # stats, backup
-
-    ops_admin.register(commands, _config_options)
+    stats = commands.add_parser(
+        "stats", help="queues, dead letters, boards and mail figures, once (--json too)"
+    )
+    stats.add_argument("--json", action="store_true", help="print JSON")
+    stats.add_argument(
+        "--metrics-url", dest="metrics_url", metavar="URL",
+        help="also the counters of a running server, e.g. http://127.0.0.1:9108/metrics",
+    )
+    stats.set_defaults(func=admin_stats)
+    backup = commands.add_parser(
+        "backup", help="copy the live SQLite database to PATH (PostgreSQL: use pg_dump)"
+    )
+    backup.add_argument("path", metavar="PATH")
+    backup.add_argument("--force", action="store_true", help="replace PATH if it exists")
+    backup.set_defaults(func=admin_backup)
+    for parser in (stats, backup):
+        _config_options(parser)
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -190,6 +212,10 @@ def admin_players(args: argparse.Namespace) -> int:
     return _run(args, _players)
 
 
+def admin_standings(args: argparse.Namespace) -> int:
+    return _run(args, _standings)
+
+
 def admin_player(args: argparse.Namespace) -> int:
     return _run(args, _player)
 
@@ -270,8 +296,8 @@ def _result_text(row: BoardRow) -> str:
 
 def _games(session: Session, args: argparse.Namespace) -> int:
     try:
-        boards = reports.game_rows(session, status=args.status, player=args.player)
-    except reports.UnknownPlayerError as err:
+        boards = reads.game_rows(session, status=args.status, player=args.player)
+    except reads.UnknownPlayerError as err:
         raise AdminError(f"no player {err.userid!r}") from None
     rows = [
         [
@@ -294,7 +320,7 @@ def _games(session: Session, args: argparse.Namespace) -> int:
 def _show(session: Session, args: argparse.Namespace) -> int:
     from pbm_emergo.rules import render_board
 
-    report = reports.board_report(session, args.board)
+    report = reads.board_report(session, args.board)
     if report is None:
         raise AdminError(f"no board {args.board}")
     board = report.board
@@ -368,7 +394,7 @@ def _show(session: Session, args: argparse.Namespace) -> int:
 
 
 def _players(session: Session, args: argparse.Namespace) -> int:
-    players = reports.player_rows(session)
+    players = reads.player_rows(session)
     items: list[dict[str, Any]] = [
         {
             "userid": p.userid,
@@ -404,8 +430,38 @@ def _players(session: Session, args: argparse.Namespace) -> int:
     return 0
 
 
+def _standings(session: Session, args: argparse.Namespace) -> int:
+    from pbm_emergo.db.types import utcnow
+
+    table = reads.standings(session, utcnow())
+    items: list[dict[str, Any]] = [
+        {
+            "rank": r.rank,
+            "userid": r.userid,
+            "rating": r.rating,
+            "rated_games": r.rated_games,
+            "won": r.won,
+            "lost": r.lost,
+            "drawn": r.drawn,
+            "active_boards": r.active_boards,
+            "seeking": r.seeking,
+            "section": r.section,
+            "last_rated_at": _time(r.last_rated_at),
+        }
+        for r in table
+    ]
+    rows = [
+        [r.rank, r.userid, r.rating, r.won, r.lost, r.drawn, r.active_boards, r.seeking or None,
+         r.section]
+        for r in table
+    ]
+    headers = ["rank", "userid", "rating", "won", "lost", "drawn", "active", "seeking", "section"]
+    _print_list(args, items, format_table(headers, rows))
+    return 0
+
+
 def _player(session: Session, args: argparse.Namespace) -> int:
-    report = reports.player_report(session, args.userid)
+    report = reads.player_report(session, args.userid)
     if report is None:
         raise AdminError(f"no player {args.userid!r}")
     player, failure = report.player, report.login_failures
@@ -494,9 +550,9 @@ def _mail_json(row: MailRow) -> dict[str, Any]:
 
 
 def _mail(session: Session, args: argparse.Namespace) -> int:
-    messages = reports.mail_rows(
+    messages = reads.mail_rows(
         session,
-        queues=reports.QUEUES if args.queue is None else (args.queue,),
+        queues=reads.QUEUES if args.queue is None else (args.queue,),
         status=args.status,
         limit=args.limit,
     )
@@ -525,19 +581,19 @@ def _one_line(text: str | None) -> str | None:
 
 
 def _requeue(session: Session, args: argparse.Namespace) -> int:
-    from pbm_emergo.db import queues
+    from pbm_emergo.db import inbox, outbox
     from pbm_emergo.db.types import utcnow
 
     text = args.message.strip().lower()
-    queue: reports.Queue | None = None
-    for name, prefix in reports.QUEUE_PREFIXES.items():
+    queue: reads.Queue | None = None
+    for name, prefix in reads.QUEUE_PREFIXES.items():
         if text.startswith(prefix):
             queue, text = name, text[len(prefix) :]
     if not text.isdigit():
         raise AdminError(f"bad message id {args.message!r}: use the id from `admin mail`")
     number = int(text)
     if queue is None:
-        found = reports.message_queues(session, number)
+        found = reads.message_queues(session, number)
         if len(found) != 1:
             raise AdminError(
                 f"message {number}: "
@@ -548,10 +604,10 @@ def _requeue(session: Session, args: argparse.Namespace) -> int:
                 )
             )
         queue = found[0]
-    label = f"{reports.QUEUE_PREFIXES[queue]}{number}"
-    requeue = queues.requeue_inbound if queue == "inbound" else queues.requeue_outbound
+    label = f"{reads.QUEUE_PREFIXES[queue]}{number}"
+    requeue = inbox.requeue_inbound if queue == "inbound" else outbox.requeue_outbound
     if not requeue(session, number, utcnow()):
-        status = reports.message_status(session, queue, number)
+        status = reads.message_status(session, queue, number)
         if status is None:
             raise AdminError(f"{label}: no such message")
         if queue == "inbound" and status != "processing":
@@ -561,4 +617,28 @@ def _requeue(session: Session, args: argparse.Namespace) -> int:
             )
         raise AdminError(f"{label} is being handled now")
     print(f"{label} requeued")
+    return 0
+
+
+# --- stats, backup ---------------------------------------------------------------------
+
+
+def admin_stats(args: argparse.Namespace) -> int:
+    """The figures of :mod:`pbm_emergo.ops.stats`, as text or JSON."""
+    try:
+        result = read_stats(_config(args), args.metrics_url)
+    except StatsError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
+    print(json.dumps(result, indent=2) if args.json else format_stats(result))
+    return 0
+
+
+def admin_backup(args: argparse.Namespace) -> int:
+    """A copy of the live SQLite database (:mod:`pbm_emergo.ops.backup`)."""
+    try:
+        print(backup_database(_config(args), args.path, force=args.force))
+    except BackupError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
     return 0

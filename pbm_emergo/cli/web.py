@@ -17,6 +17,7 @@ from types import FrameType
 from typing import Any
 
 from pbm_emergo.config import Config, load_config
+from pbm_emergo.ops.processes import exit_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -81,8 +82,6 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
 
 
 def _web_process(config: Config, parent: int) -> None:
-    from pbm_emergo.ops.server import exit_with_parent
-
     exit_with_parent(parent)  # a server killed with SIGKILL leaves no web view behind
     logging.basicConfig(level=logging.INFO)
     serve_web(config, config.http_port)

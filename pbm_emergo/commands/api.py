@@ -1,49 +1,49 @@
 """The contract between the mail layer and the command layer.
 
-The mail layer parses a stored message into a :class:`CommandMail` and hands it to a
-:class:`CommandProcessor` (in production :func:`pbm_emergo.commands.handle`), which runs
-the commands and gives back every :class:`Reply`; the mail layer turns them into mail in the
-outbox. Neither side knows how the other works. The types live in the neutral module
-:mod:`pbm_emergo.game.messages`, which both layers import.
-
-How a mail is handled (:func:`pbm_emergo.commands.handle`): the commands run against a
-reading session (no write lock: parsing, passwords, loading the board, checking the move,
-rendering the replies) and return the writes they want; then one short write transaction
-applies them, re-checking what they relied on, together with the caller's own writes
-(``inside``: queue the replies, mark the mail done). When a re-check fails
-(:class:`~pbm_emergo.db.errors.Conflict`) everything starts over from a fresh read.
+The listener reads a mail's commands once, on receipt, into a
+:class:`~pbm_emergo.commands.text.CommandText` (:func:`pbm_emergo.commands.describe`) and
+stores it with the mail. The mail worker owns the unit of work, as GNU Mailman's runner owns
+``_dispose``: it opens a reading session (no write lock) and hands it, the
+:class:`CommandMail` and its text to a :class:`CommandProcessor` (in production
+:func:`pbm_emergo.commands.dispatch`), which runs the commands (parsing, passwords, loading
+the board, checking the move, rendering the replies) and gives back every :class:`Reply` and
+the writes it wants; the worker builds the reply mails, then applies the writes in one short
+write transaction, re-checking what they relied on, with its own (queue the replies, mark
+the mail done). When a re-check fails (:class:`~pbm_emergo.db.errors.Conflict`) it starts
+over from a fresh read. Nothing calls back into the mail layer. The types the two share live
+in :mod:`pbm_emergo.game.messages`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from pbm_emergo.commands.text import CommandText
 from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.game.unit import Write
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session, sessionmaker
+    from sqlalchemy.orm import Session
 
     from pbm_emergo.config import Config
 
 
-
 class CommandProcessor(Protocol):
-    """Runs the commands of one mail: ``outside`` is called with the replies before the write
-    transaction (build the mails), ``inside`` within it (store them, mark the mail done)."""
+    """Runs the commands of one mail (``text``: as read on receipt) in ``session``: the
+    replies, and the writes to store. With ``apply_at_once`` ``session`` is the write
+    transaction: each command's writes are applied as it finishes, none are returned."""
 
     def __call__(
         self,
-        factory: sessionmaker[Session],
+        session: Session,
         mail: CommandMail,
         config: Config,
         now: datetime,
         *,
-        outside: Callable[[list[Reply]], Any] | None = None,
-        inside: Callable[[Session, Any], None] | None = None,
-    ) -> list[Reply]: ...
+        text: CommandText,
+        apply_at_once: bool = False,
+    ) -> tuple[list[Reply], list[Write]]: ...
 
 
 class ScheduledTask(Protocol):
@@ -54,4 +54,4 @@ class ScheduledTask(Protocol):
     def __call__(self, session: Session, config: Config, now: datetime) -> list[Reply]: ...
 
 
-__all__ = ["CommandMail", "CommandProcessor", "Reply", "ScheduledTask", "Write"]
+__all__ = ["CommandMail", "CommandProcessor", "CommandText", "Reply", "ScheduledTask", "Write"]

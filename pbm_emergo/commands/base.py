@@ -1,7 +1,8 @@
 """What every mail command is made of: the context it runs in, its result, its errors.
 
-Each command is a small class (one module per command) with a ``name``, an
-``argument_description``, a ``description`` and a ``process`` method; the registry in
+Each command is a small class (one module per command word, named after it) with a
+``name``, a ``grammar`` (its arguments: see :mod:`pbm_emergo.commands.grammar`), a
+``description`` and a ``process`` method; the registry in
 :mod:`pbm_emergo.commands.registry` lists them all and ``help`` is generated from it.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from pbm_emergo.commands.grammar import NOTHING, Grammar
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.secrets import Known
 from pbm_emergo.game.unit import UnitOfWork
@@ -35,43 +37,49 @@ class Command:
     """Base class of the mail commands."""
 
     name: ClassVar[str]  # the command words, lower case: "signup", "emergo move"
-    argument_description: ClassVar[str] = ""
+    # The arguments after the command words: their number, the places of the passwords
+    # and the usage text all follow from it.
+    grammar: ClassVar[Grammar] = NOTHING
     description: ClassVar[str]  # one line for the help summary
     # Longer text for `help NAME`; defaults to the description.
     details: ClassVar[str] = ""
-    # Positions (in the arguments after the command words) that hold passwords: masked
-    # even when the word there looks like something known (see commands.masking).
-    secret_args: ClassVar[tuple[int, ...]] = ()
-    # The positions of a userid and its password, for commands that log a player in: the
-    # password is checked ahead, outside the write transaction (see dispatcher.handle).
-    credential_args: ClassVar[tuple[int, int] | None] = None
     # Whether the command is listed by `help` (aliases are not).
     listed: ClassVar[bool] = True
     # The help section: "account" or "emergo".
     section: ClassVar[str] = "account"
-    # How many arguments the command takes (max None: any number).
-    min_args: ClassVar[int] = 0
-    max_args: ClassVar[int | None] = None
 
     def process(self, ctx: Context, args: list[str]) -> Result:
+        """Run the command on arguments that fit its grammar (see :meth:`check_arguments`)."""
         raise NotImplementedError
 
     @classmethod
     def arity_fits(cls, count: int) -> bool:
-        return count >= cls.min_args and (cls.max_args is None or count <= cls.max_args)
+        return cls.grammar.fits(count)
 
-    def check_arity(self, args: list[str]) -> None:
-        """Raise a usage error unless the number of arguments fits the command."""
-        if not self.arity_fits(len(args)):
-            raise self.usage_error()
+    @classmethod
+    def misread(cls, args: list[str]) -> UsageError | None:
+        """A more helpful error than the usage for arguments that were meant for another
+        command; checked before the arity."""
+        return None
+
+    @classmethod
+    def check_arguments(cls, args: list[str]) -> None:
+        """Raise a usage error unless ``args`` fit the command (the dispatcher calls this
+        before :meth:`process`)."""
+        error = cls.misread(args)
+        if error is not None:
+            raise error
+        if not cls.arity_fits(len(args)):
+            raise cls.usage_error()
 
     @classmethod
     def usage(cls) -> str:
-        return f"{cls.name} {cls.argument_description}".rstrip()
+        return f"{cls.name} {cls.grammar.usage}".rstrip()
 
-    def usage_error(self, reason: str | None = None) -> UsageError:
+    @classmethod
+    def usage_error(cls, reason: str | None = None) -> UsageError:
         return UsageError(
-            reason or f"The command {self.name} needs these arguments: {self.usage()}.",
+            reason or f"The command {cls.name} needs these arguments: {cls.usage()}.",
             template="error/usage.txt.j2",
-            usage=self.usage(),
+            usage=cls.usage(),
         )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands import registry
 from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.grammar import Grammar, rest
 from pbm_emergo.rules import Position, render_board
 from pbm_emergo.views.templating import render
 
@@ -20,13 +21,15 @@ def emergo_help_text(ctx: Context) -> str:
 
 class EmergoHelpCommand(Command):
     name = "emergo help"
-    argument_description = ""
+    grammar = Grammar(rest())  # "emergo help move" is "help move"
     description = "the rules of Emergo, the empty board, the notation and the commands"
     section = "emergo"
 
     def process(self, ctx: Context, args: list[str]) -> Result:
         if args:  # "emergo help move" is "help move"
-            return registry.by_name()["help"]().process(ctx, args)
+            help_command = registry.by_name()["help"]
+            help_command.check_arguments(args)
+            return help_command().process(ctx, args)
         return Result(
             summary="sent the Emergo help page",
             answer=emergo_help_text(ctx),

@@ -5,22 +5,21 @@ from __future__ import annotations
 from pbm_emergo.commands import registry
 from pbm_emergo.commands.base import Command, Context, Result
 from pbm_emergo.commands.emergo_help import emergo_help_text
+from pbm_emergo.commands.grammar import WORD, Grammar, named, repeated
 from pbm_emergo.views.templating import render
 
 
 class HelpCommand(Command):
     name = "help"
-    argument_description = "[topic]"
+    grammar = Grammar(repeated(named(WORD, "topic"), 0, 3, shown="[topic]"))
     description = "this summary; 'help emergo' gives the rules and 'help COMMAND' one command"
     details = (
         "Without a topic: the list of commands. 'help emergo' is the Emergo help page (the "
         "rules, the board, the notation); 'help move' or 'help change password' describes "
         "one command."
     )
-    max_args = 3
 
     def process(self, ctx: Context, args: list[str]) -> Result:
-        self.check_arity(args)
         topic = " ".join(a.lower() for a in args)
         if topic == "emergo":
             return Result(

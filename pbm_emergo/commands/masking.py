@@ -11,10 +11,12 @@ is shown only when it is recognised as something that is not a secret:
 - a board number that exists, a userid that exists;
 - a word too short to be a password.
 
-Every other word becomes ``********``. :func:`mask_line` does this once on receipt (the
-listener stores and logs its result) and for every echo of a command line; :func:`scrub`
-also takes those words, and any password the server verified, out of the texts of the
-replies, so that an error message quoting an argument cannot leak one either.
+Every other word becomes ``********``, and so does every word at a place the command's
+grammar gives a secret (:attr:`pbm_emergo.commands.grammar.Grammar.secret_positions`),
+whatever it looks like. :func:`mask_line` does this once on receipt (the listener stores
+and logs its result) and for every echo of a command line; :func:`scrub` also takes those
+words, and any password the server verified, out of the texts of the replies, so that an
+error message quoting an argument cannot leak one either.
 """
 
 from __future__ import annotations
@@ -77,7 +79,7 @@ def candidates(lines: Iterable[str]) -> tuple[set[str], set[int]]:
     for line in lines:
         words = line.split()
         command, used = registry.lookup(words)
-        secret = command.secret_args if command is not None else ()
+        secret = command.grammar.secret_positions if command is not None else ()
         for place, word in enumerate(words):
             if len(word) < MIN_PASSWORD or (place >= used and place - used in secret):
                 continue
@@ -110,7 +112,7 @@ def is_public(word: str, known: Known) -> bool:
 def mask_words(words: list[str], known: Known) -> list[str]:
     """``words`` (one command line) with every word not recognised as public masked."""
     command, used = registry.lookup(words)
-    secret = command.secret_args if command is not None else ()
+    secret = command.grammar.secret_positions if command is not None else ()
     return words[:used] + [
         w if i not in secret and is_public(w, known) else MASK
         for i, w in enumerate(words[used:])

@@ -4,7 +4,8 @@
 from __future__ import annotations
 
 from pbm_emergo.commands.base import Command, Context, Refused, Result
-from pbm_emergo.commands.chat import no_text_error
+from pbm_emergo.commands.emergo_chat import no_text_error
+from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar, named, repeated
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.accounts import USERID_PATTERN, authenticate
@@ -15,7 +16,7 @@ from pbm_emergo.views.templating import render
 
 class MessageCommand(Command):
     name = "message"
-    argument_description = "userid password to [to ...]"
+    grammar = Grammar(USERID, PASSWORD, named(USERID, "to"), repeated(named(USERID, "to"), 0))
     description = "send the body of your mail to those players (Subject 'Message from userid')"
     details = (
         "Sends the body of your mail (up to a signature or quoted text) to each player "
@@ -23,12 +24,8 @@ class MessageCommand(Command):
         "'Message from USERID'. Neither side sees the other's address. Players that do "
         "not exist are named in the reply; the others still get the message."
     )
-    secret_args = (1,)
-    credential_args = (0, 1)
-    min_args = 3
 
     def process(self, ctx: Context, args: list[str]) -> Result:
-        self.check_arity(args)
         sender = authenticate(ctx, args[0], args[1])
         if not ctx.comment.strip():
             raise no_text_error("message")

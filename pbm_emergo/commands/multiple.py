@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.grammar import Grammar, rest
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, size_of
 from pbm_emergo.views.templating import render
 
@@ -26,6 +27,7 @@ _NOTE_ROOM = 200
 
 class MultipleCommand(Command):
     name = "multiple"
+    grammar = Grammar(rest())  # refused in a body, whatever follows
     description = "as the Subject: every line of the body is a command (at most 30)"
     details = (
         "Write 'multiple' as the Subject and one command per line in the body. Reading "

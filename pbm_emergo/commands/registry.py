@@ -7,6 +7,7 @@ import importlib
 from functools import cache
 
 from pbm_emergo.commands.base import Command
+from pbm_emergo.telemetry.metrics import NOT_A_COMMAND, NOT_ANSWERED
 
 # "module:Class", in the order `help` lists them.
 COMMANDS = [
@@ -17,34 +18,34 @@ COMMANDS = [
     "confirm:ConfirmCommand",
     "signoff:SignoffCommand",
     "vacation:VacationCommand",
-    "list_games:ListCommand",
+    "list:ListCommand",
     "message:MessageCommand",
     "multiple:MultipleCommand",
     "emergo_help:EmergoHelpCommand",
-    "challenge:ChallengeCommand",
-    "move:MoveCommand",
-    "move:ResignCommand",
-    "queue:QueueCommand",
-    "autoplay:AutoplayCommand",
-    "show:ShowCommand",
-    "games:GamesCommand",
-    "moves:MovesCommand",
-    "record:RecordCommand",
-    "preview:PreviewCommand",
-    "chat:ChatCommand",
-    "subscribe:SubscribeCommand",
-    "subscribe:SubCommand",
-    "subscribe:UnsubscribeCommand",
-    "subscribe:UnsubCommand",
-    "notify:NotifyCommand",
-    "standings:StandingsCommand",
-    "standings:RatingsCommand",
-    "history:HistoryCommand",
-    "seek:SeekCommand",
-    "seek:SeeksCommand",
-    "refuse:AcceptCommand",
-    "refuse:RejectCommand",
-    "refuse:LimitCommand",
+    "emergo_challenge:ChallengeCommand",
+    "emergo_move:MoveCommand",
+    "emergo_move:ResignCommand",
+    "emergo_queue:QueueCommand",
+    "emergo_autoplay:AutoplayCommand",
+    "emergo_show:ShowCommand",
+    "emergo_games:GamesCommand",
+    "emergo_moves:MovesCommand",
+    "emergo_record:RecordCommand",
+    "emergo_preview:PreviewCommand",
+    "emergo_chat:ChatCommand",
+    "emergo_subscribe:SubscribeCommand",
+    "emergo_subscribe:SubCommand",
+    "emergo_unsubscribe:UnsubscribeCommand",
+    "emergo_unsubscribe:UnsubCommand",
+    "emergo_notify:NotifyCommand",
+    "emergo_standings:StandingsCommand",
+    "emergo_standings:RatingsCommand",
+    "emergo_history:HistoryCommand",
+    "emergo_seek:SeekCommand",
+    "emergo_seek:SeeksCommand",
+    "emergo_accept:AcceptCommand",
+    "emergo_reject:RejectCommand",
+    "emergo_limit:LimitCommand",
 ]
 
 
@@ -85,3 +86,14 @@ def lookup(words: list[str]) -> tuple[type[Command] | None, int]:
     if lowered and lowered[0] in table:
         return table[lowered[0]], 1
     return None, 0
+
+
+def command_label(shown: str | None, not_answered: bool = False) -> str:
+    """The command of a mail for the metrics' ``command`` label: its command words as
+    registered (``emergo move``, ``signup``...), ``unknown`` for anything else,
+    ``not-answered`` for a mail deliberately not run. Command words are never masked, so the
+    stored command line (``subject``) is enough; a bounded set of values."""
+    if not_answered:
+        return NOT_ANSWERED
+    command, _ = lookup((shown or "").split()[:2])
+    return command.name if command is not None else NOT_A_COMMAND

@@ -8,7 +8,12 @@ aggregate.
   :mod:`pbm_emergo.db.credentials`: the verified-credential cache.
 - :mod:`pbm_emergo.db.games`: boards, moves and votes.
 - :mod:`pbm_emergo.db.ratings`: Elo ratings and their history.
-- :mod:`pbm_emergo.db.queues`: the inbound and outbound mail queues.
-- :mod:`pbm_emergo.db.reports`: read-only reports for the admin CLI.
+- :mod:`pbm_emergo.db.inbox`, :mod:`pbm_emergo.db.outbox`: the mail queues;
+  :mod:`pbm_emergo.db.claims`: who holds a claim on them, and the release of stale claims.
+- :mod:`pbm_emergo.db.challenges`, :mod:`pbm_emergo.db.vacations`,
+  :mod:`pbm_emergo.db.spectators`, :mod:`pbm_emergo.db.autoplay`: the smaller aggregates.
+- :mod:`pbm_emergo.db.reads`: the read models shared by the mail commands, the web view and
+  admin (one player row, one active-board count, one list of finished games, one standings
+  rule).
 - :mod:`pbm_emergo.db.errors`: what the data layer refuses (``Conflict``: start over).
 """

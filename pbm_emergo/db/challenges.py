@@ -7,11 +7,12 @@ earlier read re-check it and raise :class:`~pbm_emergo.db.errors.Conflict` when 
 
 from __future__ import annotations
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db.reads.players import active_board_counts
 from pbm_emergo.db.session import rowcount
 
 __all__ = [
@@ -69,18 +70,8 @@ def set_policy(
 
 
 def active_boards(session: Session, player_id: int) -> int:
-    """How many active boards the player has."""
-    return int(
-        session.scalar(
-            select(func.count())
-            .select_from(Board)
-            .where(
-                Board.status == BOARD_ACTIVE,
-                or_(Board.white_player_id == player_id, Board.black_player_id == player_id),
-            )
-        )
-        or 0
-    )
+    """How many active boards the player has (the one count of the read models)."""
+    return active_board_counts(session, [player_id]).get(player_id, 0)
 
 
 def remove_declined_board(session: Session, number: int, expected_ply: int) -> None:

@@ -19,9 +19,9 @@ command read before (the move count, the board still active, the board counter) 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import (
@@ -77,7 +77,9 @@ __all__ = [
     "BoardFacts",
     "apply_move",
     "boards",
+    "active_boards_of_players",
     "boards_of",
+    "boards_to_check",
     "count_by_status",
     "create_board",
     "current_position",
@@ -89,6 +91,7 @@ __all__ = [
     "load_game",
     "move_notations",
     "move_records",
+    "move_times",
     "next_board_number",
     "open_vote",
     "open_votes",
@@ -102,6 +105,7 @@ __all__ = [
     "take_back",
     "undo_first_move",
     "votes_of",
+    "votes_on",
 ]
 
 
@@ -282,6 +286,45 @@ def boards(session: Session, *, status: str | None = None, limit: int) -> list[B
     return list(session.scalars(stmt))
 
 
+def boards_to_check(session: Session, now: datetime) -> Sequence[Board]:
+    """The active boards the scheduler looks at, by number, with their players and their
+    addresses: nag and forfeit times are whole days (at least one), so a board that saw a
+    move within the last day needs no look, unless it has a total thinking time.
+
+    On PostgreSQL a board another scheduler run holds is skipped (every server and worker
+    process runs the scheduler: that board is the other run's business, no second reminder);
+    SQLite serialises the runs anyway."""
+    idle_since = func.coalesce(Board.last_move_at, Board.created_at)
+    query = (
+        select(Board)
+        .where(
+            Board.status == BOARD_ACTIVE,
+            or_(idle_since <= now - timedelta(days=1), Board.total_days.is_not(None)),
+        )
+        .options(
+            selectinload(Board.white_player).selectinload(Player.addresses),
+            selectinload(Board.black_player).selectinload(Player.addresses),
+        )
+        .order_by(Board.number)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update(skip_locked=True, of=Board)
+    return session.scalars(query).all()
+
+
+def active_boards_of_players(session: Session, player_ids: Iterable[int]) -> Sequence[Board]:
+    """The active boards on which any of ``player_ids`` plays, by number."""
+    ids = list(player_ids)
+    return session.scalars(
+        select(Board)
+        .where(
+            Board.status == BOARD_ACTIVE,
+            or_(Board.white_player_id.in_(ids), Board.black_player_id.in_(ids)),
+        )
+        .order_by(Board.number)
+    ).all()
+
+
 def count_by_status(session: Session) -> dict[str, int]:
     """How many boards are active and finished."""
     rows = session.execute(select(Board.status, func.count()).group_by(Board.status)).all()
@@ -389,6 +432,24 @@ _OPEN_VOTES = (
     .where(_VOTES_TABLE.c.board_number == _NUMBER)
     .order_by(_VOTES_TABLE.c.kind)
 )
+
+
+def move_times(
+    session: Session, numbers: Iterable[int]
+) -> dict[int, list[tuple[int, datetime]]]:
+    """The moves of the boards ``numbers`` as (player id, when played), in order, in one
+    query (what a total thinking time is counted from)."""
+    wanted = list(numbers)
+    moves: dict[int, list[tuple[int, datetime]]] = {n: [] for n in wanted}
+    if wanted:
+        rows = session.execute(
+            select(MoveRecord.board_number, MoveRecord.player_id, MoveRecord.played_at)
+            .where(MoveRecord.board_number.in_(wanted))
+            .order_by(MoveRecord.board_number, MoveRecord.number)
+        )
+        for number, player_id, played_at in rows:
+            moves[number].append((player_id, played_at))
+    return moves
 
 
 def move_records(session: Session, board: Board | int) -> list[MoveRecord]:
@@ -670,6 +731,14 @@ def set_reminded(session: Session, number: int, now: datetime) -> None:
 def votes_of(session: Session, number: int) -> list[Vote]:
     """The board's open draw offer and undo request, by kind."""
     return list(session.scalars(_VOTES, {"number": number}))
+
+
+def votes_on(session: Session, numbers: Iterable[int]) -> dict[int, list[Vote]]:
+    """The open votes of the boards ``numbers``, by board (boards with none left out)."""
+    votes: dict[int, list[Vote]] = {}
+    for vote in session.scalars(select(Vote).where(Vote.board_number.in_(list(numbers)))):
+        votes.setdefault(vote.board_number, []).append(vote)
+    return votes
 
 
 def open_vote(

@@ -208,6 +208,17 @@ def find_players(session: Session, userids: Iterable[str]) -> dict[str, Player]:
     return {p.userid_key: p for p in rows}
 
 
+def active_ids_by_key(session: Session, keys: Iterable[str]) -> dict[str, tuple[int, str]]:
+    """The players who have not signed off among the userid keys ``keys``: key -> (id,
+    userid)."""
+    rows = session.execute(
+        select(Player.id, Player.userid, Player.userid_key).where(
+            Player.userid_key.in_(list(keys)), Player.signed_off_at.is_(None)
+        )
+    )
+    return {row.userid_key: (row.id, row.userid) for row in rows}
+
+
 def count_active(session: Session) -> int:
     """How many players have not signed off."""
     return int(
@@ -428,6 +439,7 @@ def confirm_address(session: Session, confirmation_id: int, now: datetime) -> li
 
 
 __all__ = [
+    "active_ids_by_key",
     "OTHER_SENDERS",
     "Verified",
     "add_confirmation",

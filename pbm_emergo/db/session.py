@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import fcntl
 import functools
+import importlib.util
 import os
 import sqlite3
 import sys
@@ -33,14 +34,22 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
 
-# The repository root holds alembic.ini and migrations/. An installed wheel carries the
-# migrations inside the package instead (pbm_emergo/migrations, a link to ../migrations in
-# the source tree), so that `pbm-emergo db upgrade` works from any installation.
+# The repository root holds alembic.ini and migrations/. The build maps migrations/ to the
+# data package pbm_emergo.migrations (pyproject.toml, [tool.setuptools.package-dir]), so that
+# `pbm-emergo db upgrade` works from an installed wheel; a source checkout or an editable
+# install reads the folder itself.
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-_PACKAGED_MIGRATIONS = Path(__file__).resolve().parents[1] / "migrations"
-MIGRATIONS_DIR = (
-    _PACKAGED_MIGRATIONS if _PACKAGED_MIGRATIONS.is_dir() else PROJECT_ROOT / "migrations"
-)
+
+
+def _migrations_dir() -> Path:
+    spec = importlib.util.find_spec("pbm_emergo.migrations")
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        if Path(location).is_dir():
+            return Path(location)
+    return PROJECT_ROOT / "migrations"
+
+
+MIGRATIONS_DIR = _migrations_dir()
 
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 # Execution option of the engine behind read_sessions(): a unit of work that only reads.

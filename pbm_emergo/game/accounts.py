@@ -1,4 +1,4 @@
-"""Accounts for the commands: userid rules, passwords (argon2id), address notices.
+"""Accounts: userid rules, passwords (argon2id), address notices.
 
 Passwords are only ever compared with their argon2id hash; they are never logged, echoed or
 stored in clear. Wrong passwords lock a userid for the sender that sent them, never for

@@ -1,4 +1,4 @@
-"""Addresses for the commands: which may be registered, and their owners' consent.
+"""Addresses: which may be registered, their owners' consent, and changing them.
 
 The server must not mail strangers. An address given to ``signup`` or ``change address`` is
 registered at once only if the command came from it (in a mail that did not fail its
@@ -20,8 +20,10 @@ from typing import TYPE_CHECKING
 
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
+from pbm_emergo.db.models import Player
+from pbm_emergo.game.accounts import authenticate
 from pbm_emergo.game.messages import Reply, a_label_ok, ascii_domain, clean_address
-from pbm_emergo.game.results import Refused
+from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork, Write
 from pbm_emergo.views.templating import render
 
@@ -194,3 +196,91 @@ def request_confirmations(
             )
         )
     return request
+
+
+def change_addresses(
+    ctx: UnitOfWork, userid: str, password: str, addresses: list[str]
+) -> Result:
+    """Replace the player's registered addresses by ``addresses``; those that need their
+    owner's consent wait for it (with none usable now, the old addresses stay until the
+    first new one is confirmed). The addresses dropped are told."""
+    player = authenticate(ctx, userid, password)
+    fresh = check_addresses(ctx.config, addresses)
+    ctx.reveal(*addresses)  # valid addresses are not secrets
+    registered = {a.address_key for a in player.addresses}
+    at_once = [a for a in fresh if a.lower() in registered or sender_vouches_for(ctx, a)]
+    waiting = [Waiting(a, i) for i, a in enumerate(fresh) if a not in at_once]
+    request = request_confirmations(ctx, player.userid, waiting, player_id=player.id)
+    # With no address usable now, the old ones stay until a new one is confirmed:
+    # a player is never left without an address by a typing mistake.
+    replaces = not at_once
+    old = [a.address for a in player.addresses]
+    new = at_once if at_once else old
+    player_id, now, kept = player.id, ctx.now, request.kept
+    store_waiting = request.store(player_id, ctx, replaces=replaces)
+
+    def store(session: Session) -> None:
+        if at_once:
+            players.replace_addresses(session, player_id, at_once, now)
+        players.drop_confirmations(session, player_id, keep=kept)
+        store_waiting(session)
+
+    ctx.write(store)
+    body = render(
+        "addresses_changed.txt.j2",
+        userid=player.userid,
+        addresses=new,
+        waiting=[w.address for w in waiting],
+        stay=replaces and bool(waiting),
+        days=CONFIRM_TIME.days,
+    )
+    subject = f"Emergo: addresses of {player.userid} changed"
+    dropped = [a for a in old if a.lower() not in {n.lower() for n in new}]
+    notices = [
+        Reply(to=a, subject=subject, body=body) for a in dropped if a.lower() != ctx.sender
+    ]
+    return Result(
+        summary=f"changed the addresses of {player.userid}",
+        answer=body,
+        answer_subject=subject,
+        replies=notices + request.mails,
+    )
+
+
+def confirm_address(ctx: UnitOfWork, code: str) -> Result:
+    """Register the address that is waiting for ``code`` (from anyone who has it)."""
+    confirmation = players.find_confirmation(ctx.session, players.code_hash(code_key(code)))
+    if confirmation is None or confirmation.expires_at <= ctx.now:
+        raise Refused(
+            "No address is waiting for this code: it was used already, it expired (a "
+            "code is valid for 7 days), or it was mistyped."
+        )
+    player = ctx.session.get(Player, confirmation.player_id)
+    if player is None or not player.active:
+        raise Refused("The player this code was for has signed off.")
+    old = [a.address for a in player.addresses]
+    new = players.addresses_once_confirmed(old, confirmation)
+    confirmation_id, now = confirmation.id, ctx.now
+
+    def store(session: Session) -> None:
+        players.confirm_address(session, confirmation_id, now)
+
+    ctx.write(store)
+    body = render(
+        "confirmed.txt.j2",
+        userid=player.userid,
+        address=confirmation.address,
+        addresses=new,
+    )
+    subject = f"Emergo: addresses of {player.userid} changed"
+    dropped = [a for a in old if a.lower() not in {n.lower() for n in new}]
+    return Result(
+        summary=f"confirmed {confirmation.address} for {player.userid}",
+        answer=body,
+        answer_subject=subject,
+        replies=[
+            Reply(to=a, subject=subject, body=body)
+            for a in dropped
+            if a.lower() != ctx.sender
+        ],
+    )

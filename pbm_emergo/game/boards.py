@@ -12,8 +12,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING
 
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, ratings, spectators, vacations
@@ -36,6 +35,9 @@ from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Position, Termination, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 BOARD_REF = re.compile(r"(\d{1,9})(?:#(\d{1,6}))?")
 MOVE_GUARD = re.compile(r"(.*?)#(\d{1,6})")

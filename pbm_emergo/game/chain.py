@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
-
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING
 
 from pbm_emergo.db import autoplay, games
 from pbm_emergo.db.autoplay import QueueItem
@@ -40,6 +39,9 @@ from pbm_emergo.game.results import Result
 from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Game, Move, MoveError
 from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 # A chain ends by itself (queues are used up; forced moves end in a repetition draw at the
 # latest); this bounds it all the same.

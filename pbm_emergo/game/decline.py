@@ -7,7 +7,7 @@ Called by ``emergo move ... resign`` and ``emergo resign`` (pbm_emergo.game.play
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING
 
 from pbm_emergo.db import challenges
 from pbm_emergo.game.boards import BoardState
@@ -15,6 +15,9 @@ from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.results import Result
 from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 
 def has_moved(state: BoardState, player_id: int) -> bool:

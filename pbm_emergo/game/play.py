@@ -7,9 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from sqlalchemy.orm import Session
+from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.db import games
 from pbm_emergo.db.games import BoardFacts
@@ -40,6 +38,9 @@ from pbm_emergo.rules import (
     Move,
     Termination,
 )
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
 
 KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
 
@@ -165,7 +166,7 @@ def play_move(turn: Turn, text: str) -> Result:
             legal_lines=moves_in_lines(legal),
             legal_count=len(legal),
         ) from None
-    # The move, then the queued and forced moves it leads to (commands/chain.py), stored
+    # The move, then the queued and forced moves it leads to (game/chain.py), stored
     # together; one board mail lists them all.
     chain, state = play_and_follow(ctx, board, turn.state, game, player, move)
     replies = chain.mails(state, comment=ctx.comment, commenter=player.userid)
@@ -174,7 +175,7 @@ def play_move(turn: Turn, text: str) -> Result:
 
 def resign(turn: Turn) -> Result:
     if not has_moved(turn.state, turn.player.id):
-        # Resigning before one's first move declines the game (issue 11: commands/decline).
+        # Resigning before one's first move declines the game (game/decline.py).
         return decline(turn.ctx, turn.state, turn.player.id)
     winner = other_side(turn.state.side_of(turn.player.id) or "")
     state = turn.finish(turn.state, winner, Termination.RESIGNED)

@@ -8,12 +8,13 @@ A :class:`RobotRunner` looks at the database for work: an active board where a r
 move, or where a robot's opponent has offered a draw or asked to take a move back. It reads
 what it needs, thinks with no transaction open and no lock held (:func:`decide`, the
 :mod:`pbm_emergo.robot` search), then stores its move, resignation or answer in one short
-write transaction through the same command code as a person's mail (so its board mails look
+write transaction through the same game operations as a person's mail (so its board mails look
 like anyone's), after re-checking that the board has not moved on. Nothing is kept in
 memory: a robot turn pending at a restart is simply found again.
 
-``pbm-emergo serve`` runs the runner in a process of its own (:class:`RobotPlayer`), so a
-robot thinking never holds up the listener or the inbox workers.
+``pbm-emergo serve`` runs the runner in a process of its own
+(:class:`pbm_emergo.ops.robot_process.RobotPlayer`), so a robot thinking never holds up the
+listener or the inbox workers.
 
 Settings (environment): ``PBM_EMERGO_ROBOT_SECONDS`` is the time budget of a robot's move
 (default 10 s; robot1 and robot2 stop much earlier at their node limits);
@@ -23,21 +24,18 @@ Settings (environment): ``PBM_EMERGO_ROBOT_SECONDS`` is the time budget of a rob
 from __future__ import annotations
 
 import logging
-import multiprocessing
 import os
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import games
+from pbm_emergo.db import games, players
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, Vote
 from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.messages import Reply
@@ -110,12 +108,8 @@ class Action:
 
 def robot_players(session: Session) -> dict[int, tuple[str, int]]:
     """Player id -> (userid, level) of the robot accounts still active."""
-    rows = session.execute(
-        select(Player.id, Player.userid, Player.userid_key).where(
-            Player.userid_key.in_(list(ROBOTS)), Player.signed_off_at.is_(None)
-        )
-    ).all()
-    return {row.id: (row.userid, ROBOTS[row.userid_key]) for row in rows}
+    found = players.active_ids_by_key(session, ROBOTS)
+    return {player_id: (userid, ROBOTS[key]) for key, (player_id, userid) in found.items()}
 
 
 def pending_tasks(session: Session) -> list[Task]:
@@ -123,22 +117,10 @@ def pending_tasks(session: Session) -> list[Task]:
     robots = robot_players(session)
     if not robots:
         return []
-    ids = list(robots)
-    boards = session.scalars(
-        select(Board)
-        .where(
-            Board.status == BOARD_ACTIVE,
-            or_(Board.white_player_id.in_(ids), Board.black_player_id.in_(ids)),
-        )
-        .order_by(Board.number)
-    ).all()
+    boards = games.active_boards_of_players(session, robots)
     if not boards:
         return []
-    votes: dict[int, list[Vote]] = {}
-    for vote in session.scalars(
-        select(Vote).where(Vote.board_number.in_([b.number for b in boards]))
-    ):
-        votes.setdefault(vote.board_number, []).append(vote)
+    votes = games.votes_on(session, [b.number for b in boards])
     tasks = []
     for board in boards:
         task = _task(session, board, robots, votes.get(board.number, []))
@@ -160,7 +142,7 @@ def _task(
             if vote.kind == "undo":
                 first = games.undo_first_move(session, board.number, vote.player_id, vote.ply)
                 if first is None or vote.ply != board.ply:
-                    continue  # void: the command refuses it when answered; nothing to do
+                    continue  # void: refused when answered (game.play.answer); nothing to do
                 after = games.load_game(session, board, upto=first - 1).position.to_text()
             return _make_task(board, other, robots, vote.kind, after)
     if to_move is not None and seats[to_move] in robots:
@@ -234,7 +216,7 @@ def store(
     action: Action,
     now: datetime,
 ) -> bool:
-    """Store ``action`` through the command layer and queue its board mails, in one write
+    """Store ``action`` through the game operations and queue its board mails, in one write
     transaction (at the process's own priority: :func:`write_turn`); False (and nothing
     stored) when the board moved on meanwhile."""
     try:
@@ -269,20 +251,20 @@ def store(
 
 
 class RobotRunner:
-    """Finds robot work in the database, thinks, and stores the answers."""
+    """Finds robot work in the database, thinks, and stores the answers; ``queue`` puts each
+    board mail in the outbox (:mod:`pbm_emergo.ops.robot_process` runs it in the server)."""
 
     def __init__(
         self,
         factory: sessionmaker[Session],
         config: Config,
+        queue: Callable[[Session, Reply], int],
         *,
         clock: Callable[[], datetime] = utcnow,
         seconds: float | None = None,
         think_with: Think | None = None,
         poll_seconds: float = 1.0,
     ) -> None:
-        from pbm_emergo.mail.worker import InboxWorker
-
         self.factory = factory
         self.reads = read_sessions(factory)
         self.config = config
@@ -290,8 +272,9 @@ class RobotRunner:
         self.seconds = robot_seconds() if seconds is None else seconds
         self.think_with = think_with
         self.poll_seconds = poll_seconds
-        self.queue = InboxWorker(factory, config, clock=clock).queue_scheduled
-        # Tasks whose answer the command layer refused: not tried again (it would refuse
+        # Puts a board mail in the outbox (the mail layer's, given by the server).
+        self.queue = queue
+        # Tasks whose answer the game refused: not tried again (it would refuse
         # again) until the board changes.
         self.refused: set[tuple[int, int, str]] = set()
 
@@ -332,114 +315,3 @@ class RobotRunner:
                 done = 0
             if not done:
                 stopping.wait(self.poll_seconds)
-
-
-# --- in the server ----------------------------------------------------------------------
-
-
-class RobotPlayer:
-    """The robot runner of ``pbm-emergo serve``: a process of its own (``processes``), or a
-    thread (tests). Does nothing when ``PBM_EMERGO_ROBOTS=off``."""
-
-    def __init__(
-        self,
-        config: Config,
-        factory: sessionmaker[Session],
-        *,
-        poll_seconds: float,
-        clock: Callable[[], datetime] = utcnow,
-        processes: bool = False,
-    ) -> None:
-        self.config = config
-        self.factory = factory
-        self.poll_seconds = poll_seconds
-        self.clock = clock
-        self.processes = processes
-        self.enabled = robots_enabled()
-        self.stopping = threading.Event()
-        self.thread: threading.Thread | None = None
-        self.context = multiprocessing.get_context("spawn")
-        self.flag: Any = None
-        self.process: Any = None
-
-    def start(self) -> None:
-        if not self.enabled:
-            return
-        if self.processes:
-            self.flag = self.context.RawValue("b", 0)
-            self._spawn()
-            return
-        runner = RobotRunner(self.factory, self.config, clock=self.clock,
-                             poll_seconds=self.poll_seconds)
-        self.thread = threading.Thread(
-            target=runner.run, args=(self.stopping,), name="robots", daemon=True
-        )
-        self.thread.start()
-
-    def _spawn(self) -> None:
-        self.process = self.context.Process(
-            target=run_robot_process,
-            name="robots",
-            args=(self.config, self.flag, self.poll_seconds, logging.getLogger().level,
-                  os.getpid()),
-            daemon=True,
-        )
-        self.process.start()
-
-    def check(self) -> None:
-        """Start the robot process again if it died."""
-        if self.process is not None and not self.process.is_alive() and not self.stopping.is_set():
-            log.error("the robot process exited with %s; starting it again",
-                      self.process.exitcode)
-            self._spawn()
-
-    def stop(self, timeout: float = 60.0) -> None:
-        """Stop; a robot in mid-thought drops its task (it is found again after a restart)."""
-        self.stopping.set()
-        if self.thread is not None:
-            self.thread.join(timeout)
-        if self.process is not None:
-            self.flag.value = 1
-            self.process.join(min(timeout, 2.0))
-            if self.process.is_alive():
-                self.process.terminate()  # nothing is lost: the move was not stored
-                self.process.join(timeout)
-
-
-class _Flag:
-    """The stop flag of the robot process: the server's, or the main process gone."""
-
-    def __init__(self, flag: Any, parent: int) -> None:
-        self.flag = flag
-        self.parent = parent
-        self.event = threading.Event()
-
-    def is_set(self) -> bool:
-        return bool(self.flag.value) or os.getppid() != self.parent or self.event.is_set()
-
-    def wait(self, seconds: float) -> bool:
-        deadline = time.monotonic() + seconds
-        while not self.is_set() and time.monotonic() < deadline:
-            self.event.wait(min(0.2, max(0.0, deadline - time.monotonic())))
-        return self.is_set()
-
-
-def run_robot_process(
-    config: Config, flag: Any, poll_seconds: float, log_level: int, parent: int
-) -> None:
-    """The body of the robot process (see :class:`RobotPlayer`)."""
-    import signal
-
-    from pbm_emergo.db.session import get_sessionmaker
-    from pbm_emergo.ops.server import lower_priority  # here: the server imports this module
-
-    # The server's log format (pbm_emergo.ops.server.LOG_FORMAT, which imports this module).
-    logging.basicConfig(
-        level=log_level,
-        format="%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s",
-    )
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
-    lower_priority(config.worker_nice)  # as the workers (see Config.worker_nice)
-    stop = _Flag(flag, parent)
-    signal.signal(signal.SIGTERM, lambda signum, frame: stop.event.set())
-    RobotRunner(get_sessionmaker(config), config, poll_seconds=poll_seconds).run(stop)

@@ -24,11 +24,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from sqlalchemy import func, or_, select
-from sqlalchemy.orm import selectinload
-
 from pbm_emergo.db import games, players, vacations
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, MoveRecord, Player
+from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.vacations import Period
 from pbm_emergo.game import lockout
 from pbm_emergo.game.boards import (
@@ -58,27 +55,8 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     caller's write transaction: each board's changes are applied as it is handled)."""
     ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
     replies: list[Reply] = []
-    # Nag and forfeit times are whole days (at least one), so a board that saw a move within
-    # the last day needs no look (unless its players' total thinking time may run out): the
-    # database filters those out, and the players of the rest come in one query.
-    idle_since = func.coalesce(Board.last_move_at, Board.created_at)
-    query = (
-        select(Board)
-        .where(
-            Board.status == BOARD_ACTIVE,
-            or_(idle_since <= now - timedelta(days=1), Board.total_days.is_not(None)),
-        )
-        .options(
-            selectinload(Board.white_player).selectinload(Player.addresses),
-            selectinload(Board.black_player).selectinload(Player.addresses),
-        )
-        .order_by(Board.number)
-    )
-    if session.get_bind().dialect.name == "postgresql":
-        # Every server and worker process runs the scheduler: a board another run holds is
-        # its business (no second reminder); SQLite serialises the runs anyway.
-        query = query.with_for_update(skip_locked=True, of=Board)
-    boards = session.scalars(query).all()
+    # Only the boards that may need a look, their players in the same query.
+    boards = games.boards_to_check(session, now)
     # Codes for addresses that nobody confirmed within their time are forgotten.
     players.drop_expired_confirmations(session, now)
     clocks = _Clocks.read(session, boards)
@@ -106,16 +84,7 @@ class _Clocks:
         since = min(b.created_at for b in boards)
         ids = {b.white_player_id for b in boards} | {b.black_player_id for b in boards}
         periods = vacations.periods_of(session, ids, since)
-        timed = [b.number for b in boards if b.total_days is not None]
-        moves: dict[int, list[tuple[int, datetime]]] = {n: [] for n in timed}
-        if timed:
-            rows = session.execute(
-                select(MoveRecord.board_number, MoveRecord.player_id, MoveRecord.played_at)
-                .where(MoveRecord.board_number.in_(timed))
-                .order_by(MoveRecord.board_number, MoveRecord.number)
-            )
-            for number, player_id, played_at in rows:
-                moves[number].append((player_id, played_at))
+        moves = games.move_times(session, [b.number for b in boards if b.total_days is not None])
         return cls(periods, moves)
 
     def waited(self, player: Player, since: datetime, now: datetime) -> timedelta:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import functools
 import logging
 import os
@@ -22,8 +23,8 @@ from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.commands import describe
 from pbm_emergo.config import Config, relay_takes_smtputf8
-from pbm_emergo.db import queues
-from pbm_emergo.db.queues import NewInbound
+from pbm_emergo.db import inbox
+from pbm_emergo.db.inbox import NewInbound
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.messages import clean_address
@@ -101,7 +102,7 @@ class GroupCommit:
     def _store(self, group: list[tuple[NewInbound, Future[Stored]]]) -> None:
         try:
             with self.engine.begin() as db:
-                results = queues.store_inbound_many(db, [mail for mail, _ in group])
+                results = inbox.store_inbound_many(db, [mail for mail, _ in group])
         except Exception as exc:  # noqa: BLE001 - then one by one: only a bad mail fails
             if len(group) == 1:
                 group[0][1].set_exception(exc)
@@ -253,22 +254,23 @@ class InboxHandler:
             authserv_id=self.config.authserv_id,
         )
         not_answered = parsed.not_answered or self._not_for_us(recipients)
-        # The command line as it may be shown (only words known not to be secret: `admin
-        # mail` and the log show it), and the boards it names, so that workers keep one
-        # board's mail in order.
+        # Its commands, read here once (the worker runs and redacts what is stored): the
+        # command line as it may be shown (only words known not to be secret: `admin mail`
+        # and the log show it), and the boards it names, so that workers keep one board's
+        # mail in order.
         with self.reads() as session:
-            described = describe(parsed.subject, parsed.body, session)
+            text = describe(parsed.subject, parsed.body, session)
         return NewInbound(
             raw=raw,
             envelope_sender=envelope_sender,
             recipients=recipients,
             message_id=parsed.message_id,
             received_at=self.clock(),
-            subject=described.command[:900] or None,
-            boards=described.boards if not_answered is None else (),
+            subject=text.command[:900] or None,
+            boards=text.boards if not_answered is None else (),
             sender=parsed.sender,
             not_answered=not_answered[:200] if not_answered else None,
-            parsed=parsed.to_stored(),
+            parsed=dataclasses.replace(parsed, commands=text).to_stored(),
         )
 
     def _not_for_us(self, recipients: list[str]) -> str | None:
@@ -420,7 +422,7 @@ class Listener:
     """The aiosmtpd controller with our settings (no DNS lookups, size limit, our handler).
 
     It binds its own socket, or serves ``sock``, a listening socket bound by the main
-    process (see ``pbm_emergo.ops.server.ListenerProcesses``): the kernel then hands each new
+    process (see ``pbm_emergo.ops.listeners.ListenerProcesses``): the kernel then hands each new
     connection to one of the processes waiting on it.
     """
 

@@ -25,7 +25,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 
 from pbm_emergo.config import RELAY_ANSWERS
-from pbm_emergo.db import queues
+from pbm_emergo.db import outbox
+from pbm_emergo.db.claims import worker_name
 from pbm_emergo.db.models import OutboundMessage
 from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
@@ -316,11 +317,11 @@ def transport_for(outbound: str, local_hostname: str) -> Transport:
 class Backoff:
     """Delay before the next attempt after n failed ones: base * 2**(n-1), capped."""
 
-    base: timedelta = queues.DEFAULT_BASE_DELAY
-    cap: timedelta = queues.DEFAULT_MAX_DELAY
+    base: timedelta = outbox.DEFAULT_BASE_DELAY
+    cap: timedelta = outbox.DEFAULT_MAX_DELAY
 
     def delay(self, attempts: int) -> timedelta:
-        return queues.retry_delay(attempts, self.base, self.cap)
+        return outbox.retry_delay(attempts, self.base, self.cap)
 
 
 def _attach(session: Session, message: OutboundMessage) -> OutboundMessage:
@@ -397,7 +398,7 @@ class OutboxSender:
             self._unread = ids
             # Read after the claim committed, not while holding the write lock.
             with self.reads() as session:
-                claimed = queues.outbound_by_ids(session, ids)
+                claimed = outbox.outbound_by_ids(session, ids)
             self._unread = []
         if not claimed:
             self._idle_left = self.transport.close_if_idle(time.monotonic())
@@ -412,15 +413,15 @@ class OutboxSender:
         """Claim a batch of due mail; their ids."""
         # Look first without the write lock: an idle sender must not take it.
         with self.reads() as session:
-            if not queues.outbound_due(session, now):
+            if not outbox.outbound_due(session, now):
                 return []
         # The claim names this thread (worker_name), not the writes thread that makes it.
-        return self._take(queues.worker_name(), now)
+        return self._take(worker_name(), now)
 
     @write_turn
     def _take(self, worker: str, now: datetime) -> list[int]:
         with self.session_factory.begin() as session:
-            return queues.claim_due_outbound_ids(session, worker, now)
+            return outbox.claim_due_outbound_ids(session, worker, now)
 
     def close(self) -> None:
         """Close the transport's connection (when the sender stops)."""
@@ -486,14 +487,14 @@ class OutboxSender:
             delivered = [o.message for o in outcomes if o.error is None]
             for message in delivered:
                 _attach(session, message)
-            sent = queues.mark_outbound_sent_many(session, delivered, now)
+            sent = outbox.mark_outbound_sent_many(session, delivered, now)
             kept: list[bool] = []
             for outcome in outcomes:
                 message = _attach(session, outcome.message)
                 if outcome.error is None:
                     kept.append(message.id in sent)
                 else:
-                    kept.append(queues.mark_outbound_failed(
+                    kept.append(outbox.mark_outbound_failed(
                         session, message, outcome.error, now,
                         permanent=outcome.permanent,
                         base_delay=timedelta(0) if outcome.retry_now else self.backoff.base,
@@ -523,7 +524,7 @@ class OutboxSender:
         """How long the sender may sleep before something is due (at most ``maximum``, and
         no longer than until the transport's connection is to be closed for idleness)."""
         with self.reads() as session:
-            due = queues.next_outbound_due(session)
+            due = outbox.next_outbound_due(session)
         if self._idle_left is not None:
             maximum = min(maximum, self._idle_left + 0.01)
         if due is None:

@@ -17,6 +17,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
+from pbm_emergo.commands.text import CommandText
 from pbm_emergo.game.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.mail import authresults, policies
 from pbm_emergo.mail.headertext import without_comments
@@ -69,12 +70,15 @@ class ParsedMail:
     not_answered: str | None
     # The From domain's DMARC/SPF verdict by our MTA (see CommandMail.sender_auth).
     sender_auth: str = ""
+    # Its commands as the listener read them on receipt (see commands.describe); None when
+    # not read yet.
+    commands: CommandText | None = None
 
     def to_stored(self) -> dict[str, Any]:
         """What the worker needs of the parse that the row does not hold already (the
         sender and ``not_answered`` have columns of their own): stored with the mail on
-        receipt, so that it is parsed once (see :meth:`from_stored`)."""
-        return {
+        receipt, so that it is parsed and its commands read once (see :meth:`from_stored`)."""
+        stored: dict[str, Any] = {
             "message_id": self.message_id,
             "subject": self.subject,
             "body": self.body,
@@ -82,6 +86,9 @@ class ParsedMail:
             "defects": list(self.defects),
             "sender_auth": self.sender_auth,
         }
+        if self.commands is not None:
+            stored["commands"] = self.commands.to_stored()
+        return stored
 
     @classmethod
     def from_stored(
@@ -92,6 +99,7 @@ class ParsedMail:
         not_answered: str | None,
     ) -> ParsedMail:
         """The parse stored by :meth:`to_stored`, with the row's own columns."""
+        commands = stored.get("commands")
         return cls(
             message_id=str(stored["message_id"]),
             sender=sender,
@@ -101,6 +109,7 @@ class ParsedMail:
             defects=tuple(str(d) for d in stored["defects"]),
             not_answered=not_answered,
             sender_auth=str(stored["sender_auth"]),
+            commands=None if commands is None else CommandText.from_stored(commands),
         )
 
     def command_mail(self) -> CommandMail:

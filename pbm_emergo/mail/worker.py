@@ -1,10 +1,13 @@
 """Handle stored inbound mail: run its commands, queue the replies, mark it done.
 
-A mail is claimed in one short transaction. Its commands then read and answer without a
-write lock (see :mod:`pbm_emergo.commands.api`), the replies are built into mail, and one
-short write transaction stores the commands' changes and the replies and marks the mail
-done, after checking that this worker still holds the claim. A crash at any point leaves
-the mail to be claimed again, or has done all of it.
+The worker owns each mail's unit of work, as GNU Mailman's runner owns ``_dispose``. A mail
+is claimed in one short transaction. Its commands, as the listener read them on receipt,
+then run in a reading session without a write lock and answer with their replies and the
+writes they want (see :mod:`pbm_emergo.commands.api`); the replies are built into mail, and
+one short write transaction applies the writes, stores the replies and marks the mail done,
+after checking that this worker still holds the claim. A write that finds what the commands
+read has changed (:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over. A crash at
+any point leaves the mail to be claimed again, or has done all of it.
 """
 
 from __future__ import annotations
@@ -22,10 +25,12 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 from sqlalchemy.orm.attributes import set_committed_value
 
-from pbm_emergo.commands import redact
-from pbm_emergo.commands.api import CommandProcessor
+from pbm_emergo.commands import check_passwords_ahead, describe, redact
+from pbm_emergo.commands.api import CommandProcessor, CommandText, Write
+from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
-from pbm_emergo.db import queues
+from pbm_emergo.db import claims, inbox, outbox
+from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
     INBOUND_IGNORED,
@@ -36,7 +41,7 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.session import read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.game.messages import Reply, clean_address
+from pbm_emergo.game.messages import CommandMail, Reply, clean_address
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.redact import redacted_copy
 from pbm_emergo.mail.reply import ReplyMail, readdressed_bytes, reply_mail
@@ -48,12 +53,34 @@ log = logging.getLogger(__name__)
 
 RATE_WINDOW = timedelta(hours=1)
 
+# A mail whose writes keep conflicting with other mails' is given up after this many tries
+# (it is retried later, like any failure).
+MAX_CONFLICTS = 20
+# After this many conflicts a mail runs inside its write transaction (as a `multiple` mail
+# does): nothing it read can change before it writes, so a mail that keeps losing a race
+# (a challenge whose board number another worker took each time) ends it.
+OPTIMISTIC_ATTEMPTS = 3
+
 
 def default_processor() -> CommandProcessor:
-    """The production command layer (imported late: it loads the commands on first use)."""
-    from pbm_emergo.commands import handle
+    """The production command layer (it loads the commands on first use)."""
+    from pbm_emergo.commands import dispatch
 
-    return handle
+    return dispatch
+
+
+def answer(
+    factory: sessionmaker[Session],
+    mail: CommandMail,
+    config: Config,
+    now: datetime,
+    *,
+    processor: CommandProcessor | None = None,
+) -> list[Reply]:
+    """Run a mail's commands and store what they change as a worker does, without a stored
+    mail to mark done or replies to queue (tests, tools); returns the replies."""
+    worker = InboxWorker(factory, config, processor, clock=lambda: now)
+    return worker.answer(mail, describe(mail.subject, mail.body), now).replies
 
 
 class LostClaim(Exception):
@@ -67,6 +94,24 @@ class Outcome:
     inbound_id: int
     status: str  # "done", "ignored", "retry", "dead", "lost-claim"
     replies: int = 0
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What running one mail's commands gave: its replies, and how many mails were queued."""
+
+    replies: list[Reply]
+    queued: int = 0
+
+
+@dataclass(frozen=True)
+class Answering:
+    """The stored mail a unit of work answers: what its write transaction marks done (the
+    claim checked) and threads the replies to."""
+
+    claimed: InboundMessage
+    parsed: ParsedMail
+    kept: bytes  # its redacted copy, which replaces the mail as received
 
 
 @dataclass(frozen=True)
@@ -150,17 +195,17 @@ class InboxWorker:
         # a claim there is most likely more: then claim at once.)
         if not self._found_last_time:
             with self.reads() as session:
-                if not queues.inbound_pending(session):
+                if not inbox.inbound_pending(session):
                     return None
         # The claim names this thread (worker_name), not the writes thread that makes it.
-        claimed_id = self._take(queues.worker_name(), self.clock())
+        claimed_id = self._take(claims.worker_name(), self.clock())
         self._found_last_time = claimed_id is not None
         return claimed_id
 
     @write_turn
     def _take(self, worker: str, now: datetime) -> int | None:
         with self.session_factory.begin() as session:
-            return queues.claim_inbound_id(session, worker=worker, now=now)
+            return inbox.claim_inbound_id(session, worker=worker, now=now)
 
     def _release_unreleased(self) -> None:
         """Record the failures that could not be recorded when they happened."""
@@ -180,7 +225,7 @@ class InboxWorker:
     def _account(claimed: InboundMessage, outcome: Outcome, seconds: float) -> None:
         """The metrics of one processed mail, and its one log line (the command as masked
         on receipt: no password)."""
-        command = metrics.command_label(claimed.subject, claimed.not_answered is not None)
+        command = command_label(claimed.subject, claimed.not_answered is not None)
         counted = metrics.get()
         counted.processed.labels(command, outcome.status).inc()
         counted.processing.labels(command).observe(seconds)
@@ -203,40 +248,108 @@ class InboxWorker:
         inbound_id = claimed.id
         now = self.clock()
         parsed = self.parsed(claimed)
+        text = self.commands(claimed, parsed)
+        # The mail as received gives way to its redacted copy (see mail.redact).
+        kept = self.redacted(claimed.raw, text)
         if claimed.not_answered is not None:
             # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
-            kept = self.redacted(claimed.raw, parsed)
             if not self._ignore(claimed, now, f"not answered: {claimed.not_answered}", kept):
                 raise LostClaim(inbound_id)
             return Outcome(inbound_id, "ignored")
-        queued = 0
-
-        def build(replies: list[Reply]) -> tuple[list[BuiltReply], bytes]:
-            built = self.build_all(replies, now, parsed.message_id, parsed.references)
-            return built, self.redacted(claimed.raw, parsed)
-
-        def store(session: Session, done: Any) -> None:
-            nonlocal queued
-            built, kept = done
-            # The conditional UPDATE that marks the mail done is also the check that this
-            # worker still holds the claim; if not, everything here rolls back. The mail
-            # as received gives way to its redacted copy (see mail.redact).
-            if not queues.mark_inbound_done(session, claimed, now, raw=kept):
-                raise LostClaim(inbound_id)
-            queued = self.queue_all(session, built, now, inbound_id, parsed)
-
-        mail = dataclasses.replace(parsed.command_mail(), shown=claimed.subject or "")
-        self.processor(
-            self.session_factory, mail, self.config, now,
-            outside=build, inside=store,
+        answered = self.answer(
+            parsed.command_mail(), text, now, Answering(claimed, parsed, kept)
         )
-        return Outcome(inbound_id, "done", queued)
+        return Outcome(inbound_id, "done", answered.queued)
+
+    # --- the unit of work ----------------------------------------------------------------
+
+    def answer(
+        self,
+        mail: CommandMail,
+        text: CommandText,
+        now: datetime,
+        answering: Answering | None = None,
+    ) -> Answered:
+        """Run the commands of ``mail`` (``text``: as read on receipt) and store what they
+        change; with ``answering``, queue the replies and mark that stored mail done in the
+        same transaction.
+
+        The commands read and answer in a reading session (no write lock); the replies are
+        built into mail; then one short write transaction applies the commands' writes and
+        the worker's own. A :class:`Conflict` (a write found that what the commands read has
+        changed) starts everything over; after ``OPTIMISTIC_ATTEMPTS`` of them, and always
+        for a ``multiple`` mail (each line sees the lines before it), the mail runs inside
+        its write transaction, its passwords checked ahead without the lock.
+        """
+        for attempt in range(1, MAX_CONFLICTS + 1):
+            try:
+                if text.multiple or attempt > OPTIMISTIC_ATTEMPTS:
+                    with self.reads() as session:
+                        check_passwords_ahead(session, mail, text, self.config, now)
+                    return self._run_in_order(mail, text, now, answering)
+                with self.reads() as session:
+                    replies, writes = self.processor(session, mail, self.config, now, text=text)
+                built = self._built_replies(replies, now, answering)
+                return Answered(replies, self._write(writes, built, now, answering))
+            except Conflict as conflict:
+                log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
+                         attempt)
+        raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+    @write_turn
+    def _run_in_order(
+        self, mail: CommandMail, text: CommandText, now: datetime, answering: Answering | None
+    ) -> Answered:
+        """A mail run inside its write transaction (:meth:`answer`): every line run and
+        applied in one transaction, each seeing the lines before it."""
+        with self.session_factory.begin() as session:
+            replies, _ = self.processor(
+                session, mail, self.config, now, text=text, apply_at_once=True
+            )
+            built = self._built_replies(replies, now, answering)
+            queued = self._store(session, built, now, answering)
+        return Answered(replies, queued)
+
+    @write_turn
+    def _write(
+        self, writes: list[Write], built: list[BuiltReply], now: datetime,
+        answering: Answering | None,
+    ) -> int:
+        """The write transaction of :meth:`answer`: the commands' changes, then the
+        worker's own; how many mails were queued."""
+        with self.session_factory.begin() as session:
+            for change in writes:
+                change(session)
+            return self._store(session, built, now, answering)
+
+    def _built_replies(
+        self, replies: list[Reply], now: datetime, answering: Answering | None
+    ) -> list[BuiltReply]:
+        if answering is None:
+            return []
+        parsed = answering.parsed
+        return self.build_all(replies, now, parsed.message_id, parsed.references)
+
+    def _store(
+        self, session: Session, built: list[BuiltReply], now: datetime,
+        answering: Answering | None,
+    ) -> int:
+        """The worker's own writes in the write transaction: mark the mail done, queue its
+        replies; how many mails will go out."""
+        if answering is None:
+            return 0
+        claimed = answering.claimed
+        # The conditional UPDATE that marks the mail done is also the check that this
+        # worker still holds the claim; if not, everything here rolls back.
+        if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept):
+            raise LostClaim(claimed.id)
+        return self.queue_all(session, built, now, claimed.id, answering.parsed)
 
     @write_turn
     def _ignore(self, claimed: InboundMessage, now: datetime, note: str, kept: bytes) -> bool:
         """Mark a mail not to be answered done; False if the claim was lost."""
         with self.session_factory.begin() as session:
-            return queues.mark_inbound_done(
+            return inbox.mark_inbound_done(
                 session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
             )
 
@@ -256,13 +369,24 @@ class InboxWorker:
             authserv_id=self.config.authserv_id,
         )
 
+    @staticmethod
+    def commands(claimed: InboundMessage, parsed: ParsedMail) -> CommandText:
+        """The mail's commands as the listener read them on receipt; read now only if the
+        mail was stored without them (before they were stored, or by hand)."""
+        if parsed.commands is not None:
+            return parsed.commands
+        text = describe(parsed.subject, parsed.body)
+        # The command as the listener showed it (if it did), so that it is not looked up.
+        return dataclasses.replace(text, command=claimed.subject or "")
+
     # --- replies -----------------------------------------------------------------------
 
-    def redacted(self, raw: bytes, parsed: ParsedMail) -> bytes:
+    @staticmethod
+    def redacted(raw: bytes, text: CommandText) -> bytes:
         """The copy of a processed mail to keep: its passwords masked (see mail.redact).
         No database read: userids and board numbers are masked too, which costs nothing
         here (``subject`` of the row keeps the command as shown)."""
-        subject, body, scrub = redact(parsed.subject, parsed.body)
+        subject, body, scrub = redact(text)
         return redacted_copy(raw, subject, body, scrub)
 
     def build_all(
@@ -343,14 +467,14 @@ class InboxWorker:
     ) -> int:
         """Put the replies in the outbox, within the per-address cap (one query counts what
         each address got in the last hour); returns how many mails will go out."""
-        sent = queues.replies_sent_to_each(
+        sent = outbox.replies_sent_to_each(
             session, [b.recipient for b in built], now - RATE_WINDOW
         )
         rows: list[dict[str, Any]] = []
         queued = 0
         for reply in built:
             queued += self._queue(reply, now, inbound_id, answering, sent, rows)
-        queues.queue_outbound(session, rows)
+        outbox.queue_outbound(session, rows)
         return queued
 
     def _queue(
@@ -382,7 +506,7 @@ class InboxWorker:
                 references=getattr(answering, "references", ()),
             )
             rows.append(
-                queues.outbound_row(
+                outbox.outbound_row(
                     recipient,
                     notice.raw,
                     now,
@@ -396,7 +520,7 @@ class InboxWorker:
         sent[recipient] = sent_recently + 1
         # A held reply is kept (as failed) so that "what happened to my mail?" has an answer.
         rows.append(
-            queues.outbound_row(
+            outbox.outbound_row(
                 recipient,
                 built.raw,
                 now,
@@ -428,7 +552,7 @@ class InboxWorker:
             if (
                 dead is None
                 or dead.claimed_by != claimed.claimed_by
-                or not queues.mark_inbound_failed(session, dead, error, now)
+                or not inbox.mark_inbound_failed(session, dead, error, now)
             ):
                 return Outcome(inbound_id, "lost-claim")
             if dead.status != INBOUND_DEAD:

@@ -6,11 +6,11 @@ Two kinds of figures:
   code, mails accepted, mails processed by command and result with their processing time,
   replies queued, sent, retried, failed and dead. Counting costs a few microseconds and no
   database work.
-- **Read from the database at scrape time** (:class:`DatabaseCollector`): inbound and
-  outbound queue depth, the age of the oldest waiting mail, dead letters, active boards.
-  These are facts about the shared database, the same whichever process is asked, so they
-  are read once per scrape (a few indexed queries, :func:`pbm_emergo.db.stats.queue_figures`)
-  and never per mail.
+- **Read from the database at scrape time** (the collector that
+  :mod:`pbm_emergo.ops.database_metrics` gives the endpoint: this module knows no database):
+  inbound and outbound queue depth, the age of the oldest waiting mail, dead letters, active
+  boards. These are facts about the shared database, the same whichever process is asked, so
+  they are read once per scrape (a few indexed queries) and never per mail.
 
 ``serve`` and ``worker`` run several processes (the listener, the inbox workers, the outbox
 sender). With ``--metrics-port`` they use prometheus-client's *multiprocess mode*: every
@@ -35,17 +35,16 @@ import shutil
 import sys
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
-from datetime import datetime
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
-
-from sqlalchemy.orm import Session, sessionmaker
 
 log = logging.getLogger(__name__)
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 PROCESSING_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+#: The ``command`` label of a mail that names no command, and of one deliberately not run
+#: (the other values are the registered command words: ``emergo move``, ``signup``...).
 NOT_A_COMMAND = "unknown"
 NOT_ANSWERED = "not-answered"
 
@@ -131,19 +130,6 @@ def get() -> Metrics:
     return _metrics
 
 
-def command_label(shown: str | None, not_answered: bool = False) -> str:
-    """The command of a mail for the ``command`` label: its command words as registered
-    (``emergo move``, ``signup``...), ``unknown`` for anything else, ``not-answered`` for a
-    mail deliberately not run. Command words are never masked, so the stored command line
-    (``subject``) is enough; a bounded set of values."""
-    if not_answered:
-        return NOT_ANSWERED
-    from pbm_emergo.commands.registry import lookup
-
-    command, _ = lookup((shown or "").split()[:2])
-    return command.name if command is not None else NOT_A_COMMAND
-
-
 # --- multiprocess mode and the HTTP endpoint -------------------------------------------
 
 
@@ -164,82 +150,6 @@ def use_multiprocess_dir(path: Path | None = None) -> Path:
 
 def is_multiprocess() -> bool:
     return bool(os.environ.get(MULTIPROC_ENV))
-
-
-class DatabaseCollector:
-    """The scrape-time figures from the database (see the module docstring); also
-    ``pbm_emergo_database_up`` (0 when the queries failed, with the other figures left
-    out)."""
-
-    def __init__(
-        self, session_factory: sessionmaker[Session], clock: Callable[[], datetime]
-    ) -> None:
-        from pbm_emergo.db.session import read_sessions
-
-        self.reads = read_sessions(session_factory)
-        self.clock = clock
-
-    def describe(self) -> list[Any]:
-        return []  # figures are read at collect time only (no query at registration)
-
-    def collect(self) -> Iterator[Any]:
-        from prometheus_client.core import GaugeMetricFamily
-
-        from pbm_emergo.db.stats import queue_figures
-
-        up = GaugeMetricFamily(
-            "pbm_emergo_database_up", "1 if the database answered the scrape's queries"
-        )
-        try:
-            with self.reads() as session:
-                figures = queue_figures(session, self.clock())
-        except Exception:  # noqa: BLE001 - a scrape must answer; the log says why
-            log.warning("metrics: the database did not answer", exc_info=True)
-            up.add_metric([], 0)
-            yield up
-            return
-        up.add_metric([], 1)
-        yield up
-        inbound = GaugeMetricFamily(
-            "pbm_emergo_inbound_queue_depth",
-            "Inbound mails waiting (pending) or in a worker's hands (processing)",
-            labels=["status"],
-        )
-        inbound.add_metric(["pending"], figures.inbound_pending)
-        inbound.add_metric(["processing"], figures.inbound_processing)
-        yield inbound
-        yield GaugeMetricFamily(
-            "pbm_emergo_inbound_oldest_pending_age_seconds",
-            "Seconds since the oldest pending inbound mail was received (0: none waits)",
-            value=figures.inbound_oldest_pending_age_seconds,
-        )
-        outbound = GaugeMetricFamily(
-            "pbm_emergo_outbound_queue_depth",
-            "Replies not yet sent: pending (due, or waiting for a retry), of which retrying "
-            "(failed at least once), and sending (claimed by the sender)",
-            labels=["status"],
-        )
-        outbound.add_metric(["pending"], figures.outbound_pending)
-        outbound.add_metric(["retrying"], figures.outbound_retrying)
-        outbound.add_metric(["sending"], figures.outbound_sending)
-        yield outbound
-        yield GaugeMetricFamily(
-            "pbm_emergo_outbound_oldest_pending_age_seconds",
-            "Seconds since the oldest pending reply was queued (0: none waits)",
-            value=figures.outbound_oldest_pending_age_seconds,
-        )
-        dead = GaugeMetricFamily(
-            "pbm_emergo_dead_letters_stored",
-            "Dead letters in the database now (inbound: run 5 times without success; "
-            "outbound: attempts used up); `pbm-emergo admin requeue` runs one again",
-            labels=["queue"],
-        )
-        dead.add_metric(["inbound"], figures.inbound_dead)
-        dead.add_metric(["outbound"], figures.outbound_dead)
-        yield dead
-        yield GaugeMetricFamily(
-            "pbm_emergo_active_boards", "Boards being played", value=figures.active_boards
-        )
 
 
 class ProcessFilesCollector:
@@ -271,20 +181,13 @@ class ProcessFilesCollector:
 
 class MetricsEndpoint:
     """``/metrics`` over HTTP on ``host:port`` (prometheus-client's own server, in a thread
-    of the main process): the counters of every process of this server, and the database
-    figures."""
+    of the main process): the counters of every process of this server, and what the
+    ``collectors`` read at scrape time (the server gives the database figures)."""
 
-    def __init__(
-        self,
-        host: str,
-        port: int,
-        session_factory: sessionmaker[Session],
-        clock: Callable[[], datetime],
-    ) -> None:
+    def __init__(self, host: str, port: int, collectors: Iterable[Any] = ()) -> None:
         self.host = host
         self.port = port
-        self.session_factory = session_factory
-        self.clock = clock
+        self.collectors = list(collectors)
         self._server: Any = None
         self._thread: threading.Thread | None = None
 
@@ -298,7 +201,8 @@ class MetricsEndpoint:
         else:
             registry = CollectorRegistry()
             registry.register(_Counted(get()))
-        registry.register(DatabaseCollector(self.session_factory, self.clock))
+        for collector in self.collectors:
+            registry.register(collector)
         return registry
 
     def start(self) -> None:
@@ -328,10 +232,11 @@ def remove_multiprocess_dir(path: Path) -> None:
 
 
 __all__ = [
-    "DatabaseCollector",
+    "NOT_ANSWERED",
+    "NOT_A_COMMAND",
     "Metrics",
     "MetricsEndpoint",
-    "command_label",
+    "ProcessFilesCollector",
     "get",
     "is_multiprocess",
     "remove_multiprocess_dir",

@@ -2,11 +2,11 @@
 
 The templates live in the top-level ``templates/`` folder of the source tree, one file per
 kind of reply (``help.txt.j2``, ``board.txt.j2``, ``error/illegal_move.txt.j2`` ...).
-They are found relative to this package, never relative to the working directory:
-``pbm_emergo/templates`` (a symlink to ``../templates`` in the source tree, a real folder in
-an installed wheel, see ``[tool.setuptools.package-data]`` in pyproject.toml), else
-``templates`` next to the package directory. Set ``PBM_EMERGO_TEMPLATES`` to use another
-folder, for instance reworded copies of the replies.
+They are found through the package, never relative to the working directory: the build
+maps the folder to the data package ``pbm_emergo.templates`` (``[tool.setuptools.package-dir]``
+in pyproject.toml), which is where an installed wheel has it; else (a source checkout, an
+editable install) ``templates`` next to the package directory. Set ``PBM_EMERGO_TEMPLATES`` to
+use another folder, for instance reworded copies of the replies.
 
 The environment is strict (an unknown variable is an error, never an empty string) and
 keeps the trailing newline of each template. Board drawings come from
@@ -15,6 +15,7 @@ keeps the trailing newline of each template. Board drawings come from
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from functools import cache
 from pathlib import Path
@@ -26,18 +27,29 @@ from markupsafe import Markup
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
+def data_dir(package: str, folder: str) -> Path:
+    """The folder of the data package ``package`` (a top-level ``folder`` of the source tree
+    that the build maps into the package): where the package system finds it, else
+    ``folder`` next to the package directory (a source checkout, an editable install)."""
+    try:
+        spec = importlib.util.find_spec(package)
+    except ImportError:
+        spec = None
+    for location in (spec.submodule_search_locations or []) if spec is not None else []:
+        if Path(location).is_dir():
+            return Path(location)
+    candidate = _PACKAGE_DIR.parent / folder
+    if candidate.is_dir():
+        return candidate
+    raise FileNotFoundError(f"no {folder} folder: neither the package {package} nor {candidate}")
+
+
 def template_dir() -> Path:
     """The folder the reply templates are read from."""
     override = os.environ.get("PBM_EMERGO_TEMPLATES")
     if override:
         return Path(override)
-    for candidate in (_PACKAGE_DIR / "templates", _PACKAGE_DIR.parent / "templates"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(
-        f"no templates folder next to {_PACKAGE_DIR} (looked for pbm_emergo/templates "
-        "and templates/)"
-    )
+    return data_dir("pbm_emergo.templates", "templates")
 
 
 @cache

@@ -7,7 +7,7 @@ mail, ``?move=n`` to step through the game), ``/players/USERID``, ``/standings``
 the reply templates folder, so that the web and the mail draw the same picture.
 
 Nothing is written, and nothing of a player's account is shown (no address, no password
-hash): the data come from :mod:`pbm_emergo.db.web`, whose rows hold only public values. An
+hash): the data come from :mod:`pbm_emergo.db.reads`, whose rows hold only public values. An
 unknown board or player is a 404 page, a bad ``?move=`` a 400 page, and any other failure
 a 500 page that says nothing about its cause (the traceback goes to the log only).
 """
@@ -31,8 +31,9 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from pbm_emergo.db import games
-from pbm_emergo.db import web as data
+from pbm_emergo.db import reads as data
 from pbm_emergo.db.session import read_sessions
+from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.boards import BoardState, options_text, result_sentence, side_label
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views.picture import board_picture
@@ -136,7 +137,7 @@ class WebView:
             return _page(
                 "index.html.j2",
                 active=data.active_boards(session),
-                results=data.finished_boards(session, limit=RECENT_RESULTS),
+                results=data.finished_games(session, limit=RECENT_RESULTS),
             )
 
         return self._read(page)
@@ -200,7 +201,11 @@ class WebView:
         return self._read(page)
 
     def standings(self, request: Request) -> Response:
-        return self._read(lambda session: _page("standings.html.j2", rows=data.standings(session)))
+        def page(session: Session) -> Response:
+            rows = data.standings(session, utcnow())
+            return _page("standings.html.j2", sections=data.by_section(rows))
+
+        return self._read(page)
 
     def history(self, request: Request) -> Response:
         page_number = _number(request.query_params.get("page", "1"), "?page=")
@@ -209,7 +214,7 @@ class WebView:
 
         def page(session: Session) -> Response:
             total = data.count_finished(session)
-            rows = data.finished_boards(
+            rows = data.finished_games(
                 session, limit=HISTORY_PAGE, offset=(page_number - 1) * HISTORY_PAGE
             )
             if page_number > 1 and not rows:

@@ -3,22 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from argon2 import PasswordHasher
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import players as player_store
-
-from .support import Mailer
+from tests.support.mailer import Mailer
 
 
 @pytest.fixture(autouse=True)
-def quick_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
-    """argon2id with small parameters: still the real algorithm, but a verify takes a
-    millisecond instead of a third of a second (a whole game verifies dozens of times)."""
-    monkeypatch.setattr(
-        player_store, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
+def _quick_argon2(quick_argon2: None) -> None:
+    """Every command test hashes passwords quickly (tests/support/fixtures.py): a whole game
+    verifies dozens of times."""
 
 
 @pytest.fixture

@@ -9,8 +9,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db.models import Player
-
-from .support import Mailer
+from tests.support.mailer import Mailer
 
 
 def player(factory: sessionmaker[Session], userid: str) -> Player:

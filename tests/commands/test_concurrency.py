@@ -7,21 +7,24 @@ the board's move count; the loser of a race starts over from a fresh read.
 from __future__ import annotations
 
 import threading
+from datetime import datetime
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import CommandMail, Reply, handle
-from pbm_emergo.commands.dispatcher import OPTIMISTIC_ATTEMPTS, dispatch
+from pbm_emergo.commands import CommandMail, Reply
+from pbm_emergo.commands.api import CommandText, Write
+from pbm_emergo.commands.dispatcher import dispatch
 from pbm_emergo.config import Config
 from pbm_emergo.db import errors, games
 from pbm_emergo.db import players as players_store
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.session import read_sessions
+from pbm_emergo.mail.worker import OPTIMISTIC_ATTEMPTS, answer
+from tests.support.mailer import Mailer
 
-from .support import Mailer
-from .test_move import notations
+from .support import notations
 
 
 def mail(subject: str, n: int) -> CommandMail:
@@ -50,7 +53,7 @@ def test_a_move_planned_on_a_board_that_moved_on_is_not_stored(
             change(session)
     assert notations(game) == ["e4"]
     # Started over from a fresh read, the second mail is refused with the board as it is.
-    [refused] = handle(db_sessions, mail("emergo move 101 alice alicepw c5", 3), db_config,
+    [refused] = answer(db_sessions, mail("emergo move 101 alice alicepw c5", 3), db_config,
                        game.now)
     assert refused.subject == "Emergo Board 101 Error"
     assert refused.body.startswith("It is not your turn on board 101: it is bob's.")
@@ -65,7 +68,7 @@ def test_two_moves_at_once_one_is_played_one_is_refused(
 
     def send(move: str, n: int) -> None:
         barrier.wait(10)
-        results[move] = handle(
+        results[move] = answer(
             db_sessions, mail(f"emergo move 101 alice alicepw {move}", n), db_config, game.now
         )
 
@@ -130,14 +133,19 @@ def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
     take the number first, and gets it (instead of starting over until it gives up)."""
     other = OtherWorker(players, db_sessions)
 
-    def another_worker_creates_a_board(replies: list[Reply]) -> None:
-        # Called between the commands' reads and their write; while ours holds the write
-        # transaction the other has to wait.
+    def another_worker_creates_a_board(
+        session: Session, mail: CommandMail, config: Config, now: datetime,
+        *, text: CommandText, apply_at_once: bool = False,
+    ) -> tuple[list[Reply], list[Write]]:
+        # The commands have read and answered, before their write; while ours holds the
+        # write transaction the other has to wait.
+        ran = dispatch(session, mail, config, now, text=text, apply_at_once=apply_at_once)
         other.create_a_board()
+        return ran
 
     mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<race@x.org>")
-    number = challenge_board(handle(db_sessions, mail, db_config, players.now,
-                                    outside=another_worker_creates_a_board))
+    number = challenge_board(answer(db_sessions, mail, db_config, players.now,
+                                    processor=another_worker_creates_a_board))
     boards = other.boards()
     assert len(other.threads) == OPTIMISTIC_ATTEMPTS + 1
     # The other workers' boards took 101, 102, 103 from under it; the fourth, created
@@ -165,7 +173,7 @@ def test_inside_its_write_transaction_a_challenge_keeps_the_number_it_read(
 
     monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
     mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<lose@x.org>")
-    number = challenge_board(handle(db_sessions, mail, db_config, players.now))
+    number = challenge_board(answer(db_sessions, mail, db_config, players.now))
     monkeypatch.undo()
     boards = other.boards()
     # Each optimistic try lost its number; inside the write transaction it kept it.

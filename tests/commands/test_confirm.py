@@ -13,8 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db.models import AddressConfirmation, Player
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.timers import scheduled
-
-from .support import Mailer
+from tests.support.mailer import Mailer
 
 VICTIM = "victim@stranger.example"
 

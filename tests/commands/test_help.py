@@ -6,15 +6,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from pbm_emergo.commands.dispatcher import (
-    clean_subject,
-    command_lines,
-    comment_text,
-    dispatch,
-    masked,
-)
+from pbm_emergo.commands.dispatcher import dispatch
+from pbm_emergo.commands.text import command_lines, comment_text, masked
 from pbm_emergo.config import Config
-from pbm_emergo.game.messages import CommandMail, Reply
+from pbm_emergo.game.messages import CommandMail, Reply, clean_subject
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 

@@ -14,8 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.commands import describe
 from pbm_emergo.commands.masking import candidates
 from pbm_emergo.db.session import read_sessions
-
-from .support import Mailer
+from tests.support.mailer import Mailer
 
 
 def test_password_places_are_not_looked_up() -> None:

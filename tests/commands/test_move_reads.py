@@ -15,14 +15,15 @@ import pytest
 from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import CommandMail, handle
+from pbm_emergo.commands import CommandMail
 from pbm_emergo.commands.dispatcher import dispatch
 from pbm_emergo.config import Config
 from pbm_emergo.db import errors, games, players
 from pbm_emergo.db.session import read_sessions
+from pbm_emergo.mail.worker import answer
+from tests.support.mailer import Mailer
 
-from .support import Mailer
-from .test_move import notations
+from .support import notations
 
 
 @contextmanager
@@ -107,7 +108,7 @@ def test_a_vote_stored_after_the_move_was_read_makes_it_start_over(
             change(session)
     assert notations(game) == ["e4"]
     # Started over, the move is played and answers "no" to the offer, as it always did.
-    replies = handle(db_sessions, bobs_move, db_config, game.now)
+    replies = answer(db_sessions, bobs_move, db_config, game.now)
     assert [r.subject for r in replies] == ["Emergo Board 101 alice"] * 2
     assert "offers a draw" not in replies[0].body
     assert notations(game) == ["e4", "c5"]

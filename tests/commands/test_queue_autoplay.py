@@ -11,9 +11,9 @@ from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, MoveRecord, Player, QueuedMove
 from pbm_emergo.game.messages import Reply
+from tests.support.mailer import Mailer
 
-from .support import Mailer
-from .test_move import ADDRESS, PASSWORD, move, notations, play_all
+from .support import ADDRESS, PASSWORD, move, notations, play_all
 
 
 def queue(m: Mailer, userid: str, items: str, board: int = 101) -> list[Reply]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from pbm_emergo.rules import Game, render_board
+from tests.support.mailer import Mailer
 
-from .support import Mailer
-from .test_move import board_row, error, notations, play_all
+from .support import board_row, error, notations, play_all
 
 
 def test_show_board_sends_all_moves_to_the_sender_only(game: Mailer) -> None:

@@ -12,9 +12,9 @@ from sqlalchemy import select
 from pbm_emergo.commands import describe, redact
 from pbm_emergo.db.models import Board, Notification, Player, Subscription
 from pbm_emergo.game.messages import Reply
+from tests.support.mailer import Mailer
 
-from .support import Mailer
-from .test_move import board_row, notations, play_all
+from .support import board_row, notations, play_all
 
 ALICE, BOB, CAROL, DAVE = (
     "alice@example.org", "bob@example.org", "carol@example.org", "dave@example.org",
@@ -542,7 +542,7 @@ def test_body_commands_are_masked_when_described_and_redacted(players: Mailer) -
     assert (one.command, one.boards) == ("emergo move 101 bob ******** e6", (101,))
     assert several.command == "emergo move 101 bob ******** e6 | signoff bob ********"
     assert several.boards == (101,)
-    subject, kept, scrub = redact("Re: Emergo Board 101 bob", REPLY_BODY)
+    subject, kept, scrub = redact(describe("Re: Emergo Board 101 bob", REPLY_BODY))
     assert "bobpw" not in kept and "bobpw" not in scrub("bobpw")
     # Without the database no userid is known; words too short to be a password show.
     assert kept.startswith("emergo move 101 bob ******** e6\n")
@@ -577,9 +577,9 @@ def test_help_describes_each_command(mailer: Mailer, topic: str, first_line: str
 
 
 def test_the_subject_of_a_mail_run_from_its_body_is_masked_in_the_kept_copy() -> None:
-    subject, kept, scrub = redact(
+    subject, kept, scrub = redact(describe(
         "Re: my password is hunter22", "emergo move 101 bob bobpw e6\nhunter22 again\n"
-    )
+    ))
     assert "hunter22" not in subject and "hunter22" not in kept
     assert "bobpw" not in kept and "bobpw" not in scrub("bobpw")
     assert subject == "Re: my password is ********"  # "password" is a reserved word

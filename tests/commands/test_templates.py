@@ -314,11 +314,9 @@ def test_the_environment_is_strict_and_keeps_newlines() -> None:
 
 def test_templates_are_found_relative_to_the_package() -> None:
     package = Path(pbm_emergo.__file__).resolve().parent
+    # A source checkout or an editable install reads the top-level folder; a wheel carries it
+    # as the data package pbm_emergo.templates (tests/db/test_packaging.py).
     assert template_dir().resolve() == (package.parent / "templates").resolve()
-    # What a wheel carries: pbm_emergo/templates holds the same files.
-    assert sorted(p.name for p in (package / "templates").rglob("*.j2")) == sorted(
-        p.name for p in (package.parent / "templates").rglob("*.j2")
-    )
 
 
 def test_every_template_has_a_sample() -> None:

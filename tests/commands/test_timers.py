@@ -5,26 +5,16 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.models import Player
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.timers import scheduled
+from tests.support.mailer import Mailer
 
-from .support import Mailer
-
-
-def run_scheduler(mailer: Mailer, after: timedelta) -> list[Reply]:
-    mailer.now += after
-    with mailer.factory.begin() as session:
-        return scheduled(session, mailer.config, mailer.now)
-
-
-def board(factory: sessionmaker[Session]) -> Board:
-    with factory() as session:
-        return session.scalars(select(Board).where(Board.number == 101)).one()
+from .support import board, run_scheduler
 
 
 def test_no_reminder_before_the_nag_time(game: Mailer) -> None:

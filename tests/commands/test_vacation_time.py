@@ -10,10 +10,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, Player, Vacation
+from tests.support.mailer import Mailer
 
-from .support import Mailer
-from .test_move import move
-from .test_timers import board, run_scheduler
+from .support import board, move, run_scheduler
 
 
 def vacation(m: Mailer, setting: str, userid: str = "alice") -> str:

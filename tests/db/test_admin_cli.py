@@ -1,5 +1,5 @@
 """``pbm-emergo db`` and ``pbm-emergo admin`` against real databases (both backends), and the
-queries behind them (:mod:`pbm_emergo.db.reports`)."""
+queries behind them (:mod:`pbm_emergo.db.reads`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.cli import main
-from pbm_emergo.db import games, queues, reports
+from pbm_emergo.db import games, inbox, outbox, reads
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.players import create_player, record_login_failure
 from pbm_emergo.db.session import PROJECT_ROOT
@@ -146,9 +146,9 @@ def test_mail_and_requeue(
     capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
 ) -> None:
     with db_sessions.begin() as session:
-        inbound, _ = queues.enqueue_inbound(session, b"x", "a@example.org", ["p@x"], "<1@x>", NOW)
+        inbound, _ = inbox.enqueue_inbound(session, b"x", "a@example.org", ["p@x"], "<1@x>", NOW)
         inbound.status, inbound.attempts, inbound.last_error = "dead", 5, "ValueError: boom"
-        queues.enqueue_outbound(session, "a@example.org", b"reply", NOW, inbound_id=inbound.id)
+        outbox.enqueue_outbound(session, "a@example.org", b"reply", NOW, inbound_id=inbound.id)
     status, out, _ = admin(capsys, database_url, "mail", "--status", "dead", "--json")
     (dead,) = json.loads(out)
     assert (dead["id"], dead["attempts"], dead["last_error"]) == ("in-1", 5, "ValueError: boom")
@@ -190,35 +190,35 @@ def test_db_upgrade_command_uses_the_default_database(tmp_path: Path) -> None:
     assert json.loads(done.stdout) == []
 
 
-# --- the queries behind the commands (pbm_emergo.db.reports) ---------------------------
+# --- the queries behind the commands (pbm_emergo.db.reads) -----------------------------
 
 
 def test_reports_game_rows(db_sessions: sessionmaker[Session]) -> None:
     _game_with_moves(db_sessions, 3)
     with db_sessions.begin() as session:
-        rows = reports.game_rows(session)
+        rows = reads.game_rows(session)
         assert [r.number for r in rows] == [101, 102]
         active, finished = rows
         assert (active.white, active.black, active.status) == ("Alice", "bob", "active")
         assert (active.move_count, active.to_move, active.outcome) == (3, "bob", None)
         assert (active.created_at, active.last_move_at) == (NOW, NOW)
         assert (finished.white, finished.to_move, finished.last_move_at) == ("bob", None, None)
-        assert finished.outcome == reports.BoardOutcome(winner=None, reason="draw agreed")
-        assert [r.number for r in reports.game_rows(session, status="finished")] == [102]
-        assert reports.game_rows(session, player="BOB") == rows
-        assert reports.game_rows(session, status="active", player="alice") == [active]
-        with pytest.raises(reports.UnknownPlayerError) as raised:
-            reports.game_rows(session, player="nobody")
+        assert finished.outcome == reads.BoardOutcome(winner=None, reason="draw agreed")
+        assert [r.number for r in reads.game_rows(session, status="finished")] == [102]
+        assert reads.game_rows(session, player="BOB") == rows
+        assert reads.game_rows(session, status="active", player="alice") == [active]
+        with pytest.raises(reads.UnknownPlayerError) as raised:
+            reads.game_rows(session, player="nobody")
         assert raised.value.userid == "nobody"
 
 
 def test_reports_board_report(db_sessions: sessionmaker[Session]) -> None:
     game = _game_with_moves(db_sessions, 3)
     with db_sessions.begin() as session:
-        assert reports.board_report(session, 999) is None
-        report = reports.board_report(session, 101)
+        assert reads.board_report(session, 999) is None
+        report = reads.board_report(session, 101)
         assert report is not None
-        assert report.board == reports.game_rows(session, status="active")[0]
+        assert report.board == reads.game_rows(session, status="active")[0]
         assert [(m.number, m.player, m.notation) for m in report.moves] == [
             (1, "Alice", str(game.moves[0])),
             (2, "bob", str(game.moves[1])),
@@ -231,10 +231,10 @@ def test_reports_board_report(db_sessions: sessionmaker[Session]) -> None:
             None,
             None,
         )
-        finished = reports.board_report(session, 102)
+        finished = reads.board_report(session, 102)
         assert finished is not None and finished.moves == ()
         # Rated: a draw between two 1600 players changes nothing, and says so.
-        assert finished.rating_changes == reports.RatingChanges(white=0, black=0)
+        assert finished.rating_changes == reads.RatingChanges(white=0, black=0)
         assert finished.finished_at == NOW
 
 
@@ -243,13 +243,13 @@ def test_show_warns_when_the_cached_position_differs(
 ) -> None:
     game = _game_with_moves(db_sessions, 2)
     with db_sessions.begin() as session:
-        start = reports.board_report(session, 102)
+        start = reads.board_report(session, 102)
         assert start is not None
         session.execute(
             update(Board).where(Board.number == 101).values(position=start.position.to_text())
         )
     with db_sessions.begin() as session:
-        report = reports.board_report(session, 101)
+        report = reads.board_report(session, 101)
         assert report is not None and report.cache_differs
         assert report.position.to_text() == game.position.to_text()
     status, out, err = admin(capsys, database_url, "show", "101", "--json")
@@ -267,7 +267,7 @@ def test_reports_players(db_sessions: sessionmaker[Session]) -> None:
             locked_until=NOW + timedelta(minutes=15),
         )  # fmt: skip
     with db_sessions.begin() as session:
-        rows = [r for r in reports.player_rows(session) if r.userid not in ROBOTS]
+        rows = [r for r in reads.player_rows(session) if r.userid not in ROBOTS]
         assert [r.userid for r in rows] == ["Alice", "bob", "carol"]
         alice = rows[0]
         assert (alice.rating, alice.provisional, alice.rated_games) == (1600, True, 1)
@@ -276,18 +276,18 @@ def test_reports_players(db_sessions: sessionmaker[Session]) -> None:
         assert rows[2].addresses == ("c@example.org", "C2@example.org")
         assert rows[2].active_boards == 0
 
-        assert reports.player_report(session, "nobody") is None
-        bob = reports.player_report(session, "BOB")
+        assert reads.player_report(session, "nobody") is None
+        bob = reads.player_report(session, "BOB")
         assert bob is not None
         assert bob.player == rows[1]
-        assert bob.boards == tuple(reports.game_rows(session))
+        assert bob.boards == tuple(reads.game_rows(session))
         assert bob.rating_history == (
-            reports.RatingRow(board=102, before=1600, after=1600, at=NOW),
+            reads.RatingRow(board=102, before=1600, after=1600, at=NOW),
         )
         assert bob.login_failures is None
-        carol_report = reports.player_report(session, "carol")
+        carol_report = reads.player_report(session, "carol")
         assert carol_report is not None and carol_report.boards == ()
-        assert carol_report.login_failures == reports.LoginFailureRow(
+        assert carol_report.login_failures == reads.LoginFailureRow(
             count=3, window_start=NOW, locked_until=NOW + timedelta(minutes=15)
         )
 
@@ -295,14 +295,14 @@ def test_reports_players(db_sessions: sessionmaker[Session]) -> None:
 def test_reports_mail(db_sessions: sessionmaker[Session]) -> None:
     later = NOW + timedelta(minutes=1)
     with db_sessions.begin() as session:
-        assert reports.mail_rows(session) == []
-        first, _ = queues.enqueue_inbound(session, b"first", "", ["p@x"], "<1@x>", NOW)
-        queues.enqueue_inbound(session, b"second mail", "b@example.org", ["p@x"], "<2@x>", later)
-        queues.enqueue_outbound(
+        assert reads.mail_rows(session) == []
+        first, _ = inbox.enqueue_inbound(session, b"first", "", ["p@x"], "<1@x>", NOW)
+        inbox.enqueue_inbound(session, b"second mail", "b@example.org", ["p@x"], "<2@x>", later)
+        outbox.enqueue_outbound(
             session, "A@example.org", b"reply!", NOW, inbound_id=first.id, board_number=101
         )
     with db_sessions.begin() as session:
-        rows = reports.mail_rows(session)
+        rows = reads.mail_rows(session)
         assert [(r.label, r.time) for r in rows] == [
             ("in-1", NOW),
             ("out-1", NOW),
@@ -318,22 +318,22 @@ def test_reports_mail(db_sessions: sessionmaker[Session]) -> None:
             1,
         )
         assert out1.next_attempt_at == NOW and out1.sent_at is None
-        assert reports.mail_rows(session, queues=("outbound",)) == [out1]
-        assert reports.mail_rows(session, queues=("inbound",), limit=1) == [in2]
-        assert reports.mail_rows(session, status="dead") == []
+        assert reads.mail_rows(session, queues=("outbound",)) == [out1]
+        assert reads.mail_rows(session, queues=("inbound",), limit=1) == [in2]
+        assert reads.mail_rows(session, status="dead") == []
 
-        assert reports.message_queues(session, 1) == ["inbound", "outbound"]
-        assert reports.message_queues(session, 2) == ["inbound"]
-        assert reports.message_queues(session, 3) == []
-        assert reports.message_status(session, "inbound", 2) == "pending"
-        assert reports.message_status(session, "outbound", 2) is None
+        assert reads.message_queues(session, 1) == ["inbound", "outbound"]
+        assert reads.message_queues(session, 2) == ["inbound"]
+        assert reads.message_queues(session, 3) == []
+        assert reads.message_status(session, "inbound", 2) == "pending"
+        assert reads.message_status(session, "outbound", 2) is None
 
 
 def test_requeue_explains_what_it_does_not_requeue(
     capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
 ) -> None:
     with db_sessions.begin() as session:
-        queues.enqueue_inbound(session, b"x", "a@example.org", ["p@x"], "<1@x>", NOW)
+        inbox.enqueue_inbound(session, b"x", "a@example.org", ["p@x"], "<1@x>", NOW)
     status, _, err = admin(capsys, database_url, "requeue", "1")
     assert status == 1 and "in-1 is pending: only dead mail is requeued" in err
     status, _, err = admin(capsys, database_url, "requeue", "message-1")

@@ -1,25 +1,54 @@
 """An installed wheel carries its migrations and templates: `db upgrade` works without a
-source checkout (as the deploy instructions install it: `pip install .`)."""
+source checkout (as the deploy instructions install it: `pip install .`). An editable install
+(`pip install -e .`, as CI and developers use) reads them from the source tree. Both come from
+the top-level templates/ and migrations/ folders by the build's package-dir mapping."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import sysconfig
+import tomllib
 import zipfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+#: The top-level folders the build maps into the package.
+DATA_PACKAGES = {"pbm_emergo.templates": "templates", "pbm_emergo.migrations": "migrations"}
+
+
+def test_the_build_names_every_package_and_maps_the_data_folders() -> None:
+    setuptools = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]
+    in_tree = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for init in (ROOT / "pbm_emergo").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    assert set(setuptools["packages"]) == in_tree | set(DATA_PACKAGES)
+    assert setuptools["package-dir"] == DATA_PACKAGES
+    for folder in DATA_PACKAGES.values():
+        assert (ROOT / folder).is_dir()
+        # Found through the build setting, not through a link inside the package.
+        assert not (ROOT / "pbm_emergo" / folder).exists()
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("source-tree-build")  # both build in the checkout
 def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) -> None:
+    # Built from a copy: a build in the checkout leaves build/lib behind, whose stale modules
+    # a later build would ship.
+    source = tmp_path / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(
+        ".git", ".venv", ".hypothesis", "build", "dist", "*.egg-info", "__pycache__", ".*_cache",
+        "data"))
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(tmp_path),
-         str(ROOT)],
+         str(source)],
         check=True, capture_output=True, timeout=300,
     )
     [wheel] = tmp_path.glob("pbm_emergo-*.whl")
@@ -53,3 +82,40 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
     cli("db", "upgrade")
     assert "(up to date)" in cli("db", "current")
     assert json.loads(cli("admin", "games", "--json")) == []
+
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("source-tree-build")  # both build in the checkout
+def test_an_editable_install_finds_the_templates_and_migrations(tmp_path: Path) -> None:
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    python = venv / "bin" / "python"
+    subprocess.run(
+        [str(python), "-m", "pip", "install", "--quiet", "--no-deps", "-e", str(ROOT)],
+        check=True, capture_output=True, timeout=300,
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # The dependencies from this interpreter's site-packages (PYTHONPATH: its .pth files,
+    # among them this checkout's own editable install, are not read); pbm_emergo from the
+    # new install.
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
+    env["PYTHONPATH"] = sysconfig.get_paths()["purelib"]
+    probe = subprocess.run(
+        [str(python), "-c",
+         "import pbm_emergo.db.session as s, pbm_emergo.views.templating as t; "
+         "print(s.MIGRATIONS_DIR); print(t.template_dir()); "
+         "print(t.environment().get_template('board.txt.j2').filename)"],
+        cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert probe.returncode == 0, probe.stderr
+    migrations, templates, board = probe.stdout.splitlines()
+    assert Path(migrations) == ROOT / "migrations"
+    assert Path(templates) == ROOT / "templates"
+    assert Path(board) == ROOT / "templates" / "board.txt.j2"
+    upgrade = subprocess.run(
+        [str(python), "-m", "pbm_emergo", "db", "upgrade", "--data-dir", str(elsewhere / "d")],
+        cwd=elsewhere, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )
+    assert upgrade.returncode == 0, upgrade.stderr

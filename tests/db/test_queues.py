@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import event, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import queues
+from pbm_emergo.db import claims, inbox, outbox
 from pbm_emergo.db.models import InboundBoard, InboundMessage, OutboundMessage
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -20,7 +20,7 @@ RAW = b"From: a@example.org\r\nSubject: help\r\n\r\nbody\xff\r\n"
 def _enqueue(session: Session, n: int, sender: str = "a@example.org") -> list[int]:
     ids = []
     for i in range(n):
-        message, created = queues.enqueue_inbound(
+        message, created = inbox.enqueue_inbound(
             session, RAW, sender, ["pbmserv@localhost"], f"<{i}@example.org>", NOW
         )
         assert created
@@ -30,19 +30,19 @@ def _enqueue(session: Session, n: int, sender: str = "a@example.org") -> list[in
 
 def test_inbound_stored_exactly_and_deduplicated(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
-        first, created = queues.enqueue_inbound(
+        first, created = inbox.enqueue_inbound(
             session, RAW, "a@example.org", ["pbmserv@localhost"], "<x@example.org>", NOW
         )
         assert created
-        again, created = queues.enqueue_inbound(
+        again, created = inbox.enqueue_inbound(
             session, b"other", "a@example.org", ["pbmserv@localhost"], "<x@example.org>", NOW
         )
         assert not created and again.id == first.id
-        other_sender, created = queues.enqueue_inbound(
+        other_sender, created = inbox.enqueue_inbound(
             session, RAW, "b@example.org", ["pbmserv@localhost"], "<x@example.org>", NOW
         )
         assert created and other_sender.id != first.id
-        bounce, created = queues.enqueue_inbound(
+        bounce, created = inbox.enqueue_inbound(
             session, RAW, "", ["pbmserv@localhost"], None, NOW, status="ignored"
         )
         assert created
@@ -63,13 +63,13 @@ def test_many_mails_stored_at_once_keep_their_order_boards_and_duplicates(
     never count as copies; each new mail's boards are stored with it."""
 
     def mail(n: int, sender: str = "a@example.org", boards: tuple[int, ...] = ()) -> Any:
-        return queues.NewInbound(
+        return inbox.NewInbound(
             RAW + str(n).encode(), sender, ["pbmserv@localhost"], f"<{n}@example.org>", NOW,
             boards=boards, subject=f"mail {n}",
         )
 
     with db_sessions.begin() as session:
-        [(before, created)] = queues.store_inbound_many(session, [mail(1)])
+        [(before, created)] = inbox.store_inbound_many(session, [mail(1)])
         assert created
     group = [
         mail(2, boards=(101,)),
@@ -77,11 +77,11 @@ def test_many_mails_stored_at_once_keep_their_order_boards_and_duplicates(
         mail(3, boards=(102, 103)),
         mail(2, boards=(104,)),  # earlier in this group
         mail(2, sender="b@example.org"),  # another sender: not a copy
-        queues.NewInbound(RAW, "", ["pbmserv@localhost"], None, NOW),
-        queues.NewInbound(RAW, "", ["pbmserv@localhost"], None, NOW),
+        inbox.NewInbound(RAW, "", ["pbmserv@localhost"], None, NOW),
+        inbox.NewInbound(RAW, "", ["pbmserv@localhost"], None, NOW),
     ]
     with db_sessions.begin() as session:
-        results = queues.store_inbound_many(session, group)
+        results = inbox.store_inbound_many(session, group)
     ids = [stored for stored, _ in results]
     assert [created for _, created in results] == [True, False, True, False, True, True, True]
     assert ids[1] == before and ids[3] == ids[0]
@@ -111,16 +111,16 @@ def test_inbound_claim_in_order_done_and_empty(db_sessions: sessionmaker[Session
     claimed = []
     for _ in range(3):
         with db_sessions.begin() as session:
-            message = queues.claim_inbound(session, worker="w1", now=NOW)
+            message = inbox.claim_inbound(session, worker="w1", now=NOW)
             assert message is not None
             assert message.status == "processing" and message.claimed_by == "w1"
             assert message.attempts == 1
             claimed.append(message)
     assert [m.id for m in claimed] == ids
     with db_sessions.begin() as session:
-        assert queues.claim_inbound(session, worker="w1", now=NOW) is None
+        assert inbox.claim_inbound(session, worker="w1", now=NOW) is None
         session.add(claimed[0])
-        assert queues.mark_inbound_done(session, claimed[0], NOW)
+        assert inbox.mark_inbound_done(session, claimed[0], NOW)
     with db_sessions() as session:
         done = session.get(InboundMessage, ids[0])
         assert done is not None and done.status == "done" and done.processed_at == NOW
@@ -134,20 +134,20 @@ def test_inbound_dead_letter_after_five_failures_and_requeue(
         (message_id,) = _enqueue(session, 1)
     for attempt in range(1, 6):
         with db_sessions.begin() as session:
-            message = queues.claim_inbound(session, worker="w1", now=NOW)
+            message = inbox.claim_inbound(session, worker="w1", now=NOW)
             assert message is not None and message.attempts == attempt
         with db_sessions.begin() as session:
             session.add(message)
-            assert queues.mark_inbound_failed(session, message, ValueError("boom"), NOW)
+            assert inbox.mark_inbound_failed(session, message, ValueError("boom"), NOW)
             expected = "dead" if attempt == 5 else "pending"
             assert message.status == expected
             assert message.last_error == "ValueError: boom"
     with db_sessions.begin() as session:
-        assert queues.claim_inbound(session, worker="w1", now=NOW) is None
-        assert queues.requeue_inbound(session, message_id, NOW)
-        assert not queues.requeue_inbound(session, 999_999, NOW)
+        assert inbox.claim_inbound(session, worker="w1", now=NOW) is None
+        assert inbox.requeue_inbound(session, message_id, NOW)
+        assert not inbox.requeue_inbound(session, 999_999, NOW)
     with db_sessions.begin() as session:
-        message = queues.claim_inbound(session, worker="w2", now=NOW)
+        message = inbox.claim_inbound(session, worker="w2", now=NOW)
         assert message is not None and message.id == message_id and message.attempts == 1
 
 
@@ -158,11 +158,11 @@ def test_a_processed_mail_is_never_requeued(db_sessions: sessionmaker[Session]) 
     with db_sessions.begin() as session:
         (message_id,) = _enqueue(session, 1)
     with db_sessions.begin() as session:
-        message = queues.claim_inbound(session, worker="w1", now=NOW)
+        message = inbox.claim_inbound(session, worker="w1", now=NOW)
         assert message is not None
-        assert queues.mark_inbound_done(session, message, NOW)
+        assert inbox.mark_inbound_done(session, message, NOW)
     with db_sessions.begin() as session:
-        assert not queues.requeue_inbound(session, message_id, NOW)
+        assert not inbox.requeue_inbound(session, message_id, NOW)
     with db_sessions.begin() as session:
         again = session.get(InboundMessage, message_id)
         assert again is not None and again.status == "done"
@@ -171,23 +171,23 @@ def test_inbound_expired_claim_is_taken_again(db_sessions: sessionmaker[Session]
     with db_sessions.begin() as session:
         _enqueue(session, 1)
     with db_sessions.begin() as session:
-        lost = queues.claim_inbound(session, worker="crashed", now=NOW)
+        lost = inbox.claim_inbound(session, worker="crashed", now=NOW)
         assert lost is not None
     # One stale-claim policy: the claim is put back once its lease has run out.
     with db_sessions.begin() as session:
-        assert queues.release_stale_claims(session, now=NOW + timedelta(minutes=5)) == (0, 0)
-        assert queues.claim_inbound(session, worker="w2", now=NOW + timedelta(minutes=5)) is None
+        assert claims.release_stale_claims(session, now=NOW + timedelta(minutes=5)) == (0, 0)
+        assert inbox.claim_inbound(session, worker="w2", now=NOW + timedelta(minutes=5)) is None
     with db_sessions.begin() as session:
-        assert queues.release_stale_claims(session, now=NOW + timedelta(minutes=11)) == (1, 0)
-        again = queues.claim_inbound(session, worker="w2", now=NOW + timedelta(minutes=11))
+        assert claims.release_stale_claims(session, now=NOW + timedelta(minutes=11)) == (1, 0)
+        again = inbox.claim_inbound(session, worker="w2", now=NOW + timedelta(minutes=11))
         assert again is not None and again.id == lost.id and again.attempts == 2
     with db_sessions.begin() as session:
         # The crashed worker's late "done" must not count: the claim is w2's now.
         session.add(lost)
-        assert not queues.mark_inbound_done(session, lost, NOW)
+        assert not inbox.mark_inbound_done(session, lost, NOW)
     with db_sessions.begin() as session:
         session.add(again)
-        assert queues.mark_inbound_done(session, again, NOW)
+        assert inbox.mark_inbound_done(session, again, NOW)
         assert again.status == "done"
 
 
@@ -204,7 +204,7 @@ def test_concurrent_workers_claim_each_message_once(db_sessions: sessionmaker[Se
             barrier.wait()
             while True:
                 with db_sessions.begin() as session:
-                    message = queues.claim_inbound(session, worker=name, now=NOW)
+                    message = inbox.claim_inbound(session, worker=name, now=NOW)
                     if message is None:
                         return
                     mine.append(message.id)
@@ -223,37 +223,37 @@ def test_concurrent_workers_claim_each_message_once(db_sessions: sessionmaker[Se
 
 def test_outbound_backoff_permanent_failure_and_sent(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
-        inbound, _ = queues.enqueue_inbound(session, RAW, "a@example.org", ["x"], "<1@x>", NOW)
-        reply = queues.enqueue_outbound(
+        inbound, _ = inbox.enqueue_inbound(session, RAW, "a@example.org", ["x"], "<1@x>", NOW)
+        reply = outbox.enqueue_outbound(
             session, "a@example.org", b"reply", NOW, inbound_id=inbound.id, subject="Help"
         )
-        refused = queues.enqueue_outbound(session, "nobody@example.org", b"reply", NOW)
+        refused = outbox.enqueue_outbound(session, "nobody@example.org", b"reply", NOW)
     with db_sessions.begin() as session:
-        claimed = queues.claim_due_outbound(session, "s1", NOW)
+        claimed = outbox.claim_due_outbound(session, "s1", NOW)
         assert sorted(m.id for m in claimed) == sorted([reply.id, refused.id])
         assert all(m.status == "sending" and m.attempts == 1 for m in claimed)
     by_id = {m.id: m for m in claimed}
     with db_sessions.begin() as session:
         first = session.merge(by_id[reply.id])
-        assert queues.mark_outbound_failed(session, first, "421 try later", NOW)
+        assert outbox.mark_outbound_failed(session, first, "421 try later", NOW)
         assert first.status == "pending" and first.next_attempt_at == NOW + timedelta(seconds=30)
         second = session.merge(by_id[refused.id])
-        assert queues.mark_outbound_failed(session, second, "550 no such user", NOW, permanent=True)
+        assert outbox.mark_outbound_failed(session, second, "550 no such user", NOW, permanent=True)
         assert second.status == "failed"
     with db_sessions.begin() as session:
-        assert queues.claim_due_outbound(session, "s1", NOW + timedelta(seconds=29)) == []
-        (again,) = queues.claim_due_outbound(session, "s1", NOW + timedelta(seconds=30))
+        assert outbox.claim_due_outbound(session, "s1", NOW + timedelta(seconds=29)) == []
+        (again,) = outbox.claim_due_outbound(session, "s1", NOW + timedelta(seconds=30))
         assert again.id == reply.id and again.attempts == 2
-        assert queues.mark_outbound_sent(session, again, NOW + timedelta(seconds=31))
+        assert outbox.mark_outbound_sent(session, again, NOW + timedelta(seconds=31))
     with db_sessions() as session:
         sent = session.get(OutboundMessage, reply.id)
         assert sent is not None and sent.status == "sent" and sent.last_error is None
         assert sent.sent_at == NOW + timedelta(seconds=31)
         assert sent.inbound is not None and sent.inbound.id == inbound.id
-        assert queues.replies_sent_to(session, "A@example.org", NOW) == 1
+        assert outbox.replies_sent_to(session, "A@example.org", NOW) == 1
     with db_sessions.begin() as session:
-        assert queues.requeue_outbound(session, refused.id, NOW)
-        assert [m.id for m in queues.claim_due_outbound(session, "s1", NOW)] == [refused.id]
+        assert outbox.requeue_outbound(session, refused.id, NOW)
+        assert [m.id for m in outbox.claim_due_outbound(session, "s1", NOW)] == [refused.id]
 
 
 def test_outbound_claims_take_the_oldest_due_up_to_the_limit_and_stale_claims(
@@ -264,33 +264,33 @@ def test_outbound_claims_take_the_oldest_due_up_to_the_limit_and_stale_claims(
     the lease. Marking a batch sent releases only the rows this sender still holds."""
     due = [NOW - timedelta(minutes=m) for m in (1, 5, 3, 5, 0)]
     with db_sessions.begin() as session:
-        rows = [queues.enqueue_outbound(session, f"p{i}@example.org", b"r", when)
+        rows = [outbox.enqueue_outbound(session, f"p{i}@example.org", b"r", when)
                 for i, when in enumerate(due)]
-        later = queues.enqueue_outbound(session, "later@example.org", b"r", NOW)
+        later = outbox.enqueue_outbound(session, "later@example.org", b"r", NOW)
         later.next_attempt_at = NOW + timedelta(seconds=1)
     ids = [r.id for r in rows]
     oldest_first = [ids[1], ids[3], ids[2], ids[0], ids[4]]
     with db_sessions.begin() as session:
-        first = queues.claim_due_outbound_ids(session, "s1", NOW, limit=3)
+        first = outbox.claim_due_outbound_ids(session, "s1", NOW, limit=3)
     assert first == oldest_first[:3]
     with db_sessions.begin() as session:
-        second = queues.claim_due_outbound(session, "s2", NOW, limit=10)
+        second = outbox.claim_due_outbound(session, "s2", NOW, limit=10)
     assert [m.id for m in second] == oldest_first[3:]
     assert all(m.status == "sending" and m.claimed_by == "s2" and m.attempts == 1
                for m in second)
     with db_sessions.begin() as session:
-        assert queues.claim_due_outbound_ids(session, "s3", NOW) == []
+        assert outbox.claim_due_outbound_ids(session, "s3", NOW) == []
         # s1's claim outlives the lease: another sender takes its mails over, oldest first.
-        stale = NOW + queues.DEFAULT_LEASE + timedelta(seconds=1)
-        taken = queues.claim_due_outbound_ids(session, "s3", stale, limit=2)
+        stale = NOW + claims.DEFAULT_LEASE + timedelta(seconds=1)
+        taken = outbox.claim_due_outbound_ids(session, "s3", stale, limit=2)
     assert taken == oldest_first[:2]
     with db_sessions() as session:
-        s1_batch = queues.outbound_by_ids(session, first)
+        s1_batch = outbox.outbound_by_ids(session, first)
     assert [m.claimed_by for m in s1_batch] == ["s3", "s3", "s1"]
     with db_sessions.begin() as session:
         for message in s1_batch:
             message.claimed_by = "s1"  # the batch as s1 knows it
-        held = queues.mark_outbound_sent_many(session, s1_batch, NOW)
+        held = outbox.mark_outbound_sent_many(session, s1_batch, NOW)
     assert held == {first[2]}
     with db_sessions() as session:
         status = {m.id: (m.status, m.claimed_by) for m in session.scalars(select(OutboundMessage))}
@@ -304,7 +304,7 @@ def test_concurrent_outbound_claims_never_share_a_mail(
 ) -> None:
     with db_sessions.begin() as session:
         for i in range(60):
-            queues.enqueue_outbound(session, f"p{i}@example.org", b"r", NOW)
+            outbox.enqueue_outbound(session, f"p{i}@example.org", b"r", NOW)
     claimed: dict[str, list[int]] = {}
     start = threading.Barrier(4)
 
@@ -313,7 +313,7 @@ def test_concurrent_outbound_claims_never_share_a_mail(
         start.wait()
         while True:
             with db_sessions.begin() as session:
-                batch = queues.claim_due_outbound_ids(session, name, NOW, limit=4)
+                batch = outbox.claim_due_outbound_ids(session, name, NOW, limit=4)
             if not batch:
                 break
             mine.extend(batch)
@@ -329,18 +329,18 @@ def test_concurrent_outbound_claims_never_share_a_mail(
 
 
 def test_retry_delay_doubles_up_to_the_cap() -> None:
-    delays = [queues.retry_delay(n) for n in range(1, 10)]
+    delays = [outbox.retry_delay(n) for n in range(1, 10)]
     assert delays[:4] == [timedelta(seconds=s) for s in (30, 60, 120, 240)]
     assert delays[-1] == timedelta(hours=1)
 
 
 def test_outbound_dead_after_max_attempts(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
-        message = queues.enqueue_outbound(session, "a@example.org", b"x", NOW)
-        message.attempts = queues.MAX_OUTBOUND_ATTEMPTS - 1
+        message = outbox.enqueue_outbound(session, "a@example.org", b"x", NOW)
+        message.attempts = outbox.MAX_OUTBOUND_ATTEMPTS - 1
     with db_sessions.begin() as session:
-        (claimed,) = queues.claim_due_outbound(session, "s1", NOW)
-        assert queues.mark_outbound_failed(session, claimed, "connection refused", NOW)
+        (claimed,) = outbox.claim_due_outbound(session, "s1", NOW)
+        assert outbox.mark_outbound_failed(session, claimed, "connection refused", NOW)
         assert claimed.status == "dead"
     with db_sessions() as session:
         statuses = session.scalars(select(OutboundMessage.status)).all()
@@ -360,7 +360,7 @@ def test_same_message_stored_once_when_delivered_twice_at_once(
         try:
             barrier.wait()
             with db_sessions.begin() as session:
-                message, created = queues.enqueue_inbound(
+                message, created = inbox.enqueue_inbound(
                     session, RAW, "a@example.org", ["p@x"], "<twice@example.org>", NOW
                 )
                 results.append((message.id, created))
@@ -395,7 +395,7 @@ def test_reply_cap_count_uses_the_recipient_index(tmp_path: Path) -> None:
             statements.append((statement, parameters))
 
     with Session(engine) as session:
-        assert queues.replies_sent_to(session, "A@example.org", NOW) == 0
+        assert outbox.replies_sent_to(session, "A@example.org", NOW) == 0
     [(statement, parameters)] = statements
     with engine.connect() as connection:
         plan = " ".join(

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import games, players, queues
+from pbm_emergo.db import games, inbox, outbox, players
 from pbm_emergo.db.models import Base
 from pbm_emergo.db.session import PROJECT_ROOT
 
@@ -29,9 +29,9 @@ def test_example_queries_run(db_sessions: sessionmaker[Session], database_url: s
         board = games.create_board(session, alice, bob, now)
         move = str(games.current_position(board).legal_moves()[0])
         games.apply_move(session, board, 0, move, alice, "good luck", now)
-        inbound, _ = queues.enqueue_inbound(session, b"x", "alice@example.org", ["p"], None, now)
+        inbound, _ = inbox.enqueue_inbound(session, b"x", "alice@example.org", ["p"], None, now)
         inbound.status, inbound.last_error = "dead", "boom"
-        queues.enqueue_outbound(session, "alice@example.org", b"y", now)
+        outbox.enqueue_outbound(session, "alice@example.org", b"y", now)
     assert len(QUERIES) >= 4
     results = []
     with db_sessions() as session:

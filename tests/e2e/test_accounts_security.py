@@ -12,172 +12,23 @@ scheduler, and a real aiosmtpd relay receiving every mail the server sends.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-import threading
-from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import timedelta
 from email.message import EmailMessage
 
 import pytest
-from argon2 import PasswordHasher
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from e2e.support import wait_for_replies
-from pbm_emergo.commands import scheduled
-from pbm_emergo.config import Config
-from pbm_emergo.db import models, players
-from pbm_emergo.db.models import Board
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.ops.server import MailServer
+from pbm_emergo.db import models
+from tests.support.clock import Clock
+from tests.support.mail import SERVER_ADDRESS
+from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 
-ALICE, BOB, EVE = "alice@example.org", "bob@example.org", "eve@evil.example"
+EVE = "eve@evil.example"
 VICTIM = "victim@stranger.example"
 AUTHSERV_ID = "mx.emergo.test"
-
-
-class Clock:
-    """The server's clock, moved by the test (reminders and forfeits are days apart)."""
-
-    def __init__(self) -> None:
-        self.now = datetime.now(UTC).replace(microsecond=0)
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-class Post:
-    """The server seen from outside: mail a command, get the mails it caused."""
-
-    def __init__(
-        self, server: MailServer, relay: Relay, sessions: sessionmaker[Session]
-    ) -> None:
-        self.server = server
-        self.relay = relay
-        self.sessions = sessions
-        self.count = 0
-        self.runs = 0  # scheduler runs
-        self.lock = threading.Lock()
-
-    def send(
-        self, subject: str, sender: str, body: str = "", headers: dict[str, str] | None = None
-    ) -> list[EmailMessage]:
-        """Mail ``subject`` from ``sender``; wait until every mail it caused was relayed."""
-        self.count += 1
-        message_id = f"<sec{self.count}@example.org>"
-        msg = command_mail(
-            subject, sender=sender, body=body, message_id=message_id, headers=headers
-        )
-        send(self.server.config.smtp_port, msg)
-
-        count = wait_for_replies(self.sessions, message_id, ("sent", "failed"))
-        mails = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
-        assert len(mails) <= count
-        return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))
-
-    def one(self, subject: str, sender: str, **kwargs: object) -> EmailMessage:
-        mails = self.send(subject, sender, **kwargs)  # type: ignore[arg-type]
-        assert len(mails) == 1, [(m["To"], m["Subject"]) for m in mails]
-        return mails[0]
-
-    def received_by(self, address: str) -> list[EmailMessage]:
-        """Every mail the relay got for ``address``."""
-        return [
-            msg
-            for _, recipients, msg in list(self.relay.handler.received)
-            if address in recipients
-        ]
-
-    def board(self, number: int) -> Board:
-        with self.sessions() as session:
-            return session.scalars(select(Board).where(Board.number == number)).one()
-
-    def scheduled(self, session: Session, config: Config, now: datetime) -> list[Reply]:
-        """The real scheduled task, counted (so that a test can wait for its runs)."""
-        replies = scheduled(session, config, now)
-        with self.lock:
-            self.runs += 1
-        return replies
-
-    def wait_for_scheduler(self, runs: int = 2) -> None:
-        with self.lock:
-            target = self.runs + runs
-        wait_for(lambda: self.runs >= target)
-
-
-def text(msg: EmailMessage) -> str:
-    part = msg.get_body(("plain",)) if msg.is_multipart() else msg
-    assert part is not None
-    content = part.get_content()
-    assert isinstance(content, str)
-    return content.replace("\r\n", "\n")
-
-
-def subjects(mails: list[EmailMessage]) -> list[tuple[str, str]]:
-    return [(str(m["To"]), str(m["Subject"])) for m in mails]
-
-
-@pytest.fixture
-def clock() -> Clock:
-    return Clock()
-
-
-@pytest.fixture
-def make_post(
-    db_config: Config,
-    db_sessions: sessionmaker[Session],
-    clock: Clock,
-    monkeypatch: pytest.MonkeyPatch,
-) -> Iterator[Callable[..., Post]]:
-    # argon2id with small parameters: still the real algorithm (production parameters are
-    # tested in tests/commands), so that dozens of wrong passwords stay quick.
-    monkeypatch.setattr(
-        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
-    started: list[tuple[MailServer, Relay]] = []
-
-    def make(**settings: object) -> Post:
-        relay = Relay()
-        relay.start()
-        config = dataclasses.replace(
-            db_config,
-            address=SERVER_ADDRESS,
-            smtp_port=free_port(),
-            outbound=relay.url,
-            reply_limit=100_000,
-            **settings,  # type: ignore[arg-type]
-        )
-        post = Post(None, relay, db_sessions)  # type: ignore[arg-type]
-        server = MailServer(
-            config,
-            db_sessions,
-            backoff=Backoff(base=timedelta(milliseconds=100), cap=timedelta(seconds=1)),
-            poll_seconds=0.2,
-            scheduler_seconds=0.2,
-            scheduled=post.scheduled,
-            clock=clock,
-        )
-        post.server = server
-        server.start()
-        started.append((server, relay))
-        for userid, address in (("alice", ALICE), ("bob", BOB)):
-            welcome = post.one(f"signup {userid} {userid}-pw1", address)
-            assert welcome["Subject"] == f"Emergo: welcome {userid}"
-        return post
-
-    yield make
-    for server, relay in started:
-        server.stop()
-        relay.stop()
-
-
-def challenge(post: Post, options: str = "") -> int:
-    mails = post.send(f"emergo challenge alice bob {options}".strip(), ALICE)
-    assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
-    return int(str(mails[0]["Subject"]).split()[-2])
 
 
 # --- lock-out without denial of service ---------------------------------------------------

@@ -21,18 +21,16 @@ from email.message import EmailMessage
 from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
-from commands.search import blocked_game, elimination_game, repetition_game
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send
 from sqlalchemy.orm import Session, sessionmaker
 
-from e2e.support import wait_for_replies
 from pbm_emergo.cli import main as cli_main
 from pbm_emergo.config import Config
-from pbm_emergo.db import players
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from pbm_emergo.rules import Game, Position, render_board
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send
+from tests.support.post import wait_for_replies
+from tests.support.search import blocked_game, elimination_game, repetition_game
 
 ADDRESS = {"alice": "alice@example.org", "bob": "bob@example.org", "carol": "carol@example.org"}
 PASSWORD = {"alice": "Alice-pw1", "bob": "Bob-pw22", "carol": "Carol-pw3"}
@@ -133,13 +131,8 @@ def table(
     db_config: Config,
     db_sessions: sessionmaker[Session],
     database_url: str,
-    monkeypatch: pytest.MonkeyPatch,
+    quick_argon2: None,
 ) -> Iterator[Table]:
-    # argon2id with small parameters, so that a whole game stays quick (still the real
-    # algorithm; the production parameters are tested in tests/commands).
-    monkeypatch.setattr(
-        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
     relay = Relay()
     relay.start()
     config = dataclasses.replace(

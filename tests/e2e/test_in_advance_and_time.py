@@ -17,9 +17,10 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from e2e.test_accounts_security import ALICE, BOB, Clock, Post, challenge, subjects, text
 from pbm_emergo.db.models import MoveRecord, QueuedMove
 from pbm_emergo.rules import Game
+from tests.support.clock import Clock
+from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 
 CAROL = "carol@example.org"
 PW = {"alice": "alice-pw1", "bob": "bob-pw1", "carol": "carol-pw1"}

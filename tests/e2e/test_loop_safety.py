@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, wait_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -18,6 +17,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, wait_for
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 

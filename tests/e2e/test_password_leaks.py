@@ -14,56 +14,18 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 
 import pytest
-from mail.support import send, wait_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from e2e.test_accounts_security import ALICE, BOB, Post, challenge, text
-from pbm_emergo.db.models import Base, InboundMessage
+from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.game.secrets import MASK
 from pbm_emergo.mail.redact import REDACTED_HEADER
+from tests.support.leaks import assert_nowhere
+from tests.support.mail import send, wait_for
+from tests.support.post import ALICE, BOB, Post, challenge, text
 
 PASSWORD = "alice-pw1"  # alice's password (see make_post)
 BOB_PASSWORD = "bob-pw1"
-
-
-def mail_texts(raw: bytes) -> list[str]:
-    """The texts of a mail as a reader sees them: headers decoded, every text part."""
-    msg = BytesParser(policy=policy.default).parsebytes(raw)
-    found = [raw.decode("latin-1")]
-    for part in msg.walk():
-        found.extend(str(value) for value in part.values())
-        if part.get_content_maintype() == "text":
-            try:
-                found.append(str(part.get_content()))
-            except (LookupError, ValueError):
-                found.append(part.get_payload(decode=True).decode("latin-1"))  # type: ignore[union-attr]
-    return found
-
-
-def stored_texts(session: Session) -> list[str]:
-    """Every value of every column of every table, as text (raw mail decoded)."""
-    found: list[str] = []
-    for table in Base.metadata.sorted_tables:
-        for row in session.execute(select(table)):
-            for value in row:
-                if isinstance(value, bytes):
-                    found.extend(mail_texts(value) if value else [])
-                elif value is not None:
-                    found.append(str(value))
-    return found
-
-
-def assert_nowhere(post: Post, caplog: pytest.LogCaptureFixture, *secrets: str) -> None:
-    relayed = [t for m in post.relay.handler.messages() for t in mail_texts(m.as_bytes())]
-    logged = [r.getMessage() for r in caplog.records]
-    with post.sessions() as session:
-        stored = stored_texts(session)
-    for secret in secrets:
-        for where, texts in (("a relayed mail", relayed), ("the log", logged),
-                             ("the database", stored)):  # fmt: skip
-            leaks = [t for t in texts if secret in t]
-            assert not leaks, f"{secret!r} in {where}: {leaks[0][:300]!r}"
 
 
 @pytest.fixture
@@ -191,42 +153,42 @@ def test_a_dead_letter_keeps_its_original_until_the_retention_period_ends(
 ) -> None:
     from datetime import UTC, datetime, timedelta
 
-    from pbm_emergo.db import queues
+    from pbm_emergo.db import claims, inbox
 
     received = datetime(2026, 10, 1, tzinfo=UTC)
     original = b"From: a@example.org\r\nSubject: emergo move 101 alice pw-1234 e4\r\n\r\nhi\r\n"
     with db_sessions.begin() as session:
-        dead, _ = queues.enqueue_inbound(
+        dead, _ = inbox.enqueue_inbound(
             session, original, "a@example.org", ["pbmserv@localhost"], "<dead@x>", received,
             parsed={"subject": "emergo move 101 alice pw-1234 e4", "body": "hi"},
         )
-        done, _ = queues.enqueue_inbound(
+        done, _ = inbox.enqueue_inbound(
             session, b"Subject: help\r\n\r\n", "b@example.org", ["pbmserv@localhost"], "<done@x>",
             received,
         )
         dead_id, done_id = dead.id, done.id
-    for _ in range(queues.MAX_INBOUND_ATTEMPTS):
+    for _ in range(claims.MAX_INBOUND_ATTEMPTS):
         with db_sessions.begin() as session:
-            claimed = queues.claim_inbound(session, worker="w", now=received)
+            claimed = inbox.claim_inbound(session, worker="w", now=received)
             assert claimed is not None and claimed.id == dead_id
-            assert queues.mark_inbound_failed(session, claimed, "broken", received)
+            assert inbox.mark_inbound_failed(session, claimed, "broken", received)
     with db_sessions.begin() as session:
-        claimed = queues.claim_inbound(session, worker="w", now=received)
+        claimed = inbox.claim_inbound(session, worker="w", now=received)
         assert claimed is not None and claimed.id == done_id
-        assert queues.mark_inbound_done(session, claimed, received, raw=b"Subject: kept\r\n\r\n")
+        assert inbox.mark_inbound_done(session, claimed, received, raw=b"Subject: kept\r\n\r\n")
     with db_sessions.begin() as session:
         # Within the retention period the dead letter is kept as received, to be run again.
-        assert queues.expire_raw(session, received) == 0
+        assert inbox.expire_raw(session, received) == 0
         assert session.get(InboundMessage, dead_id).raw == original  # type: ignore[union-attr]
     with db_sessions.begin() as session:
-        assert queues.expire_raw(session, received + timedelta(days=1)) == 2
+        assert inbox.expire_raw(session, received + timedelta(days=1)) == 2
     with db_sessions.begin() as session:
         rows = {r.id: r for r in session.scalars(select(InboundMessage))}
         assert rows[dead_id].raw == b"" and rows[done_id].raw == b""
         assert rows[dead_id].parsed is None  # the listener's parse goes with the raw text
         assert rows[dead_id].status == "dead"
         # Nothing is left to run: an expired dead letter cannot be requeued.
-        assert not queues.requeue_inbound(session, dead_id, received + timedelta(days=1))
+        assert not inbox.requeue_inbound(session, dead_id, received + timedelta(days=1))
 
 
 def test_the_scheduler_removes_raw_mail_after_the_retention_period(

@@ -9,19 +9,19 @@ import threading
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import handle
+from pbm_emergo.commands import dispatch
+from pbm_emergo.commands.api import CommandText, Write
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 
@@ -128,12 +128,12 @@ def test_stop_finishes_the_message_in_hand(
     started = threading.Event()
 
     def slow(
-        factory: sessionmaker[Session], mail: CommandMail, config: Config, now: datetime,
-        **hooks: Any,
-    ) -> list[Reply]:
+        session: Session, mail: CommandMail, config: Config, now: datetime,
+        *, text: CommandText, apply_at_once: bool = False,
+    ) -> tuple[list[Reply], list[Write]]:
         started.set()
         threading.Event().wait(1.0)  # the message is in hand when stop() comes
-        return handle(factory, mail, config, now, **hooks)
+        return dispatch(session, mail, config, now, text=text, apply_at_once=apply_at_once)
 
     server = make_server(db_config, db_sessions, relay.url, processor=slow)
     server.start()
@@ -167,8 +167,8 @@ def test_scheduler_releases_the_claim_of_a_crashed_process(
     import subprocess
     import sys
 
-    from pbm_emergo.db import queues
-    from pbm_emergo.db.queues import worker_name
+    from pbm_emergo.db import inbox
+    from pbm_emergo.db.claims import worker_name
     from pbm_emergo.db.types import utcnow
 
     server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2)
@@ -179,7 +179,7 @@ def test_scheduler_releases_the_claim_of_a_crashed_process(
                               capture_output=True, text=True, check=True).stdout.strip()
         msg = command_mail("help", message_id="<orphan@example.org>")
         with db_sessions.begin() as session:
-            orphan, _ = queues.enqueue_inbound(
+            orphan, _ = inbox.enqueue_inbound(
                 session, msg.as_bytes(), "alice@example.org", [SERVER_ADDRESS],
                 "<orphan@example.org>", utcnow(), status="processing",
             )
@@ -200,10 +200,9 @@ def test_worker_command_processes_what_a_listener_stored(tmp_path: Path) -> None
     import subprocess
     import sys
 
-    from mail.support import make_config
-
     from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
     from pbm_emergo.mail.inbound import InboxHandler
+    from tests.support.mail import make_config
 
     config = make_config(tmp_path)
     upgrade_to_head(config)

@@ -22,8 +22,9 @@ from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from mail.support import SERVER_ADDRESS, command_mail, free_port, wait_for
 from sqlalchemy import create_engine, text
+
+from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
 
 MAILS = 200
 KILL_AFTER = 60  # accepted mails before the SIGKILL

@@ -16,10 +16,10 @@ from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from mail.support import command_mail, free_port, make_config, wait_for
 
 from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import command_mail, free_port, make_config, wait_for
 
 from .postfix import PostfixInstance, unavailable_reason
 

@@ -13,12 +13,12 @@ from datetime import timedelta
 from email.message import EmailMessage
 
 import pytest
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 LIMIT = 64 * 1024

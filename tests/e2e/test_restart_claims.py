@@ -17,17 +17,17 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from sqlalchemy import create_engine, select, text
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import queues
+from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 
@@ -56,7 +56,7 @@ def test_a_restart_with_the_same_pid_releases_the_predecessors_claims_at_once(
         listener.stop()
     # ... and crashed while its workers held them. It had this process's host name and pid
     # (PID 1 in a container): one claim as claims are named now, one as named before.
-    host = queues.worker_name().split(":")[0]
+    host = claims.worker_name().split(":")[0]
     predecessors = [f"{host}:{os.getpid()}:0123456789ab:inbox-1", f"{host}:{os.getpid()}:inbox-2"]
     with db_sessions.begin() as session:
         held = list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
@@ -72,7 +72,7 @@ def test_a_restart_with_the_same_pid_releases_the_predecessors_claims_at_once(
         replies = wait_for(lambda: len(relay.handler.messages()) == 2 and relay.handler.messages())
     finally:
         server.stop()
-    assert time.monotonic() - started < queues.DEFAULT_LEASE.total_seconds()
+    assert time.monotonic() - started < claims.DEFAULT_LEASE.total_seconds()
     assert sorted(str(r["In-Reply-To"]) for r in replies) == [
         "<held-1@example.org>", "<held-2@example.org>"]
     with db_sessions() as session:
@@ -81,7 +81,7 @@ def test_a_restart_with_the_same_pid_releases_the_predecessors_claims_at_once(
 
 
 def test_each_process_start_names_its_claims_differently() -> None:
-    script = "from pbm_emergo.db.queues import worker_name; print(worker_name())"
+    script = "from pbm_emergo.db.claims import worker_name; print(worker_name())"
     names = {
         subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                        check=True).stdout.strip()
@@ -96,25 +96,25 @@ def test_a_live_pid_that_started_after_the_claim_is_not_the_claimant(
 ) -> None:
     # A restarted server's worker processes may be given their predecessors' pids: such a
     # claim is released, while the claim of a process that was running already is kept.
-    host = queues.worker_name().split(":")[0]
+    host = claims.worker_name().split(":")[0]
     with db_sessions.begin() as session:
         for n in (1, 2):
-            queues.enqueue_inbound(session, b"Subject: help\r\n\r\n", "a@example.org",
+            inbox.enqueue_inbound(session, b"Subject: help\r\n\r\n", "a@example.org",
                                    [SERVER_ADDRESS], f"<live-{n}@example.org>", utcnow())
     before = utcnow()
     time.sleep(1.5)  # more than the start-time slack
     newer = subprocess.Popen(["sleep", "60"])
     try:
         with db_sessions.begin() as session:
-            old_claim = queues.claim_inbound(session, worker=f"{host}:{newer.pid}:aaaa:inbox-1",
+            old_claim = inbox.claim_inbound(session, worker=f"{host}:{newer.pid}:aaaa:inbox-1",
                                              now=before)
             assert old_claim is not None
         with db_sessions.begin() as session:
-            new_claim = queues.claim_inbound(session, worker=f"{host}:{newer.pid}:bbbb:inbox-1",
+            new_claim = inbox.claim_inbound(session, worker=f"{host}:{newer.pid}:bbbb:inbox-1",
                                              now=utcnow())
             assert new_claim is not None
         with db_sessions.begin() as session:
-            assert queues.release_stale_claims(session, now=utcnow()) == (1, 0)
+            assert claims.release_stale_claims(session, now=utcnow()) == (1, 0)
         with db_sessions() as session:
             statuses = {
                 row.message_id: row.status

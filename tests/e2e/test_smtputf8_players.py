@@ -18,18 +18,16 @@ from collections.abc import Callable, Iterator
 from datetime import timedelta
 
 import pytest
-from argon2 import PasswordHasher
-from mail.support import SERVER_ADDRESS, free_port
-from mail.utf8_relay import Relayed, Utf8Relay, send_any, utf8_mail
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from e2e.support import wait_for_replies
 from pbm_emergo.config import Config
-from pbm_emergo.db import players
 from pbm_emergo.db.models import InboundMessage, Player, PlayerAddress
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import SERVER_ADDRESS, free_port
+from tests.support.post import wait_for_replies
+from tests.support.utf8_relay import Relayed, Utf8Relay, send_any, utf8_mail
 
 JOERG = "jörg@bücher.example"
 ALICE = "alice@example.org"
@@ -85,12 +83,8 @@ MakePost = Callable[[bool], Post]
 
 @pytest.fixture
 def make_post(
-    db_config: Config, db_sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+    db_config: Config, db_sessions: sessionmaker[Session], quick_argon2: None
 ) -> Iterator[MakePost]:
-    # argon2id with small parameters (still the real algorithm), so that signups stay quick.
-    monkeypatch.setattr(
-        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
     started: list[tuple[MailServer, Utf8Relay]] = []
 
     def make(relay_takes_smtputf8: bool) -> Post:

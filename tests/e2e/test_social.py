@@ -14,9 +14,9 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import select
 
-from e2e.test_accounts_security import ALICE, BOB, Post, challenge, subjects, text
-from e2e.test_password_leaks import assert_nowhere
 from pbm_emergo.db.models import Board, InboundMessage, Player
+from tests.support.leaks import assert_nowhere
+from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 
 CAROL, DAVE = "carol@example.org", "dave@example.org"
 PW = {"alice": "alice-pw1", "bob": "bob-pw1", "carol": "carol-pw1", "dave": "dave-pw1"}

@@ -1,146 +1,24 @@
-"""Helpers for the mail tests: free ports, a recording relay, sending, waiting."""
+"""What the outbox tests share: a reply queued for delivery, the outbox as stored."""
 
 from __future__ import annotations
 
-import smtplib
-import socket
-import threading
-import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from email import policy
-from email.message import EmailMessage
-from email.parser import BytesParser
-from typing import Any
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
 
-from aiosmtpd.controller import Controller
-from aiosmtpd.smtp import SMTP, Envelope, Session
-
-SERVER_ADDRESS = "pbmserv@emergo.test"
+from pbm_emergo.db import outbox
+from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.mail.reply import build_reply, reply_bytes
+from tests.support.clock import START
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+def queue_reply(factory: sessionmaker[Session], to: str, subject: str = "Emergo help") -> int:
+    raw = reply_bytes(build_reply(Reply(to, subject, "body\n"), server_address="s@e.test",
+                                  now=START, in_reply_to="<c@example.org>"))
+    with factory.begin() as session:
+        return outbox.enqueue_outbound(session, to, raw, START, subject=subject).id
 
 
-def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05) -> Any:
-    """Poll ``predicate`` until it returns something true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s: {predicate}")
-        time.sleep(interval)
-
-
-def command_mail(
-    subject: str,
-    *,
-    sender: str = "alice@example.org",
-    body: str = "",
-    message_id: str | None = None,
-    headers: dict[str, str] | None = None,
-) -> EmailMessage:
-    msg = EmailMessage()
-    msg["From"] = sender
-    msg["To"] = SERVER_ADDRESS
-    msg["Subject"] = subject
-    if message_id is not None:
-        msg["Message-ID"] = message_id
-    for name, value in (headers or {}).items():
-        msg[name] = value
-    msg.set_content(body or "\n")
-    return msg
-
-
-def send(port: int, msg: EmailMessage, envelope_sender: str | None = None) -> None:
-    """Submit ``msg`` to the listener on 127.0.0.1:``port`` with smtplib."""
-    with smtplib.SMTP("127.0.0.1", port, local_hostname="client.test", timeout=30) as smtp:
-        sender = envelope_sender if envelope_sender is not None else str(msg["From"])
-        smtp.sendmail(sender, [SERVER_ADDRESS], msg.as_bytes(policy=policy.SMTP))
-
-
-@dataclass
-class RecordingHandler:
-    """A relay that records what it is given; ``response`` decides what it answers."""
-
-    received: list[tuple[str, list[str], EmailMessage]] = field(default_factory=list)
-    response: str = "250 OK"
-    lock: threading.Lock = field(default_factory=threading.Lock)
-
-    async def handle_DATA(  # noqa: N802 - aiosmtpd's hook name
-        self, server: SMTP, session: Session, envelope: Envelope
-    ) -> str:
-        if not self.response.startswith("250"):
-            return self.response
-        raw = envelope.original_content or b""
-        msg = BytesParser(policy=policy.default).parsebytes(raw)
-        assert isinstance(msg, EmailMessage)
-        with self.lock:
-            self.received.append((envelope.mail_from or "", list(envelope.rcpt_tos), msg))
-        return "250 OK"
-
-    def messages(self) -> list[EmailMessage]:
-        with self.lock:
-            return [m for _, _, m in self.received]
-
-
-class Relay:
-    """A real aiosmtpd server on 127.0.0.1, standing in for the outbound relay."""
-
-    def __init__(self, port: int | None = None) -> None:
-        self.port = port or free_port()
-        self.handler = RecordingHandler()
-        self.controller: Controller | None = None
-
-    @property
-    def url(self) -> str:
-        return f"smtp://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.controller = Controller(
-            self.handler, hostname="127.0.0.1", port=self.port, server_hostname="relay.test",
-            decode_data=False,
-        )
-        self.controller.start()
-
-    def stop(self) -> None:
-        if self.controller is not None:
-            self.controller.stop()
-            self.controller = None
-
-
-def make_config(tmp_path: Any, **overrides: Any) -> Any:
-    """A configuration in ``tmp_path`` on a free port (SQLite, unless the test says)."""
-    from pbm_emergo.config import Config
-
-    values: dict[str, Any] = {
-        "data_dir": tmp_path / "data",
-        "smtp_port": free_port(),
-        "address": SERVER_ADDRESS,
-    }
-    values.update(overrides)
-    return Config(**values)
-
-
-class FlakyReads:
-    """A read-session factory (``read_sessions``) whose ``fail_at``-th session cannot be had,
-    as when the database goes away for a moment; the others are real."""
-
-    def __init__(self, reads: Callable[[], Any], fail_at: int) -> None:
-        self.reads = reads
-        self.fail_at = fail_at
-        self.calls = 0
-
-    def __call__(self) -> Any:
-        from sqlalchemy.exc import OperationalError
-
-        self.calls += 1
-        if self.calls == self.fail_at:
-            raise OperationalError("BEGIN", {}, ConnectionError("the database went away"))
-        return self.reads()
+def outbound(factory: sessionmaker[Session]) -> list[OutboundMessage]:
+    with factory.begin() as session:
+        return list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))

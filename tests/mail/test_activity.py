@@ -15,8 +15,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.config import Config, load_config
 from pbm_emergo.mail.activity import Deference, ListenerActivity
 from pbm_emergo.mail.inbound import InboxHandler, Listener
-
-from .support import SERVER_ADDRESS, command_mail
+from tests.support.mail import SERVER_ADDRESS, command_mail
 
 
 class Clock:

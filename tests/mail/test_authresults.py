@@ -6,8 +6,7 @@ import pytest
 
 from pbm_emergo.mail.authresults import parse_header, sender_verdict
 from pbm_emergo.mail.parse import parse_mail
-
-from .support import command_mail
+from tests.support.mail import command_mail
 
 OURS = "mx.example.net"
 

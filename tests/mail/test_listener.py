@@ -29,8 +29,7 @@ from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.inbound import CountingSMTP, InboxHandler, Listener
 from pbm_emergo.telemetry import metrics
-
-from .support import SERVER_ADDRESS, command_mail, make_config, send, wait_for
+from tests.support.mail import SERVER_ADDRESS, command_mail, make_config, send, wait_for
 
 
 @pytest.fixture(params=EVENT_LOOPS)

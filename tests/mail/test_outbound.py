@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import mailbox
-from datetime import UTC, datetime, timedelta
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import queues
-from pbm_emergo.db.models import OutboundMessage
-from pbm_emergo.game.messages import Reply
+from pbm_emergo.db import outbox
 from pbm_emergo.mail.outbound import (
     Backoff,
     MaildirTransport,
@@ -22,32 +19,11 @@ from pbm_emergo.mail.outbound import (
     SMTPTransport,
     transport_for,
 )
-from pbm_emergo.mail.reply import build_reply, reply_bytes
+from tests.support.clock import START, Clock
+from tests.support.mail import FlakyReads, Relay, free_port
+from tests.support.utf8_relay import Utf8Relay
 
-from .support import FlakyReads, Relay, free_port
-from .utf8_relay import Utf8Relay
-
-START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> datetime:
-        return self.now
-
-
-def queue_reply(factory: sessionmaker[Session], to: str, subject: str = "Emergo help") -> int:
-    raw = reply_bytes(build_reply(Reply(to, subject, "body\n"), server_address="s@e.test",
-                                  now=START, in_reply_to="<c@example.org>"))
-    with factory.begin() as session:
-        return queues.enqueue_outbound(session, to, raw, START, subject=subject).id
-
-
-def outbound(factory: sessionmaker[Session]) -> list[OutboundMessage]:
-    with factory.begin() as session:
-        return list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))
+from .support import outbound, queue_reply
 
 
 def sender_for(factory: sessionmaker[Session], port: int, clock: Clock) -> OutboxSender:
@@ -116,7 +92,7 @@ def test_an_address_the_relay_cannot_carry_fails_alone(
     plain.start()
     try:
         with session_factory.begin() as session:
-            queues.enqueue_outbound(session, "\u00e9l\u00e8ve@example.org",
+            outbox.enqueue_outbound(session, "\u00e9l\u00e8ve@example.org",
                                     b"Subject: x\r\n\r\nx\r\n", START)
         queue_reply(session_factory, "alice@example.org")
         assert sender_for(session_factory, plain.port, Clock()).run_once() == 2

@@ -27,9 +27,10 @@ from pbm_emergo.mail.outbound import (
     OutboxSender,
     SMTPTransport,
 )
+from tests.support.clock import START, Clock
+from tests.support.mail import RecordingHandler, Relay, wait_for
 
-from .support import RecordingHandler, Relay, wait_for
-from .test_outbound import START, Clock, outbound, queue_reply
+from .support import outbound, queue_reply
 
 RAW = b"From: s@e.test\r\nTo: x@example.org\r\nSubject: Emergo\r\n\r\nbody\r\n"
 

@@ -15,8 +15,6 @@ from email import policy
 from email.message import EmailMessage
 
 import pytest
-from argon2 import PasswordHasher
-from e2e.test_password_leaks import mail_texts, stored_texts
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.orm import Session, sessionmaker
@@ -28,6 +26,7 @@ from pbm_emergo.db.models import OutboundMessage
 from pbm_emergo.game.secrets import Known
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.worker import InboxWorker
+from tests.support.leaks import mail_texts, stored_texts
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 SERVER = "pbmserv@localhost"
@@ -85,12 +84,8 @@ MULTIPLE_LINES = [
 
 @pytest.fixture
 def setup(
-    db_config: Config, db_sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+    db_config: Config, db_sessions: sessionmaker[Session], quick_argon2: None
 ) -> tuple[Config, sessionmaker[Session]]:
-    # The real argon2id with small parameters, so that each example's new player is quick.
-    monkeypatch.setattr(
-        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
     return db_config, db_sessions
 
 

@@ -29,9 +29,8 @@ from pbm_emergo.game.messages import Reply
 from pbm_emergo.mail.outbound import Backoff, DeliveryError, SMTPTransport
 from pbm_emergo.mail.reply import build_reply, readdressed_bytes, reply_bytes
 from pbm_emergo.ops.server import MailServer
-
-from .support import SERVER_ADDRESS, free_port, wait_for
-from .utf8_relay import Utf8Relay, send_any, utf8_mail
+from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
+from tests.support.utf8_relay import Utf8Relay, send_any, utf8_mail
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 JOERG = "jörg@bücher.example"

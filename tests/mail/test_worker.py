@@ -6,59 +6,56 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
-from typing import Any
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.commands import describe
+from pbm_emergo.commands.api import CommandText, Write
 from pbm_emergo.config import Config
-from pbm_emergo.db import queues
+from pbm_emergo.db import claims, inbox, outbox
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.mail.inbound import InboxHandler
-from pbm_emergo.mail.parse import LOOP_HEADER
+from pbm_emergo.mail.parse import LOOP_HEADER, ParsedMail
 from pbm_emergo.mail.worker import InboxWorker
-
-from .support import FlakyReads, command_mail
+from tests.support.mail import FlakyReads, command_mail
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
 
 class Echo:
-    """A stand-in command layer: answers each mail with its subject, records what it saw."""
+    """A stand-in command layer: answers each mail with its subject, records what it saw
+    (the mail, and its commands as read on receipt)."""
 
     def __init__(self, fail_times: int = 0, board: int | None = None) -> None:
         self.seen: list[CommandMail] = []
+        self.texts: list[CommandText] = []
         self.fail_times = fail_times
         self.board = board
 
     def __call__(
         self,
-        factory: sessionmaker[Session],
+        session: Session,
         mail: CommandMail,
         config: Config,
         now: datetime,
         *,
-        outside: Callable[[list[Reply]], Any] | None = None,
-        inside: Callable[[Session, Any], None] | None = None,
-    ) -> list[Reply]:
+        text: CommandText,
+        apply_at_once: bool = False,
+    ) -> tuple[list[Reply], list[Write]]:
         self.seen.append(mail)
+        self.texts.append(text)
         if self.fail_times > 0:
             self.fail_times -= 1
             raise RuntimeError("the command layer broke")
-        replies = [Reply(mail.sender, f"echo {mail.subject}", mail.body, board=self.board)]
-        built = outside(replies) if outside is not None else None
-        with factory.begin() as session:
-            if inside is not None:
-                inside(session, built)
-        return replies
+        return [Reply(mail.sender, f"echo {mail.subject}", mail.body, board=self.board)], []
 
 
 def store(config: Config, factory: sessionmaker[Session], msg: EmailMessage,
@@ -91,11 +88,11 @@ def test_message_is_processed_and_its_reply_queued(
     outcome = worker.run_once()
     assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
     assert worker.run_once() is None
-    expected = CommandMail(
-        "alice@example.org", "emergo help", "hi\n", "<c1@example.org>",
-        shown="emergo help",  # the command as the listener showed it on receipt
-    )
+    expected = CommandMail("alice@example.org", "emergo help", "hi\n", "<c1@example.org>")
     assert echo.seen == [expected]
+    # Its commands as the listener read them on receipt, the command as it showed it.
+    [text] = echo.texts
+    assert (text.line, text.comment, text.command) == ("emergo help", "hi", "emergo help")
     [inbound] = rows(session_factory, InboundMessage)
     assert (inbound.status, inbound.attempts, inbound.processed_at) == ("done", 1, NOW)
     [out] = rows(session_factory, OutboundMessage)
@@ -110,20 +107,26 @@ def test_message_is_processed_and_its_reply_queued(
     assert reply["References"].split()[0] == f"<board-101.pbm-emergo@{config.domain}>"
 
 
-def what_runs(config: Config, factory: sessionmaker[Session]) -> list[tuple[str, str, str]]:
-    """Run the next mail (it must be done): its Subject, body and Message-ID as run."""
+def what_runs(
+    config: Config, factory: sessionmaker[Session]
+) -> list[tuple[str, str, str, str]]:
+    """Run the next mail (it must be done): its Subject, body and Message-ID as run, and
+    the command line run."""
     echo = Echo()
     outcome = InboxWorker(factory, config, echo, clock=lambda: NOW).run_once()
     assert outcome is not None and outcome.status == "done"
-    return [(m.subject, m.body, m.message_id) for m in echo.seen]
+    return [
+        (m.subject, m.body, m.message_id, t.line)
+        for m, t in zip(echo.seen, echo.texts, strict=True)
+    ]
 
 
 def test_the_worker_runs_the_listeners_parse_and_empties_it_with_the_raw_mail(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
-    """A mail is parsed once, on receipt: the worker runs what the listener stored (here
-    the stored parse is changed under it, and that is what runs), and the parse, which
-    holds what the raw mail holds, is emptied when the mail is done."""
+    """A mail is parsed and its commands read once, on receipt: the worker runs what the
+    listener stored (here the stored parse is changed under it, and that is what runs), and
+    the parse, which holds what the raw mail holds, is emptied when the mail is done."""
     inbound_id = store(
         config, session_factory,
         command_mail("emergo help", body="the body\n", message_id="<p1@example.org>"),
@@ -133,9 +136,15 @@ def test_the_worker_runs_the_listeners_parse_and_empties_it_with_the_raw_mail(
         assert inbound is not None and inbound.parsed is not None
         assert (inbound.parsed["subject"], inbound.parsed["body"]) == ("emergo help", "the body\n")
         assert inbound.parsed["message_id"] == "<p1@example.org>"
-        inbound.parsed = {**inbound.parsed, "subject": "emergo show 101"}
+        commands = inbound.parsed["commands"]
+        assert (commands["line"], commands["comment"]) == ("emergo help", "the body")
+        inbound.parsed = {
+            **inbound.parsed,
+            "subject": "emergo show 101",
+            "commands": {**commands, "line": "emergo show 101", "lines": ["emergo show 101"]},
+        }
     assert what_runs(config, session_factory) == [
-        ("emergo show 101", "the body\n", "<p1@example.org>")
+        ("emergo show 101", "the body\n", "<p1@example.org>", "emergo show 101")
     ]
     with session_factory.begin() as session:
         assert session.scalar(
@@ -145,16 +154,42 @@ def test_the_worker_runs_the_listeners_parse_and_empties_it_with_the_raw_mail(
         ) == inbound_id
 
 
+def test_a_mails_commands_are_read_on_receipt_and_run_as_stored(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    """The listener reads the commands once (the lines of a ``multiple`` body, those beyond
+    the first 30, what follows the signature, the boards they name) and stores them with
+    the mail; the worker runs what it stored."""
+    body = "".join(f"emergo show {100 + n}\n" for n in range(35)) + "-- \nalice\n"
+    inbound_id = store(config, session_factory, command_mail("multiple", body=body))
+    with session_factory() as session:
+        inbound = session.get(InboundMessage, inbound_id)
+        assert inbound is not None and inbound.parsed is not None
+        stored = ParsedMail.from_stored(inbound.parsed, sender=inbound.sender,
+                                        not_answered=None).commands
+        assert stored == describe("multiple", body, session)
+    assert stored is not None and stored.multiple and stored.command == "multiple"
+    assert (len(stored.lines), len(stored.unprocessed)) == (30, 5)
+    assert (stored.stopped_at, stored.ignored) == ("the signature", 1)
+    assert stored.boards == tuple(range(100, 130))
+    echo = Echo()
+    outcome = InboxWorker(session_factory, config, echo, clock=lambda: NOW).run_once()
+    assert outcome is not None and outcome.status == "done"
+    assert echo.texts == [stored]
+
+
 def test_a_mail_stored_without_its_parse_is_parsed_by_the_worker(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
     raw = command_mail("emergo help", body="hi\n", message_id="<p2@example.org>")
     with session_factory.begin() as session:
-        queues.store_inbound(
+        inbox.store_inbound(
             session, raw.as_bytes(policy=policy.SMTP), "alice@example.org",
             [config.address], "<p2@example.org>", NOW, sender="alice@example.org",
         )  # fmt: skip
-    assert what_runs(config, session_factory) == [("emergo help", "hi\n", "<p2@example.org>")]
+    assert what_runs(config, session_factory) == [
+        ("emergo help", "hi\n", "<p2@example.org>", "emergo help")
+    ]
 
 
 def test_failures_are_retried_then_dead_lettered_with_a_notice(
@@ -169,7 +204,7 @@ def test_failures_are_retried_then_dead_lettered_with_a_notice(
         statuses.append(outcome.status)
     assert statuses == ["retry"] * 4 + ["dead"]
     [inbound] = rows(session_factory, InboundMessage)
-    assert (inbound.status, inbound.attempts) == ("dead", queues.MAX_INBOUND_ATTEMPTS)
+    assert (inbound.status, inbound.attempts) == ("dead", claims.MAX_INBOUND_ATTEMPTS)
     assert "the command layer broke" in (inbound.last_error or "")
     # The sender is told; nothing of the failed attempts reached the outbox.
     [notice] = rows(session_factory, OutboundMessage)
@@ -180,7 +215,7 @@ def test_failures_are_retried_then_dead_lettered_with_a_notice(
     # Requeued by the operator (admin requeue), it runs again and succeeds.
     echo.fail_times = 0
     with session_factory.begin() as session:
-        assert queues.requeue_inbound(session, inbound.id, NOW)
+        assert inbox.requeue_inbound(session, inbound.id, NOW)
     outcome = worker.run_once()
     assert outcome is not None and outcome.status == "done"
 
@@ -193,7 +228,7 @@ def test_a_failure_rolls_back_the_replies_of_that_attempt(
     def half_done(
         session: Session, mail: CommandMail, config: Config, now: datetime
     ) -> list[Reply]:
-        queues.enqueue_outbound(session, "someone@example.org", b"x", now)
+        outbox.enqueue_outbound(session, "someone@example.org", b"x", now)
         raise RuntimeError("after writing")
 
     worker = InboxWorker(session_factory, config, half_done, clock=lambda: NOW)
@@ -273,20 +308,20 @@ def test_one_board_is_taken_in_arrival_order_even_with_several_workers(
     second = mail("emergo move 101 b pw c4", "<2@x>")
     other = mail("emergo move 102 a pw e4", "<3@x>")
     with session_factory.begin() as session:
-        a = queues.claim_inbound(session, worker="w1", now=NOW)
+        a = inbox.claim_inbound(session, worker="w1", now=NOW)
     with session_factory.begin() as session:
         # While 101's first mail is in hand, a second worker skips 101's second mail.
-        b = queues.claim_inbound(session, worker="w2", now=NOW)
+        b = inbox.claim_inbound(session, worker="w2", now=NOW)
     with session_factory.begin() as session:
-        c = queues.claim_inbound(session, worker="w3", now=NOW)
+        c = inbox.claim_inbound(session, worker="w3", now=NOW)
     assert a is not None and b is not None
     assert (a.id, b.id, c) == (first, other, None)
     with session_factory.begin() as session:
         message = session.get(InboundMessage, first)
         assert message is not None
-        assert queues.mark_inbound_done(session, message, NOW)
+        assert inbox.mark_inbound_done(session, message, NOW)
     with session_factory.begin() as session:
-        d = queues.claim_inbound(session, worker="w3", now=NOW)
+        d = inbox.claim_inbound(session, worker="w3", now=NOW)
     assert d is not None and d.id == second
 
 
@@ -297,17 +332,17 @@ def test_claims_of_a_dead_process_are_released(
     # A real process that has exited: its pid is no longer alive.
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
-    dead_worker = f"{queues.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    dead_worker = f"{claims.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
     with session_factory.begin() as session:
-        claimed = queues.claim_inbound(session, worker=dead_worker, now=NOW)
+        claimed = inbox.claim_inbound(session, worker=dead_worker, now=NOW)
         assert claimed is not None
-        queues.enqueue_outbound(session, "bob@example.org", b"x", NOW)
+        outbox.enqueue_outbound(session, "bob@example.org", b"x", NOW)
     with session_factory.begin() as session:
-        [out] = queues.claim_due_outbound(session, dead_worker, NOW)
+        [out] = outbox.claim_due_outbound(session, dead_worker, NOW)
     # Claims of live processes (ours) are left alone.
     with session_factory.begin() as session:
-        assert queues.release_stale_claims(session, now=NOW) == (1, 1)
-        assert queues.release_stale_claims(session, now=NOW) == (0, 0)
+        assert claims.release_stale_claims(session, now=NOW) == (1, 1)
+        assert claims.release_stale_claims(session, now=NOW) == (0, 0)
     worker = InboxWorker(session_factory, config, Echo(), clock=lambda: NOW)
     outcome = worker.run_once()
     assert outcome is not None and (outcome.inbound_id, outcome.status) == (inbound_id, "done")
@@ -327,11 +362,11 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
     store(config, session_factory, command_mail("emergo move 101 alice s3cret e4"))
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
                           capture_output=True, text=True, check=True)
-    dead_worker = f"{queues.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    dead_worker = f"{claims.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
     with session_factory.begin() as session:
-        claimed = queues.claim_inbound(session, worker=dead_worker, now=NOW)
+        claimed = inbox.claim_inbound(session, worker=dead_worker, now=NOW)
         assert claimed is not None
-        claimed.attempts = queues.MAX_INBOUND_ATTEMPTS
+        claimed.attempts = claims.MAX_INBOUND_ATTEMPTS
     server = MailServer(config, session_factory, processor=Echo(), listen=False, send=False,
                         clock=lambda: NOW)
     server._release_stale_claims()
@@ -345,12 +380,12 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
 def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Session]) -> None:
     store(config, session_factory, command_mail("help"))
     with session_factory.begin() as session:
-        assert queues.claim_inbound(session, worker=queues.worker_name(), now=NOW) is not None
+        assert inbox.claim_inbound(session, worker=claims.worker_name(), now=NOW) is not None
     with session_factory.begin() as session:
-        assert queues.release_stale_claims(session, now=NOW + timedelta(minutes=1)) == (0, 0)
+        assert claims.release_stale_claims(session, now=NOW + timedelta(minutes=1)) == (0, 0)
         # ... until the lease runs out.
-        later = NOW + queues.DEFAULT_LEASE + timedelta(seconds=1)
-        assert queues.release_stale_claims(session, now=later) == (1, 0)
+        later = NOW + claims.DEFAULT_LEASE + timedelta(seconds=1)
+        assert claims.release_stale_claims(session, now=later) == (1, 0)
 
 
 def test_mail_only_for_postmaster_is_kept_not_run(

@@ -11,12 +11,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from email import policy
 
-from mail.support import SERVER_ADDRESS, command_mail, wait_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, Player
 from pbm_emergo.rules import Game
+from tests.support.mail import SERVER_ADDRESS, command_mail, wait_for
 
 PASSWORD = "Ops-secret-1"
 

@@ -13,18 +13,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher
-from mail.support import SERVER_ADDRESS, free_port
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import players
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.ops.admin import backup_sqlite
+from pbm_emergo.ops.backup import backup_sqlite
+from pbm_emergo.ops.database_metrics import metrics_endpoint
 from pbm_emergo.ops.server import MailServer
-from pbm_emergo.telemetry.metrics import MetricsEndpoint
+from tests.support.mail import SERVER_ADDRESS, free_port
 
 from . import games
 from .support import pbm_emergo
@@ -33,16 +31,8 @@ FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 
 
 @pytest.fixture
-def quick_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    # The real argon2id with small parameters, so that signups are quick.
-    monkeypatch.setattr(
-        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
-
-
-@pytest.fixture
 def sqlite_server(
-    tmp_path: Path, quick_hashes: None
+    tmp_path: Path, quick_argon2: None
 ) -> Iterator[tuple[MailServer, sessionmaker[Session]]]:
     data_dir = tmp_path / "data"
     config = Config(data_dir=data_dir, smtp_port=free_port(), address=SERVER_ADDRESS,
@@ -150,7 +140,7 @@ def test_stats_text_and_json(
     games.set_up(port, sessions, matches)
     games.deliver(port, *games.move_mail(matches[0], 1))
     games.wait_processed(sessions)
-    endpoint = MetricsEndpoint("127.0.0.1", 0, sessions, utcnow)
+    endpoint = metrics_endpoint("127.0.0.1", 0, sessions, utcnow)
     endpoint.start()
     try:
         data = ["--data-dir", str(server.config.data_dir)]

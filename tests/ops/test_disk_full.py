@@ -20,7 +20,6 @@ from email import policy
 from pathlib import Path
 
 import pytest
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, wait_for
 from sqlalchemy import create_engine, func, select, text
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
@@ -30,6 +29,7 @@ from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, wait_for
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 DISK_BYTES = 6 * 1024 * 1024

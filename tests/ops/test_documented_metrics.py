@@ -13,7 +13,7 @@ from sqlalchemy.orm import sessionmaker
 from pbm_emergo.config import load_config
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.telemetry.metrics import MetricsEndpoint
+from pbm_emergo.ops.database_metrics import metrics_endpoint
 
 from .support import ROOT, scrape
 
@@ -24,7 +24,7 @@ def served_names(tmp_path: Path) -> set[str]:
     url = f"sqlite:///{tmp_path / 'm.sqlite3'}"
     upgrade_to_head(url=url)
     engine = create_engine_for(url)
-    endpoint = MetricsEndpoint("127.0.0.1", 0, sessionmaker(engine), utcnow)
+    endpoint = metrics_endpoint("127.0.0.1", 0, sessionmaker(engine), utcnow)
     endpoint.start()
     try:
         names = {name for name, _ in scrape(endpoint.port)}

@@ -13,7 +13,8 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from mail.support import SERVER_ADDRESS, command_mail, free_port, send, wait_for
+
+from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, send, wait_for
 
 from .support import clean_env
 

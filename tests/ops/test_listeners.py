@@ -13,7 +13,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from mail.support import SERVER_ADDRESS, command_mail, free_port, wait_for
+from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
 
 from .support import clean_env
 

@@ -16,14 +16,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.outbound import Backoff
+from pbm_emergo.ops.database_metrics import metrics_endpoint
 from pbm_emergo.ops.server import MailServer
-from pbm_emergo.telemetry.metrics import MetricsEndpoint, ProcessFilesCollector, command_label
+from pbm_emergo.telemetry.metrics import MetricsEndpoint, ProcessFilesCollector
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 
 from .support import clean_env, scrape, value
 
@@ -32,7 +34,7 @@ FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 
 @pytest.fixture
 def endpoint(session_factory: sessionmaker[Session]) -> Iterator[MetricsEndpoint]:
-    served = MetricsEndpoint("127.0.0.1", 0, session_factory, utcnow)
+    served = metrics_endpoint("127.0.0.1", 0, session_factory, utcnow)
     served.start()
     yield served
     served.stop()

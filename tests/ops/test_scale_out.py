@@ -19,12 +19,12 @@ from email.parser import BytesParser
 from pathlib import Path
 
 import pytest
-from mail.support import SERVER_ADDRESS, free_port, wait_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.db.session import create_engine_for
+from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
 
 from . import games
 from .support import clean_env, scrape

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from collections import Counter
@@ -20,30 +19,22 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from argon2 import PasswordHasher
-from mail.support import SERVER_ADDRESS, Relay, free_port, wait_for
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import players
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
+from tests.support.mail import SERVER_ADDRESS, Relay, free_port, listening, wait_for
+from tests.support.postgres import ThrowawayCluster, postgres_bindir
 
 from . import games
-from .support import OwnPostgres, clean_env
+from .support import clean_env
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 STOPPED = "the worker stopped while processing this message"  # queues.release_stale_claims
-
-
-@pytest.fixture
-def quick_hashes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(
-        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
 
 
 def play_all(port: int, matches: list[games.Match], during: Callable[[], None],
@@ -122,29 +113,25 @@ def play_through(
 
 
 @pytest.fixture
-def own_postgres() -> Iterator[tuple[OwnPostgres, str]]:
-    folder = Path(tempfile.mkdtemp(prefix="pbm-emergo-ops-pg-"))
-    cluster = OwnPostgres(folder)
-    if cluster.bindir is None:
+def own_postgres() -> Iterator[tuple[ThrowawayCluster, str]]:
+    """A cluster of this test's own, for it is restarted under the server."""
+    bindir = postgres_bindir()
+    if bindir is None:
         if os.environ.get("CI") == "true":
             pytest.fail("PostgreSQL binaries (pg_ctl) are not installed")
         pytest.skip("PostgreSQL binaries (pg_ctl) are not installed")
+    cluster = ThrowawayCluster(bindir)
     try:
         url = cluster.start()
         yield cluster, url
     finally:
-        try:
-            cluster.stop()
-        finally:
-            import shutil
-
-            shutil.rmtree(folder, ignore_errors=True)
+        cluster.stop()
 
 
 @pytest.mark.postgres
 @pytest.mark.slow
 def test_postgresql_restarted_mid_run_loses_and_repeats_nothing(
-    own_postgres: tuple[OwnPostgres, str], quick_hashes: None
+    own_postgres: tuple[ThrowawayCluster, str], quick_argon2: None
 ) -> None:
     cluster, url = own_postgres
     upgrade_to_head(url=url)
@@ -158,7 +145,7 @@ def test_postgresql_restarted_mid_run_loses_and_repeats_nothing(
 
 @pytest.mark.slow
 def test_the_relay_down_for_a_while_loses_and_repeats_nothing(
-    tmp_path: Path, quick_hashes: None
+    tmp_path: Path, quick_argon2: None
 ) -> None:
     relay = Relay()
     relay.start()
@@ -195,7 +182,7 @@ def test_a_worker_process_killed_holding_a_mail_loses_and_repeats_nothing(
     config = Config(data_dir=data_dir)
     killed: list[int] = []
     try:
-        wait_for(lambda: (data_dir / "pbm-emergo.sqlite3").exists(), timeout=60)
+        wait_for(lambda: listening(port), timeout=60)  # migrated, then listening
         engine = create_engine_for(config.effective_database_url)
         sessions = sessionmaker(engine, expire_on_commit=False)
 

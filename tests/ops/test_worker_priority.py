@@ -13,7 +13,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from mail.support import SERVER_ADDRESS, free_port, wait_for
+
+from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
 
 from .support import clean_env
 

@@ -15,8 +15,6 @@ from email.message import EmailMessage
 from typing import Any
 
 import pytest
-from argon2 import PasswordHasher
-from mail.support import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -29,6 +27,7 @@ from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Position
+from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 
 ALICE, PASSWORD = "alice@example.org", "Alice-pw1"
 
@@ -117,11 +116,11 @@ def text(msg: EmailMessage) -> str:
 
 @pytest.fixture
 def site(
-    db_config: Config, db_sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+    db_config: Config,
+    db_sessions: sessionmaker[Session],
+    monkeypatch: pytest.MonkeyPatch,
+    quick_argon2: None,
 ) -> Iterator[Site]:
-    monkeypatch.setattr(
-        players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
     monkeypatch.setenv(robots.SECONDS_ENV, "5")
     config = dataclasses.replace(
         db_config, address=SERVER_ADDRESS, smtp_port=free_port(), reply_limit=100_000

@@ -4,21 +4,15 @@ them (the shared database fixtures make each test run on SQLite and PostgreSQL).
 from __future__ import annotations
 
 import pytest
-from argon2 import PasswordHasher
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import players as player_store
-
-from .support import ADDRESSES, PASSWORDS, Mailer
+from tests.support.mailer import ADDRESSES, PASSWORDS, Mailer
 
 
 @pytest.fixture(autouse=True)
-def quick_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
-    """argon2id with small parameters: the real algorithm, a millisecond a check."""
-    monkeypatch.setattr(
-        player_store, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
-    )
+def _quick_argon2(quick_argon2: None) -> None:
+    """Every web test hashes passwords quickly (tests/support/fixtures.py)."""
 
 
 @pytest.fixture

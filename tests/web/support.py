@@ -1,20 +1,11 @@
-"""Helpers for the web and HTML board tests: games played by mail through the command
-layer, and reading the cells out of an HTML board."""
+"""Helpers for the web and HTML board tests: a game to play by mail (tests/support/mailer.py),
+and reading the cells out of an HTML board."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from html.parser import HTMLParser
 
-from sqlalchemy.orm import Session, sessionmaker
-
-from pbm_emergo.commands import CommandMail, Reply, handle
-from pbm_emergo.config import Config
-
-START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
-PASSWORDS = {"alice": "alicepw", "bob": "bobpw"}
-ADDRESSES = {"alice": "alice@example.org", "bob": "bob@example.org"}
 # A game of 31 moves (found with the rules engine) whose last move is a capture of two
 # jumps: g4 over g5 to g6, then over f6 to e6.
 CAPTURE_GAME = [
@@ -22,42 +13,6 @@ CAPTURE_GAME = [
     "d3", "d2", "g3", "g7", "f2", "e7", "c4", "b6", "d6", "f6", "f2-e2", "d2xf2", "d3-d2",
     "e7-e6", "g3-g4", "e6xc6", "g4xg6xe6",
 ]  # fmt: skip
-
-
-class Mailer:
-    """Sends command mails straight to the command layer (``handle``: it reads, then writes
-    in its own transaction), one minute apart on a simulated clock."""
-
-    def __init__(self, factory: sessionmaker[Session], config: Config) -> None:
-        self.factory = factory
-        self.config = config
-        self.now = START
-        self.count = 0
-
-    def send(self, subject: str, body: str = "", sender: str = "alice@example.org") -> list[Reply]:
-        self.count += 1
-        self.now += timedelta(minutes=1)
-        mail = CommandMail(
-            sender=sender, subject=subject, body=body, message_id=f"<w{self.count}@example.org>"
-        )
-        return handle(self.factory, mail, self.config, self.now)
-
-    def move(self, board: int, userid: str, move: str, comment: str = "") -> list[Reply]:
-        return self.send(
-            f"emergo move {board} {userid} {PASSWORDS[userid]} {move}",
-            comment,
-            sender=ADDRESSES[userid],
-        )
-
-    def play(self, board: int, moves: list[str], first_mover: str = "alice") -> list[Reply]:
-        """Play ``moves`` in turn, ``first_mover`` first; the replies to the last one."""
-        other = "bob" if first_mover == "alice" else "alice"
-        replies: list[Reply] = []
-        for i, move in enumerate(moves):
-            replies = self.move(board, first_mover if i % 2 == 0 else other, move)
-            assert replies and replies[0].subject.startswith("Emergo Board"), replies
-            assert "Error" not in replies[0].subject, replies[0].body
-        return replies
 
 
 @dataclass

@@ -21,8 +21,9 @@ from pbm_emergo.game.boards import BoardState, PlayedMove, Seat, board_html, boa
 from pbm_emergo.mail.reply import build_reply, reply_bytes
 from pbm_emergo.rules import CELLS, Game
 from pbm_emergo.views.picture import CAPTURED, LANDED, START, board_picture, move_marks
+from tests.support.mailer import Mailer
 
-from .support import CAPTURE_GAME, Mailer, board_cells, columns_of
+from .support import CAPTURE_GAME, board_cells, columns_of
 
 SERVER = "pbmserv@emergo.test"
 LIMIT = 30 * 1024

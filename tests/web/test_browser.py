@@ -17,9 +17,10 @@ from typing import Any
 import pytest
 
 from pbm_emergo.rules import CELLS, Game
+from tests.support.mailer import Mailer
+from tests.support.servers import running, web_server
 
-from .servers import running, web_server
-from .support import CAPTURE_GAME, Mailer, columns_of
+from .support import CAPTURE_GAME, columns_of
 
 playwright_api = pytest.importorskip("playwright.sync_api")
 

@@ -14,8 +14,9 @@ from starlette.testclient import TestClient
 from pbm_emergo.db.session import create_engine_for
 from pbm_emergo.rules import Game
 from pbm_emergo.web.app import create_app
+from tests.support.mailer import ADDRESSES, PASSWORDS, Mailer
 
-from .support import ADDRESSES, CAPTURE_GAME, PASSWORDS, Mailer, board_cells, columns_of
+from .support import CAPTURE_GAME, board_cells, columns_of
 
 PLAYED = CAPTURE_GAME[:12]
 ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.\w")
@@ -144,8 +145,13 @@ def test_standings_and_history(client: TestClient) -> None:
     standings = client.get("/standings")
     assert standings.status_code == 200
     order = re.findall(r'<a href="/players/(\w+)">', standings.text)
-    # bob won a rated game, alice lost one, carol has played none.
+    # bob won a rated game, alice lost one: both provisional; carol has played none: inactive.
     assert [u for u in order if u in ("alice", "bob", "carol")] == ["bob", "alice", "carol"]
+    provisional = standings.text.index("<h2>Provisional players (fewer than 20 rated games)</h2>")
+    inactive = standings.text.index("<h2>Inactive players (no rated game in the last 365 days)")
+    assert provisional < standings.text.index('href="/players/alice"') < inactive
+    assert inactive < standings.text.index('href="/players/carol"')
+    assert "<h2>Established players</h2>" not in standings.text
     history = client.get("/history")
     assert history.status_code == 200
     assert 'href="/boards/102"' in history.text and 'href="/boards/101"' not in history.text

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from .servers import free_port, running, web_server
+from tests.support.servers import free_port, running, web_server
 
 
 def get(url: str) -> tuple[int, str]:

@@ -1,0 +1,192 @@
+"""``pbm-emergo serve`` and ``pbm-emergo worker``: the mail pipeline of
+:mod:`pbm_emergo.ops.server` from the command line, with the metrics endpoint and (``serve
+--http-port``) the web view beside it.
+
+SIGTERM or SIGINT: the listener stops accepting first, each worker finishes the message in
+hand, the sender finishes the mail in hand, then the process exits with status 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import sys
+import threading
+from types import FrameType
+from typing import Any
+
+from sqlalchemy.engine import make_url
+
+from pbm_emergo.cli.web import WebProcess
+from pbm_emergo.config import EVENT_LOOPS, Config, load_config
+from pbm_emergo.db.session import (
+    current_revision,
+    get_engine,
+    get_sessionmaker,
+    head_revision,
+    upgrade_to_head,
+)
+from pbm_emergo.db.types import utcnow
+from pbm_emergo.ops.database_metrics import metrics_endpoint
+from pbm_emergo.ops.server import MailServer
+from pbm_emergo.telemetry import metrics
+from pbm_emergo.telemetry.logs import setup_logging
+
+log = logging.getLogger(__name__)
+
+
+def register(subparsers: Any) -> None:
+    for name, help_text in (
+        ("serve", "run the mail server: SMTP listener, workers, outbox sender, scheduler"),
+        ("worker", "run only the inbox workers and the outbox sender (more processes)"),
+    ):
+        parser = subparsers.add_parser(name, help=help_text, description=help_text)
+        parser.add_argument("--config", help="a TOML configuration file (PBM_EMERGO_CONFIG)")
+        parser.add_argument("--data-dir", dest="data_dir", help="PBM_EMERGO_DATA_DIR")
+        parser.add_argument("--database-url", dest="database_url",
+                            help="PBM_EMERGO_DATABASE_URL (default: SQLite in the data dir)")
+        parser.add_argument("--address", help="the server's own address (PBM_EMERGO_ADDRESS)")
+        parser.add_argument("--outbound",
+                            help="smtp://host:port or maildir:PATH (PBM_EMERGO_OUTBOUND)")
+        parser.add_argument("--smtputf8", choices=("auto", "yes", "no"),
+                            help="whether the relay delivers to non-ASCII addresses; auto "
+                                 "asks it (PBM_EMERGO_SMTPUTF8, default auto)")
+        parser.add_argument("--reply-limit", dest="reply_limit", type=int,
+                            help="replies to one address per hour (PBM_EMERGO_REPLY_LIMIT)")
+        parser.add_argument("--workers", type=int,
+                            help="inbox worker processes, default one per CPU (PBM_EMERGO_WORKERS)")
+        if name == "serve":
+            parser.add_argument("--listeners", type=int,
+                                help="processes accepting SMTP, default one per CPU, at most 4 "
+                                     "(PBM_EMERGO_LISTENERS)")
+        parser.add_argument("--worker-nice", dest="worker_nice", type=int,
+                            help="how much lower the CPU priority of the workers, the outbox "
+                                 "sender and the robots is than the listener's "
+                                 "(PBM_EMERGO_WORKER_NICE, default 19; 0: equal)")
+        parser.add_argument("--listener-first-seconds", dest="listener_first_seconds",
+                            type=float,
+                            help="while SMTP clients are sending, the workers and the outbox "
+                                 "sender wait for the listeners up to this long at a stretch "
+                                 "(PBM_EMERGO_LISTENER_FIRST_SECONDS, default 2; 0: never)")
+        parser.add_argument("--migrate", action="store_true",
+                            help="migrate the database to the newest revision first "
+                                 "(automatic on the embedded SQLite default)")
+        parser.add_argument("--log-level", dest="log_level", default="INFO")
+        parser.add_argument("--log-format", dest="log_format", choices=("text", "json"),
+                            help="text (details as key=value) or json (PBM_EMERGO_LOG_FORMAT)")
+        parser.add_argument("--metrics-port", dest="metrics_port", type=int,
+                            help="serve Prometheus metrics on this port, /metrics "
+                                 "(PBM_EMERGO_METRICS_PORT; default off)")
+        parser.add_argument("--metrics-host", dest="metrics_host",
+                            help="the address for --metrics-port (PBM_EMERGO_METRICS_HOST, "
+                                 "default 127.0.0.1)")
+        if name == "serve":
+            parser.add_argument("--host", dest="smtp_host", help="PBM_EMERGO_SMTP_HOST")
+            parser.add_argument("--port", dest="smtp_port", type=int, help="PBM_EMERGO_SMTP_PORT")
+            parser.add_argument("--max-message-size", dest="max_message_size", type=int,
+                                help="bytes (PBM_EMERGO_MAX_MESSAGE_SIZE)")
+            parser.add_argument("--event-loop", dest="event_loop", choices=EVENT_LOOPS,
+                                help="the listener's event loop (PBM_EMERGO_EVENT_LOOP, "
+                                     "default uvloop)")
+            parser.add_argument("--http-port", dest="http_port", type=int,
+                                help="also serve the read-only web view on this port, on "
+                                     "PBM_EMERGO_HTTP_HOST (PBM_EMERGO_HTTP_PORT; default off)")
+            parser.add_argument("--no-workers", dest="no_workers", action="store_true",
+                                help="run no inbox workers nor outbox sender here: only the "
+                                     "listener and the scheduler (`pbm-emergo worker` "
+                                     "processes do the rest)")
+        parser.set_defaults(func=run_serve if name == "serve" else run_worker)
+
+
+_OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
+                 "listeners", "worker_nice", "listener_first_seconds",
+                 "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
+                 "metrics_port", "metrics_host", "smtputf8", "event_loop")
+
+
+def _config_from(args: argparse.Namespace) -> Config:
+    overrides = {name: getattr(args, name, None) for name in _OPTION_NAMES}
+    return load_config(overrides, config_file=args.config)
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    return _run(args, listen=True)
+
+
+def run_worker(args: argparse.Namespace) -> int:
+    return _run(args, listen=False)
+
+
+def _run(args: argparse.Namespace, *, listen: bool) -> int:
+    config = _config_from(args)
+    setup_logging(getattr(logging, str(args.log_level).upper(), logging.INFO), config.log_format)
+    # aiosmtpd logs every SMTP command at INFO.
+    logging.getLogger("mail.log").setLevel(logging.WARNING)
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    if args.migrate or (listen and config.is_embedded_database):
+        upgrade_to_head(config)
+    current, head = current_revision(get_engine(config)), head_revision()
+    if current != head:
+        print(
+            f"pbm-emergo: the database is at schema revision {current or '(empty)'}, not "
+            f"{head}: run `pbm-emergo db upgrade` first, or add --migrate",
+            file=sys.stderr,
+        )
+        return 1
+    metrics_dir = None
+    if config.metrics_port:
+        # Before any process starts: they all count into this directory (see
+        # pbm_emergo.telemetry.metrics).
+        metrics_dir = metrics.use_multiprocess_dir()
+    server = MailServer(config, get_sessionmaker(config), listen=listen, processes=True,
+                        work=not getattr(args, "no_workers", False))
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        log.info("signal %d: shutting down", signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    server.start()
+    endpoint = None
+    if metrics_dir is not None:
+        endpoint = metrics_endpoint(
+            config.metrics_host, config.metrics_port, get_sessionmaker(config), utcnow
+        )
+        endpoint.start()
+    web = None
+    if listen and config.http_port:
+        web = WebProcess(config)
+        web.start()
+    log.info(
+        "pbm-emergo %s: address %s, database %s, outbound %s",
+        "serving" if listen else "worker",
+        config.address,
+        _redact(config.effective_database_url),
+        config.effective_outbound,
+    )
+    while not stop.wait(1.0):
+        server.check_workers()
+        if web is not None:
+            web.check()
+    if web is not None:
+        web.stop()
+    server.stop()
+    if endpoint is not None:
+        endpoint.stop()
+    if metrics_dir is not None:
+        metrics.remove_multiprocess_dir(metrics_dir)
+    log.info("stopped")
+    return 0
+
+
+def _redact(url: str) -> str:
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001
+        return "(unparseable URL)"
+
+
+__all__ = ["register", "run_serve", "run_worker"]

@@ -1,0 +1,20 @@
+"""``emergo accept userid password``: accept every challenge (the default)."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Context, Result
+from pbm_emergo.commands.challenge_policy import PolicyCommand
+from pbm_emergo.game.challenges import accept_challenges
+
+
+class AcceptCommand(PolicyCommand):
+    name = "emergo accept"
+    description = "accept every challenge (the default)"
+    details = (
+        "Every challenge of you starts a board again (undoes emergo reject and emergo "
+        "limit). To accept a draw offer or a take-back request on a board, use 'emergo "
+        "move BOARD USERID PASSWORD accept'."
+    )
+
+    def set_policy(self, ctx: Context, args: list[str]) -> Result:
+        return accept_challenges(ctx, args[0], args[1])

@@ -1,0 +1,35 @@
+"""``emergo challenge u1 u2 [options]``: open a new board; u1 plays Ohs and moves first."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.grammar import USERID, WORD, Grammar, named, optional
+from pbm_emergo.game.challenges import challenge
+
+
+class ChallengeCommand(Command):
+    name = "emergo challenge"
+    grammar = Grammar(
+        named(USERID, "u1"),
+        named(USERID, "u2"),
+        # The options, in any order.
+        optional(named(WORD, "-unrated")),
+        optional(named(WORD, "-blocked=draw")),
+        optional(named(WORD, "--nagtime=DAYS")),
+        optional(named(WORD, "--forfeittime=DAYS")),
+        optional(named(WORD, "--totaltime=DAYS")),
+    )
+    description = "open a new board; u1 plays Ohs (White, moves first)"
+    details = (
+        "Opens a new board between the players u1 and u2; u1 plays Ohs (o, White) and moves "
+        "first. Send it from a registered address of u1 or u2. Options: -unrated (no rating "
+        "change), -blocked=draw (a blocked player draws instead of losing), --nagtime=DAYS "
+        "(a reminder after that many days without a move, default 7), --forfeittime=DAYS "
+        "(the game is lost after that many days without a move, default 28), "
+        "--totaltime=DAYS (each player's total thinking time over the game; running out "
+        "loses on time). Both players get the board."
+    )
+    section = "emergo"
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        return challenge(ctx, args[0], args[1], args[2:])

@@ -1,0 +1,30 @@
+"""``emergo limit userid password N|off``: refuse challenges once you have N active boards."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Context, Result
+from pbm_emergo.commands.challenge_policy import PolicyCommand
+from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.game.challenges import MAX_LIMIT, limit_challenges
+
+
+class LimitCommand(PolicyCommand):
+    name = "emergo limit"
+    grammar = Grammar(USERID, PASSWORD, named(WORD, "N|off"))
+    description = "refuse challenges once you have N active boards; off: no limit"
+    details = (
+        f"Challenges of you are refused while you have N (0 to {MAX_LIMIT}) or more active "
+        "boards: the challenger gets an error mail, you are not told. 'off' removes the "
+        "limit. Setting a limit also ends an 'emergo reject'."
+    )
+
+    def check_value(self, args: list[str]) -> None:
+        word = args[2].lower()
+        if word != "off" and not (word.isdigit() and int(word) <= MAX_LIMIT):
+            raise self.usage_error(
+                f"The limit is a number of active boards from 0 to {MAX_LIMIT}, or off."
+            )
+
+    def set_policy(self, ctx: Context, args: list[str]) -> Result:
+        word = args[2].lower()
+        return limit_challenges(ctx, args[0], args[1], None if word == "off" else int(word))

@@ -1,0 +1,40 @@
+"""``emergo move board userid password MOVE[#n]``: play a move, or resign, offer or answer
+a draw, ask to take a move back. ``emergo resign board userid password`` is a short form.
+
+The move number guard ``#n`` takes the move only as move n of the game (both players'
+moves counted); otherwise nothing changes and the reply names the move number due.
+"""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.game.play import play
+
+
+class MoveCommand(Command):
+    name = "emergo move"
+    grammar = Grammar(BOARD, USERID, PASSWORD, named(WORD, "MOVE[#n]"))
+    description = "play MOVE (e4, e4-e5, e4xc4xc6), or resign, propose, accept, reject, undo"
+    details = (
+        "Plays MOVE on the board for USERID. Notation: e4 enters a man (or the shadowpiece), "
+        "e4-e5 moves a piece, e4xc4xc6 captures (the start cell, then every landing cell). "
+        "Add #n to play the move only as move n of the game (both players' moves counted): "
+        "e4xc4#17. Instead of a move: resign; propose (offer a draw); undo (ask to take "
+        "back your last move); accept or reject (answer your opponent's offer or request). "
+        "The body of the mail is a comment both players see."
+    )
+    section = "emergo"
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        return play(ctx, args[0], args[1], args[2], args[3])
+
+
+class ResignCommand(Command):
+    name = "emergo resign"
+    grammar = Grammar(BOARD, USERID, PASSWORD)
+    description = "resign the game on that board"
+    section = "emergo"
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        return play(ctx, args[0], args[1], args[2], "resign")

@@ -1,0 +1,48 @@
+"""``emergo seek userid password [N|off]`` (say you want N more games) and ``emergo
+seeks`` (who is seeking). Each challenge of a seeking player takes one off their count."""
+
+from __future__ import annotations
+
+from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, optional
+from pbm_emergo.game.challenges import MAX_SEEK, seek, seekers
+
+
+class SeekCommand(Command):
+    name = "emergo seek"
+    grammar = Grammar(USERID, PASSWORD, optional(named(WORD, "N|off")))
+    description = "say that you want N more games (default 1); off: none"
+    details = (
+        f"Lists you in 'emergo seeks' and in the Seeking column of 'emergo standings' as "
+        f"wanting N more games (1 to {MAX_SEEK}; 1 if you leave N out). Each challenge of "
+        "you takes one off; 'off' (or 0) takes you off the list."
+    )
+    section = "emergo"
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        count = 1
+        if len(args) == 3:
+            word = args[2].lower()
+            if word == "off":
+                count = 0
+            elif word.isdigit() and int(word) <= MAX_SEEK:
+                count = int(word)
+            else:
+                raise self.usage_error(
+                    f"The number of games sought is a number from 0 to {MAX_SEEK}, or off."
+                )
+        return seek(ctx, args[0], args[1], count)
+
+
+class SeeksCommand(Command):
+    name = "emergo seeks"
+    description = "the players seeking games, with their ratings"
+    details = (
+        "Lists the players who said (with emergo seek) that they want more games: how many, "
+        "their rating (provisional or not) and how many boards they play now. Challenge "
+        "one with 'emergo challenge YOURID THEIRID'."
+    )
+    section = "emergo"
+
+    def process(self, ctx: Context, args: list[str]) -> Result:
+        return seekers(ctx)

@@ -1,0 +1,200 @@
+"""Claims on the mail queues: who holds one, for how long, how many attempts a mail gets, and
+putting back the claims of workers that are gone.
+
+A claim names its worker (``host:pid:instance:thread``; the instance is a random id made
+when the process starts). :func:`release_stale_claims` puts back the claims of workers that
+are gone: at once for a process on this host that no longer exists, or whose pid is now
+another process's (a server restarted as PID 1 in a container has its predecessor's pid),
+after the lease for any other; a mail whose attempts are used up goes to the dead letters.
+
+The queues themselves, and how each claims its rows, are :mod:`pbm_emergo.db.inbox` and
+:mod:`pbm_emergo.db.outbox`; both end a claim with :func:`released`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Result, select
+from sqlalchemy.orm import Session, object_session
+from sqlalchemy.orm.attributes import set_committed_value
+
+from pbm_emergo.db.models import (
+    INBOUND_DEAD,
+    INBOUND_PENDING,
+    INBOUND_PROCESSING,
+    OUTBOUND_PENDING,
+    OUTBOUND_SENDING,
+    InboundMessage,
+    OutboundMessage,
+)
+from pbm_emergo.db.session import rowcount
+
+# Attempts are counted at claim time, so a mail that crashes its worker every time is still
+# dead-lettered after this many.
+MAX_INBOUND_ATTEMPTS = 5
+DEFAULT_LEASE = timedelta(minutes=10)
+ERROR_LENGTH = 4000  # last_error keeps the end of longer texts
+
+
+def error_text(error: str | BaseException) -> str:
+    """What a failed attempt keeps in ``last_error``: the end of the error's text."""
+    text = error if isinstance(error, str) else f"{type(error).__name__}: {error}"
+    return text[-ERROR_LENGTH:]
+
+
+def _new_instance() -> None:
+    global _INSTANCE
+    _INSTANCE = secrets.token_hex(6)
+
+
+# This process's instance: a new one in every process (a forked child makes its own), so
+# that a claim never looks like ours because an earlier process had our pid.
+_INSTANCE = ""
+_new_instance()
+os.register_at_fork(after_in_child=_new_instance)
+
+
+def _host() -> str:
+    return socket.gethostname()[:64]  # so that host, pid and instance always fit
+
+
+def worker_name() -> str:
+    """``host:pid:instance:thread``, the value of ``claimed_by`` for claims made by this
+    thread (``instance``: a random id made when this process started)."""
+    name = threading.current_thread().name
+    return f"{_host()}:{os.getpid()}:{_INSTANCE}:{name}"[:128]
+
+
+def released(
+    session: Session,
+    message: InboundMessage | OutboundMessage,
+    result: Result[Any],
+    values: dict[str, object],
+) -> bool:
+    """After the conditional UPDATE that ends a claim: give the object ``values`` (the
+    claim held), or read it back (it did not) and say so."""
+    if rowcount(result) != 1:
+        if object_session(message) is session:
+            session.refresh(message)
+        return False
+    for key, value in values.items():
+        set_committed_value(message, key, value)
+    return True
+
+
+def claim_is_stale(
+    claimed_by: str | None, claimed_at: datetime | None, now: datetime, lease: timedelta
+) -> bool:
+    if claimed_at is None or claimed_at < now - lease:
+        return True
+    host, _, rest = (claimed_by or "").partition(":")
+    pid_text, _, rest = rest.partition(":")
+    if host != _host() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        # Ours, or made by an earlier process that had our pid and is therefore gone (a
+        # claim of the form host:pid:thread, from before instances, is such an earlier one).
+        return rest.partition(":")[0] != _INSTANCE
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass
+    # The pid is in use: by the claimant, or by a process that started after the claim was
+    # made (a restarted server's workers may get their predecessors' pids).
+    started = _process_start(pid)
+    return started is not None and started > claimed_at + _START_SLACK
+
+
+# /proc gives a process's start in clock ticks after boot, to a hundredth of a second.
+_START_SLACK = timedelta(seconds=1)
+
+
+def _process_start(pid: int) -> datetime | None:
+    """When process ``pid`` started (from Linux's /proc), or None when that is unknown."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        # Fields after the command name (which may hold spaces) start at field 3; the
+        # start time is field 22.
+        ticks = int(stat.rpartition(")")[2].split()[19])
+        since_boot = float(Path("/proc/uptime").read_text().split()[0])
+        per_second = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+    return datetime.fromtimestamp(time.time() - since_boot + ticks / per_second, UTC)
+
+
+def restore_claim(
+    message: InboundMessage | OutboundMessage, status: str, claimed_by: str | None
+) -> None:
+    """Give ``message`` back the claim it had before a transaction that ended the claim
+    failed to commit: the row still holds the claim, so the object should say so too."""
+    set_committed_value(message, "status", status)
+    set_committed_value(message, "claimed_by", claimed_by)
+
+
+def release_stale_claims(
+    session: Session,
+    *,
+    now: datetime,
+    lease: timedelta = DEFAULT_LEASE,
+    on_dead: Callable[[Session, InboundMessage], None] | None = None,
+) -> tuple[int, int]:
+    """Put back the claims of crashed workers; returns (inbound, outbound) released.
+
+    A claim is stale when its process on this host no longer exists, or it is older than
+    ``lease`` (a process on another machine that died). ``on_dead`` is called for each
+    inbound message dead-lettered here (its attempts used up).
+    """
+    inbound = 0
+    for message in session.scalars(
+        select(InboundMessage).where(InboundMessage.status == INBOUND_PROCESSING)
+    ):
+        if claim_is_stale(message.claimed_by, message.claimed_at, now, lease):
+            message.claimed_by = None
+            message.claimed_at = None
+            message.last_error = "the worker stopped while processing this message"
+            if message.attempts >= MAX_INBOUND_ATTEMPTS:
+                message.status = INBOUND_DEAD
+                message.processed_at = now
+                if on_dead is not None:
+                    on_dead(session, message)
+            else:
+                message.status = INBOUND_PENDING
+            inbound += 1
+    outbound = 0
+    for out in session.scalars(
+        select(OutboundMessage).where(OutboundMessage.status == OUTBOUND_SENDING)
+    ):
+        if claim_is_stale(out.claimed_by, out.claimed_at, now, lease):
+            out.claimed_by = None
+            out.claimed_at = None
+            out.status = OUTBOUND_PENDING
+            out.next_attempt_at = now
+            outbound += 1
+    session.flush()
+    return inbound, outbound
+
+
+__all__ = [
+    "DEFAULT_LEASE",
+    "ERROR_LENGTH",
+    "MAX_INBOUND_ATTEMPTS",
+    "claim_is_stale",
+    "error_text",
+    "release_stale_claims",
+    "released",
+    "restore_claim",
+    "worker_name",
+]

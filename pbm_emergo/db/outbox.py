@@ -1,0 +1,382 @@
+"""The outbox: replies and notices queued for sending, claimed by the sender in batches,
+marked sent, or failed and retried with a backoff.
+
+A claim is one ``UPDATE ... RETURNING`` whose search, on PostgreSQL, is ``FOR UPDATE SKIP
+LOCKED`` (``_CLAIM_OUTBOUND``), so any number of senders share the queue; a sender's claim
+whose lease ran out (:data:`pbm_emergo.db.claims.DEFAULT_LEASE`) may be taken over.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import Table, and_, bindparam, func, insert, inspect, or_, select, update
+from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
+
+from pbm_emergo.db.claims import DEFAULT_LEASE, error_text, released
+from pbm_emergo.db.models import (
+    OUTBOUND_DEAD,
+    OUTBOUND_FAILED,
+    OUTBOUND_PENDING,
+    OUTBOUND_SENDING,
+    OUTBOUND_SENT,
+    OutboundMessage,
+)
+from pbm_emergo.db.session import rowcount
+
+# With the default backoff (30 s doubling up to 1 h) this is about two days of retries.
+MAX_OUTBOUND_ATTEMPTS = 55
+DEFAULT_BASE_DELAY = timedelta(seconds=30)
+DEFAULT_MAX_DELAY = timedelta(hours=1)
+
+# The table, for the statements built once on it (Core: the hot path's statements cost less
+# to run than to build as ORM statements).
+_outbound = cast(Table, OutboundMessage.__table__)
+
+
+def enqueue_outbound(
+    session: Session,
+    recipient: str,
+    raw: bytes,
+    now: datetime,
+    *,
+    inbound_id: int | None = None,
+    message_id: str | None = None,
+    subject: str | None = None,
+    board_number: int | None = None,
+    status: str = OUTBOUND_PENDING,
+    last_error: str | None = None,
+) -> OutboundMessage:
+    """Queue one mail for one recipient (stored lower-case), due now (``status="failed"``
+    with ``last_error``: kept but not sent); returns the stored row."""
+    message = OutboundMessage(
+        **outbound_row(
+            recipient, raw, now, inbound_id=inbound_id, message_id=message_id,
+            subject=subject, board_number=board_number, status=status, last_error=last_error,
+        )
+    )
+    session.add(message)
+    session.flush()
+    return message
+
+
+def outbound_row(
+    recipient: str,
+    raw: bytes,
+    now: datetime,
+    *,
+    inbound_id: int | None = None,
+    message_id: str | None = None,
+    subject: str | None = None,
+    board_number: int | None = None,
+    status: str = OUTBOUND_PENDING,
+    last_error: str | None = None,
+) -> dict[str, Any]:
+    """The outbox row of one mail (see :func:`enqueue_outbound`), for :func:`queue_outbound`."""
+    return {
+        "recipient": recipient.strip().lower(),
+        "raw": raw,
+        "message_id": message_id,
+        "subject": subject,
+        "board_number": board_number,
+        "created_at": now,
+        "status": status,
+        "last_error": last_error,
+        "attempts": 0,
+        "next_attempt_at": now,
+        "inbound_id": inbound_id,
+    }
+
+
+def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Store outbox rows (:func:`outbound_row`) with one INSERT, when nobody needs their ids."""
+    if rows:
+        session.connection().execute(_QUEUE_OUTBOUND, list(rows))
+
+
+_QUEUE_OUTBOUND = insert(_outbound)
+
+
+# A mail the sender may claim: due and pending, or claimed by a sender whose lease ran out
+# (parameters ``now`` and ``stale_before``, that is now - lease). One expression for the
+# look before claiming and for the claim.
+_OUTBOUND_CLAIMABLE = or_(
+    and_(_outbound.c.status == OUTBOUND_PENDING,
+         _outbound.c.next_attempt_at <= bindparam("now")),
+    and_(_outbound.c.status == OUTBOUND_SENDING,
+         _outbound.c.claimed_at < bindparam("stale_before")),
+)
+_ANY_OUTBOUND_DUE = select(_outbound.c.id).where(_OUTBOUND_CLAIMABLE).limit(1)
+
+
+def outbound_due(session: Session, now: datetime, *, lease: timedelta = DEFAULT_LEASE) -> bool:
+    """Whether :func:`claim_due_outbound` would find something (a cheap read first, so that
+    an idle sender never takes SQLite's write lock)."""
+    found = session.execute(_ANY_OUTBOUND_DUE, {"now": now, "stale_before": now - lease})
+    return found.first() is not None
+
+
+def claim_due_outbound_ids(
+    session: Session,
+    worker: str,
+    now: datetime,
+    *,
+    limit: int = 10,
+    lease: timedelta = DEFAULT_LEASE,
+) -> list[int]:
+    """Claim up to ``limit`` messages due for sending (oldest first), counting an attempt;
+    returns their ids, oldest first. Commit right away, read the mails outside the write
+    transaction (:func:`outbound_by_ids`), send, then mark each sent or failed in a new
+    transaction.
+
+    One Core statement on the table, the search and the claim together (on PostgreSQL rows
+    another sender is claiming are skipped): the sender runs it inside the write lock for
+    every batch, and the ORM's select-then-update cost four times as much."""
+    postgresql = session.get_bind().dialect.name == "postgresql"
+    claimed = session.execute(
+        _CLAIM_OUTBOUND[postgresql],
+        {"worker": worker, "now": now, "stale_before": now - lease, "limit": limit},
+    ).all()
+    # RETURNING promises no order: oldest first, as the search took them.
+    return [row.id for row in sorted(claimed, key=lambda row: (row.next_attempt_at, row.id))]
+
+
+def _claim_outbound(*, skip_locked: bool) -> Any:
+    """``UPDATE`` the oldest due mails (up to ``limit``) to claimed ``RETURNING`` them."""
+    due = (
+        select(_outbound.c.id)
+        .where(_OUTBOUND_CLAIMABLE)
+        .order_by(_outbound.c.next_attempt_at, _outbound.c.id)
+        .limit(bindparam("limit"))
+    )
+    if skip_locked:
+        # PostgreSQL may run an IN (subquery) more than once in an UPDATE, and with SKIP
+        # LOCKED each run can find other rows (more than ``limit`` were claimed): the
+        # search is a CTE it runs once (MATERIALIZED).
+        found = due.with_for_update(skip_locked=True).cte("due").prefix_with("MATERIALIZED")
+        due = select(found.c.id)
+    return (
+        update(_outbound)
+        .where(_outbound.c.id.in_(due), _OUTBOUND_CLAIMABLE)
+        .values(
+            status=OUTBOUND_SENDING,
+            claimed_by=bindparam("worker"),
+            claimed_at=bindparam("now"),
+            attempts=_outbound.c.attempts + 1,
+        )
+        .returning(_outbound.c.id, _outbound.c.next_attempt_at)
+    )
+
+
+_CLAIM_OUTBOUND = (_claim_outbound(skip_locked=False), _claim_outbound(skip_locked=True))
+
+
+def outbound_by_ids(session: Session, ids: Sequence[int]) -> list[OutboundMessage]:
+    """The outbound mails ``ids``, in that order, as stored now."""
+    if not ids:
+        return []
+    found = {
+        m.id: m
+        for m in session.scalars(
+            select(OutboundMessage)
+            .where(OutboundMessage.id.in_(ids))
+            .execution_options(populate_existing=True)
+        )
+    }
+    return [found[i] for i in ids if i in found]
+
+
+def claim_due_outbound(
+    session: Session,
+    worker: str,
+    now: datetime,
+    *,
+    limit: int = 10,
+    lease: timedelta = DEFAULT_LEASE,
+) -> list[OutboundMessage]:
+    """:func:`claim_due_outbound_ids`, returning the claimed mails themselves (read in the
+    same transaction)."""
+    ids = claim_due_outbound_ids(session, worker, now, limit=limit, lease=lease)
+    return outbound_by_ids(session, ids)
+
+
+def _release_outbound(session: Session, message: OutboundMessage, **values: object) -> bool:
+    result = session.execute(
+        update(OutboundMessage)
+        .where(
+            OutboundMessage.id == message.id,
+            OutboundMessage.status == OUTBOUND_SENDING,
+            OutboundMessage.claimed_by == message.claimed_by,
+        )
+        .values(claimed_by=None, claimed_at=None, **values)
+        .execution_options(synchronize_session=False)
+    )
+    return released(session, message, result, {"claimed_by": None, "claimed_at": None, **values})
+
+
+def mark_outbound_sent(session: Session, message: OutboundMessage, now: datetime) -> bool:
+    """The relay accepted the message. Returns False if the claim was lost."""
+    return _release_outbound(session, message, status=OUTBOUND_SENT, sent_at=now, last_error=None)
+
+
+def mark_outbound_sent_many(
+    session: Session, messages: Sequence[OutboundMessage], now: datetime
+) -> set[int]:
+    """:func:`mark_outbound_sent` for a batch claimed by one worker, in one UPDATE; returns
+    the ids whose claim still held (the others were taken over meanwhile)."""
+    if not messages:
+        return set()
+    worker = messages[0].claimed_by
+    assert all(m.claimed_by == worker for m in messages), "one worker's batch"
+    values = {"status": OUTBOUND_SENT, "sent_at": now, "last_error": None,
+              "claimed_by": None, "claimed_at": None}
+    ours = set(
+        session.scalars(
+            _MARK_OUTBOUND_SENT,
+            {"ids": [m.id for m in messages], "worker": worker, "now": now},
+        )
+    )
+    for message in messages:
+        if message.id in ours:
+            for key, value in values.items():
+                set_committed_value(message, key, value)
+        elif inspect(message).session is session:
+            session.refresh(message)
+    return ours
+
+
+# Core, on the table, built once (as the claim): the sender runs it inside the write lock.
+_MARK_OUTBOUND_SENT = (
+    update(_outbound)
+    .where(
+        _outbound.c.id.in_(bindparam("ids", expanding=True)),
+        _outbound.c.status == OUTBOUND_SENDING,
+        _outbound.c.claimed_by == bindparam("worker"),
+    )
+    .values(status=OUTBOUND_SENT, sent_at=bindparam("now"), last_error=None,
+            claimed_by=None, claimed_at=None)
+    .returning(_outbound.c.id)
+)
+
+
+def retry_delay(
+    attempts: int,
+    base_delay: timedelta = DEFAULT_BASE_DELAY,
+    max_delay: timedelta = DEFAULT_MAX_DELAY,
+) -> timedelta:
+    """Exponential backoff: base, 2 x base, 4 x base, ... capped at ``max_delay``."""
+    delay: timedelta = base_delay * (2 ** max(attempts - 1, 0))
+    return min(delay, max_delay)
+
+
+def mark_outbound_failed(
+    session: Session,
+    message: OutboundMessage,
+    error: str | BaseException,
+    now: datetime,
+    *,
+    permanent: bool = False,
+    base_delay: timedelta = DEFAULT_BASE_DELAY,
+    max_delay: timedelta = DEFAULT_MAX_DELAY,
+) -> bool:
+    """Record a failed delivery. ``permanent`` (a 5xx answer): status failed, no retry.
+    Otherwise (4xx, connection trouble) pending again after an exponential backoff, or dead
+    after MAX_OUTBOUND_ATTEMPTS. Returns False if the claim was lost."""
+    if permanent:
+        status, next_at = OUTBOUND_FAILED, now
+    elif message.attempts >= MAX_OUTBOUND_ATTEMPTS:
+        status, next_at = OUTBOUND_DEAD, now
+    else:
+        status = OUTBOUND_PENDING
+        next_at = now + retry_delay(message.attempts, base_delay, max_delay)
+    return _release_outbound(
+        session, message, status=status, next_attempt_at=next_at, last_error=error_text(error)
+    )
+
+
+def requeue_outbound(session: Session, message_id: int, now: datetime) -> bool:
+    """Send an outbound message again (typically failed or dead), due now, fresh attempts.
+    Returns False if there is no such message or it is being sent."""
+    result = session.execute(
+        update(OutboundMessage)
+        .where(OutboundMessage.id == message_id, OutboundMessage.status != OUTBOUND_SENDING)
+        .values(
+            status=OUTBOUND_PENDING,
+            attempts=0,
+            next_attempt_at=now,
+            claimed_by=None,
+            claimed_at=None,
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return rowcount(result) == 1
+
+
+def replies_sent_to_each(
+    session: Session, recipients: Sequence[str], since: datetime
+) -> dict[str, int]:
+    """:func:`replies_sent_to` for several recipients in one query (lower-cased keys)."""
+    keys = sorted({r.strip().lower() for r in recipients})
+    counts = dict.fromkeys(keys, 0)
+    if keys:
+        rows = session.connection().execute(_SENT_TO_EACH, {"keys": keys, "since": since})
+        counts.update({recipient: int(count) for recipient, count in rows})
+    return counts
+
+
+# Built once, on the table: the worker runs it for every mail it answers.
+_SENT_TO_EACH = (
+    select(_outbound.c.recipient, func.count())
+    .where(_outbound.c.recipient.in_(bindparam("keys", expanding=True)),
+           _outbound.c.created_at >= bindparam("since"))
+    .group_by(_outbound.c.recipient)
+)
+
+
+def replies_sent_to(session: Session, recipient: str, since: datetime) -> int:
+    """How many outbound messages were queued for ``recipient`` since ``since`` (for the
+    per-address reply limit)."""
+    # Recipients are stored lower-case (enqueue_outbound): a plain comparison uses the index.
+    count = session.scalar(
+        select(func.count())
+        .select_from(OutboundMessage)
+        .where(
+            OutboundMessage.recipient == recipient.strip().lower(),
+            OutboundMessage.created_at >= since,
+        )
+    )
+    return int(count or 0)
+
+
+def next_outbound_due(session: Session) -> datetime | None:
+    """When the next pending outbound mail is due (for the sender's sleep)."""
+    return session.scalar(
+        select(func.min(OutboundMessage.next_attempt_at)).where(
+            OutboundMessage.status == OUTBOUND_PENDING
+        )
+    )
+
+
+__all__ = [
+    "DEFAULT_BASE_DELAY",
+    "DEFAULT_MAX_DELAY",
+    "MAX_OUTBOUND_ATTEMPTS",
+    "claim_due_outbound",
+    "claim_due_outbound_ids",
+    "enqueue_outbound",
+    "mark_outbound_failed",
+    "mark_outbound_sent",
+    "mark_outbound_sent_many",
+    "next_outbound_due",
+    "outbound_by_ids",
+    "outbound_due",
+    "outbound_row",
+    "queue_outbound",
+    "replies_sent_to",
+    "replies_sent_to_each",
+    "requeue_outbound",
+    "retry_delay",
+]

@@ -1,0 +1,48 @@
+"""Autoplay: forced moves played for the player.
+
+With autoplay on, whenever the player is to move and has exactly one legal move (frequent
+in Emergo, where captures are compulsory), the server plays it for them at once, marked
+``(Forced)`` (:mod:`pbm_emergo.game.chain`). Switching it on also plays the forced moves
+due now on the player's boards.
+"""
+
+from __future__ import annotations
+
+from pbm_emergo.db import autoplay, games
+from pbm_emergo.db.models import BOARD_ACTIVE
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import BoardState
+from pbm_emergo.game.chain import follow
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.results import Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.views.templating import render
+
+
+def set_autoplay(ctx: UnitOfWork, userid: str, password: str, on: bool) -> Result:
+    """Switch the player's autoplay on or off; on also plays the forced moves due now."""
+    setting = "on" if on else "off"
+    player = authenticate(ctx, userid, password)
+    player_id = player.id
+    ctx.write(lambda s: autoplay.set_autoplay(s, player_id, on))
+    played: list[int] = []
+    replies: list[Reply] = []
+    if on:
+        # The forced moves due now, played as if autoplay had been on all along.
+        for board in games.boards_of(ctx.session, player, BOARD_ACTIVE):
+            if board.to_move is None or board.player_of(board.to_move).id != player_id:
+                continue
+            game = games.resume_game(ctx.session, board)
+            if len(game.position.legal_moves()) != 1:
+                continue
+            state = BoardState.load(ctx.session, board)
+            result = follow(ctx, board, state, game, autoplay_on=frozenset({player_id}))
+            if result is not None:
+                played.append(board.number)
+                replies.extend(result.replies)
+    return Result(
+        summary=f"autoplay {setting} for {player.userid}",
+        answer=render("autoplay.txt.j2", userid=player.userid, on=on, played=played),
+        answer_subject=f"Emergo autoplay {setting} for {player.userid}",
+        replies=replies,
+    )

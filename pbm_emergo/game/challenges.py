@@ -1,0 +1,274 @@
+"""Challenges: opening a board between two players, and what a player lets challenges do.
+
+A player accepts every challenge (the default), refuses every one, or refuses them once
+they have N active boards; a refused challenge gets an error to the challenger, the
+challenged player is not told. A player may also say they seek N more games: each
+challenge of them takes one off.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pbm_emergo.db import challenges, games, ratings
+from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
+from pbm_emergo.db.reads import active_board_counts
+from pbm_emergo.game.accounts import authenticate, is_registered, require_player
+from pbm_emergo.game.boards import BoardState, Seat, board_mails
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.rules import Position
+from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
+MAX_DAYS = 365
+# The most active boards a limit may name, and the most games one may seek.
+MAX_LIMIT = 999
+MAX_SEEK = 99
+
+
+@dataclass
+class ChallengeOptions:
+    rated: bool = True
+    blocked_rule: str = "loss"
+    nag_days: int = DEFAULT_NAG_DAYS
+    forfeit_days: int = DEFAULT_FORFEIT_DAYS
+    total_days: int | None = None
+
+
+def parse_options(words: Sequence[str]) -> ChallengeOptions:
+    """The options of a challenge; a Refused names the first one that is wrong."""
+    options = ChallengeOptions()
+    for word in words:
+        match = OPTION.fullmatch(word)
+        name = match[1].lower() if match else ""
+        value = match[2].lower() if match and match[2] else None
+        if name in ("unrated", "rated") and value is None:
+            options.rated = name == "rated"
+        elif name == "blocked" and value in ("draw", "loss"):
+            options.blocked_rule = value
+        elif name in ("nagtime", "forfeittime", "totaltime") and value is not None:
+            if not value.isdigit() or not 1 <= int(value) <= MAX_DAYS:
+                raise Refused(
+                    f"The option {word} needs a number of days from 1 to {MAX_DAYS}."
+                )
+            if name == "nagtime":
+                options.nag_days = int(value)
+            elif name == "totaltime":
+                options.total_days = int(value)
+            else:
+                options.forfeit_days = int(value)
+        else:
+            raise Refused(
+                f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
+                "--nagtime=DAYS, --forfeittime=DAYS and --totaltime=DAYS."
+            )
+    if options.forfeit_days < options.nag_days:
+        raise Refused("The forfeit time must not be shorter than the reminder (nag) time.")
+    return options
+
+
+def challenge(
+    ctx: UnitOfWork,
+    white_userid: str,
+    black_userid: str,
+    options: ChallengeOptions | Sequence[str] = (),
+) -> Result:
+    """Open a new board: ``white_userid`` plays Ohs and moves first. The sender must be a
+    registered address of one of the two (the challenger). ``options``: parsed, or the
+    option words (checked after the players, as a mail's errors come in that order)."""
+    white = require_player(ctx, white_userid)
+    black = require_player(ctx, black_userid)
+    if white.id == black.id:
+        raise Refused("A game needs two different players.")
+    if not isinstance(options, ChallengeOptions):
+        options = parse_options(options)
+    if not ctx.sender_trusted:
+        # A challenge is authorised by the sender's address alone.
+        raise Refused(
+            "Your mail failed the DMARC check of its sender's domain, so its From "
+            "address may be forged and cannot start a game; send the challenge from "
+            "your registered address through your own mail provider."
+        )
+    if is_registered(white, ctx.sender):
+        challenger = white
+    elif is_registered(black, ctx.sender):
+        challenger = black
+    else:
+        raise Refused(
+            f"Only {white.userid} or {black.userid} can start this game: send the "
+            "challenge from one of their registered addresses."
+        )
+    # The challenged player may refuse challenges (the challenger is told); a challenge
+    # answers one of the games they seek.
+    challenged = black if challenger is white else white
+    check_challenge(ctx, challenged)
+    note_challenge(ctx, challenged)
+    # The board takes the next number; the write re-checks that nobody took it first
+    # (run inside the write transaction, nobody can).
+    number = games.last_board_number(ctx.session, lock=ctx.apply_at_once) + 1
+    white_id, black_id, now, chosen = white.id, black.id, ctx.now, options
+
+    def store(session: Session) -> None:
+        games.create_board(
+            session, white_id, black_id, now, rated=chosen.rated,
+            blocked_rule=chosen.blocked_rule, nag_days=chosen.nag_days,
+            forfeit_days=chosen.forfeit_days, total_days=chosen.total_days,
+            number=number,
+        )
+
+    ctx.write(store)
+    start = Position()
+    state = BoardState(
+        number=number, white=Seat.of(white), black=Seat.of(black), rated=options.rated,
+        blocked_rule=options.blocked_rule, nag_days=options.nag_days,
+        forfeit_days=options.forfeit_days, created_at=now, status=BOARD_ACTIVE,
+        ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,
+        position=start, moves=(), votes=(), rating=None, total_days=options.total_days,
+    )
+    replies = board_mails(
+        ctx,
+        state,
+        comment=ctx.comment,
+        commenter=challenger.userid,
+        new_board=True,
+        headline=(
+            f"A new game: {white.userid} plays Ohs (o) and moves first, "
+            f"{black.userid} plays Eks (x)."
+        ),
+    )
+    return Result(summary=f"started board {number}", replies=replies)
+
+
+def check_challenge(ctx: UnitOfWork, challenged: Player) -> None:
+    """Raise the challenger's error if ``challenged`` refuses this challenge."""
+    if challenged.refuses_challenges:
+        raise Refused(
+            f"{challenged.userid} does not accept challenges at the moment, so no board was "
+            "started."
+        )
+    limit = challenged.board_limit
+    if limit is not None and challenges.active_boards(ctx.session, challenged.id) >= limit:
+        raise Refused(
+            f"{challenged.userid} plays as many games as they want at the moment ({limit} "
+            f"active board{'s' if limit != 1 else ''}), so no board was started; try again "
+            "when one of them has ended."
+        )
+
+
+def note_challenge(ctx: UnitOfWork, challenged: Player) -> None:
+    """A challenge of ``challenged`` answers one of the games they seek, if any."""
+    if challenged.seeking > 0:
+        player_id = challenged.id
+        ctx.write(lambda s: challenges.take_seek(s, player_id))
+
+
+# --- what a player lets challenges do ---------------------------------------------------
+
+
+def policy_text(userid: str, refuses: bool, limit: int | None, active: int) -> str:
+    if refuses:
+        return f"{userid} refuses every challenge."
+    if limit is None:
+        return f"{userid} accepts every challenge."
+    return (
+        f"{userid} accepts challenges while they have fewer than {limit} active "
+        f"board{'s' if limit != 1 else ''} (now {active})."
+    )
+
+
+# From the player as read: (refuses every challenge, the limit of active boards).
+Policy = Callable[[Player], tuple[bool, int | None]]
+
+
+def accept_challenges(ctx: UnitOfWork, userid: str, password: str) -> Result:
+    """Every challenge of the player starts a board again (no refusal, no limit)."""
+    return _set_policy(ctx, userid, password, lambda player: (False, None))
+
+
+def reject_challenges(ctx: UnitOfWork, userid: str, password: str) -> Result:
+    """Every challenge of the player is refused (a limit set stays for later)."""
+    return _set_policy(ctx, userid, password, lambda player: (True, player.board_limit))
+
+
+def limit_challenges(ctx: UnitOfWork, userid: str, password: str, limit: int | None) -> Result:
+    """Challenges are refused while the player has ``limit`` active boards or more;
+    None removes the limit (an ``emergo reject`` stays), a number ends a refusal."""
+    if limit is None:
+        return _set_policy(
+            ctx, userid, password, lambda player: (player.refuses_challenges, None)
+        )
+    return _set_policy(ctx, userid, password, lambda player: (False, limit))
+
+
+def _set_policy(ctx: UnitOfWork, userid: str, password: str, policy: Policy) -> Result:
+    player = authenticate(ctx, userid, password)
+    refuses, limit = policy(player)
+    player_id = player.id
+
+    def store(session: Session) -> None:
+        challenges.set_policy(session, player_id, refuses=refuses, board_limit=limit)
+
+    ctx.write(store)
+    text = policy_text(
+        player.userid, refuses, limit, challenges.active_boards(ctx.session, player.id)
+    )
+    return Result(
+        summary=text.rstrip("."),
+        answer=text
+        + "\n\nA refused challenge gets an error mail to the challenger; you are not told.\n",
+        answer_subject=f"Emergo challenges: {player.userid}",
+    )
+
+
+# --- games sought ---------------------------------------------------------------------
+
+
+def seek(ctx: UnitOfWork, userid: str, password: str, count: int) -> Result:
+    """The player seeks ``count`` more games (0: none)."""
+    player = authenticate(ctx, userid, password)
+    player_id = player.id
+
+    def store(session: Session) -> None:
+        challenges.set_seeking(session, player_id, count)
+
+    ctx.write(store)
+    if count:
+        wanted = f"{count} more game{'s' if count != 1 else ''}"
+        text = (
+            f"{player.userid} is seeking {wanted}. Others see it in 'emergo seeks' and "
+            "'emergo standings'; each challenge of you takes one off."
+        )
+        summary = f"{player.userid} seeks {wanted}"
+    else:
+        text = f"{player.userid} is no longer seeking games."
+        summary = text.rstrip(".")
+    return Result(
+        summary=summary, answer=text + "\n", answer_subject=f"Emergo seek: {player.userid}"
+    )
+
+
+def seekers(ctx: UnitOfWork) -> Result:
+    """The players seeking games, with their ratings and active boards."""
+    found = challenges.seekers(ctx.session)
+    active = active_board_counts(ctx.session, [p.id for p in found])
+    rows = [
+        {
+            "userid": p.userid,
+            "seeking": p.seeking,
+            "rating": f"{p.rating}{'?' if ratings.is_provisional(p) else ''}",
+            "active": active.get(p.id, 0),
+        }
+        for p in found
+    ]
+    return Result(
+        summary=f"sent the list of players seeking games ({len(rows)})",
+        answer=render("seeks.txt.j2", rows=rows, provisional_games=ratings.PROVISIONAL_GAMES),
+        answer_subject="Emergo seeks",
+    )

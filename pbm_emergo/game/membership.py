@@ -1,0 +1,136 @@
+"""Joining and leaving the server, and the password: signup, signoff, a new password.
+
+A new account's addresses other than the one the request came from are registered once
+their owners confirm them (:mod:`pbm_emergo.game.addresses`). Signing off resigns every
+active game; the player's history is kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pbm_emergo.db import credentials, games, players, ratings
+from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING
+from pbm_emergo.game.accounts import authenticate, check_password, check_userid, find_player
+from pbm_emergo.game.addresses import (
+    CONFIRM_TIME,
+    Waiting,
+    check_addresses,
+    request_confirmations,
+    sender_vouches_for,
+)
+from pbm_emergo.game.boards import board_mails, other_side
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.play import Turn
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.rules import Termination
+from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+
+def signup(
+    ctx: UnitOfWork, userid: str, password: str, addresses: Sequence[str] = ()
+) -> Result:
+    """Create the account ``userid``; ``addresses`` default to the sender's."""
+    check_userid(userid)
+    check_password(password)
+    checked = check_addresses(ctx.config, list(addresses) or [ctx.sender])
+    ctx.reveal(userid, *addresses)  # a valid new userid and addresses are not secrets
+    if find_player(ctx, userid) is not None:
+        raise Refused(f"The userid {userid} is already taken; please choose another.")
+    userid = userid.strip()
+    # Only the address the request came from is registered at once; the others are
+    # registered when their owners confirm them (see game.addresses).
+    now_ = [a for a in checked if sender_vouches_for(ctx, a)]
+    waiting = [Waiting(a, i) for i, a in enumerate(checked) if not sender_vouches_for(ctx, a)]
+    request = request_confirmations(ctx, userid, waiting, player_id=None)
+    # The slow hash is made here, before the write transaction.
+    password_hash = players.hash_password(password)
+    now = ctx.now
+
+    def store(session: Session) -> None:
+        player = players.create_player(
+            session, userid, None, now_, now, password_hash=password_hash
+        )
+        request.store(player.id, ctx, replaces=False)(session)
+        # The password just set is as good as one just checked.
+        credentials.cache().remember(player.id, password_hash, password)
+
+    ctx.write(store)
+    return Result(
+        summary=f"created the account {userid}",
+        answer=render(
+            "signup.txt.j2",
+            userid=userid,
+            addresses=now_,
+            waiting=[w.address for w in waiting],
+            days=CONFIRM_TIME.days,
+            forged=not ctx.sender_trusted,
+            rating=START_RATING,
+            address=ctx.config.address,
+        ),
+        answer_subject=f"Emergo: welcome {userid}",
+        replies=request.mails,
+    )
+
+
+def signoff(ctx: UnitOfWork, userid: str, password: str) -> Result:
+    """Sign the player off; each of their active games is resigned."""
+    player = authenticate(ctx, userid, password)
+    replies: list[Reply] = []
+    resigned: list[int] = []
+    # Each resignation moves the ratings the next one starts from.
+    standing: dict[int, ratings.Standing] = {}
+    for board in games.boards_of(ctx.session, player, BOARD_ACTIVE):
+        turn = Turn(ctx, board, player)
+        winner = other_side(turn.state.side_of(player.id) or "")
+        rating = None
+        if board.rated:
+            white, black = (
+                standing.get(p.id, ratings.Standing(p.rating, p.rated_games))
+                for p in (board.white_player, board.black_player)
+            )
+            rating = ratings.game_rating(white, black, winner)
+            standing[board.white_player_id] = white.after(rating.white_change)
+            standing[board.black_player_id] = black.after(rating.black_change)
+        state = turn.finish(turn.state, winner, Termination.RESIGNED, rating)
+        replies += board_mails(
+            ctx, state, headline=f"{player.userid} signed off and resigned this game."
+        )
+        resigned.append(board.number)
+    player_id, now = player.id, ctx.now
+
+    def store(session: Session) -> None:
+        players.sign_off(session, player_id, now)
+
+    ctx.write(store)
+    return Result(
+        summary=f"signed off {player.userid}",
+        answer=render("signoff.txt.j2", userid=player.userid, resigned=resigned),
+        answer_subject=f"Emergo: goodbye {player.userid}",
+        replies=replies,
+    )
+
+
+def change_password(ctx: UnitOfWork, userid: str, old: str, new: str) -> Result:
+    """Replace the player's password ``old`` by ``new``."""
+    player = authenticate(ctx, userid, old)
+    check_password(new)
+    player_id, old_hash = player.id, player.password_hash
+    new_hash = players.hash_password(new)
+
+    def store(session: Session) -> None:
+        # Only over the hash the old password was checked against.
+        players.store_password_hash(session, player_id, new_hash, expected_hash=old_hash)
+        credentials.cache().remember(player_id, new_hash, new)
+
+    ctx.write(store)
+    return Result(
+        summary=f"changed the password of {player.userid}",
+        answer=render("changed.txt.j2", userid=player.userid, what="password", addresses=[]),
+        answer_subject=f"Emergo: password of {player.userid} changed",
+    )

@@ -1,0 +1,235 @@
+"""Moves in advance: a player whose turn it is not queues the move they will make.
+
+A plain queued move is played at once after the opponent's move if it is legal then,
+marked ``(Auto)`` (:mod:`pbm_emergo.game.chain`). A conditional queue holds items
+``opponentmove=mymove``, of which the one naming the opponent's actual move is played; any
+other move clears the queue. A player has one queue per board; a later one replaces it,
+``clear`` removes it. The queue is shown to its owner only: in the queue's answer and in
+``emergo show`` from their registered address, never in the board mails both players get.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pbm_emergo.db import autoplay
+from pbm_emergo.db.autoplay import QueueItem
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.game.accounts import authenticate, is_registered
+from pbm_emergo.game.boards import (
+    BoardState,
+    board_html,
+    board_link,
+    board_view,
+    get_board,
+    result_sentence,
+    split_guard,
+)
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.rules import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    MoveError,
+    Position,
+)
+from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+# The word that removes a player's queue instead of replacing it.
+CLEAR = "clear"
+
+
+def queue_moves(
+    ctx: UnitOfWork, board_arg: str, userid: str, password: str, items: Sequence[str]
+) -> Result:
+    """Queue ``items`` (one move, or conditional items; ``["clear"]`` removes the queue)
+    for ``userid`` on the board ``board_arg`` names."""
+    board, upto = get_board(ctx, board_arg)
+    number = board.number
+    if upto is not None:
+        raise Refused(
+            f"Write the move number after the move, not after the board: "
+            f"emergo queue {number} {userid} PASSWORD MOVE#{board.ply + 2}.",
+            board=number,
+        )
+    player = authenticate(
+        ctx, userid, password, board=number,
+        known=(board.white_player, board.black_player),
+    )
+    side = board.side_of(player)
+    if side is None:
+        raise Refused(
+            f"{player.userid} does not play on board {number}: it is "
+            f"{board.white_player.userid} against {board.black_player.userid}.",
+            board=number,
+        )
+    state = BoardState.load(ctx.session, board)
+    if len(items) == 1 and items[0].lower() == CLEAR:
+        return clear_queue(ctx, board, player, state)
+    if not state.active:
+        raise Refused(
+            f"The game on board {number} is over: {result_sentence(state)}", board=number
+        )
+    if board.to_move == side:
+        raise Refused(
+            f"It is your turn on board {number}: play your move with 'emergo move {number} "
+            f"{player.userid} PASSWORD MOVE'. A move is queued only while the opponent "
+            "is to move.",
+            board=number,
+        )
+    queue = parse_queue(state, player, items)
+    ply, player_id, now = board.ply, player.id, ctx.now
+
+    def store(session: Session) -> None:
+        autoplay.replace_queue(session, number, player_id, ply, queue, now)
+
+    ctx.write(store)
+    lines = queue_lines(state, player, queue)
+    view = board_view(
+        state, link=board_link(ctx.config, number), now=ctx.now, queue=lines
+    )
+    subject = f"Emergo Board {number} queue"
+    return Result(
+        summary=f"queued on board {number}: {describe(queue)}",
+        answer=render(
+            "queue.txt.j2", number=number, userid=player.userid, lines=lines,
+            cleared=False, board_text=view.text,
+        ),
+        answer_subject=subject,
+        answer_board=number,
+        answer_html=board_html(subject, [view.html]),
+    )
+
+
+def clear_queue(ctx: UnitOfWork, board: Board, player: Player, state: BoardState) -> Result:
+    """Remove the player's queue on the board, if they have one."""
+    number, player_id = board.number, player.id
+    had = board.queued and any(
+        item.player_id == player_id for item in autoplay.queue_of(ctx.session, number)
+    )
+    if had:
+        ctx.write(lambda s: autoplay.clear_queue(s, number, player_id))
+    subject = f"Emergo Board {number} queue"
+    return Result(
+        summary=f"cleared the queue on board {number}" if had else
+        f"nothing was queued on board {number}",
+        answer=render(
+            "queue.txt.j2", number=number, userid=player.userid, lines=[], cleared=had,
+            board_text=None,
+        ),
+        answer_subject=subject,
+        answer_board=number,
+    )
+
+
+def parse_queue(state: BoardState, player: Player, items: Sequence[str]) -> list[QueueItem]:
+    """The queue ``items`` name, checked against the board: a plain move (its notation
+    only: the position it meets is not known yet), or conditional items, each checked in
+    full (the opponent's move is legal now, the answer legal after it)."""
+    number = state.ply + 2  # the number the queued move will have
+    conditional = [item for item in items if "=" in item]
+    if conditional and len(conditional) != len(items):
+        raise _error(
+            state, "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
+            "(for example e4xe6=d5 c3=g7); a plain queued move stands alone.",
+        )
+    if not conditional:
+        if len(items) != 1:
+            raise _error(
+                state, "Queue one move (for example d5), or conditional items of the form "
+                "OPPONENTMOVE=YOURMOVE.",
+            )
+        text = _guarded(state, items[0], number)
+        try:
+            written = Move.from_text(text)
+        except InvalidMoveError as err:
+            raise _error(state, str(err)) from None
+        return [QueueItem(player.id, str(written), number)]
+    queue: list[QueueItem] = []
+    position = state.position
+    seen: set[str] = set()
+    for item in items:
+        theirs_text, _, mine_text = item.partition("=")
+        theirs = _legal(state, position, theirs_text, f"The opponent's move {theirs_text[:40]}")
+        if str(theirs) in seen:
+            raise _error(state, f"The queue names the opponent's move {theirs} twice.")
+        seen.add(str(theirs))
+        after = position.play(theirs)
+        mine_text = _guarded(state, mine_text, number)
+        if not after.legal_moves():
+            raise _error(state, f"After {theirs} the game is over: there is nothing to answer.")
+        mine = _legal(state, after, mine_text, f"Your answer {mine_text[:40]} to {theirs}")
+        queue.append(QueueItem(player.id, str(mine), number, if_move=str(theirs)))
+    return queue
+
+
+def _guarded(state: BoardState, text: str, number: int) -> str:
+    """The move without its ``#n``, which must be the number the queued move will have."""
+    move, guard = split_guard(text)
+    if guard is not None and guard != number:
+        raise _error(
+            state,
+            f"Board {state.number} is at move {state.ply + 1}, so your queued move would be "
+            f"move {number}, not move {guard}: nothing was queued.",
+        )
+    return move
+
+
+def _legal(state: BoardState, position: Position, text: str, what: str) -> Move:
+    try:
+        return position.parse_move(text)
+    except AmbiguousMoveError as err:
+        routes = ", ".join(str(m) for m in err.candidates)
+        raise _error(state, f"{what} matches several capture routes ({routes}).") from None
+    except IllegalMoveError as err:
+        raise _error(state, f"{what} would not be legal: {err}") from None
+    except MoveError as err:
+        raise _error(state, f"{what} is not a move: {err}") from None
+
+
+def _error(state: BoardState, reason: str) -> Refused:
+    return Refused(reason, board=state.number, board_text=board_view(state).text)
+
+
+def describe(queue: list[QueueItem]) -> str:
+    """The queue in a few words, for the summary."""
+    if len(queue) == 1 and queue[0].if_move is None:
+        return queue[0].notation
+    return " ".join(f"{item.if_move}={item.notation}" for item in queue)
+
+
+def queue_lines(state: BoardState, player: Player, queue: list[QueueItem]) -> list[str]:
+    """What the owner of a queue is shown about it (only they see it)."""
+    mine = [item for item in queue if item.player_id == player.id]
+    if not mine:
+        return []
+    other = state.opponent(player.id).userid
+    if len(mine) == 1 and mine[0].if_move is None:
+        return [
+            f"Your queued move (only you see this): {mine[0].notation} as move "
+            f"{mine[0].number}, played for you after {other}'s move if it is legal then."
+        ]
+    answers = "; ".join(f"if {other} plays {i.if_move}, {i.notation}" for i in mine)
+    return [
+        f"Your conditional queue (only you see this): {answers}. Any other move of "
+        f"{other}'s clears it."
+    ]
+
+
+def shown_queue(ctx: UnitOfWork, board: Board, state: BoardState) -> list[str]:
+    """The queue lines for ``emergo show``: to the owner of a queue on the board, when the
+    request comes from one of their registered addresses (and passed its domain's checks)."""
+    if not board.queued or not ctx.sender_trusted or not ctx.sender:
+        return []
+    for player in (board.white_player, board.black_player):
+        if is_registered(player, ctx.sender):
+            lines = queue_lines(state, player, autoplay.queue_of(ctx.session, board.number))
+            if lines:
+                return lines
+    return []

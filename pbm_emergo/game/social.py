@@ -1,0 +1,174 @@
+"""Watching other people's games: subscriptions to a board's mails (or every board's) as a
+spectator, and the final board mail of finished games (notices)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from pbm_emergo.db import spectators
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import get_board
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+
+def boards_text(numbers: Sequence[int | None]) -> str:
+    """``every board``, ``board 101``, ``boards 101, 105``; ``no board``."""
+    if None in numbers:
+        return "every board"
+    if not numbers:
+        return "no board"
+    if len(numbers) == 1:
+        return f"board {numbers[0]}"
+    return "boards " + ", ".join(str(n) for n in numbers)
+
+
+def _board(ctx: UnitOfWork, number: int | None) -> Board | None:
+    """The board numbered ``number`` (None: every board), or a Refused."""
+    if number is None:
+        return None
+    board, _ = get_board(ctx, str(number))
+    return board
+
+
+def _subscriptions_answer(player: Player, watched: list[int | None], headline: str) -> str:
+    return render(
+        "subscriptions.txt.j2",
+        headline=headline,
+        userid=player.userid,
+        watched=boards_text(watched),
+        every=None in watched,
+    )
+
+
+def subscribe(ctx: UnitOfWork, number: int | None, userid: str, password: str) -> Result:
+    """Subscribe ``userid`` to the mails of board ``number`` (None: of every board)."""
+    board = _board(ctx, number)
+    player = authenticate(ctx, userid, password, board=number)
+    watched = spectators.subscriptions_of(ctx.session, player.id)
+    if board is not None:
+        if board.side_of(player) is not None:
+            raise Refused(
+                f"{player.userid} plays on board {number} and gets its mails anyway.",
+                board=number,
+            )
+        if board.status != BOARD_ACTIVE:
+            raise Refused(
+                f"The game on board {number} is over: there is nothing more to watch "
+                f"('emergo show {number}' sends the board).",
+                board=number,
+            )
+    if number in watched or (number is not None and None in watched):
+        headline = f"{player.userid} is already subscribed to {boards_text([number])}."
+    else:
+        player_id, now = player.id, ctx.now
+
+        def store(session: Session) -> None:
+            spectators.add_subscription(session, player_id, number, now)
+
+        ctx.write(store)
+        watched = sorted([*watched, number], key=lambda n: (n is not None, n or 0))
+        headline = f"{player.userid} is now subscribed to {boards_text([number])}."
+    return Result(
+        summary=f"subscribed {player.userid} to {boards_text([number])}",
+        answer=_subscriptions_answer(player, watched, headline),
+        answer_subject=f"Emergo subscriptions of {player.userid}",
+    )
+
+
+def unsubscribe(ctx: UnitOfWork, number: int | None, userid: str, password: str) -> Result:
+    """End the subscription of ``userid`` to board ``number`` (None: every subscription)."""
+    _board(ctx, number)
+    player = authenticate(ctx, userid, password, board=number)
+    watched = spectators.subscriptions_of(ctx.session, player.id)
+    if number is None:
+        dropped = list(watched)
+    elif number in watched:
+        dropped = [number]
+    elif None in watched:
+        raise Refused(
+            f"{player.userid} is subscribed to every board, so to board {number} too: "
+            f"'emergo unsubscribe all {player.userid} PASSWORD' ends that.",
+            board=number,
+        )
+    else:
+        raise Refused(f"{player.userid} is not subscribed to board {number}.", board=number)
+    if dropped:
+        player_id = player.id
+
+        def store(session: Session) -> None:
+            spectators.remove_subscriptions(session, player_id, dropped)
+
+        ctx.write(store)
+    left = [n for n in watched if n not in dropped]
+    headline = (
+        f"{player.userid} is no longer subscribed to {boards_text(dropped)}."
+        if dropped
+        else f"{player.userid} was not subscribed to any board."
+    )
+    return Result(
+        summary=f"unsubscribed {player.userid} from {boards_text(dropped)}",
+        answer=_subscriptions_answer(player, left, headline),
+        answer_subject=f"Emergo subscriptions of {player.userid}",
+    )
+
+
+def watchable_board(ctx: UnitOfWork, word: str) -> int:
+    """The number of the active board ``word`` names, whose final board mail one may ask for."""
+    board, _ = get_board(ctx, word)
+    if board.status != BOARD_ACTIVE:
+        raise Refused(f"The game on board {board.number} is over already.", board=board.number)
+    return board.number
+
+
+def toggle_notifications(
+    ctx: UnitOfWork, userid: str, password: str, numbers: Sequence[int] = ()
+) -> Result:
+    """Turn on (or, when on, off) the final board mail of every game that ends (no
+    ``numbers``), or of each of the active boards ``numbers``."""
+    toggled_boards: list[int] = []
+    for wanted in numbers:
+        number = watchable_board(ctx, str(wanted))
+        if number not in toggled_boards:
+            toggled_boards.append(number)
+    player = authenticate(ctx, userid, password)
+    current = spectators.notifications_of(ctx.session, player.id)
+    toggled: list[int | None] = list(toggled_boards) if toggled_boards else [None]
+    on = [n for n in toggled if n not in current]
+    off = [n for n in toggled if n in current]
+    player_id, now = player.id, ctx.now
+
+    def store(session: Session) -> None:
+        for number in on:
+            spectators.add_notification(session, player_id, number, now)
+        spectators.remove_notifications(session, player_id, off)
+
+    ctx.write(store)
+    after = [n for n in current if n not in off] + on
+    after.sort(key=lambda n: (n is not None, n or 0))
+    lines = []
+    if on:
+        lines.append(f"On: the final board mail of {_games(on)}.")
+    if off:
+        lines.append(f"Off: no more final board mail of {_games(off)}.")
+    return Result(
+        summary="; ".join(lines),
+        answer=render(
+            "notify.txt.j2",
+            userid=player.userid,
+            lines=lines,
+            every=None in after,
+            boards=[n for n in after if n is not None],
+        ),
+        answer_subject=f"Emergo notices of {player.userid}",
+    )
+
+
+def _games(numbers: list[int | None]) -> str:
+    return "every finished game" if None in numbers else boards_text(numbers)

@@ -1,0 +1,82 @@
+"""Vacations: a break from all of one's games.
+
+From now for DAYS days the player gets no reminder and loses no game on time, on any board,
+and the clocks of their boards stop (:mod:`pbm_emergo.game.timers`); their opponents'
+board mails say until when. Each calendar year allows ``vacation_days`` days (30 unless the
+operator sets ``PBM_EMERGO_VACATION_DAYS``), counted in the year a vacation starts. A new
+vacation replaces the current one; ending it early counts only the days it began.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pbm_emergo.db import vacations
+from pbm_emergo.db.models import Vacation
+from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.game.boards import at
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+
+def set_vacation(ctx: UnitOfWork, userid: str, password: str, days: int | None) -> Result:
+    """Start a vacation of ``days`` days from now (replacing the current one), or end the
+    current one now (``days`` None)."""
+    player = authenticate(ctx, userid, password)
+    allowance, year, now = ctx.config.vacation_days, ctx.now.year, ctx.now
+    current = vacations.current_vacation(ctx.session, player.id, now)
+    taken = vacations.days_taken(ctx.session, player.id, year)
+    if current is not None and current.starts_at.year == year:
+        # The current vacation, ended now, counts only the days it began.
+        taken -= current.days - vacations.days_begun(current.starts_at, now)
+    left = max(allowance - taken, 0)
+    player_id, expected = player.id, player.vacation_until
+    words = dict(userid=player.userid, allowance=allowance, year=year)
+    if days is None:
+        if current is None:
+            raise Refused(f"{player.userid} is not on vacation.")
+        ctx.write(lambda s: vacations.end_vacation(s, player_id, now, expected=expected))
+        return Result(
+            summary=f"ended the vacation of {player.userid}",
+            answer=render(
+                "vacation.txt.j2", **words, until=None, days=0, left=left, replaced=None
+            ),
+            answer_subject=f"Emergo: vacation of {player.userid} ended",
+        )
+    if days < 1:
+        raise Refused("A vacation lasts at least 1 day.")
+    if days > left:
+        raise Refused(
+            f"You asked for {days} days of vacation, but {player.userid} has "
+            f"{_days(left)} left for {year} (of {allowance} a year); nothing was changed."
+        )
+    until = now + timedelta(days=days)
+    length = days
+
+    def store(session: Session) -> None:
+        vacations.start_vacation(session, player_id, now, length, expected=expected)
+
+    ctx.write(store)
+    return Result(
+        summary=f"{player.userid} is on vacation until {at(until)}",
+        answer=render(
+            "vacation.txt.j2", **words, until=at(until), days=days, left=left - days,
+            replaced=_ends(current, now),
+        ),
+        answer_subject=f"Emergo: {player.userid} on vacation until {until:%Y-%m-%d}",
+    )
+
+
+def _days(n: int) -> str:
+    return "1 day" if n == 1 else f"{n} days"
+
+
+def _ends(current: Vacation | None, now: datetime) -> str | None:
+    if current is None:
+        return None
+    return at(current.ends_at) if current.ends_at > now else None

@@ -1,0 +1,178 @@
+"""The inbox worker processes and the outbox sender's process of ``pbm-emergo serve`` and
+``pbm-emergo worker`` (:class:`WorkerPool`), and the bodies those processes run.
+
+They share nothing with the main process but the database, wake-up signals (a semaphore for
+stored mail, one for queued replies) and the verified-credential cache; a process that dies is
+started again by the main one (:meth:`pbm_emergo.ops.server.MailServer.check_workers`).
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+from multiprocessing.managers import SyncManager
+from typing import Any
+
+from pbm_emergo.config import Config
+from pbm_emergo.db import credentials
+from pbm_emergo.db.session import get_sessionmaker
+from pbm_emergo.mail.activity import Deference, ListenerActivity
+from pbm_emergo.mail.outbound import OutboxSender, transport_for
+from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.ops.processes import child_setup, exit_with_parent, join_all, restart_dead
+
+log = logging.getLogger(__name__)
+
+
+class WorkerPool:
+    """Inbox worker processes, woken by a semaphore the listener releases for each stored
+    mail; they wake the outbox sender with another. They share the main process's
+    verified-credential cache (a key and a dictionary kept by a multiprocessing manager).
+
+    Only semaphores and a lock-free flag cross the processes: a process killed while
+    waiting on a multiprocessing Event or Condition leaves the next ``set()`` blocked for
+    ever (found when the crash test SIGKILLed the server and its workers hung)."""
+
+    def __init__(self, config: Config, poll_seconds: float, *, send: bool = True) -> None:
+        self.config = config
+        self.poll_seconds = poll_seconds
+        self.send = send
+        self.context = multiprocessing.get_context("spawn")
+        self.inbox = self.context.Semaphore(0)
+        self.outbox = self.context.Semaphore(0)
+        self.stopping = self.context.RawValue("b", 0)
+        # When the listeners last heard from a client: workers and sender let them go first.
+        self.activity = ListenerActivity(self.context.RawValue("d", 0.0))
+        self.manager: Any = None
+        self.cache_args: tuple[bytes, Any] = (b"", None)
+        self.processes: list[Any] = []
+
+    def start(self) -> None:
+        self.manager = SyncManager(ctx=self.context)
+        self.manager.start(exit_with_parent, (os.getpid(),))
+        key, entries = credentials.shared_cache(self.manager)
+        self.cache_args = (key, entries)
+        credentials.install(credentials.CredentialCache(key=key, entries=entries))
+        self.processes = [self._spawn(n) for n in range(self.config.worker_count)]
+        if self.send:
+            self.processes.append(self._spawn(-1))
+
+    def _spawn(self, n: int) -> Any:
+        """Inbox worker ``n`` (from 0), or the outbox sender (-1)."""
+        process = self.context.Process(
+            target=run_worker_process if n >= 0 else run_sender_process,
+            name=f"worker-{n + 1}" if n >= 0 else "outbox",
+            args=(self.config, *self.cache_args, self.inbox, self.outbox, self.stopping,
+                  self.activity, self.poll_seconds, logging.getLogger().level, os.getpid()),
+            daemon=True,
+        )
+        process.start()
+        return process
+
+    def restart_dead(self) -> int:
+        """Start again every process that died; returns how many."""
+        count = self.config.worker_count
+        return restart_dead(self.processes, lambda n: self._spawn(n if n < count else -1))
+
+    def stop(self, timeout: float) -> None:
+        self.stopping.value = 1
+        for _ in self.processes:
+            self.inbox.release()
+            self.outbox.release()
+        join_all(self.processes, timeout)
+        if self.manager is not None:
+            self.manager.shutdown()
+
+
+
+def run_worker_process(
+    config: Config,
+    key: bytes,
+    entries: Any,
+    inbox: Any,
+    outbox: Any,
+    stopping: Any,
+    activity: ListenerActivity,
+    poll_seconds: float,
+    log_level: int,
+    parent: int,
+) -> None:
+    """The body of an inbox worker process (see :class:`WorkerPool`); ``parent`` is the
+    main process (passed, not read: it may die while this one is still starting)."""
+    terminated = child_setup(log_level, config.log_format, config.worker_nice)
+    credentials.install(credentials.CredentialCache(key=key, entries=entries))
+    worker = InboxWorker(get_sessionmaker(config), config)
+    listeners = Deference(activity, burst=config.listener_first_seconds)
+    while not (stopping.value or terminated.is_set()):
+        if os.getppid() != parent:
+            # The main process was killed (SIGKILL, OOM): stop too, and let its successor's
+            # workers take over (our claims are released as those of a dead process).
+            log.error("the main process is gone; this worker stops")
+            return
+        listeners.wait(terminated)
+        try:
+            outcome = worker.run_once()
+        except Exception:  # noqa: BLE001 - the database may be briefly unavailable
+            log.exception("inbox worker error")
+            terminated.wait(poll_seconds)
+            continue
+        if outcome is not None:
+            if outcome.replies:
+                outbox.release()
+            if outcome.status == "retry":
+                terminated.wait(poll_seconds)
+            continue
+        if inbox.acquire(timeout=poll_seconds):
+            # One wake-up is enough for all mail stored so far: claim until none is left.
+            while inbox.acquire(block=False):
+                pass
+
+
+def run_sender_process(
+    config: Config,
+    key: bytes,
+    entries: Any,
+    inbox: Any,
+    outbox: Any,
+    stopping: Any,
+    activity: ListenerActivity,
+    poll_seconds: float,
+    log_level: int,
+    parent: int,
+) -> None:
+    """The body of the outbox sender's process (see :class:`WorkerPool`): it sends what the
+    workers queue, woken by their semaphore, so that the listener's process does nothing
+    but accept mail."""
+    terminated = child_setup(log_level, config.log_format, config.worker_nice)
+
+    class Stop:
+        """What OutboxSender checks between mails: the server stopping, or this process."""
+
+        def is_set(self) -> bool:
+            return bool(stopping.value) or terminated.is_set() or os.getppid() != parent
+
+    stop = Stop()
+    sender = OutboxSender(
+        get_sessionmaker(config),
+        transport_for(config.effective_outbound, config.domain),
+        config.address,
+    )
+    listeners = Deference(activity, burst=config.listener_first_seconds)
+    try:
+        while not stop.is_set():
+            listeners.wait(stop)
+            try:
+                if sender.run_once(stop):
+                    continue
+                pause = sender.seconds_until_due(poll_seconds)
+            except Exception:  # noqa: BLE001
+                log.exception("outbox sender error")
+                pause = poll_seconds
+            if outbox.acquire(timeout=pause):
+                while outbox.acquire(block=False):
+                    pass
+    finally:
+        sender.close()  # QUIT to the relay
+
+__all__ = ["WorkerPool", "run_sender_process", "run_worker_process"]

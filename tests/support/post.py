@@ -1,0 +1,121 @@
+"""The server seen from outside, as the end-to-end tests drive it: mail a command through
+the real listener, wait until every mail it caused has reached the recording relay."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from email.message import EmailMessage
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.commands import scheduled
+from pbm_emergo.config import Config
+from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.ops.server import MailServer
+from tests.support.mail import Relay, command_mail, send, wait_for
+
+# The two players every Post starts with (see the make_post fixture, tests/support/fixtures.py).
+ALICE, BOB = "alice@example.org", "bob@example.org"
+
+
+def wait_for_replies(
+    sessions: sessionmaker[Session], message_id: str, settled: tuple[str, ...] = ("sent",)
+) -> int:
+    """Wait until the mail ``message_id`` is done and each of its replies has a status in
+    ``settled``; return how many replies it has."""
+
+    def replies() -> int | None:
+        with sessions.begin() as session:
+            inbound = session.scalars(
+                select(InboundMessage).where(InboundMessage.message_id == message_id)
+            ).one_or_none()
+            if inbound is None or inbound.status != "done":
+                return None
+            statuses = list(session.scalars(
+                select(OutboundMessage.status).where(OutboundMessage.inbound_id == inbound.id)
+            ))
+        if any(s not in settled for s in statuses):
+            return None
+        return len(statuses) + 1  # never 0, which wait_for would take for "not yet"
+
+    return int(wait_for(replies)) - 1
+
+
+class Post:
+    """The server seen from outside: mail a command, get the mails it caused."""
+
+    def __init__(
+        self, server: MailServer, relay: Relay, sessions: sessionmaker[Session]
+    ) -> None:
+        self.server = server
+        self.relay = relay
+        self.sessions = sessions
+        self.count = 0
+        self.runs = 0  # scheduler runs
+        self.lock = threading.Lock()
+
+    def send(
+        self, subject: str, sender: str, body: str = "", headers: dict[str, str] | None = None
+    ) -> list[EmailMessage]:
+        """Mail ``subject`` from ``sender``; wait until every mail it caused was relayed."""
+        self.count += 1
+        message_id = f"<sec{self.count}@example.org>"
+        msg = command_mail(
+            subject, sender=sender, body=body, message_id=message_id, headers=headers
+        )
+        send(self.server.config.smtp_port, msg)
+
+        count = wait_for_replies(self.sessions, message_id, ("sent", "failed"))
+        mails = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
+        assert len(mails) <= count
+        return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))
+
+    def one(self, subject: str, sender: str, **kwargs: object) -> EmailMessage:
+        mails = self.send(subject, sender, **kwargs)  # type: ignore[arg-type]
+        assert len(mails) == 1, [(m["To"], m["Subject"]) for m in mails]
+        return mails[0]
+
+    def received_by(self, address: str) -> list[EmailMessage]:
+        """Every mail the relay got for ``address``."""
+        return [
+            msg
+            for _, recipients, msg in list(self.relay.handler.received)
+            if address in recipients
+        ]
+
+    def board(self, number: int) -> Board:
+        with self.sessions() as session:
+            return session.scalars(select(Board).where(Board.number == number)).one()
+
+    def scheduled(self, session: Session, config: Config, now: datetime) -> list[Reply]:
+        """The real scheduled task, counted (so that a test can wait for its runs)."""
+        replies = scheduled(session, config, now)
+        with self.lock:
+            self.runs += 1
+        return replies
+
+    def wait_for_scheduler(self, runs: int = 2) -> None:
+        with self.lock:
+            target = self.runs + runs
+        wait_for(lambda: self.runs >= target)
+
+
+def text(msg: EmailMessage) -> str:
+    part = msg.get_body(("plain",)) if msg.is_multipart() else msg
+    assert part is not None
+    content = part.get_content()
+    assert isinstance(content, str)
+    return content.replace("\r\n", "\n")
+
+
+def subjects(mails: list[EmailMessage]) -> list[tuple[str, str]]:
+    return [(str(m["To"]), str(m["Subject"])) for m in mails]
+
+
+def challenge(post: Post, options: str = "") -> int:
+    mails = post.send(f"emergo challenge alice bob {options}".strip(), ALICE)
+    assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
+    return int(str(mails[0]["Subject"]).split()[-2])
