@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING
 from pbm_emergo.game.messages import CommandMail, Reply
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
     from pbm_emergo.commands.text import CommandText
     from pbm_emergo.config import Config
+    from pbm_emergo.db.session import Session
     from pbm_emergo.game.unit import Write
 
 __all__ = [

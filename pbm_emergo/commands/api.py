@@ -24,9 +24,8 @@ from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.game.unit import Write
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
     from pbm_emergo.config import Config
+    from pbm_emergo.db.session import Session
 
 
 class CommandProcessor(Protocol):

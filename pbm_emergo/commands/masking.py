@@ -33,8 +33,7 @@ from pbm_emergo.game.accounts import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATT
 from pbm_emergo.game.secrets import MASK, Known
 
 if TYPE_CHECKING:
-    from sqlalchemy import Pool
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Pool, Session
 
 # Echoed command lines are shortened to this many characters.
 MAX_ECHO_CHARS = 200

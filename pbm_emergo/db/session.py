@@ -26,11 +26,14 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
 
-from sqlalchemy import CursorResult, Engine, Result, create_engine, event, pool
+from sqlalchemy import CursorResult, Result, create_engine, event, pool
+from sqlalchemy import Engine as Engine
+from sqlalchemy import Pool as Pool
 from sqlalchemy.engine import make_url
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import Session as Session
+from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.config import Config
 
@@ -48,6 +51,10 @@ def _migrations_dir() -> Path:
             return Path(location)
     return PROJECT_ROOT / "migrations"
 
+
+# The handles the layers above hold without importing SQLAlchemy themselves: a session, the
+# factory that opens them (Session, Engine and Pool are re-exported above for the same reason).
+SessionFactory: TypeAlias = sessionmaker[Session]
 
 MIGRATIONS_DIR = _migrations_dir()
 

@@ -28,7 +28,7 @@ from pbm_emergo.game.unit import UnitOfWork, Write
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 MAX_ADDRESSES = 5
 CONFIRM_TIME = timedelta(days=7)

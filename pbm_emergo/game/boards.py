@@ -37,7 +37,7 @@ from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 BOARD_REF = re.compile(r"(\d{1,9})(?:#(\d{1,6}))?")
 MOVE_GUARD = re.compile(r"(.*?)#(\d{1,6})")

@@ -41,7 +41,7 @@ from pbm_emergo.rules import Game, Move, MoveError
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 # A chain ends by itself (queues are used up; forced moves end in a repetition draw at the
 # latest); this bounds it all the same.

@@ -24,7 +24,7 @@ from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
 MAX_DAYS = 365

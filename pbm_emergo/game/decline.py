@@ -17,7 +17,7 @@ from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 
 def has_moved(state: BoardState, player_id: int) -> bool:

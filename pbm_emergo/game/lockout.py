@@ -31,7 +31,7 @@ from pbm_emergo.game.unit import UnitOfWork, Write
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 MAX_FAILURES = 5  # from one sender, within FAILURE_WINDOW
 MAX_OTHER_FAILURES = 20  # from every unregistered sender together, within FAILURE_WINDOW

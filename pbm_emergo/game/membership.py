@@ -29,7 +29,7 @@ from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 
 def signup(

@@ -40,7 +40,7 @@ from pbm_emergo.rules import (
 )
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
 

@@ -39,7 +39,7 @@ from pbm_emergo.rules import (
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 # The word that removes a player's queue instead of replacing it.
 CLEAR = "clear"

@@ -31,12 +31,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy.orm import Session, sessionmaker
-
 from pbm_emergo.db import games, players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Vote
-from pbm_emergo.db.session import read_sessions, write_turn
+from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.play import Turn, answer, play_move, resign
@@ -209,7 +207,7 @@ def _score_for_robot(position: Position, task: Task, seconds: float, think_with:
 
 @write_turn
 def store(
-    factory: sessionmaker[Session],
+    factory: SessionFactory,
     config: Config,
     queue: Callable[[Session, Reply], int],
     task: Task,
@@ -256,7 +254,7 @@ class RobotRunner:
 
     def __init__(
         self,
-        factory: sessionmaker[Session],
+        factory: SessionFactory,
         config: Config,
         queue: Callable[[Session, Reply], int],
         *,

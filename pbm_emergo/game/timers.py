@@ -45,9 +45,8 @@ from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
     from pbm_emergo.config import Config
+    from pbm_emergo.db.session import Session
 
 
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:

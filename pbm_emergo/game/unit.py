@@ -17,9 +17,8 @@ from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.secrets import Secrets
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
     from pbm_emergo.config import Config
+    from pbm_emergo.db.session import Session
 
 # A change to store: run in the write transaction, it re-checks what the request read and
 # raises Conflict when that changed.

@@ -21,7 +21,7 @@ from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
+    from pbm_emergo.db.session import Session
 
 
 def set_vacation(ctx: UnitOfWork, userid: str, password: str, days: int | None) -> Result:

@@ -17,15 +17,12 @@ from typing import Any, cast
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
-from sqlalchemy import Engine
-from sqlalchemy.orm import Session as DBSession
-from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.commands import describe
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import inbox
 from pbm_emergo.db.inbox import NewInbound
-from pbm_emergo.db.session import read_sessions
+from pbm_emergo.db.session import Engine, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.messages import clean_address
 from pbm_emergo.mail.activity import ListenerActivity
@@ -55,7 +52,7 @@ class GroupCommit:
     alone.
     """
 
-    def __init__(self, session_factory: sessionmaker[DBSession]) -> None:
+    def __init__(self, session_factory: SessionFactory) -> None:
         self.engine: Engine = session_factory.kw["bind"]
         self._cond = threading.Condition()
         self._pending: list[tuple[Callable[[], NewInbound], Future[Stored]]] = []
@@ -119,7 +116,7 @@ class InboxHandler:
 
     def __init__(
         self,
-        session_factory: sessionmaker[DBSession],
+        session_factory: SessionFactory,
         config: Config,
         *,
         on_stored: Callable[[], None] | None = None,

@@ -21,14 +21,11 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.orm.attributes import set_committed_value
-
 from pbm_emergo.config import RELAY_ANSWERS
 from pbm_emergo.db import outbox
-from pbm_emergo.db.claims import worker_name
+from pbm_emergo.db.claims import restore_claim, worker_name
 from pbm_emergo.db.models import OutboundMessage
-from pbm_emergo.db.session import read_sessions, write_turn
+from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.telemetry import metrics
 
@@ -361,7 +358,7 @@ class OutboxSender:
 
     def __init__(
         self,
-        session_factory: sessionmaker[Session],
+        session_factory: SessionFactory,
         transport: Transport,
         envelope_sender: str,
         *,
@@ -474,8 +471,7 @@ class OutboxSender:
             statuses, kept = self._store_outcomes(outcomes)
         except BaseException:
             for message, status, claimed_by in claims:
-                set_committed_value(message, "status", status)
-                set_committed_value(message, "claimed_by", claimed_by)
+                restore_claim(message, status, claimed_by)
             self._unrecorded.extend(outcomes)
             raise
         self._count_and_log(outcomes, statuses, kept)

@@ -22,9 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy.orm import Session, sessionmaker
-from sqlalchemy.orm.attributes import set_committed_value
-
 from pbm_emergo.commands import check_passwords_ahead, describe, redact
 from pbm_emergo.commands.api import CommandProcessor, CommandText, Write
 from pbm_emergo.commands.registry import command_label
@@ -39,7 +36,7 @@ from pbm_emergo.db.models import (
     OUTBOUND_PENDING,
     InboundMessage,
 )
-from pbm_emergo.db.session import read_sessions, write_turn
+from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.messages import CommandMail, Reply, clean_address
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
@@ -70,7 +67,7 @@ def default_processor() -> CommandProcessor:
 
 
 def answer(
-    factory: sessionmaker[Session],
+    factory: SessionFactory,
     mail: CommandMail,
     config: Config,
     now: datetime,
@@ -130,7 +127,7 @@ class InboxWorker:
 
     def __init__(
         self,
-        session_factory: sessionmaker[Session],
+        session_factory: SessionFactory,
         config: Config,
         processor: CommandProcessor | None = None,
         *,
@@ -175,8 +172,7 @@ class InboxWorker:
             log.exception("inbound %d failed", claimed.id)
             if claimed.claimed_by != claim:
                 # Marked done in a transaction whose commit then failed: the claim holds.
-                set_committed_value(claimed, "claimed_by", claim)
-                set_committed_value(claimed, "status", INBOUND_PROCESSING)
+                claims.restore_claim(claimed, INBOUND_PROCESSING, claim)
             try:
                 outcome = self._fail(claimed, error)
             except Exception:

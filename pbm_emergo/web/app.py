@@ -23,7 +23,6 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
-from sqlalchemy.orm import Session, sessionmaker
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -32,7 +31,7 @@ from starlette.routing import Route
 
 from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
-from pbm_emergo.db.session import read_sessions
+from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.boards import BoardState, options_text, result_sentence, side_label
 from pbm_emergo.rules import Game, Position
@@ -123,7 +122,7 @@ def _step(notations: list[str], blocked: str, query: str | None) -> Step:
 class WebView:
     """The pages, reading through ``session_factory`` (a read-only session each request)."""
 
-    def __init__(self, session_factory: sessionmaker[Session]) -> None:
+    def __init__(self, session_factory: SessionFactory) -> None:
         self.reads = read_sessions(session_factory)
 
     def _read(self, work: Callable[[Session], Response]) -> Response:
@@ -314,7 +313,7 @@ async def server_error(request: Request, exc: Exception) -> Response:
 _TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 500: "Server error"}
 
 
-def create_app(session_factory: sessionmaker[Session]) -> Starlette:
+def create_app(session_factory: SessionFactory) -> Starlette:
     """The web view over the database of ``session_factory``."""
     view = WebView(session_factory)
     routes = [

@@ -16,10 +16,10 @@ import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
+from pbm_emergo.db.backup import backup_sqlite
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.outbound import Backoff
-from pbm_emergo.ops.backup import backup_sqlite
 from pbm_emergo.ops.database_metrics import metrics_endpoint
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, free_port
