@@ -48,9 +48,6 @@ class CommandMail:
     # own MTA (RFC 8601; the configured authserv_id): "pass", "fail", "none" (no result), or
     # "" when no authserv_id is configured. "fail": the From address may well be forged.
     sender_auth: str = ""
-    # The command line as the listener showed it on receipt (only words known not to be
-    # secret; see commands.masking), so that the command layer need not look them up again.
-    shown: str = ""
 
     @property
     def sender_trusted(self) -> bool:
