@@ -2,8 +2,9 @@
 
 The dispatcher runs the lines (read once, on receipt:
 :func:`pbm_emergo.commands.text.command_lines`); this module gives ``multiple`` its place
-in the registry and in ``help``, and writes the report of a ``multiple`` mail (:func:`report`) within the size of one reply, so that a short
-mail cannot ask for a long one: an answer given for an earlier line is not repeated, at most
+in the registry and in ``help``, and writes the report of a ``multiple`` mail
+(:func:`report`) within the size of one reply, so that a short mail cannot ask for a long
+one: an answer given for an earlier line is not repeated, at most
 :data:`MAX_UNPROCESSED_SHOWN` lines that were not run are echoed, and once the report is
 long an answer that does not fit is cut, or left out, each line's result still listed.
 """
