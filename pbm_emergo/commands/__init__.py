@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "CommandMail", "Reply", "check_passwords_ahead", "describe", "dispatch", "redact",
-    "scheduled",
 ]
 
 
@@ -50,16 +49,9 @@ def check_passwords_ahead(
     """Check the passwords of a mail's command lines (their slow hashes) in a reading
     session, before the mail runs inside its write transaction, so that the lock is not held
     while they are hashed."""
-    from pbm_emergo.commands.dispatcher import _check_passwords_ahead
+    from pbm_emergo.commands.dispatcher import check_passwords_ahead as run
 
-    _check_passwords_ahead(session, mail, text, config, now)
-
-
-def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
-    """Timed work the server's scheduler runs every half minute: reminders and forfeits."""
-    from pbm_emergo.game.timers import scheduled as run_timers
-
-    return run_timers(session, config, now)
+    run(session, mail, text, config, now)
 
 
 def describe(subject: str, body: str, session: Session | None = None) -> CommandText:

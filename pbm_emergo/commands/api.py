@@ -45,12 +45,4 @@ class CommandProcessor(Protocol):
     ) -> tuple[list[Reply], list[Write]]: ...
 
 
-class ScheduledTask(Protocol):
-    """Timed work (reminders, timeouts): the server's scheduler calls
-    ``pbm_emergo.commands.scheduled`` every 30 seconds inside one transaction, and mails
-    the replies it returns."""
-
-    def __call__(self, session: Session, config: Config, now: datetime) -> list[Reply]: ...
-
-
-__all__ = ["CommandMail", "CommandProcessor", "CommandText", "Reply", "ScheduledTask", "Write"]
+__all__ = ["CommandMail", "CommandProcessor", "CommandText", "Reply", "Write"]

@@ -2,7 +2,9 @@
 
 Each command is a small class (one module per command word, named after it) with a
 ``name``, a ``grammar`` (its arguments: see :mod:`pbm_emergo.commands.grammar`), a
-``description`` and a ``process`` method; the registry in
+``description`` and a ``process`` method, which gets the arguments bound to that grammar
+(:class:`~pbm_emergo.commands.arguments.Arguments`: the words by part, the board and the
+login resolved); the registry in
 :mod:`pbm_emergo.commands.registry` lists them all and ``help`` is generated from it.
 """
 
@@ -11,12 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from pbm_emergo.commands.arguments import Arguments
 from pbm_emergo.commands.grammar import NOTHING, Grammar
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.secrets import Known
 from pbm_emergo.game.unit import UnitOfWork
 
-__all__ = ["Command", "Context", "Refused", "Result", "UsageError"]
+__all__ = ["Arguments", "Command", "Context", "Refused", "Result", "UsageError"]
 
 
 @dataclass
@@ -48,9 +51,15 @@ class Command:
     # The help section: "account" or "emergo".
     section: ClassVar[str] = "account"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        """Run the command on arguments that fit its grammar (see :meth:`check_arguments`)."""
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        """Run the command on arguments that fit its grammar (see :meth:`check_arguments`),
+        bound to it (:meth:`bind`)."""
         raise NotImplementedError
+
+    @classmethod
+    def bind(cls, ctx: Context, words: list[str]) -> Arguments:
+        """``words``, checked by :meth:`check_arguments`, bound to the command's grammar."""
+        return Arguments.bind(ctx, cls.name, cls.grammar, words)
 
     @classmethod
     def arity_fits(cls, count: int) -> bool:

@@ -4,8 +4,9 @@ mail to the challenger; the challenged player is not told."""
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result, UsageError
+from pbm_emergo.commands.base import Arguments, Command, Context, Result, UsageError
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar
+from pbm_emergo.db.models import Player
 from pbm_emergo.game.boards import parse_board_ref
 
 
@@ -13,11 +14,12 @@ class PolicyCommand(Command):
     section = "emergo"
     grammar = Grammar(USERID, PASSWORD)
 
-    def check_value(self, args: list[str]) -> None:
-        """Raise a usage error if the arguments after the password are wrong."""
+    def check_value(self, args: Arguments) -> None:
+        """Raise a usage error if the arguments after the password are wrong (checked
+        before the password)."""
 
-    def set_policy(self, ctx: Context, args: list[str]) -> Result:
-        """Store the player's policy: the call into the game for this command."""
+    def set_policy(self, ctx: Context, player: Player, args: Arguments) -> Result:
+        """Store the logged-in player's policy: the call into the game for this command."""
         raise NotImplementedError
 
     @classmethod
@@ -32,6 +34,6 @@ class PolicyCommand(Command):
             )
         return None
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         self.check_value(args)
-        return self.set_policy(ctx, args)
+        return self.set_policy(ctx, args.login(), args)

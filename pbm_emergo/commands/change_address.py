@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, repeated
 from pbm_emergo.game.addresses import change_addresses
 
@@ -19,6 +19,5 @@ class ChangeAddressCommand(Command):
         "addresses stay until the first new one is confirmed."
     )
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        userid, password, *given = args
-        return change_addresses(ctx, userid, password, given)
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        return change_addresses(ctx, args.login(), args.words_of("address"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import NEW_PASSWORD, PASSWORD, USERID, Grammar, named
 from pbm_emergo.game.membership import change_password
 
@@ -12,5 +12,5 @@ class ChangePasswordCommand(Command):
     grammar = Grammar(USERID, named(PASSWORD, "old"), named(NEW_PASSWORD, "new"))
     description = "change your password"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return change_password(ctx, args[0], args[1], args[2])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        return change_password(ctx, args.login(), args.word("new"))

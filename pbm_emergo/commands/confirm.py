@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import Grammar, secret
 from pbm_emergo.game.addresses import confirm_address
 
@@ -20,5 +20,5 @@ class ConfirmCommand(Command):
         "'confirm CODE' (from any address) within 7 days registers it; the code works once."
     )
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return confirm_address(ctx, args[0])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        return confirm_address(ctx, args.word("code"))

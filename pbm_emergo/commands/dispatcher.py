@@ -59,7 +59,7 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
         if len(args) > MAX_ARGS:
             raise Refused(f"The command has more than {MAX_ARGS} arguments.")
         command.check_arguments(args)
-        result: Result = command().process(ctx, args)
+        result: Result = command().process(ctx, command.bind(ctx, args))
     except Refused as err:
         # A failed command changes nothing, except what its error says must be stored.
         del ctx.writes[writes_before:]
@@ -195,7 +195,7 @@ def _dispatch_multiple(ctx: Context, mail: CommandMail, text: CommandText) -> li
     return [Reply(to=mail.sender, subject=subject, body=report), *replies]
 
 
-def _check_passwords_ahead(
+def check_passwords_ahead(
     session: Session, mail: CommandMail, text: CommandText, config: Config, now: datetime
 ) -> None:
     """Check the passwords of a mail's command lines before it runs in its write

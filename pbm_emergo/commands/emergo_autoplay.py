@@ -8,7 +8,7 @@ moves due now on the player's boards.
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
 from pbm_emergo.game.autoplay import set_autoplay
 
@@ -26,10 +26,10 @@ class AutoplayCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        setting = args[2].lower()
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        setting = args.word("on").lower()
         if setting not in ("on", "off"):
             raise self.usage_error(
                 "Write on or off after the password: emergo autoplay userid password on|off."
             )
-        return set_autoplay(ctx, args[0], args[1], setting == "on")
+        return set_autoplay(ctx, args.login(), setting == "on")

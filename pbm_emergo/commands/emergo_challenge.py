@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import USERID, WORD, Grammar, named, optional
 from pbm_emergo.game.challenges import challenge
 
@@ -31,5 +31,6 @@ class ChallengeCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return challenge(ctx, args[0], args[1], args[2:])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        # The options come in any order: read as one list, not part by part.
+        return challenge(ctx, args.word("u1"), args.word("u2"), args.words[2:])

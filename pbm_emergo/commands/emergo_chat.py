@@ -3,11 +3,10 @@ subscribers (Subject ``Emergo chat N userid``)."""
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, Grammar
 from pbm_emergo.db import games
-from pbm_emergo.game.accounts import authenticate
-from pbm_emergo.game.boards import get_board, primary_address
+from pbm_emergo.game.boards import primary_address
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.views.templating import render
 
@@ -32,17 +31,10 @@ class ChatCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        board, upto = get_board(ctx, args[0])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        board, _ = args.board(alone=True)
         number = board.number
-        if upto is not None:
-            raise Refused(
-                f"Write the board number alone: emergo chat {number} USERID PASSWORD.",
-                board=number,
-            )
-        player = authenticate(
-            ctx, args[1], args[2], board=number, known=(board.white_player, board.black_player)
-        )
+        player = args.login(board=number, known=(board.white_player, board.black_player))
         if not ctx.comment.strip():
             raise no_text_error("emergo chat")
         recipients: list[str] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.emergo_show import FILTER, boards_for, split_filter
 from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.db import games
@@ -28,8 +28,8 @@ class GamesCommand(Command):
     description = "a table of boards: number, move, players, status"
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        userids, which = split_filter(args)
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        userids, which = split_filter(list(args))
         boards: dict[int, Board] = {}
         if userids:
             for userid in userids:

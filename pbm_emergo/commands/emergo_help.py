@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbm_emergo.commands import registry
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import Grammar, rest
 from pbm_emergo.rules import Position, render_board
 from pbm_emergo.views.templating import render
@@ -25,11 +25,12 @@ class EmergoHelpCommand(Command):
     description = "the rules of Emergo, the empty board, the notation and the commands"
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         if args:  # "emergo help move" is "help move"
             help_command = registry.by_name()["help"]
-            help_command.check_arguments(args)
-            return help_command().process(ctx, args)
+            words = list(args)
+            help_command.check_arguments(words)
+            return help_command().process(ctx, help_command.bind(ctx, words))
         return Result(
             summary="sent the Emergo help page",
             answer=emergo_help_text(ctx),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.db import reads
 from pbm_emergo.db.reads import BoardLine
@@ -37,7 +37,7 @@ class HistoryCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         found = [require_player(ctx, userid) for userid in args]
         rows = reads.finished_games(
             ctx.session, [p.id for p in found] if found else None,

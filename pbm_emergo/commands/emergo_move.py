@@ -7,9 +7,29 @@ moves counted); otherwise nothing changes and the reply names the move number du
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.db.models import Board
 from pbm_emergo.game.play import play
+
+
+def play_on_board(args: Arguments, move: str) -> Result:
+    """The board, then the login, then the move: in that order a player sees the refusals."""
+    userid = args.word("userid")
+
+    def number_after_the_board(board: Board, upto: int) -> str:
+        return (
+            f"Write the move number after the move, not after the board: "
+            f"emergo move {board.number} {userid} PASSWORD MOVE#{upto}."
+        )
+
+    board, facts, _ = args.board_and_facts(alone=number_after_the_board)
+    player = args.login(
+        board=board.number, known=(board.white_player, board.black_player),
+        # Players the board's read found without wrong passwords need no look-up.
+        no_failures={board.white_player_id, board.black_player_id} - facts.failing,
+    )
+    return play(args.ctx, player, board, move, facts)
 
 
 class MoveCommand(Command):
@@ -26,8 +46,8 @@ class MoveCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return play(ctx, args[0], args[1], args[2], args[3])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        return play_on_board(args, args.word("move"))
 
 
 class ResignCommand(Command):
@@ -36,5 +56,5 @@ class ResignCommand(Command):
     description = "resign the game on that board"
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return play(ctx, args[0], args[1], args[2], "resign")
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        return play_on_board(args, "resign")

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import BOARD, Grammar
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.game.boards import BoardState, get_board, result_sentence, side_label
+from pbm_emergo.game.boards import BoardState, result_sentence, side_label
 from pbm_emergo.game.play import moves_in_lines
 from pbm_emergo.views.templating import render
 
@@ -17,8 +17,8 @@ class MovesCommand(Command):
     description = "the legal moves of the player to move"
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        board, upto = get_board(ctx, args[0])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        board, upto = args.board()
         if upto is None:
             if board.status != BOARD_ACTIVE:
                 state = BoardState.load(ctx.session, board)

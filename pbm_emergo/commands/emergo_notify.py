@@ -3,7 +3,7 @@ finished game on the server, or of those boards only."""
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, Grammar, repeated
 from pbm_emergo.game.social import toggle_notifications, watchable_board
 
@@ -20,15 +20,15 @@ class NotifyCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         # Word by word, as written: a word that is no number is refused before a later
         # board is looked up, and a missing board before a later word that is no number.
         numbers: list[int] = []
-        for word in args[2:]:
+        for word in args.words_of("board"):
             if not word.isdigit():
                 raise self.usage_error(
                     f"'{word[:40]}' is not a board number: emergo notify USERID PASSWORD "
                     "[BOARD ...]."
                 )
             numbers.append(watchable_board(ctx, word))
-        return toggle_notifications(ctx, args[0], args[1], numbers)
+        return toggle_notifications(ctx, args.login(), numbers)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import BOARD, WORD, Grammar, named, repeated
 from pbm_emergo.db import games
-from pbm_emergo.game.boards import get_board, side_label
+from pbm_emergo.game.boards import side_label
 from pbm_emergo.game.play import moves_in_lines
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
 from pbm_emergo.views.picture import board_picture
@@ -24,13 +24,13 @@ class PreviewCommand(Command):
     description = "the board after trying these moves (from move n if given); nothing is saved"
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        board, upto = get_board(ctx, args[0])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        board, upto = args.board()
         number = board.number
         game = games.load_game(ctx.session, board, upto=upto)
         start = game.position.ply
         tried: list[str] = []
-        for text in args[1:]:
+        for text in args.words_of("move"):
             position = game.position
             try:
                 tried.append(str(game.play(text)))

@@ -11,8 +11,9 @@ registered address, never in the board mails both players get.
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, WORD, Grammar, named, repeated
+from pbm_emergo.db.models import Board
 from pbm_emergo.game.queue import queue_moves
 
 # At most this many items in a conditional queue.
@@ -39,5 +40,15 @@ class QueueCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return queue_moves(ctx, args[0], args[1], args[2], args[3:])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        userid = args.word("userid")
+
+        def number_after_the_board(board: Board, upto: int) -> str:
+            return (
+                f"Write the move number after the move, not after the board: "
+                f"emergo queue {board.number} {userid} PASSWORD MOVE#{board.ply + 2}."
+            )
+
+        board, _ = args.board(alone=number_after_the_board)
+        player = args.login(board=board.number, known=(board.white_player, board.black_player))
+        return queue_moves(ctx, player, board, args.words_of("move"))

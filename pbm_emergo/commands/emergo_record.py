@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, Grammar
 from pbm_emergo.db.models import BOARD_ACTIVE
 from pbm_emergo.game.boards import (
     BoardState,
     at,
-    get_board,
     move_rows,
     options_text,
     result_sentence,
@@ -23,8 +22,8 @@ class RecordCommand(Command):
     description = "the whole game record in notation"
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        board, _ = get_board(ctx, args[0])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        board, _ = args.board()  # a move number after it is let pass
         view = BoardState.load(ctx.session, board)
         if board.status == BOARD_ACTIVE:
             # The stored position says whose turn it is; no replay needed.

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Context, Result
+from pbm_emergo.commands.base import Arguments, Context, Result
 from pbm_emergo.commands.challenge_policy import PolicyCommand
+from pbm_emergo.db.models import Player
 from pbm_emergo.game.challenges import reject_challenges
 
 
@@ -17,5 +18,5 @@ class RejectCommand(PolicyCommand):
         "USERID PASSWORD reject'."
     )
 
-    def set_policy(self, ctx: Context, args: list[str]) -> Result:
-        return reject_challenges(ctx, args[0], args[1])
+    def set_policy(self, ctx: Context, player: Player, args: Arguments) -> Result:
+        return reject_challenges(ctx, player)

@@ -3,7 +3,7 @@ seeks`` (who is seeking). Each challenge of a seeking player takes one off their
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, optional
 from pbm_emergo.game.challenges import MAX_SEEK, seek, seekers
 
@@ -19,10 +19,11 @@ class SeekCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         count = 1
-        if len(args) == 3:
-            word = args[2].lower()
+        given = args.optional_word("n")
+        if given is not None:
+            word = given.lower()
             if word == "off":
                 count = 0
             elif word.isdigit() and int(word) <= MAX_SEEK:
@@ -31,7 +32,7 @@ class SeekCommand(Command):
                 raise self.usage_error(
                     f"The number of games sought is a number from 0 to {MAX_SEEK}, or off."
                 )
-        return seek(ctx, args[0], args[1], count)
+        return seek(ctx, args.login(), count)
 
 
 class SeeksCommand(Command):
@@ -44,5 +45,5 @@ class SeeksCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         return seekers(ctx)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import WORD, Grammar, named, optional, repeated
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
@@ -56,8 +56,9 @@ class ShowCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        words, which = split_filter(args)
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        # Board numbers and userids mixed, then maybe a filter: read word by word.
+        words, which = split_filter(list(args))
         if not words:
             raise self.usage_error()
         shown: list[tuple[Board, int | None]] = []

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.db import ratings, reads
 from pbm_emergo.db.models import START_RATING
@@ -31,7 +31,7 @@ class StandingsCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         wanted = [require_player(ctx, userid).userid for userid in args]
         rows = reads.standings(ctx.session, ctx.now)
         if wanted:

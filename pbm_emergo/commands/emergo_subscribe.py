@@ -3,10 +3,10 @@ or every board's, as a spectator."""
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
 from pbm_emergo.game.boards import parse_board_ref
-from pbm_emergo.game.social import subscribe
+from pbm_emergo.game.social import subscribe, subscription_board
 
 ALL = "all"
 
@@ -38,8 +38,10 @@ class SubscribeCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return subscribe(ctx, board_target(args[0], "emergo subscribe"), args[1], args[2])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        number = board_target(args.word("board"), "emergo subscribe")
+        board = subscription_board(ctx, number)
+        return subscribe(ctx, args.login(board=number), board)
 
 
 class SubCommand(SubscribeCommand):

@@ -3,10 +3,10 @@ board's mails, or every board's."""
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.emergo_subscribe import board_target
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
-from pbm_emergo.game.social import unsubscribe
+from pbm_emergo.game.social import subscription_board, unsubscribe
 
 
 class UnsubscribeCommand(Command):
@@ -19,8 +19,10 @@ class UnsubscribeCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return unsubscribe(ctx, board_target(args[0], "emergo unsubscribe"), args[1], args[2])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        number = board_target(args.word("board"), "emergo unsubscribe")
+        board = subscription_board(ctx, number)
+        return unsubscribe(ctx, args.login(board=number), board)
 
 
 class UnsubCommand(UnsubscribeCommand):

@@ -10,7 +10,10 @@ shape of a command line is derived from that one declaration, here:
   even when the word there looks public;
 - the userid and password of a login (:attr:`Grammar.login`), whose password the dispatcher
   checks ahead of a write transaction;
-- the usage text shown by ``help`` and by usage errors (:attr:`Grammar.usage`).
+- the usage text shown by ``help`` and by usage errors (:attr:`Grammar.usage`);
+- which words of a command line fill which part (:meth:`Grammar.spans`), which the
+  command reads through :class:`~pbm_emergo.commands.arguments.Arguments`: its words by
+  part, its board and its login resolved.
 
 Secrets and the login must sit at fixed positions: a part after one of variable length
 cannot be a secret, which :class:`Grammar` refuses when it is declared.
@@ -18,8 +21,12 @@ cannot be a secret, which :class:`Grammar` refuses when it is declared.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from enum import Enum
+
+# A part's key: the first word of its name (``MOVE[#n]`` -> ``move``, ``N|off`` -> ``n``).
+KEY = re.compile(r"-*([A-Za-z0-9_]+)")
 
 
 class Kind(Enum):
@@ -55,6 +62,13 @@ class Part:
     def fixed(self) -> bool:
         """Whether the part always takes exactly one word."""
         return self.least == 1 and self.most == 1
+
+    @property
+    def key(self) -> str:
+        """The name a command reads the part's words by: its name's first word, lower
+        case (``--nagtime=DAYS`` -> ``nagtime``)."""
+        match = KEY.match(self.name)
+        return match[1].lower() if match else self.name
 
     @property
     def usage(self) -> str:
@@ -139,6 +153,20 @@ class Grammar:
     def fits(self, count: int) -> bool:
         """Whether ``count`` arguments fit the grammar."""
         return count >= self.least and (self.most is None or count <= self.most)
+
+    def spans(self, count: int) -> list[tuple[Part, int, int]]:
+        """Which of ``count`` words (that fit) each part takes: (part, start, end). A part
+        of variable length takes as many as it may, leaving the later parts their least."""
+        spans: list[tuple[Part, int, int]] = []
+        start = 0
+        for index, part in enumerate(self.parts):
+            later = sum(p.least for p in self.parts[index + 1 :])
+            length = min(max(count - start - later, part.least), count - start)
+            if part.most is not None:
+                length = min(length, part.most)
+            spans.append((part, start, start + length))
+            start += length
+        return spans
 
     def __repr__(self) -> str:
         return f"Grammar({', '.join(p.usage or p.name for p in self.parts)})"

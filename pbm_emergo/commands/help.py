@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pbm_emergo.commands import registry
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.emergo_help import emergo_help_text
 from pbm_emergo.commands.grammar import WORD, Grammar, named, repeated
 from pbm_emergo.views.templating import render
@@ -19,7 +19,7 @@ class HelpCommand(Command):
         "one command."
     )
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         topic = " ".join(a.lower() for a in args)
         if topic == "emergo":
             return Result(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED
 from pbm_emergo.views.templating import render
@@ -12,7 +12,7 @@ class ListCommand(Command):
     name = "list"
     description = "the games this server hosts and how many boards are active"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         counts = games.count_by_status(ctx.session)
         return Result(
             summary="sent the list of games",

@@ -3,12 +3,12 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.emergo_chat import no_text_error
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar, named, repeated
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.game.accounts import USERID_PATTERN, authenticate
+from pbm_emergo.game.accounts import USERID_PATTERN
 from pbm_emergo.game.boards import primary_address
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.views.templating import render
@@ -25,14 +25,15 @@ class MessageCommand(Command):
         "not exist are named in the reply; the others still get the message."
     )
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        sender = authenticate(ctx, args[0], args[1])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        sender = args.login()
         if not ctx.comment.strip():
             raise no_text_error("message")
-        found = players.find_players(ctx.session, args[2:])
+        recipients = args.words_of("to")
+        found = players.find_players(ctx.session, recipients)
         delivered: list[Player] = []
         missing: list[str] = []
-        for word in args[2:]:
+        for word in recipients:
             player = found.get(players.userid_key(word))
             if player is None or not player.active or primary_address(player) is None:
                 if word not in missing:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
-from pbm_emergo.commands.base import Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import Grammar, rest
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, size_of
 from pbm_emergo.views.templating import render
@@ -39,7 +39,7 @@ class MultipleCommand(Command):
         "left out or cut, with a line that says so."
     )
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
+    def process(self, ctx: Context, args: Arguments) -> Result:
         raise Refused("'multiple' works only as the Subject of a mail, not inside one.")
 
 

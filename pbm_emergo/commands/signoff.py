@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar
 from pbm_emergo.game.membership import signoff
 
@@ -12,5 +12,5 @@ class SignoffCommand(Command):
     grammar = Grammar(USERID, PASSWORD)
     description = "leave the server: your active games are resigned, your history is kept"
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        return signoff(ctx, args[0], args[1])
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        return signoff(ctx, args.login())

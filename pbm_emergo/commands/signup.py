@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import NEW_PASSWORD, WORD, Grammar, named, repeated
 from pbm_emergo.game.membership import signup
 
@@ -20,6 +20,6 @@ class SignupCommand(Command):
         "Passwords are stored only as argon2id hashes and never shown."
     )
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        userid, password, *given = args
-        return signup(ctx, userid, password, given)
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        # No login: the account does not exist yet.
+        return signup(ctx, args.word("userid"), args.word("password"), args.words_of("address"))

@@ -10,7 +10,7 @@ the days it began.
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
 from pbm_emergo.game.vacations import set_vacation
 
@@ -27,11 +27,11 @@ class VacationCommand(Command):
         "'vacation userid PASSWORD off' ends it now, and the days not begun are given back."
     )
 
-    def process(self, ctx: Context, args: list[str]) -> Result:
-        setting = args[2].lower()
+    def process(self, ctx: Context, args: Arguments) -> Result:
+        setting = args.word("days").lower()
         if setting != "off" and not (setting.isdigit() and len(setting) <= 4):
             raise self.usage_error(
                 "Write a number of days or off after the password: vacation userid password "
                 "DAYS|off."
             )
-        return set_vacation(ctx, args[0], args[1], None if setting == "off" else int(setting))
+        return set_vacation(ctx, args.login(), None if setting == "off" else int(setting))

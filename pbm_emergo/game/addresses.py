@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.game.accounts import authenticate
 from pbm_emergo.game.messages import Reply, a_label_ok, ascii_domain, clean_address
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork, Write
@@ -198,13 +197,10 @@ def request_confirmations(
     return request
 
 
-def change_addresses(
-    ctx: UnitOfWork, userid: str, password: str, addresses: list[str]
-) -> Result:
+def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> Result:
     """Replace the player's registered addresses by ``addresses``; those that need their
     owner's consent wait for it (with none usable now, the old addresses stay until the
     first new one is confirmed). The addresses dropped are told."""
-    player = authenticate(ctx, userid, password)
     fresh = check_addresses(ctx.config, addresses)
     ctx.reveal(*addresses)  # valid addresses are not secrets
     registered = {a.address_key for a in player.addresses}

@@ -9,8 +9,7 @@ due now on the player's boards.
 from __future__ import annotations
 
 from pbm_emergo.db import autoplay, games
-from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.db.models import BOARD_ACTIVE, Player
 from pbm_emergo.game.boards import BoardState
 from pbm_emergo.game.chain import follow
 from pbm_emergo.game.messages import Reply
@@ -19,10 +18,9 @@ from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 
-def set_autoplay(ctx: UnitOfWork, userid: str, password: str, on: bool) -> Result:
+def set_autoplay(ctx: UnitOfWork, player: Player, on: bool) -> Result:
     """Switch the player's autoplay on or off; on also plays the forced moves due now."""
     setting = "on" if on else "off"
-    player = authenticate(ctx, userid, password)
     player_id = player.id
     ctx.write(lambda s: autoplay.set_autoplay(s, player_id, on))
     played: list[int] = []

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from pbm_emergo.db import challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
 from pbm_emergo.db.reads import active_board_counts
-from pbm_emergo.game.accounts import authenticate, is_registered, require_player
+from pbm_emergo.game.accounts import is_registered, require_player
 from pbm_emergo.game.boards import BoardState, Seat, board_mails
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork
@@ -187,28 +187,25 @@ def policy_text(userid: str, refuses: bool, limit: int | None, active: int) -> s
 Policy = Callable[[Player], tuple[bool, int | None]]
 
 
-def accept_challenges(ctx: UnitOfWork, userid: str, password: str) -> Result:
+def accept_challenges(ctx: UnitOfWork, player: Player) -> Result:
     """Every challenge of the player starts a board again (no refusal, no limit)."""
-    return _set_policy(ctx, userid, password, lambda player: (False, None))
+    return _set_policy(ctx, player, lambda player: (False, None))
 
 
-def reject_challenges(ctx: UnitOfWork, userid: str, password: str) -> Result:
+def reject_challenges(ctx: UnitOfWork, player: Player) -> Result:
     """Every challenge of the player is refused (a limit set stays for later)."""
-    return _set_policy(ctx, userid, password, lambda player: (True, player.board_limit))
+    return _set_policy(ctx, player, lambda player: (True, player.board_limit))
 
 
-def limit_challenges(ctx: UnitOfWork, userid: str, password: str, limit: int | None) -> Result:
+def limit_challenges(ctx: UnitOfWork, player: Player, limit: int | None) -> Result:
     """Challenges are refused while the player has ``limit`` active boards or more;
     None removes the limit (an ``emergo reject`` stays), a number ends a refusal."""
     if limit is None:
-        return _set_policy(
-            ctx, userid, password, lambda player: (player.refuses_challenges, None)
-        )
-    return _set_policy(ctx, userid, password, lambda player: (False, limit))
+        return _set_policy(ctx, player, lambda player: (player.refuses_challenges, None))
+    return _set_policy(ctx, player, lambda player: (False, limit))
 
 
-def _set_policy(ctx: UnitOfWork, userid: str, password: str, policy: Policy) -> Result:
-    player = authenticate(ctx, userid, password)
+def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
     refuses, limit = policy(player)
     player_id = player.id
 
@@ -230,9 +227,8 @@ def _set_policy(ctx: UnitOfWork, userid: str, password: str, policy: Policy) -> 
 # --- games sought ---------------------------------------------------------------------
 
 
-def seek(ctx: UnitOfWork, userid: str, password: str, count: int) -> Result:
+def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
     """The player seeks ``count`` more games (0: none)."""
-    player = authenticate(ctx, userid, password)
     player_id = player.id
 
     def store(session: Session) -> None:

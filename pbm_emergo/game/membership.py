@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pbm_emergo.db import credentials, games, players, ratings
-from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING
-from pbm_emergo.game.accounts import authenticate, check_password, check_userid, find_player
+from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
+from pbm_emergo.game.accounts import check_password, check_userid, find_player
 from pbm_emergo.game.addresses import (
     CONFIRM_TIME,
     Waiting,
@@ -78,9 +78,8 @@ def signup(
     )
 
 
-def signoff(ctx: UnitOfWork, userid: str, password: str) -> Result:
+def signoff(ctx: UnitOfWork, player: Player) -> Result:
     """Sign the player off; each of their active games is resigned."""
-    player = authenticate(ctx, userid, password)
     replies: list[Reply] = []
     resigned: list[int] = []
     # Each resignation moves the ratings the next one starts from.
@@ -116,9 +115,8 @@ def signoff(ctx: UnitOfWork, userid: str, password: str) -> Result:
     )
 
 
-def change_password(ctx: UnitOfWork, userid: str, old: str, new: str) -> Result:
-    """Replace the player's password ``old`` by ``new``."""
-    player = authenticate(ctx, userid, old)
+def change_password(ctx: UnitOfWork, player: Player, new: str) -> Result:
+    """Replace the player's password (the one they logged in with) by ``new``."""
     check_password(new)
     player_id, old_hash = player.id, player.password_hash
     new_hash = players.hash_password(new)

@@ -1,7 +1,8 @@
 """Playing on a board: a move, resigning, a draw offered or answered, a move taken back.
 
-:func:`play` is what ``emergo move`` asks for; the robots' runner and the scheduler use
-:class:`Turn` and the steps below directly.
+:func:`play` is what ``emergo move`` asks for, once the command found the board and
+logged the player in; the robots' runner and the scheduler use :class:`Turn` and the steps
+below directly.
 """
 
 
@@ -13,14 +14,12 @@ from pbm_emergo.db import games
 from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.ratings import GameRating
-from pbm_emergo.game.accounts import authenticate
 from pbm_emergo.game.boards import (
     BoardState,
     OpenVote,
     board_mails,
     board_view,
     finish_game,
-    get_board_and_facts,
     other_side,
     result_sentence,
     span,
@@ -94,20 +93,13 @@ class Turn:
         return finish_game(self.ctx, self.board, state, winner, termination, rating)
 
 
-def play(ctx: UnitOfWork, board_arg: str, userid: str, password: str, move_arg: str) -> Result:
-    """Everything ``emergo move`` does, after its arguments were counted."""
-    board, facts, upto = get_board_and_facts(ctx, board_arg)
+def play(
+    ctx: UnitOfWork, player: Player, board: Board, move: str, facts: BoardFacts | None = None
+) -> Result:
+    """Everything ``emergo move`` does once the board was found and the player logged in:
+    ``move`` (``MOVE[#n]`` or a keyword) played by ``player`` on ``board`` (``facts``: read
+    with it)."""
     number = board.number
-    if upto is not None:
-        raise Refused(
-            f"Write the move number after the move, not after the board: "
-            f"emergo move {number} {userid} PASSWORD MOVE#{upto}.",
-            board=number,
-        )
-    player = authenticate(
-        ctx, userid, password, board=number, known=(board.white_player, board.black_player),
-        no_failures={board.white_player_id, board.black_player_id} - facts.failing,
-    )
     if board.side_of(player) is None:
         raise Refused(
             f"{player.userid} does not play on board {number}: it is "
@@ -117,7 +109,7 @@ def play(ctx: UnitOfWork, board_arg: str, userid: str, password: str, move_arg: 
     turn = Turn(ctx, board, player, facts)
     if not turn.state.active:
         raise turn.error(f"The game on board {number} is over: {result_sentence(turn.state)}")
-    text, guard = split_guard(move_arg)
+    text, guard = split_guard(move)
     if guard is not None and guard != board.ply + 1:
         raise turn.error(
             f"Board {number} is at move {board.ply + 1}, not move {guard}: nothing was done.",

@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING
 from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
-from pbm_emergo.game.accounts import authenticate, is_registered
+from pbm_emergo.game.accounts import is_registered
 from pbm_emergo.game.boards import (
     BoardState,
     board_html,
     board_link,
     board_view,
-    get_board,
     result_sentence,
     split_guard,
 )
@@ -45,23 +44,10 @@ if TYPE_CHECKING:
 CLEAR = "clear"
 
 
-def queue_moves(
-    ctx: UnitOfWork, board_arg: str, userid: str, password: str, items: Sequence[str]
-) -> Result:
+def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[str]) -> Result:
     """Queue ``items`` (one move, or conditional items; ``["clear"]`` removes the queue)
-    for ``userid`` on the board ``board_arg`` names."""
-    board, upto = get_board(ctx, board_arg)
+    for ``player`` on ``board``."""
     number = board.number
-    if upto is not None:
-        raise Refused(
-            f"Write the move number after the move, not after the board: "
-            f"emergo queue {number} {userid} PASSWORD MOVE#{board.ply + 2}.",
-            board=number,
-        )
-    player = authenticate(
-        ctx, userid, password, board=number,
-        known=(board.white_player, board.black_player),
-    )
     side = board.side_of(player)
     if side is None:
         raise Refused(

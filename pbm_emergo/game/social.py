@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from pbm_emergo.db import spectators
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
-from pbm_emergo.game.accounts import authenticate
 from pbm_emergo.game.boards import get_board
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork
@@ -29,8 +28,9 @@ def boards_text(numbers: Sequence[int | None]) -> str:
     return "boards " + ", ".join(str(n) for n in numbers)
 
 
-def _board(ctx: UnitOfWork, number: int | None) -> Board | None:
-    """The board numbered ``number`` (None: every board), or a Refused."""
+def subscription_board(ctx: UnitOfWork, number: int | None) -> Board | None:
+    """The board numbered ``number`` (None: every board), or a Refused: what
+    :func:`subscribe` and :func:`unsubscribe` are about, looked up before the login."""
     if number is None:
         return None
     board, _ = get_board(ctx, str(number))
@@ -47,10 +47,9 @@ def _subscriptions_answer(player: Player, watched: list[int | None], headline: s
     )
 
 
-def subscribe(ctx: UnitOfWork, number: int | None, userid: str, password: str) -> Result:
-    """Subscribe ``userid`` to the mails of board ``number`` (None: of every board)."""
-    board = _board(ctx, number)
-    player = authenticate(ctx, userid, password, board=number)
+def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
+    """Subscribe the player to the mails of ``board`` (None: of every board)."""
+    number = None if board is None else board.number
     watched = spectators.subscriptions_of(ctx.session, player.id)
     if board is not None:
         if board.side_of(player) is not None:
@@ -82,10 +81,9 @@ def subscribe(ctx: UnitOfWork, number: int | None, userid: str, password: str) -
     )
 
 
-def unsubscribe(ctx: UnitOfWork, number: int | None, userid: str, password: str) -> Result:
-    """End the subscription of ``userid`` to board ``number`` (None: every subscription)."""
-    _board(ctx, number)
-    player = authenticate(ctx, userid, password, board=number)
+def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
+    """End the subscription of the player to ``board`` (None: every subscription)."""
+    number = None if board is None else board.number
     watched = spectators.subscriptions_of(ctx.session, player.id)
     if number is None:
         dropped = list(watched)
@@ -127,17 +125,10 @@ def watchable_board(ctx: UnitOfWork, word: str) -> int:
     return board.number
 
 
-def toggle_notifications(
-    ctx: UnitOfWork, userid: str, password: str, numbers: Sequence[int] = ()
-) -> Result:
+def toggle_notifications(ctx: UnitOfWork, player: Player, numbers: Sequence[int] = ()) -> Result:
     """Turn on (or, when on, off) the final board mail of every game that ends (no
-    ``numbers``), or of each of the active boards ``numbers``."""
-    toggled_boards: list[int] = []
-    for wanted in numbers:
-        number = watchable_board(ctx, str(wanted))
-        if number not in toggled_boards:
-            toggled_boards.append(number)
-    player = authenticate(ctx, userid, password)
+    ``numbers``), or of each of the active boards ``numbers`` (see :func:`watchable_board`)."""
+    toggled_boards = list(dict.fromkeys(numbers))
     current = spectators.notifications_of(ctx.session, player.id)
     toggled: list[int | None] = list(toggled_boards) if toggled_boards else [None]
     on = [n for n in toggled if n not in current]

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.db import games, players, vacations
 from pbm_emergo.db.models import Board, Player
@@ -47,6 +47,13 @@ from pbm_emergo.views.templating import render
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
     from pbm_emergo.db.session import Session
+
+
+class ScheduledTask(Protocol):
+    """Timed work (reminders, timeouts) as the server's scheduler runs it: every 30 seconds,
+    inside one transaction, mailing the replies it returns (:func:`scheduled`, or a test's)."""
+
+    def __call__(self, session: Session, config: Config, now: datetime) -> list[Reply]: ...
 
 
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:

@@ -13,8 +13,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbm_emergo.db import vacations
-from pbm_emergo.db.models import Vacation
-from pbm_emergo.game.accounts import authenticate
+from pbm_emergo.db.models import Player, Vacation
 from pbm_emergo.game.boards import at
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork
@@ -24,10 +23,9 @@ if TYPE_CHECKING:
     from pbm_emergo.db.session import Session
 
 
-def set_vacation(ctx: UnitOfWork, userid: str, password: str, days: int | None) -> Result:
+def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     """Start a vacation of ``days`` days from now (replacing the current one), or end the
     current one now (``days`` None)."""
-    player = authenticate(ctx, userid, password)
     allowance, year, now = ctx.config.vacation_days, ctx.now.year, ctx.now
     current = vacations.current_vacation(ctx.session, player.id, now)
     taken = vacations.days_taken(ctx.session, player.id, year)

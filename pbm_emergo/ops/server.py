@@ -26,10 +26,11 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands.api import CommandProcessor, ScheduledTask
+from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.timers import ScheduledTask
 from pbm_emergo.game.timers import scheduled as timed_work
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for

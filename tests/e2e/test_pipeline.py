@@ -331,7 +331,7 @@ def test_two_worker_processes_share_the_queue_without_doing_anything_twice(
 def test_the_default_scheduler_mails_real_reminders(
     db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
 ) -> None:
-    """No task passed in: the server runs pbm_emergo.commands.scheduled, which reminds the
+    """No task passed in: the server runs pbm_emergo.game.timers.scheduled, which reminds the
     player to move once the board's nag time has passed (a clock 8 days ahead here)."""
     from pbm_emergo.db import games, players
 

@@ -1,19 +1,40 @@
 """The game's operations called with plain values, no mail in between: accounts, a
-challenge, moves, a resignation, and the refusals on the way."""
+challenge, moves, a resignation, and the refusals on the way. An operation on a player's
+behalf takes the Player, found without a password as the robots and the scheduler find
+theirs; checking a password (a login) is the mail commands' part, and its own step here."""
 
 from __future__ import annotations
 
 import pytest
 
 from pbm_emergo.db import games
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED
-from pbm_emergo.game import challenges, membership, play, vacations
-from pbm_emergo.game.results import Refused
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.game import accounts, challenges, membership, play, vacations
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
 
 from .conftest import Game
 
 ALICE = "alice@example.org"
 BOB = "bob@example.org"
+
+
+def player(unit: UnitOfWork, userid: str) -> Player:
+    """The player, without a password."""
+    found = accounts.find_player(unit, userid)
+    assert found is not None
+    return found
+
+
+def board(unit: UnitOfWork, number: int) -> Board:
+    found = games.get_board(unit.session, number)
+    assert found is not None
+    return found
+
+
+def move(unit: UnitOfWork, userid: str, text: str) -> Result:
+    """``text`` played by ``userid`` on board 101."""
+    return play.play(unit, player(unit, userid), board(unit, 101), text)
 
 
 @pytest.fixture
@@ -40,13 +61,15 @@ def test_challenge_moves_and_resignation(players: Game) -> None:
     assert sorted(reply.to for reply in started.replies) == [ALICE, BOB]
     assert {reply.subject for reply in started.replies} == {"New Emergo Board 101 alice"}
 
-    moved = players.run(lambda unit: play.play(unit, "101", "alice", "alicepw", "a5"))
+    moved = players.run(lambda unit: move(unit, "alice", "a5"))
     assert "a5" in moved.summary
-    players.run(lambda unit: play.play(unit, "101", "bob", "bobpw", "b4"))
+    players.run(lambda unit: move(unit, "bob", "b4"))
     with pytest.raises(Refused, match="It is not your turn on board 101"):
-        players.run(lambda unit: play.play(unit, "101", "bob", "bobpw", "b6"))
+        players.run(lambda unit: move(unit, "bob", "b6"))
+    with pytest.raises(Refused, match="Board 101 is at move 3, not move 7"):
+        players.run(lambda unit: move(unit, "alice", "a6#7"))
 
-    resigned = players.run(lambda unit: play.play(unit, "101", "alice", "alicepw", "resign"))
+    resigned = players.run(lambda unit: move(unit, "alice", "resign"))
     assert resigned.summary == "resigned on board 101"
     assert all("alice resigned." in reply.body for reply in resigned.replies)
     with players.factory() as session:
@@ -69,15 +92,17 @@ def test_a_challenge_comes_from_a_registered_address(players: Game) -> None:
 
 
 def test_a_refused_challenge_and_a_sought_game(players: Game) -> None:
-    players.run(lambda unit: challenges.reject_challenges(unit, "bob", "bobpw"), sender=BOB)
+    players.run(lambda unit: challenges.reject_challenges(unit, player(unit, "bob")), sender=BOB)
     with pytest.raises(Refused, match="bob does not accept challenges at the moment"):
         players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)
 
-    policy = players.run(lambda unit: challenges.limit_challenges(unit, "bob", "bobpw", 1))
+    policy = players.run(
+        lambda unit: challenges.limit_challenges(unit, player(unit, "bob"), 1)
+    )
     assert policy.summary == (
         "bob accepts challenges while they have fewer than 1 active board (now 0)"
     )
-    players.run(lambda unit: challenges.seek(unit, "bob", "bobpw", 2))
+    players.run(lambda unit: challenges.seek(unit, player(unit, "bob"), 2))
     assert "bob" in (players.run(challenges.seekers).answer or "")
 
     players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)
@@ -89,11 +114,20 @@ def test_a_refused_challenge_and_a_sought_game(players: Game) -> None:
         players.run(lambda unit: challenges.challenge(unit, "bob", "alice"), sender=ALICE)
 
 
-def test_a_vacation_needs_the_password_and_ends_early(players: Game) -> None:
-    with pytest.raises(Refused) as refused:
-        players.run(lambda unit: vacations.set_vacation(unit, "bob", "wrong", 5), sender=BOB)
-    assert refused.value.writes  # the wrong password is counted all the same (by its owner)
-    result = players.run(lambda unit: vacations.set_vacation(unit, "bob", "bobpw", 5))
+def test_a_vacation_is_taken_and_ends_early(players: Game) -> None:
+    result = players.run(lambda unit: vacations.set_vacation(unit, player(unit, "bob"), 5))
     assert result.summary.startswith("bob is on vacation until ")
-    ended = players.run(lambda unit: vacations.set_vacation(unit, "bob", "bobpw", None))
+    ended = players.run(lambda unit: vacations.set_vacation(unit, player(unit, "bob"), None))
     assert ended.summary == "ended the vacation of bob"
+    with pytest.raises(Refused, match="bob is not on vacation"):
+        players.run(lambda unit: vacations.set_vacation(unit, player(unit, "bob"), None))
+
+
+def test_a_login_checks_the_password_and_counts_a_wrong_one(players: Game) -> None:
+    with pytest.raises(Refused) as refused:
+        players.run(lambda unit: accounts.authenticate(unit, "bob", "wrong"), sender=BOB)
+    assert refused.value.writes  # the wrong password is counted all the same (by its owner)
+    found = players.run(
+        lambda unit: accounts.authenticate(unit, "bob", "bobpw").userid, sender=BOB
+    )
+    assert found == "bob"
