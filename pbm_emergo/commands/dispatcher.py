@@ -157,7 +157,10 @@ def _dispatch(
             commands=registry.help_entries(),
         )
         return [Reply(to=mail.sender, subject="Emergo error", body=error_text(err, ""))], []
-    ctx.comment = text.comment
+    # The comment goes to others (the opponent, subscribers, the web page): scrubbed as
+    # replies are, and a command line copied into it masked; a password the command
+    # verifies is taken out of it too (game.accounts.authenticate).
+    ctx.comment = ctx.secrets.scrub(masking.mask_commands(text.comment, ctx.known))
     outcome = run_line(ctx, line)
     log.info("command %r from %s: %s", outcome.line, mail.sender, "ok" if outcome.ok else "error")
     replies: list[Reply] = []

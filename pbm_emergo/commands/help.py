@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands import registry
+from collections.abc import Sequence
+
+from pbm_emergo.commands import masking, registry
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.emergo_help import emergo_help_text
 from pbm_emergo.commands.grammar import WORD, Grammar, named, repeated
+from pbm_emergo.game.secrets import MASK, Known
 from pbm_emergo.views.templating import render
 
 
@@ -46,10 +49,19 @@ class HelpCommand(Command):
                 "help.txt.j2",
                 address=ctx.config.address,
                 commands=registry.help_entries(),
-                unknown_topic=topic or None,
+                unknown_topic=shown_topic(args.words, ctx.known) if topic else None,
             ),
             answer_subject="Emergo help",
         )
+
+
+def shown_topic(words: Sequence[str], known: Known) -> str:
+    """An unknown topic as the reply may echo it: a word that may be a password (``help
+    PASSWORD``) is masked. Lower-cased, it would slip past the scrubbing of replies, which
+    matches a password as written."""
+    return " ".join(
+        word.lower() if masking.is_public(word, known) else MASK for word in words
+    )
 
 
 def find_topic(topic: str) -> type[Command] | None:

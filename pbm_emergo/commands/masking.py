@@ -126,6 +126,27 @@ def mask_line(line: str, known: Known) -> str:
     return text
 
 
+# What may stand before a command line copied into a comment: quote marks, and a header
+# label such as "Subject:", "Betreff:" or the French "Objet :".
+_COPIED_PREFIX = re.compile(r"^[\s>*]*(?:[^\W\d_]{2,20}\s?:\*?\s+)?")
+
+
+def mask_commands(text: str, known: Known) -> str:
+    """``text`` (a comment) with every line that is a command carrying a password masked
+    as :func:`mask_line` masks it: a copy of an earlier command mail (``Betreff: emergo move
+    101 alice PASSWORD e4``) or a command written into the body by mistake carries a
+    password the server never verified in this mail, and the comment goes to others."""
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        prefix = _COPIED_PREFIX.match(line)
+        start = prefix.end() if prefix else 0
+        words = line[start:].split()
+        command, _ = registry.lookup(words)
+        if command is not None and command.grammar.secret_positions:
+            lines[index] = line[:start] + " ".join(mask_words(words, known))
+    return "\n".join(lines)
+
+
 def hidden_words(lines: Iterable[str], known: Known) -> set[str]:
     """The words of ``lines`` that :func:`mask_line` hides (the ones that may be secrets)."""
     hidden: set[str] = set()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from pbm_emergo.commands import body, masking
@@ -33,17 +33,35 @@ MAX_COMMENT_CHARS = 4000
 
 # Where quoted or forwarded text starts: "On ... wrote:", Outlook's "-----Original
 # Message-----", Gmail's "---------- Forwarded message ---------", Apple Mail's "Begin
-# forwarded message:", and Outlook's line of underscores above a From:/Sent: block. A
-# forwarded copy of a command mail carries its Subject, and so its password.
+# forwarded message:", and Outlook's line of underscores above a From:/Sent: block; each
+# also as German, French, Dutch and Spanish mail programs write it ("Am ... schrieb ...:",
+# "-----Ursprüngliche Nachricht-----", "Le ... a écrit :"). A forwarded copy of a command
+# mail carries its Subject, and so its password. No command line starts with these words.
+_ORIGINAL = (
+    r"original message|ursprüngliche nachricht|message d'origine|oorspronkelijk bericht"
+    r"|mensaje original"
+)
+_FORWARDED = (
+    r"forwarded message|weitergeleitete nachricht|message transféré|doorgestuurd bericht"
+    r"|mensaje reenviado"
+)
 _QUOTE_HEADER = re.compile(
-    r"^(on\s.*wrote:|.*\bwrote:|-+\s*original message\s*-+|-+\s*forwarded message\s*-+"
-    r"|begin forwarded message:|_{8,})\s*$",
+    rf"^(on\s.*wrote:|.*\bwrote:|-+\s*({_ORIGINAL})\s*-+|-+\s*({_FORWARDED})\s*-+"
+    r"|begin forwarded message:|_{8,}|am\s.*\bschrieb\b.*:|le\s.*\ba écrit\s?:"
+    r"|op\s.*\bschreef\b.*:|el\s.*\bescribió\s?:)\s*$",
     re.IGNORECASE,
 )
 # The header block of a quoted or forwarded mail (Outlook without its line of underscores):
-# a "From:" line followed by a "Sent:", "Date:", "To:" or "Subject:" line.
-_FROM_LINE = re.compile(r"^\*?from:\*?\s", re.IGNORECASE)
-_HEADER_LINE = re.compile(r"^\*?(sent|date|to|cc|subject):\*?\s", re.IGNORECASE)
+# a "From:" line followed by a "Sent:", "Date:", "To:" or "Subject:" line, in English,
+# German ("Von:", "Gesendet:", "An:", "Betreff:"), French ("De :", "Envoyé :", "À :",
+# "Objet :", a space before the colon), Dutch ("Van:", "Verzonden:", "Aan:", "Onderwerp:")
+# or Spanish ("De:", "Enviado el:", "Para:", "Asunto:").
+_FROM_LINE = re.compile(r"^\*?(from|von|de|van)\s?:\*?\s", re.IGNORECASE)
+_HEADER_LINE = re.compile(
+    r"^\*?(sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|à|objet|verzonden"
+    r"|aan|onderwerp|enviado(\s+el)?|fecha|para|asunto)\s?:\*?\s",
+    re.IGNORECASE,
+)
 # The board a command line names: its first argument, after "emergo WORD".
 _BOARD_ARGUMENT = re.compile(r"^emergo\s+[a-z]+\s+(\d{1,9})\b", re.IGNORECASE)
 
@@ -160,44 +178,34 @@ class CommandText:
         finds which of their words are existing userids and boards (shown in ``command``)."""
         lines, reason, ignored = body_text_lines(text)
         reading = body.read(clean_subject(subject), lines)
+        fields: dict[str, Any]
         if reading.multiple:
             found = _command_lines(lines, reason, ignored)
-            read = cls(
-                subject=subject,
-                line=reading.line,
-                lines=tuple(found.commands),
-                multiple=True,
-                from_body=reading.from_body,
-                unprocessed=tuple(found.unprocessed),
-                ignored=found.ignored,
-                stopped_at=found.stopped_at,
-            )
+            fields = {
+                "lines": tuple(found.commands),
+                "multiple": True,
+                "from_body": reading.from_body,
+                "unprocessed": tuple(found.unprocessed),
+                "ignored": found.ignored,
+                "stopped_at": found.stopped_at,
+            }
         elif reading.comment_lines is not None:  # one command in the body: the rest is text
-            read = cls(
-                subject=subject,
-                line=reading.line,
-                lines=(reading.line,),
-                from_body=True,
-                comment=comment_text("\n".join(reading.comment_lines)),
-            )
+            fields = {
+                "lines": (reading.line,),
+                "from_body": True,
+                "comment": comment_text("\n".join(reading.comment_lines)),
+            }
         else:
-            read = cls(
-                subject=subject, line=reading.line, lines=(reading.line,), comment=_comment(lines)
-            )
-        return replace(
-            read,
-            boards=_boards(read.lines),
-            command=read._shown(lookup) if lookup is not None else "",
+            fields = {"lines": (reading.line,), "comment": _comment(lines)}
+        # Built once, with everything worked out first: the listener reads every mail.
+        command = "" if lookup is None else _shown(
+            lookup, reading.line, fields["lines"], reading.multiple,
+            bool(fields.get("from_body")),
         )
-
-    def _shown(self, lookup: masking.Lookup) -> str:
-        if not self.multiple:
-            # The command as it runs: the Subject, or the body's one command line.
-            return masked(self.line, masking.known_in(lookup, [self.line]))
-        if self.from_body:
-            known = masking.known_in(lookup, self.lines)
-            return " | ".join(masked(text, known) for text in self.lines)
-        return self.line
+        return cls(
+            subject=subject, line=reading.line, boards=_boards(fields["lines"]),
+            command=command, **fields,
+        )
 
     @property
     def echoed(self) -> list[str]:
@@ -223,10 +231,10 @@ class CommandText:
         if self.multiple:
             kept = "\n".join(masked(text, known) for text in lines)
         elif self.from_body:  # one command line in the body, and its comment
-            comment = secrets.scrub(self.comment)
+            comment = secrets.scrub(masking.mask_commands(self.comment, known))
             kept = "\n".join(x for x in (masked(self.line, known), comment) if x)
         else:
-            kept = secrets.scrub(self.comment)
+            kept = secrets.scrub(masking.mask_commands(self.comment, known))
         return secrets.scrub(self.subject), kept, secrets.scrub
 
     def to_stored(self) -> dict[str, Any]:
@@ -262,6 +270,19 @@ class CommandText:
             boards=tuple(int(b) for b in stored["boards"]),
             command=str(stored["command"]),
         )
+
+
+def _shown(
+    lookup: masking.Lookup, line: str, lines: tuple[str, ...], multiple: bool, from_body: bool
+) -> str:
+    """The command as it may be shown: only the words known not to be secret."""
+    if not multiple:
+        # The command as it runs: the Subject, or the body's one command line.
+        return masked(line, masking.known_in(lookup, [line]))
+    if from_body:
+        known = masking.known_in(lookup, lines)
+        return " | ".join(masked(text, known) for text in lines)
+    return line
 
 
 def _boards(lines: Iterable[str]) -> tuple[int, ...]:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import functools
 import logging
 import os
+import re
 import socket
 import threading
 from collections.abc import Callable
@@ -30,6 +30,9 @@ from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.telemetry import metrics
 
 log = logging.getLogger(__name__)
+
+# No mail address holds an ASCII control character (NUL, TAB...).
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 @dataclass(frozen=True)
@@ -148,6 +151,12 @@ class InboxHandler:
         address: str,
         mail_options: list[str],
     ) -> str:
+        if _CONTROL.search(address):
+            # A NUL cannot be stored in a PostgreSQL text column: refused for good here,
+            # instead of a 451 on storing that the sending MTA retries for days.
+            log.info("refused sender with a control character at MAIL FROM: %s",
+                     ascii(address)[:200])
+            return "553 5.1.7 The sender address is not a valid mail address"
         if not address.isascii():
             refusal = await self._non_ascii_refusal(address, envelope.smtp_utf8)
             if refusal is not None:
@@ -244,7 +253,10 @@ class InboxHandler:
     def received(self, raw: bytes, mail_from: str, recipients: list[str]) -> NewInbound:
         """What the mail is, ready to store (run off the event loop)."""
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
-        envelope_sender = envelope_sender[:320]
+        # Never a NUL into the database (PostgreSQL refuses it in text), also for a sender
+        # that did not come through handle_MAIL.
+        envelope_sender = envelope_sender.replace("\x00", "")[:320]
+        recipients = [r.replace("\x00", "") for r in recipients]
         # Parsed here, once: the worker reads this parse back (see ParsedMail.to_stored).
         parsed = parse_mail(
             raw, envelope_sender, own_address=self.config.address,
@@ -267,7 +279,7 @@ class InboxHandler:
             boards=text.boards if not_answered is None else (),
             sender=parsed.sender,
             not_answered=not_answered[:200] if not_answered else None,
-            parsed=dataclasses.replace(parsed, commands=text).to_stored(),
+            parsed={**parsed.to_stored(), "commands": text.to_stored()},
         )
 
     def _not_for_us(self, recipients: list[str]) -> str | None:

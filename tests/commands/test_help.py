@@ -48,6 +48,18 @@ def test_unknown_help_topic_says_so_and_lists_commands() -> None:
     assert "emergo help" in reply.body
 
 
+@pytest.mark.parametrize(
+    ("topic", "shown"),
+    [("Pw-Secret9", "********"), ("PW-SECRET9", "********"), ("move Pw-Secret9", "move ********")],
+)
+def test_an_unknown_help_topic_is_echoed_masked_in_any_case(topic: str, shown: str) -> None:
+    """Echoed lower-cased, a password written with capitals would slip past the scrubbing
+    of replies (which matches it as written)."""
+    [reply] = send(f"help {topic}")
+    assert reply.body.startswith(f"There is no help topic '{shown}'.")
+    assert "pw-secret9" not in reply.body.lower()
+
+
 def test_reply_prefixes_are_ignored() -> None:
     assert clean_subject("Re: AW:  Fwd[2]: emergo   help ") == "emergo help"
     [reply] = send("Re: help")

@@ -103,6 +103,49 @@ def test_a_password_in_the_comment_never_reaches_the_opponent(
     assert_nowhere(post, caplog, PASSWORD)
 
 
+GERMAN_OUTLOOK = (
+    "Revanche?\n\nVon: Alice <alice@example.org>\nGesendet: Montag, 23. November 2026 10:00"
+    "\nAn: pbmserv@localhost\nBetreff: emergo move {board} alice {pw} e4\n"
+)
+# A command written into the body, where it is only the comment, after a header label.
+COPIED_COMMAND = "Revanche?\nBetreff: emergo move {board} alice {pw} e4\n"
+
+
+@pytest.mark.parametrize("body", [GERMAN_OUTLOOK, COPIED_COMMAND])
+def test_a_password_in_a_challenge_comment_never_reaches_the_opponent(
+    post: Post, caplog: pytest.LogCaptureFixture, body: str
+) -> None:
+    board = challenge(post)
+    mails = post.send(
+        "emergo challenge alice bob", ALICE, body=body.format(board=board, pw=PASSWORD)
+    )
+    to_bob = [m for m in mails if str(m["To"]) == BOB]
+    assert to_bob and "Revanche?" in text(to_bob[0])
+    assert_nowhere(post, caplog, PASSWORD)
+
+
+def test_a_quoted_address_in_a_move_comment_stays_off_the_board(
+    post: Post, caplog: pytest.LogCaptureFixture
+) -> None:
+    board = challenge(post)
+    body = (
+        "Bien joué.\n\nDe : Carol <carol@example.org>\nEnvoyé : lundi 23 novembre 2026\n"
+        "À : Alice\nObjet : notre partie\n"
+    )
+    mails = post.send(f"emergo move {board} alice {PASSWORD} e4", ALICE, body=body)
+    to_bob = [m for m in mails if str(m["To"]) == BOB]
+    assert to_bob and "Bien joué." in text(to_bob[0])
+    assert_nowhere(post, caplog, "carol@example.org")
+
+
+def test_an_unknown_help_topic_never_echoes_a_password(
+    post: Post, caplog: pytest.LogCaptureFixture
+) -> None:
+    reply = post.one("help Alice-PW1", ALICE)
+    assert "There is no help topic '********'" in text(reply)
+    assert_nowhere(post, caplog, "Alice-PW1", "alice-pw1")
+
+
 def test_an_html_only_reply_with_a_blockquote(post: Post, caplog: pytest.LogCaptureFixture) -> None:
     board = challenge(post)
     msg = EmailMessage()

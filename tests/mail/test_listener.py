@@ -371,6 +371,37 @@ def test_a_malformed_sender_address_gets_553(config: Config, listener: Listener)
         assert client.docmd("RCPT TO:bob@")[0] == 553
 
 
+@pytest.mark.parametrize(
+    "sender", ["<al\x00ice@example.org>", "alice@example.org\x00", "<alice@exa\x00mple.org>"]
+)
+def test_a_sender_address_with_a_nul_gets_553_and_nothing_is_stored(
+    config: Config, listener: Listener, session_factory: sessionmaker[Session], sender: str
+) -> None:
+    """PostgreSQL cannot store a NUL in text: refused for good at MAIL FROM, not a 451 on
+    storing that the sending MTA retries for days."""
+    with smtplib.SMTP(config.smtp_host, config.smtp_port, timeout=10) as client:
+        client.ehlo("client.example.org")
+        code, answer = client.docmd(f"MAIL FROM:{sender}")
+        assert (code, answer[:5]) == (553, b"5.1.7")
+        assert client.docmd(f"RCPT TO:<{SERVER_ADDRESS}>")[0] == 503  # no sender yet
+        # The session goes on: a valid sender is taken.
+        assert client.docmd("MAIL FROM:<alice@example.org>")[0] == 250
+    assert stored(session_factory) == []
+
+
+def test_no_nul_of_an_envelope_reaches_the_database(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    """Also for a mail handed to the store without the listener's MAIL FROM check."""
+    handler = InboxHandler(session_factory, config)
+    handler.store(
+        command_mail("help").as_bytes(), "al\x00ice@example.org", [SERVER_ADDRESS + "\x00"]
+    )
+    [row] = stored(session_factory)
+    assert row.envelope_sender == "alice@example.org"
+    assert row.envelope_recipients == [SERVER_ADDRESS]
+
+
 def test_ehlo_answers_with_the_whole_reply_at_once(config: Config, listener: Listener) -> None:
     """EHLO's reply is one write (see CountingSMTP.push): on the wire it is the same
     multi-line reply as always, the extensions first, HELP last."""
