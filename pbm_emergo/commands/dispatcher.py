@@ -159,8 +159,9 @@ def _dispatch(
         return [Reply(to=mail.sender, subject="Emergo error", body=error_text(err, ""))], []
     # The comment goes to others (the opponent, subscribers, the web page): scrubbed as
     # replies are, and a command line copied into it masked; a password the command
-    # verifies is taken out of it too (game.accounts.authenticate).
-    ctx.comment = ctx.secrets.scrub(masking.mask_commands(text.comment, ctx.known))
+    # verifies leaves out the lines that hold it (game.accounts.authenticate).
+    ctx.comment_written = masking.mask_commands(text.comment, ctx.known)
+    ctx.comment = ctx.secrets.scrub_comment(ctx.comment_written)
     outcome = run_line(ctx, line)
     log.info("command %r from %s: %s", outcome.line, mail.sender, "ok" if outcome.ok else "error")
     replies: list[Reply] = []

@@ -156,10 +156,10 @@ def authenticate(
     verified = players.check_password(player.id, player.password_hash, password)
     if not verified.ok:
         raise lockout.wrong_password(ctx, player, failures, board=board)
-    # A verified password is taken out of everything this mail leads to: its comment (a
-    # forwarded or quoted copy of the command) and every reply (see commands.masking).
+    # A verified password is taken out of everything this mail leads to: its comment (the
+    # lines holding it are left out) and every reply (see commands.masking).
     ctx.secrets.add_password(password)
-    ctx.comment = ctx.secrets.scrub_everywhere(ctx.comment)
+    ctx.comment = ctx.secrets.scrub_comment(ctx.comment_written)
     player_id, stored_hash = player.id, player.password_hash
     if verified.new_hash is not None:
         new_hash = verified.new_hash

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field, replace
 from pbm_emergo.game.messages import Reply
 
 MASK = "********"
+# Put in place of a comment line that held a verified password: masking the password inside
+# the line would show where it stood, and with it a password that is an ordinary word.
+PASSWORD_LINE_LEFT_OUT = "(a line that held your password was left out)"
 
 
 @dataclass(frozen=True)
@@ -26,7 +29,7 @@ class Secrets:
     of its command lines and the passwords verified while running it.
 
     In replies both are replaced as whole words (a password "game" leaves "games" alone);
-    in the mail's own comment a verified password is replaced wherever it appears.
+    from the mail's own comment every line holding a verified password is left out.
     """
 
     words: set[str] = field(default_factory=set)
@@ -63,11 +66,15 @@ class Secrets:
         pattern = self.pattern()
         return text if pattern is None else pattern.sub(MASK, text)
 
-    def scrub_everywhere(self, text: str) -> str:
-        """``text`` with every verified password masked wherever it appears."""
-        for password in sorted(self.passwords, key=len, reverse=True):
-            text = text.replace(password, MASK)
-        return text
+    def scrub_comment(self, comment: str) -> str:
+        """``comment`` without the lines that hold a verified password (anywhere in the
+        line), each replaced by :data:`PASSWORD_LINE_LEFT_OUT`, and the rest scrubbed."""
+        if any(p in comment for p in self.passwords):
+            comment = "\n".join(
+                PASSWORD_LINE_LEFT_OUT if any(p in line for p in self.passwords) else line
+                for line in comment.split("\n")
+            )
+        return self.scrub(comment)
 
     def scrub_reply(self, reply: Reply) -> Reply:
         subject = self.scrub(reply.subject)

@@ -11,11 +11,13 @@ A board's clock runs from its last move (or its creation) while a player is to m
   time over the game reaches it loses on time too.
 
 A draw offer still open when a player would lose on time is accepted instead (as pbmserv
-does). A player on vacation (``vacation_until`` in the future) gets no reminder and loses no
-game on time, and their clock stops: the time of a vacation does not count, neither for
-reminders nor for losses on time (:mod:`pbm_emergo.game.clock`). A player locked out by
-wrong passwords (see :mod:`pbm_emergo.game.lockout`) loses no game on time while the
-lock lasts and for a day after it; they still get reminders.
+does), if the opponent made it: the player out of time is taken to accept it. Their own
+offer, never answered, does not save them. A player on vacation (``vacation_until`` in the
+future) gets no reminder and loses no game on time, and their clock stops: the time of a
+vacation does not count, neither for reminders nor for losses on time
+(:mod:`pbm_emergo.game.clock`). A player locked out by wrong passwords (see
+:mod:`pbm_emergo.game.lockout`) loses no game on time while the lock lasts and for a day
+after it; they still get reminders.
 """
 
 from __future__ import annotations
@@ -174,10 +176,13 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
 
 
 def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: str) -> list[Reply]:
-    """The player to move runs out of time: they lose, unless a draw offer is open, which is
-    then accepted instead (as pbmserv does)."""
+    """The player to move runs out of time: they lose, unless their opponent's draw offer is
+    open, which they are then taken to accept (as pbmserv does). Their own offer does not
+    count: the opponent never agreed to a draw, and would win on time."""
     turn = Turn(ctx, board, player)
-    offer = next((v for v in turn.state.votes if v.kind == "draw"), None)
+    offer = next(
+        (v for v in turn.state.votes if v.kind == "draw" and v.player_id != player.id), None
+    )
     if offer is not None:
         offered_by = turn.state.white if offer.player_id == turn.state.white.id else (
             turn.state.black

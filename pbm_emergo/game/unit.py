@@ -51,8 +51,11 @@ class UnitOfWork:
     masked_line: str = ""
     # What no reply may contain: the hidden words, the passwords verified so far.
     secrets: Secrets = field(default_factory=Secrets)
-    # The comment (body) for commands that carry one; empty for `multiple` lines.
+    # The comment (body) for commands that carry one; empty for `multiple` lines. It goes
+    # to others, so it is ``comment_written`` scrubbed (Secrets.scrub_comment), again each
+    # time a password is verified: the hidden words' masks must not hide a password's line.
     comment: str = ""
+    comment_written: str = ""
     # Notices to other people caused by this mail (a password used from a foreign
     # address ...), sent whether the command succeeds or not; once per userid and mail.
     notices: list[Reply] = field(default_factory=list)

@@ -41,6 +41,12 @@ class Stored:
     duplicate: bool
 
 
+class NonAsciiReplyAddress(Exception):  # noqa: N818 - what the mail is, not an error
+    """The mail would be answered at a non-ASCII address (its From, with an ASCII envelope
+    sender): stored only once the relay is known to take SMTPUTF8 (see
+    :meth:`InboxHandler.handle_DATA`)."""
+
+
 class GroupCommit:
     """Stores the mails that arrive together in one transaction (a group commit).
 
@@ -223,7 +229,20 @@ class InboxHandler:
             # Worked out and stored off the event loop, by the group commit's thread; this
             # session waits without holding a thread.
             work = functools.partial(self.received, raw, mail_from, recipients)
-            stored = await asyncio.wrap_future(self.committer.submit_nowait(work))
+            try:
+                stored = await asyncio.wrap_future(self.committer.submit_nowait(work))
+            except NonAsciiReplyAddress as unanswerable:
+                # As a non-ASCII envelope sender at MAIL FROM: answered only if the relay
+                # can deliver to the address, else refused (never 250 and silence).
+                refusal = await self._reply_address_refusal()
+                if refusal is not None:
+                    log.info("refused mail from %r answered at non-ASCII %s at DATA: %s",
+                             mail_from, ascii(str(unanswerable))[:200], refusal[:3])
+                    return refusal
+                work = functools.partial(
+                    self.received, raw, mail_from, recipients, relay_checked=True
+                )
+                stored = await asyncio.wrap_future(self.committer.submit_nowait(work))
         except Exception:  # noqa: BLE001 - the sending MTA keeps the mail and retries
             log.exception("could not store mail from %r", mail_from)
             return "451 4.3.0 Could not store the message, try again later"
@@ -239,6 +258,20 @@ class InboxHandler:
             self.on_stored()
         return f"250 2.0.0 OK queued as {stored.id}"
 
+    async def _reply_address_refusal(self) -> str | None:
+        """Why a mail whose reply address is non-ASCII is refused at DATA, None when the
+        relay can deliver the reply."""
+        loop = asyncio.get_running_loop()
+        takes = await loop.run_in_executor(None, relay_takes_smtputf8, self.config)
+        if takes is None:
+            return ("451 4.4.0 Our mail relay cannot be reached to learn whether replies "
+                    "can go to a non-ASCII address; try again later")
+        if not takes:
+            return ("553 5.6.7 The From address is not ASCII and cannot be answered through "
+                    "this server: its mail relay cannot deliver to non-ASCII addresses; "
+                    "please write from a plain ASCII address")
+        return None
+
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no DATA is being stored (for a clean stop)."""
         with self._idle:
@@ -250,8 +283,13 @@ class InboxHandler:
         transaction committed."""
         return self.committer.submit(functools.partial(self.received, raw, mail_from, recipients))
 
-    def received(self, raw: bytes, mail_from: str, recipients: list[str]) -> NewInbound:
-        """What the mail is, ready to store (run off the event loop)."""
+    def received(
+        self, raw: bytes, mail_from: str, recipients: list[str], *, relay_checked: bool = False
+    ) -> NewInbound:
+        """What the mail is, ready to store (run off the event loop). A mail to be answered
+        at a non-ASCII address raises :class:`NonAsciiReplyAddress` unless
+        ``relay_checked`` (the relay was found to take SMTPUTF8, or the envelope sender is
+        that address: handle_MAIL checked it)."""
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
         # Never a NUL into the database (PostgreSQL refuses it in text), also for a sender
         # that did not come through handle_MAIL.
@@ -263,6 +301,10 @@ class InboxHandler:
             authserv_id=self.config.authserv_id,
         )
         not_answered = parsed.not_answered or self._not_for_us(recipients)
+        reply_to = parsed.sender or ""
+        if not (relay_checked or reply_to.isascii() or not_answered is not None
+                or reply_to == envelope_sender):
+            raise NonAsciiReplyAddress(reply_to)
         # Its commands, read here once (the worker runs and redacts what is stored): the
         # command line as it may be shown (only words known not to be secret: `admin mail`
         # and the log show it), and the boards it names, so that workers keep one board's

@@ -10,6 +10,7 @@ from sqlalchemy import select
 
 from pbm_emergo.commands.text import CommandText, body_text_lines
 from pbm_emergo.db.models import Board, MoveRecord
+from pbm_emergo.game.secrets import PASSWORD_LINE_LEFT_OUT
 from tests.support.mailer import Mailer
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
@@ -140,3 +141,20 @@ def test_a_quoted_sender_address_never_reaches_the_move_comment(players: Mailer)
     with players.factory() as session:
         [move] = session.scalars(select(MoveRecord)).all()
     assert move.comment == "Bien joué."
+
+
+def test_a_comment_line_holding_the_verified_password_is_left_out(players: Mailer) -> None:
+    """A mask inside the line would show where the password stood, and so a password that
+    is an ordinary word: "Have a ******** game!" for `nice`."""
+    players.one("signup carol nice", sender="carol@example.org")
+    players.send("emergo challenge carol bob", sender="carol@example.org")
+    comment = "Have a nice game!\nSee you."
+    replies = players.send("emergo move 101 carol nice e4", comment, sender="carol@example.org")
+    to_bob = [r for r in replies if r.to == BOB]
+    assert to_bob and "See you." in to_bob[0].body
+    assert PASSWORD_LINE_LEFT_OUT in to_bob[0].body
+    for reply in replies:
+        assert "nice" not in reply.body and "Have a" not in reply.body
+    with players.factory() as session:
+        [move] = session.scalars(select(MoveRecord)).all()
+    assert move.comment == f"{PASSWORD_LINE_LEFT_OUT}\nSee you."

@@ -1,6 +1,6 @@
-"""Time (issue 11): vacation and its allowance, --totaltime, an open draw offer accepted at
-forfeit time, the Subjects of reminders and new boards; through `handle` and the scheduler
-with a simulated clock."""
+"""Time (issue 11): vacation and its allowance, --totaltime, the opponent's open draw offer
+accepted at forfeit time, the Subjects of reminders and new boards; through `handle` and the
+scheduler with a simulated clock."""
 
 from __future__ import annotations
 
@@ -166,3 +166,17 @@ def test_an_open_draw_offer_is_accepted_instead_of_a_forfeit(game: Mailer) -> No
     assert "The game is a draw: both players agreed." in replies[0].body
     finished = board(game.factory)
     assert (finished.winner, finished.outcome_reason) == (None, "draw agreed")
+
+
+def test_the_own_draw_offer_of_the_player_out_of_time_does_not_save_them(game: Mailer) -> None:
+    """Only the opponent, who would win on time, can give up that win by an offer; an offer
+    of the player to move was never answered."""
+    move(game, "alice", "e4")
+    move(game, "bob", "propose")
+    replies = run_scheduler(game, timedelta(days=28))
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+    assert "bob did not move for 28 days and loses the game on time." in " ".join(
+        replies[0].body.split()
+    )
+    finished = board(game.factory)
+    assert (finished.winner, finished.outcome_reason) == ("white", "forfeit")

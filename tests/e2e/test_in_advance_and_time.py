@@ -256,10 +256,10 @@ def test_an_open_draw_offer_is_accepted_at_forfeit_time(
     post = make_post()
     board = challenge(post, "--nagtime=1 --forfeittime=2")
     play(post, board, "e4")
-    move(post, board, "bob", "propose")
+    move(post, board, "alice", "propose")
     clock.now += timedelta(days=2, minutes=1)
     post.wait_for_scheduler()
     assert (post.board(board).winner, post.board(board).outcome_reason) == (None, "draw agreed")
     over = [m for m in post.received_by(ALICE) if "Game over" in str(m["Subject"])]
-    assert "bob's draw offer was still open, so it is accepted instead of a loss on time." \
+    assert "alice's draw offer was still open, so it is accepted instead of a loss on time." \
         in " ".join(text(over[0]).split())

@@ -85,7 +85,7 @@ OUTLOOK = (
     "2026 10:00\nTo: pbmserv\nSubject: emergo move {board} alice {pw} e4\n"
 )
 ORIGINAL = "good luck\n\n-----Original Message-----\nSubject: emergo move {board} alice {pw} e4\n"
-INLINE = "good luck (my password is {pw}, do not tell)\n"
+INLINE = "good luck\n(my password is {pw}, do not tell)\n"
 
 
 @pytest.mark.parametrize("body", [FORWARD, OUTLOOK, ORIGINAL, INLINE])

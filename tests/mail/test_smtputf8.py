@@ -4,7 +4,8 @@ A non-ASCII sender (jörg@bücher.example) is answered when the relay can delive
 SMTPUTF8 and a To header in UTF-8; when it cannot, the sender is refused at MAIL FROM with a
 553 5.6.7 that says why (never 250 and silence). A non-ASCII address without the SMTPUTF8
 parameter is always refused. Mail from an ASCII address that uses SMTPUTF8 for its UTF-8
-headers is answered either way.
+headers is answered either way; but one whose From (the address answered) is not ASCII is
+refused at DATA with 553 5.6.7 when the relay cannot deliver there, and nothing is stored.
 """
 
 from __future__ import annotations
@@ -236,6 +237,41 @@ def test_an_ascii_sender_using_smtputf8_is_answered(
     [reply] = wait_for(lambda: ascii_relay.handler.to("joerg@example.org"))
     assert reply.msg["To"] == "joerg@example.org" and not reply.smtputf8
     assert reply.msg["In-Reply-To"] == "<utf8@example.org>"
+
+
+# A From the server would answer that is not ASCII, behind an ASCII envelope sender.
+UTF8_FROM_RAW = (
+    f"From: Jörg <{JOERG}>\r\nTo: {SERVER_ADDRESS}\r\nSubject: help\r\n"
+    "Message-ID: <from-utf8@example.org>\r\n\r\nhi\r\n"
+)
+
+
+def test_a_non_ascii_from_is_refused_at_data_when_the_relay_cannot_answer_it(
+    start: Start, session_factory: sessionmaker[Session], ascii_relay: Utf8Relay
+) -> None:
+    server = start(outbound=ascii_relay.url)
+    port = server.config.smtp_port
+    with smtplib.SMTP("127.0.0.1", port, local_hostname="client.test") as smtp, \
+            pytest.raises(smtplib.SMTPDataError) as refused:
+        smtp.sendmail("joerg@example.org", [SERVER_ADDRESS], UTF8_FROM_RAW.encode(),
+                      mail_options=["SMTPUTF8"])
+    assert refused.value.smtp_code == 553, refused.value
+    assert refused.value.smtp_error.startswith(b"5.6.7 ")
+    assert b"cannot be answered through this server" in refused.value.smtp_error
+    assert _stored(session_factory) == 0
+    assert ascii_relay.handler.relayed == []
+
+
+def test_a_non_ascii_from_is_answered_when_the_relay_takes_smtputf8(
+    start: Start, session_factory: sessionmaker[Session], utf8_relay: Utf8Relay
+) -> None:
+    server = start(outbound=utf8_relay.url)
+    with smtplib.SMTP("127.0.0.1", server.config.smtp_port, local_hostname="client.test") as smtp:
+        assert smtp.sendmail("joerg@example.org", [SERVER_ADDRESS], UTF8_FROM_RAW.encode(),
+                             mail_options=["SMTPUTF8"]) == {}
+    [reply] = wait_for(lambda: utf8_relay.handler.to(JOERG))
+    assert reply.smtputf8 and reply.msg["In-Reply-To"] == "<from-utf8@example.org>"
+    assert _stored(session_factory) == 1
 
 
 # --- the outbound transport and the reply headers --------------------------------------
