@@ -186,17 +186,10 @@ class InboxHandler:
                     "(RFC 6531)")
         if clean_address(address) is None:
             return "553 5.1.7 The sender address is not a valid mail address"
-        # Asked of the relay at most once an hour (cached), off the event loop.
-        loop = asyncio.get_running_loop()
-        takes = await loop.run_in_executor(None, relay_takes_smtputf8, self.config)
-        if takes is None:
-            # The relay could not be asked yet: the sending MTA keeps the mail and retries.
-            return ("451 4.4.0 Our mail relay cannot be reached to learn whether replies "
-                    "can go to a non-ASCII address; try again later")
-        if not takes:
-            return ("553 5.6.7 This server's mail relay cannot deliver to non-ASCII "
-                    "addresses: please write from a plain ASCII address")
-        return None
+        return await self._relay_refusal(
+            "553 5.6.7 This server's mail relay cannot deliver to non-ASCII "
+            "addresses: please write from a plain ASCII address"
+        )
 
     async def handle_RCPT(  # noqa: N802 - aiosmtpd's hook name
         self,
@@ -261,16 +254,23 @@ class InboxHandler:
     async def _reply_address_refusal(self) -> str | None:
         """Why a mail whose reply address is non-ASCII is refused at DATA, None when the
         relay can deliver the reply."""
+        return await self._relay_refusal(
+            "553 5.6.7 The From address is not ASCII and cannot be answered through "
+            "this server: its mail relay cannot deliver to non-ASCII addresses; "
+            "please write from a plain ASCII address"
+        )
+
+    async def _relay_refusal(self, refused: str) -> str | None:
+        """``refused`` when the relay cannot deliver to a non-ASCII address, a 451 while it
+        cannot be asked, None when it can. Asked at most once an hour (cached), off the
+        event loop."""
         loop = asyncio.get_running_loop()
         takes = await loop.run_in_executor(None, relay_takes_smtputf8, self.config)
         if takes is None:
+            # The relay could not be asked yet: the sending MTA keeps the mail and retries.
             return ("451 4.4.0 Our mail relay cannot be reached to learn whether replies "
                     "can go to a non-ASCII address; try again later")
-        if not takes:
-            return ("553 5.6.7 The From address is not ASCII and cannot be answered through "
-                    "this server: its mail relay cannot deliver to non-ASCII addresses; "
-                    "please write from a plain ASCII address")
-        return None
+        return None if takes else refused
 
     def wait_idle(self, timeout: float) -> bool:
         """Wait until no DATA is being stored (for a clean stop)."""
