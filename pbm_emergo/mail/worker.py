@@ -141,10 +141,29 @@ class InboxWorker:
         # Claims whose failure could not be recorded (the database was unwritable).
         self._unreleased: list[tuple[InboundMessage, str]] = []
         self._lock = threading.Lock()
-        self._found_last_time = False
-        # A mail claimed but not read yet (the read failed: the database went away): it is
-        # ours, and read first thing next time rather than left waiting for the lease.
-        self._unread: int | None = None
+        # What one thread remembers between its mails: the threads of one server may share
+        # this worker, and a claim is its thread's (claims.worker_name), never another's.
+        self._mine = threading.local()
+
+    @property
+    def _found_last_time(self) -> bool:
+        return bool(getattr(self._mine, "found_last_time", False))
+
+    @_found_last_time.setter
+    def _found_last_time(self, found: bool) -> None:
+        self._mine.found_last_time = found
+
+    @property
+    def _unread(self) -> int | None:
+        """A mail this thread claimed but did not read yet (the read failed: the database
+        went away): it is ours, and read first thing next time rather than left waiting for
+        the lease."""
+        unread: int | None = getattr(self._mine, "unread", None)
+        return unread
+
+    @_unread.setter
+    def _unread(self, claimed_id: int | None) -> None:
+        self._mine.unread = claimed_id
 
     def run_once(self) -> Outcome | None:
         """Handle the next message, if there is one."""

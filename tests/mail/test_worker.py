@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
+import threading
 from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
@@ -440,3 +441,24 @@ def test_a_claimed_mail_whose_read_fails_is_read_next_time_not_left_to_its_lease
     [row] = rows(session_factory, InboundMessage)
     assert (row.status, row.attempts) == ("done", 1)  # not claimed a second time
     assert [m.message_id for m in echo.seen] == ["<r1@example.org>"]
+
+
+def test_a_mail_one_thread_claimed_is_never_run_by_another_thread_of_the_worker(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    """serve's inbox threads share one worker: a mail one of them claimed (and could not
+    read yet) stays that thread's; another thread finds nothing to do."""
+    store(config, session_factory, command_mail("help", message_id="<t1@example.org>"))
+    echo = Echo()
+    worker = InboxWorker(session_factory, config, echo, clock=lambda: NOW)
+    worker.reads = FlakyReads(worker.reads, fail_at=2)  # type: ignore[assignment]
+    with pytest.raises(OperationalError):
+        worker.run_once()  # this thread claimed the mail; reading it failed
+    outcomes: list[object] = []
+    other = threading.Thread(target=lambda: outcomes.append(worker.run_once()))
+    other.start()
+    other.join()
+    assert outcomes == [None] and echo.seen == []
+    outcome = worker.run_once()  # the claiming thread reads and runs it
+    assert outcome is not None and outcome.status == "done"
+    assert len(echo.seen) == 1
