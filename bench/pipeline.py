@@ -1,4 +1,4 @@
-"""End-to-end mail pipeline benchmark (issue 8): the real `pbm-emergo serve` against a bare
+"""End-to-end mail pipeline benchmark: the real `pbm-emergo serve` against a bare
 SMTP listener, driven by the same client with real games played by mail.
 
 Starts, each in its own process: a bare aiosmtpd listener that only answers 250, a sink
@@ -8,7 +8,9 @@ production password hashing; only --data-dir, --port and --outbound smtp://127.0
 set, plus any --server-arg). Then, with --clients concurrent smtplib clients (threads, one SMTP
 session per mail):
 
-1. signups (one player per address) and challenges, waiting for the replies between phases;
+1. signups (one player per address), each confirmed with the code its answer carries (the
+   server has no proof that a bench address is the sender's), and challenges, waiting for
+   the replies between phases;
 2. a burst: every move of --games games of up to --moves moves (legal, seeded, from the
    rules engine), one mail per move with the `#n` guard, each game's moves sent in order by
    one client, as fast as the clients go; the same burst goes to the bare listener. This is
@@ -81,6 +83,8 @@ CLIENT_HOSTNAME = "client.bench.test"  # so smtplib does not look up our own nam
 SMTP_TIMEOUT = 30.0
 RETRY_SECONDS = 120.0  # how long one mail is retried after 4xx answers or connection errors
 BOARD_SUBJECT = re.compile(r"Emergo Board (\d+)\b")
+# The code in the answer to a signup from an address the server has no proof of.
+CONFIRM_CODE = re.compile(r"confirm ([0-9A-Z]{4}(?:-[0-9A-Z]{4}){3})")
 ABORT = threading.Event()  # set on error or interrupt: the client threads stop sending
 
 Mail = dict[str, Any]  # what the sink reports: t, rcpt, to, subject, irt, mid, body
@@ -187,7 +191,7 @@ def _sink_controller(port: int, events: multiprocessing.Queue[Mail]) -> Any:
             msg = headers_only.parsebytes(raw, headersonly=True)
             subject = str(msg.get("Subject", ""))
             body = None
-            if "error" in subject.lower():
+            if "error" in subject.lower() or "confirm your address" in subject:
                 full = BytesParser(policy=email.policy.default).parsebytes(raw)
                 part = full.get_body(preferencelist=("plain",))
                 body = part.get_content() if part is not None else raw.decode("utf-8", "replace")
@@ -518,6 +522,11 @@ class Mailer:
             for userid in (game.white, game.black)
         ]
 
+    def confirms(self, codes: dict[str, str]) -> list[Outgoing]:
+        """``confirm CODE`` for each player (userid -> the code of their address)."""
+        return [self.mail(userid, f"confirm {code}", f"confirm-{userid}")
+                for userid, code in codes.items()]  # fmt: skip
+
     def challenges(self, games: Sequence[BenchGame]) -> list[Outgoing]:
         return [
             self.mail(
@@ -745,6 +754,10 @@ def run_bare_setup(
     setup = SendStats()
     started = time.time()
     send_all(port, mailer.signups(games), clients, setup)
+    # As many confirms as the server gets (the bare listener mails no codes).
+    userids = [u for game in games for u in (game.white, game.black)]
+    send_all(port, mailer.confirms(dict.fromkeys(userids, "0000-0000-0000-0000")), clients,
+             setup)  # fmt: skip
     send_all(port, mailer.challenges(games), clients, setup)
     setup_seconds = time.time() - started
     return {"setup_seconds": setup_seconds,
@@ -765,6 +778,12 @@ def run_bare(
     return burst_summary(stats), stats
 
 
+def signups_of(signups: Sequence[Outgoing], game: BenchGame) -> list[Outgoing]:
+    """The signup mails of ``game``'s two players, white's first."""
+    by_sender = {m.sender: m for m in signups}
+    return [by_sender[address(game.white)], by_sender[address(game.black)]]
+
+
 def setup_games(
     port: int,
     sink: SinkLog,
@@ -783,13 +802,24 @@ def setup_games(
     send_all(port, signups, clients, stats)
     sink.drop(exp, stats.failed)
     wait(exp)
+    # Each answer is the code of the player's address: confirm it.
+    codes: dict[str, str] = {}
+    for game in games:
+        for userid, mail in zip((game.white, game.black), signups_of(signups, game), strict=True):
+            found = [CONFIRM_CODE.search(r["body"] or "") for r in sink.replies(mail.message_id)]
+            codes.update((userid, m[1]) for m in found if m)
+    confirms = mailer.confirms(codes)
+    exp = sink.expect([m.message_id for m in confirms], 1)
+    send_all(port, confirms, clients, stats)
+    sink.drop(exp, stats.failed)
+    wait(exp)
     signup_seconds = time.time() - started
-    answered = {m.sender for m in signups if sink.replies(m.message_id)}
+    answered = {m.sender for m in confirms if sink.replies(m.message_id)}
     ready = []
     for game in games:
         missing = [u for u in (game.white, game.black) if address(u) not in answered]
         if missing:
-            dropped[game.tag] = f"no reply to the signup of {', '.join(missing)}"
+            dropped[game.tag] = f"no welcome after the signup of {', '.join(missing)}"
         else:
             ready.append(game)
 
@@ -976,7 +1006,7 @@ def run_steady(
 
 
 # --------------------------------------------------------------------------------------
-# Scale-out and survival (issue 10): PostgreSQL, `pbm-emergo worker` processes, a worker
+# Scale-out and survival: PostgreSQL, `pbm-emergo worker` processes, a worker
 # SIGKILLed, the relay down, PostgreSQL restarted; per-second rates, memory, exactness
 
 
@@ -1328,7 +1358,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--keep", action="store_true", help="keep the data dir and server log")
     parser.add_argument("--json", action="store_true", help="also print a JSON summary")
     scale = parser.add_argument_group(
-        "scale-out and survival (issue 10; any of these adds the exactness checks)")
+        "scale-out and survival (any of these adds the exactness checks)")
     scale.add_argument(
         "--database-url", metavar="URL",
         help="run on PostgreSQL: a fresh database is created on this server (the role may "
@@ -1643,7 +1673,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         unexpected = [
             m for m in mails
             if m not in errors and not BOARD_SUBJECT.search(m["subject"])
-            and not m["subject"].startswith("Emergo: welcome")
+            and not m["subject"].startswith(("Emergo: welcome", "Emergo: confirm your address"))
         ]
         result["errors"] = {
             "error_mails": len(errors),

@@ -1,4 +1,4 @@
-"""Benchmark of the robots: the strength and speed targets of issue 13.
+"""Benchmark of the robots: the strength and speed targets.
 
     nice -n 10 .venv/bin/python bench/robot.py [--random-games 200] [--strong-games 100]
         [--medium-games 100] [--budget 10] [--seed 0]

@@ -15,7 +15,7 @@ Plays random games (uniform over the legal moves, fixed seed) and prints:
   ``to_text()`` and ``repetition_history()`` then ``play``, against replaying the game's 60
   moves with ``Game.from_moves`` then ``play`` (what the server did before).
 
-Aims (issue 2): under 10 us mean per ``legal_moves()``, under 2 ms worst case.
+Aims: under 10 us mean per ``legal_moves()``, under 2 ms worst case.
 """
 
 from __future__ import annotations

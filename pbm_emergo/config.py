@@ -43,6 +43,11 @@ class Config:
     # "smtp://host:port" for a relay, or "maildir:PATH"; None means a maildir in data_dir.
     outbound: str | None = None
     reply_limit: int = 100  # replies to one address per hour
+    # Mails to other people that one mail may cause, and one sender in an hour, when those
+    # people did not ask for them: a challenge's first board mail, a message, a chat, a
+    # confirmation code, a notice (see pbm_emergo.game.budget).
+    mails_to_others_per_mail: int = 5
+    mails_to_others_per_hour: int = 30
     max_message_size: int = 256 * 1024
     # Days a mail is kept as received (a dead letter) or as its redacted copy (a processed
     # mail) before its raw text is removed; its row (who, when, the masked command) stays.
@@ -74,6 +79,13 @@ class Config:
     web_url: str | None = None
     # Vacation days each player may take in a calendar year (``vacation userid pw DAYS``).
     vacation_days: int = 30
+    # Wrong passwords checked (argon2) for one mail, and for one sender address in an hour:
+    # past them a password is refused without being hashed (see pbm_emergo.game.lockout).
+    password_failures_per_mail: int = 3
+    password_failures_per_hour: int = 10
+    # Active games against the robots one player may have at a time; a challenge beyond it
+    # is refused (the robots play one board at a time; see pbm_emergo.game.robots). 0: none.
+    robot_games_per_player: int = 10
     # Prometheus metrics (``serve``/``worker --metrics-port``): where ``/metrics`` is served
     # (port 0: not served). The log format: "text" (details as key=value) or "json".
     metrics_host: str = "127.0.0.1"

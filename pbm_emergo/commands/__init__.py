@@ -54,16 +54,20 @@ def check_passwords_ahead(
     run(session, mail, text, config, now)
 
 
-def describe(subject: str, body: str, session: Session | None = None) -> CommandText:
+def describe(
+    subject: str, body: str, session: Session | None = None, *, quote_at: int | None = None
+) -> CommandText:
     """A mail's commands, read once (on receipt): the command lines and how they are run,
     the comment, the boards they name, and the command line as it may be shown (only words
     known not to be secret; ``session`` looks up which are existing userids and boards;
-    without it nothing is shown)."""
+    without it nothing is shown). ``quote_at``: the body's first quoted line, found by the
+    mail layer (:func:`pbm_emergo.mail.quotes.quote_start`); only the lines above it are
+    read."""
     from pbm_emergo.commands.masking import database_lookup
     from pbm_emergo.commands.text import CommandText
 
     lookup = database_lookup(session) if session is not None else None
-    return CommandText.read(subject, body, lookup)
+    return CommandText.read(subject, body, lookup, quote_at=quote_at)
 
 
 def redact(

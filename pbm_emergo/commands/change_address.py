@@ -13,10 +13,11 @@ class ChangeAddressCommand(Command):
     description = "replace your registered addresses"
     details = (
         "Replaces all your registered addresses with the ones given. Board mails go to the "
-        "first one. The addresses dropped are told of the change. A new address other than "
-        "the one you write from is registered once its owner confirms it: it is mailed a "
-        "code, to send back as 'confirm CODE'. If every address given is new, your old "
-        "addresses stay until the first new one is confirmed."
+        "first one. The addresses dropped are told of the change. A new address is "
+        "registered once its owner confirms it: it is mailed a code (the address you write "
+        "from gets it in the answer), to send back as 'confirm CODE'; only mail your mail "
+        "host proved to come from an address registers it at once. If every address given "
+        "is new, your old addresses stay until the first new one is confirmed."
     )
 
     def process(self, ctx: Context, args: Arguments) -> Result:

@@ -11,13 +11,12 @@ from pbm_emergo.game.addresses import confirm_address
 class ConfirmCommand(Command):
     name = "confirm"
     grammar = Grammar(secret("CODE"))
-    description = (
-        "confirm an address that was registered from another address (the code was mailed to it)"
-    )
+    description = "confirm an address given to signup or change address (the code was mailed to it)"
     details = (
-        "When an address is given to signup or change address in a mail from another "
-        "address, the server mails it a one-time code and nothing else. Sending "
-        "'confirm CODE' (from any address) within 7 days registers it; the code works once."
+        "An address given to signup or change address is mailed a one-time code and "
+        "nothing else, unless the mail was proven to come from it. Sending 'confirm CODE' "
+        "(from any address) within 7 days registers it; the code works once. For a new "
+        "account it is the last step of signing up."
     )
 
     def process(self, ctx: Context, args: Arguments) -> Result:

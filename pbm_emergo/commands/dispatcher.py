@@ -54,25 +54,36 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
     writes_before = len(ctx.writes)
     try:
         if command is None:
-            raise unknown_command(masking.mask_words(words, ctx.known))
+            raise unknown_command(
+                masking.mask_words(words, ctx.known), registry.nearest(words),
+                alone=not ctx.in_multiple,
+            )
         args = words[used:]
         if len(args) > MAX_ARGS:
             raise Refused(f"The command has more than {MAX_ARGS} arguments.")
         command.check_arguments(args)
         result: Result = command().process(ctx, command.bind(ctx, args))
+        # What it sends to others fits the mail's and the sender's budgets, or the command
+        # is refused: nothing of it is stored or sent (game.budget).
+        ctx.budget.charge([*result.replies, *ctx.notices[notices_before:]])
     except Refused as err:
-        # A failed command changes nothing, except what its error says must be stored.
+        # A failed command changes nothing, except what its error says must be stored; its
+        # notices to others go only within the budget.
         del ctx.writes[writes_before:]
         ctx.writes.extend(err.writes)
         ctx.apply_pending()
+        ctx.notices[notices_before:] = ctx.budget.within(ctx.notices[notices_before:])
         return LineOutcome(
             line=ctx.masked_line,
             ok=False,
             summary=err.reason,
             text=error_text(err, ctx.masked_line, folded=ctx.in_multiple),
-            subject=f"Emergo Board {err.board} Error" if err.board else "Emergo error",
+            subject=(
+                "Emergo: start here" if isinstance(err, NoCommand)
+                else f"Emergo Board {err.board} Error" if err.board else "Emergo error"
+            ),
             board=err.board,
-            replies=err.replies + ctx.notices[notices_before:],
+            replies=ctx.budget.within(err.replies) + ctx.notices[notices_before:],
         )
     ctx.apply_pending()
     return LineOutcome(
@@ -87,7 +98,20 @@ def run_line(ctx: Context, line: str) -> LineOutcome:
     )
 
 
-def unknown_command(words: list[str]) -> Refused:
+class NoCommand(Refused):
+    """A mail whose first words are no command and near none: it is answered with where to
+    start, not as an error."""
+
+
+def unknown_command(words: list[str], meant: str | None = None, *, alone: bool = False) -> Refused:
+    """The refusal of a line that names no command (``words`` as they may be shown:
+    masked), with the command it most likely meant; ``alone``: the mail's only command
+    line, answered with where to start when it is near no command."""
+    if alone and meant is None and not (words and words[0].lower() == "emergo"):
+        return NoCommand(
+            "This server plays Emergo by mail, and your mail has no command it knows.",
+            template="error/start_here.txt.j2",
+        )
     if words and words[0].lower() == "emergo":
         name = " ".join(words[:2]).lower()
         reason = (
@@ -97,6 +121,8 @@ def unknown_command(words: list[str]) -> Refused:
         )
     else:
         reason = f"There is no command '{words[0].lower()}'." if words else "There is no command."
+    if meant is not None:
+        reason += f" Did you mean '{meant}'?"
     return Refused(
         reason,
         template="error/unknown_command.txt.j2",
@@ -129,7 +155,8 @@ def dispatch(
         text = CommandText.read(mail.subject, mail.body)
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
-        sender_trusted=mail.sender_trusted, apply_at_once=apply_at_once,
+        sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
+        apply_at_once=apply_at_once,
     )
     # What may be shown of the command lines, and what must be kept out of every reply.
     lines = text.echoed
@@ -151,12 +178,11 @@ def _dispatch(
     if text.multiple:
         return _dispatch_multiple(ctx, mail, text), ctx.writes[ctx.applied :]
     if not line:
-        err = Refused(
+        err = NoCommand(
             "Your mail has no command: write the command in the Subject line.",
-            template="error/unknown_command.txt.j2",
-            commands=registry.help_entries(),
+            template="error/start_here.txt.j2",
         )
-        return [Reply(to=mail.sender, subject="Emergo error", body=error_text(err, ""))], []
+        return [Reply(to=mail.sender, subject="Emergo: start here", body=error_text(err, ""))], []
     # The comment goes to others (the opponent, subscribers, the web page): scrubbed as
     # replies are, and a command line copied into it masked; a password the command
     # verifies leaves out the lines that hold it (game.accounts.authenticate).
@@ -205,10 +231,11 @@ def check_passwords_ahead(
     """Check the passwords of a mail's command lines before it runs in its write
     transaction, so that their slow hashes are paid without the lock (successes land in the
     credential cache; nothing is counted or answered here: the commands do that). A userid
-    locked for this sender is skipped: its passwords are not even checked."""
+    locked for this sender is skipped: its passwords are not even checked; and no password
+    is hashed past the caps on wrong ones (game.lockout.checked_password)."""
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
-        sender_trusted=mail.sender_trusted,
+        sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
     )
     for line in text.lines:
         words = line.split()
@@ -226,6 +253,6 @@ def check_passwords_ahead(
             lockout.check_not_locked(
                 ctx, player, players.login_failures_of(session, player.id), board=None
             )
+            lockout.checked_password(ctx, player, args[password_at], board=None)
         except Refused:
             continue
-        players.check_password(player.id, player.password_hash, args[password_at])

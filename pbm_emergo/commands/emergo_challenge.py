@@ -24,10 +24,12 @@ class ChallengeCommand(Command):
         "Opens a new board between the players u1 and u2; u1 plays Ohs (o, White) and moves "
         "first. Send it from a registered address of u1 or u2. Options: -unrated (no rating "
         "change), -blocked=draw (a blocked player draws instead of losing), --nagtime=DAYS "
-        "(a reminder after that many days without a move, default 7), --forfeittime=DAYS "
-        "(the game is lost after that many days without a move, default 28), "
-        "--totaltime=DAYS (each player's total thinking time over the game; running out "
-        "loses on time). Both players get the board."
+        "(a reminder after that many days without a move, default 7, at least 1), "
+        "--forfeittime=DAYS (the game is lost after that many days without a move, default "
+        "28, at least 3, and longer than the nag time), --totaltime=DAYS (each player's "
+        "total thinking time over the game, at least 3; running out loses on time). No game "
+        "is lost on time until a day after a reminder was mailed to the player. Both players "
+        "get the board."
     )
     section = "emergo"
 

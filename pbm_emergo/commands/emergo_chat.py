@@ -1,5 +1,5 @@
-"""``emergo chat board userid password``: the mail's body goes to the board's players and
-subscribers (Subject ``Emergo chat N userid``)."""
+"""``emergo chat board userid password``: a player's mail body goes to the board's other
+player and its subscribers (Subject ``Emergo chat N userid``)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ class ChatCommand(Command):
     details = (
         "Sends the body of your mail (up to a signature or quoted text) to both players of "
         "the board and to everyone subscribed to it, with the Subject 'Emergo chat N "
-        "USERID'. Any player may chat on any board; you get a copy. To answer a chat, "
+        "USERID'. Only the board's two players may chat on it (others write to a player "
+        "with 'message'); you get a copy. To answer a chat, "
         "reply to it and write 'emergo chat N USERID PASSWORD' as the first line of the "
         "body, your text below it."
     )
@@ -35,20 +36,27 @@ class ChatCommand(Command):
         board, _ = args.board(alone=True)
         number = board.number
         player = args.login(board=number, known=(board.white_player, board.black_player))
+        if player.id not in (board.white_player_id, board.black_player_id):
+            raise Refused(
+                f"Only the players of board {number} ({board.white_player.userid} and "
+                f"{board.black_player.userid}) may chat on it. To write to one of them, "
+                "send 'message YOURID PASSWORD THEIRID' with your text in the body.",
+                board=number,
+            )
         if not ctx.comment.strip():
             raise no_text_error("emergo chat")
-        recipients: list[str] = []
-        seen: set[str] = set()
+        # The opponent did not ask for the chat (charged to the sender: game.budget);
+        # subscribers asked for the board's mail.
+        recipients: dict[str, bool] = {}
         watchers = [primary_address(p) for p in games.subscribers(ctx.session, number)]
-        for address in (
-            primary_address(board.white_player),
-            primary_address(board.black_player),
-            *watchers,
-            ctx.sender,
+        for address, solicited in (
+            (primary_address(board.white_player), False),
+            (primary_address(board.black_player), False),
+            *((w, True) for w in watchers),
+            (ctx.sender, True),
         ):
-            if address and address.lower() not in seen:
-                seen.add(address.lower())
-                recipients.append(address)
+            if address and address.lower() not in {r.lower() for r in recipients}:
+                recipients[address] = solicited
         body = render(
             "chat.txt.j2",
             userid=player.userid,
@@ -61,5 +69,8 @@ class ChatCommand(Command):
         others = len(recipients) - 1
         return Result(
             summary=f"sent a chat on board {number} to {others} other{'s' if others != 1 else ''}",
-            replies=[Reply(to=r, subject=subject, body=body, board=number) for r in recipients],
+            replies=[
+                Reply(to=r, subject=subject, body=body, board=number, solicited=solicited)
+                for r, solicited in recipients.items()
+            ],
         )

@@ -21,7 +21,7 @@ class LimitCommand(PolicyCommand):
 
     def check_value(self, args: Arguments) -> None:
         word = args.word("n").lower()
-        if word != "off" and not (word.isdigit() and int(word) <= MAX_LIMIT):
+        if word != "off" and not (word.isascii() and word.isdigit() and int(word) <= MAX_LIMIT):
             raise self.usage_error(
                 f"The limit is a number of active boards from 0 to {MAX_LIMIT}, or off."
             )

@@ -25,7 +25,7 @@ class NotifyCommand(Command):
         # board is looked up, and a missing board before a later word that is no number.
         numbers: list[int] = []
         for word in args.words_of("board"):
-            if not word.isdigit():
+            if not (word.isascii() and word.isdigit()):
                 raise self.usage_error(
                     f"'{word[:40]}' is not a board number: emergo notify USERID PASSWORD "
                     "[BOARD ...]."

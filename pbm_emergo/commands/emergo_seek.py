@@ -26,7 +26,7 @@ class SeekCommand(Command):
             word = given.lower()
             if word == "off":
                 count = 0
-            elif word.isdigit() and int(word) <= MAX_SEEK:
+            elif word.isascii() and word.isdigit() and int(word) <= MAX_SEEK:
                 count = int(word)
             else:
                 raise self.usage_error(

@@ -16,7 +16,7 @@ def board_target(word: str, command: str) -> int | None:
     else."""
     if word.lower() == ALL:
         return None
-    if not word.isdigit():
+    if not (word.isascii() and word.isdigit()):  # int() takes other scripts' digits
         raise Refused(
             f"The command {command} needs a board number or 'all' first: "
             f"{command} 101 USERID PASSWORD."

@@ -41,11 +41,11 @@ MAX_ECHO_CHARS = 200
 # Move notation (syntax only), with the optional "#n" move-number guard; also a conditional
 # queue item, the opponent's move "=" the answer ("e4xe6=d5").
 _NOTATION = r"[a-i][1-9](?:[-x:][a-i][1-9])*x?"
-_MOVE = re.compile(rf"{_NOTATION}(?:={_NOTATION})?(?:#\d{{1,5}})?", re.IGNORECASE)
+_MOVE = re.compile(rf"{_NOTATION}(?:={_NOTATION})?(?:#[0-9]{{1,5}})?", re.IGNORECASE)
 _OPTION = re.compile(r"--?([a-z]+)(?:=([a-z0-9]{1,12}))?", re.IGNORECASE)
 OPTION_NAMES = frozenset({"rated", "unrated", "blocked", "nagtime", "forfeittime", "totaltime"})
 # A board number, optionally with a move number ("101", "101#7").
-_BOARD = re.compile(r"(\d{1,9})(?:#\d{1,5})?")
+_BOARD = re.compile(r"([0-9]{1,9})(?:#[0-9]{1,5})?")
 
 
 Lookup = Callable[[Iterable[str]], Known]

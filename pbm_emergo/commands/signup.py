@@ -13,11 +13,13 @@ class SignupCommand(Command):
     description = "create an account; the addresses default to the one you write from"
     details = (
         "Creates the account USERID with PASSWORD. A userid has 2 to 16 characters (letters, "
-        "digits, _ and -) and starts with a letter; command words are reserved. Give the "
-        "mail addresses you will play from; without any, the address of this mail is used. "
-        "An address other than the one you write from is registered once its owner "
-        "confirms it: it is mailed a code, to send back as 'confirm CODE'. "
-        "Passwords are stored only as argon2id hashes and never shown."
+        "digits, _ and -) and starts with a letter; command words, userids that read like "
+        "an existing one (Bob_ or b0b next to bob) and the server's own names (robot4, "
+        "admin2) are refused. Give the mail addresses you will play from; without any, the "
+        "address of this mail is used. An address is registered once its owner confirms "
+        "it: it is mailed a code (your own address gets it as the answer), to send back as "
+        "'confirm CODE'; only mail your mail host proved to come from your address is "
+        "registered at once. Passwords are stored only as argon2id hashes and never shown."
     )
 
     def process(self, ctx: Context, args: Arguments) -> Result:

@@ -9,7 +9,9 @@ passwords checked ahead and the redacted copy of the mail it keeps
 
 A mail carries one command in its Subject (pbmserv style); its body is the comment. A
 Subject of ``multiple`` makes every body line a command; a Subject that is no command has
-its commands read from the body (see :mod:`pbm_emergo.commands.body`).
+its commands read from the body (see :mod:`pbm_emergo.commands.body`). Only the lines
+above the body's first quoted or forwarded line are read, as the mail layer found it when it
+parsed the mail (:mod:`pbm_emergo.mail.quotes`).
 """
 
 from __future__ import annotations
@@ -31,39 +33,8 @@ MAX_COMMAND_LINES = 30
 MAX_COMMENT_LINES = 40
 MAX_COMMENT_CHARS = 4000
 
-# Where quoted or forwarded text starts: "On ... wrote:", Outlook's "-----Original
-# Message-----", Gmail's "---------- Forwarded message ---------", Apple Mail's "Begin
-# forwarded message:", and Outlook's line of underscores above a From:/Sent: block; each
-# also as German, French, Dutch and Spanish mail programs write it ("Am ... schrieb ...:",
-# "-----Ursprüngliche Nachricht-----", "Le ... a écrit :"). A forwarded copy of a command
-# mail carries its Subject, and so its password. No command line starts with these words.
-_ORIGINAL = (
-    r"original message|ursprüngliche nachricht|message d'origine|oorspronkelijk bericht"
-    r"|mensaje original"
-)
-_FORWARDED = (
-    r"forwarded message|weitergeleitete nachricht|message transféré|doorgestuurd bericht"
-    r"|mensaje reenviado"
-)
-_QUOTE_HEADER = re.compile(
-    rf"^(on\s.*wrote:|.*\bwrote:|-+\s*({_ORIGINAL})\s*-+|-+\s*({_FORWARDED})\s*-+"
-    r"|begin forwarded message:|_{8,}|am\s.*\bschrieb\b.*:|le\s.*\ba écrit\s?:"
-    r"|op\s.*\bschreef\b.*:|el\s.*\bescribió\s?:)\s*$",
-    re.IGNORECASE,
-)
-# The header block of a quoted or forwarded mail (Outlook without its line of underscores):
-# a "From:" line followed by a "Sent:", "Date:", "To:" or "Subject:" line, in English,
-# German ("Von:", "Gesendet:", "An:", "Betreff:"), French ("De :", "Envoyé :", "À :",
-# "Objet :", a space before the colon), Dutch ("Van:", "Verzonden:", "Aan:", "Onderwerp:")
-# or Spanish ("De:", "Enviado el:", "Para:", "Asunto:").
-_FROM_LINE = re.compile(r"^\*?(from|von|de|van)\s?:\*?\s", re.IGNORECASE)
-_HEADER_LINE = re.compile(
-    r"^\*?(sent|date|to|cc|subject|gesendet|datum|an|betreff|envoyé|à|objet|verzonden"
-    r"|aan|onderwerp|enviado(\s+el)?|fecha|para|asunto)\s?:\*?\s",
-    re.IGNORECASE,
-)
 # The board a command line names: its first argument, after "emergo WORD".
-_BOARD_ARGUMENT = re.compile(r"^emergo\s+[a-z]+\s+(\d{1,9})\b", re.IGNORECASE)
+_BOARD_ARGUMENT = re.compile(r"^emergo\s+[a-z]+\s+([0-9]{1,9})\b", re.IGNORECASE)
 
 
 @dataclass
@@ -76,38 +47,44 @@ class BodyLines:
     stopped_at: str | None = None  # why reading stopped, in words
 
 
-def _stop_reason(line: str, following: str = "") -> str | None:
-    stripped = line.strip()
-    if _FROM_LINE.match(stripped) and _HEADER_LINE.match(following.strip()):
-        return "quoted text"
-    if line.rstrip("\r\n") in ("-- ", "--") or stripped == "--":
+def _stop_reason(line: str) -> str | None:
+    if line.rstrip("\r\n") in ("-- ", "--") or line.strip() == "--":
         return "the signature"
-    if stripped.lower() == "end":
+    if line.strip().lower() == "end":
         return "the line 'end'"
-    if stripped.startswith(">") or _QUOTE_HEADER.match(stripped):
-        return "quoted text"
     return None
 
 
-def body_text_lines(text: str) -> tuple[list[str], str | None, int]:
+def body_text_lines(
+    text: str, quote_at: int | None = None
+) -> tuple[list[str], str | None, int]:
     """The lines of ``text`` (a body) before a signature, ``end`` or quoted text.
 
+    ``quote_at`` is the index of the first quoted or forwarded line among
+    ``text.splitlines()``, as the mail layer found it when it parsed the mail
+    (:func:`pbm_emergo.mail.quotes.quote_start`); None: the body quotes nothing.
     Returns the lines, why reading stopped (or None) and how many lines were left out.
     """
     lines = text.splitlines()
-    for index, line in enumerate(lines):
-        reason = _stop_reason(line, lines[index + 1] if index + 1 < len(lines) else "")
+    end = len(lines) if quote_at is None else max(0, min(quote_at, len(lines)))
+    for index, line in enumerate(lines[:end]):
+        reason = _stop_reason(line)
         if reason:
-            # A signature marker or 'end' is not content; a quoted line is.
-            start = index if reason == "quoted text" else index + 1
-            left = [x for x in lines[start:] if x.strip()]
+            # A signature marker or 'end' is not content.
+            left = [x for x in lines[index + 1 :] if x.strip()]
             return lines[:index], reason, len(left)
+    if end < len(lines):
+        # A quoted line is content: it counts as left out.
+        return lines[:end], "quoted text", len([x for x in lines[end:] if x.strip()])
     return lines, None, 0
 
 
-def command_lines(text: str, limit: int = MAX_COMMAND_LINES) -> BodyLines:
-    """Split the body of a ``multiple`` mail into the command lines to run."""
-    return _command_lines(*body_text_lines(text), limit=limit)
+def command_lines(
+    text: str, limit: int = MAX_COMMAND_LINES, *, quote_at: int | None = None
+) -> BodyLines:
+    """Split the body of a ``multiple`` mail into the command lines to run (``quote_at``:
+    see :func:`body_text_lines`)."""
+    return _command_lines(*body_text_lines(text, quote_at), limit=limit)
 
 
 def _command_lines(
@@ -125,9 +102,10 @@ def _command_lines(
     return result
 
 
-def comment_text(text: str) -> str:
-    """The comment of a command mail: the body before any signature or quoted text."""
-    return _comment(body_text_lines(text)[0])
+def comment_text(text: str, *, quote_at: int | None = None) -> str:
+    """The comment of a command mail: the body before any signature or quoted text
+    (``quote_at``: see :func:`body_text_lines`)."""
+    return _comment(body_text_lines(text, quote_at)[0])
 
 
 def _comment(lines: list[str]) -> str:
@@ -173,10 +151,20 @@ class CommandText:
     command: str = ""
 
     @classmethod
-    def read(cls, subject: str, text: str, lookup: masking.Lookup | None = None) -> CommandText:
+    def read(
+        cls,
+        subject: str,
+        text: str,
+        lookup: masking.Lookup | None = None,
+        *,
+        quote_at: int | None = None,
+    ) -> CommandText:
         """The commands of a mail with Subject ``subject`` and body ``text``; ``lookup``
-        finds which of their words are existing userids and boards (shown in ``command``)."""
-        lines, reason, ignored = body_text_lines(text)
+        finds which of their words are existing userids and boards (shown in ``command``);
+        ``quote_at``: the body's first quoted line, as the mail layer found it on parsing
+        (see :func:`body_text_lines`). Only the lines above it are read: a command line
+        or a header block in quoted text is never run, and never part of a comment."""
+        lines, reason, ignored = body_text_lines(text, quote_at)
         reading = body.read(clean_subject(subject), lines)
         fields: dict[str, Any]
         if reading.multiple:
@@ -193,7 +181,7 @@ class CommandText:
             fields = {
                 "lines": (reading.line,),
                 "from_body": True,
-                "comment": comment_text("\n".join(reading.comment_lines)),
+                "comment": _comment(list(reading.comment_lines)),
             }
         else:
             fields = {"lines": (reading.line,), "comment": _comment(lines)}

@@ -29,7 +29,7 @@ class VacationCommand(Command):
 
     def process(self, ctx: Context, args: Arguments) -> Result:
         setting = args.word("days").lower()
-        if setting != "off" and not (setting.isdigit() and len(setting) <= 4):
+        if setting != "off" and not (setting.isascii() and setting.isdigit() and len(setting) <= 4):
             raise self.usage_error(
                 "Write a number of days or off after the password: vacation userid password "
                 "DAYS|off."

@@ -75,9 +75,10 @@ REPETITION_SEPARATOR = "\n"
 __all__ = [
     "AppliedMove",
     "BoardFacts",
+    "RobotBoard",
     "apply_move",
     "boards",
-    "active_boards_of_players",
+    "active_boards_against",
     "boards_of",
     "boards_to_check",
     "count_by_status",
@@ -99,6 +100,7 @@ __all__ = [
     "player_to_move",
     "remove_vote",
     "resume_game",
+    "robot_boards",
     "set_reminded",
     "store_move",
     "subscribers",
@@ -312,17 +314,72 @@ def boards_to_check(session: Session, now: datetime) -> Sequence[Board]:
     return session.scalars(query).all()
 
 
-def active_boards_of_players(session: Session, player_ids: Iterable[int]) -> Sequence[Board]:
-    """The active boards on which any of ``player_ids`` plays, by number."""
-    ids = list(player_ids)
-    return session.scalars(
-        select(Board)
+def active_boards_against(
+    session: Session, player_id: int, opponent_ids: Iterable[int]
+) -> list[int]:
+    """The numbers of the active boards on which ``player_id`` plays one of
+    ``opponent_ids``, in order."""
+    ids = list(opponent_ids)
+    if not ids:
+        return []
+    return list(session.scalars(
+        select(Board.number)
         .where(
             Board.status == BOARD_ACTIVE,
-            or_(Board.white_player_id.in_(ids), Board.black_player_id.in_(ids)),
+            or_(
+                (Board.white_player_id == player_id) & Board.black_player_id.in_(ids),
+                (Board.black_player_id == player_id) & Board.white_player_id.in_(ids),
+            ),
         )
         .order_by(Board.number)
-    ).all()
+    ))
+
+
+@dataclass(frozen=True)
+class RobotBoard:
+    """An active board with a robot on it, as the robots' runner looks over them before
+    each answer: its seats, whose turn, its open votes and since when it is idle, without
+    its position, so that looking over every such board is cheap."""
+
+    number: int
+    ply: int
+    white_player_id: int
+    black_player_id: int
+    to_move: str | None
+    idle_since: datetime
+    voters: frozenset[int]  # the players with an open vote on the board
+
+
+def robot_boards(session: Session, robot_ids: Iterable[int]) -> list[RobotBoard]:
+    """The active boards on which any of ``robot_ids`` plays, by number (two queries)."""
+    ids = list(robot_ids)
+    if not ids:
+        return []
+    on_board = or_(Board.white_player_id.in_(ids), Board.black_player_id.in_(ids))
+    voters: dict[int, set[int]] = {}
+    for number, player_id in session.execute(
+        select(Vote.board_number, Vote.player_id)
+        .join(Board, Board.number == Vote.board_number)
+        .where(Board.status == BOARD_ACTIVE, on_board)
+    ):
+        voters.setdefault(number, set()).add(player_id)
+    rows = session.execute(
+        select(
+            Board.number, Board.ply, Board.white_player_id, Board.black_player_id,
+            Board.to_move, Board.last_move_at, Board.created_at,
+        )
+        .where(Board.status == BOARD_ACTIVE, on_board)
+        .order_by(Board.number)
+    )
+    return [
+        RobotBoard(
+            number=row.number, ply=row.ply, white_player_id=row.white_player_id,
+            black_player_id=row.black_player_id, to_move=row.to_move,
+            idle_since=row.last_move_at or row.created_at,
+            voters=frozenset(voters.get(row.number, ())),
+        )
+        for row in rows
+    ]
 
 
 def count_by_status(session: Session) -> dict[str, int]:

@@ -498,10 +498,17 @@ class OutboundMessage(Base):
         CheckConstraint(_in("status", OUTBOUND_STATUSES), name="status"),
         Index(None, "status", "next_attempt_at"),
         Index(None, "recipient", "created_at"),
+        Index(None, "charged_to", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     recipient: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    # The sender whose mail caused this mail to someone else, counted against that sender's
+    # hourly budget (game.budget); None for mail the recipient asked for.
+    charged_to: Mapped[str | None] = mapped_column(String(ADDRESS_LENGTH))
+    # The mail carries a secret (a new password): its text is removed once it is sent or
+    # given up (see db.outbox.REMOVED_SECRET).
+    secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     message_id: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
     subject: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))

@@ -12,7 +12,19 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, and_, bindparam, func, insert, inspect, or_, select, update
+from sqlalchemy import (
+    Table,
+    and_,
+    bindparam,
+    case,
+    func,
+    insert,
+    inspect,
+    literal,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -74,8 +86,13 @@ def outbound_row(
     board_number: int | None = None,
     status: str = OUTBOUND_PENDING,
     last_error: str | None = None,
+    charged_to: str | None = None,
+    due: datetime | None = None,
+    secret: bool = False,
 ) -> dict[str, Any]:
-    """The outbox row of one mail (see :func:`enqueue_outbound`), for :func:`queue_outbound`."""
+    """The outbox row of one mail (see :func:`enqueue_outbound`), for :func:`queue_outbound`:
+    sent from ``due`` on (default now); ``charged_to``: the sender whose budget of mails to
+    others it counts against; ``secret``: its text is removed once it leaves the outbox."""
     return {
         "recipient": recipient.strip().lower(),
         "raw": raw,
@@ -86,8 +103,10 @@ def outbound_row(
         "status": status,
         "last_error": last_error,
         "attempts": 0,
-        "next_attempt_at": now,
+        "next_attempt_at": now if due is None else due,
         "inbound_id": inbound_id,
+        "charged_to": charged_to.strip().lower() if charged_to else None,
+        "secret": secret,
     }
 
 
@@ -203,6 +222,12 @@ def claim_due_outbound(
     return outbound_by_ids(session, ids)
 
 
+# What replaces the text of a mail that carried a secret once it is sent or given up.
+REMOVED_SECRET = b"(removed from the outbox: this mail carried a password)\r\n"
+# The text to keep of a mail leaving the outbox for good: none of a secret one.
+_KEPT_RAW = case((_outbound.c.secret, literal(REMOVED_SECRET)), else_=_outbound.c.raw)
+
+
 def _release_outbound(session: Session, message: OutboundMessage, **values: object) -> bool:
     result = session.execute(
         update(OutboundMessage)
@@ -214,12 +239,16 @@ def _release_outbound(session: Session, message: OutboundMessage, **values: obje
         .values(claimed_by=None, claimed_at=None, **values)
         .execution_options(synchronize_session=False)
     )
-    return released(session, message, result, {"claimed_by": None, "claimed_at": None, **values})
+    # The kept text is an SQL expression: the object keeps what it had (it was sent).
+    plain = {k: v for k, v in values.items() if k != "raw"}
+    return released(session, message, result, {"claimed_by": None, "claimed_at": None, **plain})
 
 
 def mark_outbound_sent(session: Session, message: OutboundMessage, now: datetime) -> bool:
     """The relay accepted the message. Returns False if the claim was lost."""
-    return _release_outbound(session, message, status=OUTBOUND_SENT, sent_at=now, last_error=None)
+    return _release_outbound(
+        session, message, status=OUTBOUND_SENT, sent_at=now, last_error=None, raw=_KEPT_RAW
+    )
 
 
 def mark_outbound_sent_many(
@@ -257,7 +286,7 @@ _MARK_OUTBOUND_SENT = (
         _outbound.c.claimed_by == bindparam("worker"),
     )
     .values(status=OUTBOUND_SENT, sent_at=bindparam("now"), last_error=None,
-            claimed_by=None, claimed_at=None)
+            claimed_by=None, claimed_at=None, raw=_KEPT_RAW)
     .returning(_outbound.c.id)
 )
 
@@ -292,8 +321,10 @@ def mark_outbound_failed(
     else:
         status = OUTBOUND_PENDING
         next_at = now + retry_delay(message.attempts, base_delay, max_delay)
+    given_up = status != OUTBOUND_PENDING
     return _release_outbound(
-        session, message, status=status, next_attempt_at=next_at, last_error=error_text(error)
+        session, message, status=status, next_attempt_at=next_at, last_error=error_text(error),
+        **({"raw": _KEPT_RAW} if given_up else {}),
     )
 
 
@@ -351,6 +382,22 @@ def replies_sent_to(session: Session, recipient: str, since: datetime) -> int:
     return int(count or 0)
 
 
+def mails_charged_to(session: Session, sender: str, since: datetime) -> int:
+    """How many mails to other people the mails of ``sender`` caused since ``since`` (its
+    budget of mails to others, see game.budget)."""
+    if not sender:
+        return 0
+    count = session.scalar(
+        select(func.count())
+        .select_from(OutboundMessage)
+        .where(
+            OutboundMessage.charged_to == sender.strip().lower(),
+            OutboundMessage.created_at >= since,
+        )
+    )
+    return int(count or 0)
+
+
 def next_outbound_due(session: Session) -> datetime | None:
     """When the next pending outbound mail is due (for the sender's sleep)."""
     return session.scalar(
@@ -367,6 +414,7 @@ __all__ = [
     "claim_due_outbound",
     "claim_due_outbound_ids",
     "enqueue_outbound",
+    "mails_charged_to",
     "mark_outbound_failed",
     "mark_outbound_sent",
     "mark_outbound_sent_many",

@@ -17,6 +17,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import bindparam, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.sql.elements import ColumnElement
 
 from pbm_emergo.db import credentials
 from pbm_emergo.db.errors import Conflict, UseridTakenError
@@ -197,6 +198,12 @@ def find_player(session: Session, userid: str) -> Player | None:
     )
 
 
+def active_userids(session: Session) -> list[str]:
+    """The userids of every player who has not signed off (for suggestions of a mistyped
+    one: the error path only)."""
+    return list(session.scalars(select(Player.userid).where(Player.signed_off_at.is_(None))))
+
+
 def find_players(session: Session, userids: Iterable[str]) -> dict[str, Player]:
     """The players with these userids (any letter case), by userid key, in one query."""
     keys = {userid_key(u) for u in userids}
@@ -217,6 +224,30 @@ def active_ids_by_key(session: Session, keys: Iterable[str]) -> dict[str, tuple[
         )
     )
     return {row.userid_key: (row.id, row.userid) for row in rows}
+
+
+# What a userid is read as by someone who does not look closely: letter case, the
+# separators _ - . and the digits 0 and 1 (for o and l, as I is) do not count.
+_LOOKALIKE_FOLDS = (("_", ""), ("-", ""), (".", ""), ("0", "o"), ("1", "l"), ("i", "l"))
+
+
+def userid_skeleton(userid: str) -> str:
+    """``userid`` as it reads at a glance: ``Bob_``, ``b0b`` and ``bob`` read alike."""
+    skeleton = userid_key(userid)
+    for found, read_as in _LOOKALIKE_FOLDS:
+        skeleton = skeleton.replace(found, read_as)
+    return skeleton
+
+
+def lookalike_userid(session: Session, userid: str) -> str | None:
+    """An existing userid (signed off or not) that reads like ``userid``
+    (:func:`userid_skeleton`), if any. A scan of the players, done only on signup."""
+    folded: ColumnElement[str] = Player.userid_key.expression
+    for found, read_as in _LOOKALIKE_FOLDS:
+        folded = func.replace(folded, found, read_as)
+    return session.scalar(
+        select(Player.userid).where(folded == userid_skeleton(userid)).limit(1)
+    )
 
 
 def count_active(session: Session) -> int:
@@ -279,6 +310,20 @@ def record_login_failure(
     session.flush()
 
 
+def recent_failures_from(
+    session: Session, sender_key: str, since: datetime
+) -> tuple[int, datetime | None]:
+    """The wrong passwords counted for ``sender_key`` (for any player) in rows whose last
+    failure came after ``since``, and the latest of those failures (None: none)."""
+    total, latest = session.execute(
+        select(
+            func.coalesce(func.sum(LoginFailure.count), 0),
+            func.max(LoginFailure.last_failure_at),
+        ).where(LoginFailure.sender_key == sender_key, LoginFailure.last_failure_at > since)
+    ).one()
+    return int(total), latest
+
+
 def mark_attack_notified(
     session: Session, player_id: int, now: datetime, *, previous: datetime | None
 ) -> None:
@@ -339,19 +384,48 @@ def confirmations_of(session: Session, player_id: int) -> list[AddressConfirmati
     )
 
 
-def recent_confirmation(
+def recent_confirmations(
     session: Session, address: str, since: datetime
-) -> AddressConfirmation | None:
-    """The latest confirmation asked for ``address`` (any player) after ``since``, if any."""
-    return session.scalar(
-        select(AddressConfirmation)
-        .where(
-            AddressConfirmation.address_key == address_key(address),
-            AddressConfirmation.created_at > since,
+) -> list[AddressConfirmation]:
+    """The confirmations asked for ``address`` (any player, anyone asking) after ``since``,
+    the latest first."""
+    return list(
+        session.scalars(
+            select(AddressConfirmation)
+            .where(
+                AddressConfirmation.address_key == address_key(address),
+                AddressConfirmation.created_at > since,
+            )
+            .order_by(AddressConfirmation.id.desc())
         )
-        .order_by(AddressConfirmation.id.desc())
-        .limit(1)
     )
+
+
+@dataclass(frozen=True)
+class CodeMailCap:
+    """How many code mails an address may get in a period at the request of other
+    addresses: ``per_requester`` for each address asking, ``in_all`` for all of them. A
+    request from the address itself is not counted and not capped."""
+
+    since: datetime
+    per_requester: int
+    in_all: int
+
+    def refusal(
+        self, recent: Sequence[AddressConfirmation], address: str, requested_by: str
+    ) -> tuple[str, AddressConfirmation] | None:
+        """Why one more code mail to ``address`` for ``requested_by`` is over the cap
+        (``"requester"`` or ``"in all"``, with the request whose day must end first for
+        another), or None. ``recent``: its confirmations asked since ``since``, the latest
+        first."""
+        key, asker = address_key(address), address_key(requested_by)
+        others = [c for c in recent if address_key(c.requested_by) != key]
+        mine = [c for c in others if address_key(c.requested_by) == asker]
+        if len(mine) >= self.per_requester:
+            return "requester", mine[self.per_requester - 1]
+        if len(others) >= self.in_all:
+            return "in all", others[self.in_all - 1]
+        return None
 
 
 def add_confirmation(
@@ -365,12 +439,14 @@ def add_confirmation(
     requested_by: str,
     position: int,
     replaces: bool,
-    not_since: datetime,
+    cap: CodeMailCap | None,
 ) -> None:
-    """Store an address waiting for ``confirm CODE``; Conflict if a code was mailed to the
-    address after ``not_since`` meanwhile (one code mail per address and period)."""
-    if recent_confirmation(session, address, not_since) is not None:
-        raise Conflict("A confirmation code was mailed to that address meanwhile.")
+    """Store an address waiting for ``confirm CODE``; Conflict if, meanwhile, other code
+    mails to the address filled ``cap`` (None: the address asked for it itself)."""
+    if cap is not None and address_key(address) != address_key(requested_by):
+        recent = recent_confirmations(session, address, cap.since)
+        if cap.refusal(recent, address, requested_by) is not None:
+            raise Conflict("Confirmation codes were mailed to that address meanwhile.")
     session.add(
         AddressConfirmation(
             player_id=player_id,
@@ -441,6 +517,7 @@ def confirm_address(session: Session, confirmation_id: int, now: datetime) -> li
 __all__ = [
     "active_ids_by_key",
     "OTHER_SENDERS",
+    "CodeMailCap",
     "Verified",
     "add_confirmation",
     "address_key",
@@ -460,13 +537,16 @@ __all__ = [
     "forget_old_login_failures",
     "hash_password",
     "login_failure",
+    "lookalike_userid",
     "login_failures_of",
     "mark_attack_notified",
-    "recent_confirmation",
+    "recent_confirmations",
+    "recent_failures_from",
     "record_login_failure",
     "replace_addresses",
     "set_addresses",
     "sign_off",
     "store_password_hash",
     "userid_key",
+    "userid_skeleton",
 ]

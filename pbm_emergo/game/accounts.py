@@ -7,6 +7,7 @@ the player's registered addresses (:mod:`pbm_emergo.game.lockout`).
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Collection, Sequence
 from datetime import datetime
@@ -17,6 +18,7 @@ from pbm_emergo.game import lockout
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.results import Refused
 from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.robot import ROBOTS
 from pbm_emergo.views.templating import render
 
 USERID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,15}")
@@ -86,6 +88,23 @@ RESERVED_USERIDS = frozenset(
 )
 
 
+_RESERVED_SKELETONS = frozenset(players.userid_skeleton(word) for word in RESERVED_USERIDS)
+# Userids that would pass for the server's own: any that starts like these (robot4,
+# Admin_2, pbmserv-bot), or is one of the names below with digits or _ - added (root1,
+# emergo_). Compared as they read at a glance (players.userid_skeleton: r0bot is robot).
+_SERVER_PREFIXES = tuple(
+    players.userid_skeleton(word)
+    for word in ("robot", "admin", "pbmserv", "postmaster", "mailerdaemon", "moderator", "sysop")
+)
+_SERVER_NAMES = frozenset(
+    players.userid_skeleton(word)
+    for word in (
+        "abuse", "emergo", "hostmaster", "nobody", "noreply", "official", "owner", "root",
+        "server", "staff", "support", "system", "webmaster",
+    )
+)  # fmt: skip
+
+
 def check_userid(userid: str) -> None:
     """Raise a Refused unless ``userid`` may be chosen as a new userid."""
     if not USERID_PATTERN.fullmatch(userid):
@@ -93,8 +112,45 @@ def check_userid(userid: str) -> None:
             f"The userid '{userid[:40]}' is not allowed: a userid has 2 to 16 characters "
             "(letters, digits, _ and -) and starts with a letter."
         )
-    if userid.lower() in RESERVED_USERIDS:
+    skeleton = players.userid_skeleton(userid)
+    if userid.lower() in RESERVED_USERIDS or skeleton in _RESERVED_SKELETONS:
         raise Refused(f"The userid '{userid}' is a reserved word; please choose another.")
+    bare = players.userid_skeleton(userid.lower().rstrip("0123456789_-"))
+    if skeleton.startswith(_SERVER_PREFIXES) or bare in _SERVER_NAMES:
+        raise Refused(
+            f"The userid '{userid}' looks like one of the server's own (its robots robot1 "
+            "to robot3, its administrators, the server itself), and players would take it "
+            "for one; please choose another."
+        )
+
+
+def check_not_lookalike(ctx: UnitOfWork, userid: str) -> None:
+    """Raise a Refused if ``userid`` reads like an existing userid: the same but for letter
+    case, the separators _ - ., or 0 for O and 1 for l or I (``Bob_``, ``b0b`` next to
+    ``bob``), so that nobody can pass for another player in a board mail or the standings."""
+    existing = players.lookalike_userid(ctx.session, userid)
+    if existing is not None:
+        raise Refused(
+            f"The userid '{userid}' is too much like the existing player '{existing}' (they "
+            "differ only in letter case, the characters _ - ., or 0 for O and 1 for l or "
+            "I); please choose one nobody could mistake for another player."
+        )
+
+
+def reachable(player: Player) -> bool:
+    """Whether mail for ``player`` reaches them: a registered address (an account whose
+    first address waits for its code has none yet), or a robot, which plays here."""
+    return bool(player.addresses) or player.userid_key in ROBOTS
+
+
+def check_reachable(player: Player, *, board: int | None = None) -> None:
+    """Raise a Refused, for the sender, if ``player`` has no address to mail yet."""
+    if not reachable(player):
+        raise Refused(
+            f"{player.userid} has not confirmed an address yet, so no mail can reach them "
+            "and nothing was started; try again once they have confirmed their signup.",
+            board=board,
+        )
 
 
 def check_password(password: str) -> None:
@@ -118,8 +174,27 @@ def require_player(
     key = players.userid_key(userid)
     player = next((p for p in known if p.userid_key == key), None) or find_player(ctx, userid)
     if player is None or not player.active:
-        raise Refused(f"There is no player '{userid[:40]}'.", board=board)
+        # A word that may be a password is not echoed (it would show as ********).
+        named = (
+            "There is no player by that name" if userid in ctx.secrets.words
+            else f"There is no player '{userid[:40]}'"
+        )
+        raise Refused(f"{named}.{similar_players(ctx, userid)}", board=board)
     return player
+
+
+def similar_players(ctx: UnitOfWork, userid: str) -> str:
+    """The sentence naming the players whose userids are near a mistyped one, or ""."""
+    if ctx.session is None:
+        return ""
+    names = {u.lower(): u for u in players.active_userids(ctx.session)}
+    key = userid.lower()
+    near = difflib.get_close_matches(key, list(names), n=3, cutoff=0.6)
+    # The nearest first, ties in alphabetical order.
+    near.sort(key=lambda n: (-difflib.SequenceMatcher(None, key, n).ratio(), n))
+    if not near:
+        return ""
+    return " Players with similar names: " + ", ".join(names[n] for n in near) + "."
 
 
 def is_registered(player: Player, address: str) -> bool:
@@ -140,7 +215,8 @@ def authenticate(
     no_failures: Collection[int] = (),
 ) -> Player:
     """The player if ``password`` is theirs; otherwise a Refused (and a failure counted,
-    per userid and sender: see :mod:`pbm_emergo.game.lockout`). ``no_failures``: ids of
+    per userid and sender; past the caps on wrong passwords per mail and per sender, refused
+    without a hash: see :mod:`pbm_emergo.game.lockout`). ``no_failures``: ids of
     players read to have no wrong passwords counted (their counts are not looked up).
 
     A right password from an address the player has not registered is accepted (as pbmserv
@@ -153,7 +229,7 @@ def authenticate(
         {} if player.id in no_failures else players.login_failures_of(ctx.session, player.id)
     )
     lockout.check_not_locked(ctx, player, failures, board=board)
-    verified = players.check_password(player.id, player.password_hash, password)
+    verified = lockout.checked_password(ctx, player, password, board=board)
     if not verified.ok:
         raise lockout.wrong_password(ctx, player, failures, board=board)
     # A verified password is taken out of everything this mail leads to: its comment (the

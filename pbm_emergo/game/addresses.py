@@ -1,12 +1,24 @@
 """Addresses: which may be registered, their owners' consent, and changing them.
 
 The server must not mail strangers. An address given to ``signup`` or ``change address`` is
-registered at once only if the command came from it (in a mail that did not fail its
-domain's DMARC check) or the player has it already. Any other address is mailed a one-time
-code and waits in ``address_confirmations``; it is registered when someone sends
-``confirm CODE`` within 7 days. Until then it is in no player's list of addresses, so no
-board mail, challenge or notice can reach it: the code mail is the only mail it gets, and
-at most one a day.
+registered at once only if the player has it already, or if the command came from it in a
+mail our MTA proved to come from there (DMARC, else SPF, "pass" in its
+Authentication-Results: a From header alone proves nothing). Any other address, the sender's
+own included, is mailed a one-time code and waits in ``address_confirmations``; it is
+registered when someone sends ``confirm CODE`` within 7 days. Until then it is in no
+player's list of addresses, so no board mail, challenge or notice can reach it: the code
+mail is the only mail it gets.
+
+A code asked by the address itself comes as the answer to that mail, and is always sent
+(like every answer, within the hourly reply limit of the address): so nobody else's requests
+can keep an owner from confirming. Codes asked from other addresses are capped per address
+and day: one per address asking, and a few in all, so that the server cannot be made to
+mail a stranger codes day after day.
+
+Addresses that are never a player's are refused: any address at the server's own domain
+(its own address, ``pbmserv+x@``, ``postmaster@``, ``root@`` ...) and, at any domain, the
+role mailboxes that read no mail or read it for other purposes (``mailer-daemon``,
+``postmaster``, ``abuse``, ``noreply`` ...).
 """
 
 from __future__ import annotations
@@ -20,7 +32,7 @@ from typing import TYPE_CHECKING
 
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
-from pbm_emergo.db.models import Player
+from pbm_emergo.db.models import AddressConfirmation, Player
 from pbm_emergo.game.messages import Reply, a_label_ok, ascii_domain, clean_address
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork, Write
@@ -31,8 +43,32 @@ if TYPE_CHECKING:
 
 MAX_ADDRESSES = 5
 CONFIRM_TIME = timedelta(days=7)
-# One code mail to an address in this time, whoever asks.
+# Code mails to an address asked from other addresses in this time: one per address
+# asking, and at most CODES_FROM_OTHERS in all. The address's own requests are not capped.
 CODE_MAIL_INTERVAL = timedelta(days=1)
+CODES_FROM_OTHERS = 3
+
+# Local parts of role mailboxes that no player plays from (RFC 2142 and the like): mail to
+# them is never read (mailer-daemon, noreply), bounces back as a loop, or lands on a desk
+# that handles complaints (postmaster, abuse). Compared in lower case, without a +tag and
+# without the separators . - _.
+ROLE_LOCAL_PARTS = frozenset(
+    [
+        "abuse",
+        "bounce",
+        "bounces",
+        "donotreply",
+        "hostmaster",
+        "listserv",
+        "mailerdaemon",
+        "majordomo",
+        "noreply",
+        "postmaster",
+        "root",
+        "security",
+        "webmaster",
+    ]
+)
 
 # Codes: 16 characters of Crockford's base32 (80 random bits), shown in groups of four.
 CODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
@@ -51,6 +87,23 @@ def at_text(moment: datetime) -> str:
 def server_addresses(config: Config) -> set[str]:
     """The addresses that reach this server itself (never a player's)."""
     return {config.address.lower(), f"postmaster@{config.domain}".lower()}
+
+
+def at_server_domain(config: Config, domain: str) -> bool:
+    """Whether ``domain`` is the server's own mail domain or below it: its addresses
+    (``pbmserv+x@``, ``root@``) reach the server or its operator, never a player."""
+    own = config.domain.lower().rstrip(".")
+    domain = domain.lower().rstrip(".")
+    return domain == own or domain.endswith("." + own)
+
+
+def role_mailbox(address: str) -> bool:
+    """Whether ``address`` is a role mailbox that no player plays from (ROLE_LOCAL_PARTS)."""
+    local = address.rpartition("@")[0].lower().partition("+")[0]
+    return local.translate(_ROLE_SEPARATORS) in ROLE_LOCAL_PARTS
+
+
+_ROLE_SEPARATORS = str.maketrans({".": None, "-": None, "_": None})
 
 
 def check_address(config: Config, address: str) -> None:
@@ -72,9 +125,15 @@ def check_address(config: Config, address: str) -> None:
         raise Refused(
             f"'{address[:80]}' is not a mail address: '{domain[:80]}' is not a domain name."
         )
-    if address.lower() in server_addresses(config):
+    if address.lower() in server_addresses(config) or at_server_domain(config, domain):
         raise Refused(
-            f"'{address}' is this server's own address; give an address of yours."
+            f"'{address}' is an address at this server's own domain ({config.domain}), "
+            "where no player receives mail; give an address of yours."
+        )
+    if role_mailbox(address):
+        raise Refused(
+            f"'{address}' is a role mailbox ({address.rpartition('@')[0]}@ serves the mail "
+            "system or its operators, and nobody plays from it); give your own address."
         )
     # Unknown (the relay could not be asked yet) counts as yes: the mail waits in the
     # outbox with the rest, and fails with the reason if the relay cannot take it.
@@ -103,8 +162,14 @@ def _nfc(text: str) -> str:
 
 
 def sender_vouches_for(ctx: UnitOfWork, address: str) -> bool:
-    """Whether the mail came from ``address`` (and did not fail its DMARC check)."""
-    return ctx.sender_trusted and address.lower() == ctx.sender.lower()
+    """Whether the mail was proven to come from ``address`` (its DMARC, else SPF, check
+    passed at our MTA)."""
+    return ctx.sender_proven and is_sender(ctx, address)
+
+
+def is_sender(ctx: UnitOfWork, address: str) -> bool:
+    """Whether ``address`` is the one the mail says it came from (answers go there)."""
+    return bool(ctx.sender) and address.lower() == ctx.sender.lower()
 
 
 def new_code() -> str:
@@ -129,54 +194,64 @@ class Waiting:
 @dataclass
 class Request:
     """What asking for confirmations adds to a command: the writes (given the player's id)
-    and the code mails; ``kept``: addresses already waiting for this player's code."""
+    and the code mails to other addresses; ``own_code``: the code of the sender's own
+    address, for the command's answer to carry; ``kept``: addresses already waiting for
+    this player's code."""
 
     writes: list[tuple[Waiting, str]]  # each with its code hash
     mails: list[Reply]
     kept: list[str]
+    own_code: str | None = None
 
     def store(self, player_id: int, ctx: UnitOfWork, *, replaces: bool) -> Write:
         """The write that stores the waiting addresses for ``player_id``."""
         now, sender, pending = ctx.now, ctx.sender, list(self.writes)
+        cap = code_mail_cap(now)
 
         def write(session: Session) -> None:
             for waiting, hashed in pending:
                 players.add_confirmation(
                     session, player_id, waiting.address, hashed, now,
                     expires_at=now + CONFIRM_TIME, requested_by=sender,
-                    position=waiting.position, replaces=replaces,
-                    not_since=now - CODE_MAIL_INTERVAL,
+                    position=waiting.position, replaces=replaces, cap=cap,
                 )  # fmt: skip
 
         return write
+
+
+def code_mail_cap(now: datetime) -> players.CodeMailCap:
+    """The cap on code mails asked from other addresses (see the module docstring)."""
+    return players.CodeMailCap(
+        since=now - CODE_MAIL_INTERVAL, per_requester=1, in_all=CODES_FROM_OTHERS
+    )
 
 
 def request_confirmations(
     ctx: UnitOfWork, userid: str, waiting: list[Waiting], *, player_id: int | None
 ) -> Request:
     """Codes for the ``waiting`` addresses of ``userid`` (``player_id`` None: a new
-    account): a Refused if one of them had a code mailed within the last day for
-    someone else; an address already waiting for this player keeps its code."""
+    account). The sender's own address always gets a fresh code (in the answer: see
+    :attr:`Request.own_code`); another address gets a code mail unless it is already
+    waiting for this player's code (then that code stays), or a Refused when the codes
+    asked for it from other addresses reached their cap."""
     request = Request(writes=[], mails=[], kept=[])
+    cap = code_mail_cap(ctx.now)
     for item in waiting:
-        recent = players.recent_confirmation(
-            ctx.session, item.address, ctx.now - CODE_MAIL_INTERVAL
-        )
-        if (
-            recent is not None
-            and recent.player_id == player_id
-            and recent.expires_at > ctx.now
+        code = new_code()
+        if is_sender(ctx, item.address):
+            request.writes.append((item, players.code_hash(code_key(code))))
+            request.own_code = code
+            continue
+        recent = players.recent_confirmations(ctx.session, item.address, cap.since)
+        if any(
+            c.player_id == player_id and player_id is not None and c.expires_at > ctx.now
+            for c in recent
         ):
             request.kept.append(item.address)
             continue
-        if recent is not None:
-            raise Refused(
-                f"A confirmation code was mailed to {item.address} at "
-                f"{at_text(recent.created_at)}, and it gets at most one a day; ask again "
-                f"after {at_text(recent.created_at + CODE_MAIL_INTERVAL)}, or write from "
-                "that address."
-            )
-        code = new_code()
+        refused = cap.refusal(recent, item.address, ctx.sender)
+        if refused is not None:
+            raise _over_cap(item.address, *refused)
         request.writes.append((item, players.code_hash(code_key(code))))
         request.mails.append(
             Reply(
@@ -195,6 +270,35 @@ def request_confirmations(
             )
         )
     return request
+
+
+def own_code_values(ctx: UnitOfWork, code: str) -> dict[str, object]:
+    """What notice/own_code.txt.j2 needs to show the sender the code of their address."""
+    return {
+        "address": ctx.sender,
+        "server": ctx.config.address,
+        "code": code,
+        "expires": at_text(ctx.now + CONFIRM_TIME),
+        "days": CONFIRM_TIME.days,
+    }
+
+
+def _over_cap(address: str, which: str, oldest: AddressConfirmation) -> Refused:
+    again = at_text(oldest.created_at + CODE_MAIL_INTERVAL)
+    if which == "requester":
+        why = (
+            f"A confirmation code for {address} was asked from your address at "
+            f"{at_text(oldest.created_at)}, and each address may ask one a day for it"
+        )
+    else:
+        why = (
+            f"{address} was mailed {CODES_FROM_OTHERS} confirmation codes asked from other "
+            "addresses in the last day, the most it gets"
+        )
+    return Refused(
+        f"{why}, so no code was mailed. Ask again after {again}, or send the command from "
+        f"{address} itself: its own requests are always answered, with the code."
+    )
 
 
 def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> Result:
@@ -235,9 +339,12 @@ def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> R
     notices = [
         Reply(to=a, subject=subject, body=body) for a in dropped if a.lower() != ctx.sender
     ]
+    answer = body
+    if request.own_code is not None:
+        answer += "\n" + render("notice/own_code.txt.j2", **own_code_values(ctx, request.own_code))
     return Result(
         summary=f"changed the addresses of {player.userid}",
-        answer=body,
+        answer=answer,
         answer_subject=subject,
         replies=notices + request.mails,
     )
@@ -262,6 +369,26 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
         players.confirm_address(session, confirmation_id, now)
 
     ctx.write(store)
+    if not old:
+        # The account's first address (a signup whose sender was not proven): its welcome.
+        waiting = [
+            c.address for c in players.confirmations_of(ctx.session, player.id)
+            if c.id != confirmation_id and c.expires_at > ctx.now
+        ]  # fmt: skip
+        return Result(
+            summary=f"confirmed {confirmation.address} for {player.userid}",
+            answer=render(
+                "signup.txt.j2",
+                userid=player.userid,
+                addresses=new,
+                waiting=waiting,
+                days=CONFIRM_TIME.days,
+                forged=False,
+                rating=player.rating,
+                address=ctx.config.address,
+            ),
+            answer_subject=f"Emergo: welcome {player.userid}",
+        )
     body = render(
         "confirmed.txt.j2",
         userid=player.userid,

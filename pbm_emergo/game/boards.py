@@ -39,10 +39,11 @@ from pbm_emergo.views.templating import render, render_html
 if TYPE_CHECKING:
     from pbm_emergo.db.session import Session
 
-BOARD_REF = re.compile(r"(\d{1,9})(?:#(\d{1,6}))?")
-MOVE_GUARD = re.compile(r"(.*?)#(\d{1,6})")
-# Board mails after a move list this many recent moves; show and game over list all.
-RECENT_MOVES = 10
+# ASCII digits only: \d and int() also take other scripts' digits ("١٠١" would be 101).
+BOARD_REF = re.compile(r"([0-9]{1,9})(?:#([0-9]{1,6}))?")
+MOVE_GUARD = re.compile(r"(.*?)#([0-9]{1,6})")
+# The width of a board mail's score sheet (the move list), indent included.
+SCORE_SHEET_WIDTH = 72
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
@@ -321,6 +322,7 @@ def result_sentence(state: BoardState) -> str:
             Termination.NO_LEGAL_ENTRY: f"{loser} has men in hand but nowhere to enter them",
             Termination.RESIGNED: f"{loser} resigned",
             Termination.FORFEIT: f"{loser} did not move in time",
+            Termination.ADJUDICATED: "the server's operator adjudicated the game",
         }
         because = because_by.get(reason, reason)
         return f"{winner} ({SIDE_NAMES[state.winner]}) wins: {because}."
@@ -332,6 +334,7 @@ def result_sentence(state: BoardState) -> str:
         Termination.NO_LEGAL_ENTRY: (
             f"{stuck} has men in hand but nowhere to enter them (a draw under -blocked=draw)"
         ),
+        Termination.ADJUDICATED: "the server's operator adjudicated the game",
     }
     because = draw_by.get(reason, reason)
     return f"The game is a draw: {because}."
@@ -408,6 +411,29 @@ def move_rows(notations: list[str], first: int = 1) -> list[tuple[str, str]]:
     return rows
 
 
+def score_sheet(labels: list[str], width: int = SCORE_SHEET_WIDTH) -> list[str]:
+    """The moves as a score sheet: each move numbered, Ohs's and Eks's of one turn kept
+    together ("1. e4 2. e6"), as many turns a line as fit in ``width``, indented."""
+    turns = []
+    for i in range(0, len(labels), 2):
+        turn = f"{i + 1}. {labels[i]}"
+        if i + 1 < len(labels):
+            turn += f" {i + 2}. {labels[i + 1]}"
+        turns.append(turn)
+    lines: list[str] = []
+    line = ""
+    for turn in turns:
+        longer = f"{line}   {turn}" if line else turn
+        if line and len(longer) + 2 > width:
+            lines.append(line)
+            line = turn
+        else:
+            line = longer
+    if line:
+        lines.append(line)
+    return [f"  {line}" for line in lines]
+
+
 def duration(delta: timedelta) -> str:
     minutes = int(delta.total_seconds() // 60)
     if minutes < 1:
@@ -473,22 +499,19 @@ def board_view(
     *,
     position: Position | None = None,
     upto: int | None = None,
-    all_moves: bool = False,
     comment: str | None = None,
     commenter: str | None = None,
     headline: str | None = None,
     link: str | None = None,
     now: datetime | None = None,
     new_board: bool = False,
-    since: int | None = None,
     queue: list[str] | None = None,
 ) -> BoardView:
     """The board mail text of a board; with ``upto``, as it was after that many moves
     (``position`` is then the position after them). ``link``: the board's web page.
     ``now``: the time of the mail (vacations, thinking time); ``new_board``: the first mail
-    of a new board; ``since``: the move list starts at that move at the latest (every move
-    of a chain of queued and forced moves is listed); ``queue``: the lines about a player's
-    queued moves (only for that player's eyes)."""
+    of a new board; ``queue``: the lines about a player's queued moves (only for that
+    player's eyes). Every mail lists the whole game, as a compact score sheet."""
     notations = [m.notation for m in state.moves]
     labels = [m.label for m in state.moves]
     if upto is not None:
@@ -497,14 +520,6 @@ def board_view(
     if position is None:
         position = state.position
     over = not state.active and upto is None
-    if all_moves or over or upto is not None:
-        first = 1
-    else:
-        first = max(1, len(notations) - RECENT_MOVES + 1)
-        if since is not None:
-            first = max(1, min(first, since))
-        if first % 2 == 0:
-            first -= 1
     to_move = state.seat(position.to_move)
     if not state.active or state.to_move is None:
         subject = f"Emergo Board {state.number} Game over"
@@ -549,6 +564,12 @@ def board_view(
         black_rating=state.black.rating,
         options=options_text(state),
         headline=headline,
+        # A challenge starts the game at once: the first mail says how to say no.
+        decline=(
+            f"To decline this game, send 'emergo resign {state.number} YOURID PASSWORD' "
+            "before your first move on it: the board is removed, unrated."
+            if new_board else None
+        ),
         as_of=as_of,
         votes=open_votes(state) if state.active and upto is None else [],
         status=status,
@@ -558,8 +579,7 @@ def board_view(
             else []
         ),
         moves_total=len(notations),
-        moves_first=first,
-        move_rows=move_rows(labels[first - 1 :], first),
+        move_lines=score_sheet(labels),
         board=render_board(position, state.white.userid, state.black.userid),
         comment=comment or None,
         commenter=commenter,
@@ -603,14 +623,14 @@ def board_mails(
     commenter: str | None = None,
     headline: str | None = None,
     new_board: bool = False,
-    since: int | None = None,
 ) -> list[Reply]:
     """The board mail after a change: one to each player and each subscriber
-    (``new_board``: the first mails of a new board; ``since``: list the moves from there)."""
+    (``new_board``: the first mails of a new board). A comment is for the two players
+    only: subscribers get the board without it (as the web pages show it)."""
+    link = board_link(ctx.config, state.number)
     view = board_view(
         state, comment=comment, commenter=commenter, headline=headline,
-        link=board_link(ctx.config, state.number), now=ctx.now, new_board=new_board,
-        since=since,
+        link=link, now=ctx.now, new_board=new_board,
     )
     html = board_html(view.subject, [view.html])
     recipients: list[str] = []
@@ -618,12 +638,34 @@ def board_mails(
     if not state.active:  # the final board mail also goes to those who asked (emergo notify)
         watchers += spectators.notified(ctx.session, state.number)
     subscribed = [primary_address(p) for p in watchers]
-    for address in (state.white.address, state.black.address, *subscribed):
+    # The players asked for the mail of their game under way, subscribers for what they
+    # subscribed to; a new board's first mail to the opponent is the challenger's doing
+    # (charged to the challenger: game.budget).
+    asked: dict[str, bool] = {}
+    for address, solicited in (
+        (state.white.address, not new_board), (state.black.address, not new_board),
+        *((a, True) for a in subscribed),
+    ):
         if address and address.lower() not in {r.lower() for r in recipients}:
             recipients.append(address)
+            asked[address.lower()] = solicited
     # " **": the mail carries a comment to read (as pbmserv marks it).
     subject = f"{view.subject} **" if comment else view.subject
-    return [
-        Reply(to=r, subject=subject, body=view.text, board=state.number, html=html)
-        for r in recipients
+    players = {a.lower() for a in (state.white.address, state.black.address) if a}
+    mails = [
+        Reply(to=r, subject=subject, body=view.text, board=state.number, html=html,
+              solicited=asked[r.lower()])
+        for r in recipients if r.lower() in players or not comment
     ]
+    watching = [r for r in recipients if r.lower() not in players]
+    if comment and watching:
+        public = board_view(
+            state, headline=headline, link=link, now=ctx.now, new_board=new_board
+        )
+        public_html = board_html(public.subject, [public.html])
+        mails += [
+            Reply(to=r, subject=public.subject, body=public.text, board=state.number,
+                  html=public_html, solicited=True)
+            for r in watching
+        ]
+    return mails

@@ -239,10 +239,9 @@ class Chain:
     ) -> list[Reply]:
         """The board mail after the chain (listing every move of it), and an error mail to
         each player whose queued move could not be played."""
-        first = self.moves[0].number if self.moves else None
         replies = board_mails(
             self.ctx, state, comment=comment, commenter=commenter,
-            headline=headline if headline is not None else self.headline(), since=first,
+            headline=headline if headline is not None else self.headline(),
         )
         for failure in self.failures:
             address = primary_address(failure.player)
@@ -263,7 +262,7 @@ class Chain:
             replies.append(
                 Reply(
                     to=address, subject=f"Emergo Board {state.number} Error", body=body,
-                    board=state.number,
+                    board=state.number, solicited=True,
                 )
             )
         return replies

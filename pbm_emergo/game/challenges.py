@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING
 from pbm_emergo.db import challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
 from pbm_emergo.db.reads import active_board_counts
-from pbm_emergo.game.accounts import is_registered, require_player
+from pbm_emergo.game.accounts import check_reachable, is_registered, require_player
 from pbm_emergo.game.boards import BoardState, Seat, board_mails
+from pbm_emergo.game.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
 from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.robots import check_robot_games
 from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
@@ -43,7 +45,11 @@ class ChallengeOptions:
 
 
 def parse_options(words: Sequence[str]) -> ChallengeOptions:
-    """The options of a challenge; a Refused names the first one that is wrong."""
+    """The options of a challenge; a Refused names the first one that is wrong. The clock
+    options have floors (:mod:`pbm_emergo.game.clock`): a challenge starts its game at once,
+    without the challenged player's consent, so its terms must leave them time to hear of
+    it before they can lose on time. Options below a floor are refused, not raised to it,
+    so that no game starts on terms the challenger did not write."""
     options = ChallengeOptions()
     for word in words:
         match = OPTION.fullmatch(word)
@@ -54,24 +60,41 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
         elif name == "blocked" and value in ("draw", "loss"):
             options.blocked_rule = value
         elif name in ("nagtime", "forfeittime", "totaltime") and value is not None:
-            if not value.isdigit() or not 1 <= int(value) <= MAX_DAYS:
-                raise Refused(
-                    f"The option {word} needs a number of days from 1 to {MAX_DAYS}."
-                )
+            days = _days(word, name, value)
             if name == "nagtime":
-                options.nag_days = int(value)
+                options.nag_days = days
             elif name == "totaltime":
-                options.total_days = int(value)
+                options.total_days = days
             else:
-                options.forfeit_days = int(value)
+                options.forfeit_days = days
         else:
             raise Refused(
                 f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
                 "--nagtime=DAYS, --forfeittime=DAYS and --totaltime=DAYS."
             )
-    if options.forfeit_days < options.nag_days:
-        raise Refused("The forfeit time must not be shorter than the reminder (nag) time.")
+    if options.nag_days >= options.forfeit_days:
+        raise Refused(
+            f"The reminder time (--nagtime={options.nag_days}) must be shorter than the "
+            f"forfeit time (--forfeittime={options.forfeit_days}), so that the reminder comes "
+            "before the game can be lost on time; no board was started."
+        )
     return options
+
+
+def _days(word: str, name: str, value: str) -> int:
+    """The number of days of a clock option, within its floor and MAX_DAYS."""
+    floor = MIN_NAG_DAYS if name == "nagtime" else MIN_FORFEIT_DAYS
+    if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MAX_DAYS:
+        raise Refused(f"The option {word[:40]} needs a number of days from {floor} to {MAX_DAYS}.")
+    days = int(value)
+    if days < floor:
+        what = "the total thinking time" if name == "totaltime" else "the forfeit time"
+        raise Refused(
+            f"The option {word} is too short: {what} of a game is at least {floor} days, so "
+            "that nobody loses a game on time before a reminder can reach them; no board "
+            "was started."
+        )
+    return days
 
 
 def challenge(
@@ -109,6 +132,7 @@ def challenge(
     # answers one of the games they seek.
     challenged = black if challenger is white else white
     check_challenge(ctx, challenged)
+    check_robot_games(ctx, white, black)
     note_challenge(ctx, challenged)
     # The board takes the next number; the write re-checks that nobody took it first
     # (run inside the write transaction, nobody can).
@@ -148,6 +172,7 @@ def challenge(
 
 def check_challenge(ctx: UnitOfWork, challenged: Player) -> None:
     """Raise the challenger's error if ``challenged`` refuses this challenge."""
+    check_reachable(challenged)
     if challenged.refuses_challenges:
         raise Refused(
             f"{challenged.userid} does not accept challenges at the moment, so no board was "
@@ -258,7 +283,7 @@ def seekers(ctx: UnitOfWork) -> Result:
         {
             "userid": p.userid,
             "seeking": p.seeking,
-            "rating": f"{p.rating}{'?' if ratings.is_provisional(p) else ''}",
+            "rating": ratings.rating_text(p.rating, ratings.is_provisional(p)),
             "active": active.get(p.id, 0),
         }
         for p in found

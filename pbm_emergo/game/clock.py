@@ -13,6 +13,16 @@ from datetime import datetime, timedelta
 from pbm_emergo.db.models import BLACK, WHITE
 from pbm_emergo.db.vacations import Period
 
+# The floors of a challenge's clock options (a challenge starts its game without the
+# challenged player's consent): a reminder after a day at the soonest, a loss on time (by
+# --forfeittime or --totaltime) after three days at the soonest; and the reminder comes
+# before the forfeit time (--nagtime shorter than --forfeittime).
+MIN_NAG_DAYS = 1
+MIN_FORFEIT_DAYS = 3
+# A game is lost on time only this long after a reminder of it was sent to the player, and
+# only once such a reminder was sent in the player's turn (queued or held back is not sent).
+REMINDER_NOTICE = timedelta(days=1)
+
 
 def overlap(periods: Iterable[Period], start: datetime, end: datetime) -> timedelta:
     """How much of the time from ``start`` to ``end`` the ``periods`` cover (they do not

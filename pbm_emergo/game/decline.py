@@ -49,5 +49,9 @@ def decline(ctx: UnitOfWork, state: BoardState, player_id: int) -> Result:
             recipients.append(address)
     return Result(
         summary=f"declined the game on board {number}; the board is removed",
-        replies=[Reply(to=r, subject=subject, body=body, board=number) for r in recipients],
+        # The challenger's own game: not charged to the decliner (game.budget).
+        replies=[
+            Reply(to=r, subject=subject, body=body, board=number, solicited=True)
+            for r in recipients
+        ],
     )

@@ -5,16 +5,24 @@ Failures are counted per userid *and* sender address:
 * from one sender, the 5th wrong password for a userid within an hour locks that userid for
   that sender for an hour;
 * the senders that are not registered addresses of the player are also counted together
-  (with the mail that failed its domain's DMARC check, whose address proves nothing): their
-  20th wrong password within an hour locks the userid for all of them for an hour.
+  (with the mail that failed its domain's DMARC check, and the mail in the name of a
+  registered address that nothing proves): their 20th wrong password within an hour locks
+  the userid for all of them for an hour.
 
-So a registered address of the player is never locked out by failures from elsewhere: the
-player goes on playing from it while someone else guesses. The player is told once (a day
-at most) that their userid is under attack; a player whose own registered address is
-locked (their own typing, or mail forged in its name) loses no game on time while the lock
-lasts, nor within a day after it (see :mod:`pbm_emergo.game.timers`).
+A registered address is locked only by its own mail *proven* by our MTA (DMARC, else SPF,
+``pass``): mail that merely names it in its From may be forged, so its wrong passwords count
+with the others' and lock nothing, and the player goes on playing from the address while
+someone else guesses. The player is told once (a day at most) that their userid is under
+attack; a player whose own registered address is locked loses no game on time while the
+lock lasts, nor within a day after it, as long as they have vacation days left: each day it
+saves them is taken as a day of vacation, so a lock never stops the clock beyond the
+vacation allowance (see :mod:`pbm_emergo.game.timers`).
 
-While a sender is locked, no password from it is even checked.
+While a sender is locked, no password from it is even checked. Hashing a password (argon2)
+is slow on purpose, so wrong ones are also capped before they are hashed: a few per mail,
+and per address not registered for the player a few more per hour; past a cap only a
+password the credential cache already knows as right is accepted
+(:func:`checked_password`).
 """
 
 from __future__ import annotations
@@ -23,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbm_emergo.db import players
+from pbm_emergo.db import credentials, players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.results import Refused
@@ -39,7 +47,8 @@ FAILURE_WINDOW = timedelta(hours=1)
 LOCK_TIME = timedelta(hours=1)
 # The player is told that their userid is under attack at most this often.
 NOTICE_INTERVAL = timedelta(days=1)
-# A game is not forfeited while its player is locked out, nor this long after the lock.
+# A game is not forfeited while its player is locked out, nor this long after the lock
+# (out of the player's vacation allowance, see game.timers).
 FORFEIT_GRACE = timedelta(days=1)
 # Counts older than this (and not locked) are dropped when a new failure is counted.
 KEEP_COUNTS = timedelta(days=1)
@@ -53,19 +62,33 @@ def at(moment: datetime) -> str:
 class Sender:
     """How the sender of a command stands towards a player's lock-out."""
 
-    registered: bool  # a registered address of the player, and the mail not forged
+    # A registered address of the player, in mail proven to come from it: its own wrong
+    # passwords may lock it, the others' never do.
+    registered: bool
     keys: tuple[str, ...]  # the counts a wrong password from it goes to
+    # The counts whose lock refuses it (none for an unproven registered address).
+    locked_by: tuple[str, ...]
+    # A registered address named by mail that nothing proves: it is never locked out.
+    unproven: bool = False
+    # Its wrong passwords are capped per hour by its address (see checked_password).
+    capped_per_hour: bool = False
 
 
 def sender_of(ctx: UnitOfWork, player: Player) -> Sender:
     address = ctx.sender.lower()
-    if ctx.sender_trusted and address in {a.address_key for a in player.addresses}:
-        return Sender(True, (address,))
+    registered = address in {a.address_key for a in player.addresses}
+    if ctx.sender_trusted and registered:
+        if ctx.sender_proven:
+            return Sender(True, (address,), (address,))
+        # Anyone can write this From address: counted with the others so that the player
+        # hears of it, but locked by nothing, or the player could be silenced by a forgery.
+        return Sender(False, (OTHER_SENDERS,), (), unproven=True)
     if ctx.sender_trusted and address:
-        return Sender(False, (address, OTHER_SENDERS))
+        keys = (address, OTHER_SENDERS)
+        return Sender(False, keys, keys, capped_per_hour=True)
     # Mail that failed DMARC may carry anyone's address: it is counted with the others
     # only, so that it can lock neither the address it names nor be exempt as it.
-    return Sender(False, (OTHER_SENDERS,))
+    return Sender(False, (OTHER_SENDERS,), (OTHER_SENDERS,))
 
 
 def _limit(key: str) -> int:
@@ -83,7 +106,7 @@ def check_not_locked(
 ) -> None:
     """Raise a Refused if the userid is locked for this sender."""
     sender = sender_of(ctx, player)
-    for key in sender.keys:
+    for key in sender.locked_by:
         until = _active_lock(rows.get(key), ctx.now)
         if until is None:
             continue
@@ -110,6 +133,45 @@ def _forged(ctx: UnitOfWork) -> str:
         " (your mail failed its domain's DMARC check, so it counts as mail from such an "
         "address)"
     )
+
+
+def checked_password(
+    ctx: UnitOfWork, player: Player, password: str, *, board: int | None
+) -> players.Verified:
+    """``password`` checked against the player's stored hash, unless the mail or its sender
+    has used up its wrong passwords: then a Refused, before anything is hashed (a password
+    the credential cache knows as right still passes). A wrong one is counted for the mail
+    here; the caller counts it for the lock-out (:func:`wrong_password`)."""
+    if credentials.cache().check(player.id, player.password_hash, password):
+        return players.Verified(True)
+    per_mail = ctx.config.password_failures_per_mail
+    if ctx.password_failures >= per_mail:
+        raise Refused(
+            f"This mail already had {per_mail} wrong password"
+            f"{'' if per_mail == 1 else 's'}, so no further password in it is checked: "
+            f"nothing was done for {player.userid}. Check the passwords and send the "
+            "commands again, in a new mail.",
+            board=board,
+        )
+    sender = sender_of(ctx, player)
+    per_hour = ctx.config.password_failures_per_hour
+    if sender.capped_per_hour:
+        count, latest = players.recent_failures_from(
+            ctx.session, ctx.sender.lower(), ctx.now - FAILURE_WINDOW
+        )
+        if count >= per_hour and latest is not None:
+            raise Refused(
+                f"Mail from {ctx.sender} had {count} wrong passwords within the last hour, "
+                f"for userids it is not registered for, so no password from it is checked "
+                f"for such a userid until {at(latest + FAILURE_WINDOW)} at the latest: "
+                f"nothing was done for {player.userid}. A player's own registered "
+                "address is not limited this way: send the command from it.",
+                board=board,
+            )
+    verified = players.check_password(player.id, player.password_hash, password)
+    if not verified.ok:
+        ctx.password_failures += 1
+    return verified
 
 
 def wrong_password(
@@ -163,6 +225,7 @@ def wrong_password(
                     userid=player.userid,
                     sender=ctx.sender,
                     forged=not ctx.sender_trusted,
+                    unproven=sender.unproven,
                     count=MAX_FAILURES,
                     locked_until=at(max(until for _, until in locked)),
                     registered=[a.address for a in player.addresses],
@@ -176,6 +239,7 @@ def wrong_password(
         locked_until=at(max(until for _, until in locked)) if locked else None,
         registered=sender.registered,
         forged=not ctx.sender_trusted,
+        unproven=sender.unproven,
         replies=notices,
         writes=writes,
     )

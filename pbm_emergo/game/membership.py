@@ -12,11 +12,18 @@ from typing import TYPE_CHECKING
 
 from pbm_emergo.db import credentials, games, players, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
-from pbm_emergo.game.accounts import check_password, check_userid, find_player
+from pbm_emergo.game.accounts import (
+    check_not_lookalike,
+    check_password,
+    check_userid,
+    find_player,
+)
 from pbm_emergo.game.addresses import (
     CONFIRM_TIME,
     Waiting,
     check_addresses,
+    is_sender,
+    own_code_values,
     request_confirmations,
     sender_vouches_for,
 )
@@ -35,15 +42,21 @@ if TYPE_CHECKING:
 def signup(
     ctx: UnitOfWork, userid: str, password: str, addresses: Sequence[str] = ()
 ) -> Result:
-    """Create the account ``userid``; ``addresses`` default to the sender's."""
+    """Create the account ``userid``; ``addresses`` default to the sender's.
+
+    The sender's address is registered at once only when our MTA proved the mail came
+    from it; otherwise the answer is the code that registers it (and nothing else goes to
+    it until the code comes back), so a forged From registers nobody.
+    """
     check_userid(userid)
     check_password(password)
     checked = check_addresses(ctx.config, list(addresses) or [ctx.sender])
     ctx.reveal(userid, *addresses)  # a valid new userid and addresses are not secrets
     if find_player(ctx, userid) is not None:
         raise Refused(f"The userid {userid} is already taken; please choose another.")
+    check_not_lookalike(ctx, userid)
     userid = userid.strip()
-    # Only the address the request came from is registered at once; the others are
+    # Only an address proven to be the sender's is registered at once; the others are
     # registered when their owners confirm them (see game.addresses).
     now_ = [a for a in checked if sender_vouches_for(ctx, a)]
     waiting = [Waiting(a, i) for i, a in enumerate(checked) if not sender_vouches_for(ctx, a)]
@@ -61,6 +74,20 @@ def signup(
         credentials.cache().remember(player.id, password_hash, password)
 
     ctx.write(store)
+    if request.own_code is not None:
+        # The sender's address was not proven (so nothing is registered at once): the
+        # first mail to it is its code, and nothing else.
+        return Result(
+            summary=f"created the account {userid}, waiting for its address",
+            answer=render(
+                "signup_code.txt.j2",
+                userid=userid,
+                waiting=[w.address for w in waiting if not is_sender(ctx, w.address)],
+                **own_code_values(ctx, request.own_code),
+            ),
+            answer_subject=f"Emergo: confirm your address for {userid}",
+            replies=request.mails,
+        )
     return Result(
         summary=f"created the account {userid}",
         answer=render(

@@ -34,6 +34,7 @@ LOCAL_PART_OCTETS = 64
 ADDRESS_OCTETS = 254
 SUBJECT_LIMIT = 1000
 SENDER_AUTH_FAIL = "fail"
+SENDER_AUTH_PASS = "pass"
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,12 @@ class CommandMail:
         """Whether the From address may be taken at its word (not failed DMARC/SPF)."""
         return self.sender_auth != SENDER_AUTH_FAIL
 
+    @property
+    def sender_proven(self) -> bool:
+        """Whether our MTA found that the From address passed DMARC (else SPF): "none" and
+        no check at all prove nothing."""
+        return self.sender_auth == SENDER_AUTH_PASS
+
 
 @dataclass(frozen=True)
 class Reply:
@@ -66,6 +73,12 @@ class Reply:
     # An HTML picture of the same content (board mails): sent as multipart/alternative,
     # the text first.
     html: str | None = None
+    # The recipient asked for mail like this (the board mail of their own game under way,
+    # what a subscription sends): not charged to the sender who caused it (game.budget).
+    solicited: bool = False
+    # It carries a secret (a password an operator reset): its text leaves the outbox once
+    # it is sent or given up.
+    secret: bool = False
 
 
 def clean_subject(subject: str) -> str:

@@ -9,16 +9,26 @@ move, or where a robot's opponent has offered a draw or asked to take a move bac
 what it needs, thinks with no transaction open and no lock held (:func:`decide`, the
 :mod:`pbm_emergo.robot` search), then stores its move, resignation or answer in one short
 write transaction through the same game operations as a person's mail (so its board mails look
-like anyone's), after re-checking that the board has not moved on. Nothing is kept in
-memory: a robot turn pending at a restart is simply found again.
+like anyone's), after re-checking that the board has not moved on. Nothing of the games is
+kept in memory (only whose turn it is among the players, which a restart resets): a robot
+turn pending at a restart is simply found again.
 
 ``pbm-emergo serve`` runs the runner in a process of its own
 (:class:`pbm_emergo.ops.robot_process.RobotPlayer`), so a robot thinking never holds up the
 listener or the inbox workers.
 
+The robots think about one board at a time, so their time is shared among the people who
+play them: a player has at most ``Config.robot_games_per_player`` active games against the
+robots (:func:`check_robot_games`, called when a challenge opens a board), and the runner
+takes the waiting boards in turn by player, not by board (:meth:`RobotRunner.in_turn`):
+a player's many boards make another player wait for one robot answer per other player
+waiting, not one per board (how soon a board that came to wait is seen:
+:meth:`RobotRunner.look_again`).
+
 Settings (environment): ``PBM_EMERGO_ROBOT_SECONDS`` is the time budget of a robot's move
 (default 10 s; robot1 and robot2 stop much earlier at their node limits);
-``PBM_EMERGO_ROBOTS=off`` leaves robot turns alone (another server plays them).
+``PBM_EMERGO_ROBOTS=off`` leaves robot turns alone (another server plays them);
+``PBM_EMERGO_ROBOT_GAMES_PER_PLAYER`` (a Config setting, default 10) caps the games.
 """
 
 from __future__ import annotations
@@ -26,14 +36,14 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.db import games, players
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, Vote
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.messages import Reply
@@ -55,6 +65,9 @@ DEFAULT_SECONDS = 10.0
 DRAW_BELOW = -50
 #: It grants a take-back when it still stands at least this well after it.
 UNDO_FROM = -50
+#: The runner looks the waiting boards over again once this many times as long as the last
+#: look took has passed (RobotRunner.look_again).
+LOOKS_APART = 10
 
 Think = Callable[..., Decision]
 
@@ -110,21 +123,82 @@ def robot_players(session: Session) -> dict[int, tuple[str, int]]:
     return {player_id: (userid, ROBOTS[key]) for key, (player_id, userid) in found.items()}
 
 
-def pending_tasks(session: Session) -> list[Task]:
-    """Every board where a robot has something to do, by board number."""
-    robots = robot_players(session)
-    if not robots:
-        return []
-    boards = games.active_boards_of_players(session, robots)
-    if not boards:
-        return []
-    votes = games.votes_on(session, [b.number for b in boards])
-    tasks = []
-    for board in boards:
-        task = _task(session, board, robots, votes.get(board.number, []))
-        if task is not None:
-            tasks.append(task)
-    return tasks
+# --- how many games against the robots ---------------------------------------------------
+
+
+def check_robot_games(ctx: UnitOfWork, white: Player, black: Player) -> None:
+    """Refuse a new board between a person and a robot when the person already has
+    ``Config.robot_games_per_player`` active games against the robots. The count is
+    checked again in the write transaction (a Conflict starts the mail over), so that two
+    mails at once cannot both take the last place."""
+    robots = robot_players(ctx.session)
+    people = [player for player in (white, black) if player.id not in robots]
+    if len(people) != 1:
+        return  # two people (a robot never challenges: it has no address)
+    person = people[0]
+    limit = max(0, ctx.config.robot_games_per_player)
+    active = games.active_boards_against(ctx.session, person.id, robots)
+    if len(active) >= limit:
+        raise Refused(_too_many_robot_games(person.userid, active, limit))
+    person_id, robot_ids = person.id, list(robots)
+
+    def recheck(session: Session) -> None:
+        if len(games.active_boards_against(session, person_id, robot_ids)) >= limit:
+            raise Conflict("Another robot game started meanwhile.")
+
+    ctx.write(recheck)
+
+
+def _too_many_robot_games(userid: str, active: Sequence[int], limit: int) -> str:
+    if limit == 0:
+        return (
+            "Games against the robots are not open on this server at the moment, so no "
+            "board was started."
+        )
+    boards = ", ".join(str(number) for number in active)
+    return (
+        f"{userid} has {len(active)} active game{'s' if len(active) != 1 else ''} against "
+        f"the robots (board{'s' if len(active) != 1 else ''} {boards}), and {limit} is the "
+        "most one player may have at a time, so no board was started. The robots think "
+        "about one board at a time and share their time among everyone who plays them; "
+        "finish or resign one of those games, then challenge again."
+    )
+
+
+# --- the boards waiting for a robot -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """A board waiting for a robot, as looked over between answers (no position)."""
+
+    number: int
+    ply: int
+    opponent_id: int  # the person the robot plays there
+    waiting_since: datetime  # the board's last move, else its start
+
+
+def waiting_boards(session: Session, robots: dict[int, tuple[str, int]]) -> list[Waiting]:
+    """The boards where a robot is to move, or where its opponent's draw offer or take-back
+    request waits for its answer, by number (a take-back request may turn out void when
+    the board's task is read: :func:`task_on`)."""
+    waiting = []
+    for board in games.robot_boards(session, robots):
+        seats = (board.white_player_id, board.black_player_id)
+        opponent = seats[1] if seats[0] in robots else seats[0]
+        to_move = None if board.to_move is None else (0 if board.to_move == "white" else 1)
+        robot_to_move = to_move is not None and seats[to_move] in robots
+        if robot_to_move or (opponent not in robots and opponent in board.voters):
+            waiting.append(Waiting(board.number, board.ply, opponent, board.idle_since))
+    return waiting
+
+
+def task_on(session: Session, number: int, robots: dict[int, tuple[str, int]]) -> Task | None:
+    """The robot's task on board ``number``, read in full; None if there is none now."""
+    board = games.get_board(session, number)
+    if board is None or board.status != BOARD_ACTIVE:
+        return None
+    return _task(session, board, robots, games.votes_on(session, [number]).get(number, []))
 
 
 def _task(
@@ -250,7 +324,10 @@ def store(
 
 class RobotRunner:
     """Finds robot work in the database, thinks, and stores the answers; ``queue`` puts each
-    board mail in the outbox (:mod:`pbm_emergo.ops.robot_process` runs it in the server)."""
+    board mail in the outbox (:mod:`pbm_emergo.ops.robot_process` runs it in the server).
+
+    The boards waiting are taken one at a time in turn by player (:meth:`in_turn`), and
+    looked over again between answers (:meth:`look_again`)."""
 
     def __init__(
         self,
@@ -275,18 +352,83 @@ class RobotRunner:
         # Tasks whose answer the game refused: not tried again (it would refuse
         # again) until the board changes.
         self.refused: set[tuple[int, int, str]] = set()
+        # Player id -> when the robots last answered them (a count of answers): the player
+        # served least recently goes first. Kept in memory only: after a restart everyone
+        # starts level, which is fair too.
+        self.last_served: dict[int, int] = {}
+        self.answers = 0
+        # The robot accounts, when the waiting boards were last looked over and how long
+        # that took (see look_again).
+        self.robots: dict[int, tuple[str, int]] = {}
+        self.looked_at = 0.0
+        self.look_seconds = 0.0
+
+    def in_turn(self, waiting: Sequence[Waiting]) -> list[Waiting]:
+        """The boards waiting, in the order the robots take them: of the player the robots
+        answered least recently (one not answered yet first), the board that has waited
+        longest. So each player waiting gets a robot's answer in turn, however many boards
+        each of them has waiting."""
+        return sorted(
+            waiting,
+            key=lambda board: (
+                self.last_served.get(board.opponent_id, -1), board.waiting_since, board.number
+            ),
+        )
+
+    def look(self, tried: set[tuple[int, int]]) -> list[Waiting]:
+        """The boards waiting now, less those in ``tried`` (number, move count)."""
+        started = time.monotonic()
+        with self.reads() as session:
+            self.robots = robot_players(session)
+            waiting = waiting_boards(session, self.robots)
+        self.looked_at = time.monotonic()
+        self.look_seconds = self.looked_at - started
+        return [board for board in waiting if (board.number, board.ply) not in tried]
+
+    def look_again(self) -> bool:
+        """Whether to look the waiting boards over again before the next answer: once
+        ``LOOKS_APART`` times as long as the last look took has passed, and at the latest
+        after ``poll_seconds``. So looking takes about a tenth of the runner's time at
+        most, and with few boards (a look of a millisecond) it comes before nearly every
+        answer."""
+        since = time.monotonic() - self.looked_at
+        return since >= min(self.poll_seconds, LOOKS_APART * self.look_seconds)
+
+    def next_task(
+        self, waiting: list[Waiting], tried: set[tuple[int, int]]
+    ) -> tuple[Task, int] | None:
+        """The task to do next and the person it answers (see :meth:`in_turn`), read in
+        full now; the boards it takes or passes over leave ``waiting``. A board found to
+        have no task after all (a void take-back request, an answer the game refused) is
+        added to ``tried``."""
+        with self.reads() as session:
+            for board in self.in_turn(waiting):
+                waiting.remove(board)
+                task = task_on(session, board.number, self.robots)
+                if task is not None and (task.number, task.ply, task.kind) not in self.refused:
+                    return task, board.opponent_id
+                tried.add((board.number, board.ply))
+        return None
 
     def run_once(self, stopping: Any = None) -> int:
-        """Do every robot task found now; returns how many answers were stored."""
-        with self.reads() as session:
-            tasks = pending_tasks(session)
+        """Do the robot tasks waiting, one at a time in turn by player (:meth:`in_turn`),
+        until none is left; returns how many answers were stored. The waiting boards are
+        looked over again between answers (:meth:`look_again`), so that one that came to
+        wait meanwhile takes its place in the turn."""
         done = 0
-        for task in tasks:
-            if stopping is not None and stopping.is_set():
-                break
-            key = (task.number, task.ply, task.kind)
-            if key in self.refused:
+        # A board whose answer was not stored in this round (a conflict: it waits
+        # unchanged) or that had no task after all waits for the next round.
+        tried: set[tuple[int, int]] = set()
+        waiting = self.look(tried)
+        while waiting and (stopping is None or not stopping.is_set()):
+            found = self.next_task(waiting, tried)
+            if found is None:
+                waiting = self.look(tried)
                 continue
+            task, person = found
+            self.answers += 1
+            self.last_served[person] = self.answers
+            key = (task.number, task.ply, task.kind)
             started = time.perf_counter()
             action = decide(task, self.seconds, self.think_with)
             if stopping is not None and stopping.is_set():
@@ -297,10 +439,15 @@ class RobotRunner:
                 log.error("%s on board %d: %s refused: %s", task.robot, task.number,
                           action.kind, err.reason)
                 self.refused.add(key)
-                continue
-            log.debug("board %d: %s thought %.2f s", task.number, task.robot,
-                      time.perf_counter() - started)
+                stored = False
+            else:
+                log.debug("board %d: %s thought %.2f s", task.number, task.robot,
+                          time.perf_counter() - started)
             done += stored
+            if not stored:
+                tried.add((task.number, task.ply))
+            if not waiting or self.look_again():
+                waiting = self.look(tried)
         return done
 
     def run(self, stopping: Any) -> None:

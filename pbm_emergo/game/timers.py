@@ -4,20 +4,30 @@ The server's scheduler calls :func:`scheduled` every half minute (see ``pbm_emer
 A board's clock runs from its last move (or its creation) while a player is to move:
 
 * after ``nag_days`` without a move, the player to move gets a reminder (Subject
-  ``Nag: Emergo Board N userid``), and another one every ``nag_days`` after that;
+  ``Nag: Emergo Board N userid``), and another one every ``nag_days`` after that; and one a
+  day before their time runs out, if none came in this turn (a total thinking time may run
+  out before the nag time);
 * after ``forfeit_days`` without a move, the player to move loses the game ("forfeit"), and
   both players get the final board mail;
 * on a board with a total thinking time (``--totaltime=DAYS``), a player whose thinking
   time over the game reaches it loses on time too.
+
+No game is lost on time without a reminder that reached the player: only once a reminder of
+the board was sent to them in this turn (the outbox says ``sent``: queued, held back by a
+reply limit, or failed is not enough), and a day after it was sent
+(:data:`pbm_emergo.game.clock.REMINDER_NOTICE`). A player whose time ran out without one
+gets one (again once a day while none could be delivered), so a flood of mail that holds
+their mail back only postpones the loss.
 
 A draw offer still open when a player would lose on time is accepted instead (as pbmserv
 does), if the opponent made it: the player out of time is taken to accept it. Their own
 offer, never answered, does not save them. A player on vacation (``vacation_until`` in the
 future) gets no reminder and loses no game on time, and their clock stops: the time of a
 vacation does not count, neither for reminders nor for losses on time
-(:mod:`pbm_emergo.game.clock`). A player locked out by wrong passwords (see
-:mod:`pbm_emergo.game.lockout`) loses no game on time while the lock lasts and for a day
-after it; they still get reminders.
+(:mod:`pbm_emergo.game.clock`). A player whose registered address is locked out by wrong
+passwords (see :mod:`pbm_emergo.game.lockout`), or was within a day, loses no game on time
+while they have vacation days left: each day it saves them is taken as a day of vacation.
+A lock never stops the clock beyond the vacation allowance.
 """
 
 from __future__ import annotations
@@ -28,10 +38,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.db import games, players, vacations
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.reminders import reminder_delivery
 from pbm_emergo.db.vacations import Period
 from pbm_emergo.game import lockout
 from pbm_emergo.game.boards import (
     BoardState,
+    at,
     board_html,
     board_link,
     board_mails,
@@ -39,7 +51,7 @@ from pbm_emergo.game.boards import (
     other_side,
     primary_address,
 )
-from pbm_emergo.game.clock import running, thinking_time
+from pbm_emergo.game.clock import REMINDER_NOTICE, running, thinking_time
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.play import Turn
 from pbm_emergo.game.unit import UnitOfWork
@@ -84,6 +96,8 @@ class _Clocks:
     ) -> None:
         self.periods = periods
         self.moves = moves
+        # The vacations this run took for players (their rows are not read again).
+        self.on_vacation_until: dict[int, datetime] = {}
 
     @classmethod
     def read(cls, session: Session, boards: Sequence[Board]) -> _Clocks:
@@ -94,6 +108,11 @@ class _Clocks:
         periods = vacations.periods_of(session, ids, since)
         moves = games.move_times(session, [b.number for b in boards if b.total_days is not None])
         return cls(periods, moves)
+
+    def on_vacation(self, player: Player, now: datetime) -> bool:
+        """Whether ``player`` is on vacation at ``now`` (one taken in this run counts)."""
+        until = self.on_vacation_until.get(player.id, player.vacation_until)
+        return until is not None and until > now
 
     def waited(self, player: Player, since: datetime, now: datetime) -> timedelta:
         """How long ``player``'s clock ran from ``since`` to ``now`` (vacations left out)."""
@@ -117,34 +136,63 @@ class _Clocks:
 
 def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
     player = games.player_to_move(board)
-    if player is None:
-        return []
-    if player.vacation_until is not None and player.vacation_until > ctx.now:
+    if player is None or clocks.on_vacation(player, ctx.now):
         return []
     last_move = board.last_move_at or board.created_at
     waiting = clocks.waited(player, last_move, ctx.now)
-    out_of_time: str | None = None
-    if waiting >= timedelta(days=board.forfeit_days):
-        out_of_time = (
-            f"{player.userid} did not move for {board.forfeit_days} days"
-        )
-    elif board.total_days is not None and board.to_move is not None:
+    left = timedelta(days=board.forfeit_days) - waiting
+    why = f"{player.userid} did not move for {board.forfeit_days} days"
+    if board.total_days is not None and board.to_move is not None:
         used = clocks.thinking(board, ctx.now)[board.to_move]
-        if used >= timedelta(days=board.total_days):
-            out_of_time = (
+        if timedelta(days=board.total_days) - used < left:
+            left = timedelta(days=board.total_days) - used
+            why = (
                 f"{player.userid} has used up the total thinking time of "
                 f"{board.total_days} day{'s' if board.total_days != 1 else ''}"
             )
-    # A player locked out by wrong passwords (perhaps someone else's, in their name) loses
-    # no game on time while the lock lasts, nor within a day after it; reminders go on.
-    if out_of_time is not None and not lockout.locked_out(ctx.session, player, ctx.now):
-        return _lose_on_time(ctx, board, player, out_of_time)
+    reminded = board.last_reminder_at is not None and board.last_reminder_at >= last_move
+    if left <= timedelta():
+        # Out of time, but lost only once a reminder reached the player in this turn and a
+        # day has passed since; a reminder queued or held back by a limit has not reached
+        # them, one that could not be delivered is sent again (once a day).
+        delivery = reminder_delivery(
+            ctx.session,
+            board.number,
+            [a.address for a in player.addresses],
+            _reminder_subject(board, player),
+            last_move,
+        )
+        if delivery.sent_at is not None and ctx.now - delivery.sent_at >= REMINDER_NOTICE:
+            if lockout.locked_out(ctx.session, player, ctx.now):
+                held = _hold_for_lock_out(ctx, board, player, clocks)
+                if held is not None:
+                    return held
+            return _lose_on_time(ctx, board, player, why)
+        if delivery.sent_at is not None or delivery.on_its_way:
+            return []
+        tried = board.last_reminder_at if reminded else None
+        if tried is not None and ctx.now - tried < REMINDER_NOTICE:
+            return []
+        return _remind(ctx, board, player, waiting, left)
     since_reminder = clocks.waited(
         player, max(board.last_reminder_at or board.created_at, last_move), ctx.now
     )
     nag = timedelta(days=board.nag_days)
-    if waiting < nag or since_reminder < nag:
+    # The reminders every nag time, and one a day before the time runs out in any case (a
+    # total thinking time may run out before the nag time).
+    if (waiting < nag or since_reminder < nag) and (reminded or left > REMINDER_NOTICE):
         return []
+    return _remind(ctx, board, player, waiting, left)
+
+
+def _reminder_subject(board: Board, player: Player) -> str:
+    return f"Nag: Emergo Board {board.number} {player.userid}"
+
+
+def _remind(
+    ctx: UnitOfWork, board: Board, player: Player, waiting: timedelta, left: timedelta
+) -> list[Reply]:
+    """The reminder to the player to move (none without an address to send it to)."""
     address = primary_address(player)
     if address is None:
         return []
@@ -153,15 +201,16 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
     view = board_view(
         BoardState.load(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
     )
-    left = timedelta(days=board.forfeit_days) - waiting
+    # The game is lost no sooner than a day after this reminder is sent.
+    left = max(left, REMINDER_NOTICE)
     words = dict(
         userid=player.userid,
         number=board.number,
         days=waiting.days,
-        days_left=max(-(-left // timedelta(days=1)), 0),  # whole days, rounded up
+        days_left=-(-left // timedelta(days=1)),  # whole days, rounded up
     )
     body = render("notice/reminder.txt.j2", **words, board_text=view.text)
-    subject = f"Nag: Emergo Board {board.number} {player.userid}"
+    subject = _reminder_subject(board, player)
     # The HTML part: the reminder's own words (the text without the board), then the board.
     notice = render("notice/reminder.txt.j2", **words, board_text="").splitlines()
     return [
@@ -173,6 +222,42 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
             html=board_html(subject, [view.html], notice=[n for n in notice if n.strip()]),
         )
     ]
+
+
+def _hold_for_lock_out(
+    ctx: UnitOfWork, board: Board, player: Player, clocks: _Clocks
+) -> list[Reply] | None:
+    """A player whose registered address is locked out (or was within a day) does not lose
+    on time while they have vacation days left: a day of vacation is taken for them (their
+    clocks stop, on every board) and they are told. None when no vacation is left: a lock
+    never holds the clock back beyond the vacation allowance, or a losing player could
+    lock themselves out once a day and never lose on time."""
+    allowance, year, now = ctx.config.vacation_days, ctx.now.year, ctx.now
+    left = allowance - vacations.days_taken(ctx.session, player.id, year)
+    if left < 1:
+        return None
+    player_id, expected = player.id, player.vacation_until
+    until = now + timedelta(days=1)
+
+    def store(session: Session) -> None:
+        vacations.start_vacation(session, player_id, now, 1, expected=expected)
+
+    ctx.write(store)
+    clocks.on_vacation_until[player.id] = until
+    address = primary_address(player)
+    if address is None:
+        return []
+    body = render(
+        "notice/lock_vacation.txt.j2",
+        userid=player.userid,
+        number=board.number,
+        until=at(until),
+        left=left - 1,
+        allowance=allowance,
+        year=year,
+    )
+    subject = f"Emergo notice: board {board.number} not lost on time, {player.userid} on vacation"
+    return [Reply(to=address, subject=subject, body=body, board=board.number)]
 
 
 def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: str) -> list[Reply]:

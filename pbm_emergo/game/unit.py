@@ -13,12 +13,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pbm_emergo.db import outbox
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.secrets import Secrets
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
     from pbm_emergo.db.session import Session
+    from pbm_emergo.game.budget import MailBudget
 
 # A change to store: run in the write transaction, it re-checks what the request read and
 # raises Conflict when that changed.
@@ -46,6 +48,9 @@ class UnitOfWork:
     # check: nothing that relies on the address alone (challenges, the lock-out exemption
     # of registered addresses, signup without confirmation) trusts it then.
     sender_trusted: bool = True
+    # True only when our MTA found that the mail passed its From domain's DMARC (else SPF)
+    # check: only such mail may lock out a registered address (game.lockout).
+    sender_proven: bool = False
     apply_at_once: bool = False
     # The command line as it may be shown back: only words known not to be secret.
     masked_line: str = ""
@@ -60,10 +65,30 @@ class UnitOfWork:
     # address ...), sent whether the command succeeds or not; once per userid and mail.
     notices: list[Reply] = field(default_factory=list)
     notified: set[str] = field(default_factory=set)
+    # Wrong passwords this mail has had hashed so far (capped per mail: game.lockout).
+    password_failures: int = 0
     # The writes of the commands that succeeded, in order (see the class docstring).
     writes: list[Write] = field(default_factory=list)
 
     applied: int = 0  # how many of ``writes`` were applied (apply_at_once)
+    _budget: MailBudget | None = field(default=None, repr=False)
+
+    @property
+    def budget(self) -> MailBudget:
+        """What the mail may still cause to others (see :mod:`pbm_emergo.game.budget`)."""
+        if self._budget is None:
+            # Imported here: the budget's refusal is a game.results type, which needs Write.
+            from pbm_emergo.game import budget
+
+            self._budget = budget.MailBudget(
+                sender=self.sender,
+                per_mail=self.config.mails_to_others_per_mail,
+                per_hour=self.config.mails_to_others_per_hour,
+                used_before=lambda: outbox.mails_charged_to(
+                    self.session, self.sender, budget.since(self.now)
+                ),
+            )
+        return self._budget
 
     def reveal(self, *words: str) -> None:
         """Words of the command that turned out not to be secrets and may appear in its

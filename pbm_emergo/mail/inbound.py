@@ -245,7 +245,13 @@ class InboxHandler:
                 self._idle.notify_all()
         metrics.get().accepted.labels("true" if stored.duplicate else "false").inc()
         if stored.duplicate:
-            log.info("duplicate of inbound %d from %r, not stored again", stored.id, mail_from)
+            # A warning: an operator trying the server by hand who resends a mail sees why
+            # nothing happens.
+            log.warning(
+                "duplicate of in-%d from %r: this sender's mail with this Message-ID was "
+                "received before, so it is neither stored nor run again; to have it run, "
+                "send it with a new Message-ID", stored.id, mail_from,
+            )
             return "250 2.0.0 OK (duplicate, already received)"
         if self.on_stored is not None:
             self.on_stored()
@@ -310,7 +316,7 @@ class InboxHandler:
         # and the log show it), and the boards it names, so that workers keep one board's
         # mail in order.
         with self.reads() as session:
-            text = describe(parsed.subject, parsed.body, session)
+            text = describe(parsed.subject, parsed.body, session, quote_at=parsed.quote_at)
         return NewInbound(
             raw=raw,
             envelope_sender=envelope_sender,
@@ -509,7 +515,8 @@ class Listener:
     def start(self) -> None:
         self.controller.start()
         self.running = True
-        log.info("listening on %s:%d", self.config.smtp_host, self.config.smtp_port)
+        # At DEBUG: every listener process starts one; serve says once where it listens.
+        log.debug("listening on %s:%d", self.config.smtp_host, self.config.smtp_port)
 
     def sockets(self) -> list[socket.socket]:
         """The listening sockets (to share with other listener processes)."""

@@ -17,10 +17,12 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
-from pbm_emergo.commands.text import CommandText
+from pbm_emergo.commands import body as body_commands
+from pbm_emergo.commands.text import CommandText, body_text_lines
 from pbm_emergo.game.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.mail import authresults, policies
 from pbm_emergo.mail.headertext import without_comments
+from pbm_emergo.mail.quotes import quote_start
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +30,15 @@ _WHITESPACE = re.compile(r"\s+")
 
 # Our own marker: a mail carrying it came from a pbm-emergo server and is never answered.
 LOOP_HEADER = "X-PBM-Emergo-Loop"
+# The idstring in the Message-ID of our error replies (see mail.reply): a mail naming one
+# in In-Reply-To or References answers an error of ours.
+ERROR_ID_STRING = "pbm-emergo-error"
+# The Subjects of our error replies: "Emergo error", "Emergo Board 101 Error".
+_ERROR_SUBJECT = re.compile(r"emergo (?:board \d{1,9} )?error", re.IGNORECASE)
+# The Subject of a mail answering an error of ours: the error's Subject behind "Re:"-like
+# prefixes (any language's: "AW:", "SV:", "RE :") or an autoresponder's words before a
+# colon ("Automatic reply:", "Abwesend:"), or none.
+_ANSWERING = re.compile(r"(?:[^:]{1,40}:)*\s*emergo (?:board \d{1,9} )?error", re.IGNORECASE)
 
 # No control characters: ids go into text columns, and PostgreSQL refuses NUL in text.
 _MSGID = re.compile(r"<([^<>\s@\x00-\x1f\x7f]{1,200}@[^<>\s@\x00-\x1f\x7f]{1,200})>")
@@ -73,6 +84,9 @@ class ParsedMail:
     # Its commands as the listener read them on receipt (see commands.describe); None when
     # not read yet.
     commands: CommandText | None = None
+    # The index of the body's first quoted or forwarded line (see mail.quotes), or None:
+    # the commands and the comment are read only from the lines above it.
+    quote_at: int | None = None
 
     def to_stored(self) -> dict[str, Any]:
         """What the worker needs of the parse that the row does not hold already (the
@@ -85,6 +99,7 @@ class ParsedMail:
             "references": list(self.references),
             "defects": list(self.defects),
             "sender_auth": self.sender_auth,
+            "quote_at": self.quote_at,
         }
         if self.commands is not None:
             stored["commands"] = self.commands.to_stored()
@@ -98,18 +113,22 @@ class ParsedMail:
         sender: str | None,
         not_answered: str | None,
     ) -> ParsedMail:
-        """The parse stored by :meth:`to_stored`, with the row's own columns."""
+        """The parse stored by :meth:`to_stored`, with the row's own columns. A parse
+        stored without ``quote_at`` (before it was stored) has its quoted text found now."""
         commands = stored.get("commands")
+        body = str(stored["body"])
+        quote_at = stored["quote_at"] if "quote_at" in stored else quote_start(body)
         return cls(
             message_id=str(stored["message_id"]),
             sender=sender,
             subject=str(stored["subject"]),
-            body=str(stored["body"]),
+            body=body,
             references=tuple(str(r) for r in stored["references"]),
             defects=tuple(str(d) for d in stored["defects"]),
             not_answered=not_answered,
             sender_auth=str(stored["sender_auth"]),
             commands=None if commands is None else CommandText.from_stored(commands),
+            quote_at=None if quote_at is None else int(quote_at),
         )
 
     def command_mail(self) -> CommandMail:
@@ -220,8 +239,10 @@ def _parse(
     references = tuple(_message_ids(plain.text("References") or ""))[-20:]
     from_address = plain.from_address()
     sender = from_address or _envelope_address(envelope_sender)
-    subject = clean_subject(plain.text("Subject") or "")
+    raw_subject = plain.text("Subject") or ""
+    subject = clean_subject(raw_subject)
     body = _body(msg, defects)
+    quote_at = quote_start(body)
     if defects:
         log.info("mail %s has defects: %s", message_id, ", ".join(sorted(set(defects))))
     return ParsedMail(
@@ -231,8 +252,12 @@ def _parse(
         body=body,
         references=references,
         defects=tuple(defects),
-        not_answered=_not_answered(msg, envelope_sender, sender, own_address),
+        not_answered=(
+            _not_answered(msg, envelope_sender, sender, own_address)
+            or _answering_our_error(msg, raw_subject, subject, body, quote_at)
+        ),
         sender_auth=_sender_auth(msg, from_address, sender, authserv_id),
+        quote_at=quote_at,
     )
 
 
@@ -402,11 +427,47 @@ def _not_answered(
             return f"{name} (an autoresponder)"
     if _header(msg, LOOP_HEADER) is not None:
         return f"our own loop header {LOOP_HEADER}"
+    # A mailing list's copy (RFC 2919): a reply would go to the list, or to whoever the
+    # list let post as someone else; list software sets List-Id on every mail it sends.
+    if _headers(msg, "List-Id"):
+        return "List-Id: mail from a mailing list"
+    # X-Loop (procmail, Mailman and many autoresponders add it with their own address): our
+    # address there means the mail has passed through us already.
+    if own_address and any(own_address in value.lower() for value in _headers(msg, "X-Loop")):
+        return "X-Loop names our address"
     if sender is None:
         return "no address to answer"
     if own_address and sender == own_address:
         return "mail from our own address"
     return None
+
+
+def is_error_subject(subject: str) -> bool:
+    """Whether ``subject`` is the Subject of one of our error replies."""
+    return _ERROR_SUBJECT.fullmatch(" ".join(subject.split())) is not None
+
+
+def _answering_our_error(
+    msg: Message, raw_subject: str, subject: str, body: str, quote_at: int | None
+) -> str | None:
+    """Why a mail answering one of our error replies must not be answered, or None.
+
+    An autoresponder that ignores Auto-Submitted answers our error with a mail that is no
+    command, which would earn another error, and so on. A player who answers an error to
+    try again writes a command (in the Subject, as pbmserv players do, or in the body
+    above the quote): that mail is run as any other."""
+    ids = " ".join(
+        value for name in ("In-Reply-To", "References") for value in _headers(msg, name)
+    )
+    by_id = f".{ERROR_ID_STRING}@" in ids.lower()
+    by_subject = _ANSWERING.fullmatch(" ".join(raw_subject.split())) is not None
+    if not (by_id or by_subject):
+        return None
+    lines = body_text_lines(body, quote_at)[0]
+    reading = body_commands.read(subject, lines)
+    if reading.multiple or reading.from_body or body_commands.is_command(subject):
+        return None
+    return "an answer to our error reply, with no command in it"
 
 
 def _report_type(msg: Message) -> str | None:

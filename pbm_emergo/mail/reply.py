@@ -24,7 +24,7 @@ from email.utils import format_datetime, make_msgid
 
 from pbm_emergo.game.messages import Reply, clean_address
 from pbm_emergo.mail import policies
-from pbm_emergo.mail.parse import LOOP_HEADER
+from pbm_emergo.mail.parse import ERROR_ID_STRING, LOOP_HEADER, is_error_subject
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
 
 SUBJECT_LIMIT = 200
@@ -113,7 +113,9 @@ def _compose(
     html = None if reply.html is None else str(reply.html)
     body, html = fit_alternative(cut_to_size(body, MAX_REPLY_BYTES), html)
     subject = sanitise_subject(reply.subject)
-    message_id = make_msgid(idstring="pbm-emergo", domain=domain)
+    # An error reply's id says so: a mail answering it is recognised (mail.parse).
+    idstring = ERROR_ID_STRING if is_error_subject(subject) else "pbm-emergo"
+    message_id = make_msgid(idstring=idstring, domain=domain)
     msg = EmailMessage(policy=policies.WRITE_COMPAT32)
     msg["From"] = server_address
     # An address cannot be an encoded word: a non-ASCII one goes in UTF-8 (RFC 6532), kept

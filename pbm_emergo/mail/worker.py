@@ -32,14 +32,15 @@ from pbm_emergo.db.models import (
     INBOUND_DEAD,
     INBOUND_IGNORED,
     INBOUND_PROCESSING,
-    OUTBOUND_FAILED,
     OUTBOUND_PENDING,
     InboundMessage,
 )
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game import budget
 from pbm_emergo.game.messages import CommandMail, Reply, clean_address
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
+from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.mail.redact import redacted_copy
 from pbm_emergo.mail.reply import ReplyMail, readdressed_bytes, reply_mail
 from pbm_emergo.telemetry import metrics
@@ -77,7 +78,8 @@ def answer(
     """Run a mail's commands and store what they change as a worker does, without a stored
     mail to mark done or replies to queue (tests, tools); returns the replies."""
     worker = InboxWorker(factory, config, processor, clock=lambda: now)
-    return worker.answer(mail, describe(mail.subject, mail.body), now).replies
+    text = describe(mail.subject, mail.body, quote_at=quote_start(mail.body))
+    return worker.answer(mail, text, now).replies
 
 
 class LostClaim(Exception):
@@ -358,7 +360,10 @@ class InboxWorker:
         # worker still holds the claim; if not, everything here rolls back.
         if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept):
             raise LostClaim(claimed.id)
-        return self.queue_all(session, built, now, claimed.id, answering.parsed)
+        return self.queue_all(
+            session, built, now, claimed.id, answering.parsed,
+            charged_to=answering.parsed.sender or "",
+        )
 
     @write_turn
     def _ignore(self, claimed: InboundMessage, now: datetime, note: str, kept: bytes) -> bool:
@@ -390,7 +395,7 @@ class InboxWorker:
         mail was stored without them (before they were stored, or by hand)."""
         if parsed.commands is not None:
             return parsed.commands
-        text = describe(parsed.subject, parsed.body)
+        text = describe(parsed.subject, parsed.body, quote_at=parsed.quote_at)
         # The command as the listener showed it (if it did), so that it is not looked up.
         return dataclasses.replace(text, command=claimed.subject or "")
 
@@ -479,16 +484,21 @@ class InboxWorker:
         now: datetime,
         inbound_id: int | None,
         answering: Any,
+        *,
+        charged_to: str = "",
     ) -> int:
         """Put the replies in the outbox, within the per-address cap (one query counts what
-        each address got in the last hour); returns how many mails will go out."""
+        each address got in the last hour; over it, a reply is held and sent in a later
+        hour); returns how many mails go out now. The mails to others that ``charged_to``
+        caused are marked as charged to that sender's budget (game.budget)."""
         sent = outbox.replies_sent_to_each(
             session, [b.recipient for b in built], now - RATE_WINDOW
         )
         rows: list[dict[str, Any]] = []
         queued = 0
         for reply in built:
-            queued += self._queue(reply, now, inbound_id, answering, sent, rows)
+            payer = charged_to if budget.charged(reply.reply, charged_to) else None
+            queued += self._queue(reply, now, inbound_id, answering, sent, rows, payer)
         outbox.queue_outbound(session, rows)
         return queued
 
@@ -500,20 +510,24 @@ class InboxWorker:
         answering: Any,
         sent: dict[str, int],
         rows: list[dict[str, Any]],
+        charged_to: str | None = None,
     ) -> int:
         """Add one reply's outbox rows to ``rows``, counting it in ``sent`` (recipient ->
-        mails this hour); returns how many will go out."""
+        mails this hour); returns how many go out now (a held reply goes later)."""
         recipient = built.recipient
         sent_recently = sent.get(recipient, 0)
-        limit = self.config.reply_limit
+        limit = max(1, self.config.reply_limit)
         queued = 0
         if sent_recently == limit:
-            # The one final notice goes out; the reply itself is held like the ones after it.
+            # The one notice goes out; the reply itself is held like the ones after it.
             notice = reply_mail(
                 Reply(
                     recipient,
                     "Emergo: reply limit reached",
-                    render("notice/reply_limit.txt.j2", limit=limit),
+                    render(
+                        "notice/reply_limit.txt.j2", limit=limit,
+                        held_until=(now + RATE_WINDOW).strftime("%Y-%m-%d %H:%M UTC"),
+                    ),
                 ),
                 server_address=self.config.address,
                 now=now,
@@ -531,9 +545,11 @@ class InboxWorker:
                 )
             )
             queued, sent_recently = 1, sent_recently + 1
-        held = sent_recently > limit
+        over = sent_recently - limit  # 1 for the first reply held
         sent[recipient] = sent_recently + 1
-        # A held reply is kept (as failed) so that "what happened to my mail?" has an answer.
+        # A held reply waits for a later hour (at most ``limit`` of them due in each), never
+        # dropped: a player's own board mail must arrive even when others flooded them.
+        due = now + RATE_WINDOW * -(-over // limit) if over > 0 else None
         rows.append(
             outbox.outbound_row(
                 recipient,
@@ -543,16 +559,19 @@ class InboxWorker:
                 subject=built.subject,
                 board_number=built.reply.board,
                 inbound_id=inbound_id,
-                status=OUTBOUND_FAILED if held else OUTBOUND_PENDING,
+                status=OUTBOUND_PENDING,
                 last_error=(
-                    f"not sent: more than {limit} mails to this address in an hour"
-                    if held
-                    else None
+                    f"held: more than {limit} mails to this address in an hour; "
+                    f"sent from {due:%Y-%m-%d %H:%M} UTC" if due is not None else None
                 ),
+                charged_to=charged_to,
+                due=due,
+                secret=built.reply.secret,
             )
         )
-        if held:
-            log.warning("reply to %s held back: more than %d an hour", recipient, limit)
+        if due is not None:
+            log.warning("reply to %s held until %s: more than %d an hour", recipient,
+                        f"{due:%H:%M}", limit)
             return queued
         return queued + 1
 

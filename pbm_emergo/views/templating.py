@@ -24,6 +24,8 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from pbm_emergo.views import rendered
+
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
 
@@ -62,8 +64,10 @@ def environment(folder: Path | None = None) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=False,  # plain-text mail, never HTML
+        finalize=rendered.mark_value,  # what is a value and what the template's own words
     )
     env.filters["indent_block"] = _indent_block
+    env.filters["wordwrap"] = rendered.wordwrap
     return env
 
 
@@ -71,19 +75,22 @@ def environment(folder: Path | None = None) -> Environment:
 def html_environment(folder: Path | None = None) -> Environment:
     """The Jinja environment of the HTML templates (``*.html.j2``): as :func:`environment`,
     but every value is HTML-escaped unless it is already :class:`Markup`."""
-    return Environment(
+    env = Environment(
         loader=FileSystemLoader(str(folder or template_dir())),
         undefined=StrictUndefined,
         keep_trailing_newline=True,
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=True,
+        finalize=rendered.mark_value,
     )
+    env.filters["wordwrap"] = rendered.wordwrap
+    return env
 
 
 def render_html(name: str, **context: Any) -> Markup:
     """Render the HTML template ``name``; the result is safe to put into another one."""
-    return Markup(html_environment().get_template(name).render(**context))
+    return rendered.rendered_markup(html_environment().get_template(name).render(**context))
 
 
 def _indent_block(text: str, prefix: str = "  ") -> str:
@@ -92,8 +99,9 @@ def _indent_block(text: str, prefix: str = "  ") -> str:
 
 
 def render(name: str, **context: Any) -> str:
-    """Render the template ``name`` (a path inside the templates folder)."""
-    return environment().get_template(name).render(**context)
+    """Render the template ``name`` (a path inside the templates folder): a
+    :class:`~pbm_emergo.views.rendered.Rendered` text, which knows where its values are."""
+    return rendered.rendered(environment().get_template(name).render(**context))
 
 
 def template_names() -> list[str]:

@@ -23,8 +23,8 @@ def mailer(db_sessions: sessionmaker[Session], db_config: Config) -> Mailer:
 @pytest.fixture
 def players(mailer: Mailer) -> Mailer:
     """alice (alice@example.org, password alicepw) and bob (bob@example.org, bobpw)."""
-    mailer.one("signup alice alicepw", sender="alice@example.org")
-    mailer.one("signup bob bobpw", sender="bob@example.org")
+    mailer.signup("alice", "alicepw", "alice@example.org")
+    mailer.signup("bob", "bobpw", "bob@example.org")
     return mailer
 
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db.models import Board, MoveRecord
+from pbm_emergo.db.models import Board, MoveRecord, OutboundMessage
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.timers import scheduled
 from tests.support.mailer import Mailer
@@ -56,10 +56,24 @@ def error(replies: list[Reply], sender: str) -> Reply:
     return replies[0]
 
 
-def run_scheduler(mailer: Mailer, after: timedelta) -> list[Reply]:
+def run_scheduler(mailer: Mailer, after: timedelta, *, delivered: bool = True) -> list[Reply]:
+    """Run the scheduler ``after`` later; its mails are sent at once (``delivered``: stored
+    in the outbox as sent, as the outbox sender would; a reminder counts only once sent),
+    else left queued."""
     mailer.now += after
     with mailer.factory.begin() as session:
-        return scheduled(session, mailer.config, mailer.now)
+        replies = scheduled(session, mailer.config, mailer.now)
+        for reply in replies:
+            session.add(
+                OutboundMessage(
+                    recipient=reply.to.lower(), raw=reply.body.encode(), subject=reply.subject,
+                    board_number=reply.board, created_at=mailer.now,
+                    next_attempt_at=mailer.now,
+                    status="sent" if delivered else "pending",
+                    sent_at=mailer.now if delivered else None,
+                )
+            )
+    return replies
 
 
 def board(factory: sessionmaker[Session]) -> Board:

@@ -20,11 +20,13 @@ def player(factory: sessionmaker[Session], userid: str) -> Player:
 
 
 def test_signup_stores_an_argon2id_hash_and_never_echoes_the_password(mailer: Mailer) -> None:
-    reply = mailer.one("signup Alice s3cretpw", sender="alice@example.org")
+    reply = mailer.one("signup Alice s3cretpw", sender="alice@example.org", sender_auth="pass")
     assert reply.to == "alice@example.org"
     assert reply.subject == "Emergo: welcome Alice"
     assert "s3cretpw" not in reply.body
     assert "alice@example.org" in reply.body
+    # The quickest first game is named: a robot, always ready.
+    assert "  emergo challenge Alice robot1\n" in reply.body
     stored = player(mailer.factory, "alice")
     assert stored.userid == "Alice"
     assert stored.password_hash.startswith("$argon2id$")
@@ -33,7 +35,8 @@ def test_signup_stores_an_argon2id_hash_and_never_echoes_the_password(mailer: Ma
 
 def test_signup_with_addresses_registers_the_sender_and_asks_the_others(mailer: Mailer) -> None:
     replies = mailer.send(
-        "signup alice pw1234 Alice@Work.example a@home.example", sender="alice@work.example"
+        "signup alice pw1234 Alice@Work.example a@home.example", sender="alice@work.example",
+        sender_auth="pass",
     )
     assert sorted((r.to, r.subject) for r in replies) == [
         ("a@home.example", "Emergo: please confirm your address for alice"),
@@ -103,9 +106,10 @@ def test_change_password(players: Mailer) -> None:
 
 
 def test_change_address_tells_the_dropped_address(players: Mailer) -> None:
-    # Sent from the new address: no confirmation needed.
+    # Sent from the new address, proven by our MTA: no confirmation needed.
     replies = players.send(
-        "change address alice alicepw alice@new.example", sender="alice@new.example"
+        "change address alice alicepw alice@new.example", sender="alice@new.example",
+        sender_auth="pass",
     )
     assert sorted((r.to, r.subject) for r in replies) == [
         ("alice@example.org", "Emergo notice: alice"),
@@ -119,7 +123,9 @@ def test_change_address_tells_the_dropped_address(players: Mailer) -> None:
 
 
 def test_change_address_from_elsewhere_tells_the_old_address(players: Mailer) -> None:
-    replies = players.send("change address alice alicepw a2@example.org", sender="a2@example.org")
+    replies = players.send(
+        "change address alice alicepw a2@example.org", sender="a2@example.org", sender_auth="pass"
+    )
     assert sorted((r.to, r.subject) for r in replies) == [
         ("a2@example.org", "Emergo: addresses of alice changed"),
         ("alice@example.org", "Emergo notice: alice"),
@@ -182,17 +188,32 @@ def test_five_wrong_passwords_lock_the_userid_for_that_sender_for_an_hour(
     ]
 
 
-def test_five_wrong_passwords_from_the_registered_address_lock_it(players: Mailer) -> None:
+def test_five_wrong_passwords_in_proven_mail_from_the_registered_address_lock_it(
+    players: Mailer,
+) -> None:
     players.send("emergo challenge alice bob")
     for _ in range(4):
-        players.one("emergo move 101 alice guess e4")
-    replies = players.send("emergo move 101 alice guess e4")
+        players.one("emergo move 101 alice guess e4", sender_auth="pass")
+    replies = players.send("emergo move 101 alice guess e4", sender_auth="pass")
     assert sorted((r.to, r.subject) for r in replies) == [
         ("alice@example.org", "Emergo Board 101 Error"),
         ("alice@example.org", "Emergo notice: alice locked for alice@example.org"),
     ]
-    locked = players.one("emergo move 101 alice alicepw e4")
+    locked = players.one("emergo move 101 alice alicepw e4", sender_auth="pass")
     assert locked.body.startswith("The userid alice is locked for mail from alice@example.org")
+
+
+@pytest.mark.parametrize("sender_auth", ["", "none"])
+def test_wrong_passwords_in_unproven_mail_from_the_registered_address_lock_nothing(
+    players: Mailer, sender_auth: str
+) -> None:
+    """Anyone can write alice's address in From: such mail must not lock her out."""
+    players.send("emergo challenge alice bob")
+    for _ in range(8):
+        reply = players.one("emergo move 101 alice guess e4", sender_auth=sender_auth)
+        assert "nothing proves that this mail came" in reply.body
+    replies = players.send("emergo move 101 alice alicepw e4", sender_auth=sender_auth)
+    assert sorted(r.subject for r in replies) == ["Emergo Board 101 bob"] * 2
 
 
 def test_wrong_passwords_spread_over_more_than_an_hour_do_not_lock(players: Mailer) -> None:

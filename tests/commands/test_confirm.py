@@ -14,6 +14,7 @@ from pbm_emergo.db.models import AddressConfirmation, Player
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.timers import scheduled
 from tests.support.mailer import Mailer
+from tests.support.signup import code_subject, confirmation_code
 
 VICTIM = "victim@stranger.example"
 
@@ -50,15 +51,27 @@ def test_a_code_is_valid_for_seven_days_then_forgotten(mailer: Mailer) -> None:
     assert addresses(mailer.factory, "vic") == []
 
 
-def test_one_code_mail_a_day_to_an_address(mailer: Mailer) -> None:
+def test_code_mails_asked_by_others_are_capped_but_never_the_owners_own(mailer: Mailer) -> None:
     mailer.send(f"signup vic vicpw1 {VICTIM}", sender="eve@example.org")
+    # One a day for each address asking ...
     reply = mailer.one(f"signup vic2 vicpw1 {VICTIM}", sender="eve@example.org")
     assert reply.subject == "Emergo error"
-    assert reply.body.startswith(f"A confirmation code was mailed to {VICTIM} at")
-    assert "or write from that address" in reply.body
-    # Its owner can always sign up from the address itself.
-    replies = mailer.send("signup vic3 vicpw1", sender=VICTIM)
-    assert [(r.to, r.subject) for r in replies] == [(VICTIM, "Emergo: welcome vic3")]
+    assert reply.body.startswith(
+        f"A confirmation code for {VICTIM} was asked from your address at"
+    )
+    assert f"or send the command from {VICTIM} itself" in reply.body
+    # ... and three a day in all, whoever asks.
+    for n, asker in enumerate(("mallory@example.org", "trudy@example.org"), start=3):
+        replies = mailer.send(f"signup vic{n} vicpw1 {VICTIM}", sender=asker)
+        assert sorted(r.to for r in replies) == sorted([asker, VICTIM])
+    reply = mailer.one(f"signup vic9 vicpw1 {VICTIM}", sender="oscar@example.org")
+    assert reply.body.startswith(f"{VICTIM} was mailed 3 confirmation codes asked from other")
+    # Its owner always gets a code, from the address itself: the answer carries it.
+    [answer] = mailer.send("signup victim vicpw1", sender=VICTIM)
+    assert (answer.to, answer.subject) == (VICTIM, code_subject("victim"))
+    welcome = mailer.one(f"confirm {confirmation_code(answer.body)}", sender=VICTIM)
+    assert welcome.subject == "Emergo: welcome victim"
+    assert addresses(mailer.factory, "victim") == [VICTIM]
     mailer.now += timedelta(days=1)
     replies = mailer.send(f"signup vic2 vicpw1 {VICTIM}", sender="eve@example.org")
     assert sorted(r.to for r in replies) == ["eve@example.org", VICTIM]
@@ -92,10 +105,41 @@ def test_confirmed_addresses_take_the_place_they_were_given(players: Mailer) -> 
     ]  # fmt: skip
 
 
-def test_a_signup_from_the_address_itself_needs_no_code(mailer: Mailer) -> None:
-    replies = mailer.send("signup vic vicpw1 Victim@Stranger.example", sender=VICTIM)
+def test_a_signup_proven_to_come_from_the_address_needs_no_code(mailer: Mailer) -> None:
+    replies = mailer.send(
+        "signup vic vicpw1 Victim@Stranger.example", sender=VICTIM, sender_auth="pass"
+    )
     assert [(r.to, r.subject) for r in replies] == [(VICTIM, "Emergo: welcome vic")]
     assert addresses(mailer.factory, "vic") == ["Victim@Stranger.example"]
+
+
+def test_a_signup_from_an_address_not_proven_is_answered_with_its_code_alone(
+    mailer: Mailer,
+) -> None:
+    for n, sender_auth in enumerate(("", "none", "fail")):
+        [answer] = mailer.send(f"signup vic{n} vicpw1", sender=VICTIM, sender_auth=sender_auth)
+        assert (answer.to, answer.subject) == (VICTIM, code_subject(f"vic{n}"))
+        assert addresses(mailer.factory, f"vic{n}") == []
+        code = confirmation_code(answer.body)
+        assert f"confirm {code}" in answer.body and "emergo challenge" in answer.body
+        welcome = mailer.one(f"confirm {code}", sender=VICTIM)
+        assert welcome.subject == f"Emergo: welcome vic{n}"
+        assert "Your account is ready" in welcome.body
+        assert addresses(mailer.factory, f"vic{n}") == [VICTIM]
+
+
+def test_a_new_code_from_the_address_itself_replaces_the_old_one(players: Mailer) -> None:
+    old = code_in(players.send("change address alice alicepw new@example.org"), "new@example.org")
+    replies = players.send("change address alice alicepw new@example.org", sender="new@example.org")
+    # The code comes in the answer, once; the old address is not sent it.
+    [answer] = [r for r in replies if r.to == "new@example.org"]
+    assert [r.subject for r in replies if r.to != "new@example.org"] == ["Emergo notice: alice"]
+    assert answer.subject == "Emergo: addresses of alice changed"
+    new = confirmation_code(answer.body)
+    assert players.one(f"confirm {old}", sender="new@example.org").subject == "Emergo error"
+    replies = players.send(f"confirm {new}", sender="new@example.org")
+    assert sorted(r.to for r in replies) == ["alice@example.org", "new@example.org"]
+    assert addresses(players.factory, "alice") == ["new@example.org"]
 
 
 def test_guessers_are_counted_together_and_a_good_login_does_not_reset_them(

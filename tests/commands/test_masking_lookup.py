@@ -56,7 +56,7 @@ def test_userids_and_boards_found_to_exist_are_not_read_again(
             "emergo challenge alice ********"
         )
         assert len(statements) == 1
-    game.one("signup carol carolpw", sender="carol@example.org")
+    game.signup("carol", "carolpw", "carol@example.org")
     statements.clear()
     assert shown(db_sessions, "emergo challenge alice carol") == "emergo challenge alice carol"
     # carol was read once more (the signup's own lookups may have found her already) ...

@@ -6,6 +6,7 @@ import pytest
 from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.game.boards import score_sheet
 from pbm_emergo.rules import Game
 from tests.support.mailer import Mailer
 from tests.support.search import blocked_game, capture_position, elimination_game, repetition_game
@@ -26,12 +27,27 @@ def test_challenge_opens_a_board_and_mails_both_players(players: Mailer) -> None
     assert "It is alice's turn (Ohs, o): move 1." in body
     assert "alice writes:\n  Good luck!\n" in body and "-- " not in body
     assert "  Ohs (alice) inhand: 12\n  Eks (bob) inhand: 12\n" in body
+    assert "To decline this game, send 'emergo resign 101 YOURID PASSWORD'" in body
+    assert "removed, unrated" in replies[1].html  # type: ignore[operator]
     board = board_row(players)
     assert (board.rated, board.blocked_rule, board.nag_days, board.forfeit_days) == (
         True, "loss", 7, 28,
     )  # fmt: skip
     again = players.send("emergo challenge bob alice", sender="bob@example.org")
     assert again[0].subject == "New Emergo Board 102 bob"
+    # Only the first mail of a board says how to decline it.
+    moved = players.send("emergo move 101 alice alicepw e4")
+    assert all("To decline" not in r.body for r in moved)
+
+
+def test_an_unknown_opponent_is_not_echoed_and_similar_names_are_offered(
+    players: Mailer,
+) -> None:
+    reply = players.one("emergo challenge alice robot9")
+    assert reply.body.startswith(
+        "There is no player by that name. Players with similar names: robot1, robot2, robot3."
+    )
+    assert "robot9" not in reply.body
 
 
 def test_challenge_options_are_stored(players: Mailer) -> None:
@@ -48,7 +64,7 @@ def test_challenge_options_are_stored(players: Mailer) -> None:
         ("emergo challenge alice bob", "eve@example.org", "Only alice or bob can start"),
         # Words the server does not know (not an existing userid, option, ...) may be
         # passwords typed in the wrong place: an error shows them masked.
-        ("emergo challenge alice carol", "alice@example.org", "There is no player '********'."),
+        ("emergo challenge alice carol", "alice@example.org", "There is no player by that name."),
         ("emergo challenge alice ALICE", "alice@example.org", "two different players"),
         ("emergo challenge alice bob -fast", "alice@example.org", "Unknown option '********'"),
         ("emergo challenge alice bob --nagtime=0", "alice@example.org", "from 1 to 365"),
@@ -79,7 +95,7 @@ def test_a_move_mails_the_board_to_both_players(game: Mailer) -> None:
     body = replies[1].body
     assert "alice played e4 (move 1)." in body
     assert "It is bob's turn (Eks, x): move 2." in body
-    assert "Moves:\n    1. e4\n" in body
+    assert "Moves:\n  1. e4\n" in body
     assert " E - .   .   .   o   .   .   .   .   .   " in body
     assert "alice writes:\n  Here we go." in body
     assert "Time taken: alice 1 min, bob less than a minute." in body
@@ -104,9 +120,19 @@ def test_a_move_replays_no_game(game: Mailer, monkeypatch: pytest.MonkeyPatch) -
     assert replays == []
     assert notations(game) == ["e4", "e6", "d4", "d6"]
 
-def test_move_list_shows_two_columns(game: Mailer) -> None:
+def test_move_list_is_a_score_sheet_of_the_whole_game(game: Mailer) -> None:
     replies = play_all(game, ["e4", "e6", "c5"])
-    assert "Moves:\n    1. e4                     2. e6\n    3. c5\n" in replies[0].body
+    assert "Moves:\n  1. e4 2. e6   3. c5\n" in replies[0].body
+
+
+def test_score_sheet_keeps_turns_together_within_the_width() -> None:
+    labels = [f"m{n}" for n in range(1, 41)]
+    lines = score_sheet(labels, width=30)
+    assert all(len(line) <= 30 for line in lines)
+    assert lines[0] == "  1. m1 2. m2   3. m3 4. m4"
+    assert [w for line in lines for w in line.split() if not w.endswith(".")] == labels
+    assert all(line.split()[0].rstrip(".").isdigit() for line in lines)
+    assert all(int(line.split()[0].rstrip(".")) % 2 == 1 for line in lines)
 
 
 @pytest.mark.parametrize(
@@ -130,7 +156,7 @@ def test_move_list_shows_two_columns(game: Mailer) -> None:
          "The command emergo move needs these arguments: "
          "emergo move board userid password MOVE[#n]."),
         ("emergo mvoe 101 alice alicepw e4", "alice", "Emergo error",
-         "There is no command 'emergo ********'."),
+         "There is no command 'emergo ********'. Did you mean 'emergo move'?"),
     ],
 )  # fmt: skip
 def test_move_errors_go_to_the_sender_only(
@@ -165,7 +191,7 @@ def test_illegal_move_when_a_capture_is_compulsory_gives_its_size(game: Mailer) 
 
 
 def test_not_your_game(game: Mailer) -> None:
-    game.one("signup carol carolpw", sender="carol@example.org")
+    game.signup("carol", "carolpw", "carol@example.org")
     reply = game.one("emergo move 101 carol carolpw e4", sender="carol@example.org")
     assert reply.body.startswith("carol does not play on board 101: it is alice against bob.")
 
@@ -304,7 +330,7 @@ def test_elimination_ends_the_game(game: Mailer) -> None:
     assert [r.subject for r in replies] == ["Emergo Board 101 Game over"] * 2
     assert f"wins: {loser} has no men left." in replies[0].body
     assert f"{winner} 1600 -> 1632 (+32)" in replies[0].body
-    assert f"  {len(moves)}. {moves[-1]}" in replies[0].body  # the whole list at game end
+    assert f" {len(moves)}. {moves[-1]}\n" in replies[0].body  # the whole list at game end
     board = board_row(game)
     assert (board.winner, board.outcome_reason) == (outcome.winner, "eliminated")
 
@@ -350,3 +376,17 @@ def test_multiple_plays_several_commands(game: Mailer) -> None:
         ("alice@example.org", "Emergo Board 101 bob"),
         ("bob@example.org", "Emergo Board 101 bob"),
     ]
+
+
+def test_a_board_mail_lists_every_move_of_a_long_game(game: Mailer) -> None:
+    position = Game().position
+    moves: list[str] = []
+    for _ in range(14):
+        move = str(position.legal_moves()[0])
+        moves.append(move)
+        position = position.play(move)
+    replies = play_all(game, moves)
+    body = replies[0].body
+    assert "Moves:\n  1. " in body and "the last" not in body
+    listed = body.split("Moves:\n")[1].split("\n\n")[0]
+    assert [w for w in listed.split() if not w.endswith(".")] == moves

@@ -69,13 +69,16 @@ def test_a_plain_move_reads_its_board_and_moves_and_writes_the_move(
 def test_with_votes_failures_and_subscribers_the_move_reads_them(
     game: Mailer, db_engine: Engine
 ) -> None:
-    game.send("signup carol carolpw", sender="carol@example.org")
+    game.signup("carol", "carolpw", "carol@example.org")
     game.send("emergo subscribe 101 carol carolpw", sender="carol@example.org")
     game.send("emergo move 101 alice alicepw e4", sender="alice@example.org")
     game.send("emergo move 101 bob bobpw propose", sender="bob@example.org")
-    game.send("emergo move 101 bob wrong c5", sender="bob@example.org")
+    # (Proven mail: only its wrong passwords are counted for bob's own address.)
+    game.send("emergo move 101 bob wrong c5", sender="bob@example.org", sender_auth="pass")
     with statements(db_engine) as seen:
-        replies = game.send("emergo move 101 bob bobpw c5", sender="bob@example.org")
+        replies = game.send(
+            "emergo move 101 bob bobpw c5", sender="bob@example.org", sender_auth="pass"
+        )
     assert sorted(r.to for r in replies) == [
         "alice@example.org", "bob@example.org", "carol@example.org"
     ]

@@ -1,4 +1,4 @@
-"""Moves in advance (issue 11): emergo queue (plain and conditional), emergo autoplay, and
+"""Moves in advance: emergo queue (plain and conditional), emergo autoplay, and
 chains of queued and forced moves, through `handle` on a real database.
 
 The positions come from the rules engine: after h5 d7 d8 h6, Ohs (alice) has one legal move,
@@ -74,7 +74,7 @@ def test_a_queued_move_is_played_when_the_turn_comes(game: Mailer) -> None:
     ]
     body = replies[0].body
     assert "alice played d8 (move 3).\nbob's queued move h6 was played (move 4, Auto).\n" in body
-    assert "  4. h6 (Auto)" in body
+    assert " 4. h6 (Auto)" in body
     assert "only you see" not in body
     assert marks(game) == [("h5", None), ("d7", None), ("d8", None), ("h6", "queued")]
     assert queued_rows(game) == []
@@ -176,7 +176,7 @@ def test_queue_errors(game: Mailer) -> None:
     [wrong] = game.send("emergo queue 101 bob nope e6", sender=ADDRESS["bob"])
     assert wrong.body.startswith("Wrong password for bob.")
     assert "nope" not in wrong.body
-    game.one("signup carol carolpw", sender="carol@example.org")
+    game.signup("carol", "carolpw", "carol@example.org")
     [stranger] = game.send("emergo queue 101 carol carolpw e6", sender="carol@example.org")
     assert stranger.body.startswith("carol does not play on board 101")
     [usage] = game.send("emergo queue 101 bob", sender=ADDRESS["bob"])
@@ -210,7 +210,7 @@ def test_autoplay_plays_the_only_legal_move(game: Mailer) -> None:
     assert (
         "bob played h6 (move 4).\nalice's only legal move d8xd6 was played (move 5, Forced)."
     ) in body
-    assert "  5. d8xd6 (Forced)" in body
+    assert " 5. d8xd6 (Forced)" in body
     assert {r.subject for r in replies} == {"Emergo Board 101 bob"}
     assert marks(game)[-2:] == [("h6", None), ("d8xd6", "forced")]
     [off] = autoplay(game, "alice", "off")

@@ -1,7 +1,8 @@
-"""Quoted text in other languages, and what of a comment reaches others: through `handle`
-on a real database. A quoted or forwarded mail ends a body's commands and a comment in the
-forms German, French, Dutch and Spanish mail programs write; a command line copied into a
-comment (a challenge's, a move's) is masked before the opponent or the web page sees it."""
+"""Quoted text in other languages, and what of a comment reaches others: through the mail
+worker's `answer` on a real database. A quoted or forwarded mail (found by the mail layer,
+pbm_emergo.mail.quotes) ends a body's commands and a comment in the forms German, French,
+Dutch and Spanish mail programs write; a command line copied into a comment (a challenge's,
+a move's) is masked before the opponent or the web page sees it."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from sqlalchemy import select
 from pbm_emergo.commands.text import CommandText, body_text_lines
 from pbm_emergo.db.models import Board, MoveRecord
 from pbm_emergo.game.secrets import PASSWORD_LINE_LEFT_OUT
+from pbm_emergo.mail.quotes import quote_start
 from tests.support.mailer import Mailer
 
 ALICE, BOB = "alice@example.org", "bob@example.org"
@@ -54,11 +56,11 @@ QUOTES = [
 @pytest.mark.parametrize("quote", QUOTES)
 def test_a_localized_quote_header_starts_quoted_text(quote: str) -> None:
     body = "Thanks, see you.\n\n" + quote.format(quoted="emergo challenge bob mallory")
-    lines, reason, ignored = body_text_lines(body)
+    lines, reason, ignored = body_text_lines(body, quote_start(body))
     assert (lines, reason) == (["Thanks, see you.", ""], "quoted text")
     assert ignored >= 2
     # A reply read for its commands runs none of the quoted mail's.
-    read = CommandText.read("Re: Emergo chat 101 mallory", body)
+    read = CommandText.read("Re: Emergo chat 101 mallory", body, quote_at=quote_start(body))
     assert not read.from_body and "emergo challenge" not in " ".join(read.lines)
 
 
@@ -74,19 +76,19 @@ def test_a_localized_quote_header_starts_quoted_text(quote: str) -> None:
 )
 def test_ordinary_lines_do_not_start_quoted_text(line: str) -> None:
     body = f"{line}\nemergo show 101\n"
-    assert body_text_lines(body) == ([line, "emergo show 101"], None, 0)
+    assert body_text_lines(body, quote_start(body)) == ([line, "emergo show 101"], None, 0)
 
 
 def test_a_from_line_alone_is_not_quoted_text() -> None:
     body = "Von: mir\nemergo show 101\n"
-    assert body_text_lines(body) == (["Von: mir", "emergo show 101"], None, 0)
+    assert body_text_lines(body, quote_start(body)) == (["Von: mir", "emergo show 101"], None, 0)
 
 
 def test_a_planted_command_in_a_quoted_chat_is_not_run(players: Mailer) -> None:
     """A stranger's chat carries a command line; the victim's reply quotes it in German
     Outlook's form, read for its commands: nothing of the quote runs."""
     players.send("emergo challenge alice bob", sender=ALICE)
-    players.one("signup mallory mallorypw", sender=MALLORY)
+    players.signup("mallory", "mallorypw", MALLORY)
     body = "Danke!\n\n" + GERMAN_OUTLOOK.format(quoted="Emergo chat 101 mallory") + (
         "\nemergo challenge bob mallory\n"
     )
@@ -146,7 +148,7 @@ def test_a_quoted_sender_address_never_reaches_the_move_comment(players: Mailer)
 def test_a_comment_line_holding_the_verified_password_is_left_out(players: Mailer) -> None:
     """A mask inside the line would show where the password stood, and so a password that
     is an ordinary word: "Have a ******** game!" for `nice`."""
-    players.one("signup carol nice", sender="carol@example.org")
+    players.signup("carol", "nice", "carol@example.org")
     players.send("emergo challenge carol bob", sender="carol@example.org")
     comment = "Have a nice game!\nSee you."
     replies = players.send("emergo move 101 carol nice e4", comment, sender="carol@example.org")

@@ -1,4 +1,4 @@
-"""Issue 11, the commands around the games, through `handle` on a real database: standings and
+"""The commands around the games, through `handle` on a real database: standings and
 history, chat and message, subscribe and notify, seek and accept/reject/limit, declining a
 new board, the ` **` mark, and commands in the body of a reply."""
 
@@ -11,7 +11,9 @@ from sqlalchemy import select
 
 from pbm_emergo.commands import describe, redact
 from pbm_emergo.db.models import Board, Notification, Player, Subscription
+from pbm_emergo.game import budget
 from pbm_emergo.game.messages import Reply
+from pbm_emergo.mail.quotes import quote_start
 from tests.support.mailer import Mailer
 
 from .support import board_row, notations, play_all
@@ -20,13 +22,15 @@ ALICE, BOB, CAROL, DAVE = (
     "alice@example.org", "bob@example.org", "carol@example.org", "dave@example.org",
 )  # fmt: skip
 
+INACTIVE_HEADING = "Inactive players (no game under way, no rated game in the last 365 days):\n"
+
 
 def by_to(replies: list[Reply]) -> dict[str, Reply]:
     return {r.to: r for r in replies}
 
 
 def carol(m: Mailer) -> Mailer:
-    m.one("signup carol carolpw", sender=CAROL)
+    m.signup("carol", "carolpw", CAROL)
     return m
 
 
@@ -60,7 +64,7 @@ def test_standings_after_finished_games_match_the_game_over_mails(players: Maile
     assert "    1  alice              1632     1     0     0      0       -\n" in provisional
     assert "    2  bob                1568     0     1     0      0       -\n" in provisional
     # carol and the robots have no rated game: inactive, listed last.
-    inactive = body.split("Inactive players (no rated game in the last 365 days):\n")[1]
+    inactive = body.split(INACTIVE_HEADING)[1]
     assert "  carol              1600     0     0     0      0       -\n" in inactive
     assert "robot1" in inactive
     assert body.index("Provisional players") < body.index("Inactive players")
@@ -76,7 +80,7 @@ def test_standings_of_some_players_and_the_ratings_alias(players: Mailer) -> Non
     assert "alice" not in reply.body.split("Provisional players")[1]
     unknown = players.one("emergo standings nobody1")
     assert unknown.subject == "Emergo error"
-    assert unknown.body.startswith("There is no player '********'.")
+    assert unknown.body.startswith("There is no player by that name.")
 
 
 def test_players_are_established_after_twenty_rated_games_and_inactive_after_a_year(
@@ -90,7 +94,7 @@ def test_players_are_established_after_twenty_rated_games_and_inactive_after_a_y
     players.now += timedelta(days=366)
     later = players.one("emergo standings alice bob").body
     assert "Established players" not in later
-    inactive = later.split("Inactive players (no rated game in the last 365 days):\n")[1]
+    inactive = later.split(INACTIVE_HEADING)[1]
     assert "alice" in inactive and "bob" in inactive
 
 
@@ -148,8 +152,8 @@ def test_history_of_some_players_and_errors(players: Mailer) -> None:
     assert both.startswith("Finished games of carol, alice, the newest first:")
     assert "carol - bob" in both and "alice - bob" in both
     unknown = players.one("emergo history dave99")
-    assert unknown.body.startswith("There is no player '********'.")
-    players.one("signup erin erinpw", sender="erin@example.org")
+    assert unknown.body.startswith("There is no player by that name.")
+    players.signup("erin", "erinpw", "erin@example.org")
     assert "None yet." in players.one("emergo history erin").body
 
 
@@ -224,19 +228,32 @@ def test_a_move_with_a_comment_marks_its_board_mails(players: Mailer) -> None:
 
 def test_chat_goes_to_the_players_subscribers_and_the_sender(players: Mailer) -> None:
     carol(players)
-    players.one("signup dave davepw", sender=DAVE)
+    players.signup("dave", "davepw", DAVE)
     players.send("emergo challenge alice bob", sender=ALICE)
+    players.one("emergo subscribe 101 carol carolpw", sender=CAROL)
     players.one("emergo subscribe 101 dave davepw", sender=DAVE)
     replies = players.send(
-        "emergo chat 101 carol carolpw", "Nice opening!\n\n-- \nCarol", sender=CAROL
+        "emergo chat 101 bob bobpw", "Nice opening!\n\n-- \nBob", sender=BOB
     )
     assert sorted(r.to for r in replies) == [ALICE, BOB, CAROL, DAVE]
-    assert {r.subject for r in replies} == {"Emergo chat 101 carol"}
+    assert {r.subject for r in replies} == {"Emergo chat 101 bob"}
     assert {r.board for r in replies} == {101}
+    # Only the opponent's copy is charged to the sender: subscribers asked for the board.
+    assert [r.to for r in replies if budget.charged(r, BOB)] == [ALICE]
     body = replies[0].body
-    assert body.startswith("carol writes on Emergo Board 101 (alice against bob):\n\n")
-    assert "  Nice opening!\n" in body and "Carol" not in body
-    assert "carolpw" not in body
+    assert body.startswith("bob writes on Emergo Board 101 (alice against bob):\n\n")
+    assert "  Nice opening!\n" in body and "Bob" not in body
+    assert "bobpw" not in body
+
+
+def test_a_chat_is_for_the_boards_players(players: Mailer) -> None:
+    carol(players)
+    players.send("emergo challenge alice bob", sender=ALICE)
+    replies = players.send("emergo chat 101 carol carolpw", "Nice opening!", sender=CAROL)
+    assert [r.to for r in replies] == [CAROL]
+    assert replies[0].subject == "Emergo Board 101 Error"
+    assert "Only the players of board 101 (alice and bob) may chat on it" in replies[0].body
+    assert "message YOURID PASSWORD THEIRID" in replies[0].body
 
 
 def test_chat_errors(players: Mailer) -> None:
@@ -251,7 +268,7 @@ def test_chat_errors(players: Mailer) -> None:
     usage = players.one("emergo chat 101 alice", "hi", sender=ALICE)
     assert "emergo chat board userid password" in usage.body
     nobody = players.one("emergo chat 101 zed99x alicepw", "hi", sender=ALICE)
-    assert nobody.body.startswith("There is no player '********'.")
+    assert nobody.body.startswith("There is no player by that name.")
 
 
 def test_message_goes_to_known_players_and_names_the_unknown(players: Mailer) -> None:
@@ -296,7 +313,14 @@ def test_a_subscriber_gets_every_board_mail_and_the_final_one(players: Mailer) -
     )
     moved = players.send("emergo move 101 alice alicepw e4", sender=ALICE)
     assert sorted(r.to for r in moved) == [ALICE, BOB, CAROL]
-    players.send("emergo move 101 bob bobpw e6", sender=BOB)
+    # A comment is for the two players: the subscriber's board mail leaves it out.
+    commented = players.send("emergo move 101 bob bobpw e6", "Between us: nice.", sender=BOB)
+    mail_to = {r.to: r for r in commented}
+    assert "Between us: nice." in mail_to[ALICE].body and "Between us" in mail_to[BOB].body
+    assert mail_to[ALICE].subject == "Emergo Board 101 alice **"
+    assert "Between us" not in mail_to[CAROL].body
+    assert "Between us" not in (mail_to[CAROL].html or "")
+    assert mail_to[CAROL].subject == "Emergo Board 101 alice"
     over = players.send("emergo resign 101 alice alicepw", sender=ALICE)
     assert sorted(r.to for r in over) == [ALICE, BOB, CAROL]
     assert {r.subject for r in over} == {"Emergo Board 101 Game over"}
@@ -393,8 +417,8 @@ def test_seek_lists_and_a_challenge_takes_one_off(players: Mailer) -> None:
     players.one("emergo seek carol carolpw", sender=CAROL)
     seeks = players.one("emergo seeks", sender=DAVE).body
     assert seeks.startswith("Players seeking games:")
-    assert "bob                      2    1600?       0\n" in seeks
-    assert "carol                    1    1600?       0\n" in seeks
+    assert "bob                      2  1600 provisional      0\n" in seeks
+    assert "carol                    1  1600 provisional      0\n" in seeks
     assert seeks.index("bob") < seeks.index("carol")
     players.send("emergo challenge alice bob", sender=ALICE)
     assert player(players, "bob").seeking == 1
@@ -460,7 +484,7 @@ def test_accept_reject_limit_errors(players: Mailer) -> None:
     wrong = players.one("emergo reject bob notbobs", sender=BOB)
     assert wrong.subject == "Emergo error" and "notbobs" not in wrong.body
     unknown = players.one("emergo reject nobody9 bobpw", sender=BOB)
-    assert unknown.body.startswith("There is no player '********'.")
+    assert unknown.body.startswith("There is no player by that name.")
     assert player(players, "bob").refuses_challenges is False
 
 
@@ -476,6 +500,7 @@ REPLY_BODY = (
     "> Emergo Board 101: alice against bob\n"
     "> emergo move 101 bob PASSWORD e6\n"
 )
+QUOTE_AT = quote_start(REPLY_BODY)  # as the listener finds it (mail.quotes)
 
 
 def test_a_reply_with_a_command_in_the_body_runs_it(players: Mailer) -> None:
@@ -535,14 +560,16 @@ def test_a_reply_without_a_command_gets_the_usual_error(players: Mailer) -> None
 def test_body_commands_are_masked_when_described_and_redacted(players: Mailer) -> None:
     players.send("emergo challenge alice bob", sender=ALICE)
     with players.factory() as session:
-        one = describe("Re: Emergo Board 101 bob", REPLY_BODY, session)
+        one = describe("Re: Emergo Board 101 bob", REPLY_BODY, session, quote_at=QUOTE_AT)
         several = describe(
             "Re: hello", "emergo move 101 bob bobpw e6\nsignoff bob bobpw\n", session
         )
     assert (one.command, one.boards) == ("emergo move 101 bob ******** e6", (101,))
     assert several.command == "emergo move 101 bob ******** e6 | signoff bob ********"
     assert several.boards == (101,)
-    subject, kept, scrub = redact(describe("Re: Emergo Board 101 bob", REPLY_BODY))
+    subject, kept, scrub = redact(
+        describe("Re: Emergo Board 101 bob", REPLY_BODY, quote_at=QUOTE_AT)
+    )
     assert "bobpw" not in kept and "bobpw" not in scrub("bobpw")
     # Without the database no userid is known; words too short to be a password show.
     assert kept.startswith("emergo move 101 bob ******** e6\n")

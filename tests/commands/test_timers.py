@@ -9,7 +9,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db.models import Player
+from pbm_emergo.db.models import OutboundMessage, Player
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.timers import scheduled
 from tests.support.mailer import Mailer
@@ -48,7 +48,8 @@ def test_a_move_restarts_the_clock(game: Mailer) -> None:
 
 def test_forfeit_after_the_forfeit_time(game: Mailer) -> None:
     game.send("emergo move 101 alice alicepw e4")
-    replies = run_scheduler(game, timedelta(days=28))
+    assert len(run_scheduler(game, timedelta(days=7))) == 1  # the reminder
+    replies = run_scheduler(game, timedelta(days=21))
     assert sorted(r.to for r in replies) == ["alice@example.org", "bob@example.org"]
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
     assert "bob did not move for 28 days and loses the game on time." in replies[0].body
@@ -81,10 +82,12 @@ def test_vacation_pauses_reminders_and_forfeits_and_stops_the_clock(game: Mailer
     assert [r.subject for r in run_scheduler(game, timedelta(minutes=2))] == [
         "Nag: Emergo Board 101 alice"
     ]
-    game.now = start + timedelta(days=48, minutes=-1)
+    game.now = start + timedelta(days=47, minutes=-1)
     assert {r.subject for r in run_scheduler(game, timedelta())} == {
         "Nag: Emergo Board 101 alice"
     }
+    game.now = start + timedelta(days=48, minutes=-1)
+    assert run_scheduler(game, timedelta()) == []
     assert board(game.factory).status == "active"
     replies = run_scheduler(game, timedelta(minutes=2))
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
@@ -102,14 +105,19 @@ def test_a_vacation_set_by_hand_pauses_while_it_lasts(game: Mailer) -> None:
         )
     assert run_scheduler(game, timedelta(days=30)) == []
     assert board(game.factory).status == "active"
-    replies = run_scheduler(game, timedelta(days=11))
+    # Out of time, but no reminder reached alice in her turn: first one, then the loss.
+    [nag] = run_scheduler(game, timedelta(days=11))
+    assert nag.subject == "Nag: Emergo Board 101 alice"
+    assert "If you do not move within 1 more day, you lose the game on time." in nag.body
+    replies = run_scheduler(game, timedelta(days=1))
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
 
 
 def test_admin_view_shows_the_forfeit(game: Mailer, db_config: Config) -> None:
     from pbm_emergo.cli import main
 
-    run_scheduler(game, timedelta(days=29))
+    run_scheduler(game, timedelta(days=7))
+    run_scheduler(game, timedelta(days=22))
     import contextlib
     import io
 
@@ -161,3 +169,53 @@ def test_two_schedulers_at_once_send_one_reminder(
     assert not thread.is_alive()
     assert [r.subject for r in first] == ["Nag: Emergo Board 101 alice"]
     assert second == []
+
+
+def reminders_failed(game: Mailer) -> None:
+    """The reminders queued so far could not be delivered (a permanent failure)."""
+    with game.factory.begin() as session:
+        session.execute(
+            update(OutboundMessage)
+            .where(OutboundMessage.subject.startswith("Nag:"))
+            .values(status="failed")
+        )
+
+
+def test_no_loss_on_time_before_a_reminder_was_sent(game: Mailer) -> None:
+    game.send("emergo move 101 alice alicepw e4")
+    # The reminder is queued but not sent (held back by a reply limit, or being retried).
+    [nag] = run_scheduler(game, timedelta(days=7), delivered=False)
+    assert "within 21 more days" in nag.body
+    assert run_scheduler(game, timedelta(days=21, minutes=1)) == []
+    assert board(game.factory).status == "active"
+    # It could not be delivered: another one, then once a day while none is delivered.
+    reminders_failed(game)
+    [again] = run_scheduler(game, timedelta(minutes=1), delivered=False)
+    assert "If you do not move within 1 more day, you lose the game on time." in again.body
+    reminders_failed(game)
+    assert run_scheduler(game, timedelta(hours=23)) == []
+    assert len(run_scheduler(game, timedelta(hours=1))) == 1  # sent this time
+    # The loss comes a day after a reminder was sent.
+    assert run_scheduler(game, timedelta(hours=23, minutes=59)) == []
+    replies = run_scheduler(game, timedelta(minutes=1))
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+
+
+def test_out_of_time_without_a_reminder_gets_one_first(game: Mailer) -> None:
+    """The scheduler did not run for weeks: the reminder comes first, the loss a day later."""
+    game.send("emergo move 101 alice alicepw e4")
+    [nag] = run_scheduler(game, timedelta(days=30))
+    assert nag.subject == "Nag: Emergo Board 101 bob"
+    assert board(game.factory).status == "active"
+    assert run_scheduler(game, timedelta(hours=23)) == []
+    replies = run_scheduler(game, timedelta(hours=1))
+    assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
+
+
+def test_a_reminder_sent_before_the_turn_began_does_not_count(game: Mailer) -> None:
+    assert len(run_scheduler(game, timedelta(days=7))) == 1  # alice's, for her first move
+    game.send("emergo move 101 alice alicepw e4")
+    # bob's turn: alice's reminder is not his, nor one of an earlier turn of his.
+    [nag] = run_scheduler(game, timedelta(days=28))
+    assert nag.to == "bob@example.org"
+    assert board(game.factory).status == "active"

@@ -1,4 +1,4 @@
-"""Time (issue 11): vacation and its allowance, --totaltime, the opponent's open draw offer
+"""Time: vacation and its allowance, --totaltime, the opponent's open draw offer
 accepted at forfeit time, the Subjects of reminders and new boards; through `handle` and the
 scheduler with a simulated clock."""
 
@@ -109,25 +109,32 @@ def test_new_boards_and_reminders_say_so_in_the_subject(players: Mailer) -> None
 
 
 def test_total_time_in_the_board_mail_and_a_loss_on_time(players: Mailer) -> None:
-    replies = players.send("emergo challenge alice bob --totaltime=2")
+    replies = players.send("emergo challenge alice bob --totaltime=3")
     body = replies[0].body
-    assert "; 2 days of thinking time each." in body
-    assert "Thinking time (2 days each): alice none used, 2 d left; bob none used, 2 d left." in (
+    assert "; 3 days of thinking time each." in body
+    assert "Thinking time (3 days each): alice none used, 3 d left; bob none used, 3 d left." in (
         body
     )
-    assert board(players.factory).total_days == 2
+    assert board(players.factory).total_days == 3
     players.now += timedelta(hours=10)
     move(players, "alice", "e4")
-    players.now += timedelta(days=1, hours=6)
+    players.now += timedelta(days=2, hours=6)
     replies = move(players, "bob", "e6")
-    assert "Thinking time (2 days each): alice 10 h 1 min used, 1 d 13 h left; bob 1 d 6 h " \
+    assert "Thinking time (3 days each): alice 10 h 1 min used, 2 d 13 h left; bob 2 d 6 h " \
         "used, 17 h 59 min left." in " ".join(replies[0].body.split())
     move(players, "alice", "c4")
-    # bob's 17 hours run out (the scheduler looks at such boards at once, not after a day).
-    assert run_scheduler(players, timedelta(hours=17, minutes=58)) == []
-    replies = run_scheduler(players, timedelta(minutes=2))
+    # bob has less than a day left as his turn begins: a reminder at once (the scheduler
+    # looks at such boards at once, not after a day), and the loss not before a day later.
+    [nag] = run_scheduler(players, timedelta())
+    assert nag.subject == "Nag: Emergo Board 101 bob"
+    assert nag.body.startswith(
+        "bob, it is your turn on Emergo Board 101, and your thinking time is running out.\n"
+        "If you do not move within 1 more day, you lose the game on time."
+    )
+    assert run_scheduler(players, timedelta(hours=23, minutes=59)) == []
+    replies = run_scheduler(players, timedelta(minutes=1))
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
-    assert "bob has used up the total thinking time of 2 days and loses the game on time." in (
+    assert "bob has used up the total thinking time of 3 days and loses the game on time." in (
         replies[0].body
     )
     finished = board(players.factory)
@@ -135,18 +142,21 @@ def test_total_time_in_the_board_mail_and_a_loss_on_time(players: Mailer) -> Non
 
 
 def test_a_vacation_stops_the_total_time(players: Mailer) -> None:
-    players.send("emergo challenge alice bob --totaltime=1")
+    players.send("emergo challenge alice bob --totaltime=3")
     move(players, "alice", "e4")
     vacation(players, "3", userid="bob")
     assert run_scheduler(players, timedelta(days=3)) == []
     assert board(players.factory).status == "active"
+    # Two days of bob's clock after the vacation: one day left, the reminder; then the loss.
+    [nag] = run_scheduler(players, timedelta(days=2))
+    assert nag.subject == "Nag: Emergo Board 101 bob"
     replies = run_scheduler(players, timedelta(days=1))
-    assert "bob has used up the total thinking time of 1 day" in replies[0].body
+    assert "bob has used up the total thinking time of 3 days" in replies[0].body
 
 
 def test_total_time_errors(players: Mailer) -> None:
     bad = players.one("emergo challenge alice bob --totaltime=0")
-    assert bad.body.startswith("The option --totaltime=0 needs a number of days from 1 to 365.")
+    assert bad.body.startswith("The option --totaltime=0 needs a number of days from 3 to 365.")
     with players.factory() as session:
         assert session.scalars(select(Board)).first() is None
 
@@ -157,7 +167,8 @@ def test_total_time_errors(players: Mailer) -> None:
 def test_an_open_draw_offer_is_accepted_instead_of_a_forfeit(game: Mailer) -> None:
     move(game, "alice", "e4")
     move(game, "alice", "propose")
-    replies = run_scheduler(game, timedelta(days=28))
+    run_scheduler(game, timedelta(days=7))  # the reminder
+    replies = run_scheduler(game, timedelta(days=21))
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
     assert (
         "bob did not move for 28 days; alice's draw offer was still open, so it is accepted "
@@ -173,7 +184,8 @@ def test_the_own_draw_offer_of_the_player_out_of_time_does_not_save_them(game: M
     of the player to move was never answered."""
     move(game, "alice", "e4")
     move(game, "bob", "propose")
-    replies = run_scheduler(game, timedelta(days=28))
+    run_scheduler(game, timedelta(days=7))  # the reminder
+    replies = run_scheduler(game, timedelta(days=21))
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
     assert "bob did not move for 28 days and loses the game on time." in " ".join(
         replies[0].body.split()

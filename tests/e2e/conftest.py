@@ -45,8 +45,7 @@ def make_post(
             address=SERVER_ADDRESS,
             smtp_port=free_port(),
             outbound=relay.url,
-            reply_limit=100_000,
-            **settings,  # type: ignore[arg-type]
+            **{"reply_limit": 100_000, **settings},  # type: ignore[arg-type]
         )
         post = Post(None, relay, db_sessions)  # type: ignore[arg-type]
         server = MailServer(
@@ -62,8 +61,7 @@ def make_post(
         server.start()
         started.append((server, relay))
         for userid, address in (("alice", ALICE), ("bob", BOB)):
-            welcome = post.one(f"signup {userid} {userid}-pw1", address)
-            assert welcome["Subject"] == f"Emergo: welcome {userid}"
+            post.signup(userid, f"{userid}-pw1", address)
         return post
 
     yield make

@@ -31,6 +31,7 @@ from pbm_emergo.rules import Game, Position, render_board
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send
 from tests.support.post import wait_for_replies
 from tests.support.search import blocked_game, elimination_game, repetition_game
+from tests.support.signup import confirmation_code
 
 ADDRESS = {"alice": "alice@example.org", "bob": "bob@example.org", "carol": "carol@example.org"}
 PASSWORD = {"alice": "Alice-pw1", "bob": "Bob-pw22", "carol": "Carol-pw3"}
@@ -152,7 +153,8 @@ def table(
     table = Table(server, relay, db_sessions, database_url)
     try:
         for userid in ("alice", "bob", "carol"):
-            [welcome] = table.send(f"signup {userid} {PASSWORD[userid]}", userid)
+            [code_mail] = table.send(f"signup {userid} {PASSWORD[userid]}", userid)
+            [welcome] = table.send(f"confirm {confirmation_code(text(code_mail))}", userid)
             assert welcome["Subject"] == f"Emergo: welcome {userid}"
         yield table
     finally:

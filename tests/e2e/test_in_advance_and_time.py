@@ -1,4 +1,4 @@
-"""Issue 11 by mail: moves in advance (emergo queue, plain and conditional; emergo autoplay;
+"""By mail: moves in advance (emergo queue, plain and conditional; emergo autoplay;
 chains of queued and forced moves) and time (vacation, --totaltime, Nag: and New Subjects,
 an open draw offer accepted at forfeit time).
 
@@ -20,6 +20,7 @@ from sqlalchemy import select
 from pbm_emergo.db.models import MoveRecord, QueuedMove
 from pbm_emergo.rules import Game
 from tests.support.clock import Clock
+from tests.support.mail import wait_for
 from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 
 CAROL = "carol@example.org"
@@ -87,7 +88,7 @@ def test_a_queued_move_by_mail_and_one_that_became_illegal(
                                (BOB, f"Emergo Board {board} alice")]  # fmt: skip
     body = text(mails[0])
     assert "alice played d8 (move 3).\nbob's queued move h6 was played (move 4, Auto).\n" in body
-    assert "  4. h6 (Auto)" in body and "only you see" not in body
+    assert " 4. h6 (Auto)" in body and "only you see" not in body
     assert moves_of(post, board)[-1] == ("h6", "queued")
     # Now alice must capture (d8xd6); a queued h6 for bob is not legal after it.
     queue(post, board, "bob", "h4")
@@ -105,7 +106,7 @@ def test_a_queued_move_by_mail_and_one_that_became_illegal(
 
 def test_queue_error_paths_by_mail(make_post: Callable[..., Post]) -> None:
     post = make_post()
-    post.one(f"signup carol {PW['carol']}", CAROL)
+    post.signup("carol", PW["carol"], CAROL)
     board = challenge(post)
     play(post, board, "h5", "d7")
     assert error_text(queue(post, board, "alice", "e6"), ALICE).startswith(
@@ -175,7 +176,7 @@ def test_autoplay_and_a_chain_of_queued_and_forced_moves(make_post: Callable[...
         "alice's queued move d8xd6 was played (move 5, Auto).\n"
         "bob's only legal move h6xh4 was played (move 6, Forced).\n"
     ) in text(mails[0])
-    assert "  5. d8xd6 (Auto)" in text(mails[0]) and "  6. h6xh4 (Forced)" in text(mails[0])
+    assert " 5. d8xd6 (Auto)" in text(mails[0]) and " 6. h6xh4 (Forced)" in text(mails[0])
     assert moves_of(post, board)[3:] == [
         ("h6", None), ("d8xd6", "queued"), ("h6xh4", "forced"),
     ]
@@ -195,7 +196,7 @@ def test_a_vacation_stops_the_clock_and_its_allowance(
     make_post: Callable[..., Post], clock: Clock
 ) -> None:
     post = make_post()
-    board = challenge(post, "--nagtime=1 --forfeittime=2")
+    board = challenge(post, "--nagtime=1 --forfeittime=3")
     play(post, board, "e4")
     start = clock.now
     [reply] = post.send(f"vacation bob {PW['bob']} 3", BOB)
@@ -229,24 +230,30 @@ def test_a_vacation_stops_the_clock_and_its_allowance(
 
 def test_total_thinking_time_runs_out(make_post: Callable[..., Post], clock: Clock) -> None:
     post = make_post()
-    mails = post.send("emergo challenge alice bob --totaltime=1", ALICE)
+    mails = post.send("emergo challenge alice bob --totaltime=3", ALICE)
     assert subjects(mails) == [(ALICE, "New Emergo Board 101 alice"),
                                (BOB, "New Emergo Board 101 alice")]  # fmt: skip
-    assert "Thinking time (1 day each): alice none used, 1 d left; bob none used, 1 d left." \
+    assert "Thinking time (3 days each): alice none used, 3 d left; bob none used, 3 d left." \
         in text(mails[0])
-    clock.now += timedelta(hours=20)
+    clock.now += timedelta(days=2, hours=20)
     mails = move(post, 101, "alice", "e4")
-    assert "alice 20 h used, 4 h left; bob none used, 1 d left." in text(mails[0])
+    assert "alice 2 d 20 h used, 4 h left; bob none used, 3 d left." in text(mails[0])
     move(post, 101, "bob", "e6")
+    # alice's turn begins with 4 hours left: a reminder at once, and no loss on time until
+    # a day after it was sent.
+    wait_for(lambda: [m for m in post.received_by(ALICE) if "Nag:" in str(m["Subject"])])
     clock.now += timedelta(hours=4, minutes=1)
+    post.wait_for_scheduler()
+    assert post.board(101).status == "active"
+    clock.now += timedelta(days=1)
     post.wait_for_scheduler()
     assert post.board(101).outcome_reason == "forfeit"
     over = [m for m in post.received_by(BOB) if "Game over" in str(m["Subject"])]
-    assert "alice has used up the total thinking time of 1 day and loses the game on time." \
+    assert "alice has used up the total thinking time of 3 days and loses the game on time." \
         in text(over[0])
     bad = post.send("emergo challenge alice bob --totaltime=999", ALICE)
     assert error_text(bad, ALICE).startswith(
-        "The option --totaltime=999 needs a number of days from 1 to 365."
+        "The option --totaltime=999 needs a number of days from 3 to 365."
     )
 
 
@@ -254,10 +261,12 @@ def test_an_open_draw_offer_is_accepted_at_forfeit_time(
     make_post: Callable[..., Post], clock: Clock
 ) -> None:
     post = make_post()
-    board = challenge(post, "--nagtime=1 --forfeittime=2")
+    board = challenge(post, "--nagtime=1 --forfeittime=3")
     play(post, board, "e4")
     move(post, board, "alice", "propose")
-    clock.now += timedelta(days=2, minutes=1)
+    clock.now += timedelta(days=1, minutes=1)
+    wait_for(lambda: [m for m in post.received_by(BOB) if "Nag:" in str(m["Subject"])])
+    clock.now += timedelta(days=2)
     post.wait_for_scheduler()
     assert (post.board(board).winner, post.board(board).outcome_reason) == (None, "draw agreed")
     over = [m for m in post.received_by(ALICE) if "Game over" in str(m["Subject"])]

@@ -1,4 +1,4 @@
-"""Issue 9, passwords: no password leaves the server, wherever a player types it.
+"""Passwords: no password leaves the server, wherever a player types it.
 
 Through the real listener (smtplib), the real workers and command layer, and a real aiosmtpd
 relay that receives every mail the server sends. After each mail is processed, the password
@@ -45,7 +45,6 @@ def post(make_post: object, caplog: pytest.LogCaptureFixture) -> Post:
         "signoff {pw} alice",
         "emergo show {board} {pw}",
         "emergo moves {board} alice {pw}",
-        "{pw}",
         "emergo mvoe {board} alice {pw} e4",
     ],
 )
@@ -55,6 +54,15 @@ def test_a_password_in_the_wrong_place_is_never_echoed(
     board = challenge(post)
     [reply] = post.send(subject.format(board=board, pw=PASSWORD), ALICE)
     assert MASK in text(reply)
+    assert_nowhere(post, caplog, PASSWORD)
+
+
+def test_a_password_alone_in_the_subject_is_answered_with_where_to_start(
+    post: Post, caplog: pytest.LogCaptureFixture
+) -> None:
+    reply = post.one(PASSWORD, ALICE)
+    assert str(reply["Subject"]) == "Emergo: start here"
+    assert "signup YOURID PASSWORD" in text(reply)
     assert_nowhere(post, caplog, PASSWORD)
 
 

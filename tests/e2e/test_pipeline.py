@@ -304,7 +304,7 @@ def test_two_worker_processes_share_the_queue_without_doing_anything_twice(
             ))  # fmt: skip
     try:
         for log in logs:
-            wait_for(lambda log=log: "pbm-emergo worker" in log.read_text(), timeout=30)
+            wait_for(lambda log=log: "replies go to" in log.read_text(), timeout=30)
         handler = InboxHandler(db_sessions, config)
         for n in range(MANY):
             msg = command_mail("help", sender=f"p{n}@example.org", message_id=f"<mp{n}@x.org>")

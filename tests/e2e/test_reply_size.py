@@ -19,6 +19,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from tests.support.signup import confirmation_code
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 LIMIT = 64 * 1024
@@ -90,11 +91,14 @@ def test_a_quarter_megabyte_of_unknown_lines_gets_a_short_reply(
 
 
 def test_long_answers_are_cut_with_a_line_saying_so(server: int, relay: Relay) -> None:
-    send(server, command_mail("signup alice secret-a", message_id="<s1@example.org>"))
-    send(server, command_mail("signup bob secret-b", sender="bob@example.org",
-                              message_id="<s2@example.org>"))
-    reply_to(relay, "<s1@example.org>")
-    reply_to(relay, "<s2@example.org>")
+    for userid, password in (("alice", "secret-a"), ("bob", "secret-b")):
+        sender = f"{userid}@example.org"
+        send(server, command_mail(f"signup {userid} {password}", sender=sender,
+                                  message_id=f"<s-{userid}@example.org>"))
+        code = confirmation_code(text_of(reply_to(relay, f"<s-{userid}@example.org>")))
+        send(server, command_mail(f"confirm {code}", sender=sender,
+                                  message_id=f"<c-{userid}@example.org>"))
+        reply_to(relay, f"<c-{userid}@example.org>")
     send(server, command_mail("emergo challenge alice bob", message_id="<c@example.org>"))
     reply_to(relay, "<c@example.org>")
     # Twenty different answers, each of up to twenty boards: about 300 kB of text.

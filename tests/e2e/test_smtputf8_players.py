@@ -1,4 +1,4 @@
-"""Issue 10, mail in UTF-8: a player at jörg@bücher.example, through the real listener
+"""Mail in UTF-8: a player at jörg@bücher.example, through the real listener
 (smtplib, which asks for SMTPUTF8 by itself), the real workers and command layer, and a real
 aiosmtpd relay that does or does not offer SMTPUTF8.
 
@@ -27,6 +27,7 @@ from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, free_port
 from tests.support.post import wait_for_replies
+from tests.support.signup import confirmation_code
 from tests.support.utf8_relay import Relayed, Utf8Relay, send_any, utf8_mail
 
 JOERG = "jörg@bücher.example"
@@ -125,11 +126,15 @@ def test_a_non_ascii_player_signs_up_and_plays_where_the_relay_takes_smtputf8(
     make_post: MakePost, db_sessions: sessionmaker[Session]
 ) -> None:
     post = make_post(True)
-    [welcome] = post.send("signup joerg joerg-pw1", JOERG)
+    # The answer to the signup is the code for his address, in UTF-8 like the welcome.
+    [code_mail] = post.send("signup joerg joerg-pw1", JOERG)
+    assert_utf8_mail_to(code_mail, JOERG)
+    [welcome] = post.send(f"confirm {confirmation_code(text(code_mail))}", JOERG)
     assert_utf8_mail_to(welcome, JOERG)
     assert welcome.msg["Subject"] == "Emergo: welcome joerg"
     assert JOERG in text(welcome)
-    [welcome] = post.send("signup alice alice-pw1", ALICE)
+    [code_mail] = post.send("signup alice alice-pw1", ALICE)
+    [welcome] = post.send(f"confirm {confirmation_code(text(code_mail))}", ALICE)
     assert_plain_mail_to(welcome, ALICE)
     # The address is stored in NFC, as the key of his mail.
     with db_sessions() as session:
@@ -185,7 +190,8 @@ def test_a_non_ascii_player_is_told_why_not_where_the_relay_lacks_smtputf8(
     assert "write from a plain ASCII address" in reason
     assert post.stored() == 0
 
-    [welcome] = post.send("signup alice alice-pw1", ALICE)
+    [code_mail] = post.send("signup alice alice-pw1", ALICE)
+    [welcome] = post.send(f"confirm {confirmation_code(text(code_mail))}", ALICE)
     assert_plain_mail_to(welcome, ALICE)
     # An ASCII player naming a non-ASCII address gets a reply that says why not.
     for command, sender in ((f"change address alice alice-pw1 {ALICE_NEW}", ALICE),

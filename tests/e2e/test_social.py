@@ -1,4 +1,4 @@
-"""Issue 11 by mail: standings and history, chat and message, subscribe and notify, seek and
+"""By mail: standings and history, chat and message, subscribe and notify, seek and
 accept/reject/limit, a declined board, the ` **` mark, and commands in the body of a reply.
 
 Through the real listener (smtplib), the real workers and command layer, and a real aiosmtpd
@@ -32,7 +32,7 @@ def play(post: Post, board: int, *moves: tuple[str, str]) -> None:
 
 def signup(post: Post, *userids: str) -> None:
     for userid in userids:
-        post.one(f"signup {userid} {PW[userid]}", f"{userid}@example.org")
+        post.signup(userid, PW[userid], f"{userid}@example.org")
 
 
 def rating_of(post: Post, userid: str) -> int:
@@ -66,7 +66,7 @@ def test_standings_and_history_match_the_game_over_mails(
     for command in ("emergo history nobody99", "emergo standings nobody99"):
         unknown = post.one(command, DAVE)
         assert str(unknown["Subject"]) == "Emergo error"
-        assert text(unknown).startswith("There is no player '********'.")
+        assert text(unknown).startswith("There is no player by that name.")
         assert "nobody99" not in text(unknown)
 
 
@@ -97,11 +97,12 @@ def test_chat_and_message(make_post: Callable[..., Post]) -> None:
     post = make_post()
     signup(post, "carol")
     board = challenge(post)
-    chat = post.send(f"emergo chat {board} carol {PW['carol']}", CAROL, body="Good luck!\n-- \nC")
-    assert subjects(chat) == [(ALICE, f"Emergo chat {board} carol"),
-                              (BOB, f"Emergo chat {board} carol"),
-                              (CAROL, f"Emergo chat {board} carol")]  # fmt: skip
-    assert "  Good luck!\n" in text(chat[0]) and PW["carol"] not in text(chat[0])
+    chat = post.send(f"emergo chat {board} bob {PW['bob']}", BOB, body="Good luck!\n-- \nB")
+    assert subjects(chat) == [(ALICE, f"Emergo chat {board} bob"),
+                              (BOB, f"Emergo chat {board} bob")]  # fmt: skip
+    assert "  Good luck!\n" in text(chat[0]) and PW["bob"] not in text(chat[0])
+    stranger = post.one(f"emergo chat {board} carol {PW['carol']}", CAROL, body="Buy now")
+    assert "Only the players of board" in text(stranger)
     wrong = post.one(f"emergo chat {board} carol not-hers1", CAROL, body="hi")
     assert str(wrong["Subject"]) == f"Emergo Board {board} Error"
     nowhere = post.one(f"emergo chat 999 carol {PW['carol']}", CAROL, body="hi")
@@ -163,9 +164,10 @@ def test_seek_accept_reject_and_limit(make_post: Callable[..., Post]) -> None:
     seeking = post.one(f"emergo seek bob {PW['bob']} 2", BOB)
     assert text(seeking).startswith("bob is seeking 2 more games.")
     seeks = text(post.one("emergo seeks", DAVE))
-    assert "bob                      2    1600?       0\n" in seeks
+    assert "bob                      2  1600 provisional      0\n" in seeks
     challenge(post)
-    assert "bob                      1    1600?       1\n" in text(post.one("emergo seeks", DAVE))
+    seeks = text(post.one("emergo seeks", DAVE))
+    assert "bob                      1  1600 provisional      1\n" in seeks
     standings = text(post.one("emergo standings bob", DAVE))
     assert "  bob                1600     0     0     0      1       1\n" in standings
     # reject: the challenger is told, bob is not.

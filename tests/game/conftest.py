@@ -31,14 +31,17 @@ class Game:
         self.config = config
         self.now = START
 
-    def run(self, operation: Callable[[UnitOfWork], T], sender: str = "") -> T:
-        """``operation`` in a unit of work from ``sender``; its writes are stored when it
-        returns (a Refused stores nothing)."""
+    def run(
+        self, operation: Callable[[UnitOfWork], T], sender: str = "", *, proven: bool = False
+    ) -> T:
+        """``operation`` in a unit of work from ``sender`` (``proven``: our MTA proved the
+        mail came from there); its writes are stored when it returns (a Refused stores
+        nothing)."""
         self.now += timedelta(minutes=1)
         with self.factory.begin() as session:
             unit = UnitOfWork(
                 session=session, config=self.config, now=self.now, sender=sender,
-                apply_at_once=True,
+                sender_proven=proven, apply_at_once=True,
             )
             result = operation(unit)
             unit.apply_pending()

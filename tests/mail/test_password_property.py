@@ -1,4 +1,4 @@
-"""Issue 9: a property test. For random passwords placed in random command lines, Subjects,
+"""A property test. For random passwords placed in random command lines, Subjects,
 `multiple` bodies, forwarded mails, Outlook quotes and HTML mails, the password appears in no
 reply, no log record and no stored column once the mail is processed.
 

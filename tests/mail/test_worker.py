@@ -274,19 +274,24 @@ def test_reply_cap_sends_one_notice_then_holds_back(
         pass
     out = rows(session_factory, OutboundMessage)
     alice = [
-        (o.status, parsed(o.raw)["Subject"]) for o in out if o.recipient == "alice@example.org"
+        (o.status, o.next_attempt_at, parsed(o.raw)["Subject"])
+        for o in out if o.recipient == "alice@example.org"
     ]
+    hour = NOW + timedelta(hours=1)
     assert alice == [
-        ("pending", "echo help 0"),
-        ("pending", "echo help 1"),
-        ("pending", "echo help 2"),
-        ("pending", "Emergo: reply limit reached"),
-        # Held, not dropped: what happened to every reply has an answer in SQL.
-        ("failed", "echo help 3"),
-        ("failed", "echo help 4"),
-        ("failed", "echo help 5"),
+        ("pending", NOW, "echo help 0"),
+        ("pending", NOW, "echo help 1"),
+        ("pending", NOW, "echo help 2"),
+        ("pending", NOW, "Emergo: reply limit reached"),
+        # Held, not dropped: due an hour later, at most the limit of them in that hour.
+        ("pending", hour, "echo help 3"),
+        ("pending", hour, "echo help 4"),
+        ("pending", hour, "echo help 5"),
     ]
-    assert all("not sent" in (o.last_error or "") for o in out if o.status == "failed")
+    held = [o for o in out if o.next_attempt_at > NOW]
+    assert all((o.last_error or "").startswith("held: more than 3 mails") for o in held)
+    notice = next(o for o in out if parsed(o.raw)["Subject"] == "Emergo: reply limit reached")
+    assert "held, not lost" in notice.raw.decode()
     # Other addresses are not affected, and every command was still carried out.
     assert [o.inbound_id for o in out if o.recipient == "bob@example.org"] == [later]
     assert {r.status for r in rows(session_factory, InboundMessage)} == {"done"}

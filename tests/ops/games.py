@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, Player
 from pbm_emergo.rules import Game
 from tests.support.mail import SERVER_ADDRESS, command_mail, wait_for
+from tests.support.signup import codes_in_outbox
 
 PASSWORD = "Ops-secret-1"
 
@@ -104,6 +105,13 @@ def set_up(port: int, sessions: sessionmaker[Session], matches: Sequence[Match],
     for m in matches:
         for userid in (m.white, m.black):
             send(port, f"signup {userid} {PASSWORD}", userid, f"<signup-{userid}@ops.test>")
+    wait_processed(sessions)
+    # Each signup was answered with its address's code (not proven by an MTA): confirm it.
+    codes = codes_in_outbox(sessions)
+    for m in matches:
+        for userid in (m.white, m.black):
+            code = codes[address(userid)]
+            send(port, f"confirm {code}", userid, f"<confirm-{userid}@ops.test>")
     wait_processed(sessions)
     for m in matches:
         send(port, f"emergo challenge {m.white} {m.black}", m.white, f"<ch-{m.white}@ops.test>")

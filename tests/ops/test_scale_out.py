@@ -145,7 +145,8 @@ def _check(cluster: Cluster, sessions: sessionmaker[Session]) -> None:
     logs = cluster.logs()
     assert codes == [0, 0, 0], logs[-3000:]
     sent = sum(len(m.moves) for m in matches)
-    assert inbound == {"done": 2 * BOARDS + BOARDS + sent}, inbound
+    # Two signups and their two confirms per board, a challenge, the moves.
+    assert inbound == {"done": 4 * BOARDS + BOARDS + sent}, inbound
     assert set(outbound) == {"sent"}
     # Every move applied once, in order, on every board.
     applied = games.applied_moves(sessions)

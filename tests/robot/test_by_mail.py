@@ -28,6 +28,7 @@ from pbm_emergo.ops.server import MailServer
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Position
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from tests.support.signup import confirmation_code
 
 ALICE, PASSWORD = "alice@example.org", "Alice-pw1"
 
@@ -128,7 +129,10 @@ def site(
     site = Site(config, db_sessions)
     site.start()
     try:
-        [welcome] = site.send(f"signup alice {PASSWORD}")
+        [code_mail] = site.send(f"signup alice {PASSWORD}")
+        code_part = code_mail.get_body(("plain",))
+        assert code_part is not None
+        [welcome] = site.send(f"confirm {confirmation_code(code_part.get_content())}")
         assert welcome["Subject"] == "Emergo: welcome alice"
         yield site
     finally:

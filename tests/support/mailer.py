@@ -10,6 +10,7 @@ from pbm_emergo.commands import CommandMail, Reply
 from pbm_emergo.config import Config
 from pbm_emergo.mail.worker import answer
 from tests.support.clock import START
+from tests.support.signup import code_subject, confirmation_code
 
 # The two players the fixtures sign up (tests/commands/conftest.py, tests/web/conftest.py).
 PASSWORDS = {"alice": "alicepw", "bob": "bobpw"}
@@ -27,17 +28,35 @@ class Mailer:
         self.now = START
         self.count = 0
 
-    def send(self, subject: str, body: str = "", sender: str = "alice@example.org") -> list[Reply]:
+    def send(
+        self, subject: str, body: str = "", sender: str = "alice@example.org",
+        sender_auth: str = "",
+    ) -> list[Reply]:
+        """``sender_auth``: what our MTA found of the From address (CommandMail)."""
         self.count += 1
         self.now += timedelta(minutes=1)
         mail = CommandMail(
-            sender=sender, subject=subject, body=body, message_id=f"<m{self.count}@example.org>"
+            sender=sender, subject=subject, body=body, message_id=f"<m{self.count}@example.org>",
+            sender_auth=sender_auth,
         )
         return answer(self.factory, mail, self.config, self.now)
 
-    def one(self, subject: str, body: str = "", sender: str = "alice@example.org") -> Reply:
+    def signup(self, userid: str, password: str, sender: str) -> Reply:
+        """``signup`` from ``sender``, then ``confirm`` with the code its answer carries
+        (the address is not proven): the welcome."""
+        code_mail = self.one(f"signup {userid} {password}", sender=sender)
+        assert code_mail.subject == code_subject(userid), code_mail.body
+        self.now -= timedelta(minutes=1)  # the confirm in the same minute: one step on the clock
+        welcome = self.one(f"confirm {confirmation_code(code_mail.body)}", sender=sender)
+        assert welcome.subject == f"Emergo: welcome {userid}", welcome.body
+        return welcome
+
+    def one(
+        self, subject: str, body: str = "", sender: str = "alice@example.org",
+        sender_auth: str = "",
+    ) -> Reply:
         """Send and expect exactly one reply."""
-        replies = self.send(subject, body, sender)
+        replies = self.send(subject, body, sender, sender_auth)
         assert len(replies) == 1, [(r.to, r.subject) for r in replies]
         return replies[0]
 

@@ -63,8 +63,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "status": "It is bob's turn.",
         "ratings": [],
         "moves_total": 1,
-        "moves_first": 1,
-        "move_rows": [("  1. e4", "")],
+        "move_lines": ["  1. e4"],
+        "decline": "To decline this game, send 'emergo resign 101 YOURID PASSWORD'.",
         "board": "BOARD",
         "comment": "Hi",
         "commenter": "alice",
@@ -88,8 +88,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "status": "It is bob's turn.",
         "ratings": [],
         "moves_total": 1,
-        "moves_first": 1,
-        "move_rows": [("  1. e4", "")],
+        "move_lines": ["  1. e4"],
+        "decline": "To decline this game, send 'emergo resign 101 YOURID PASSWORD'.",
         "comment": "Hi",
         "commenter": "alice",
         "last_move": "Last move.",
@@ -160,6 +160,22 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "rating": 1600,
         "address": "pbm@example.org",
     },
+    "signup_code.txt.j2": {
+        "userid": "alice",
+        "waiting": ["a2@example.org"],
+        "address": "a@example.org",
+        "server": "pbm@example.org",
+        "code": "K7QX-M2PD-9HTR-B4NE",
+        "expires": "2026-11-28 10:00 UTC",
+        "days": 7,
+    },
+    "notice/own_code.txt.j2": {
+        "address": "a@example.org",
+        "server": "pbm@example.org",
+        "code": "K7QX-M2PD-9HTR-B4NE",
+        "expires": "2026-11-28 10:00 UTC",
+        "days": 7,
+    },
     "addresses_changed.txt.j2": {
         "userid": "alice",
         "addresses": ["a@example.org"],
@@ -185,6 +201,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "userid": "alice",
         "sender": "eve@example.org",
         "forged": False,
+        "unproven": False,
         "count": 5,
         "locked_until": "2026-11-21 11:00 UTC",
         "registered": ["a@example.org"],
@@ -202,7 +219,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "locked_until": "2026-11-21 11:00 UTC",
     },
     "notice/dead_letter.txt.j2": {"subject": "emergo move 101 alice ******** e4"},
-    "notice/reply_limit.txt.j2": {"limit": 100},
+    "notice/reply_limit.txt.j2": {"limit": 100, "held_until": "2026-11-26 13:00 UTC"},
     "notice/reply_cut.txt.j2": {"limit_kb": 64, "left": 120},
     "notice/html_left_out.txt.j2": {"limit_kb": 64},
     "notice/reminder.txt.j2": {
@@ -212,10 +229,14 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "days_left": 21,
         "board_text": "THE BOARD\n",
     },
+    "notice/lock_vacation.txt.j2": {
+        "userid": "bob", "number": 101, "until": "2026-11-22 10:00 UTC", "left": 29,
+        "allowance": 30, "year": 2026,
+    },
     "error/error.txt.j2": ERROR,
     "error/wrong_password.txt.j2": {
         **ERROR, "attempts_left": 0, "locked_until": "11:00", "registered": True,
-        "forged": True,
+        "forged": True, "unproven": False,
     },
     "error/stale_move.txt.j2": {**ERROR, "given": 3, "expected": 5},
     "error/malformed_move.txt.j2": ERROR,
@@ -229,9 +250,25 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "error/usage.txt.j2": {**ERROR, "usage": "signup userid password"},
     "error/unknown_command.txt.j2": {**ERROR, "commands": COMMANDS},
+    "error/start_here.txt.j2": {"reason": "Your mail has no command it knows.", "folded": False},
+    "notice/support_password.txt.j2": {
+        "userid": "alice", "password": "K7QX-M2PD-9HTR", "reason": "asked by phone",
+        "server": "pbmserv@emergo.example.org",
+    },
+    "notice/support_unlocked.txt.j2": {
+        "userid": "alice", "reason": "asked by phone", "server": "pbmserv@emergo.example.org",
+    },
+    "notice/support_deleted.txt.j2": {
+        "userid": "alice", "reason": "asked by mail", "server": "pbmserv@emergo.example.org",
+        "resigned": [101, 102], "kept": True,
+    },
+    "notice/support_merged.txt.j2": {
+        "old": "alice2", "kept": "alice", "rating": 1632, "reason": "two accounts",
+        "server": "pbmserv@emergo.example.org", "boards": [101], "addresses": ["a@example.org"],
+    },
 }
 
-# Issue 11: ratings and results, talking, spectators, finding and refusing opponents.
+# Ratings and results, talking, spectators, finding and refusing opponents.
 STANDING = {
     "rank": 1, "userid": "alice", "rating": 1616, "won": 1, "lost": 0, "drawn": 0,
     "active_boards": 2, "seeking": 1,
@@ -271,7 +308,7 @@ SAMPLES.update({
         "boards": [101],
     },
     "seeks.txt.j2": {
-        "rows": [{"userid": "alice", "seeking": 2, "rating": "1600?", "active": 0}],
+        "rows": [{"userid": "alice", "seeking": 2, "rating": "1600 provisional", "active": 0}],
         "provisional_games": 20,
     },
     "declined.txt.j2": {
@@ -279,7 +316,7 @@ SAMPLES.update({
     },
 })
 
-# Issue 11: moves in advance and time.
+# Moves in advance and time.
 BOARD_EXTRAS = {
     "vacations": ["bob is on vacation until 2026-12-01 10:00 UTC."],
     "queue": ["Your queued move (only you see this): d5 as move 4."],

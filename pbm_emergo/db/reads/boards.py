@@ -102,13 +102,15 @@ def _line(board: Board, white: str, black: str) -> BoardLine:
     )
 
 
-def active_boards(session: Session, *, limit: int = 100) -> list[BoardLine]:
-    """The boards being played, the most recently moved first."""
+def active_boards(session: Session, *, limit: int = 100, offset: int = 0) -> list[BoardLine]:
+    """The boards being played, the most recently moved first (at most ``limit``, after
+    skipping ``offset``)."""
     activity = func.coalesce(Board.last_move_at, Board.created_at)
     stmt = (
         _BOARD_LINES.where(Board.status == BOARD_ACTIVE)
         .order_by(activity.desc(), Board.number.desc())
         .limit(limit)
+        .offset(offset)
     )
     return [_line(*row) for row in session.execute(stmt)]
 

@@ -1,0 +1,142 @@
+"""Which parts of a rendered text are values put into the template, and which its own words.
+
+A reply must not show a word that may be a password (:mod:`pbm_emergo.game.secrets`), but
+only where the reply quotes what it was given: a password "error" must not turn the
+template's own "Emergo error" into "Emergo ********", which would also tell the reader what
+the password is. So every value a template outputs (``{{ ... }}``) is marked while rendering,
+and the result, a :class:`Rendered` string, remembers the spans of those values; the
+scrubber masks a secret only where it touches one.
+
+Erring towards masking: a value's whole text counts as quoted, a filter block over values
+counts as one value, and any change to a :class:`Rendered` string (concatenation, slicing)
+gives a plain ``str``, which is scrubbed everywhere.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from jinja2 import Environment, pass_context, pass_environment
+from jinja2.filters import do_wordwrap
+from jinja2.runtime import Context
+from markupsafe import Markup
+
+# Marks around each value while a template renders; taken out of every value first, so
+# that a value cannot pass itself off as the template's own text.
+OPEN, CLOSE = "\ue000", "\ue001"
+_UNMARK = str.maketrans({OPEN: "\ufffd", CLOSE: "\ufffd"})
+
+Span = tuple[int, int]
+
+
+class Rendered(str):
+    """A rendered text, with the spans (start, end) of the values the template put in
+    (None: not known, all of it counts as a value)."""
+
+    spans: tuple[Span, ...] | None
+
+    def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> Rendered:
+        made = super().__new__(cls, text)
+        made.spans = spans
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Rendered, (str(self), self.spans))
+
+    def marked(self) -> str:
+        """The text with its value spans marked again (to be put into another template)."""
+        if self.spans is None:
+            return OPEN + self + CLOSE
+        parts: list[str] = []
+        at = 0
+        for start, end in self.spans:
+            parts += [self[at:start], OPEN, self[start:end], CLOSE]
+            at = end
+        parts.append(self[at:])
+        return "".join(parts)
+
+
+class RenderedMarkup(Markup):
+    """A rendered HTML text, with the spans of its values (see :class:`Rendered`). Markup's
+    own operations (``+``, ``join``, ``format``) make new ones of this class without spans:
+    those count as values all through."""
+
+    spans: tuple[Span, ...] | None
+
+    def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> RenderedMarkup:
+        made = super().__new__(cls, text)
+        made.spans = spans
+        return made
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (RenderedMarkup, (str(self), self.spans))
+
+    def marked(self) -> Markup:
+        return Markup(Rendered(str(self), self.spans).marked())
+
+
+def spans_of(text: str | Markup) -> tuple[Span, ...] | None:
+    """The value spans of a rendered text, or None for a text of unknown origin."""
+    return getattr(text, "spans", None) if isinstance(text, Rendered | RenderedMarkup) else None
+
+
+@pass_context  # at render time only: Jinja would run a plain one on constants when compiling
+def mark_value(_context: Context, value: Any) -> Any:
+    """The environments' ``finalize``: a value as output, between marks."""
+    if isinstance(value, Rendered | RenderedMarkup):
+        return value.marked()
+    text = str(value).translate(_UNMARK)
+    marked = OPEN + text + CLOSE
+    return Markup(marked) if isinstance(value, Markup) else marked
+
+
+@pass_environment
+def wordwrap(environment: Environment, text: str, *args: Any, **kwargs: Any) -> str:
+    """Jinja's ``wordwrap``, for a text that may hold marked values (a filter block): the
+    marks would count as characters, so the wrapped text is marked as one value."""
+    if OPEN not in text and CLOSE not in text:
+        return do_wordwrap(environment, text, *args, **kwargs)
+    plain = text.replace(OPEN, "").replace(CLOSE, "")
+    return OPEN + do_wordwrap(environment, plain, *args, **kwargs) + CLOSE
+
+
+_MARKS = re.compile(f"([{OPEN}{CLOSE}])")
+
+
+def unmark(marked: str) -> tuple[str, tuple[Span, ...]]:
+    """The text without its marks, and the spans the marks enclosed (nested marks count
+    once; a stray close mark is dropped)."""
+    if OPEN not in marked and CLOSE not in marked:
+        return marked, ()
+    parts: list[str] = []
+    spans: list[Span] = []
+    length = depth = start = 0
+    for piece in _MARKS.split(marked):
+        if piece == OPEN:
+            if depth == 0:
+                start = length
+            depth += 1
+        elif piece == CLOSE:
+            if depth > 0:
+                depth -= 1
+                if depth == 0 and length > start:
+                    spans.append((start, length))
+        elif piece:
+            parts.append(piece)
+            length += len(piece)
+    if depth > 0 and length > start:
+        spans.append((start, length))
+    return "".join(parts), tuple(spans)
+
+
+def rendered(marked: str) -> Rendered:
+    """A template's output (with marks) as a :class:`Rendered` text."""
+    text, spans = unmark(marked)
+    return Rendered(text, spans)
+
+
+def rendered_markup(marked: str) -> RenderedMarkup:
+    """An HTML template's output (with marks) as a :class:`RenderedMarkup` text."""
+    text, spans = unmark(marked)
+    return RenderedMarkup(text, spans)

@@ -1,0 +1,126 @@
+"""What one sender's mail may cause to others, replayed through the listener.
+
+Each test mails an attack to the running server (real SMTP on 127.0.0.1, real workers,
+scheduler and outbox sender, a recording relay) and shows that it no longer works: one mail
+reaches at most a few other people, a sender's mails at most a budget of them in an hour,
+and a flood never makes a player's own board mail fail: it is held and sent later.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import timedelta
+
+from sqlalchemy import func, select
+
+from pbm_emergo.db.models import Board, OutboundMessage
+from tests.support.clock import Clock
+from tests.support.mail import wait_for
+from tests.support.post import ALICE, BOB, Post, text
+
+CAROL = "carol@example.org"
+
+
+def boards(post: Post) -> int:
+    with post.sessions() as session:
+        return int(session.scalar(select(func.count()).select_from(Board)) or 0)
+
+
+def report_lines(report: str, needle: str) -> int:
+    return sum(1 for line in report.splitlines() if needle in line)
+
+
+def test_one_mail_of_thirty_challenges_reaches_the_opponent_at_most_five_times(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    lines = "\n".join(["emergo challenge alice bob"] * 30)
+    mails = post.send("multiple", ALICE, body=lines)
+    to_bob = [m for m in mails if str(m["To"]) == BOB]
+    assert len(to_bob) == 5
+    assert boards(post) == 5  # a refused challenge starts no game
+    [report] = [m for m in mails if str(m["Subject"]).startswith("Emergo multiple")]
+    assert str(report["Subject"]) == "Emergo multiple: 5 done, 25 failed"
+    assert report_lines(text(report), "one mail may cause at most 5 mails to others") >= 1
+
+
+def test_a_senders_mails_to_others_are_budgeted_by_the_hour(
+    make_post: Callable[..., Post], clock: Clock,
+) -> None:
+    post = make_post(mails_to_others_per_hour=3)
+    for _ in range(3):
+        mails = post.send("emergo challenge alice bob", ALICE)
+        assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
+    refused = post.one("emergo challenge alice bob", ALICE)
+    assert str(refused["Subject"]) == "Emergo error"
+    assert "at most 3 mails to others in an hour" in text(refused)
+    assert "Nothing was sent or changed" in text(refused)
+    assert boards(post) == 3
+    # Bob's own mail is his: his budget is not alice's.
+    assert len(post.send("emergo challenge bob alice", BOB)) == 2
+    clock.now += timedelta(hours=1, minutes=1)
+    assert len(post.send("emergo challenge alice bob", ALICE)) == 2
+
+
+def test_signups_for_strangers_send_at_most_five_codes_per_mail(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    strangers = [f"stranger{n}@elsewhere.example" for n in range(30)]
+    lines = "\n".join(
+        f"signup spam{n} spam-pw{n} {' '.join(strangers[5 * n:5 * n + 5])}" for n in range(6)
+    )
+    post.send("multiple", CAROL, body=lines)
+    reached = [s for s in strangers if post.received_by(s)]
+    assert 0 < len(reached) <= 5
+
+
+def test_a_flood_holds_a_players_board_mail_and_sends_it_later(
+    make_post: Callable[..., Post], clock: Clock,
+) -> None:
+    """Others' mail used up bob's hourly limit: alice's challenge still starts the game,
+    and bob's board mail is held (never failed), then sent in the next hour."""
+    post = make_post(reply_limit=4)
+    for _ in range(2):
+        post.one("emergo help", BOB)  # with his code and his welcome, four mails: his limit
+    mails = post.send("emergo challenge alice bob", ALICE)
+    assert [str(m["To"]) for m in mails] == [ALICE, BOB]
+    notice = next(m for m in mails if str(m["To"]) == BOB)
+    assert str(notice["Subject"]) == "Emergo: reply limit reached"
+    assert "held, not lost" in text(notice)
+    with post.sessions() as session:
+        held = session.scalars(
+            select(OutboundMessage).where(
+                OutboundMessage.recipient == BOB, OutboundMessage.board_number.is_not(None)
+            )
+        ).one()
+    assert held.status == "pending" and (held.last_error or "").startswith("held:")
+    board_subject = held.subject
+    assert not any(str(m["Subject"]) == board_subject for m in post.received_by(BOB))
+    clock.now += timedelta(hours=1, minutes=1)
+    wait_for(lambda: any(str(m["Subject"]) == board_subject for m in post.received_by(BOB)))
+    with post.sessions() as session:
+        assert session.get(OutboundMessage, held.id).status == "sent"  # type: ignore[union-attr]
+
+
+def test_a_stranger_cannot_chat_on_someone_elses_board(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    post.signup("carol", "carol-pw1", CAROL)
+    mails = post.send("emergo challenge alice bob", ALICE)
+    board = int(str(mails[0]["Subject"]).split()[-2])
+    before = len(post.received_by(ALICE)), len(post.received_by(BOB))
+    refused = post.one(f"emergo chat {board} carol carol-pw1", CAROL, body="Buy my stuff")
+    assert f"Only the players of board {board} (alice and bob) may chat on it" in text(refused)
+    assert (len(post.received_by(ALICE)), len(post.received_by(BOB))) == before
+
+
+def test_messages_to_many_players_count_against_the_budget(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post(mails_to_others_per_mail=1)
+    post.signup("carol", "carol-pw1", CAROL)
+    refused = post.one("message carol carol-pw1 alice bob", CAROL, body="Hello both")
+    assert "would send 2 mails to other people" in text(refused)
+    assert not [m for m in post.received_by(ALICE) if "Message from" in str(m["Subject"])]
+    sent = post.send("message carol carol-pw1 alice", CAROL, body="Hello")
+    assert sorted(str(m["To"]) for m in sent) == [ALICE, CAROL]
