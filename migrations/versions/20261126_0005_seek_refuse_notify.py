@@ -1,4 +1,4 @@
-"""Seeking and refusing opponents; final board mails of finished games (issue 11).
+"""Seeking and refusing opponents; final board mails of finished games.
 
 - players.seeking: how many more games the player seeks (``emergo seek``), 0 for none.
 - players.refuses_challenges, players.board_limit: ``emergo reject`` (refuse every

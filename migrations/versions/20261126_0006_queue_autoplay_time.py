@@ -1,4 +1,4 @@
-"""Moves in advance and time (issue 11).
+"""Moves in advance and time.
 
 - queued_moves.if_move: the opponent's move a conditional queue item answers (NULL: any).
 - boards.queued: whether the board has queued moves, so that a move looks for them only then.

@@ -1,4 +1,4 @@
-"""What a mail is, parsed once on receipt (issue 8).
+"""What a mail is, parsed once on receipt.
 
 - inbound_messages.parsed: the parse of the mail the listener made on receipt (Subject,
   body text, References, the sender's DMARC/SPF verdict), so that the worker does not parse

@@ -6,7 +6,8 @@ terminal; ``--json`` prints JSON for scripts (a list, ``[]`` when there is nothi
 
 This module parses the arguments, opens the session and formats; the queries are in
 :mod:`pbm_emergo.db.reads` (and ``admin requeue`` writes through :mod:`pbm_emergo.db.inbox`
-and :mod:`pbm_emergo.db.outbox`).
+and :mod:`pbm_emergo.db.outbox`); the support cases (a new password, a lock-out lifted, a
+board resigned or adjudicated, a player deleted or merged) are :mod:`pbm_emergo.game.support`.
 """
 
 from __future__ import annotations
@@ -23,13 +24,14 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from pbm_emergo.config import Config, load_config
-from pbm_emergo.db import reads
+from pbm_emergo.db import ratings, reads
 from pbm_emergo.db.reads import BoardRow, MailRow
 from pbm_emergo.ops.backup import BackupError, backup_database
 from pbm_emergo.ops.stats import StatsError, format_stats, read_stats
 
 MAIL_STATUSES = ("pending", "processing", "sending", "done", "sent", "failed", "dead", "ignored")
 ERROR_WIDTH = 60
+MAIL_PAGE_SIZE = 20
 
 
 class AdminError(Exception):
@@ -89,7 +91,10 @@ def register(subparsers: Any) -> None:
     mail = commands.add_parser("mail", help="the inbound and outbound mail queues")
     mail.add_argument("--status", choices=MAIL_STATUSES)
     mail.add_argument("--queue", choices=("inbound", "outbound"))
-    mail.add_argument("--limit", type=int, default=100, help="newest N of each queue (100)")
+    mail.add_argument("--page", type=_positive, default=1,
+                      help="which page, newest mail first (1: the newest)")
+    mail.add_argument("--page-size", "--limit", dest="page_size", type=_positive,
+                      default=MAIL_PAGE_SIZE, help=f"messages to a page ({MAIL_PAGE_SIZE})")
     mail.set_defaults(func=admin_mail)
 
     requeue = commands.add_parser(
@@ -117,9 +122,23 @@ def register(subparsers: Any) -> None:
     )
     backup.add_argument("path", metavar="PATH")
     backup.add_argument("--force", action="store_true", help="replace PATH if it exists")
+    backup.add_argument("--parents", action="store_true",
+                        help="create PATH's folder if it does not exist")
     backup.set_defaults(func=admin_backup)
     for parser in (stats, backup):
         _config_options(parser)
+    _register_support(commands)
+
+
+def _positive(text: str) -> int:
+    """An argparse type: a whole number from 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number from 1")
+    return value
 
 
 def _config(args: argparse.Namespace) -> Config:
@@ -415,7 +434,7 @@ def _players(session: Session, args: argparse.Namespace) -> int:
     rows = [
         [
             p.userid,
-            f"{p.rating}{'?' if p.provisional else ''}",
+            ratings.rating_text(p.rating, p.provisional),
             p.won,
             p.lost,
             p.drawn,
@@ -496,7 +515,7 @@ def _player(session: Session, args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(item, indent=2, ensure_ascii=False))
         return 0
-    provisional = " (provisional)" if player.provisional else ""
+    provisional = " provisional" if player.provisional else ""
     print(f"Player {player.userid}")
     print(f"Addresses: {', '.join(player.addresses) or '-'}")
     print(f"Created {_short_time(player.created_at)}", end="")
@@ -550,12 +569,22 @@ def _mail_json(row: MailRow) -> dict[str, Any]:
 
 
 def _mail(session: Session, args: argparse.Namespace) -> int:
-    messages = reads.mail_rows(
+    """A page of mail, newest first, under a line saying which and how many; ``--json``: the
+    page's list alone."""
+    found = reads.mail_page(
         session,
         queues=reads.QUEUES if args.queue is None else (args.queue,),
         status=args.status,
-        limit=args.limit,
+        page=args.page,
+        per_page=args.page_size,
     )
+    messages = found.rows
+    if not messages and found.total and not args.json:
+        pages = -(-found.total // args.page_size)
+        raise AdminError(
+            f"there is no page {args.page}: {found.total} messages make {pages} "
+            f"page{'s' if pages > 1 else ''} of {args.page_size}"
+        )
     rows = [
         [
             m.label,
@@ -569,6 +598,14 @@ def _mail(session: Session, args: argparse.Namespace) -> int:
         for m in messages
     ]
     headers = ["id", "status", "tries", "time", "from/to", "subject", "last error"]
+    if messages and not args.json:
+        last = found.first + len(messages) - 1
+        more = (
+            f"; --page {args.page + 1} for the next {min(args.page_size, found.total - last)}"
+            if last < found.total
+            else ""
+        )
+        print(f"showing {found.first}-{last} of {found.total}, newest first{more}")
     _print_list(args, [_mail_json(m) for m in messages], format_table(headers, rows))
     return 0
 
@@ -637,8 +674,171 @@ def admin_stats(args: argparse.Namespace) -> int:
 def admin_backup(args: argparse.Namespace) -> int:
     """A copy of the live SQLite database (:mod:`pbm_emergo.ops.backup`)."""
     try:
-        print(backup_database(_config(args), args.path, force=args.force))
+        print(backup_database(_config(args), args.path, force=args.force,
+                              parents=args.parents))
     except BackupError as err:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
+    return 0
+
+
+# --- support: passwords, lock-outs, boards, accounts ------------------------------------
+
+
+def _register_support(commands: Any) -> None:
+    """The operator's support cases (:mod:`pbm_emergo.game.support`). Each takes the reason
+    the players are told and the log line records."""
+    reset = commands.add_parser(
+        "reset-password", help="mail a player a new password (to a registered address)"
+    )
+    reset.add_argument("userid", metavar="USERID")
+    reset.add_argument(
+        "--address", metavar="ADDRESS", help="which registered address (default: the first)"
+    )
+    reset.set_defaults(func=admin_reset_password)
+    unlock = commands.add_parser("unlock", help="forget a player's wrong passwords: locks end")
+    unlock.add_argument("userid", metavar="USERID")
+    unlock.set_defaults(func=admin_unlock)
+    resign = commands.add_parser("resign", help="resign a game for one of its players")
+    resign.add_argument("board", type=int, metavar="BOARD")
+    resign.add_argument("userid", metavar="USERID")
+    resign.set_defaults(func=admin_resign)
+    adjudicate = commands.add_parser(
+        "adjudicate", help="end a game as decided: RESULT is the winner's userid or 'draw'"
+    )
+    adjudicate.add_argument("board", type=int, metavar="BOARD")
+    adjudicate.add_argument("result", metavar="RESULT")
+    adjudicate.set_defaults(func=admin_adjudicate)
+    delete = commands.add_parser(
+        "delete-player", help="delete an account (closed if it has finished games)"
+    )
+    delete.add_argument("userid", metavar="USERID")
+    delete.add_argument(
+        "--resign-games", dest="resign_games", action="store_true",
+        help="resign the player's active games first (else they refuse the deletion)",
+    )
+    delete.set_defaults(func=admin_delete_player)
+    merge = commands.add_parser(
+        "merge-players", help="merge the account OLD into KEPT (games, addresses, record)"
+    )
+    merge.add_argument("old", metavar="OLD")
+    merge.add_argument("kept", metavar="KEPT")
+    merge.set_defaults(func=admin_merge_players)
+    for parser in (reset, unlock, resign, adjudicate, delete, merge):
+        parser.add_argument(
+            "--reason", required=True, metavar="TEXT",
+            help="why (mailed to the players and logged)",
+        )
+        _config_options(parser)
+
+
+def admin_reset_password(args: argparse.Namespace) -> int:
+    from pbm_emergo.game import support
+
+    return _support(
+        args, "reset-password", args.userid,
+        lambda ctx: support.reset_password(ctx, args.userid, args.reason, address=args.address),
+    )
+
+
+def admin_unlock(args: argparse.Namespace) -> int:
+    from pbm_emergo.game import support
+
+    return _support(
+        args, "unlock", args.userid, lambda ctx: support.unlock(ctx, args.userid, args.reason)
+    )
+
+
+def admin_resign(args: argparse.Namespace) -> int:
+    from pbm_emergo.game import support
+
+    return _support(
+        args, "resign", f"{args.board} {args.userid}",
+        lambda ctx: support.resign_board(ctx, args.board, args.userid, args.reason),
+    )
+
+
+def admin_adjudicate(args: argparse.Namespace) -> int:
+    from pbm_emergo.game import support
+
+    return _support(
+        args, "adjudicate", f"{args.board} {args.result}",
+        lambda ctx: support.adjudicate(ctx, args.board, args.result, args.reason),
+    )
+
+
+def admin_delete_player(args: argparse.Namespace) -> int:
+    from pbm_emergo.game import support
+
+    return _support(
+        args, "delete-player", args.userid,
+        lambda ctx: support.delete_player(
+            ctx, args.userid, args.reason, resign_games=args.resign_games
+        ),
+    )
+
+
+def admin_merge_players(args: argparse.Namespace) -> int:
+    from pbm_emergo.game import support
+
+    return _support(
+        args, "merge-players", f"{args.old} {args.kept}",
+        lambda ctx: support.merge_players(ctx, args.old, args.kept, args.reason),
+    )
+
+
+def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> int:
+    """Run one support case as the scheduler runs timed work: a unit of work whose session
+    is the write transaction, its writes applied, its mails queued in the outbox in the
+    same transaction; then print its summary and log one line with the operator's reason.
+    A refusal is reported in one line and changes nothing."""
+    import logging
+
+    from sqlalchemy.orm import sessionmaker
+
+    from pbm_emergo.db.errors import Conflict
+    from pbm_emergo.db.session import create_engine_for
+    from pbm_emergo.db.types import utcnow
+    from pbm_emergo.game.results import Refused, Result
+    from pbm_emergo.game.unit import UnitOfWork
+    from pbm_emergo.mail.worker import InboxWorker
+    from pbm_emergo.telemetry.logs import event, setup_logging
+
+    config = _config(args)
+    if not logging.getLogger().handlers:
+        setup_logging(logging.INFO, config.log_format)
+    engine = create_engine_for(config.effective_database_url)
+    sessions = sessionmaker(engine, expire_on_commit=False)
+    now = utcnow()
+    try:
+        with sessions.begin() as session:
+            ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
+            result: Result = case(ctx)
+            ctx.apply_pending()
+            mailer = InboxWorker(sessions, config, clock=lambda: now)
+            mailed = sum(mailer.queue_scheduled(session, reply) for reply in result.replies)
+    except Refused as refused:
+        print(f"pbm-emergo admin: {refused.reason}", file=sys.stderr)
+        return 1
+    except Conflict as conflict:
+        print(f"pbm-emergo admin: {conflict}; nothing was changed, run it again", file=sys.stderr)
+        return 1
+    except DBAPIError as err:
+        print(
+            f"pbm-emergo admin: database error ({err.orig}); is the database migrated? "
+            "Run `pbm-emergo db upgrade`.",
+            file=sys.stderr,
+        )
+        return 1
+    finally:
+        engine.dispose()
+    event(
+        logging.getLogger(__name__), logging.INFO, "admin", action=action, target=target,
+        reason=" ".join(args.reason.split()), result=result.summary, mails=len(result.replies),
+    )
+    held = len(result.replies) - mailed
+    print(
+        f"{result.summary}; {len(result.replies)} mail(s) queued"
+        + (f" ({held} held back by the hourly reply limit)" if held else "")
+    )
     return 0

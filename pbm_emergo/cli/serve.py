@@ -4,6 +4,10 @@
 
 SIGTERM or SIGINT: the listener stops accepting first, each worker finishes the message in
 hand, the sender finishes the mail in hand, then the process exits with status 0.
+
+At INFO, startup logs a few lines (:func:`_log_startup`): the version, the database and its
+schema revision, where the server listens, where replies go, and the web view's address (from
+the web view's process).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from typing import Any
 
 from sqlalchemy.engine import make_url
 
+from pbm_emergo import __version__
 from pbm_emergo.cli.web import WebProcess
 from pbm_emergo.config import EVENT_LOOPS, Config, load_config
 from pbm_emergo.db.session import (
@@ -121,10 +126,12 @@ def run_worker(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, *, listen: bool) -> int:
     config = _config_from(args)
     setup_logging(getattr(logging, str(args.log_level).upper(), logging.INFO), config.log_format)
-    # aiosmtpd logs every SMTP command at INFO.
-    logging.getLogger("mail.log").setLevel(logging.WARNING)
+    log.info("pbm-emergo %s: %s, data dir %s", __version__, "serve" if listen else "worker",
+             config.data_dir.resolve())
     config.data_dir.mkdir(parents=True, exist_ok=True)
+    migrated_from: str | None = None
     if args.migrate or (listen and config.is_embedded_database):
+        migrated_from = current_revision(get_engine(config)) or ""
         upgrade_to_head(config)
     current, head = current_revision(get_engine(config)), head_revision()
     if current != head:
@@ -160,13 +167,8 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
     if listen and config.http_port:
         web = WebProcess(config)
         web.start()
-    log.info(
-        "pbm-emergo %s: address %s, database %s, outbound %s",
-        "serving" if listen else "worker",
-        config.address,
-        _redact(config.effective_database_url),
-        config.effective_outbound,
-    )
+    _log_startup(config, listen=listen, work=server.work, revision=current,
+                 migrated_from=migrated_from)
     while not stop.wait(1.0):
         server.check_workers()
         if web is not None:
@@ -180,6 +182,32 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
         metrics.remove_multiprocess_dir(metrics_dir)
     log.info("stopped")
     return 0
+
+
+def _log_startup(
+    config: Config, *, listen: bool, work: bool, revision: str | None, migrated_from: str | None
+) -> None:
+    """The operator's startup lines: the database, where mail comes in and goes out, and the
+    metrics endpoint (the version came first; the web view's process logs its address)."""
+    migrated = ""
+    if migrated_from == "":
+        migrated = " (created now)"
+    elif migrated_from is not None and migrated_from != revision:
+        migrated = f" (migrated from {migrated_from})"
+    log.info("database %s at schema revision %s%s",
+             _redact(config.effective_database_url), revision, migrated)
+    if listen:
+        processes = config.listener_count
+        log.info("listening on %s:%d (SMTP, %d process%s) for mail to %s",
+                 config.smtp_host, config.smtp_port, processes, "" if processes == 1 else "es",
+                 config.address)
+    if work:
+        log.info("replies go to %s; %d inbox worker%s", config.effective_outbound,
+                 config.worker_count, "" if config.worker_count == 1 else "s")
+    else:
+        log.info("no inbox workers here: `pbm-emergo worker` processes answer the mail")
+    if config.metrics_port:
+        log.info("metrics on http://%s:%d/metrics", config.metrics_host, config.metrics_port)
 
 
 def _redact(url: str) -> str:

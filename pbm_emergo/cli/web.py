@@ -18,6 +18,7 @@ from typing import Any
 
 from pbm_emergo.config import Config, load_config
 from pbm_emergo.ops.processes import exit_with_parent
+from pbm_emergo.telemetry.logs import library_level, setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ def run_web(args: argparse.Namespace) -> int:
         for name in ("data_dir", "database_url", "http_host", "http_port")
     }
     config = load_config(overrides, config_file=args.config)
-    logging.basicConfig(level=getattr(logging, str(args.log_level).upper(), logging.INFO))
+    setup_logging(getattr(logging, str(args.log_level).upper(), logging.INFO), config.log_format)
     serve_web(config, config.http_port or DEFAULT_PORT)
     return 0
 
@@ -58,7 +59,7 @@ def serve_web(config: Config, port: int) -> None:
     from pbm_emergo.db.session import get_sessionmaker
     from pbm_emergo.web.app import create_app
 
-    app = create_app(get_sessionmaker(config))
+    app = create_app(get_sessionmaker(config), config)
     log.info("web view on http://%s:%d/", config.http_host, port)
     # uvicorn stops gracefully on SIGTERM/SIGINT, then raises the signal again for the
     # handler it found: with this one, a stop is a normal end (status 0, as for serve).
@@ -68,7 +69,10 @@ def serve_web(config: Config, port: int) -> None:
         app,
         host=config.http_host,
         port=port,
-        log_level=logging.getLevelName(logging.getLogger().level).lower(),
+        # uvicorn logs through ours (setup_logging): one format, its start and stop lines
+        # at DEBUG only.
+        log_config=None,
+        log_level=library_level(logging.getLogger().level),
         access_log=False,
         server_header=False,
         # Behind the reverse proxy: its X-Forwarded-* headers are believed from loopback only.
@@ -81,9 +85,9 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
     log.info("web view stopped by signal %d", signum)
 
 
-def _web_process(config: Config, parent: int) -> None:
+def _web_process(config: Config, parent: int, log_level: int = logging.INFO) -> None:
     exit_with_parent(parent)  # a server killed with SIGKILL leaves no web view behind
-    logging.basicConfig(level=logging.INFO)
+    setup_logging(log_level, config.log_format)
     serve_web(config, config.http_port)
 
 
@@ -98,7 +102,8 @@ class WebProcess:
 
     def start(self) -> None:
         self.process = self.context.Process(
-            target=_web_process, args=(self.config, os.getpid()), name="web", daemon=True
+            target=_web_process, args=(self.config, os.getpid(), logging.getLogger().level),
+            name="web", daemon=True,
         )
         self.process.start()
 

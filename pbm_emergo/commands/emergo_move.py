@@ -37,11 +37,18 @@ class MoveCommand(Command):
     grammar = Grammar(BOARD, USERID, PASSWORD, named(WORD, "MOVE[#n]"))
     description = "play MOVE (e4, e4-e5, e4xc4xc6), or resign, propose, accept, reject, undo"
     details = (
-        "Plays MOVE on the board for USERID. Notation: e4 enters a man (or the shadowpiece), "
-        "e4-e5 moves a piece, e4xc4xc6 captures (the start cell, then every landing cell). "
-        "Add #n to play the move only as move n of the game (both players' moves counted): "
-        "e4xc4#17. Instead of a move: resign; propose (offer a draw); undo (ask to take "
-        "back your last move); accept or reject (answer your opponent's offer or request). "
+        "Plays MOVE on the board for USERID. Notation:\n"
+        "  e4         enters a man (or the shadowpiece) on e4\n"
+        "  e4-e5      moves a piece\n"
+        "  e4xc4xc6   captures: the start cell, then every landing cell\n"
+        "\n"
+        "Add #n to play the move only as move n of the game (both players' moves "
+        "counted):\n"
+        "  emergo move 101 alice PASSWORD e4xc4#17\n"
+        "\n"
+        "Instead of a move: resign; propose (offer a draw); undo (ask to take back your "
+        "last move); accept or reject (answer your opponent's offer or request).\n"
+        "\n"
         "The body of the mail is a comment both players see."
     )
     section = "emergo"

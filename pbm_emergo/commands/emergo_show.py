@@ -85,7 +85,7 @@ class ShowCommand(Command):
             queue = shown_queue(ctx, board, state) if upto is None else []
             views.append(
                 board_view(
-                    state, position=position, upto=upto, all_moves=True, link=link,
+                    state, position=position, upto=upto, link=link,
                     now=ctx.now, queue=queue,
                 )
             )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from pbm_emergo.commands import masking, registry
@@ -37,9 +38,12 @@ class HelpCommand(Command):
                     summary=f"sent the help for {command.name}",
                     answer=render(
                         "help_command.txt.j2",
-                        usage=command.usage(),
+                        usage=textwrap.fill(
+                            command.usage(), HELP_WIDTH, subsequent_indent="    ",
+                            break_long_words=False, break_on_hyphens=False,
+                        ),
                         description=command.description,
-                        details=command.details or command.description,
+                        details=help_text(command.details or command.description),
                     ),
                     answer_subject=f"Emergo help: {command.name}",
                 )
@@ -53,6 +57,32 @@ class HelpCommand(Command):
             ),
             answer_subject="Emergo help",
         )
+
+
+# Help texts are wrapped to fit a mail reader's window.
+HELP_WIDTH = 72
+
+
+def help_text(details: str) -> str:
+    """A command's help as mailed: paragraphs (split by blank lines) wrapped at
+    ``HELP_WIDTH``; a line that starts with two spaces (an example) kept on its own, as
+    written."""
+    paragraphs: list[str] = []
+    for paragraph in details.split("\n\n"):
+        lines: list[str] = []
+        prose: list[str] = []
+        for line in paragraph.splitlines():
+            if line.startswith("  "):
+                if prose:
+                    lines.append(textwrap.fill(" ".join(prose), HELP_WIDTH))
+                    prose = []
+                lines.append(line.rstrip())
+            else:
+                prose.append(line.strip())
+        if prose:
+            lines.append(textwrap.fill(" ".join(prose), HELP_WIDTH))
+        paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)
 
 
 def shown_topic(words: Sequence[str], known: Known) -> str:

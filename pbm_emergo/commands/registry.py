@@ -3,6 +3,7 @@ commands up in it. Add a command by writing its module and naming its class here
 
 from __future__ import annotations
 
+import difflib
 import importlib
 from functools import cache
 
@@ -72,6 +73,40 @@ def help_entries() -> list[dict[str, str]]:
         for c in all_commands()
         if c.listed
     ]
+
+
+# How close a mistyped command word must be to one of ours to be suggested (difflib's
+# ratio: "mvoe" to "move" is 0.75, "chalenge" to "challenge" 0.94).
+NEAR = 0.7
+
+
+def nearest(words: list[str]) -> str | None:
+    """The command a mistyped command line most likely meant ("emergo move" for
+    ``emergo mvoe``, "signup" for ``sigup``), or None when nothing is near."""
+    names = list(by_name())
+    lowered = [w.lower() for w in words[:2]]
+    if not lowered:
+        return None
+    if lowered[0] == "emergo" and len(lowered) == 2:
+        seconds = {n.split(" ", 1)[1]: n for n in names if n.startswith("emergo ")}
+        close = difflib.get_close_matches(lowered[1], list(seconds), n=1, cutoff=NEAR)
+        return seconds[close[0]] if close else None
+    # A one-word command, or the first word of a two-word one ("chnage password").
+    firsts = {n.split(" ", 1)[0]: n for n in reversed(names)}
+    close = difflib.get_close_matches(lowered[0], list(firsts), n=1, cutoff=NEAR)
+    if not close:
+        return None
+    if close[0] == "emergo":
+        if lowered[0] == "emergo":
+            return None
+        meant = f"emergo {lowered[1]}" if len(lowered) == 2 else ""
+        return meant if meant in names else "emergo help"
+    named = [n for n in names if n.split(" ", 1)[0] == close[0]]
+    if len(lowered) == 2 and any(" " in n for n in named):
+        exact = f"{close[0]} {lowered[1]}"
+        if exact in named:
+            return exact
+    return named[0] if len(named) == 1 or " " not in named[0] else close[0]
 
 
 def lookup(words: list[str]) -> tuple[type[Command] | None, int]:

@@ -85,6 +85,12 @@ def is_provisional(player: Rated) -> bool:
     return player.rated_games < PROVISIONAL_GAMES
 
 
+def rating_text(rating: int, provisional: bool) -> str:
+    """A rating as every list shows it: the word "provisional" after it while it is
+    (the standings put such players under their own heading instead)."""
+    return f"{rating} provisional" if provisional else str(rating)
+
+
 def game_rating(white: Rated, black: Rated, winner: str | None) -> GameRating:
     """The Elo changes of a rated game ``white`` and ``black`` finished with ``winner``
     (K=32, 64 while a player's rating is provisional)."""

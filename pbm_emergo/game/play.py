@@ -46,7 +46,7 @@ KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
 
 def board_text(state: BoardState) -> str:
     """The board part of an error reply."""
-    return board_view(state, all_moves=not state.active).text
+    return board_view(state).text
 
 
 def moves_in_lines(moves: list[Move], per_line: int = 8) -> list[str]:

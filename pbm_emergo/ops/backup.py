@@ -2,6 +2,9 @@
 online backup API while the server runs. The copy is one consistent snapshot (WAL: the
 server's writers go on meanwhile), checked (``PRAGMA quick_check``) and made a plain single
 file before it is renamed to PATH. On PostgreSQL it says to use ``pg_dump``.
+
+PATH's folder must exist (``--parents`` creates it): a mistyped folder is an error, not a
+new folder that the next backup job does not look in.
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ class BackupError(Exception):
     """No backup was taken (the message says why, in one line)."""
 
 
-def backup_database(config: Config, path: str, *, force: bool = False) -> str:
-    """Copy ``config``'s SQLite database to ``path``; the line that says what was copied."""
+def backup_database(
+    config: Config, path: str, *, force: bool = False, parents: bool = False
+) -> str:
+    """Copy ``config``'s SQLite database to ``path``; the line that says what was copied.
+    ``parents``: create ``path``'s folder if it is missing."""
     url = make_url(config.effective_database_url)
     if url.get_backend_name() != "sqlite":
         plain = url.set(drivername="postgresql").render_as_string(hide_password=True)
@@ -36,6 +42,19 @@ def backup_database(config: Config, path: str, *, force: bool = False) -> str:
     target = Path(path)
     if target.exists() and not force:
         raise BackupError(f"{target} exists (--force replaces it)")
+    folder = target.parent
+    if not folder.is_dir():
+        if folder.exists():
+            raise BackupError(f"{folder} is not a folder")
+        if not parents:
+            raise BackupError(
+                f"the folder {folder} does not exist: check the path, or add --parents "
+                "to create it"
+            )
+        try:
+            folder.mkdir(parents=True)
+        except OSError as err:
+            raise BackupError(f"could not create the folder {folder}: {err}") from None
     try:
         started = time.monotonic()
         pages = backup_sqlite(Path(source), target)

@@ -26,7 +26,7 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.robots import RobotRunner, robots_enabled
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.ops.processes import lower_priority
-from pbm_emergo.telemetry.logs import TEXT_FORMAT
+from pbm_emergo.telemetry.logs import setup_logging
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +134,8 @@ def run_robot_process(
     config: Config, flag: Any, poll_seconds: float, log_level: int, parent: int
 ) -> None:
     """The body of the robot process (see :class:`RobotPlayer`)."""
-    # The server's text log format, whatever config.log_format says.
-    logging.basicConfig(level=log_level, format=TEXT_FORMAT)
+    # The one log format of every component (text or JSON, config.log_format).
+    setup_logging(log_level, config.log_format)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
     lower_priority(config.worker_nice)  # as the workers (see Config.worker_nice)
     stop = RobotStop(flag, parent)

@@ -44,6 +44,8 @@ class Termination(enum.StrEnum):
     DRAW_AGREED = "draw agreed"
     #: The player to move did not move in time: the other wins.
     FORFEIT = "forfeit"
+    #: The server's operator decided the result (a win or a draw), with a reason.
+    ADJUDICATED = "adjudicated"
 
 
 @dataclass(frozen=True, slots=True)

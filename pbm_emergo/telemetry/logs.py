@@ -14,6 +14,12 @@ processed mail::
 
 Every other record keeps its text (in JSON: under ``message``, with ``exc_info`` as
 ``traceback``).
+
+Every process of the server (listeners, workers, the web view's uvicorn) logs through
+:func:`setup_logging`, in one format. The libraries' own INFO lines (Alembic's plugins and
+migration steps, aiosmtpd's every SMTP command, uvicorn's start and stop) show at DEBUG only:
+at INFO, startup is the server's few lines (version, database, listening addresses, outbound,
+web view).
 """
 
 from __future__ import annotations
@@ -26,6 +32,8 @@ from typing import Any
 
 TEXT_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s: %(message)s"
 FORMATS = ("text", "json")
+# Libraries logging details of their own at INFO (see the module docstring).
+CHATTY_LOGGERS = ("alembic", "mail.log", "uvicorn")
 _BARE = re.compile(r"[A-Za-z0-9_.@:/+\-]+")
 
 
@@ -77,9 +85,16 @@ class JSONFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
+def library_level(level: int) -> int:
+    """The level of :data:`CHATTY_LOGGERS` when the server logs at ``level``: theirs from
+    DEBUG down, else at least WARNING."""
+    return level if level <= logging.DEBUG else max(level, logging.WARNING)
+
+
 def setup_logging(level: int, log_format: str = "text") -> None:
     """A handler on the root logger writing to stderr in ``log_format`` (replacing the one an
-    earlier call added; other handlers, such as a test's, are left alone)."""
+    earlier call added; other handlers, such as a test's, are left alone), and the chatty
+    libraries' level (:func:`library_level`)."""
     if log_format not in FORMATS:
         raise ValueError(f"log_format must be one of {', '.join(FORMATS)}, not {log_format!r}")
     handler = logging.StreamHandler()
@@ -92,6 +107,17 @@ def setup_logging(level: int, log_format: str = "text") -> None:
             root.removeHandler(old)
     root.addHandler(handler)
     root.setLevel(level)
+    for name in CHATTY_LOGGERS:
+        logging.getLogger(name).setLevel(library_level(level))
 
 
-__all__ = ["FORMATS", "JSONFormatter", "TEXT_FORMAT", "event", "key_values", "setup_logging"]
+__all__ = [
+    "CHATTY_LOGGERS",
+    "FORMATS",
+    "JSONFormatter",
+    "TEXT_FORMAT",
+    "event",
+    "key_values",
+    "library_level",
+    "setup_logging",
+]

@@ -1,10 +1,17 @@
 """The read-only web view: an ASGI application (Starlette) over the server's database.
 
-Pages: ``/`` (active boards, recent results), ``/boards/N`` (the board drawn as in the board
-mail, ``?move=n`` to step through the game), ``/players/USERID``, ``/standings``,
-``/history``; JSON for tools at ``/api/boards/N``. Every page is a Jinja template in
-``pbm_emergo/web/templates``; the board itself is the mail's ``board/picture.html.j2`` from
-the reply templates folder, so that the web and the mail draw the same picture.
+Pages: ``/`` (how to play, active boards, recent results), ``/boards/N`` (the board drawn as
+in the board mail, ``?move=n`` to step through the game), ``/players/USERID``, ``/standings``,
+``/history``, ``/rules`` (``docs/rules.md``: :mod:`pbm_emergo.web.rules`); JSON for tools at
+``/api/boards/N``. The lists (``/``, ``/standings``, ``/history``) come a page at a time,
+``?page=N``, so that no answer grows with the server. A path with a trailing slash is
+redirected to the page without it, by a ``Location`` that is a path only: never built from the
+request's ``Host`` header, which the client chooses.
+
+Every page is a Jinja template in ``pbm_emergo/web/templates``; the board itself is the
+mail's ``board/picture.html.j2`` from the reply templates folder, so that the web and the
+mail draw the same picture. Every page carries the server's name and the front page its mail
+address and the first mails to send (:class:`Site`, from the configuration).
 
 Nothing is written, and nothing of a player's account is shown (no address, no password
 hash): the data come from :mod:`pbm_emergo.db.reads`, whose rows hold only public values. An
@@ -26,9 +33,10 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Match, Route
 
+from pbm_emergo.config import Config
 from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
@@ -37,11 +45,14 @@ from pbm_emergo.game.boards import BoardState, options_text, result_sentence, si
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import template_dir
+from pbm_emergo.web.rules import rules_page
 
 log = logging.getLogger(__name__)
 
 PAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"
 HISTORY_PAGE = 100  # finished games on one page of /history
+ACTIVE_PAGE = 100  # active boards on one page of /
+STANDINGS_PAGE = 100  # players on one page of /standings
 RECENT_RESULTS = 10  # on the front page
 MAX_NUMBER = 10**9  # board numbers and ?move= beyond this are not numbers we use
 
@@ -76,6 +87,19 @@ def _when(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment is not None else ""
 
 
+@dataclass(frozen=True)
+class Site:
+    """What every page says about the server: its name (the header) and the address to mail
+    commands to (the front page's Play panel)."""
+
+    address: str
+    name: str
+
+    @classmethod
+    def of(cls, config: Config) -> Site:
+        return cls(address=config.address, name=config.domain)
+
+
 class BadRequest(HTTPException):
     def __init__(self, detail: str) -> None:
         super().__init__(400, detail)
@@ -86,8 +110,8 @@ class NotFound(HTTPException):
         super().__init__(404, detail)
 
 
-def _page(name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    html = page_environment().get_template(name).render(**context)
+def _render(site: Site, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+    html = page_environment().get_template(name).render(site=site, **context)
     return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
 
 
@@ -96,6 +120,14 @@ def _number(text: str, what: str) -> int:
     if not (text.isascii() and text.isdigit()) or len(text) > 9:
         raise BadRequest(f"{what} must be a whole number, such as 12.")
     return int(text)
+
+
+def _page_number(request: Request) -> int:
+    """The ``?page=`` of a list (1 if none), else 400."""
+    number = _number(request.query_params.get("page", "1"), "?page=")
+    if number < 1:
+        raise BadRequest("?page= counts from 1.")
+    return number
 
 
 @dataclass(frozen=True)
@@ -122,8 +154,12 @@ def _step(notations: list[str], blocked: str, query: str | None) -> Step:
 class WebView:
     """The pages, reading through ``session_factory`` (a read-only session each request)."""
 
-    def __init__(self, session_factory: SessionFactory) -> None:
+    def __init__(self, session_factory: SessionFactory, site: Site) -> None:
         self.reads = read_sessions(session_factory)
+        self.site = site
+
+    def _page(self, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
+        return _render(self.site, name, status_code, **context)
 
     def _read(self, work: Callable[[Session], Response]) -> Response:
         with self.reads() as session:
@@ -132,11 +168,21 @@ class WebView:
     # --- pages -----------------------------------------------------------------------
 
     def index(self, request: Request) -> Response:
+        page_number = _page_number(request)
+
         def page(session: Session) -> Response:
-            return _page(
+            # One more than a page: whether there is a next one, without counting them all.
+            active = data.active_boards(
+                session, limit=ACTIVE_PAGE + 1, offset=(page_number - 1) * ACTIVE_PAGE
+            )
+            if page_number > 1 and not active:
+                raise NotFound(f"There is no page {page_number} of the boards being played.")
+            return self._page(
                 "index.html.j2",
-                active=data.active_boards(session),
+                active=active[:ACTIVE_PAGE],
                 results=data.finished_games(session, limit=RECENT_RESULTS),
+                page=page_number,
+                more=len(active) > ACTIVE_PAGE,
             )
 
         return self._read(page)
@@ -164,7 +210,7 @@ class WebView:
                     f"It is {state.seat(step.position.to_move).userid}'s turn "
                     f"({side_label(step.position.to_move)}): move {step.total + 1}."
                 )
-            return _page(
+            return self._page(
                 "board.html.j2",
                 number=number,
                 white=state.white.userid,
@@ -193,23 +239,32 @@ class WebView:
             found = data.player(session, userid) if len(userid) <= 64 else None
             if found is None:
                 raise NotFound(f"There is no player {userid[:64]!r}.")
-            return _page(
+            return self._page(
                 "player.html.j2", player=found, boards=data.boards_of(session, found.userid)
             )
 
         return self._read(page)
 
     def standings(self, request: Request) -> Response:
+        page_number = _page_number(request)
+
         def page(session: Session) -> Response:
             rows = data.standings(session, utcnow())
-            return _page("standings.html.j2", sections=data.by_section(rows))
+            start = (page_number - 1) * STANDINGS_PAGE
+            shown = rows[start : start + STANDINGS_PAGE]
+            if page_number > 1 and not shown:
+                raise NotFound(f"There is no page {page_number} of the standings.")
+            return self._page(
+                "standings.html.j2",
+                sections=data.by_section(shown),
+                page=page_number,
+                more=start + STANDINGS_PAGE < len(rows),
+            )
 
         return self._read(page)
 
     def history(self, request: Request) -> Response:
-        page_number = _number(request.query_params.get("page", "1"), "?page=")
-        if page_number < 1:
-            raise BadRequest("?page= counts from 1.")
+        page_number = _page_number(request)
 
         def page(session: Session) -> Response:
             total = data.count_finished(session)
@@ -218,7 +273,7 @@ class WebView:
             )
             if page_number > 1 and not rows:
                 raise NotFound(f"There is no page {page_number} of the history.")
-            return _page(
+            return self._page(
                 "history.html.j2",
                 rows=rows,
                 page=page_number,
@@ -226,6 +281,9 @@ class WebView:
             )
 
         return self._read(page)
+
+    def rules(self, request: Request) -> Response:
+        return self._page("rules.html.j2", rules=rules_page())
 
     def api_board(self, request: Request) -> Response:
         number = _number(request.path_params["number"], "The board number")
@@ -267,7 +325,6 @@ class WebView:
                             "number": m.number,
                             "player": m.player,
                             "notation": m.notation,
-                            "comment": m.comment,
                             "played_at": m.played_at.isoformat(),
                         }
                         for m in data.board_moves(session, number)
@@ -296,8 +353,9 @@ async def http_error(request: Request, exc: Exception) -> Response:
     detail = exc.detail if status in (400, 404) else _TITLES.get(status, "Error")
     if _wants_json(request):
         return JSONResponse({"error": detail}, status_code=status, headers=SECURITY_HEADERS)
-    return _page("error.html.j2", status_code=status, status=status,
-                 title=_TITLES.get(status, "Error"), detail=detail)  # fmt: skip
+    title = _TITLES.get(status, "Error")
+    return _render(request.app.state.site, "error.html.j2", status_code=status, status=status,
+                   title=title, detail=detail)  # fmt: skip
 
 
 async def server_error(request: Request, exc: Exception) -> Response:
@@ -306,29 +364,55 @@ async def server_error(request: Request, exc: Exception) -> Response:
     detail = "Something went wrong on our side. Please try again later."
     if _wants_json(request):
         return JSONResponse({"error": detail}, status_code=500, headers=SECURITY_HEADERS)
-    return _page("error.html.j2", status_code=500, status=500, title="Server error",
-                 detail=detail)  # fmt: skip
+    return _render(request.app.state.site, "error.html.j2", status_code=500, status=500,
+                   title="Server error", detail=detail)  # fmt: skip
 
 
 _TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 500: "Server error"}
 
 
-def create_app(session_factory: SessionFactory) -> Starlette:
-    """The web view over the database of ``session_factory``."""
-    view = WebView(session_factory)
+def _slash_redirect(routes: list[BaseRoute]) -> Callable[[Request], Response]:
+    """The answer to a path with a trailing slash: a redirect to the same path without it
+    when that is a page (``Location`` a path, the query kept), else 404. Starlette's own
+    redirect would build an absolute URL from the ``Host`` header with ``http://``."""
+
+    def redirect(request: Request) -> Response:
+        target = "/" + request.url.path.strip("/")
+        scope = {**request.scope, "path": target}
+        if not any(route.matches(scope)[0] == Match.FULL for route in routes):
+            raise NotFound("There is no such page.")
+        query = request.url.query
+        return RedirectResponse(
+            target + (f"?{query}" if query else ""), status_code=307, headers=SECURITY_HEADERS
+        )
+
+    return redirect
+
+
+def create_app(session_factory: SessionFactory, config: Config | None = None) -> Starlette:
+    """The web view over the database of ``session_factory``, for the server of ``config``
+    (its address and name; the defaults without one). The rules page is rendered here, once."""
+    site = Site.of(config or Config())
+    view = WebView(session_factory, site)
+    rules_page()  # a missing docs/rules.md stops the start, not the first visitor
     routes = [
         Route("/", view.index),
+        Route("/rules", view.rules),
         Route("/boards/{number}", view.board),
         Route("/players/{userid}", view.player),
         Route("/standings", view.standings),
         Route("/history", view.history),
         Route("/api/boards/{number}", view.api_board),
     ]
-    return Starlette(
+    routes.append(Route("/{path:path}/", _slash_redirect(list(routes))))
+    app = Starlette(
         debug=False,
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
+    app.state.site = site
+    app.router.redirect_slashes = False  # _slash_redirect does it, without the Host header
+    return app
 
 
-__all__ = ["create_app", "page_environment"]
+__all__ = ["Site", "create_app", "page_environment"]

@@ -10,6 +10,7 @@ from pbm_emergo.commands.dispatcher import dispatch
 from pbm_emergo.commands.text import command_lines, comment_text, masked
 from pbm_emergo.config import Config
 from pbm_emergo.game.messages import CommandMail, Reply, clean_subject
+from pbm_emergo.mail.quotes import quote_start
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -38,6 +39,18 @@ def test_help_topic_describes_one_command() -> None:
     [reply] = send("HELP help")
     assert reply.subject == "Emergo help: help"
     assert reply.body.startswith("help [topic]\n")
+
+
+@pytest.mark.parametrize("topic", ["move", "queue", "challenge", "signup", "multiple"])
+def test_help_for_a_command_fits_72_columns_with_examples_on_their_own_lines(
+    topic: str,
+) -> None:
+    [reply] = send(f"help {topic}")
+    lines = reply.body.splitlines()
+    assert max(len(line) for line in lines) <= 72, [x for x in lines if len(x) > 72]
+    if topic in ("move", "queue"):
+        examples = [line for line in lines if line.startswith(f"  emergo {topic} 101 ")]
+        assert examples, reply.body
 
 
 def test_unknown_help_topic_says_so_and_lists_commands() -> None:
@@ -69,7 +82,9 @@ def test_reply_prefixes_are_ignored() -> None:
 def test_unknown_command_gets_an_error_with_arguments_masked() -> None:
     [reply] = send("emergo mvoe 101 alice s3cret e4")
     assert reply.subject == "Emergo error"
-    assert reply.body.startswith("There is no command 'emergo ********'.\n")
+    assert reply.body.startswith(
+        "There is no command 'emergo ********'. Did you mean 'emergo move'?\n"
+    )
     assert "s3cret" not in reply.body
     assert "mvoe" not in reply.body
     # 101 is too short to be a password, e4 is move notation; alice is no player here.
@@ -79,8 +94,35 @@ def test_unknown_command_gets_an_error_with_arguments_masked() -> None:
 
 def test_empty_subject_is_explained() -> None:
     [reply] = send("", "hello there")
-    assert reply.subject == "Emergo error"
+    assert reply.subject == "Emergo: start here"
     assert "Subject" in reply.body.splitlines()[0]
+    assert "emergo challenge YOURID robot1" in reply.body
+
+
+def test_a_mail_with_no_command_is_told_where_to_start() -> None:
+    [reply] = send("Hi there")
+    assert reply.subject == "Emergo: start here"
+    assert reply.body.startswith("This server plays Emergo by mail, and your mail has no command")
+    assert "signup YOURID PASSWORD" in reply.body
+    assert "emergo challenge YOURID robot1" in reply.body
+    assert "Hi" not in reply.body and "there" not in reply.body  # nothing echoed
+
+
+@pytest.mark.parametrize(
+    ("subject", "meant"),
+    [
+        ("emergo mvoe 101 alice s3cret e4", "emergo move"),
+        ("emergo chalenge alice bob", "emergo challenge"),
+        ("sigup carol pw", "signup"),
+        ("chnage password alice old new", "change password"),
+        ("emrgo show 101", "emergo show"),
+        ("multipel", "multiple"),
+    ],
+)
+def test_a_mistyped_command_is_answered_with_the_nearest_one(subject: str, meant: str) -> None:
+    [reply] = send(subject)
+    assert reply.subject == "Emergo error"
+    assert f"Did you mean '{meant}'?" in reply.body.splitlines()[0]
 
 
 def test_multiple_reports_results_unprocessed_and_ignored() -> None:
@@ -117,7 +159,7 @@ def test_multiple_runs_a_bounded_number_of_lines() -> None:
 def test_body_lines_stop_at_signature_quote_and_end(
     body: str, lines: list[str], ignored: int
 ) -> None:
-    found = command_lines(body)
+    found = command_lines(body, quote_at=quote_start(body))
     assert found.commands == lines
     assert found.ignored == ignored
 

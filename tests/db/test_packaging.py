@@ -19,7 +19,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The top-level folders the build maps into the package.
-DATA_PACKAGES = {"pbm_emergo.templates": "templates", "pbm_emergo.migrations": "migrations"}
+DATA_PACKAGES = {
+    "pbm_emergo.docs": "docs",
+    "pbm_emergo.templates": "templates",
+    "pbm_emergo.migrations": "migrations",
+}
 
 
 def test_the_build_names_every_package_and_maps_the_data_folders() -> None:
@@ -56,6 +60,7 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
     assert "pbm_emergo/migrations/env.py" in names
     assert any(n.startswith("pbm_emergo/migrations/versions/") for n in names)
     assert "pbm_emergo/templates/board.txt.j2" in names
+    assert "pbm_emergo/docs/rules.md" in names  # the web view's /rules page
 
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
@@ -79,6 +84,13 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
         cwd=elsewhere, env=env, capture_output=True, text=True, check=True,
     )
     assert probe.stdout.startswith(str(installed))
+    rules = subprocess.run(
+        [sys.executable, "-c", "from pbm_emergo.web.rules import rules_page, rules_path; "
+         "print(rules_path()); print(rules_page().headings[0])"],
+        cwd=elsewhere, env=env, capture_output=True, text=True, check=True,
+    )
+    assert rules.stdout.splitlines() == [str(installed / "pbm_emergo/docs/rules.md"),
+                                         "Board and names"]  # fmt: skip
     cli("db", "upgrade")
     assert "(up to date)" in cli("db", "current")
     assert json.loads(cli("admin", "games", "--json")) == []

@@ -93,3 +93,15 @@ def test_mail_web_and_admin_give_the_same_table(
     assert by_mail == by_web == by_admin
     for title in reads.SECTION_TITLES.values():
         assert title in mail and title in page
+
+
+def test_a_newcomer_with_a_game_under_way_is_provisional_not_inactive(
+    ladder: None, db_sessions: sessionmaker[Session], db_config: Config,
+) -> None:
+    mailer = Mailer(db_sessions, db_config)
+    mailer.send("emergo challenge fresh est", sender="fresh@example.org")
+    with db_sessions() as session:
+        rows = {row.userid: row for row in reads.standings(session, utcnow())}
+    assert rows["fresh"].active_boards == 1
+    assert rows["fresh"].section == reads.PROVISIONAL
+    assert rows["old"].section == reads.INACTIVE

@@ -3,8 +3,12 @@ and reading the cells out of an HTML board."""
 
 from __future__ import annotations
 
+import os
+import shutil
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
 
 # A game of 31 moves (found with the rules engine) whose last move is a capture of two
 # jumps: g4 over g5 to g6, then over f6 to e6.
@@ -61,3 +65,22 @@ def columns_of(to_text: str) -> dict[str, str]:
     if cells == "-":
         return {}
     return dict(item.split("=") for item in cells.split(","))
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+# The screenshots docs/web.md and the README show (PBM_EMERGO_UPDATE_SCREENSHOTS=1 renews them).
+KEPT = {
+    "board-mail.png", "board-page.png", "board-page-1280.png", "home-375.png", "home-1280.png",
+    "home-dark-375.png", "rules-375.png", "rules-1280.png",
+}  # fmt: skip
+
+
+def shoot(page: Any, tmp_path: Path, name: str, *, full_page: bool = True) -> Path:
+    """A screenshot in tmp_path (and in docs/screenshots/ when asked to update those)."""
+    path = tmp_path / name
+    page.screenshot(path=str(path), full_page=full_page)
+    assert path.stat().st_size > 5000  # a picture, not a blank
+    if name in KEPT and os.environ.get("PBM_EMERGO_UPDATE_SCREENSHOTS") == "1":
+        DOCS.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, DOCS / name)
+    return path

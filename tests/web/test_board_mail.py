@@ -180,7 +180,7 @@ def test_a_long_game_shown_in_full_stays_under_30_kb() -> None:
         ),
         votes=(), rating=None,
     )  # fmt: skip
-    view = board_view(state, all_moves=True, comment="x" * 4000, commenter="alice")
+    view = board_view(state, comment="x" * 4000, commenter="alice")
     html = board_html(view.subject, [view.html])
     assert_board(html, position.to_text())
     assert_mail_safe(html)

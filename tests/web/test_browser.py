@@ -2,15 +2,12 @@
 driven by Playwright) opens the HTML board mail and the web pages, and checks the 41 cells
 in a diamond, the pieces where the rules engine puts them, the last move highlighted, and
 that a phone's width (375 px) needs no horizontal scrolling. Screenshots are kept next to
-the test's files; with PBM_EMERGO_UPDATE_SCREENSHOTS=1 the board mail's and the board
-page's also replace those in docs/screenshots/.
+the test's files; with PBM_EMERGO_UPDATE_SCREENSHOTS=1 those docs/ shows (support.KEPT) also
+replace theirs in docs/screenshots/. The front page and the rules: test_web_first_visit.py.
 """
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,9 +17,9 @@ from pbm_emergo.rules import CELLS, Game
 from tests.support.mailer import Mailer
 from tests.support.servers import running, web_server
 
-from .support import CAPTURE_GAME, columns_of
+from .support import CAPTURE_GAME, columns_of, shoot
 
-playwright_api = pytest.importorskip("playwright.sync_api")
+pytest.importorskip("playwright.sync_api")  # the browser fixture: tests/web/conftest.py
 
 pytestmark = [
     pytest.mark.browser,
@@ -31,31 +28,8 @@ pytestmark = [
 
 PHONE = {"width": 375, "height": 740}
 DESKTOP = {"width": 1000, "height": 900}
-DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
-KEPT = {"board-mail.png", "board-page.png"}  # the ones docs/ and the README show
+WIDE = {"width": 1280, "height": 900}
 MID_GAME = CAPTURE_GAME  # 31 moves, the last a capture of two jumps
-
-
-def chromium_path() -> str | None:
-    return os.environ.get("PBM_EMERGO_CHROMIUM") or shutil.which("chromium") or shutil.which(
-        "chromium-browser"
-    )
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    path = chromium_path()
-    if path is None:
-        reason = "no Chromium: install Debian's chromium package (or set PBM_EMERGO_CHROMIUM)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason + " (CI=true: not skipping)")
-        pytest.skip(reason)
-    with playwright_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=path, args=["--no-sandbox"])
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 @pytest.fixture
@@ -71,17 +45,6 @@ def board_mail(mid_game: Mailer) -> str:
     html = replies[0].html
     assert html is not None
     return html
-
-
-def shoot(page: Any, tmp_path: Path, name: str) -> Path:
-    """A full-page screenshot in tmp_path (and in docs/ when asked to update those)."""
-    path = tmp_path / name
-    page.screenshot(path=str(path), full_page=True)
-    assert path.stat().st_size > 5000  # a picture, not a blank
-    if name in KEPT and os.environ.get("PBM_EMERGO_UPDATE_SCREENSHOTS") == "1":
-        DOCS.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path, DOCS / name)
-    return path
 
 
 # What the page shows, measured in the browser: each cell's box, its colour, its piece.
@@ -151,6 +114,11 @@ def check_board(page: Any, moves: list[str]) -> dict[str, dict[str, Any]]:
     return seen
 
 
+def board_and_legend(page: Any) -> tuple[dict[str, float], dict[str, float]]:
+    """The boxes of the board picture and of its legend on a board page."""
+    return page.locator(".plank").bounding_box(), page.locator(".legend").bounding_box()
+
+
 def no_horizontal_scroll(page: Any) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"], f"{width} px wide"
@@ -187,16 +155,29 @@ def test_the_board_mail_without_style_sheets_or_svg_still_shows_the_board(
 
 
 def test_the_board_page_in_a_browser(
-    browser: Any, board_mail: str, database_url: str, tmp_path: Path
+    browser: Any, board_mail: str, database_url: str, tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.setenv("PBM_EMERGO_ADDRESS", "games@emergo.example.org")  # its header
     url, args = web_server(database_url, tmp_path / "web.log")
     with running(args, url + "/", tmp_path / "web.log"):
         page = browser.new_page(viewport=PHONE)
         page.goto(f"{url}/boards/101")
         check_board(page, MID_GAME)
         no_horizontal_scroll(page)
-        assert "Two men at once." in page.inner_text("table.moves")
+        # The comment is the players' (by mail): the public page shows the move, not it.
+        assert MID_GAME[-1] in page.inner_text("table.moves")
+        assert "Two men at once." not in page.inner_text("body")
+        # On a phone the legend comes below the board; on a desktop, beside it.
+        board, legend = board_and_legend(page)
+        assert legend["y"] >= board["y"] + board["height"]
         shoot(page, tmp_path, "board-page.png")
+        wide = browser.new_page(viewport=WIDE)
+        wide.goto(f"{url}/boards/101")
+        board, legend = board_and_legend(wide)
+        assert legend["x"] >= board["x"] + board["width"] and legend["y"] < board["y"] + 50
+        shoot(wide, tmp_path, "board-page-1280.png")
+        wide.close()
         # A person steps back one move, and back again to now.
         page.click("a[rel=prev]")
         assert page.url.endswith("/boards/101?move=30")
@@ -219,7 +200,7 @@ def test_every_page_fits_a_phone(
     url, args = web_server(database_url, tmp_path / "web.log")
     with running(args, url + "/", tmp_path / "web.log"):
         page = browser.new_page(viewport=PHONE)
-        for path in ("/", "/boards/102", "/players/alice", "/standings", "/history",
+        for path in ("/", "/boards/102", "/players/alice", "/standings", "/history", "/rules",
                      "/boards/999", "/boards/101?move=x"):  # fmt: skip
             answer = page.goto(url + path)
             assert answer is not None

@@ -137,6 +137,40 @@ def mail_rows(
     return rows
 
 
+@dataclass(frozen=True)
+class MailPage:
+    """One page of :func:`mail_page`: ``rows`` newest first, the ``first`` of them the
+    ``first``-th newest (from 1), of ``total`` messages in all."""
+
+    rows: list[MailRow]
+    first: int
+    total: int
+
+
+def mail_page(
+    session: Session,
+    *,
+    queues: Sequence[Queue] = QUEUES,
+    status: str | None = None,
+    page: int = 1,
+    per_page: int = 20,
+) -> MailPage:
+    """Page ``page`` (from 1) of the messages of ``queues`` (only those with ``status`` if
+    given), ``per_page`` to a page, newest first, and how many there are in all."""
+    total = 0
+    for queue in queues:
+        model = _model(queue)
+        count = select(func.count()).select_from(model)
+        if status is not None:
+            count = count.where(model.status == status)
+        total += session.scalar(count) or 0
+    start = (page - 1) * per_page
+    # The newest start + per_page of each queue hold the newest start + per_page of both.
+    newest = mail_rows(session, queues=queues, status=status, limit=start + per_page)
+    newest.sort(key=lambda row: (row.time, row.queue == "outbound", row.id), reverse=True)
+    return MailPage(newest[start : start + per_page], start + 1, total)
+
+
 def _model(queue: Queue) -> type[InboundMessage] | type[OutboundMessage]:
     return InboundMessage if queue == "inbound" else OutboundMessage
 
@@ -285,10 +319,12 @@ def totals(session: Session, now: datetime) -> Totals:
 __all__ = [
     "QUEUES",
     "QUEUE_PREFIXES",
+    "MailPage",
     "MailRow",
     "Queue",
     "QueueFigures",
     "Totals",
+    "mail_page",
     "mail_rows",
     "message_queues",
     "message_status",

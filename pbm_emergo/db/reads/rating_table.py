@@ -4,7 +4,8 @@
 The rule is a rated ladder. Every player who has not signed off is listed, in three
 sections: established players (at least ``ratings.PROVISIONAL_GAMES`` rated games), then
 provisional players (fewer), then inactive players (no rated game in the last
-``INACTIVE_DAYS`` days, or none at all); within each, the highest rating first, ties by
+``INACTIVE_DAYS`` days, or none at all, and no game under way: a newcomer playing their
+first games is provisional, not inactive); within each, the highest rating first, ties by
 userid. The rank counts down the whole table. The Elo numbers themselves are kept by
 :mod:`pbm_emergo.db.ratings`.
 """
@@ -21,7 +22,8 @@ from pbm_emergo.db import ratings
 from pbm_emergo.db.models import Player, RatingChange
 from pbm_emergo.db.reads.players import active_board_counts
 
-# A player with no rated game within this many days is listed as inactive.
+# A player with no rated game within this many days, and none under way, is listed as
+# inactive.
 INACTIVE_DAYS = 365
 
 ESTABLISHED = "established"
@@ -32,7 +34,8 @@ SECTIONS = (ESTABLISHED, PROVISIONAL, INACTIVE)
 SECTION_TITLES = {
     ESTABLISHED: "Established players",
     PROVISIONAL: f"Provisional players (fewer than {ratings.PROVISIONAL_GAMES} rated games)",
-    INACTIVE: f"Inactive players (no rated game in the last {INACTIVE_DAYS} days)",
+    INACTIVE: f"Inactive players (no game under way, no rated game in the last {INACTIVE_DAYS} "
+    "days)",
 }
 
 __all__ = [
@@ -67,8 +70,8 @@ class StandingRow:
     last_rated_at: datetime | None
 
 
-def _section(player: Player, last_rated: datetime | None, now: datetime) -> str:
-    if last_rated is None or last_rated <= now - timedelta(days=INACTIVE_DAYS):
+def _section(player: Player, last_rated: datetime | None, playing: int, now: datetime) -> str:
+    if not playing and (last_rated is None or last_rated <= now - timedelta(days=INACTIVE_DAYS)):
         return INACTIVE
     return PROVISIONAL if ratings.is_provisional(player) else ESTABLISHED
 
@@ -87,7 +90,9 @@ def standings(session: Session, now: datetime) -> list[StandingRow]:
     }
     active = active_board_counts(session)
     found = list(session.scalars(select(Player).where(Player.signed_off_at.is_(None))))
-    sections = {p.id: _section(p, last_rated.get(p.id), now) for p in found}
+    sections = {
+        p.id: _section(p, last_rated.get(p.id), active.get(p.id, 0), now) for p in found
+    }
     found.sort(key=lambda p: (SECTIONS.index(sections[p.id]), -p.rating, p.userid_key))
     return [
         StandingRow(

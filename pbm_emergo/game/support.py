@@ -1,0 +1,373 @@
+"""The operator's support cases: a new password, a lock-out lifted, a board resigned or
+adjudicated, a player deleted or merged into another.
+
+``pbm-emergo admin`` runs each in a unit of work that applies at once (its session is the
+write transaction, as the scheduler's is) and mails the replies through the outbox. Every
+case takes the operator's ``reason``, which the mails to the players carry and the command
+line logs. A case the server cannot carry out raises :class:`Refused` with what to do
+instead.
+
+Board results go through the same steps as the players' own (:func:`game.boards.finish_game`):
+rated as any game end, the final board mail to both players and the subscribers. A
+password is made here and mailed to the player's registered address; only its argon2id
+hash is stored, and nothing prints it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pbm_emergo.db import games, players, ratings, support
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.game.addresses import CODE_ALPHABET
+from pbm_emergo.game.boards import board_mails, other_side
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.play import Turn
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.robot import ROBOTS
+from pbm_emergo.rules import Termination
+from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from pbm_emergo.db.session import Session
+
+# A new password: 12 characters of the confirmation codes' alphabet (60 random bits), in
+# groups of four, easy to copy from a mail.
+PASSWORD_GROUPS = 3
+DRAW = "draw"
+
+
+@dataclass(frozen=True)
+class PlayerSeen:
+    """What a reply needs of a player, read before the writes change the rows."""
+
+    userid: str
+    addresses: tuple[str, ...]
+
+    @classmethod
+    def of(cls, player: Player) -> PlayerSeen:
+        return cls(player.userid, tuple(a.address for a in player.addresses))
+
+
+def operator_address(ctx: UnitOfWork) -> str:
+    """Where players write to the operator: the postmaster of the server's domain, whom a
+    mail server must deliver to a person (RFC 5321)."""
+    return f"postmaster@{ctx.config.domain}"
+
+
+def new_password() -> str:
+    """A random password such as ``K7QX-M2PD-9HTR``."""
+    raw = "".join(secrets.choice(CODE_ALPHABET) for _ in range(4 * PASSWORD_GROUPS))
+    return "-".join(raw[i : i + 4] for i in range(0, len(raw), 4))
+
+
+def _player(ctx: UnitOfWork, userid: str) -> Player:
+    player = players.find_player(ctx.session, userid)
+    if player is None:
+        raise Refused(f"There is no player {userid!r}; `pbm-emergo admin players` lists them.")
+    return player
+
+
+def _not_robot(player: Player, what: str) -> None:
+    if player.userid_key in ROBOTS:
+        raise Refused(
+            f"{player.userid} is one of the server's robots, which come with the database: "
+            f"a robot account cannot be {what}."
+        )
+
+
+def _reason(reason: str) -> str:
+    text = " ".join(reason.split())
+    if not text:
+        raise Refused("Give the reason with --reason: the players are told it, and it is logged.")
+    return text
+
+
+def _to(player: PlayerSeen, subject: str, body: str) -> list[Reply]:
+    return [Reply(to=address, subject=subject, body=body) for address in player.addresses]
+
+
+# --- a new password ------------------------------------------------------------------------
+
+
+def reset_password(
+    ctx: UnitOfWork, userid: str, reason: str, *, address: str | None = None
+) -> Result:
+    """Give ``userid`` a new random password and mail it to one of their registered
+    addresses (``address``, else the first: the one board mails go to). The password is
+    in that mail only; the summary names the address, not the password."""
+    reason = _reason(reason)
+    player = _player(ctx, userid)
+    _not_robot(player, "given a password")
+    if not player.active:
+        raise Refused(f"{player.userid} has signed off: a signed-off account cannot log in.")
+    registered = {a.address_key: a.address for a in player.addresses}
+    if not registered:
+        raise Refused(
+            f"{player.userid} has no registered address yet (their signup waits for its "
+            "confirmation code), so a new password could not reach them."
+        )
+    if address is None:
+        to = player.addresses[0].address
+    elif address.strip().lower() in registered:
+        to = registered[address.strip().lower()]
+    else:
+        raise Refused(
+            f"{address} is not a registered address of {player.userid} (they are "
+            f"{', '.join(registered.values())}): a password goes only to an address the "
+            "player confirmed."
+        )
+    password = new_password()
+    password_hash = players.hash_password(password)
+    player_id, old_hash = player.id, player.password_hash
+
+    def store(session: Session) -> None:
+        players.store_password_hash(session, player_id, password_hash, expected_hash=old_hash)
+
+    ctx.write(store)
+    body = render(
+        "notice/support_password.txt.j2",
+        userid=player.userid, reason=reason, password=password, server=operator_address(ctx),
+    )
+    locked = [
+        row.sender_key
+        for row in players.login_failures_of(ctx.session, player.id).values()
+        if row.locked_until is not None and row.locked_until > ctx.now
+    ]
+    note = (
+        f" ({player.userid} is still locked out: `pbm-emergo admin unlock {player.userid}` "
+        "lifts it)"
+        if locked
+        else ""
+    )
+    return Result(
+        summary=f"new password of {player.userid} mailed to {to}{note}",
+        replies=[
+            Reply(to=to, subject=f"Emergo: new password for {player.userid}", body=body,
+                  secret=True)
+        ],
+    )
+
+
+# --- a lock-out lifted ---------------------------------------------------------------------
+
+
+def unlock(ctx: UnitOfWork, userid: str, reason: str) -> Result:
+    """Forget every wrong password counted for ``userid`` (``login_failures``): the locks
+    of every sender end now. The player's registered addresses are told."""
+    reason = _reason(reason)
+    player = _player(ctx, userid)
+    rows = players.login_failures_of(ctx.session, player.id)
+    if not rows:
+        return Result(summary=f"{player.userid} has no wrong passwords counted: nothing to lift")
+    locked = sorted(
+        key
+        for key, row in rows.items()
+        if row.locked_until is not None and row.locked_until > ctx.now
+    )
+    player_id = player.id
+    ctx.write(lambda session: players.clear_login_failures(session, player_id))
+    body = render(
+        "notice/support_unlocked.txt.j2",
+        userid=player.userid, reason=reason, server=operator_address(ctx),
+    )
+    what = f"locks lifted for {', '.join(locked)}" if locked else "no lock was on"
+    return Result(
+        summary=f"{player.userid}: wrong passwords forgotten from {len(rows)} sender(s); {what}",
+        replies=_to(
+            PlayerSeen.of(player), f"Emergo: your userid {player.userid} is unlocked", body
+        ),
+    )
+
+
+# --- a board resigned or adjudicated -------------------------------------------------------
+
+
+def _active_board(ctx: UnitOfWork, number: int) -> Board:
+    board = games.get_board(ctx.session, number)
+    if board is None:
+        raise Refused(f"There is no board {number}.")
+    if board.status != BOARD_ACTIVE:
+        raise Refused(
+            f"The game on board {number} is over already ({board.outcome_reason}): "
+            "its result stands."
+        )
+    return board
+
+
+def _seat(board: Board, userid: str) -> tuple[Player, str]:
+    key = players.userid_key(userid)
+    for player in (board.white_player, board.black_player):
+        if player.userid_key == key:
+            side = board.side_of(player)
+            assert side is not None
+            return player, side
+    raise Refused(
+        f"{userid} does not play on board {board.number}: it is "
+        f"{board.white_player.userid} against {board.black_player.userid}."
+    )
+
+
+def resign_board(ctx: UnitOfWork, number: int, userid: str, reason: str) -> Result:
+    """Resign the game on board ``number`` for ``userid``: the opponent wins (reason
+    ``resigned``), rated as any resignation; both players (and the subscribers) get the
+    final board mail, which says who resigned it and why."""
+    reason = _reason(reason)
+    board = _active_board(ctx, number)
+    player, side = _seat(board, userid)
+    winner = other_side(side)
+    turn = Turn(ctx, board, player)
+    state = turn.finish(turn.state, winner, Termination.RESIGNED)
+    headline = f"The server's operator resigned this game for {player.userid}: {reason}"
+    return Result(
+        summary=f"board {number}: resigned for {player.userid}, "
+        f"{state.seat(winner).userid} wins",
+        replies=board_mails(ctx, state, headline=headline),
+    )
+
+
+def adjudicate(ctx: UnitOfWork, number: int, result: str, reason: str) -> Result:
+    """End the game on board ``number`` as the operator decides: ``result`` is the
+    winner's userid, or ``draw``. Stored with the reason ``adjudicated`` and rated as any
+    game end; both players (and the subscribers) get the final board mail with the
+    operator's reason."""
+    reason = _reason(reason)
+    board = _active_board(ctx, number)
+    if result.strip().lower() == DRAW:
+        winner: str | None = None
+        player = board.white_player
+        decided = "a draw"
+    else:
+        player, winner = _seat(board, result)
+        decided = f"{player.userid} wins"
+    turn = Turn(ctx, board, player)
+    state = turn.finish(turn.state, winner, Termination.ADJUDICATED)
+    headline = f"The server's operator adjudicated this game, {decided}: {reason}"
+    return Result(
+        summary=f"board {number}: adjudicated, {decided}",
+        replies=board_mails(ctx, state, headline=headline),
+    )
+
+
+# --- a player deleted or merged ------------------------------------------------------------
+
+
+def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bool) -> Result:
+    """Delete the account ``userid``.
+
+    Refused while the player has active games, unless ``resign_games``: then each is
+    resigned first (rated as any resignation, the final board mail to both players). A
+    player who never had a board is deleted with everything of theirs; one with boards
+    keeps a closed row for those games (see :func:`pbm_emergo.db.support.close_account`).
+    The player's registered addresses are told.
+    """
+    reason = _reason(reason)
+    player = _player(ctx, userid)
+    _not_robot(player, "deleted")
+    seen = PlayerSeen.of(player)
+    active = games.boards_of(ctx.session, player, BOARD_ACTIVE)
+    if active and not resign_games:
+        numbers = ", ".join(str(b.number) for b in active)
+        raise Refused(
+            f"{player.userid} has active games (boards {numbers}): resign or adjudicate "
+            "them first, or delete with --resign-games to resign them all."
+        )
+    replies = _resign_all(ctx, player, active, reason)
+    kept = bool(support.board_numbers_of(ctx.session, player.id))
+    player_id, now = player.id, ctx.now
+
+    def store(session: Session) -> None:
+        if kept:
+            support.close_account(session, player_id, now)
+        else:
+            support.delete_player(session, player_id)
+
+    ctx.write(store)
+    body = render(
+        "notice/support_deleted.txt.j2",
+        userid=player.userid, reason=reason, resigned=[b.number for b in active], kept=kept,
+        server=operator_address(ctx),
+    )
+    replies += _to(seen, f"Emergo: your account {player.userid} is deleted", body)
+    what = "closed (its finished games keep it)" if kept else "deleted"
+    resigned = f", boards {', '.join(str(b.number) for b in active)} resigned" if active else ""
+    return Result(summary=f"{player.userid}: account {what}{resigned}", replies=replies)
+
+
+def _resign_all(
+    ctx: UnitOfWork, player: Player, boards: list[Board], reason: str
+) -> list[Reply]:
+    """Resign each of ``boards`` for ``player`` (each resignation moves the ratings the
+    next one starts from, as signing off does)."""
+    replies: list[Reply] = []
+    standing: dict[int, ratings.Standing] = {}
+    for board in boards:
+        turn = Turn(ctx, board, player)
+        winner = other_side(turn.state.side_of(player.id) or "")
+        rating = None
+        if board.rated:
+            white, black = (
+                standing.get(p.id, ratings.Standing(p.rating, p.rated_games))
+                for p in (board.white_player, board.black_player)
+            )
+            rating = ratings.game_rating(white, black, winner)
+            standing[board.white_player_id] = white.after(rating.white_change)
+            standing[board.black_player_id] = black.after(rating.black_change)
+        state = turn.finish(turn.state, winner, Termination.RESIGNED, rating)
+        headline = (
+            f"The server's operator deleted the account of {player.userid} and resigned "
+            f"this game for them: {reason}"
+        )
+        replies += board_mails(ctx, state, headline=headline)
+    return replies
+
+
+def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: str) -> Result:
+    """Merge the account ``old_userid`` into ``kept_userid`` (see
+    :func:`pbm_emergo.db.support.merge_players` for what moves); the kept account's
+    addresses, the moved ones with them, are told."""
+    reason = _reason(reason)
+    old = _player(ctx, old_userid)
+    kept = _player(ctx, kept_userid)
+    if old.id == kept.id:
+        raise Refused(f"{old_userid} and {kept_userid} are the same account.")
+    for player in (old, kept):
+        _not_robot(player, "merged")
+    if not kept.active:
+        raise Refused(
+            f"{kept.userid} has signed off: merge into an account that plays (or the "
+            f"other way round: `merge-players {kept.userid} {old.userid}`)."
+        )
+    shared = support.boards_between(ctx.session, old.id, kept.id)
+    if shared:
+        raise Refused(
+            f"{old.userid} and {kept.userid} play each other on board"
+            f"{'s' if len(shared) > 1 else ''} {', '.join(map(str, shared))}, and a board "
+            "needs two players: they cannot be merged."
+        )
+    boards = support.board_numbers_of(ctx.session, old.id)
+    addresses = [a.address for a in kept.addresses]
+    keys = {a.lower() for a in addresses}
+    for address in (a.address for a in old.addresses):
+        if address.lower() not in keys:
+            keys.add(address.lower())
+            addresses.append(address)
+    old_id, kept_id = old.id, kept.id
+    ctx.write(lambda session: support.merge_players(session, old_id, kept_id))
+    body = render(
+        "notice/support_merged.txt.j2",
+        old=old.userid, kept=kept.userid, reason=reason, boards=boards,
+        rating=kept.rating, addresses=addresses, server=operator_address(ctx),
+    )
+    moved = f", boards {', '.join(map(str, boards))} moved" if boards else ""
+    return Result(
+        summary=f"{old.userid} merged into {kept.userid}{moved}",
+        replies=_to(
+            PlayerSeen(kept.userid, tuple(addresses)),
+            f"Emergo: {old.userid} is merged into {kept.userid}",
+            body,
+        ),
+    )
