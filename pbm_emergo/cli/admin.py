@@ -188,6 +188,16 @@ def _safe_url(url: str) -> str:
 # --- admin -----------------------------------------------------------------------------
 
 
+def _database_error(err: DBAPIError) -> int:
+    """Say what a database error most likely means; the exit status 1."""
+    print(
+        f"pbm-emergo admin: database error ({err.orig}); is the database migrated? "
+        "Run `pbm-emergo db upgrade`.",
+        file=sys.stderr,
+    )
+    return 1
+
+
 def _run(args: argparse.Namespace, action: Any) -> int:
     """Open a session on the configured database, run ``action(session, args)``, report
     problems in one line."""
@@ -203,12 +213,7 @@ def _run(args: argparse.Namespace, action: Any) -> int:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
     except DBAPIError as err:
-        print(
-            f"pbm-emergo admin: database error ({err.orig}); is the database migrated? "
-            "Run `pbm-emergo db upgrade`.",
-            file=sys.stderr,
-        )
-        return 1
+        return _database_error(err)
     finally:
         engine.dispose()
 
@@ -824,12 +829,7 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
         print(f"pbm-emergo admin: {conflict}; nothing was changed, run it again", file=sys.stderr)
         return 1
     except DBAPIError as err:
-        print(
-            f"pbm-emergo admin: database error ({err.orig}); is the database migrated? "
-            "Run `pbm-emergo db upgrade`.",
-            file=sys.stderr,
-        )
-        return 1
+        return _database_error(err)
     finally:
         engine.dispose()
     event(

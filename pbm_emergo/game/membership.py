@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pbm_emergo.db import credentials, games, players, ratings
+from pbm_emergo.db import credentials, games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
 from pbm_emergo.game.accounts import (
     check_not_lookalike,
@@ -27,12 +27,9 @@ from pbm_emergo.game.addresses import (
     request_confirmations,
     sender_vouches_for,
 )
-from pbm_emergo.game.boards import board_mails, other_side
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.play import Turn
+from pbm_emergo.game.play import resign_all
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork
-from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -107,27 +104,11 @@ def signup(
 
 def signoff(ctx: UnitOfWork, player: Player) -> Result:
     """Sign the player off; each of their active games is resigned."""
-    replies: list[Reply] = []
-    resigned: list[int] = []
-    # Each resignation moves the ratings the next one starts from.
-    standing: dict[int, ratings.Standing] = {}
-    for board in games.boards_of(ctx.session, player, BOARD_ACTIVE):
-        turn = Turn(ctx, board, player)
-        winner = other_side(turn.state.side_of(player.id) or "")
-        rating = None
-        if board.rated:
-            white, black = (
-                standing.get(p.id, ratings.Standing(p.rating, p.rated_games))
-                for p in (board.white_player, board.black_player)
-            )
-            rating = ratings.game_rating(white, black, winner)
-            standing[board.white_player_id] = white.after(rating.white_change)
-            standing[board.black_player_id] = black.after(rating.black_change)
-        state = turn.finish(turn.state, winner, Termination.RESIGNED, rating)
-        replies += board_mails(
-            ctx, state, headline=f"{player.userid} signed off and resigned this game."
-        )
-        resigned.append(board.number)
+    boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
+    replies = resign_all(
+        ctx, player, boards, f"{player.userid} signed off and resigned this game."
+    )
+    resigned = [board.number for board in boards]
     player_id, now = player.id, ctx.now
 
     def store(session: Session) -> None:

@@ -8,9 +8,10 @@ below directly.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.db import games
+from pbm_emergo.db import games, ratings
 from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.ratings import GameRating
@@ -28,6 +29,7 @@ from pbm_emergo.game.boards import (
 )
 from pbm_emergo.game.chain import play_and_follow
 from pbm_emergo.game.decline import decline, has_moved
+from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import (
@@ -174,6 +176,31 @@ def resign(turn: Turn) -> Result:
     result = turn.tell_players(state, f"{turn.player.userid} resigned.")
     result.summary = f"resigned on board {turn.number}"
     return result
+
+
+def resign_all(
+    ctx: UnitOfWork, player: Player, boards: Sequence[Board], headline: str
+) -> list[Reply]:
+    """Resign each of ``boards`` for ``player`` (signing off, an operator's deletion): the
+    final board mails, each with ``headline``. Each resignation moves the ratings the next
+    one starts from."""
+    replies: list[Reply] = []
+    standing: dict[int, ratings.Standing] = {}
+    for board in boards:
+        turn = Turn(ctx, board, player)
+        winner = other_side(turn.state.side_of(player.id) or "")
+        rating = None
+        if board.rated:
+            white, black = (
+                standing.get(p.id, ratings.Standing(p.rating, p.rated_games))
+                for p in (board.white_player, board.black_player)
+            )
+            rating = ratings.game_rating(white, black, winner)
+            standing[board.white_player_id] = white.after(rating.white_change)
+            standing[board.black_player_id] = black.after(rating.black_change)
+        state = turn.finish(turn.state, winner, Termination.RESIGNED, rating)
+        replies += board_mails(ctx, state, headline=headline)
+    return replies
 
 
 def propose(turn: Turn) -> Result:

@@ -19,12 +19,12 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pbm_emergo.db import games, players, ratings, support
+from pbm_emergo.db import games, players, support
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.game.addresses import CODE_ALPHABET
 from pbm_emergo.game.boards import board_mails, other_side
 from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.play import Turn
+from pbm_emergo.game.play import Turn, resign_all
 from pbm_emergo.game.results import Refused, Result
 from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.robot import ROBOTS
@@ -275,7 +275,11 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
             f"{player.userid} has active games (boards {numbers}): resign or adjudicate "
             "them first, or delete with --resign-games to resign them all."
         )
-    replies = _resign_all(ctx, player, active, reason)
+    replies = resign_all(
+        ctx, player, active,
+        f"The server's operator deleted the account of {player.userid} and resigned this "
+        f"game for them: {reason}",
+    )
     kept = bool(support.board_numbers_of(ctx.session, player.id))
     player_id, now = player.id, ctx.now
 
@@ -295,34 +299,6 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
     what = "closed (its finished games keep it)" if kept else "deleted"
     resigned = f", boards {', '.join(str(b.number) for b in active)} resigned" if active else ""
     return Result(summary=f"{player.userid}: account {what}{resigned}", replies=replies)
-
-
-def _resign_all(
-    ctx: UnitOfWork, player: Player, boards: list[Board], reason: str
-) -> list[Reply]:
-    """Resign each of ``boards`` for ``player`` (each resignation moves the ratings the
-    next one starts from, as signing off does)."""
-    replies: list[Reply] = []
-    standing: dict[int, ratings.Standing] = {}
-    for board in boards:
-        turn = Turn(ctx, board, player)
-        winner = other_side(turn.state.side_of(player.id) or "")
-        rating = None
-        if board.rated:
-            white, black = (
-                standing.get(p.id, ratings.Standing(p.rating, p.rated_games))
-                for p in (board.white_player, board.black_player)
-            )
-            rating = ratings.game_rating(white, black, winner)
-            standing[board.white_player_id] = white.after(rating.white_change)
-            standing[board.black_player_id] = black.after(rating.black_change)
-        state = turn.finish(turn.state, winner, Termination.RESIGNED, rating)
-        headline = (
-            f"The server's operator deleted the account of {player.userid} and resigned "
-            f"this game for them: {reason}"
-        )
-        replies += board_mails(ctx, state, headline=headline)
-    return replies
 
 
 def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: str) -> Result:
