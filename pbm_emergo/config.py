@@ -11,6 +11,7 @@ import dataclasses
 import logging
 import os
 import smtplib
+import ssl
 import threading
 import time
 import tomllib
@@ -18,7 +19,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 log = logging.getLogger(__name__)
 
@@ -28,6 +29,8 @@ ENV_PREFIX = "PBM_EMERGO_"
 SMTPUTF8_SETTINGS = ("auto", "yes", "no")
 # The SMTP listener's event loop: uvloop's (libuv, written in C) or the standard library's.
 EVENT_LOOPS = ("uvloop", "asyncio")
+# What the listener speaks on its socket: SMTP, or LMTP for an MTA that delivers by LMTP.
+LISTEN_PROTOCOLS = ("smtp", "lmtp")
 
 
 @dataclass(frozen=True)
@@ -39,9 +42,35 @@ class Config:
     database_url: str | None = None
     smtp_host: str = "127.0.0.1"
     smtp_port: int = 2525
+    # What the listening socket speaks, one of LISTEN_PROTOCOLS: "smtp", or "lmtp" (RFC
+    # 2033) for an MTA in front that delivers by LMTP (see pbm_emergo.mail.inbound).
+    listen_protocol: str = "smtp"
     address: str = "pbmserv@localhost"
-    # "smtp://host:port" for a relay, or "maildir:PATH"; None means a maildir in data_dir.
+    # "smtp://host:port" for a relay, "smtp+starttls://USER@host:port" or
+    # "smtps://USER@host:port" for a submission server with a login (see outbound_server),
+    # or "maildir:PATH"; None means a maildir in data_dir.
     outbound: str | None = None
+    # The file holding the outbound login's password: read at each new connection (a fixed
+    # password needs no restart), so that it is never on a command line or in a URL.
+    outbound_password_file: Path | None = None
+    # A PEM file of the CA that signed the outbound server's certificate (a private CA);
+    # None: the system's trusted CAs.
+    outbound_ca_file: Path | None = None
+    # A mailbox to read the mail from instead of the SMTP listener:
+    # "imaps://USER@host:port/FOLDER" or "imap://USER@host:port/FOLDER" (STARTTLS required),
+    # the user percent-encoded (see pbm_emergo.mail.imap). None: the listener alone.
+    inbox: str | None = None
+    # The file holding the mailbox's password, read at each login; the CA of its
+    # certificate where it is a private one (None: the system's trusted CAs).
+    inbox_password_file: Path | None = None
+    inbox_ca_file: Path | None = None
+    # What becomes of a stored mail in the mailbox: "move" (to the folder
+    # pbm-emergo/processed) or "delete".
+    inbox_processed: str = "move"
+    # "yes": the SMTP listener runs beside the mailbox reader; "no": the reader alone.
+    inbox_with_listener: str = "no"
+    # How often the reader looks at a mailbox whose server has no IMAP IDLE.
+    inbox_poll_seconds: float = 60.0
     reply_limit: int = 100  # replies to one address per hour
     # Mails to other people that one mail may cause, and one sender in an hour, when those
     # people did not ask for them: a challenge's first board mail, a message, a chat, a
@@ -86,6 +115,11 @@ class Config:
     # Active games against the robots one player may have at a time; a challenge beyond it
     # is refused (the robots play one board at a time; see pbm_emergo.game.robots). 0: none.
     robot_games_per_player: int = 10
+    # The engine's analyses of finished games (emergo analyse; see pbm_emergo.game.analysis):
+    # how many one player may ask for a day, and the search time a move and a game.
+    analyses_per_day: int = 3
+    analysis_seconds_per_move: float = 1.0
+    analysis_seconds_per_game: float = 60.0
     # Prometheus metrics (``serve``/``worker --metrics-port``): where ``/metrics`` is served
     # (port 0: not served). The log format: "text" (details as key=value) or "json".
     metrics_host: str = "127.0.0.1"
@@ -107,10 +141,25 @@ class Config:
             raise ValueError(
                 f"listener_first_seconds must be 0 or more, not {self.listener_first_seconds!r}"
             )
+        if self.listen_protocol not in LISTEN_PROTOCOLS:
+            raise ValueError(f"listen_protocol must be one of {', '.join(LISTEN_PROTOCOLS)}, "
+                             f"not {self.listen_protocol!r}")
         if self.event_loop not in EVENT_LOOPS:
             raise ValueError(
                 f"event_loop must be one of {', '.join(EVENT_LOOPS)}, not {self.event_loop!r}"
             )
+        for name, allowed in (("inbox_processed", ("move", "delete")),
+                              ("inbox_with_listener", ("yes", "no"))):
+            if getattr(self, name) not in allowed:
+                raise ValueError(f"{name} must be {' or '.join(allowed)}, "
+                                 f"not {getattr(self, name)!r}")
+        if self.outbound and not self.outbound.startswith("maildir:"):
+            server = outbound_server(self.outbound)  # refuses a password in the URL
+            if server.user is not None and self.outbound_password_file is None:
+                raise ValueError(
+                    f"outbound logs in as {server.user!r}: set PBM_EMERGO_OUTBOUND_PASSWORD_FILE"
+                    " to a file holding its password"
+                )
 
     @property
     def effective_database_url(self) -> str:
@@ -151,21 +200,82 @@ RELAY_UNKNOWN_SECONDS = 60.0  # a relay that could not be asked is asked again a
 RELAY_PROBE_TIMEOUT = 10.0
 
 
-def relay_endpoint(outbound: str) -> tuple[str, int] | None:
-    """The host and port of an ``smtp://host:port`` outbound (port 25 by default), else None."""
+# The outbound URL schemes: how the connection is secured, and the default port.
+OUTBOUND_SCHEMES = {
+    "smtp": ("plain", 25),  # a relay of our own: no TLS, no login
+    "smtp+starttls": ("starttls", 587),  # submission: STARTTLS required, then the login
+    "smtps": ("tls", 465),  # submission over implicit TLS
+}
+
+
+@dataclass(frozen=True)
+class OutboundServer:
+    """Where replies go over SMTP: ``security`` is "plain", "starttls" or "tls"; ``user``
+    the login (None: none)."""
+
+    security: str
+    host: str
+    port: int
+    user: str | None = None
+
+
+def outbound_server(outbound: str) -> OutboundServer:
+    """The server of an SMTP outbound URL (``smtp://host:port``,
+    ``smtp+starttls://USER@host:port``, ``smtps://USER@host:port``, the user
+    percent-encoded). Raises ValueError for anything else, and for a URL holding a password
+    (the message never repeats the URL, which may hold one)."""
     parts = urlsplit(outbound)
-    if parts.scheme == "smtp" and parts.hostname:
-        return parts.hostname, parts.port or 25
-    return None
-
-
-def ask_relay_smtputf8(host: str, port: int, local_hostname: str) -> bool | None:
-    """Connect, EHLO, QUIT: whether the relay offers SMTPUTF8 (None: it could not be asked)."""
+    scheme = OUTBOUND_SCHEMES.get(parts.scheme)
+    if scheme is None or not parts.hostname:
+        raise ValueError(
+            "outbound must be smtp://host:port, smtp+starttls://USER@host:port, "
+            f"smtps://USER@host:port or maildir:PATH (the scheme given: {parts.scheme!r})"
+        )
+    if parts.password is not None:
+        raise ValueError(
+            "outbound must not hold a password (a URL shows in logs and in ps): put it in a "
+            "file and name that file in PBM_EMERGO_OUTBOUND_PASSWORD_FILE"
+        )
+    security, default_port = scheme
+    user = unquote(parts.username) if parts.username else None
+    if user is not None and security == "plain":
+        raise ValueError(
+            "outbound smtp:// does not log in (the password would cross the network in "
+            "clear): use smtp+starttls://USER@host:587 or smtps://USER@host:465"
+        )
     try:
-        with smtplib.SMTP(
-            host, port, local_hostname=local_hostname, timeout=RELAY_PROBE_TIMEOUT
-        ) as smtp:
+        port = parts.port or default_port
+    except ValueError:
+        raise ValueError("outbound has a port that is not a number") from None
+    return OutboundServer(security, parts.hostname, port, user)
+
+
+def outbound_tls_context(ca_file: Path | None) -> ssl.SSLContext:
+    """TLS for the outbound server: its certificate verified against the system's CAs, or
+    against ``ca_file`` alone (a private CA), and its name checked."""
+    return ssl.create_default_context(cafile=str(ca_file) if ca_file is not None else None)
+
+
+def ask_relay_smtputf8(
+    host: str, port: int, local_hostname: str, *, security: str = "plain",
+    ca_file: Path | None = None,
+) -> bool | None:
+    """Connect, EHLO (after TLS where the server is a submission server), QUIT: whether the
+    relay offers SMTPUTF8 (None: it could not be asked). No login: EHLO tells."""
+    try:
+        smtp: smtplib.SMTP
+        if security == "tls":
+            smtp = smtplib.SMTP_SSL(host, port, local_hostname=local_hostname,
+                                    timeout=RELAY_PROBE_TIMEOUT,
+                                    context=outbound_tls_context(ca_file))
+        else:
+            smtp = smtplib.SMTP(host, port, local_hostname=local_hostname,
+                                timeout=RELAY_PROBE_TIMEOUT)
+        with smtp:
             smtp.ehlo()
+            if security == "starttls":
+                smtp.starttls(context=outbound_tls_context(ca_file))
+                smtp.ehlo()
             return smtp.has_extn("smtputf8")
     except (smtplib.SMTPException, OSError) as exc:
         log.warning("could not ask the relay %s:%d whether it takes SMTPUTF8: %s",
@@ -191,7 +301,11 @@ class RelayAnswers:
         self._answers: dict[tuple[str, int], _Answer] = {}
         self._asking: set[tuple[str, int]] = set()
 
-    def takes_smtputf8(self, host: str, port: int, local_hostname: str) -> bool | None:
+    def takes_smtputf8(
+        self, host: str, port: int, local_hostname: str,
+        ask: Callable[[], bool | None] | None = None,
+    ) -> bool | None:
+        """The relay's answer; ``ask`` asks it in place of the default question."""
         key = (host, port)
         with self._cond:
             while True:
@@ -206,7 +320,7 @@ class RelayAnswers:
             self._asking.add(key)
         takes: bool | None = None
         try:
-            takes = self.ask(host, port, local_hostname)
+            takes = ask() if ask is not None else self.ask(host, port, local_hostname)
         finally:
             with self._cond:
                 self._asking.discard(key)
@@ -253,10 +367,16 @@ def relay_takes_smtputf8(config: Config) -> bool | None:
     """
     if config.smtputf8 != "auto":
         return config.smtputf8 == "yes"
-    relay = relay_endpoint(config.effective_outbound)
-    if relay is None:
-        return config.effective_outbound.startswith("maildir:")
-    return RELAY_ANSWERS.takes_smtputf8(*relay, config.domain)
+    if config.effective_outbound.startswith("maildir:"):
+        return True
+    server = outbound_server(config.effective_outbound)
+    if server.security == "plain":
+        return RELAY_ANSWERS.takes_smtputf8(server.host, server.port, config.domain)
+    return RELAY_ANSWERS.takes_smtputf8(
+        server.host, server.port, config.domain,
+        lambda: ask_relay_smtputf8(server.host, server.port, config.domain,
+                                   security=server.security, ca_file=config.outbound_ca_file),
+    )
 
 
 def _coerce(name: str, value: Any) -> Any:
@@ -267,7 +387,7 @@ def _coerce(name: str, value: Any) -> Any:
         return int(value)
     if kind in ("float", float):
         return float(value)
-    if kind in ("Path", Path):
+    if kind in ("Path", Path, "Path | None"):
         return Path(value)
     return str(value)
 

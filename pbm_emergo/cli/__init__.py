@@ -38,6 +38,8 @@ COMMANDS = (
             "pbm_emergo.cli.serve"),
     Command("worker", "run only the inbox workers and the outbox sender (more processes)",
             "pbm_emergo.cli.serve"),
+    Command("deliver", "store one mail read from standard input (for an MTA's pipe or a "
+            ".forward)", "pbm_emergo.cli.deliver"),
     Command("web", "run the read-only web view of the boards (HTTP)", "pbm_emergo.cli.web"),
     Command("db", "database migrations", "pbm_emergo.cli.admin"),
     Command("admin", "inspect games, players and mail in the database", "pbm_emergo.cli.admin"),

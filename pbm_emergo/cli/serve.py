@@ -89,8 +89,15 @@ def register(subparsers: Any) -> None:
         if name == "serve":
             parser.add_argument("--host", dest="smtp_host", help="PBM_EMERGO_SMTP_HOST")
             parser.add_argument("--port", dest="smtp_port", type=int, help="PBM_EMERGO_SMTP_PORT")
+            parser.add_argument("--lmtp", dest="listen_protocol", action="store_const",
+                                const="lmtp", help="answer LMTP instead of SMTP on the port, "
+                                "for an MTA delivering by LMTP (PBM_EMERGO_LISTEN_PROTOCOL="
+                                "lmtp; default smtp)")
             parser.add_argument("--max-message-size", dest="max_message_size", type=int,
                                 help="bytes (PBM_EMERGO_MAX_MESSAGE_SIZE)")
+            parser.add_argument("--inbox", help="read the mail from this mailbox instead of "
+                                "listening: imaps://USER@host:port/FOLDER, the password in "
+                                "PBM_EMERGO_INBOX_PASSWORD_FILE (PBM_EMERGO_INBOX)")
             parser.add_argument("--event-loop", dest="event_loop", choices=EVENT_LOOPS,
                                 help="the listener's event loop (PBM_EMERGO_EVENT_LOOP, "
                                      "default uvloop)")
@@ -107,7 +114,8 @@ def register(subparsers: Any) -> None:
 _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
                  "listeners", "worker_nice", "listener_first_seconds",
                  "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
-                 "metrics_port", "metrics_host", "smtputf8", "event_loop")
+                 "metrics_port", "metrics_host", "smtputf8", "event_loop",
+                 "listen_protocol", "inbox")
 
 
 def _config_from(args: argparse.Namespace) -> Config:
@@ -196,11 +204,11 @@ def _log_startup(
         migrated = f" (migrated from {migrated_from})"
     log.info("database %s at schema revision %s%s",
              _redact(config.effective_database_url), revision, migrated)
-    if listen:
+    if listen and (not config.inbox or config.inbox_with_listener == "yes"):
         processes = config.listener_count
-        log.info("listening on %s:%d (SMTP, %d process%s) for mail to %s",
-                 config.smtp_host, config.smtp_port, processes, "" if processes == 1 else "es",
-                 config.address)
+        log.info("listening on %s:%d (%s, %d process%s) for mail to %s",
+                 config.smtp_host, config.smtp_port, config.listen_protocol.upper(), processes,
+                 "" if processes == 1 else "es", config.address)
     if work:
         log.info("replies go to %s; %d inbox worker%s", config.effective_outbound,
                  config.worker_count, "" if config.worker_count == 1 else "s")

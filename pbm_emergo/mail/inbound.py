@@ -1,4 +1,4 @@
-"""The SMTP listener: accept mail for the server's address, store it, then say 250."""
+"""The SMTP (or LMTP) listener: accept mail for the server's address, store it, then say 250."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbm_emergo.commands import describe
@@ -425,6 +426,34 @@ class CountingSMTP(SMTP):
         await super().push(line)
 
 
+class CountingLMTP(CountingSMTP, LMTP):
+    """:class:`CountingSMTP` speaking LMTP (RFC 2033), for an MTA in front that delivers by
+    LMTP (``listen_protocol = "lmtp"``): LHLO instead of EHLO, and after DATA one reply for
+    each accepted recipient, as the MTA reads them. The mail is stored once for all of its
+    recipients, so each gets the same reply: the handler's (250 stored, 451 try again,
+    553...), or aiosmtpd's own (552 over the size limit)."""
+
+    # Replies the end of the DATA now being read gets: its accepted recipients (0: not in DATA).
+    _replies_after_data = 0
+
+    async def smtp_DATA(self, arg: str) -> None:
+        self._replies_after_data = len(self.envelope.rcpt_tos) if self.envelope else 0
+        try:
+            await super().smtp_DATA(arg)
+        finally:
+            self._replies_after_data = 0
+
+    async def push(self, status: Any) -> None:
+        line = status.decode("ascii", "replace") if isinstance(status, bytes) else status
+        if self._replies_after_data and not line.startswith("354"):
+            # The answer to the mail's content (not DATA's "go ahead"): once a recipient.
+            replies, self._replies_after_data = self._replies_after_data, 0
+            for _ in range(replies):
+                await super().push(status)
+            return
+        await super().push(status)
+
+
 def _verbs_and_hooks(cls: type, prefixes: tuple[str, ...]) -> tuple[str, ...]:
     """The attribute names of ``cls`` that start with one of ``prefixes`` (remembered)."""
     names = _NAMES_OF_CLASSES.get((cls, prefixes))
@@ -443,18 +472,21 @@ _ADDRESSES_KEPT = 4096  # then the memory starts over
 
 
 class CountingController(Controller):
-    """aiosmtpd's controller with :class:`CountingSMTP`; given ``sock``, it serves that
-    listening socket (shared by several listener processes) instead of binding its own."""
+    """aiosmtpd's controller with :class:`CountingSMTP` (:class:`CountingLMTP` with
+    ``protocol="lmtp"``); given ``sock``, it serves that listening socket (shared by several
+    listener processes) instead of binding its own."""
 
     def __init__(self, handler: Any, *, sock: socket.socket | None = None,
-                 activity: ListenerActivity | None = None, **kwargs: Any) -> None:
+                 activity: ListenerActivity | None = None, protocol: str = "smtp",
+                 **kwargs: Any) -> None:
         super().__init__(handler, **kwargs)
         self.sock = sock
         self.activity = activity
+        self.session_class = CountingLMTP if protocol == "lmtp" else CountingSMTP
 
     def factory(self) -> SMTP:
         # Given the loop, aiosmtpd does not look it up for every connection.
-        session = CountingSMTP(self.handler, loop=self.loop, **self.SMTP_kwargs)
+        session = self.session_class(self.handler, loop=self.loop, **self.SMTP_kwargs)
         session.activity = self.activity
         return session
 
@@ -507,7 +539,7 @@ class Listener:
         }
         self.controller = CountingController(
             handler, sock=sock, activity=activity, loop=new_event_loop(config.event_loop),
-            **kwargs,
+            protocol=config.listen_protocol, **kwargs,
         )
         self._lock = threading.Lock()
         self.running = False
@@ -516,7 +548,8 @@ class Listener:
         self.controller.start()
         self.running = True
         # At DEBUG: every listener process starts one; serve says once where it listens.
-        log.debug("listening on %s:%d", self.config.smtp_host, self.config.smtp_port)
+        log.debug("listening on %s:%d (%s)", self.config.smtp_host, self.config.smtp_port,
+                  self.config.listen_protocol.upper())
 
     def sockets(self) -> list[socket.socket]:
         """The listening sockets (to share with other listener processes)."""

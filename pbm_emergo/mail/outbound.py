@@ -1,5 +1,6 @@
-"""Deliver the outbox: to an SMTP relay (``smtp://host:port``) or a local maildir
-(``maildir:PATH``), with exponential backoff on temporary failures.
+"""Deliver the outbox: to an SMTP relay (``smtp://host:port``), a submission server with a
+login over TLS (``smtp+starttls://USER@host:port``, ``smtps://USER@host:port``) or a local
+maildir (``maildir:PATH``), with exponential backoff on temporary failures.
 
 The SMTP transport keeps one connection open and sends consecutive mails over it, as an MTA's
 client does; the sender records the outcomes of a batch in one transaction, after the
@@ -10,7 +11,9 @@ from __future__ import annotations
 
 import logging
 import mailbox
+import os
 import smtplib
+import ssl
 import threading
 import time
 import weakref
@@ -19,9 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
-from urllib.parse import urlsplit
 
-from pbm_emergo.config import RELAY_ANSWERS
+from pbm_emergo.config import RELAY_ANSWERS, outbound_server, outbound_tls_context
 from pbm_emergo.db import outbox
 from pbm_emergo.db.claims import restore_claim, worker_name
 from pbm_emergo.db.models import OutboundMessage
@@ -35,6 +37,9 @@ SMTP_TIMEOUT = 30.0
 IDLE_SECONDS = 5.0  # an unused connection to the relay is closed (QUIT) after this
 MAILS_PER_CONNECTION = 100  # then QUIT and a new connection, as MTAs do
 RECORD_WITHIN = 1.0  # seconds: outcomes are committed at the end of a batch, or sooner
+# After a refused login the password is not tried again for this long unless its file
+# changed: a provider may lock an account after a few failed logins in a row.
+LOGIN_RETRY_SECONDS = 60.0
 
 
 class DeliveryError(Exception):
@@ -80,6 +85,16 @@ class SMTPTransport:
     with QUIT after ``max_mails`` mails, by :meth:`close_if_idle` once unused for
     ``idle_seconds``, and by :meth:`close`.
 
+    A submission server (``security`` "starttls" or "tls") is reached over TLS with its
+    certificate verified (``ca_file``: a private CA), and logged in to as ``user`` with the
+    password read from ``password_file`` at each new connection. A server that does not
+    offer STARTTLS, a certificate that cannot be verified and a refused login are temporary
+    failures (the mail waits, nothing goes out in clear: the operator fixes it), logged as
+    an error once until a connection succeeds again. After a refused login the same password
+    is not tried again for ``login_retry_seconds`` (the mails wait as if refused), so that a
+    queue of mails does not make the provider see a burst of failed logins; a change of the
+    password file ends that wait.
+
     A transport belongs to one sending thread: its mails go one after the other over the one
     connection (a second sender needs a transport of its own). A lock makes :meth:`close`
     from another thread (shutdown) wait for the mail in hand.
@@ -91,6 +106,11 @@ class SMTPTransport:
         port: int,
         local_hostname: str,
         *,
+        security: str = "plain",
+        user: str | None = None,
+        password_file: Path | None = None,
+        ca_file: Path | None = None,
+        login_retry_seconds: float = LOGIN_RETRY_SECONDS,
         idle_seconds: float = IDLE_SECONDS,
         max_mails: int = MAILS_PER_CONNECTION,
         timeout: float = SMTP_TIMEOUT,
@@ -98,6 +118,14 @@ class SMTPTransport:
         self.host = host
         self.port = port
         self.local_hostname = local_hostname
+        self.security = security
+        self.user = user
+        self.password_file = password_file
+        self.ca_file = ca_file
+        self.login_retry_seconds = login_retry_seconds
+        self._trouble: str | None = None  # the connection problem last logged, until fixed
+        # The last refused login: what the server said, when, and the password file then.
+        self._refused: tuple[str, float, tuple[int, ...] | None] | None = None
         self.idle_seconds = idle_seconds
         self.max_mails = max(1, max_mails)
         self.timeout = timeout
@@ -153,20 +181,126 @@ class SMTPTransport:
     # --- one connection ----------------------------------------------------------------
 
     def _connect(self) -> smtplib.SMTP:
-        smtp = smtplib.SMTP(
-            self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout
-        )
+        if self._refused is not None:
+            problem, since, stamp = self._refused
+            if (time.monotonic() - since < self.login_retry_seconds
+                    and self._password_stamp() == stamp):
+                raise self._trouble_with(problem)
         try:
-            smtp.ehlo_or_helo_if_needed()
-        except BaseException:
-            smtp.close()
-            raise
+            smtp = self._open()
+            try:
+                smtp.ehlo_or_helo_if_needed()
+                if self.security == "starttls":
+                    self._starttls(smtp)
+                if self.user is not None:
+                    self._login(smtp, self.user)
+            except BaseException:
+                smtp.close()
+                raise
+        except ssl.SSLCertVerificationError as exc:
+            raise self._trouble_with(
+                f"the certificate of {self.host}:{self.port} could not be verified "
+                f"({exc.verify_message}): if a private CA signed it, name the CA's "
+                "certificate in PBM_EMERGO_OUTBOUND_CA_FILE"
+            ) from exc
+        if self._trouble is not None:
+            log.info("the connection to %s:%d works again", self.host, self.port)
+            self._trouble = None
+        self._refused = None
         self._smtp, self._mails = smtp, 0
         self._closer = weakref.finalize(self, smtp.close)
         # What the relay said about SMTPUTF8, for free (see config.relay_takes_smtputf8).
         RELAY_ANSWERS.remember(self.host, self.port, smtp.has_extn("smtputf8"))
         log.debug("connected to %s:%d", self.host, self.port)
         return smtp
+
+    def _open(self) -> smtplib.SMTP:
+        """A new connection: over implicit TLS for smtps://, else in clear (for a relay, or
+        until STARTTLS)."""
+        if self.security == "tls":
+            return smtplib.SMTP_SSL(
+                self.host, self.port, local_hostname=self.local_hostname,
+                timeout=self.timeout, context=outbound_tls_context(self.ca_file),
+            )
+        return smtplib.SMTP(
+            self.host, self.port, local_hostname=self.local_hostname, timeout=self.timeout
+        )
+
+    def _starttls(self, smtp: smtplib.SMTP) -> None:
+        """Turn the connection into TLS, or refuse to go on: no mail and no password goes
+        out in clear to a server that does not offer STARTTLS (a downgrade, a wrong port)."""
+        if not smtp.has_extn("starttls"):
+            raise self._trouble_with(
+                f"the server {self.host}:{self.port} does not offer STARTTLS, which "
+                "smtp+starttls:// requires: nothing is sent in clear (is it the submission "
+                "port, 587? for implicit TLS use smtps://HOST:465)"
+            )
+        try:
+            smtp.starttls(context=outbound_tls_context(self.ca_file))
+        except smtplib.SMTPResponseException as exc:
+            raise self._trouble_with(
+                f"{self.host}:{self.port} refused STARTTLS "
+                f"({_describe(exc.smtp_code, exc.smtp_error)})"
+            ) from None
+        smtp.ehlo()  # the extensions offered over TLS (AUTH, SMTPUTF8) may differ
+
+    def _login(self, smtp: smtplib.SMTP, user: str) -> None:
+        """Log in as ``user`` with the password file's first line: one attempt (PLAIN, else
+        LOGIN; over TLS), not one for each method the server offers as smtplib's login
+        makes, since failed logins count against the account at a provider."""
+        stamp = self._password_stamp()
+        try:
+            if self.password_file is None:
+                raise OSError("PBM_EMERGO_OUTBOUND_PASSWORD_FILE is not set")
+            password = self.password_file.read_text(encoding="utf-8").splitlines()[0]
+        except (OSError, UnicodeError, IndexError) as exc:
+            reason = "it is empty" if isinstance(exc, IndexError) else exc
+            raise self._trouble_with(
+                f"the password of {user!r} for {self.host}:{self.port} could not be read "
+                f"from {self.password_file} ({reason})"
+            ) from None
+        offered = smtp.esmtp_features.get("auth", "").upper().split()
+        mechanism = next((m for m in ("PLAIN", "LOGIN") if m in offered), None)
+        if mechanism is None:
+            raise self._trouble_with(
+                f"{self.host}:{self.port} offers no login by password (AUTH PLAIN or LOGIN): "
+                "is it the provider's submission server?"
+            )
+        smtp.user, smtp.password = user, password
+        try:
+            if mechanism == "PLAIN":
+                smtp.auth("PLAIN", smtp.auth_plain)
+            else:
+                smtp.auth("LOGIN", smtp.auth_login)
+        except smtplib.SMTPAuthenticationError as exc:
+            problem = (
+                f"{self.host}:{self.port} refused the login of {user!r} "
+                f"({_describe(exc.smtp_code, exc.smtp_error)}): check the password in "
+                f"{self.password_file} (an app password, where the provider asks for one)"
+            )
+            self._refused = (problem, time.monotonic(), stamp)
+            raise self._trouble_with(problem) from None
+        except UnicodeError:
+            raise self._trouble_with(
+                f"the user {user!r} or the password in {self.password_file} is not ASCII, "
+                "which the login methods of Python's smtplib cannot send"
+            ) from None
+
+    def _password_stamp(self) -> tuple[int, ...] | None:
+        """What tells whether the password file changed (None: it cannot be read)."""
+        try:
+            found = os.stat(self.password_file) if self.password_file is not None else None
+        except OSError:
+            return None
+        return None if found is None else (found.st_mtime_ns, found.st_size, found.st_ino)
+
+    def _trouble_with(self, problem: str) -> DeliveryError:
+        """A temporary failure that the operator must fix, logged as an error once (and
+        again only after a connection worked or the problem changed)."""
+        if problem != self._trouble:
+            log.error("outbound mail waits: %s; replies are kept and retried", problem)
+            self._trouble = problem
+        return DeliveryError(problem, permanent=False)
 
     def _transaction(
         self, smtp: smtplib.SMTP, sender: str, recipient: str, raw: bytes, *, reused: bool
@@ -300,14 +434,25 @@ class MaildirTransport:
         pass
 
 
-def transport_for(outbound: str, local_hostname: str) -> Transport:
-    """The transport for ``smtp://host:port`` or ``maildir:PATH``."""
+def transport_for(
+    outbound: str,
+    local_hostname: str,
+    *,
+    password_file: Path | None = None,
+    ca_file: Path | None = None,
+) -> Transport:
+    """The transport for ``maildir:PATH`` or an SMTP URL (see :func:`outbound_server`),
+    with the login's ``password_file`` and the private CA's ``ca_file``."""
     if outbound.startswith("maildir:"):
         return MaildirTransport(Path(outbound[len("maildir:") :]).expanduser())
-    parts = urlsplit(outbound)
-    if parts.scheme == "smtp" and parts.hostname:
-        return SMTPTransport(parts.hostname, parts.port or 25, local_hostname)
-    raise ValueError(f"outbound must be smtp://host:port or maildir:PATH, not {outbound!r}")
+    server = outbound_server(outbound)
+    if server.user is not None and password_file is None:
+        raise ValueError(f"outbound logs in as {server.user!r}: set "
+                         "PBM_EMERGO_OUTBOUND_PASSWORD_FILE to a file holding its password")
+    return SMTPTransport(
+        server.host, server.port, local_hostname, security=server.security,
+        user=server.user, password_file=password_file, ca_file=ca_file,
+    )
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,7 @@
-"""More processes accepting SMTP on the main listener's socket (``serve --listeners``,
-:class:`ListenerProcesses`), and the body each of them runs."""
+"""More processes accepting mail on the main listener's socket (``serve --listeners``,
+:class:`ListenerProcesses`), and the body each of them runs. Each speaks what the main
+listener speaks (SMTP, or LMTP with ``serve --lmtp``): it builds its listener from the same
+Config."""
 
 from __future__ import annotations
 

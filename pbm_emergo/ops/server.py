@@ -36,6 +36,7 @@ from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.ops.listeners import ListenerProcesses
+from pbm_emergo.ops.mailbox_reader import mailbox_thread
 from pbm_emergo.ops.robot_process import RobotPlayer
 from pbm_emergo.ops.workers import WorkerPool
 
@@ -83,7 +84,9 @@ class MailServer:
         self.sender = (
             OutboxSender(
                 session_factory,
-                transport_for(config.effective_outbound, config.domain),
+                transport_for(config.effective_outbound, config.domain,
+                              password_file=config.outbound_password_file,
+                              ca_file=config.outbound_ca_file),
                 config.address,
                 backoff=backoff,
                 clock=clock,
@@ -91,11 +94,20 @@ class MailServer:
             if send and work and not processes
             else None
         )
+        # With an inbox set, its mailbox reader takes the listener's place (or runs beside
+        # it: inbox_with_listener).
+        self.mailbox = (
+            mailbox_thread(config, InboxHandler(session_factory, config,
+                                                on_stored=self._mail_stored, clock=clock))
+            if listen and config.inbox
+            else None
+        )
+        listen_smtp = listen and (not config.inbox or config.inbox_with_listener == "yes")
         self.listener = (
             Listener(InboxHandler(session_factory, config, on_stored=self._mail_stored,
                                   clock=clock), config,
                      activity=self.pool.activity if self.pool is not None else None)
-            if listen
+            if listen_smtp
             else None
         )
         # More processes accepting on the listener's socket (``serve``: ``--listeners``).
@@ -103,7 +115,7 @@ class MailServer:
             ListenerProcesses(config, config.listener_count - 1,
                               self.pool.inbox if self.pool is not None else None,
                               self.pool.activity if self.pool is not None else None)
-            if listen and processes and config.listener_count > 1
+            if listen_smtp and processes and config.listener_count > 1
             else None
         )
         # The robots play their turns off the mail path (a process of their own).
@@ -138,6 +150,8 @@ class MailServer:
             self.listener.start()
             if self.listeners is not None:
                 self.listeners.start(self.listener.sockets())
+        if self.mailbox is not None:
+            self.mailbox.start()
 
     def stop(self, timeout: float = 60.0) -> None:
         """Stop accepting, let every thread finish what it holds, and wait for them."""
@@ -147,6 +161,8 @@ class MailServer:
             self.listener.stop()
         if self.listeners is not None:
             self.listeners.stop(timeout)
+        if self.mailbox is not None:
+            self.mailbox.stop(timeout)
         self.stopping.set()
         self.inbox_ready.set()
         self.outbox_ready.set()

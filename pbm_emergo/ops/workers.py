@@ -155,7 +155,9 @@ def run_sender_process(
     stop = Stop()
     sender = OutboxSender(
         get_sessionmaker(config),
-        transport_for(config.effective_outbound, config.domain),
+        transport_for(config.effective_outbound, config.domain,
+                      password_file=config.outbound_password_file,
+                      ca_file=config.outbound_ca_file),
         config.address,
     )
     listeners = Deference(activity, burst=config.listener_first_seconds)

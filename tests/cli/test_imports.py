@@ -37,8 +37,9 @@ SERVER_MODULES = [
     "starlette",
     "uvicorn",
 ]
-# The commands of `pbm-emergo --help` before the command table existed, in order.
-COMMAND_NAMES = ["moves", "board", "serve", "worker", "web", "db", "admin", "robot-match"]
+# The commands of `pbm-emergo --help`, in order.
+COMMAND_NAMES = ["moves", "board", "serve", "worker", "deliver", "web", "db", "admin",
+                 "robot-match"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

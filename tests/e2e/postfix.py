@@ -16,12 +16,22 @@ Needs the Debian package postfix and root (Postfix's master runs as root and dro
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
 import shutil
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
+
+from pbm_emergo.config import Config
+from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
+from pbm_emergo.mail.outbound import Backoff
+from pbm_emergo.ops.server import MailServer
+from tests.support.mail import make_config
 
 POSTFIX = shutil.which("postfix") or "/usr/sbin/postfix"
 POSTCONF = shutil.which("postconf") or "/usr/sbin/postconf"
@@ -49,8 +59,17 @@ class PostfixInstance:
         server_domain: str,
         mailbox_domain: str,
         mailboxes: tuple[str, ...],
+        submission_port: int | None = None,
+        tls_files: tuple[Path, Path] | None = None,
+        sasl_path: Path | None = None,
     ) -> None:
         self.port = port
+        # A submission listener on ``submission_port``: STARTTLS required with the
+        # certificate and key ``tls_files``, a SASL login through Dovecot's auth socket
+        # ``sasl_path``, and nothing accepted from a client that has not logged in.
+        self.submission_port = submission_port
+        self.tls_files = tls_files
+        self.sasl_path = sasl_path
         self.listener_port = listener_port
         self.server_domain = server_domain
         self.mailbox_domain = mailbox_domain
@@ -133,6 +152,8 @@ class PostfixInstance:
         self._postconf("-M", f"127.0.0.1:{self.port}/inet = 127.0.0.1:{self.port} inet n - n - "
                              "- smtpd")
         self._postconf("-M", "postlog/unix-dgram = postlog unix-dgram n - n - 1 postlogd")
+        if self.submission_port is not None:
+            self._add_submission(self.submission_port)
         # "check" creates the queue's subfolders with the right owners.
         result = self._postfix("check")
         if result.returncode == 0:
@@ -140,6 +161,22 @@ class PostfixInstance:
         if result.returncode != 0:
             raise RuntimeError(f"postfix start failed: {result.stdout}{result.stderr}"
                                f"{self.log_text()}")
+
+    def _add_submission(self, port: int) -> None:
+        assert self.tls_files is not None and self.sasl_path is not None
+        cert, key = self.tls_files
+        options = {
+            "smtpd_tls_security_level": "encrypt",
+            "smtpd_tls_cert_file": str(cert),
+            "smtpd_tls_key_file": str(key),
+            "smtpd_sasl_auth_enable": "yes",
+            "smtpd_sasl_type": "dovecot",
+            "smtpd_sasl_path": str(self.sasl_path),
+            "smtpd_recipient_restrictions": "permit_sasl_authenticated,reject",
+            "smtpd_relay_restrictions": "permit_sasl_authenticated,reject",
+        }
+        self._postconf("-M", f"127.0.0.1:{port}/inet = 127.0.0.1:{port} inet n - n - - smtpd "
+                             + " ".join(f"-o {k}={v}" for k, v in options.items()))
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace") if self.log.exists() else ""
@@ -152,3 +189,38 @@ class PostfixInstance:
             self._postfix("stop")
         finally:
             shutil.rmtree(self.root, ignore_errors=True)
+
+
+def require_postfix() -> None:
+    """Skip the test when this machine cannot run the private Postfix (fail under CI=true)."""
+    reason = unavailable_reason()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"{reason} (CI=true: not skipping)")
+        pytest.skip(reason)
+
+
+@contextlib.contextmanager
+def server_behind(
+    postfix: PostfixInstance, tmp_path: Path, *, outbound: str | None = None,
+    backoff: Backoff | None = None, **settings: object
+) -> Iterator[tuple[MailServer, Config]]:
+    """Our server (``settings`` for its Config) on ``postfix``'s listener port, replies
+    through ``postfix`` (its smtpd on ``port`` unless ``outbound`` says otherwise): both
+    started, then stopped (Postfix's log printed)."""
+    config: Config = make_config(tmp_path, smtp_port=postfix.listener_port,
+                         outbound=outbound or f"smtp://127.0.0.1:{postfix.port}", **settings)
+    upgrade_to_head(config)
+    server = MailServer(config, get_sessionmaker(config), poll_seconds=0.2, backoff=backoff)
+    postfix.start()
+    try:
+        server.start()
+        try:
+            yield server, config
+        finally:
+            server.stop()
+    finally:
+        log = postfix.log_text()
+        postfix.stop()
+        dispose_engines()
+        print(log[-4000:])

@@ -8,7 +8,6 @@ is skipped with the reason, except under CI=true, where it fails.
 from __future__ import annotations
 
 import mailbox
-import os
 import smtplib
 from collections.abc import Iterator
 from email import policy
@@ -17,11 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
 from pbm_emergo.ops.server import MailServer
-from tests.support.mail import command_mail, free_port, make_config, wait_for
+from tests.support.mail import command_mail, free_port, wait_for
 
-from .postfix import PostfixInstance, unavailable_reason
+from .postfix import PostfixInstance, require_postfix, server_behind
 
 SERVER = "pbmserv@emergo.test"
 PLAYER = "alice@player.test"
@@ -29,32 +27,13 @@ PLAYER = "alice@player.test"
 
 @pytest.fixture
 def postfix_and_server(tmp_path: Path) -> Iterator[tuple[PostfixInstance, MailServer]]:
-    reason = unavailable_reason()
-    if reason is not None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{reason} (CI=true: not skipping)")
-        pytest.skip(reason)
-    listener_port, postfix_port = free_port(), free_port()
+    require_postfix()
     postfix = PostfixInstance(
-        port=postfix_port, listener_port=listener_port, server_domain="emergo.test",
+        port=free_port(), listener_port=free_port(), server_domain="emergo.test",
         mailbox_domain="player.test", mailboxes=("alice",),
     )
-    config = make_config(tmp_path, smtp_port=listener_port, address=SERVER,
-                         outbound=f"smtp://127.0.0.1:{postfix_port}")
-    upgrade_to_head(config)
-    server = MailServer(config, get_sessionmaker(config), poll_seconds=0.2)
-    postfix.start()
-    try:
-        server.start()
-        try:
-            yield postfix, server
-        finally:
-            server.stop()
-    finally:
-        log = postfix.log_text()
-        postfix.stop()
-        dispose_engines()
-        print(log[-4000:])
+    with server_behind(postfix, tmp_path, address=SERVER) as (server, _):
+        yield postfix, server
 
 
 def test_mail_through_postfix_and_back(

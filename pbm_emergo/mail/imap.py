@@ -1,0 +1,401 @@
+"""Mail read from a mailbox over IMAP instead of received by the SMTP listener: for a server
+whose address is a mailbox at a provider (``PBM_EMERGO_INBOX``).
+
+Each mail in the watched folder goes through the listener's own path (the handler's MAIL,
+RCPT and DATA hooks: the size limit, the sender checks, the parse with its loop and
+auto-reply checks, the durable inbox), and only once it is stored is it moved out of the
+folder (to ``pbm-emergo/processed``, or deleted). A crash between the two leaves it in the
+folder; read again, it is a duplicate of the stored mail and only moved. Its key is the
+sender and the Message-ID, as for SMTP mail; a mail without a Message-ID is given one made of
+the mailbox, the folder's UIDVALIDITY and the mail's UID, which name that mail in that folder
+and no other. A mail the listener would refuse for good (5xx) is moved to
+``pbm-emergo/refused`` for the operator; one it would defer (4xx) stays for the next round.
+
+The standard library's imaplib does the protocol (no dependency; synchronous, as the threads
+of :mod:`pbm_emergo.ops.server` are); IDLE (RFC 2177), which Python 3.11's imaplib lacks, is
+the short loop of :meth:`MailboxReader._idle`. The wait in IDLE is renewed every
+``inbox_poll_seconds``, with a look at the folder each time: servers without IDLE are polled
+at that pace.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import imaplib
+import logging
+import re
+import select
+import ssl
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from email.parser import BytesHeaderParser
+from email.utils import parseaddr
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote, unquote, urlsplit
+
+from pbm_emergo.config import Config
+from pbm_emergo.mail.inbound import InboxHandler
+
+log = logging.getLogger(__name__)
+
+# The URL schemes: how the connection is secured, and the default port.
+INBOX_SCHEMES = {"imaps": ("tls", 993), "imap": ("starttls", 143)}
+PROCESSED_FOLDER = "pbm-emergo/processed"
+REFUSED_FOLDER = "pbm-emergo/refused"
+SOCKET_TIMEOUT = 60.0  # a server silent this long in a command is taken as gone
+BACKOFF_FIRST, BACKOFF_MAX = 1.0, 300.0  # seconds between reconnections, doubling
+IDLE_CHECK_SECONDS = 1.0  # how often a wait in IDLE looks whether the reader is stopping
+
+
+@dataclass(frozen=True)
+class InboxServer:
+    """The mailbox of an inbox URL: ``security`` is "tls" (imaps) or "starttls" (imap)."""
+
+    security: str
+    host: str
+    port: int
+    user: str
+    folder: str
+
+    @property
+    def url(self) -> str:
+        """The URL as logs show it (it never holds a password)."""
+        scheme = "imaps" if self.security == "tls" else "imap"
+        return (f"{scheme}://{quote(self.user, safe='')}@{self.host}:{self.port}/"
+                f"{quote(self.folder)}")
+
+
+def inbox_server(url: str) -> InboxServer:
+    """The mailbox of ``imaps://USER@host:port/FOLDER`` or ``imap://USER@host:port/FOLDER``
+    (STARTTLS required), the user percent-encoded; FOLDER defaults to INBOX. Raises
+    ValueError for anything else, and for a URL holding a password (the message never
+    repeats the URL)."""
+    parts = urlsplit(url)
+    scheme = INBOX_SCHEMES.get(parts.scheme)
+    if scheme is None or not parts.hostname:
+        raise ValueError("inbox must be imaps://USER@host:port/FOLDER or "
+                         f"imap://USER@host:port/FOLDER (the scheme given: {parts.scheme!r})")
+    if parts.password is not None:
+        raise ValueError("inbox must not hold a password (a URL shows in logs and in ps): put "
+                         "it in a file and name that file in PBM_EMERGO_INBOX_PASSWORD_FILE")
+    if not parts.username:
+        raise ValueError("inbox has no user: imaps://USER@host:port/FOLDER, the user "
+                         "percent-encoded (games%40example.org)")
+    folder = unquote(parts.path.lstrip("/")) or "INBOX"
+    if not folder.isascii() or any(c in folder for c in '"\\\r\n'):
+        raise ValueError("inbox folder must be a plain ASCII folder name")
+    try:
+        port = parts.port or scheme[1]
+    except ValueError:
+        raise ValueError("inbox has a port that is not a number") from None
+    return InboxServer(scheme[0], parts.hostname, port, unquote(parts.username), folder)
+
+
+class TemporaryFailure(Exception):
+    """The mail cannot be stored now (the database, a shutdown): it stays in the folder."""
+
+
+class MailboxReader:
+    """Reads the watched folder until stopped: connects, stores and moves each mail, waits
+    in IDLE (or polls), and reconnects with backoff after any failure."""
+
+    def __init__(
+        self,
+        config: Config,
+        handler: InboxHandler,
+        *,
+        connect: Callable[[InboxServer], imaplib.IMAP4] | None = None,
+    ) -> None:
+        if config.inbox is None:
+            raise ValueError("no inbox set")
+        if config.inbox_password_file is None:
+            raise ValueError("inbox set: set PBM_EMERGO_INBOX_PASSWORD_FILE to a file holding "
+                             "the mailbox's password")
+        self.server = inbox_server(config.inbox)
+        self.config = config
+        self.handler = handler
+        self.password_file: Path = config.inbox_password_file
+        self.ca_file = config.inbox_ca_file
+        self.delete = config.inbox_processed == "delete"
+        self.poll_seconds = config.inbox_poll_seconds
+        self._connect = connect or self.connect
+        self._loop = asyncio.new_event_loop()
+        # A test stands in for a crash between storing and moving here.
+        self.after_store: Callable[[int], None] | None = None
+
+    # --- the connection --------------------------------------------------------------
+
+    def connect(self, server: InboxServer) -> imaplib.IMAP4:
+        """TLS (implicit, or STARTTLS, which imaplib requires the server to offer), the
+        certificate verified, then the login with the password read from its file."""
+        context = ssl.create_default_context(
+            cafile=str(self.ca_file) if self.ca_file is not None else None
+        )
+        imap: imaplib.IMAP4
+        if server.security == "tls":
+            imap = imaplib.IMAP4_SSL(server.host, server.port, ssl_context=context,
+                                     timeout=SOCKET_TIMEOUT)
+        else:
+            imap = imaplib.IMAP4(server.host, server.port, timeout=SOCKET_TIMEOUT)
+            try:
+                imap.starttls(ssl_context=context)
+            except Exception:
+                imap.shutdown()
+                raise
+        try:
+            lines = self.password_file.read_text(encoding="utf-8").splitlines()
+            if not lines or not lines[0]:
+                raise ValueError(f"{self.password_file} holds no password on its first line")
+            imap.login(server.user, lines[0])
+        except Exception:
+            imap.shutdown()
+            raise
+        return imap
+
+    def run(self, stopping: threading.Event, on_ready: Callable[[], None] | None = None) -> None:
+        """Read the folder until ``stopping`` is set; every failure is logged and followed by
+        a new connection, the pause doubling from 1 s to 5 minutes while they fail."""
+        pause = BACKOFF_FIRST
+        while not stopping.is_set():
+            try:
+                imap = self._connect(self.server)
+            except Exception as exc:  # noqa: BLE001 - the server, the network, the login
+                log.warning("cannot log in to %s: %s; next try in %.0f s",
+                            self.server.url, _reason(exc), pause)
+                stopping.wait(pause)
+                pause = min(BACKOFF_MAX, pause * 2)
+                continue
+            try:
+                self._session(imap, stopping, on_ready)
+                pause = BACKOFF_FIRST
+            except Exception as exc:  # noqa: BLE001 - a dropped connection, a restart
+                log.warning("mailbox %s: %s; reconnecting in %.0f s",
+                            self.server.url, _reason(exc), pause)
+                stopping.wait(pause)
+                pause = min(BACKOFF_MAX, pause * 2)
+            finally:
+                _close(imap)
+
+    def close(self) -> None:
+        self._loop.close()
+
+    def _session(self, imap: imaplib.IMAP4, stopping: threading.Event,
+                 on_ready: Callable[[], None] | None) -> None:
+        folders = _Folders(imap)
+        uidvalidity = _select(imap, self.server.folder)
+        idle = "IDLE" in imap.capabilities
+        log.info("reading %s (%s)", self.server.url,
+                 "IDLE" if idle else f"polled every {self.poll_seconds:g} s")
+        while not stopping.is_set():
+            self.read_folder(imap, folders, uidvalidity)
+            if on_ready is not None:
+                on_ready()  # logged in, and what was waiting is taken
+                on_ready = None
+            if idle:
+                self._idle(imap, stopping)
+            else:
+                stopping.wait(self.poll_seconds)
+                _ok(imap.noop())
+
+    # --- one look at the folder ------------------------------------------------------
+
+    def read_folder(self, imap: imaplib.IMAP4, folders: _Folders, uidvalidity: str) -> int:
+        """Store and move every mail in the folder, oldest first; how many were taken."""
+        taken = 0
+        for uid in _uids(_ok(imap.uid("SEARCH", "UNDELETED"))):
+            size = _size(_ok(imap.uid("FETCH", uid, "(RFC822.SIZE)")))
+            if size is not None and size > self.config.max_message_size:
+                answer = (f"552 5.3.4 Message too big: this server takes mail of at most "
+                          f"{self.config.max_message_size} bytes")
+            else:
+                raw = _body(_ok(imap.uid("FETCH", uid, "(BODY.PEEK[])")))
+                if raw is None:
+                    continue  # expunged meanwhile by another client
+                answer = self.store(raw, uid, uidvalidity)
+            if answer.startswith("4"):
+                raise TemporaryFailure(answer)
+            if answer.startswith("2"):
+                if self.after_store is not None:
+                    self.after_store(int(uid))
+                if self.delete:
+                    _delete(imap, uid)
+                else:
+                    _move(imap, uid, folders.named(PROCESSED_FOLDER))
+            else:
+                log.warning("mail UID %s of %s refused (%s): moved to %s", uid,
+                            self.server.url, answer, REFUSED_FOLDER)
+                _move(imap, uid, folders.named(REFUSED_FOLDER))
+            taken += 1
+        return taken
+
+    def store(self, raw: bytes, uid: str, uidvalidity: str) -> str:
+        """The listener's answer to this mail, stored when it is a 2xx."""
+        headers = BytesHeaderParser().parsebytes(raw)
+        if headers["Message-ID"] is None:
+            raw = f"Message-ID: {self.message_id(uid, uidvalidity)}\r\n".encode() + raw
+        return self._loop.run_until_complete(self._as_listener(raw, _envelope_sender(headers)))
+
+    def message_id(self, uid: str, uidvalidity: str) -> str:
+        """The Message-ID given to a mail without one: the same for the same mail in the
+        same folder, and for no other."""
+        mailbox = f"{self.server.host}:{self.server.port}/{self.server.user}/{self.server.folder}"
+        digest = hashlib.sha256(mailbox.encode()).hexdigest()[:16]
+        return f"<imap.{uidvalidity}.{uid}.{digest}@pbm-emergo.invalid>"
+
+    async def _as_listener(self, raw: bytes, sender: str) -> str:
+        from aiosmtpd.smtp import Envelope
+
+        envelope = Envelope()
+        envelope.smtp_utf8 = not sender.isascii()
+        server: Any = None
+        session: Any = None
+        answer = await self.handler.handle_MAIL(server, session, envelope, sender, [])
+        if answer.startswith("2"):
+            answer = await self.handler.handle_RCPT(server, session, envelope,
+                                                    self.config.address, [])
+        if answer.startswith("2"):
+            envelope.original_content = raw
+            answer = await self.handler.handle_DATA(server, session, envelope)
+        return answer
+
+    # --- IDLE --------------------------------------------------------------------------
+
+    def _idle(self, imap: imaplib.IMAP4, stopping: threading.Event) -> None:
+        """Wait in IDLE until the folder changes, ``stopping`` is set or poll_seconds pass."""
+        tag = imap._new_tag()
+        imap.send(tag + b" IDLE\r\n")
+        line = imap.readline()
+        if not line.startswith(b"+"):
+            raise imaplib.IMAP4.error(f"IDLE refused: {line[:200]!r}")
+        sock = imap.socket()
+        # Read only what the socket (or TLS) holds, so that stopping is seen each second.
+        # An EXISTS that came in the very packet of the "+" waits in imaplib's buffer until
+        # the renewal below: the folder is looked at then in any case.
+        waited = 0.0
+        while not stopping.is_set() and waited < self.poll_seconds:
+            pending = isinstance(sock, ssl.SSLSocket) and sock.pending() > 0
+            if not pending and not select.select([sock], [], [], IDLE_CHECK_SECONDS)[0]:
+                waited += IDLE_CHECK_SECONDS
+                continue
+            line = imap.readline()
+            if not line:
+                raise imaplib.IMAP4.abort("the server closed the connection")
+            if line.startswith(b"* BYE"):
+                raise imaplib.IMAP4.abort(line.decode("ascii", "replace").strip())
+            if re.match(rb"\* \d+ (EXISTS|RECENT)", line):
+                break
+        imap.send(b"DONE\r\n")
+        while True:
+            line = imap.readline()
+            if not line:
+                raise imaplib.IMAP4.abort("the server closed the connection")
+            if line.startswith(tag + b" "):
+                if not line.startswith(tag + b" OK"):
+                    raise imaplib.IMAP4.error(f"IDLE ended with {line[:200]!r}")
+                return
+
+
+class _Folders:
+    """The folders we move mail to, named with the server's hierarchy delimiter and created
+    when first needed."""
+
+    def __init__(self, imap: imaplib.IMAP4) -> None:
+        self.imap = imap
+        self.created: dict[str, str] = {}
+        found = _ok(imap.list('""', '""'))
+        match = re.match(rb'\(.*?\) "(.)"', found[0] or b"") if found else None
+        self.delimiter = match.group(1).decode() if match else "/"
+
+    def named(self, name: str) -> str:
+        if name not in self.created:
+            folder = name.replace("/", self.delimiter)
+            parent = name.split("/")[0]
+            for each in (parent, folder):
+                typ, data = self.imap.create(each)
+                if typ != "OK" and b"exist" not in b" ".join(d or b"" for d in data).lower():
+                    raise imaplib.IMAP4.error(f"cannot create the folder {each}: {data!r}")
+            self.created[name] = folder
+        return self.created[name]
+
+
+def _envelope_sender(headers: Any) -> str:
+    """The mail's envelope sender: its Return-Path (which the delivering server writes),
+    else its From address."""
+    return_path = headers["Return-Path"]
+    if return_path is not None:
+        return parseaddr(str(return_path))[1]
+    return parseaddr(str(headers["From"] or ""))[1]
+
+
+def _select(imap: imaplib.IMAP4, folder: str) -> str:
+    _ok(imap.select(_quoted(folder)))
+    found = imap.response("UIDVALIDITY")[1]
+    if not found or found[0] is None:
+        raise imaplib.IMAP4.error(f"the server gave no UIDVALIDITY for {folder}")
+    return bytes(found[0]).decode()
+
+
+def _move(imap: imaplib.IMAP4, uid: str, folder: str) -> None:
+    if "MOVE" in imap.capabilities:
+        _ok(imap.uid("MOVE", uid, _quoted(folder)))
+    else:
+        _ok(imap.uid("COPY", uid, _quoted(folder)))
+        _delete(imap, uid)
+
+
+def _delete(imap: imaplib.IMAP4, uid: str) -> None:
+    _ok(imap.uid("STORE", uid, "+FLAGS.SILENT", r"(\Deleted)"))
+    if "UIDPLUS" in imap.capabilities:
+        _ok(imap.uid("EXPUNGE", uid))
+    else:
+        _ok(imap.expunge())
+
+
+def _quoted(name: str) -> str:
+    return '"' + name + '"'
+
+
+def _ok(result: tuple[str, list[Any]]) -> list[Any]:
+    typ, data = result
+    if typ != "OK":
+        raise imaplib.IMAP4.error(f"{typ} {data!r}"[:300])
+    return data
+
+
+def _uids(data: list[Any]) -> list[str]:
+    return [uid.decode() for uid in (data[0] or b"").split()] if data else []
+
+
+def _size(data: list[Any]) -> int | None:
+    for item in data:
+        line = item[0] if isinstance(item, tuple) else item
+        match = re.search(rb"RFC822\.SIZE (\d+)", line or b"")
+        if match:
+            return int(match.group(1))
+    return None
+
+
+def _body(data: list[Any]) -> bytes | None:
+    for item in data:
+        if isinstance(item, tuple) and len(item) == 2:
+            return bytes(item[1])
+    return None
+
+
+def _reason(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}"[:300]
+
+
+def _close(imap: imaplib.IMAP4) -> None:
+    try:
+        imap.logout()
+    except Exception:  # noqa: BLE001 - the connection is gone already
+        with contextlib.suppress(Exception):
+            imap.shutdown()
+
+
+__all__ = ["InboxServer", "MailboxReader", "inbox_server"]
