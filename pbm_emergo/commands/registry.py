@@ -32,6 +32,8 @@ COMMANDS = [
     "emergo_games:GamesCommand",
     "emergo_moves:MovesCommand",
     "emergo_record:RecordCommand",
+    "emergo_analyse:AnalyseCommand",
+    "emergo_analyse:AnalyzeCommand",
     "emergo_preview:PreviewCommand",
     "emergo_chat:ChatCommand",
     "emergo_subscribe:SubscribeCommand",

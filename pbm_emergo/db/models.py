@@ -528,6 +528,42 @@ class OutboundMessage(Base):
     inbound: Mapped[InboundMessage | None] = relationship(back_populates="replies")
 
 
+ANALYSIS_QUEUED = "queued"
+ANALYSIS_DONE = "done"
+ANALYSIS_STATUSES = (ANALYSIS_QUEUED, ANALYSIS_DONE)
+
+
+class AnalysisRequest(Base):
+    """A player's request for the engine's analysis of a finished board (``emergo analyse``).
+
+    Queued until the robots' runner has analysed the board and mailed ``address``; the
+    board's analysis is then in ``report`` of the request that made it (one per board:
+    asking again is answered from it and adds no row). The rows of the last day count
+    against the player's daily number of analyses.
+    """
+
+    __tablename__ = "analysis_requests"
+    __table_args__ = (
+        CheckConstraint(_in("status", ANALYSIS_STATUSES), name="status"),
+        Index(None, "player_id", "requested_at"),
+        Index(None, "status", "requested_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_number: Mapped[int] = mapped_column(
+        ForeignKey("boards.number", ondelete="CASCADE"), index=True
+    )
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    # Where the analysis goes: the address the request came from.
+    address: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    requested_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH), default=ANALYSIS_QUEUED)
+    done_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # pbm_emergo.robot.analysis.Report.to_data(); NULL while queued, and on a request
+    # answered by another request's analysis of the same board.
+    report: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+
+
 def table_names() -> list[str]:
     """Every table the models define, in dependency order."""
     return [t.name for t in Base.metadata.sorted_tables]

@@ -46,6 +46,7 @@ from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.analysis import AnalysisRunner
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.play import Turn, answer, play_move, resign
 from pbm_emergo.game.results import Refused, Result
@@ -362,6 +363,8 @@ class RobotRunner:
         self.robots: dict[int, tuple[str, int]] = {}
         self.looked_at = 0.0
         self.look_seconds = 0.0
+        # The analyses of finished games, one move between two robot answers.
+        self.analyses = AnalysisRunner(factory, config, queue, clock)
 
     def in_turn(self, waiting: Sequence[Waiting]) -> list[Waiting]:
         """The boards waiting, in the order the robots take them: of the player the robots
@@ -446,9 +449,10 @@ class RobotRunner:
             done += stored
             if not stored:
                 tried.add((task.number, task.ply))
+            self.analyses.step()
             if not waiting or self.look_again():
                 waiting = self.look(tried)
-        return done
+        return done + self.analyses.step()
 
     def run(self, stopping: Any) -> None:
         """Work until ``stopping`` (anything with ``is_set``/``wait``) is set."""

@@ -1,7 +1,9 @@
 """The read-only web view: an ASGI application (Starlette) over the server's database.
 
 Pages: ``/`` (how to play, active boards, recent results), ``/boards/N`` (the board drawn as
-in the board mail, ``?move=n`` to step through the game), ``/players/USERID``, ``/standings``,
+in the board mail, ``?move=n`` to step through the game; with the engine's evaluation graph
+and notes once someone had the game analysed: :mod:`pbm_emergo.web.graph`),
+``/players/USERID``, ``/standings``,
 ``/history``, ``/rules`` (``docs/rules.md``: :mod:`pbm_emergo.web.rules`); JSON for tools at
 ``/api/boards/N``. The lists (``/``, ``/standings``, ``/history``) come a page at a time,
 ``?page=N``, so that no answer grows with the server. A path with a trailing slash is
@@ -42,9 +44,11 @@ from pbm_emergo.db import reads as data
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.boards import BoardState, options_text, result_sentence, side_label
+from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import template_dir
+from pbm_emergo.web.graph import evaluation_graph, value_text
 from pbm_emergo.web.rules import rules_page
 
 log = logging.getLogger(__name__)
@@ -80,6 +84,8 @@ def page_environment(folder: Path | None = None) -> Environment:
         autoescape=True,
     )
     env.filters["when"] = _when
+    env.filters["value_text"] = value_text
+    env.globals["losses"] = {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER}
     return env
 
 
@@ -196,6 +202,7 @@ class WebView:
                 raise NotFound(f"There is no board {number}.")
             state = BoardState.load(session, board)
             moves = data.board_moves(session, number)
+            analysis = data.board_analysis(session, number)
             step = _step([m.notation for m in moves], board.blocked_rule,
                          request.query_params.get("move"))  # fmt: skip
             if step.shown < step.total:
@@ -228,6 +235,13 @@ class WebView:
                 picture=board_picture(step.position, step.last_move),
                 step=step,
                 moves=moves,
+                notes=analysis.by_number() if analysis is not None else {},
+                graph=(
+                    evaluation_graph(analysis.notes, (state.white.userid, state.black.userid),
+                                     step.shown)  # fmt: skip
+                    if analysis is not None
+                    else None
+                ),
             )
 
         return self._read(page)

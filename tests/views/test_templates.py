@@ -28,6 +28,26 @@ ERROR = {
 PICTURE = board_picture(Position().play("e4"), "e4")
 
 # One sample context per template; a new template without a sample fails the test below.
+# The engine's notes on a finished board (game.analysis.compose).
+_NOTE = {
+    "number": 7, "played": "c5xc3", "userid": "bob", "label": "blunder", "loss": "2.60",
+    "score": "-2.10", "best": "e6", "best_score": "+0.50", "line": "e6 d4 d8",
+}
+ANALYSIS = {
+    "number": 101, "white": "alice", "black": "bob",
+    "result": "alice (Ohs) wins: bob resigned.",
+    "rows": [{"number": 7, "userid": "bob", "played": "c5xc3", "mark": "??", "score": "-2.10"}],
+    "notes": [_NOTE],
+    "turning": _NOTE,
+    "diagram": "BOARD",
+    "summaries": [{
+        "userid": "alice", "side": "Ohs", "average": "0.10",
+        "summary": {"moves": 4, "inaccuracies": 1, "mistakes": 0, "blunders": 0},
+    }],
+    "nodes": 12345,
+    "seconds": "3",
+}
+
 SAMPLES: dict[str, dict[str, Any]] = {
     "help.txt.j2": {"address": "pbm@example.org", "commands": COMMANDS, "unknown_topic": None},
     "help_command.txt.j2": {"usage": "help [topic]", "description": "d", "details": "more"},
@@ -250,6 +270,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "error/usage.txt.j2": {**ERROR, "usage": "signup userid password"},
     "error/unknown_command.txt.j2": {**ERROR, "commands": COMMANDS},
+    "analysis.txt.j2": ANALYSIS,
+    "analysis.html.j2": {**ANALYSIS, "picture": PICTURE},
     "error/start_here.txt.j2": {"reason": "Your mail has no command it knows.", "folded": False},
     "notice/support_password.txt.j2": {
         "userid": "alice", "password": "K7QX-M2PD-9HTR", "reason": "asked by phone",

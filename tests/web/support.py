@@ -71,7 +71,8 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 # The screenshots docs/web.md and the README show (PBM_EMERGO_UPDATE_SCREENSHOTS=1 renews them).
 KEPT = {
     "board-mail.png", "board-page.png", "board-page-1280.png", "home-375.png", "home-1280.png",
-    "home-dark-375.png", "rules-375.png", "rules-1280.png",
+    "home-dark-375.png", "rules-375.png", "rules-1280.png", "analysis-375.png",
+    "analysis-1280.png",
 }  # fmt: skip
 
 

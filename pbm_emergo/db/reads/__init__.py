@@ -8,6 +8,7 @@ standings rule (``standings``, see :mod:`pbm_emergo.db.reads.rating_table`).
 - :mod:`pbm_emergo.db.reads.players`: the player row, the active-board count, the
   operator's view of a player and their account.
 - :mod:`pbm_emergo.db.reads.rating_table`: the standings.
+- :mod:`pbm_emergo.db.reads.analysis`: a board's stored analysis, as the board page shows it.
 - :mod:`pbm_emergo.db.reads.mail`: the mail queues as the operator lists them, and the
   figures of ``admin stats`` and the metrics.
 
@@ -17,6 +18,7 @@ returns plain frozen rows; use them as ``reads.standings(session, now)``.
 
 from __future__ import annotations
 
+from pbm_emergo.db.reads.analysis import BoardAnalysis, MoveNote, board_analysis
 from pbm_emergo.db.reads.boards import (
     HISTORY_LIMIT,
     BoardLine,
@@ -86,6 +88,7 @@ __all__ = [
     "QUEUE_PREFIXES",
     "SECTIONS",
     "SECTION_TITLES",
+    "BoardAnalysis",
     "BoardLine",
     "BoardOutcome",
     "BoardReport",
@@ -94,6 +97,7 @@ __all__ = [
     "MailPage",
     "MailRow",
     "MoveLine",
+    "MoveNote",
     "MoveRow",
     "PlayerLine",
     "PlayerReport",
@@ -107,6 +111,7 @@ __all__ = [
     "UnknownPlayerError",
     "active_board_counts",
     "active_boards",
+    "board_analysis",
     "board_line",
     "board_moves",
     "board_report",

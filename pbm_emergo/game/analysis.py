@@ -1,0 +1,322 @@
+"""The engine's analysis of finished games (``emergo analyse``): asked for by mail, made off
+the mail path, stored, and mailed as a coach's notes.
+
+A player of a finished board asks (:func:`request`); the request is answered at once,
+either with the analysis itself when the board has one stored (free: no daily quota), or
+with when to expect it. The request waits in ``analysis_requests`` until the robots'
+runner (:class:`AnalysisRunner`, in the robots' process: never in an inbox worker) takes
+it: the requests are taken in turn by player, the player served least recently first,
+and a board is analysed one move at a time between robot answers (each move's search at
+most ``Config.analysis_seconds_per_move``, the whole game at most
+``Config.analysis_seconds_per_game``), so a long game holds no robot up for long. The
+analysis is stored with the request and mailed to every player waiting for it.
+
+A player may ask for ``Config.analyses_per_day`` analyses in 24 hours (docs/security.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from pbm_emergo.db import analyses, games
+from pbm_emergo.db.errors import Conflict
+from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
+from pbm_emergo.game.boards import BoardState, result_sentence
+from pbm_emergo.game.messages import Reply
+from pbm_emergo.game.results import Refused, Result
+from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.robot.analysis import MoveVerdict, Report, men, moves_analysed
+from pbm_emergo.rules import MoveError, render_board
+from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.templating import render, render_html
+
+if TYPE_CHECKING:
+    from pbm_emergo.config import Config
+
+log = logging.getLogger(__name__)
+
+#: The window of the daily limit.
+DAY = timedelta(days=1)
+SIDE_NAMES = ("Ohs", "Eks")
+
+
+def subject(number: int) -> str:
+    return f"Emergo analysis {number}"
+
+
+def seconds_per_move(config: Config, moves: int) -> float:
+    """The search time of one position: the setting, less for a long game (the cap a game
+    is shared by its positions, one more than its moves)."""
+    per_game = max(0.01, config.analysis_seconds_per_game)
+    return max(0.01, min(config.analysis_seconds_per_move, per_game / (moves + 1)))
+
+
+# --- asking -------------------------------------------------------------------------------
+
+
+def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
+    """The answer to ``player``'s request for the analysis of ``board`` (see the module
+    docstring); :class:`Refused` for an active board, someone else's, or a player over
+    the daily limit."""
+    number = board.number
+    if board.status == BOARD_ACTIVE:
+        raise Refused(
+            f"Board {number} is still being played, and only a finished game can be "
+            "analysed: the engine's verdict would be advice during the game. Ask again "
+            "when it is over.",
+            board=number,
+        )
+    if board.side_of(player) is None:
+        raise Refused(
+            f"{player.userid} did not play on board {number}, and only its two players "
+            f"({board.white_player.userid} and {board.black_player.userid}) may ask for "
+            "its analysis.",
+            board=number,
+        )
+    stored = analyses.stored_report(ctx.session, number)
+    if stored is not None:
+        reply = compose(ctx.session, board, Report.from_data(stored), ctx.sender)
+        return Result(
+            summary=f"sent the stored analysis of board {number}",
+            answer=reply.body,
+            answer_subject=reply.subject,
+            answer_board=number,
+            answer_html=reply.html,
+        )
+    waiting = analyses.queued(ctx.session)
+    if any(q.board_number == number and q.player_id == player.id for q in waiting):
+        return Result(
+            summary=f"the analysis of board {number} is already queued",
+            answer=(
+                f"Your analysis of board {number} is already queued; it comes by mail "
+                f"within about {_minutes(ctx.config, board, waiting)}. Nothing more "
+                "was counted against your analyses of the day.\n"
+            ),
+            answer_subject=subject(number),
+            answer_board=number,
+        )
+    limit = max(0, ctx.config.analyses_per_day)
+    since = ctx.now - DAY
+    used = analyses.requests_since(ctx.session, player.id, since)
+    if used >= limit:
+        raise Refused(
+            f"{player.userid} has asked for {limit} analys{'i' if limit == 1 else 'e'}s in "
+            "the last 24 hours, the most one player may ask for in a day: the engine's "
+            "time is shared by everyone. Ask again tomorrow; an analysis already made "
+            "(of a board anyone has had analysed) is sent at once and counts nothing.",
+            board=number,
+        )
+    address, player_id = ctx.sender, player.id
+    ctx.write(lambda session: analyses.add_request(
+        session, number, player_id, address, ctx.now, limit=limit, since=since,
+    ))
+    return Result(
+        summary=f"queued the analysis of board {number}",
+        answer=(
+            f"Your analysis of board {number} is queued; expect it within about "
+            f"{_minutes(ctx.config, board, waiting)}, in a mail with the Subject "
+            f"'{subject(number)}'. It is analysis {used + 1} of the {limit} you may ask for "
+            "in 24 hours.\n"
+        ),
+        answer_subject=subject(number),
+        answer_board=number,
+    )
+
+
+def _minutes(config: Config, board: Board, waiting: list[analyses.Queued]) -> str:
+    """How long the analyses waiting and this one take at most, in minutes."""
+    boards = {q.board_number for q in waiting} - {board.number}
+    own = seconds_per_move(config, board.ply) * (board.ply + 1)
+    seconds = own + len(boards) * config.analysis_seconds_per_game
+    minutes = max(1, math.ceil(seconds * 1.5 / 60))  # and the robots' moves in between
+    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+
+
+# --- the mail -----------------------------------------------------------------------------
+
+
+def compose(session: Session, board: Board, report: Report, to: str) -> Reply:
+    """The analysis mail for ``to``: text (72 columns) and HTML."""
+    state = BoardState.load(session, board)
+    white, black = board.white_player.userid, board.black_player.userid
+    names = (white, black)
+    notes = [_note(v, names) for v in report.verdicts if v.label]
+    turning = report.turning_point
+    diagram, picture = None, None
+    if turning is not None:
+        game = games.load_game(session, board, upto=turning.number)
+        diagram = render_board(game.position, white, black)
+        picture = board_picture(game.position, turning.played)
+    summaries = [
+        {"userid": names[side], "side": SIDE_NAMES[side], "summary": report.summary(side),
+         "average": f"{report.summary(side).average_loss / 100:.2f}"}
+        for side in (0, 1)
+    ]
+    context = {
+        "number": board.number,
+        "white": white,
+        "black": black,
+        "result": result_sentence(state),
+        "rows": [_row(v, names) for v in report.verdicts],
+        "notes": notes,
+        "turning": _note(turning, names) if turning is not None else None,
+        "diagram": diagram,
+        "summaries": summaries,
+        "nodes": report.nodes,
+        "seconds": f"{report.seconds:.0f}",
+    }
+    return Reply(
+        to=to,
+        subject=subject(board.number),
+        body=render("analysis.txt.j2", **context),
+        board=board.number,
+        html=render_html("analysis.html.j2", picture=picture, **context),
+        solicited=True,
+    )
+
+
+def _row(verdict: MoveVerdict, names: tuple[str, str]) -> dict[str, object]:
+    return {
+        "number": verdict.number,
+        "userid": names[verdict.side],
+        "played": verdict.played,
+        "score": men(verdict.score),
+        "label": verdict.label,
+        "mark": {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}.get(verdict.label, ""),
+    }
+
+
+def _note(verdict: MoveVerdict, names: tuple[str, str]) -> dict[str, object]:
+    return {
+        "number": verdict.number,
+        "userid": names[verdict.side],
+        "played": verdict.played,
+        "label": verdict.label or "slip",
+        "score": men(verdict.score),
+        "best": verdict.best,
+        "best_score": men(verdict.best_score),
+        "loss": f"{verdict.loss / 100:.2f}",
+        "line": " ".join(verdict.line),
+    }
+
+
+# --- making it (the robots' process) ------------------------------------------------------
+
+
+@dataclass
+class _Job:
+    """A board being analysed, one move a step."""
+
+    number: int
+    player_id: int
+    verdicts: Iterator[MoveVerdict]
+    started: float
+    done: list[MoveVerdict] = field(default_factory=list)
+    nodes: list[int] = field(default_factory=lambda: [0])
+
+
+class AnalysisRunner:
+    """Makes the analyses waiting, one move a :meth:`step`, in turn by player; the robots'
+    runner calls :meth:`step` between its answers. ``queue`` puts a mail in the outbox.
+    Nothing is kept but the board in progress: after a restart it is started again."""
+
+    def __init__(
+        self,
+        factory: SessionFactory,
+        config: Config,
+        queue: Callable[[Session, Reply], int],
+        clock: Callable[[], datetime],
+    ) -> None:
+        self.factory = factory
+        self.reads = read_sessions(factory)
+        self.config = config
+        self.queue = queue
+        self.clock = clock
+        self.job: _Job | None = None
+        # Player id -> when an analysis of theirs was last taken up (a count).
+        self.last_served: dict[int, int] = {}
+        self.taken = 0
+
+    def step(self) -> int:
+        """Analyse one move of the board in progress (or start the next board, or store
+        a finished one); 0 when there was nothing to do."""
+        if self.job is None:
+            self.job = self._next_job()
+            if self.job is None:
+                return 0
+        job = self.job
+        try:
+            job.done.append(next(job.verdicts))
+            return 1
+        except StopIteration:
+            pass
+        except MoveError as err:  # a stored game the rules refuse: nothing to analyse
+            log.error("board %d cannot be analysed: %s", job.number, err)
+        self.job = None
+        report = Report(tuple(job.done), job.nodes[0], time.perf_counter() - job.started)
+        try:
+            sent = self._store(job.number, report)
+        except Conflict:
+            sent = 0
+        log.info("analysis of board %d: %d moves, %d nodes, %.1f s, %d mails", job.number,
+                 len(report.verdicts), report.nodes, report.seconds, sent)
+        return 1
+
+    def _next_job(self) -> _Job | None:
+        with self.reads() as session:
+            waiting = analyses.queued(session)
+            if not waiting:
+                return None
+            first = min(
+                waiting,
+                key=lambda q: (self.last_served.get(q.player_id, -1), q.requested_at, q.id),
+            )
+            board = games.get_board(session, first.board_number)
+            if board is None:
+                return None
+            moves = games.move_notations(session, board)
+            blocked = board.blocked_rule
+        self.taken += 1
+        self.last_served[first.player_id] = self.taken
+        nodes = [0]
+        verdicts = moves_analysed(
+            moves, seconds_per_move=seconds_per_move(self.config, len(moves)),
+            blocked=blocked, seed=first.board_number, spent=nodes,
+        )
+        return _Job(first.board_number, first.player_id, verdicts, time.perf_counter(),
+                    nodes=nodes)
+
+    def _store(self, number: int, report: Report) -> int:
+        return _store(self.factory, self.queue, number, report, self.clock())
+
+
+@write_turn
+def _store(
+    factory: SessionFactory,
+    queue: Callable[[Session, Reply], int],
+    number: int,
+    report: Report,
+    now: datetime,
+) -> int:
+    """Store the board's analysis with the first request waiting for it, mark the others
+    answered, and queue a mail for each; how many mails."""
+    with factory.begin() as session:
+        board = games.get_board(session, number)
+        waiting = analyses.queued(session, number)
+        if board is None or not waiting:
+            return 0
+        data = report.to_data()
+        for index, waiter in enumerate(waiting):
+            analyses.finish(session, waiter.id, data if index == 0 else None, now)
+            queue(session, compose(session, board, report, waiter.address))
+        return len(waiting)
+
+
+__all__ = ["DAY", "AnalysisRunner", "compose", "request", "seconds_per_move", "subject"]
