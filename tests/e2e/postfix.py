@@ -17,6 +17,7 @@ Needs the Debian package postfix and root (Postfix's master runs as root and dro
 from __future__ import annotations
 
 import contextlib
+import mailbox
 import os
 import pwd
 import shutil
@@ -183,6 +184,14 @@ class PostfixInstance:
 
     def maildir(self, local_part: str) -> Path:
         return self.mail / local_part
+
+    def delivered(self, local_part: str) -> list[bytes]:
+        """The mails Postfix delivered to the mailbox ``local_part`` so far."""
+        maildir = self.maildir(local_part)
+        if not (maildir / "new").is_dir():
+            return []
+        box = mailbox.Maildir(maildir, create=False)
+        return [box.get_bytes(key) for key in box.iterkeys()]
 
     def stop(self) -> None:
         try:

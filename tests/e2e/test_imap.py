@@ -24,7 +24,7 @@ import tests.support.post
 from pbm_emergo.db.session import dispose_engines, get_sessionmaker
 from tests.support import dovecot
 from tests.support.mail import Relay, listening, make_config, wait_for
-from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
+from tests.support.post import Post, play_a_short_game
 
 
 @pytest.fixture
@@ -79,17 +79,7 @@ def imap_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Post
 
 def test_a_whole_game_by_imap_through_serve_inbox(imap_serve: Post) -> None:
     post = imap_serve
-    for userid, address in (("alice", ALICE), ("bob", BOB)):
-        post.signup(userid, f"{userid}-pw1", address)
-    board = challenge(post)
-    for userid, move in (("alice", "e4"), ("bob", "e6")):
-        mails = post.send(f"emergo move {board} {userid} {userid}-pw1 {move}",
-                          f"{userid}@example.org")  # fmt: skip
-        assert mails and not any("Error" in str(m["Subject"]) for m in mails), subjects(mails)
-    over = post.send(f"emergo resign {board} bob bob-pw1", BOB)
-    assert subjects(over) == [(ALICE, f"Emergo Board {board} Game over"),
-                              (BOB, f"Emergo Board {board} Game over")]  # fmt: skip
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in text(over[0])
+    play_a_short_game(post)
     # The mailbox reader took the SMTP listener's place.
     assert not listening(post.server.config.smtp_port)
     assert "listening on" not in post.server.log.read_text()  # type: ignore[attr-defined]

@@ -9,7 +9,6 @@ elsewhere it is skipped with the reason, except under CI=true, where it fails.
 
 from __future__ import annotations
 
-import mailbox
 import os
 import re
 import signal
@@ -29,7 +28,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.db.session import dispose_engines, get_sessionmaker
 from tests.support import lmtp
 from tests.support.mail import Relay, command_mail, free_port, make_config, wait_for
-from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
+from tests.support.post import Post, play_a_short_game
 
 from .postfix import PostfixInstance, require_postfix, server_behind
 
@@ -83,17 +82,7 @@ def lmtp_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Post
 
 def test_a_whole_game_by_lmtp_through_serve_lmtp(lmtp_serve: Post) -> None:
     post = lmtp_serve
-    for userid, address in (("alice", ALICE), ("bob", BOB)):
-        post.signup(userid, f"{userid}-pw1", address)
-    board = challenge(post)
-    for userid, move in (("alice", "e4"), ("bob", "e6")):
-        mails = post.send(f"emergo move {board} {userid} {userid}-pw1 {move}",
-                          f"{userid}@example.org")  # fmt: skip
-        assert mails and not any("Error" in str(m["Subject"]) for m in mails), subjects(mails)
-    over = post.send(f"emergo resign {board} bob bob-pw1", BOB)
-    assert subjects(over) == [(ALICE, f"Emergo Board {board} Game over"),
-                              (BOB, f"Emergo Board {board} Game over")]  # fmt: skip
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in text(over[0])
+    play_a_short_game(post)
     # Every connection is LMTP, whichever of the three processes takes it.
     port = post.server.config.smtp_port
     for _ in range(12):
@@ -148,15 +137,7 @@ def test_postfix_delivers_to_the_listener_by_lmtp(
         smtp.sendmail(PLAYER, [SERVER, "postmaster@emergo.test"],
                       msg.as_bytes(policy=policy.SMTP))
 
-    maildir = postfix.maildir("alice")
-
-    def delivered() -> list[bytes]:
-        if not (maildir / "new").is_dir():
-            return []
-        box = mailbox.Maildir(maildir, create=False)
-        return [box.get_bytes(key) for key in box.iterkeys()]
-
-    [raw] = wait_for(delivered, timeout=60, interval=0.2)
+    [raw] = wait_for(lambda: postfix.delivered("alice"), timeout=60, interval=0.2)
     reply = BytesParser(policy=policy.default).parsebytes(raw)
     assert reply["From"] == SERVER
     assert reply["In-Reply-To"] == "<via-postfix-lmtp@player.test>"

@@ -7,7 +7,6 @@ is skipped with the reason, except under CI=true, where it fails.
 
 from __future__ import annotations
 
-import mailbox
 import smtplib
 from collections.abc import Iterator
 from email import policy
@@ -49,15 +48,7 @@ def test_mail_through_postfix_and_back(
         with pytest.raises(smtplib.SMTPRecipientsRefused):
             smtp.sendmail(PLAYER, ["someone@example.com"], b"Subject: x\r\n\r\nx\r\n")
 
-    maildir = postfix.maildir("alice")
-
-    def delivered() -> list[bytes]:
-        if not (maildir / "new").is_dir():
-            return []
-        box = mailbox.Maildir(maildir, create=False)
-        return [box.get_bytes(key) for key in box.iterkeys()]
-
-    [raw] = wait_for(delivered, timeout=60, interval=0.2)
+    [raw] = wait_for(lambda: postfix.delivered("alice"), timeout=60, interval=0.2)
     reply = BytesParser(policy=policy.default).parsebytes(raw)
     assert reply["From"] == SERVER
     assert reply["To"] == PLAYER

@@ -132,3 +132,20 @@ def challenge(post: Post, options: str = "") -> int:
     mails = post.send(f"emergo challenge alice bob {options}".strip(), ALICE)
     assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
     return int(str(mails[0]["Subject"]).split()[-2])
+
+
+def play_a_short_game(post: Post) -> list[EmailMessage]:
+    """alice and bob sign up, alice challenges bob, each plays a move and bob resigns: the
+    game-over mails, checked to be what a rated resignation sends."""
+    for userid, address in (("alice", ALICE), ("bob", BOB)):
+        post.signup(userid, f"{userid}-pw1", address)
+    board = challenge(post)
+    for userid, move in (("alice", "e4"), ("bob", "e6")):
+        mails = post.send(f"emergo move {board} {userid} {userid}-pw1 {move}",
+                          f"{userid}@example.org")  # fmt: skip
+        assert mails and not any("Error" in str(m["Subject"]) for m in mails), subjects(mails)
+    over = post.send(f"emergo resign {board} bob bob-pw1", BOB)
+    assert subjects(over) == [(ALICE, f"Emergo Board {board} Game over"),
+                              (BOB, f"Emergo Board {board} Game over")]  # fmt: skip
+    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in text(over[0])
+    return over
