@@ -117,11 +117,15 @@ class _Search:
         key = pos.zobrist()
         if key in self.seen:
             return 0  # a repetition: treated as a draw
+        # Half of the nodes are quiet leaves: they need no move list, only to know that
+        # a move exists and none captures.
+        if depth <= 0 and pos.is_quiet():
+            return evaluate(pos, self.weights)
         moves = pos.legal_moves()
         if not moves:
             return self._no_move(pos, ply)
         capture = moves[0].kind == "capture"
-        if depth <= 0 and (not capture or depth <= -QUIESCENCE_PLIES or ply >= MAX_PLY):
+        if depth <= 0 and (depth <= -QUIESCENCE_PLIES or ply >= MAX_PLY):
             return evaluate(pos, self.weights)
         entry = self.table.get(key)
         first = -1

@@ -126,6 +126,21 @@ def _step_table() -> list[dict[int, tuple[Move, ...]]]:
 _STEPS_BY_VACANCY = _step_table()
 
 
+def _capturers(mine: int, theirs: int, vacant: int) -> int:
+    """The pieces of ``mine`` that can jump: an enemy cap next to them, a vacant cell beyond."""
+    return mine & (
+        (theirs << 11 & vacant << 22)
+        | (theirs << 1 & vacant << 2)
+        | (theirs >> 1 & vacant >> 2)
+        | (theirs >> 11 & vacant >> 22)
+    )
+
+
+def _movers(mine: int, vacant: int) -> int:
+    """The pieces of ``mine`` with a vacant neighbour (each can step)."""
+    return mine & (vacant << 11 | vacant << 1 | vacant >> 1 | vacant >> 11)
+
+
 class Position:
     """The full state of a game between two moves. Immutable."""
 
@@ -313,26 +328,35 @@ class Position:
             self._generate()
         return self._size
 
+    def is_quiet(self) -> bool:
+        """Whether the side to move has a legal move and no capture: decided from the
+        bitmasks, without generating the moves (a search's leaves need only this)."""
+        if self._legal is not None:
+            return bool(self._legal) and not self._size
+        side = self._side
+        mine = self._masks[side]
+        theirs = self._masks[1 - side]
+        vacant = VALID & ~(mine | theirs)
+        if _capturers(mine, theirs, vacant):
+            return False
+        if self._hands[side]:
+            return bool(self._entry_targets(mine, theirs, vacant))
+        return bool(_movers(mine, vacant))
+
     def _generate(self) -> None:
         side = self._side
         mine = self._masks[side]
         theirs = self._masks[1 - side]
         vacant = VALID & ~(mine | theirs)
-        # Pieces that can jump: an enemy cap next to them with a vacant cell beyond.
-        capturers = mine & (
-            (theirs << 11 & vacant << 22)
-            | (theirs << 1 & vacant << 2)
-            | (theirs >> 1 & vacant >> 2)
-            | (theirs >> 11 & vacant >> 22)
-        )
+        capturers = _capturers(mine, theirs, vacant)
         if capturers:
             self._size, self._legal = self._captures(capturers, vacant)
             return
         if self._hands[side]:
-            self._legal = self._entries(mine, theirs, vacant)
+            self._legal = self._entries(self._entry_targets(mine, theirs, vacant))
             return
         # Steps, in order of their start cell then target cell (up, left, right, down).
-        movers = mine & (vacant << 11 | vacant << 1 | vacant >> 1 | vacant >> 11)
+        movers = _movers(mine, vacant)
         moves: list[Move] = []
         table = _STEPS_BY_VACANCY
         while movers:
@@ -342,7 +366,8 @@ class Position:
             moves += table[g][vacant >> (g - 11) & _AROUND]
         self._legal = tuple(moves)
 
-    def _entries(self, mine: int, theirs: int, vacant: int) -> tuple[Move, ...]:
+    def _entry_targets(self, mine: int, theirs: int, vacant: int) -> int:
+        """The cells the side to move may enter on (no capture being due)."""
         targets = vacant
         if self._ply == 0 and self._side == 0:
             targets &= ~(1 << CENTRE)
@@ -361,6 +386,10 @@ class Position:
                 | (theirs >> 1 & vacant << 1)
                 | (theirs >> 11 & vacant << 11)
             )
+        return targets
+
+    @staticmethod
+    def _entries(targets: int) -> tuple[Move, ...]:
         out: list[Move] = []
         for base, mask, patterns in _ENTRY_BANDS:
             band = targets >> base & mask
