@@ -208,7 +208,22 @@ def _sink_controller(port: int, events: multiprocessing.Queue[Mail]) -> Any:
             )
             return "250 OK"
 
-    return Controller(
+    class SharedPortController(Controller):  # type: ignore[misc]
+        """Several sink processes accept on one port (SO_REUSEPORT, as --sinks asks): one
+        aiosmtpd process takes a few hundred mails a second, the server may send more."""
+
+        def _create_server(self) -> Any:
+            return self.loop.create_server(
+                self._factory_invoker, host=self.hostname, port=self.port,
+                ssl=self.ssl_context, reuse_port=True,
+            )
+
+        def _trigger_server(self) -> None:
+            # aiosmtpd checks its factory with a test connection, which the kernel may give
+            # to another sink on the port: check it directly.
+            self._factory_invoker()
+
+    return SharedPortController(
         Sink(), hostname="127.0.0.1", port=port, server_hostname="sink.bench.test"
     )
 
@@ -672,8 +687,10 @@ def start_helper(
     target: Callable[..., None],
     name: str,
     *args: Any,
+    port: int | None = None,
 ) -> tuple[multiprocessing.process.BaseProcess, int]:
-    port = free_port()
+    """Start ``target`` in a process of its own, on ``port`` (default: a free one)."""
+    port = port or free_port()
     ready = ctx.Event()
     proc = ctx.Process(target=target, args=(port, *args, ready), name=name, daemon=True)
     proc.start()
@@ -1262,6 +1279,107 @@ def print_timeline(rows: Sequence[dict[str, Any]]) -> None:
         print(f"  {row['second']:4d}s  in {row['accepted']:4d}  moves {moves:6.1f} {bar}{events}")
 
 
+MAIL_LINE = re.compile(r" (?P<process>\S+) \S+ pbm_emergo\.mail\.worker: mail (?P<fields>.*)$")
+FIELD = re.compile(r"(\w+)=(\"(?:[^\"\\]|\\.)*\"|\S+)")
+SECTION_ORDER = ("claim", "read", "cache", "argon2", "rules", "render", "write")
+
+
+def worker_sections(tmp: Path) -> dict[str, dict[str, float]]:
+    """Where each inbox worker's time went, from the ``mail`` lines of the server's logs
+    (moves only): mean ms a mail per section, the rest of its time (``other``), the time
+    between its mails (``idle``), and the mails counted. Keyed "LOG PROCESS"."""
+    sums: dict[str, Counter[str]] = {}
+    for log in sorted([tmp / "server.log", *tmp.glob("worker-*.log")]):
+        if not log.exists():
+            continue
+        for line in log.read_text(errors="replace").splitlines():
+            found = MAIL_LINE.search(line)
+            if found is None:
+                continue
+            fields = dict(FIELD.findall(found["fields"]))
+            if "move" not in fields.get("command", "") or fields.get("result") != "done":
+                continue
+            key = f"{log.stem} {found['process']}"
+            total = sums.setdefault(key, Counter())
+            total["mails"] += 1
+            claim = float(fields.get("claim_ms", 0))
+            busy = claim + float(fields.get("ms", 0))
+            total["busy"] += busy
+            counted = 0.0
+            for name in SECTION_ORDER:
+                ms = float(fields.get(f"{name}_ms", 0))
+                total[name] += ms
+                counted += ms
+            total["other"] += max(0.0, busy - counted)
+            if "idle_ms" in fields:
+                total["idle"] += float(fields["idle_ms"])
+                total["idle_mails"] += 1
+    return {
+        key: {
+            **{name: total[name] / total["mails"]
+               for name in (*SECTION_ORDER, "other", "busy")},
+            "idle": total["idle"] / total["idle_mails"] if total["idle_mails"] else 0.0,
+            "mails": total["mails"],
+        }
+        for key, total in sums.items()
+    }
+
+
+def print_worker_sections(worker_time: dict[str, dict[str, float]]) -> None:
+    if not worker_time:
+        return
+    names = (*SECTION_ORDER, "other", "busy", "idle")
+    print("where each inbox worker's time went, mean ms per move mail (the whole run; idle: "
+          "from its previous mail to this one's claim):")
+    print(f"  {'worker':22s} {'mails':>6s} " + " ".join(f"{n:>7s}" for n in names))
+    for key, row in sorted(worker_time.items()):
+        print(f"  {key:22s} {int(row['mails']):6d} "
+              + " ".join(f"{row[n]:7.2f}" for n in names))
+
+
+def cpu_seconds(procs: Processes) -> dict[tuple[str, int], float]:
+    """CPU seconds (user + system) used so far by each process of each part, keyed (part,
+    pid): `serve` and its processes, the `pbm-emergo worker` commands and theirs, PostgreSQL
+    (every postgres process here), the bench's sink and bare listener, and the bench itself
+    (its SMTP clients). Compare two with :func:`cpu_used`."""
+    found: dict[tuple[str, int], float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    owner: dict[int, str] = {}
+    if procs.server is not None and procs.server.poll() is None:
+        owner.update(dict.fromkeys(descendants(procs.server.pid), "serve"))
+    for worker in procs.workers:
+        if worker.poll() is None:
+            owner.update(dict.fromkeys(descendants(worker.pid), "worker commands"))
+    owner.update({p.pid: "bench sink+bare" for p in procs.helpers if p.pid is not None})
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        part = owner.get(int(entry.name))
+        if part is None and comm.startswith("postgres"):
+            part = "postgresql"
+        if part is not None:
+            found[(part, int(entry.name))] = (int(fields[11]) + int(fields[12])) / tick
+    own = os.times()
+    found[("bench clients", os.getpid())] = own.user + own.system
+    return found
+
+
+def cpu_used(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float],
+             ) -> dict[str, float]:
+    """CPU seconds each part used between two :func:`cpu_seconds` (a process that ended
+    meanwhile is not counted: its last seconds are not known)."""
+    used: Counter[str] = Counter()
+    for (part, pid), seconds in after.items():
+        used[part] += seconds - before.get((part, pid), 0.0)
+    return dict(used)
+
+
 def exactness(database_url: str, games: Sequence[BenchGame], mails: Sequence[Mail],
               ) -> dict[str, Any]:
     """What the database and the sink say about the burst: every move applied once and in
@@ -1373,6 +1491,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     scale.add_argument("--worker-arg", action="append", default=[],
                        help="passed to each `pbm-emergo worker` (repeatable)")
     scale.add_argument("--no-steady", action="store_true", help="skip the steady phase")
+    scale.add_argument("--sinks", type=int, default=1, metavar="K",
+                       help="sink processes accepting the server's mail on one port (one "
+                       "takes a few hundred mails a second)")
+    parser.add_argument(
+        "--credentials", choices=("warm", "cold"), default="warm",
+        help="warm: the server remembers verified passwords (its default); cold: every "
+        "password is checked against its argon2id hash, as when each player moves hours "
+        "apart (PBM_EMERGO_CREDENTIAL_CACHE_SECONDS=0)",
+    )
     scale.add_argument("--timeline", action="store_true",
                        help="print mails accepted and moves completed per second of the burst")
     scale.add_argument("--kill-worker-at", type=float, metavar="S",
@@ -1509,6 +1636,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                         sink_down)
         else:
             _, sink_port = start_helper(procs, spawn, sink_main, "sink", events)
+            for _ in range(args.sinks - 1):
+                start_helper(procs, spawn, sink_main, "sink", events, port=sink_port)
         sink = SinkLog(events)
 
         data_dir = tmp / "data"
@@ -1527,6 +1656,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             command.append("--no-workers")
         database_url = database_url_for(args, data_dir, bench_db)
         env = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
+        if args.credentials == "cold":
+            env["PBM_EMERGO_CREDENTIAL_CACHE_SECONDS"] = "0"
+        print(f"credentials: {args.credentials}")
         print(f"server command: {shlex.join(command)}")
         with log_path.open("wb") as log:
             procs.server = subprocess.Popen(
@@ -1581,6 +1713,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             chaos.start()
         result["rounds"] = played = []
         bare_mailer = Mailer()
+        cpu_before = cpu_seconds(procs)
         for number, games in enumerate(rounds, 1):
             entry: dict[str, Any] = {"round": number}
             if bare_port is not None:
@@ -1593,6 +1726,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 round_stats.merge_into(burst_stats)
             played.append(entry)
             print_round(entry, args.bare_loop)
+        burst_cpu = cpu_used(cpu_before, cpu_seconds(procs))
         if bare_proc is not None:
             procs.stop_helper(bare_proc)
         ours = {
@@ -1613,6 +1747,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"accept rate ours/bare: {ratio:.2f}, the median of {len(played)} round(s) "
                   f"({', '.join(f'{r:.2f}' for r in ratios)}) (target >= 0.5)")
         speeds = ", ".join(f"{e['ours']['moves_per_second']:.1f}" for e in played)
+        result["cpu_ms_per_move"] = per_move = {
+            part: 1000 * seconds / max(1, ours["moves"]) for part, seconds in burst_cpu.items()}
+        print("CPU time per move during the move burst (ms; the bare listener's bursts "
+              "included where it ran): " + ", ".join(
+                  f"{part} {ms:.1f}" for part, ms in sorted(per_move.items())) +
+              f"; all {sum(per_move.values()):.1f}")
         print(f"end to end: {ours['moves']} moves, both board mails of every move at the sink: "
               f"median {ours['moves_per_second_median']:.1f} moves/s over {len(played)} "
               f"round(s) ({speeds}) (target >= 100, aim 200); moves missing board mails: "
@@ -1743,6 +1883,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if spy_log_path.exists():
             print(f"py-spy: {spy_log_path.read_text(errors='replace').strip()[-400:]}")
         records = log_records(log_text)
+        result["worker_sections"] = worker_time = worker_sections(tmp)
+        print_worker_sections(worker_time)
         noisy = [r for r in records if r[0].split(" ", 3)[2:3] in (["WARNING"], ["ERROR"],
                                                                    ["CRITICAL"])]
         result["loadavg_at_end"] = os.getloadavg()

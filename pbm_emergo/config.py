@@ -112,6 +112,18 @@ class Config:
     # past them a password is refused without being hashed (see pbm_emergo.game.lockout).
     password_failures_per_mail: int = 3
     password_failures_per_hour: int = 10
+    # argon2id's cost for password hashes: memory (KiB), passes, lanes. OWASP's m=19 MiB,
+    # t=2, p=1 (see docs/security.md); a stored hash made with other values is rehashed at
+    # its player's next successful check.
+    password_hash_memory_kib: int = 19_456
+    password_hash_time_cost: int = 2
+    password_hash_parallelism: int = 1
+    # How long a worker process remembers a verified password (a keyed hash in memory, see
+    # pbm_emergo.db.credentials); 0: every password is checked against its stored hash.
+    credential_cache_seconds: float = 3600.0
+    # "yes": the worker processes of this machine share that cache (in /dev/shm, see
+    # pbm_emergo.db.credentials); "no": each process has its own.
+    credential_cache_shared: str = "yes"
     # Active games against the robots one player may have at a time; a challenge beyond it
     # is refused (the robots play one board at a time; see pbm_emergo.game.robots). 0: none.
     robot_games_per_player: int = 10
@@ -141,6 +153,14 @@ class Config:
             raise ValueError(
                 f"listener_first_seconds must be 0 or more, not {self.listener_first_seconds!r}"
             )
+        if self.password_hash_parallelism < 1 or self.password_hash_time_cost < 1:
+            raise ValueError("password_hash_time_cost and password_hash_parallelism must be "
+                             "at least 1")
+        if self.password_hash_memory_kib < 8 * self.password_hash_parallelism:
+            raise ValueError("password_hash_memory_kib must be at least 8 KiB a lane "
+                             "(password_hash_parallelism)")
+        if not self.credential_cache_seconds >= 0:
+            raise ValueError("credential_cache_seconds must be 0 or more")
         if self.listen_protocol not in LISTEN_PROTOCOLS:
             raise ValueError(f"listen_protocol must be one of {', '.join(LISTEN_PROTOCOLS)}, "
                              f"not {self.listen_protocol!r}")
@@ -149,7 +169,8 @@ class Config:
                 f"event_loop must be one of {', '.join(EVENT_LOOPS)}, not {self.event_loop!r}"
             )
         for name, allowed in (("inbox_processed", ("move", "delete")),
-                              ("inbox_with_listener", ("yes", "no"))):
+                              ("inbox_with_listener", ("yes", "no")),
+                              ("credential_cache_shared", ("yes", "no"))):
             if getattr(self, name) not in allowed:
                 raise ValueError(f"{name} must be {' or '.join(allowed)}, "
                                  f"not {getattr(self, name)!r}")

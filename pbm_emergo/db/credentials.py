@@ -24,21 +24,32 @@ read this process's memory could test guesses against the HMAC quickly instead o
 argon2. Someone who can read the server's memory can also read passwords as they arrive, so
 this adds little. README.md ("Passwords") says the same for operators.
 
-Worker processes of one server share one cache (:func:`shared_cache` gives them the key and
-a dictionary kept by a ``multiprocessing`` manager); a plain process has its own.
+The worker processes of one machine share their cache (:func:`machine_cache`): its entries
+live in a ``diskcache`` store (SQLite) in a private folder in memory (``/dev/shm``), its key
+in a file there, readable by the server's user alone, so every process reads and writes it
+directly, with no process between them (a ``multiprocessing`` manager in every check cost a
+millisecond or more a mail under load: docs/performance.md). What is in that folder is what
+a process's memory would hold, and like memory it is gone at a reboot. Where there is no
+``/dev/shm``, or with ``PBM_EMERGO_CREDENTIAL_CACHE_SHARED=no``, each process has its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import os
 import secrets
+import stat
 import threading
 import time
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
+from pathlib import Path
 from typing import Any
 
 DEFAULT_TTL = 3600.0
+#: Where the cache the processes of a machine share lives: a file system in memory.
+MEMORY_ROOT = Path("/dev/shm")
 DEFAULT_MAX_ENTRIES = 10_000
 
 # player id -> (HMAC of the password, the stored hash it matched, expiry as a Unix time: the
@@ -81,7 +92,10 @@ class CredentialCache:
         return hmac.compare_digest(mac, self._mac(player_id, password))
 
     def remember(self, player_id: int, stored_hash: str, password: str) -> None:
-        """Record a password just verified (or just set) for this player."""
+        """Record a password just verified (or just set) for this player (not with a time
+        to live of 0: then nothing is remembered)."""
+        if self.ttl <= 0:
+            return
         entry = (self._mac(player_id, password), stored_hash, self.clock() + self.ttl)
         with self._lock:
             if player_id not in self._entries and len(self._entries) >= self.max_entries:
@@ -112,6 +126,95 @@ class CredentialCache:
             self._entries.pop(player_id, None)
 
 
+class SharedEntries(MutableMapping[int, Entry]):
+    """Entries kept in a ``diskcache`` store that every process of the machine opens: each
+    expires by itself after the time to live, and the store culls the oldest beyond its
+    size (about ``max_entries`` entries)."""
+
+    def __init__(self, directory: Path, ttl: float, max_entries: int) -> None:
+        import diskcache  # type: ignore[import-untyped]
+
+        self._store: Any = diskcache.Cache(
+            str(directory), size_limit=max(1, max_entries) * 512, timeout=5,
+            eviction_policy="least-recently-stored",
+        )
+        self._ttl = ttl
+
+    def __getitem__(self, player_id: int) -> Entry:
+        found = self._store.get(player_id)
+        if found is None:
+            raise KeyError(player_id)
+        mac, matched_hash, expires = found
+        return bytes(mac), str(matched_hash), float(expires)
+
+    def __setitem__(self, player_id: int, entry: Entry) -> None:
+        self._store.set(player_id, entry, expire=self._ttl)
+
+    def __delitem__(self, player_id: int) -> None:
+        if not self._store.delete(player_id):
+            raise KeyError(player_id)
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(list(self._store))
+
+    def __len__(self) -> int:
+        return int(len(self._store))
+
+    def clear(self) -> None:
+        self._store.clear()
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` as a folder only this user may enter: made so if missing, refused (an
+    OSError) if it is a link, someone else's, or open to others (a shared ``/dev/shm``)."""
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700, parents=False)
+    found = path.lstat()
+    if (not stat.S_ISDIR(found.st_mode) or found.st_uid != os.getuid()
+            or found.st_mode & 0o077):
+        raise OSError(f"{path} is not a private folder of this user")
+    return path
+
+
+def shared_key(folder: Path) -> bytes:
+    """The key of the machine's cache in ``folder``: made by the first process (written to a
+    new file, then linked into place, so that a reader never sees half a key)."""
+    path = folder / "key"
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        pass
+    made = folder / f"key.{os.getpid()}.{secrets.token_hex(4)}"
+    descriptor = os.open(made, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "wb") as file:
+        file.write(secrets.token_bytes(32))
+    try:
+        with contextlib.suppress(FileExistsError):  # another process was first: its key counts
+            os.link(made, path)
+    finally:
+        made.unlink()
+    return path.read_bytes()
+
+
+def machine_cache(
+    database_url: str, *, ttl: float, root: Path | None = None,
+    max_entries: int = DEFAULT_MAX_ENTRIES,
+) -> CredentialCache | None:
+    """The cache shared by this machine's processes on ``database_url`` (a folder per user
+    and database under ``root``, by default :data:`MEMORY_ROOT`), or None where it cannot
+    be had (no such root)."""
+    root = root or MEMORY_ROOT
+    if not root.is_dir():
+        return None
+    digest = hashlib.sha256(database_url.encode()).hexdigest()[:16]
+    user = private_folder(root / f"pbm-emergo-{os.getuid()}")
+    folder = private_folder(user / f"credentials-{digest}")
+    return CredentialCache(
+        key=shared_key(folder), entries=SharedEntries(folder / "entries", ttl, max_entries),
+        ttl=ttl, max_entries=max_entries,
+    )
+
+
 _cache = CredentialCache()
 
 
@@ -121,15 +224,9 @@ def cache() -> CredentialCache:
 
 
 def install(new: CredentialCache) -> None:
-    """Use ``new`` as this process's cache (worker processes: the server's shared one)."""
+    """Use ``new`` as this process's cache (worker processes: the machine's shared one)."""
     global _cache
     _cache = new
 
 
-def shared_cache(manager: Any) -> tuple[bytes, Any]:
-    """A key and a manager-kept dictionary for a cache shared by worker processes: pass both
-    to each process, which calls ``install(CredentialCache(key=key, entries=entries))``."""
-    return secrets.token_bytes(32), manager.dict()
-
-
-__all__ = ["CredentialCache", "cache", "install", "shared_cache"]
+__all__ = ["CredentialCache", "SharedEntries", "cache", "install", "machine_cache"]

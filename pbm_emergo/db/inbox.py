@@ -44,6 +44,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
+from pbm_emergo.db import wakeups
 from pbm_emergo.db.claims import MAX_INBOUND_ATTEMPTS, error_text, released
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
@@ -166,6 +167,8 @@ def store_inbound_many(
         boards.extend({"inbound_id": new_id, "board_number": b} for b in mail.boards)
     if boards:
         session.execute(_STORE_INBOUND_BOARD, boards)
+    if any(new for _, new in results):
+        wakeups.notify_inbox(session)
     return results
 
 

@@ -19,6 +19,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.sql.elements import ColumnElement
 
+from pbm_emergo.config import Config
 from pbm_emergo.db import credentials
 from pbm_emergo.db.errors import Conflict, UseridTakenError
 from pbm_emergo.db.models import (
@@ -30,9 +31,31 @@ from pbm_emergo.db.models import (
     PlayerAddress,
 )
 from pbm_emergo.db.session import rowcount
+from pbm_emergo.telemetry.sections import timed
 
-# argon2id with the library's current recommended parameters (RFC 9106 low-memory profile).
-_hasher = PasswordHasher()
+# argon2id at the configured cost; by default (the settings' defaults) OWASP's m=19 MiB,
+# t=2, p=1 (docs/security.md says why).
+_hasher = PasswordHasher(memory_cost=19_456, time_cost=2, parallelism=1)
+
+
+def use_password_settings(config: Config) -> None:
+    """Hash passwords at the configured argon2id cost from now on (a stored hash made at
+    another is rehashed at its next successful check), and remember verified passwords for
+    the configured time (0: never), in the cache this machine's processes share (unless the
+    settings say otherwise). Each process that checks passwords calls it at start."""
+    global _hasher
+    _hasher = PasswordHasher(
+        memory_cost=config.password_hash_memory_kib,
+        time_cost=config.password_hash_time_cost,
+        parallelism=config.password_hash_parallelism,
+    )
+    ttl = config.credential_cache_seconds
+    shared = (
+        credentials.machine_cache(config.effective_database_url, ttl=ttl)
+        if config.credential_cache_shared == "yes" and ttl > 0
+        else None
+    )
+    credentials.install(shared if shared is not None else credentials.CredentialCache(ttl=ttl))
 
 
 def userid_key(userid: str) -> str:
@@ -50,7 +73,8 @@ def address_key(address: str) -> str:
 
 def hash_password(password: str) -> str:
     """An argon2id hash of ``password`` (the only form in which a password is stored)."""
-    return _hasher.hash(password)
+    with timed("argon2"):
+        return _hasher.hash(password)
 
 
 @dataclass(frozen=True)
@@ -68,19 +92,24 @@ def check_password(player_id: int, stored_hash: str, password: str) -> Verified:
     :mod:`pbm_emergo.db.credentials`); otherwise argon2id, and a success is remembered.
     Needs no database: call it outside any write transaction.
     """
-    cache = credentials.cache()
-    if cache.check(player_id, stored_hash, password):
+    if remembered(player_id, stored_hash, password):
         return Verified(True)
     try:
-        _hasher.verify(stored_hash, password)
+        with timed("argon2"):
+            _hasher.verify(stored_hash, password)
     except (VerificationError, InvalidHashError):
         return Verified(False)
-    if _hasher.check_needs_rehash(stored_hash):
-        new_hash = _hasher.hash(password)
-        cache.remember(player_id, new_hash, password)
-        return Verified(True, new_hash)
-    cache.remember(player_id, stored_hash, password)
-    return Verified(True)
+    new_hash = hash_password(password) if _hasher.check_needs_rehash(stored_hash) else None
+    with timed("cache"):
+        credentials.cache().remember(player_id, new_hash or stored_hash, password)
+    return Verified(True, new_hash)
+
+
+def remembered(player_id: int, stored_hash: str, password: str) -> bool:
+    """Whether the verified-credential cache knows ``password`` as the player's (checked
+    against ``stored_hash``, still the stored one): then it needs no argon2."""
+    with timed("cache"):
+        return credentials.cache().check(player_id, stored_hash, password)
 
 
 def store_password_hash(
@@ -542,11 +571,13 @@ __all__ = [
     "mark_attack_notified",
     "recent_confirmations",
     "recent_failures_from",
+    "remembered",
     "record_login_failure",
     "replace_addresses",
     "set_addresses",
     "sign_off",
     "store_password_hash",
     "userid_key",
+    "use_password_settings",
     "userid_skeleton",
 ]

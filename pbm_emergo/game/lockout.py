@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbm_emergo.db import credentials, players
+from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.game.results import Refused
@@ -142,7 +142,7 @@ def checked_password(
     has used up its wrong passwords: then a Refused, before anything is hashed (a password
     the credential cache knows as right still passes). A wrong one is counted for the mail
     here; the caller counts it for the lock-out (:func:`wrong_password`)."""
-    if credentials.cache().check(player.id, player.password_hash, password):
+    if players.remembered(player.id, player.password_hash, password):
         return players.Verified(True)
     per_mail = ctx.config.password_failures_per_mail
     if ctx.password_failures >= per_mail:

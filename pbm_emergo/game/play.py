@@ -39,6 +39,7 @@ from pbm_emergo.rules import (
     Move,
     Termination,
 )
+from pbm_emergo.telemetry.sections import timed
 
 if TYPE_CHECKING:
     from pbm_emergo.db.session import Session
@@ -133,6 +134,13 @@ def play(
 
 def play_move(turn: Turn, text: str) -> Result:
     ctx, board, player, number = turn.ctx, turn.board, turn.player, turn.number
+    with timed("rules"):
+        return _play_move(turn, text, ctx, board, player, number)
+
+
+def _play_move(
+    turn: Turn, text: str, ctx: UnitOfWork, board: Board, player: Player, number: int
+) -> Result:
     game = games.resume_game(ctx.session, board, turn.state.position)
     position = game.position
     if board.side_of(player) != position.to_move:

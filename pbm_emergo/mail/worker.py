@@ -45,6 +45,7 @@ from pbm_emergo.mail.redact import redacted_copy
 from pbm_emergo.mail.reply import ReplyMail, readdressed_bytes, reply_mail
 from pbm_emergo.telemetry import metrics
 from pbm_emergo.telemetry.logs import event
+from pbm_emergo.telemetry.sections import Tally, tally, timed
 from pbm_emergo.views.templating import render
 
 log = logging.getLogger(__name__)
@@ -171,13 +172,18 @@ class InboxWorker:
         """Handle the next message, if there is one."""
         if self._unreleased:
             self._release_unreleased()  # raises while the database still cannot be written
-        claimed_id = self._unread if self._unread is not None else self._claim()
-        if claimed_id is None:
-            return None
-        self._unread = claimed_id
-        # Read after the claim committed, not while holding the write lock (it is ours now).
-        with self.reads() as session:
-            claimed = session.get(InboundMessage, claimed_id)
+        with tally() as sections:
+            return self._run_once(sections)
+
+    def _run_once(self, sections: Tally) -> Outcome | None:
+        with timed("claim"):
+            claimed_id = self._unread if self._unread is not None else self._claim()
+            if claimed_id is None:
+                return None
+            self._unread = claimed_id
+            # Read after the claim committed, not while holding the write lock (it is ours).
+            with self.reads() as session:
+                claimed = session.get(InboundMessage, claimed_id)
         self._unread = None
         if claimed is None:  # removed by hand meanwhile
             return None
@@ -203,7 +209,7 @@ class InboxWorker:
                 with self._lock:
                     self._unreleased.append((claimed, error))
                 raise
-        self._account(claimed, outcome, time.perf_counter() - started)
+        self._account(claimed, outcome, time.perf_counter() - started, sections)
         return outcome
 
     def _claim(self) -> int | None:
@@ -238,10 +244,12 @@ class InboxWorker:
             log.info("inbound %d: the failed attempt is recorded now (%s)", claimed.id,
                      outcome.status)
 
-    @staticmethod
-    def _account(claimed: InboundMessage, outcome: Outcome, seconds: float) -> None:
+    def _account(
+        self, claimed: InboundMessage, outcome: Outcome, seconds: float, sections: Tally
+    ) -> None:
         """The metrics of one processed mail, and its one log line (the command as masked
-        on receipt: no password)."""
+        on receipt: no password; where the time went: the sections, and ``idle_ms`` since
+        this thread's previous mail)."""
         command = command_label(claimed.subject, claimed.not_answered is not None)
         counted = metrics.get()
         counted.processed.labels(command, outcome.status).inc()
@@ -256,6 +264,11 @@ class InboxWorker:
             "replies": outcome.replies,
             "ms": round(seconds * 1000, 1),
         }
+        fields.update({f"{name}_ms": ms for name, ms in sections.milliseconds().items()})
+        previous: float | None = getattr(self._mine, "last_done", None)
+        if previous is not None:
+            fields["idle_ms"] = round((sections.started - previous) * 1000, 1)
+        self._mine.last_done = time.perf_counter()
         if claimed.not_answered is not None:
             fields["note"] = claimed.not_answered
         ok = outcome.status in ("done", "ignored")
@@ -304,10 +317,13 @@ class InboxWorker:
                     with self.reads() as session:
                         check_passwords_ahead(session, mail, text, self.config, now)
                     return self._run_in_order(mail, text, now, answering)
-                with self.reads() as session:
+                with timed("read"), self.reads() as session:
                     replies, writes = self.processor(session, mail, self.config, now, text=text)
-                built = self._built_replies(replies, now, answering)
-                return Answered(replies, self._write(writes, built, now, answering))
+                with timed("render"):
+                    built = self._built_replies(replies, now, answering)
+                with timed("write"):
+                    queued = self._write(writes, built, now, answering)
+                return Answered(replies, queued)
             except Conflict as conflict:
                 log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
                          attempt)

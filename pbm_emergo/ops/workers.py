@@ -1,9 +1,10 @@
 """The inbox worker processes and the outbox sender's process of ``pbm-emergo serve`` and
 ``pbm-emergo worker`` (:class:`WorkerPool`), and the bodies those processes run.
 
-They share nothing with the main process but the database, wake-up signals (a semaphore for
-stored mail, one for queued replies) and the verified-credential cache; a process that dies is
-started again by the main one (:meth:`pbm_emergo.ops.server.MailServer.check_workers`).
+They share nothing with the main process but the database and wake-up signals (a semaphore
+for stored mail, one for queued replies); each keeps its own verified-credential cache (see
+:mod:`pbm_emergo.db.credentials`). A process that dies is started again by the main one
+(:meth:`pbm_emergo.ops.server.MailServer.check_workers`).
 """
 
 from __future__ import annotations
@@ -11,24 +12,23 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
-from multiprocessing.managers import SyncManager
+import threading
 from typing import Any
 
 from pbm_emergo.config import Config
-from pbm_emergo.db import credentials
+from pbm_emergo.db import players, wakeups
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.activity import Deference, ListenerActivity
 from pbm_emergo.mail.outbound import OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
-from pbm_emergo.ops.processes import child_setup, exit_with_parent, join_all, restart_dead
+from pbm_emergo.ops.processes import child_setup, join_all, restart_dead
 
 log = logging.getLogger(__name__)
 
 
 class WorkerPool:
     """Inbox worker processes, woken by a semaphore the listener releases for each stored
-    mail; they wake the outbox sender with another. They share the main process's
-    verified-credential cache (a key and a dictionary kept by a multiprocessing manager).
+    mail; they wake the outbox sender with another.
 
     Only semaphores and a lock-free flag cross the processes: a process killed while
     waiting on a multiprocessing Event or Condition leaves the next ``set()`` blocked for
@@ -44,26 +44,31 @@ class WorkerPool:
         self.stopping = self.context.RawValue("b", 0)
         # When the listeners last heard from a client: workers and sender let them go first.
         self.activity = ListenerActivity(self.context.RawValue("d", 0.0))
-        self.manager: Any = None
-        self.cache_args: tuple[bytes, Any] = (b"", None)
         self.processes: list[Any] = []
 
     def start(self) -> None:
-        self.manager = SyncManager(ctx=self.context)
-        self.manager.start(exit_with_parent, (os.getpid(),))
-        key, entries = credentials.shared_cache(self.manager)
-        self.cache_args = (key, entries)
-        credentials.install(credentials.CredentialCache(key=key, entries=entries))
+        if wakeups.listens(self.config.effective_database_url):
+            threading.Thread(target=self._wake_on_notify, name="wakeups", daemon=True).start()
         self.processes = [self._spawn(n) for n in range(self.config.worker_count)]
         if self.send:
             self.processes.append(self._spawn(-1))
+
+    def _wake_on_notify(self) -> None:
+        """Wake the inbox workers when mail is stored by a listener of any server (PostgreSQL
+        notifications; see pbm_emergo.db.wakeups)."""
+        notified = wakeups.listen(
+            self.config.effective_database_url, (wakeups.INBOX,),
+            timeout=self.poll_seconds, stopped=lambda: bool(self.stopping.value),
+        )
+        for _ in notified:
+            self.inbox.release()
 
     def _spawn(self, n: int) -> Any:
         """Inbox worker ``n`` (from 0), or the outbox sender (-1)."""
         process = self.context.Process(
             target=run_worker_process if n >= 0 else run_sender_process,
             name=f"worker-{n + 1}" if n >= 0 else "outbox",
-            args=(self.config, *self.cache_args, self.inbox, self.outbox, self.stopping,
+            args=(self.config, self.inbox, self.outbox, self.stopping,
                   self.activity, self.poll_seconds, logging.getLogger().level, os.getpid()),
             daemon=True,
         )
@@ -81,15 +86,11 @@ class WorkerPool:
             self.inbox.release()
             self.outbox.release()
         join_all(self.processes, timeout)
-        if self.manager is not None:
-            self.manager.shutdown()
 
 
 
 def run_worker_process(
     config: Config,
-    key: bytes,
-    entries: Any,
     inbox: Any,
     outbox: Any,
     stopping: Any,
@@ -101,7 +102,7 @@ def run_worker_process(
     """The body of an inbox worker process (see :class:`WorkerPool`); ``parent`` is the
     main process (passed, not read: it may die while this one is still starting)."""
     terminated = child_setup(log_level, config.log_format, config.worker_nice)
-    credentials.install(credentials.CredentialCache(key=key, entries=entries))
+    players.use_password_settings(config)
     worker = InboxWorker(get_sessionmaker(config), config)
     listeners = Deference(activity, burst=config.listener_first_seconds)
     while not (stopping.value or terminated.is_set()):
@@ -131,8 +132,6 @@ def run_worker_process(
 
 def run_sender_process(
     config: Config,
-    key: bytes,
-    entries: Any,
     inbox: Any,
     outbox: Any,
     stopping: Any,

@@ -24,6 +24,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from markupsafe import Markup
 
+from pbm_emergo.telemetry.sections import timed
 from pbm_emergo.views import rendered
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -90,7 +91,8 @@ def html_environment(folder: Path | None = None) -> Environment:
 
 def render_html(name: str, **context: Any) -> Markup:
     """Render the HTML template ``name``; the result is safe to put into another one."""
-    return rendered.rendered_markup(html_environment().get_template(name).render(**context))
+    with timed("render"):
+        return rendered.rendered_markup(html_environment().get_template(name).render(**context))
 
 
 def _indent_block(text: str, prefix: str = "  ") -> str:
@@ -101,7 +103,8 @@ def _indent_block(text: str, prefix: str = "  ") -> str:
 def render(name: str, **context: Any) -> str:
     """Render the template ``name`` (a path inside the templates folder): a
     :class:`~pbm_emergo.views.rendered.Rendered` text, which knows where its values are."""
-    return rendered.rendered(environment().get_template(name).render(**context))
+    with timed("render"):
+        return rendered.rendered(environment().get_template(name).render(**context))
 
 
 def template_names() -> list[str]:

@@ -11,19 +11,17 @@
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
 from email.message import EmailMessage
 
-import pytest
-from argon2 import PasswordHasher
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure
 from tests.support.clock import Clock
+from tests.support.hashing import CountingHasher
 from tests.support.post import BOB, Post, challenge, subjects, text
 
 EVE = "eve@evil.example"
@@ -37,27 +35,6 @@ def results(verdict: str) -> dict[str, str]:
         "Authentication-Results": f"{AUTHSERV_ID}; spf={verdict} smtp.mailfrom=example.org; "
         f"dmarc={verdict} header.from=example.org"
     }
-
-
-class CountingHasher(PasswordHasher):
-    """The tests' quick argon2id, counting how many passwords it checks."""
-
-    def __init__(self) -> None:
-        super().__init__(time_cost=1, memory_cost=1024, parallelism=1)
-        self.checked = 0
-        self._lock = threading.Lock()
-
-    def verify(self, hash: str | bytes, password: str | bytes) -> bool:  # noqa: A002
-        with self._lock:
-            self.checked += 1
-        return super().verify(hash, password)
-
-
-@pytest.fixture
-def hasher(monkeypatch: pytest.MonkeyPatch) -> Iterator[CountingHasher]:
-    counting = CountingHasher()
-    monkeypatch.setattr(players, "_hasher", counting)
-    yield counting
 
 
 def add_victims(

@@ -59,13 +59,12 @@ def worker_nices(tmp_path: Path, *options: str) -> tuple[int, list[int]]:
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean_env(),
     )  # fmt: skip
     try:
-        # Two workers, the sender and the robot runner (the cache manager, the second
-        # listener and the resource tracker are spawned too, and keep the listener's
-        # priority: the manager does no work, the listener is the one to go first).
+        # Two workers, the sender and the robot runner (the second listener and the
+        # resource tracker are spawned too, and keep the listener's priority).
         def spawned() -> list[int]:
             found = [p for p in children(process.pid)
                      if started_with(p, b"spawn_main") and not started_with(p, b"resource_tracker")]
-            return found if len(found) >= 6 else []
+            return found if len(found) >= 5 else []
 
         workers = wait_for(spawned, timeout=60, interval=0.2)
         # A child lowers its priority as it starts: wait until each has (or never will).
@@ -86,10 +85,10 @@ def test_workers_sender_and_robots_run_nicer_than_the_listener(tmp_path: Path) -
     listener, nices = worker_nices(tmp_path)
     base = os.nice(0)
     assert listener == base
-    # The cache manager and the second listener keep the listener's priority; the four
-    # others are 19 nicer (the default), as far as the OS goes.
+    # The second listener keeps the listener's priority; the four others are 19 nicer (the
+    # default), as far as the OS goes.
     assert nices.count(min(base + 19, 19)) == 4, nices
-    assert nices.count(base) == 2, nices
+    assert nices.count(base) == 1, nices
 
 
 _WRITES_PROBE = """

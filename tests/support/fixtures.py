@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
 from pbm_emergo.db import players
+from tests.support.hashing import CountingHasher
 from tests.support.mail import SERVER_ADDRESS, Relay, free_port
 
 
@@ -27,6 +28,14 @@ def quick_argon2(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         players, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
     )
+
+
+@pytest.fixture
+def hasher(monkeypatch: pytest.MonkeyPatch) -> Iterator[CountingHasher]:
+    """The server's hasher, quick and counting the passwords it checks (``hasher.checked``)."""
+    counting = CountingHasher()
+    monkeypatch.setattr(players, "_hasher", counting)
+    yield counting
 
 
 @pytest.fixture
