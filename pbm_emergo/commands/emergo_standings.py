@@ -7,6 +7,7 @@ from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.db import ratings, reads
 from pbm_emergo.db.models import START_RATING
 from pbm_emergo.game.accounts import require_player
+from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.views.templating import render
 
 SECTION_TITLES = reads.SECTION_TITLES
@@ -24,7 +25,8 @@ class StandingsCommand(Command):
         f"a rating is provisional for the first {ratings.PROVISIONAL_GAMES} rated games "
         f"(K={ratings.K_FACTOR_PROVISIONAL}, then K={ratings.K_FACTOR}); unrated boards do "
         "not count. Columns: rank, userid, rating, games won, lost and drawn, active "
-        "boards, and how many more games the player seeks (emergo seek). Established "
+        "boards, and how many more games the player seeks (emergo seek); the robots' "
+        "ladder ratings, measured robot against robot, follow the table. Established "
         "players come first, then provisional ones, then players with no rated game in "
         f"the last {reads.INACTIVE_DAYS} days (inactive). 'emergo standings alice bob' "
         "shows just those players' lines."
@@ -50,6 +52,8 @@ class StandingsCommand(Command):
                 start=START_RATING,
                 provisional_games=ratings.PROVISIONAL_GAMES,
                 inactive_days=reads.INACTIVE_DAYS,
+                ladder=ladder_texts(row.userid for row in rows),
+                ladder_explanation=LADDER_EXPLANATION,
             ),
             answer_subject="Emergo standings",
         )

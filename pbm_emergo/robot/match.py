@@ -1,5 +1,15 @@
-"""Robot against robot (or a uniformly random mover) from the start position: the games, the
-score with a confidence interval, and the time per move. Pure: the caller prints."""
+"""Robot against robot (or a uniformly random mover): the games, the score with a confidence
+interval, and the time per move. Pure: the caller prints.
+
+Games come in pairs: both games of a pair start from the same opening, a few seeded random
+plies from the start position, with each player White once, so that the advantages of a
+colour and of an opening cancel. Without openings, two robots without noise would play the
+same game every time.
+
+A player is ``random``, a robot level ``1``..``3``, or a level at a fraction of the time
+budget: ``3/4`` is robot3 with a quarter of the budget (its node allowance shrinks with it,
+see :meth:`pbm_emergo.robot.search.Level.node_allowance`).
+"""
 
 from __future__ import annotations
 
@@ -9,12 +19,14 @@ import statistics
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pbm_emergo.robot.search import think
+from pbm_emergo.robot.search import LEVELS, think
 from pbm_emergo.rules import Game, Move
 
 RANDOM = "random"
 #: A game still going after this many plies is scored a draw (random movers can wander).
 MAX_PLIES = 1000
+#: Random plies that open each pair of games.
+OPENING_PLIES = 4
 
 
 def player_name(player: str) -> str:
@@ -22,11 +34,45 @@ def player_name(player: str) -> str:
 
 
 def parse_player(text: str) -> str:
-    """``1``, ``2``, ``3``, ``robot1``.. or ``random``; ValueError otherwise."""
+    """``1``, ``2``, ``3``, ``robot1``.., ``random``, or a level with a divisor of the budget
+    (``3/4``, ``robot3/4``); ValueError otherwise."""
     word = text.strip().lower().removeprefix("robot")
-    if word in ("1", "2", "3", RANDOM):
+    if word == RANDOM:
         return word
-    raise ValueError(f"{text!r} is not a player: use 1, 2, 3 (or robot1..robot3) or random")
+    level, _, divisor = word.partition("/")
+    if level.isdigit() and int(level) in LEVELS and (
+        not divisor or (divisor.isdigit() and int(divisor) >= 1)
+    ):
+        return f"{int(level)}/{int(divisor)}" if divisor else str(int(level))
+    raise ValueError(
+        f"{text!r} is not a player: use 1, 2, 3 (or robot1..robot3), a level at a fraction "
+        "of the budget (3/4: a quarter) or random"
+    )
+
+
+def player_level(player: str) -> int:
+    """The robot level of a player (ValueError for the random mover)."""
+    if player == RANDOM:
+        raise ValueError("the random mover has no level")
+    return int(player.partition("/")[0])
+
+
+def player_budget(player: str, budget_s: float) -> float:
+    """The time budget a move of ``player`` gets when the match's budget is ``budget_s``."""
+    divisor = player.partition("/")[2]
+    return budget_s / int(divisor) if divisor else budget_s
+
+
+def opening(seed: int, plies: int = OPENING_PLIES) -> list[Move]:
+    """``plies`` seeded uniformly random moves from the start position (fewer if the game
+    would end)."""
+    rng = random.Random(f"opening {seed}")
+    game = Game()
+    for _ in range(plies):
+        game.play(rng.choice(game.position.legal_moves()))
+        if game.outcome() is not None:
+            return game.moves[:-1]
+    return list(game.moves)
 
 
 @dataclass
@@ -46,6 +92,11 @@ class SideStats:
     def nodes_per_second(self) -> float:
         return self.nodes / self.search_seconds if self.search_seconds else 0.0
 
+    def merge(self, other: SideStats) -> None:
+        self.times += other.times
+        self.nodes += other.nodes
+        self.search_seconds += other.search_seconds
+
 
 @dataclass(frozen=True)
 class GameResult:
@@ -54,7 +105,19 @@ class GameResult:
     #: 1 when A won, 0.5 a draw, 0 when B won.
     score_a: float
     reason: str
+    #: Plies played, the opening's included.
     plies: int
+    #: The game's moves in notation, the opening's first.
+    moves: tuple[str, ...] = ()
+
+
+@dataclass
+class PlayedGame:
+    """One game and the time and nodes of each side's moves in it (the opening's not)."""
+
+    result: GameResult
+    a: SideStats
+    b: SideStats
 
 
 @dataclass
@@ -70,13 +133,21 @@ class MatchResult:
 
     def interval(self, z: float = 1.96) -> tuple[float, float]:
         """Wilson's 95% interval of A's score (draws count half)."""
-        n = len(self.games)
-        if not n:
-            return 0.0, 1.0
-        p = self.score_a
-        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-        return max(0.0, centre - half), min(1.0, centre + half)
+        return wilson(self.score_a, len(self.games), z)
+
+    def add(self, played: PlayedGame) -> None:
+        self.games.append(played.result)
+        self.stats.setdefault("a", SideStats()).merge(played.a)
+        self.stats.setdefault("b", SideStats()).merge(played.b)
+
+
+def wilson(p: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's interval (95% by default) of a score ``p`` over ``n`` games."""
+    if not n:
+        return 0.0, 1.0
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _mover(
@@ -85,17 +156,58 @@ def _mover(
     if player == RANDOM:
         rng = random.Random(seed)
         return lambda game: rng.choice(game.position.legal_moves())
+    level, budget = player_level(player), player_budget(player, budget_s)
 
     def robot(game: Game) -> Move:
         history = [p.zobrist() for p in game.positions[:-1]]
         decision = think(
-            game.position, int(player), budget_s, seed,
+            game.position, level, budget, seed,
             history=history, blocked=game.blocked,
         )
         stats.add(decision.seconds, decision.nodes)
         return decision.move
 
     return robot
+
+
+def play_game(
+    a: str,
+    b: str,
+    number: int,
+    budget_s: float = 10.0,
+    seed: int = 0,
+    opening_plies: int = OPENING_PLIES,
+) -> PlayedGame:
+    """Game ``number`` (from 1) of a match of ``a`` against ``b``: A is White in the odd-numbered
+    games; games 2k-1 and 2k start from the same opening (seeded by ``seed`` and k), and game
+    ``number`` seeds its players with ``seed + number - 1``. The same arguments give the same
+    game (unless a robot's time budget runs out before its node allowance), so games can be
+    played in any order, or in parallel."""
+    i = number - 1
+    a_white = i % 2 == 0
+    stats_a, stats_b = SideStats(), SideStats()
+    game = Game()
+    for move in opening(seed * 1_000_003 + i // 2, opening_plies):
+        game.play(move)
+    move_a = _mover(a, budget_s, seed + i, stats_a)
+    move_b = _mover(b, budget_s, seed + i + 7919, stats_b)
+    white, black = (move_a, move_b) if a_white else (move_b, move_a)
+    while game.outcome() is None and len(game.moves) < MAX_PLIES:
+        mover = white if game.position.side_index == 0 else black
+        game.play(mover(game))
+    outcome = game.outcome()
+    if outcome is None:
+        score, reason = 0.5, f"no result after {MAX_PLIES} plies"
+    else:
+        reason = str(outcome.termination)
+        if outcome.winner is None:
+            score = 0.5
+        else:
+            score = 1.0 if (outcome.winner == "white") == a_white else 0.0
+    record = GameResult(
+        number, a_white, score, reason, len(game.moves), tuple(str(m) for m in game.moves)
+    )
+    return PlayedGame(record, stats_a, stats_b)
 
 
 def play_match(
@@ -105,32 +217,16 @@ def play_match(
     budget_s: float = 10.0,
     seed: int = 0,
     on_game: Callable[[GameResult], None] | None = None,
+    opening_plies: int = OPENING_PLIES,
 ) -> MatchResult:
-    """Play ``games`` games of ``a`` against ``b`` (levels "1".."3" or "random"), A White
-    in the even-numbered games; game ``i`` uses seed ``seed + i``."""
+    """Play ``games`` games of ``a`` against ``b`` (see :func:`play_game`): pairs of games from
+    the same opening, A White in the first of each pair."""
     result = MatchResult(a, b, stats={"a": SideStats(), "b": SideStats()})
-    for i in range(games):
-        a_white = i % 2 == 0
-        game = Game()
-        move_a = _mover(a, budget_s, seed + i, result.stats["a"])
-        move_b = _mover(b, budget_s, seed + i + 7919, result.stats["b"])
-        white, black = (move_a, move_b) if a_white else (move_b, move_a)
-        while game.outcome() is None and len(game.moves) < MAX_PLIES:
-            mover = white if game.position.side_index == 0 else black
-            game.play(mover(game))
-        outcome = game.outcome()
-        if outcome is None:
-            score, reason = 0.5, f"no result after {MAX_PLIES} plies"
-        else:
-            reason = str(outcome.termination)
-            if outcome.winner is None:
-                score = 0.5
-            else:
-                score = 1.0 if (outcome.winner == "white") == a_white else 0.0
-        record = GameResult(i + 1, a_white, score, reason, len(game.moves))
-        result.games.append(record)
+    for number in range(1, games + 1):
+        played = play_game(a, b, number, budget_s, seed, opening_plies)
+        result.add(played)
         if on_game is not None:
-            on_game(record)
+            on_game(played.result)
     return result
 
 
@@ -146,8 +242,8 @@ def describe(result: MatchResult) -> list[str]:
         f"score {100 * result.score_a:.1f}% (95% interval {100 * low:.1f}%-{100 * high:.1f}%)"
     ]
     for key, name in (("a", a), ("b", b)):
-        stats = result.stats[key]
-        if not stats.times:
+        stats = result.stats.get(key)
+        if stats is None or not stats.times:
             continue
         times = stats.times
         lines.append(

@@ -16,9 +16,11 @@ counts are a good guide in Emergo, which suits a static evaluation.
 * **Move ordering**: the table's move, then two killer moves a ply, then the history table.
 * **Repetition**: a position already seen in the game or on the search path counts as a draw,
   so a robot that is ahead makes progress instead of repeating.
-* **Limits**: a node limit per move (makes the choice deterministic) and a time budget; when
-  either runs out the best move of the deepest finished iteration is played (or a better one
-  the unfinished iteration has already proven).
+* **Limits**: a node allowance per move (makes the choice deterministic on any machine) and a
+  time budget as a safety stop; when either runs out the best move of the deepest finished
+  iteration is played (or a better one the unfinished iteration has already proven). The
+  strong level's allowance grows with its budget (:data:`NODES_PER_BUDGET_SECOND`), so that
+  more time means a stronger robot without the clock deciding the move.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ QUIESCENCE_PLIES = 16
 MAX_PLY = 128
 _EXACT, _LOWER, _UPPER = 0, 1, 2
 _TABLE_SIZE = 1 << 20  # entries; the table is emptied when full
+#: The strong level's node allowance for each second of its time budget: the server's default
+#: budget of 10 s gives 60,000 nodes. Well below the search's speed (50,000-130,000 nodes a
+#: second), so the allowance, not the clock, ends the search on any ordinary machine.
+NODES_PER_BUDGET_SECOND = 6_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,17 +52,31 @@ class Level:
 
     number: int
     max_depth: int
+    #: Nodes a move may search, whatever the budget (0: :attr:`nodes_per_budget_second`).
     node_limit: int
     #: Seeded noise added to each root move's score, in hundredths of a man: weaker robots
     #: make mistakes and vary their play.
     noise: int
     weights: Weights
+    #: When set, the node allowance is this many nodes for each second of the time budget
+    #: instead of a fixed :attr:`node_limit`: the robot plays better with more time, and the
+    #: same move for the same budget on any machine.
+    nodes_per_budget_second: int = 0
+
+    def node_allowance(self, budget_s: float) -> int:
+        """The nodes a move may search with a time budget of ``budget_s`` seconds."""
+        if self.nodes_per_budget_second:
+            return max(1, round(self.nodes_per_budget_second * budget_s))
+        return self.node_limit
 
 
 LEVELS: dict[int, Level] = {
     1: Level(1, max_depth=1, node_limit=20_000, noise=80, weights=MATERIAL),
     2: Level(2, max_depth=3, node_limit=30_000, noise=10, weights=FULL),
-    3: Level(3, max_depth=MAX_PLY, node_limit=60_000, noise=0, weights=FULL),
+    3: Level(
+        3, max_depth=MAX_PLY, node_limit=0, noise=0, weights=FULL,
+        nodes_per_budget_second=NODES_PER_BUDGET_SECOND,
+    ),
 }
 
 
@@ -90,11 +110,12 @@ class _Search:
         deadline: float,
         seen: set[int],
         blocked_draws: bool,
+        node_limit: int | None = None,
     ) -> None:
         self.level = level
         self.weights = level.weights
         self.deadline = deadline
-        self.node_limit = level.node_limit
+        self.node_limit = level.node_limit if node_limit is None else node_limit
         self.seen = seen
         self.blocked_draws = blocked_draws
         self.nodes = 0
@@ -275,7 +296,7 @@ def think(
     positions, which the robot treats as draws if they come up again; ``blocked`` is the
     game's rule for a player without a move (``"loss"`` or ``"draw"``). Raises ValueError when
     the position has no legal move. The same arguments give the same move, unless the time
-    budget runs out before the level's node limit.
+    budget runs out before the level's node allowance (:meth:`Level.node_allowance`).
     """
     if level not in LEVELS:
         raise ValueError(f"robot level must be 1, 2 or 3, not {level!r}")
@@ -286,7 +307,11 @@ def think(
     rng = random.Random(seed * 0x9E3779B1 ^ position.zobrist())
     if len(moves) == 1:
         return Decision(moves[0], 0, 0, 0, time.perf_counter() - started)
-    search = _Search(LEVELS[level], started + budget_s, set(history), blocked == "draw")
+    chosen = LEVELS[level]
+    search = _Search(
+        chosen, started + budget_s, set(history), blocked == "draw",
+        chosen.node_allowance(budget_s),
+    )
     move, score, depth = search.root(position, rng, started)
     return Decision(move, score, depth, search.nodes, time.perf_counter() - started)
 

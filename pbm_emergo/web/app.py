@@ -45,6 +45,7 @@ from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.boards import BoardState, options_text, result_sentence, side_label
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
+from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import template_dir
@@ -254,7 +255,9 @@ class WebView:
             if found is None:
                 raise NotFound(f"There is no player {userid[:64]!r}.")
             return self._page(
-                "player.html.j2", player=found, boards=data.boards_of(session, found.userid)
+                "player.html.j2", player=found, boards=data.boards_of(session, found.userid),
+                ladder=ladder_texts([found.userid]).get(found.userid),
+                ladder_explanation=LADDER_EXPLANATION,
             )
 
         return self._read(page)
@@ -273,6 +276,8 @@ class WebView:
                 sections=data.by_section(shown),
                 page=page_number,
                 more=start + STANDINGS_PAGE < len(rows),
+                ladder=ladder_texts(row.userid for row in shown),
+                ladder_explanation=LADDER_EXPLANATION,
             )
 
         return self._read(page)

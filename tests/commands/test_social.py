@@ -14,6 +14,7 @@ from pbm_emergo.db.models import Board, Notification, Player, Subscription
 from pbm_emergo.game import budget
 from pbm_emergo.game.messages import Reply
 from pbm_emergo.mail.quotes import quote_start
+from pbm_emergo.robot.ladder import LADDER
 from tests.support.mailer import Mailer
 
 from .support import board_row, notations, play_all
@@ -81,6 +82,21 @@ def test_standings_of_some_players_and_the_ratings_alias(players: Mailer) -> Non
     unknown = players.one("emergo standings nobody1")
     assert unknown.subject == "Emergo error"
     assert unknown.body.startswith("There is no player by that name.")
+
+
+def test_standings_show_the_robots_ladder_ratings_after_the_table(players: Mailer) -> None:
+    body = players.one("emergo standings", sender=DAVE).body
+    table, after = body.split("\nLadder Elo: ")
+    assert "robot3" in table and "ladder Elo" not in table
+    entry = LADDER["robot3"]
+    shown = f"ladder Elo {entry.rating} ({entry.low}-{entry.high})"
+    assert f"       robot3           {shown}\n" in after
+    ladder = after.split("\n\n")[0]
+    assert "random mover at 0" in ladder.replace("\n", " ")
+    assert all(len(line) <= 72 for line in ladder.splitlines())
+    # Only the robots asked for; none at all for people.
+    assert "robot1 " not in players.one("emergo standings robot2").body.split("Ladder Elo")[1]
+    assert "Ladder Elo" not in players.one("emergo standings alice").body
 
 
 def test_players_are_established_after_twenty_rated_games_and_inactive_after_a_year(

@@ -302,6 +302,8 @@ SAMPLES.update({
         "start": 1600,
         "provisional_games": 20,
         "inactive_days": 365,
+        "ladder": {"robot3": "ladder Elo 1145 (266-2024)"},
+        "ladder_explanation": "Ladder Elo: measured robot against robot.",
     },
     "history.txt.j2": {
         "rows": [

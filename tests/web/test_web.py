@@ -12,6 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.testclient import TestClient
 
 from pbm_emergo.db.session import create_engine_for
+from pbm_emergo.robot.ladder import LADDER
 from pbm_emergo.rules import Game
 from pbm_emergo.web.app import create_app
 from tests.support.mailer import ADDRESSES, PASSWORDS, Mailer
@@ -139,6 +140,18 @@ def test_the_player_page(client: TestClient) -> None:
     assert 'href="/boards/101"' in page.text and 'href="/boards/102"' in page.text
     carol = client.get("/players/carol")
     assert carol.status_code == 200 and "No boards yet." in carol.text
+
+
+def test_the_robots_ladder_ratings_on_the_standings_and_their_pages(client: TestClient) -> None:
+    entry = LADDER["robot2"]
+    shown = f"ladder Elo {entry.rating} ({entry.low}-{entry.high})"
+    standings = client.get("/standings").text
+    assert f'<a href="/players/robot2">robot2</a> <span class="muted">{shown}</span>' in standings
+    assert '<a href="/players/alice">alice</a></td>' in standings
+    assert "the random mover at 0" in standings
+    page = client.get("/players/robot2").text
+    assert f"<p>L{shown[1:]}.</p>" in page and "the random mover at 0" in page
+    assert "ladder Elo" not in client.get("/players/alice").text.lower()
 
 
 def test_standings_and_history(client: TestClient) -> None:
