@@ -581,18 +581,23 @@ def wait_listening(port: int, timeout: float, alive: Callable[[], bool]) -> None
     raise BenchError(f"nothing listened on port {port} within {timeout:.0f} s")
 
 
-def descendants(pid: int) -> list[int]:
-    """``pid`` and every process below it."""
-    children: dict[int, list[int]] = {}
+def process_stats() -> Iterator[tuple[int, str]]:
+    """Each process of this machine and its ``/proc/PID/stat`` line."""
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            yield int(entry.name), (entry / "stat").read_text()
         except OSError:
             continue
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    children: dict[int, list[int]] = {}
+    for child, stat in process_stats():
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        children.setdefault(ppid, []).append(int(entry.name))
+        children.setdefault(ppid, []).append(child)
     found, todo = [], [pid]
     while todo:
         current = todo.pop()
@@ -1351,20 +1356,14 @@ def cpu_seconds(procs: Processes) -> dict[tuple[str, int], float]:
         if worker.poll() is None:
             owner.update(dict.fromkeys(descendants(worker.pid), "worker commands"))
     owner.update({p.pid: "bench sink+bare" for p in procs.helpers if p.pid is not None})
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:
-            continue
+    for pid, stat in process_stats():
         comm = stat[stat.index("(") + 1:stat.rindex(")")]
         fields = stat.rsplit(")", 1)[1].split()
-        part = owner.get(int(entry.name))
+        part = owner.get(pid)
         if part is None and comm.startswith("postgres"):
             part = "postgresql"
         if part is not None:
-            found[(part, int(entry.name))] = (int(fields[11]) + int(fields[12])) / tick
+            found[(part, pid)] = (int(fields[11]) + int(fields[12])) / tick
     own = os.times()
     found[("bench clients", os.getpid())] = own.user + own.system
     return found
