@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from pbm_emergo.config import Config, load_config
-from pbm_emergo.db import ratings, reads
+from pbm_emergo.db import players, ratings, reads
 from pbm_emergo.db.reads import BoardRow, MailRow
 from pbm_emergo.ops.backup import BackupError, backup_database
 from pbm_emergo.ops.stats import StatsError, format_stats, read_stats
@@ -812,6 +812,7 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
     config = _config(args)
     if not logging.getLogger().handlers:
         setup_logging(logging.INFO, config.log_format)
+    players.hash_at_configured_cost(config)  # a reset password is hashed as the server would
     engine = create_engine_for(config.effective_database_url)
     sessions = sessionmaker(engine, expire_on_commit=False)
     now = utcnow()

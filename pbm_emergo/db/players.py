@@ -38,17 +38,22 @@ from pbm_emergo.telemetry.sections import timed
 _hasher = PasswordHasher(memory_cost=19_456, time_cost=2, parallelism=1)
 
 
-def use_password_settings(config: Config) -> None:
+def hash_at_configured_cost(config: Config) -> None:
     """Hash passwords at the configured argon2id cost from now on (a stored hash made at
-    another is rehashed at its next successful check), and remember verified passwords for
-    the configured time (0: never), in the cache this machine's processes share (unless the
-    settings say otherwise). Each process that checks passwords calls it at start."""
+    another is rehashed at its next successful check)."""
     global _hasher
     _hasher = PasswordHasher(
         memory_cost=config.password_hash_memory_kib,
         time_cost=config.password_hash_time_cost,
         parallelism=config.password_hash_parallelism,
     )
+
+
+def use_password_settings(config: Config) -> None:
+    """:func:`hash_at_configured_cost`, and remember verified passwords for the configured
+    time (0: never), in the cache this machine's processes share (unless the settings say
+    otherwise). Each process that checks passwords calls it at start."""
+    hash_at_configured_cost(config)
     ttl = config.credential_cache_seconds
     shared = (
         credentials.machine_cache(config.effective_database_url, ttl=ttl)
@@ -564,6 +569,7 @@ __all__ = [
     "find_player",
     "find_players",
     "forget_old_login_failures",
+    "hash_at_configured_cost",
     "hash_password",
     "login_failure",
     "lookalike_userid",

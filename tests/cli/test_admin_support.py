@@ -125,9 +125,11 @@ def test_reset_password_mails_a_new_password_that_only_the_mail_shows(
     match = PASSWORD_LINE.search(body)
     assert match is not None, body
     password = match.group(1)
-    # Stored as an argon2id hash only: the mailed password matches it, the old one not.
+    # Stored as an argon2id hash only, at the configured cost (OWASP's by default): the
+    # mailed password matches it, the old one not.
     stored = player(db_sessions, "alice")
-    assert stored is not None and stored.password_hash.startswith("$argon2id$")
+    assert stored is not None
+    assert stored.password_hash.startswith("$argon2id$v=19$m=19456,t=2,p=1$")
     assert password not in stored.password_hash
     assert players.check_password(alice_id, stored.password_hash, password).ok
     assert not players.check_password(alice_id, stored.password_hash, "old-pw").ok
