@@ -170,6 +170,11 @@ def _mover(
     return robot
 
 
+def game_opening(number: int, seed: int = 0, plies: int = OPENING_PLIES) -> list[Move]:
+    """The opening of game ``number`` (from 1) of a match: games 2k-1 and 2k share one."""
+    return opening(seed * 1_000_003 + (number - 1) // 2, plies)
+
+
 def play_game(
     a: str,
     b: str,
@@ -187,7 +192,7 @@ def play_game(
     a_white = i % 2 == 0
     stats_a, stats_b = SideStats(), SideStats()
     game = Game()
-    for move in opening(seed * 1_000_003 + i // 2, opening_plies):
+    for move in game_opening(number, seed, opening_plies):
         game.play(move)
     move_a = _mover(a, budget_s, seed + i, stats_a)
     move_b = _mover(b, budget_s, seed + i + 7919, stats_b)

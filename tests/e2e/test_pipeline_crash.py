@@ -67,7 +67,8 @@ def listening(port: int) -> bool:
 
 
 def replies_by_thread(maildir: Path) -> Counter[str]:
-    if not maildir.exists():
+    # The server makes the maildir and then its folders: until all are there, nothing came.
+    if not all((maildir / folder).is_dir() for folder in ("tmp", "new", "cur")):
         return Counter()
     counts: Counter[str] = Counter()
     box = mailbox.Maildir(maildir, create=False)
