@@ -179,18 +179,19 @@ class LadderEntry:
 
 #: What :data:`LADDER` was measured from: the machine and the games.
 LADDER_SOURCE = (
-    "trial run, 2 CPUs, python 3.11.7, budget 10 s a move, "
-    "games a pair: random-robot1 4, robot1-robot2 4, robot2-robot3 4, robot3-robot3/4 8"
+    "2 CPUs, python 3.11.7, budget 10 s a move, "
+    "games a pair: random-robot1 200, robot1-robot2 200, robot2-robot3 60, robot3-robot3/4 100, "
+    "robot2-robot3/4 30"
 )
 LADDER_COMMAND = (
-    "python bench/robot.py --random-robot1 4 --robot1-robot2 4 --robot2-robot3 4 "
-    "--robot3-quarter 8 --jobs 2"
+    "python bench/robot.py --random-robot1 200 --robot1-robot2 200 --robot2-robot3 60 "
+    "--robot3-quarter 100 --pair 2 3/4 30 --jobs 2"
 )
 #: The robots' ladder ratings, as printed by ``bench/robot.py``.
 LADDER: dict[str, LadderEntry] = {
-    "robot1": LadderEntry(382, -126, 889),
-    "robot2": LadderEntry(763, 46, 1481),
-    "robot3": LadderEntry(1145, 266, 2024),
+    "robot1": LadderEntry(850, 570, 1129),
+    "robot2": LadderEntry(1699, 1304, 2094),
+    "robot3": LadderEntry(2332, 1893, 2770),
 }
 #: The one-line explanation shown with the ladder ratings.
 LADDER_EXPLANATION = (
