@@ -38,14 +38,18 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import logging
 import os
 import secrets
+import sqlite3
 import stat
 import threading
 import time
 from collections.abc import Callable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
+
+log = logging.getLogger(__name__)
 
 DEFAULT_TTL = 3600.0
 #: Where the cache the processes of a machine share lives: a file system in memory.
@@ -104,7 +108,8 @@ class CredentialCache:
 
     def forget(self, player_id: int) -> None:
         """Drop the player's entry (password changed, locked out, signed off)."""
-        self._entries.pop(player_id, None)
+        with contextlib.suppress(KeyError):  # deleted at once, not looked up first
+            del self._entries[player_id]
 
     def clear(self) -> None:
         self._entries.clear()
@@ -129,7 +134,12 @@ class CredentialCache:
 class SharedEntries(MutableMapping[int, Entry]):
     """Entries kept in a ``diskcache`` store that every process of the machine opens: each
     expires by itself after the time to live, and the store culls the oldest beyond its
-    size (about ``max_entries`` entries)."""
+    size (about ``max_entries`` entries).
+
+    A cache must never fail a mail: a store that cannot be read (``/dev/shm`` full, a lock
+    held too long) answers "not known" (the password is hashed), one that cannot be written
+    remembers nothing, each logged. An entry that could not be dropped stays harmless: it
+    counts only while the player's stored hash is the one it matched."""
 
     def __init__(self, directory: Path, ttl: float, max_entries: int) -> None:
         import diskcache  # type: ignore[import-untyped]
@@ -138,20 +148,33 @@ class SharedEntries(MutableMapping[int, Entry]):
             str(directory), size_limit=max(1, max_entries) * 512, timeout=5,
             eviction_policy="least-recently-stored",
         )
+        self._failures = (sqlite3.Error, OSError, diskcache.Timeout)
         self._ttl = ttl
 
     def __getitem__(self, player_id: int) -> Entry:
-        found = self._store.get(player_id)
+        try:
+            found = self._store.get(player_id)
+        except self._failures as error:
+            log.warning("the credential cache could not be read (%s); hashing instead", error)
+            found = None
         if found is None:
             raise KeyError(player_id)
         mac, matched_hash, expires = found
         return bytes(mac), str(matched_hash), float(expires)
 
     def __setitem__(self, player_id: int, entry: Entry) -> None:
-        self._store.set(player_id, entry, expire=self._ttl)
+        try:
+            self._store.set(player_id, entry, expire=self._ttl)
+        except self._failures as error:
+            log.warning("the credential cache could not be written (%s)", error)
 
     def __delitem__(self, player_id: int) -> None:
-        if not self._store.delete(player_id):
+        try:
+            deleted = self._store.delete(player_id)
+        except self._failures as error:
+            log.warning("the credential cache could not drop an entry (%s)", error)
+            return
+        if not deleted:
             raise KeyError(player_id)
 
     def __iter__(self) -> Iterator[int]:

@@ -8,6 +8,8 @@ writes that a command computes from an earlier read re-check what they relied on
 from __future__ import annotations
 
 import hashlib
+import logging
+import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -33,6 +35,8 @@ from pbm_emergo.db.models import (
 from pbm_emergo.db.session import rowcount
 from pbm_emergo.telemetry.sections import timed
 
+log = logging.getLogger(__name__)
+
 # argon2id at the configured cost; by default (the settings' defaults) OWASP's m=19 MiB,
 # t=2, p=1 (docs/security.md says why).
 _hasher = PasswordHasher(memory_cost=19_456, time_cost=2, parallelism=1)
@@ -55,11 +59,13 @@ def use_password_settings(config: Config) -> None:
     otherwise). Each process that checks passwords calls it at start."""
     hash_at_configured_cost(config)
     ttl = config.credential_cache_seconds
-    shared = (
-        credentials.machine_cache(config.effective_database_url, ttl=ttl)
-        if config.credential_cache_shared == "yes" and ttl > 0
-        else None
-    )
+    shared = None
+    if config.credential_cache_shared == "yes" and ttl > 0:
+        try:
+            shared = credentials.machine_cache(config.effective_database_url, ttl=ttl)
+        except (OSError, sqlite3.Error) as error:
+            log.warning("no credential cache shared by this machine's processes (%s): "
+                        "this process keeps its own", error)
     credentials.install(shared if shared is not None else credentials.CredentialCache(ttl=ttl))
 
 

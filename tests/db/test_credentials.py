@@ -4,6 +4,7 @@ processes of one machine share (a private folder in memory, no process between t
 from __future__ import annotations
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -114,3 +115,47 @@ def test_the_settings_choose_the_machines_cache_or_one_of_the_process(
     players.use_password_settings(Config(database_url=URL, credential_cache_seconds=0))
     credentials.cache().remember(3, "hash-3", "pw-3")
     assert len(credentials.cache()) == 0
+
+
+def test_a_cache_that_fails_never_fails_the_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    import diskcache  # type: ignore[import-untyped]
+
+    cache = machine_cache(URL, ttl=3600, root=tmp_path)
+    assert cache is not None
+    cache.remember(7, "hash-1", "right-pw")
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    # /dev/shm full, say: reading says "not known" (the password is hashed instead),
+    # writing and dropping remember nothing; each is logged, none raises.
+    monkeypatch.setattr(diskcache.Cache, "get", broken)
+    monkeypatch.setattr(diskcache.Cache, "set", broken)
+    monkeypatch.setattr(diskcache.Cache, "delete", broken)
+    assert not cache.check(7, "hash-1", "right-pw")
+    cache.remember(8, "hash-8", "pw-8")
+    cache.forget(7)
+    assert list(dict.fromkeys(r.getMessage().split(" (")[0] for r in caplog.records)) == [
+        "the credential cache could not be read",
+        "the credential cache could not be written",
+        "the credential cache could not drop an entry",
+    ]
+    monkeypatch.undo()
+    assert cache.check(7, "hash-1", "right-pw") and not cache.check(8, "hash-8", "pw-8")
+
+
+def test_a_memory_folder_open_to_others_leaves_each_process_its_own_cache(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setattr(credentials, "_cache", credentials.cache())
+    monkeypatch.setattr(players, "_hasher", players._hasher)
+    monkeypatch.setattr(credentials, "MEMORY_ROOT", tmp_path)
+    (tmp_path / f"pbm-emergo-{os.getuid()}").mkdir(mode=0o777)
+    (tmp_path / f"pbm-emergo-{os.getuid()}").chmod(0o777)
+    players.use_password_settings(Config(database_url=URL))
+    assert not isinstance(credentials.cache()._entries, SharedEntries)
+    credentials.cache().remember(3, "hash-3", "pw-3")
+    assert credentials.cache().check(3, "hash-3", "pw-3")
+    assert "no credential cache shared by this machine's processes" in caplog.text
