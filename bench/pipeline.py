@@ -28,11 +28,18 @@ listener and of the server and their ratio, and moves per second end to end; the
 medians over the rounds; moves per second end to end (until both board mails of every
 move reached the sink), the steady-phase latency from opening the SMTP session to the first
 board mail of the move (p50, p90, p99, max), error mails, 4xx answers, lost mails, and the
-server's peak memory (VmHWM of the server process and its children).
+server's peak memory (VmHWM of the server process and its children); the CPU time per move of
+each part during the burst; and where each inbox worker's time went, per move mail, from the
+sections its log lines carry (claim, read, cache, argon2, rules, render, write, idle).
+
+--credentials: ``warm`` (the default) lets the server remember verified passwords, as when
+players move again within seconds; ``cold`` checks every password against its argon2id hash,
+as when each player moves hours apart (the load real players make); ``both`` runs warm, then
+cold, and prints the two side by side.
 
     .venv/bin/python bench/pipeline.py [--games 40] [--moves 30] [--clients 8] [--rounds 3]
         [--steady-rate 20] [--steady-seconds 20] [--server-arg=--workers=2] [--json]
-        [--profile /tmp/pipeline-profile.txt]
+        [--credentials warm|cold|both] [--sinks 1] [--profile /tmp/pipeline-profile.txt]
 
 Exit status 0: a clean run; 2: the figures are printed but some mail was an error, went
 missing or was never accepted; 1: the run could not finish (the reason is printed). To measure
@@ -1494,10 +1501,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                        help="sink processes accepting the server's mail on one port (one "
                        "takes a few hundred mails a second)")
     parser.add_argument(
-        "--credentials", choices=("warm", "cold"), default="warm",
+        "--credentials", choices=("warm", "cold", "both"), default="warm",
         help="warm: the server remembers verified passwords (its default); cold: every "
         "password is checked against its argon2id hash, as when each player moves hours "
-        "apart (PBM_EMERGO_CREDENTIAL_CACHE_SECONDS=0)",
+        "apart (PBM_EMERGO_CREDENTIAL_CACHE_SECONDS=0); both: a warm run, then a cold one, "
+        "and their figures side by side",
     )
     scale.add_argument("--timeline", action="store_true",
                        help="print mails accepted and moves completed per second of the burst")
@@ -1583,7 +1591,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
+    if args.credentials != "both":
+        return run(args)[0]
+    # Both loads, one after the other, on fresh servers: the figures side by side.
+    codes, speeds = [], {}
+    for credentials in ("warm", "cold"):
+        print(f"\n==== credentials {credentials}")
+        code, result = run(argparse.Namespace(**{**vars(args), "credentials": credentials}))
+        codes.append(code)
+        speeds[credentials] = result.get("ours", {}).get("moves_per_second_median", math.nan)
+    print(f"\nmoves/s end to end: warm {fmt(speeds['warm'])}, cold {fmt(speeds['cold'])} "
+          f"(cold/warm {fmt(speeds['cold'] / speeds['warm'], 2)})")
+    return max(codes)
 
+
+def run(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
+    """One run of the bench (see the module docstring): its exit status and figures."""
+    ABORT.clear()  # set at the end of a run before
     import pbm_emergo
 
     package_dir = Path(pbm_emergo.__file__).resolve().parent
@@ -1903,7 +1927,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             shutil.rmtree(tmp, ignore_errors=True)
     if args.json:
         print(json.dumps(without_nan(result), default=str))
-    return exit_code
+    return exit_code, result
 
 
 if __name__ == "__main__":
