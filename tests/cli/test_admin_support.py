@@ -97,6 +97,13 @@ def board_of(sessions: sessionmaker[Session], white: str, black: str, moves: int
         return board.number
 
 
+def alice_against_bob(sessions: sessionmaker[Session], moves: int = 2) -> int:
+    """alice and bob signed up, and a board of theirs with ``moves`` moves played."""
+    signup(sessions, "alice", ALICE)
+    signup(sessions, "bob", BOB)
+    return board_of(sessions, "alice", "bob", moves)
+
+
 def board_row(sessions: sessionmaker[Session], number: int) -> Board:
     with sessions() as session:
         board = session.get(Board, number)
@@ -239,9 +246,7 @@ def test_unlock_forgets_every_wrong_password_and_tells_the_player(
 def test_resign_ends_the_game_rated_and_tells_both_players_why(
     capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
 ) -> None:
-    signup(db_sessions, "alice", ALICE)
-    signup(db_sessions, "bob", BOB)
-    number = board_of(db_sessions, "alice", "bob")
+    number = alice_against_bob(db_sessions)
     status, out, err = admin(
         capsys, database_url, "resign", str(number), "bob", "--reason", "bob asked, ill"
     )
@@ -267,9 +272,7 @@ def test_resign_ends_the_game_rated_and_tells_both_players_why(
 def test_resign_is_refused_for_a_finished_board_or_someone_else(
     capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
 ) -> None:
-    signup(db_sessions, "alice", ALICE)
-    signup(db_sessions, "bob", BOB)
-    number = board_of(db_sessions, "alice", "bob")
+    number = alice_against_bob(db_sessions)
     status, _, err = admin(capsys, database_url, "resign", str(number), "robot1", "--reason", "x")
     assert status == 1 and "robot1 does not play on board" in err
     status, _, err = admin(capsys, database_url, "resign", "999", "bob", "--reason", "x")
@@ -288,9 +291,7 @@ def test_adjudicate_records_the_result_as_adjudicated(
     result: str,
     winner: str | None,
 ) -> None:
-    signup(db_sessions, "alice", ALICE)
-    signup(db_sessions, "bob", BOB)
-    number = board_of(db_sessions, "alice", "bob", moves=4)
+    number = alice_against_bob(db_sessions, moves=4)
     status, out, err = admin(
         capsys, database_url, "adjudicate", str(number), result, "--reason", "a dead draw"
     )
@@ -319,9 +320,7 @@ def test_adjudicate_records_the_result_as_adjudicated(
 def test_delete_is_refused_while_the_player_has_active_games(
     capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
 ) -> None:
-    signup(db_sessions, "alice", ALICE)
-    signup(db_sessions, "bob", BOB)
-    number = board_of(db_sessions, "alice", "bob")
+    number = alice_against_bob(db_sessions)
     status, out, err = admin(capsys, database_url, "delete-player", "bob", "--reason", REASON)
     assert (status, out) == (1, "")
     assert f"bob has active games (boards {number})" in err and "--resign-games" in err
