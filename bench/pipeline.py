@@ -1293,6 +1293,8 @@ def print_timeline(rows: Sequence[dict[str, Any]]) -> None:
 
 MAIL_LINE = re.compile(r" (?P<process>\S+) \S+ pbm_emergo\.mail\.worker: mail (?P<fields>.*)$")
 FIELD = re.compile(r"(\w+)=(\"(?:[^\"\\]|\\.)*\"|\S+)")
+# pbm_emergo.telemetry.sections.SECTIONS, written out: the bench also measures copies of the
+# server made before that module existed.
 SECTION_ORDER = ("claim", "read", "cache", "argon2", "rules", "render", "write")
 
 

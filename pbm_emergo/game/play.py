@@ -133,14 +133,12 @@ def play(
 
 
 def play_move(turn: Turn, text: str) -> Result:
-    ctx, board, player, number = turn.ctx, turn.board, turn.player, turn.number
     with timed("rules"):
-        return _play_move(turn, text, ctx, board, player, number)
+        return _play_move(turn, text)
 
 
-def _play_move(
-    turn: Turn, text: str, ctx: UnitOfWork, board: Board, player: Player, number: int
-) -> Result:
+def _play_move(turn: Turn, text: str) -> Result:
+    ctx, board, player, number = turn.ctx, turn.board, turn.player, turn.number
     game = games.resume_game(ctx.session, board, turn.state.position)
     position = game.position
     if board.side_of(player) != position.to_move:
