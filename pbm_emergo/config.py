@@ -74,7 +74,7 @@ class Config:
     reply_limit: int = 100  # replies to one address per hour
     # Mails to other people that one mail may cause, and one sender in an hour, when those
     # people did not ask for them: a challenge's first board mail, a message, a chat, a
-    # confirmation code, a notice (see pbm_emergo.game.budget).
+    # confirmation code, a notice (see pbm_emergo.app.budget).
     mails_to_others_per_mail: int = 5
     mails_to_others_per_hour: int = 30
     max_message_size: int = 256 * 1024
@@ -109,7 +109,7 @@ class Config:
     # Vacation days each player may take in a calendar year (``vacation userid pw DAYS``).
     vacation_days: int = 30
     # Wrong passwords checked (argon2) for one mail, and for one sender address in an hour:
-    # past them a password is refused without being hashed (see pbm_emergo.game.lockout).
+    # past them a password is refused without being hashed (see pbm_emergo.app.lockout).
     password_failures_per_mail: int = 3
     password_failures_per_hour: int = 10
     # argon2id's cost for password hashes: memory (KiB), passes, lanes. OWASP's m=19 MiB,
@@ -125,9 +125,9 @@ class Config:
     # pbm_emergo.db.credentials); "no": each process has its own.
     credential_cache_shared: str = "yes"
     # Active games against the robots one player may have at a time; a challenge beyond it
-    # is refused (the robots play one board at a time; see pbm_emergo.game.robots). 0: none.
+    # is refused (the robots play one board at a time; see pbm_emergo.app.robots). 0: none.
     robot_games_per_player: int = 10
-    # The engine's analyses of finished games (emergo analyse; see pbm_emergo.game.analysis):
+    # The engine's analyses of finished games (emergo analyse; see pbm_emergo.app.analysis):
     # how many one player may ask for a day, and the search time a move and a game.
     analyses_per_day: int = 3
     analysis_seconds_per_move: float = 1.0

@@ -1,7 +1,7 @@
 """The robot accounts robot1 (weak), robot2 (medium) and robot3 (strong).
 
 Plain players rows: the server knows them by their userids (pbm_emergo.robot.ROBOTS) and
-plays their turns (pbm_emergo.game.robots). Their password_hash is not a hash (``!`` cannot start
+plays their turns (pbm_emergo.app.robots). Their password_hash is not a hash (``!`` cannot start
 one), so no password signs them in; they have no address, so they get no mail. Rated and
 listed like anyone.
 

@@ -7,7 +7,7 @@ terminal; ``--json`` prints JSON for scripts (a list, ``[]`` when there is nothi
 This module parses the arguments, opens the session and formats; the queries are in
 :mod:`pbm_emergo.db.reads` (and ``admin requeue`` writes through :mod:`pbm_emergo.db.inbox`
 and :mod:`pbm_emergo.db.outbox`); the support cases (a new password, a lock-out lifted, a
-board resigned or adjudicated, a player deleted or merged) are :mod:`pbm_emergo.game.support`.
+board resigned or adjudicated, a player deleted or merged) are :mod:`pbm_emergo.app.support`.
 """
 
 from __future__ import annotations
@@ -691,7 +691,7 @@ def admin_backup(args: argparse.Namespace) -> int:
 
 
 def _register_support(commands: Any) -> None:
-    """The operator's support cases (:mod:`pbm_emergo.game.support`). Each takes the reason
+    """The operator's support cases (:mod:`pbm_emergo.app.support`). Each takes the reason
     the players are told and the log line records."""
     reset = commands.add_parser(
         "reset-password", help="mail a player a new password (to a registered address)"
@@ -738,7 +738,7 @@ def _register_support(commands: Any) -> None:
 
 
 def admin_reset_password(args: argparse.Namespace) -> int:
-    from pbm_emergo.game import support
+    from pbm_emergo.app import support
 
     return _support(
         args, "reset-password", args.userid,
@@ -747,7 +747,7 @@ def admin_reset_password(args: argparse.Namespace) -> int:
 
 
 def admin_unlock(args: argparse.Namespace) -> int:
-    from pbm_emergo.game import support
+    from pbm_emergo.app import support
 
     return _support(
         args, "unlock", args.userid, lambda ctx: support.unlock(ctx, args.userid, args.reason)
@@ -755,7 +755,7 @@ def admin_unlock(args: argparse.Namespace) -> int:
 
 
 def admin_resign(args: argparse.Namespace) -> int:
-    from pbm_emergo.game import support
+    from pbm_emergo.app import support
 
     return _support(
         args, "resign", f"{args.board} {args.userid}",
@@ -764,7 +764,7 @@ def admin_resign(args: argparse.Namespace) -> int:
 
 
 def admin_adjudicate(args: argparse.Namespace) -> int:
-    from pbm_emergo.game import support
+    from pbm_emergo.app import support
 
     return _support(
         args, "adjudicate", f"{args.board} {args.result}",
@@ -773,7 +773,7 @@ def admin_adjudicate(args: argparse.Namespace) -> int:
 
 
 def admin_delete_player(args: argparse.Namespace) -> int:
-    from pbm_emergo.game import support
+    from pbm_emergo.app import support
 
     return _support(
         args, "delete-player", args.userid,
@@ -784,7 +784,7 @@ def admin_delete_player(args: argparse.Namespace) -> int:
 
 
 def admin_merge_players(args: argparse.Namespace) -> int:
-    from pbm_emergo.game import support
+    from pbm_emergo.app import support
 
     return _support(
         args, "merge-players", f"{args.old} {args.kept}",
@@ -801,11 +801,11 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
 
     from sqlalchemy.orm import sessionmaker
 
+    from pbm_emergo.app.results import Refused, Result
+    from pbm_emergo.app.unit import UnitOfWork
     from pbm_emergo.db.errors import Conflict
     from pbm_emergo.db.session import create_engine_for
     from pbm_emergo.db.types import utcnow
-    from pbm_emergo.game.results import Refused, Result
-    from pbm_emergo.game.unit import UnitOfWork
     from pbm_emergo.mail.worker import InboxWorker
     from pbm_emergo.telemetry.logs import event, setup_logging
 

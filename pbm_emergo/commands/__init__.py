@@ -14,13 +14,13 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pbm_emergo.game.messages import CommandMail, Reply
+from pbm_emergo.app.messages import CommandMail, Reply
 
 if TYPE_CHECKING:
+    from pbm_emergo.app.results import Write
     from pbm_emergo.commands.text import CommandText
     from pbm_emergo.config import Config
     from pbm_emergo.db.session import Session
-    from pbm_emergo.game.unit import Write
 
 __all__ = [
     "CommandMail", "Reply", "check_passwords_ahead", "describe", "dispatch", "redact",

@@ -11,7 +11,7 @@ the writes it wants; the worker builds the reply mails, then applies the writes 
 write transaction, re-checking what they relied on, with its own (queue the replies, mark
 the mail done). When a re-check fails (:class:`~pbm_emergo.db.errors.Conflict`) it starts
 over from a fresh read. Nothing calls back into the mail layer. The types the two share live
-in :mod:`pbm_emergo.game.messages`.
+in :mod:`pbm_emergo.app.messages`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
+from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.results import Write
 from pbm_emergo.commands.text import CommandText
-from pbm_emergo.game.messages import CommandMail, Reply
-from pbm_emergo.game.unit import Write
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 
+from pbm_emergo.app.accounts import authenticate
+from pbm_emergo.app.boards import get_board, get_board_and_facts
+from pbm_emergo.app.results import Refused
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.commands.grammar import Grammar, Kind, Part
 from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
-from pbm_emergo.game.accounts import authenticate
-from pbm_emergo.game.boards import get_board, get_board_and_facts
-from pbm_emergo.game.results import Refused
-from pbm_emergo.game.unit import UnitOfWork
 
 # The reason given when a board argument has a move number (``101#7``) where the command
 # takes none: from the board and that number.
@@ -77,7 +77,7 @@ class Arguments:
 
     def board(self, *, alone: bool | AloneReason = False) -> tuple[Board, int | None]:
         """The board the BOARD part names, and the move number written after it
-        (``101#7``), or a Refused (see :func:`pbm_emergo.game.boards.get_board`).
+        (``101#7``), or a Refused (see :func:`pbm_emergo.app.boards.get_board`).
 
         ``alone``: the command takes no move number there; one written is refused with
         :meth:`alone_reason`, or the reason ``alone`` makes."""
@@ -89,7 +89,7 @@ class Arguments:
         self, *, alone: bool | AloneReason = False
     ) -> tuple[Board, BoardFacts, int | None]:
         """As :meth:`board`, with the facts read beside it (see
-        :func:`pbm_emergo.game.boards.get_board_and_facts`)."""
+        :func:`pbm_emergo.app.boards.get_board_and_facts`)."""
         board, facts, upto = get_board_and_facts(self.ctx, self._board_word())
         self._check_alone(board, upto, alone)
         return board, facts, upto
@@ -120,7 +120,7 @@ class Arguments:
     ) -> Player:
         """The player whose userid and password the grammar's login names, if the password
         is theirs; otherwise a Refused, the failure counted once (see
-        :func:`pbm_emergo.game.accounts.authenticate`, which takes the options)."""
+        :func:`pbm_emergo.app.accounts.authenticate`, which takes the options)."""
         if self.grammar.login is None:
             raise TypeError(f"{self.name} has no login")
         userid_at, password_at = self.grammar.login

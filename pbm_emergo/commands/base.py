@@ -13,11 +13,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import ClassVar
 
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.secrets import Known
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.commands.arguments import Arguments
 from pbm_emergo.commands.grammar import NOTHING, Grammar
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.secrets import Known
-from pbm_emergo.game.unit import UnitOfWork
 
 __all__ = ["Arguments", "Command", "Context", "Refused", "Result", "UsageError"]
 

@@ -1,13 +1,13 @@
 """What ``emergo accept``, ``emergo reject`` and ``emergo limit`` share: a player's policy
-towards challenges (:mod:`pbm_emergo.game.challenges`). A refused challenge gets an error
+towards challenges (:mod:`pbm_emergo.app.challenges`). A refused challenge gets an error
 mail to the challenger; the challenged player is not told."""
 
 from __future__ import annotations
 
+from pbm_emergo.app.boards import parse_board_ref
 from pbm_emergo.commands.base import Arguments, Command, Context, Result, UsageError
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar
 from pbm_emergo.db.models import Player
-from pbm_emergo.game.boards import parse_board_ref
 
 
 class PolicyCommand(Command):

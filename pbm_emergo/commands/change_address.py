@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.addresses import change_addresses
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, repeated
-from pbm_emergo.game.addresses import change_addresses
 
 
 class ChangeAddressCommand(Command):

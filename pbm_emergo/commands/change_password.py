@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.membership import change_password
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import NEW_PASSWORD, PASSWORD, USERID, Grammar, named
-from pbm_emergo.game.membership import change_password
 
 
 class ChangePasswordCommand(Command):

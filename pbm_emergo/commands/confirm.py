@@ -1,11 +1,11 @@
 """``confirm CODE``: register an address whose owner got a code for it (see
-:mod:`pbm_emergo.game.addresses`)."""
+:mod:`pbm_emergo.app.addresses`)."""
 
 from __future__ import annotations
 
+from pbm_emergo.app.addresses import confirm_address
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import Grammar, secret
-from pbm_emergo.game.addresses import confirm_address
 
 
 class ConfirmCommand(Command):

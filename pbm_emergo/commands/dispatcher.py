@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app import lockout
+from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.commands import masking, multiple, registry
 from pbm_emergo.commands.api import Write
 from pbm_emergo.commands.base import Context, Refused, Result
 from pbm_emergo.commands.text import MAX_COMMAND_LINES, CommandText, masked
 from pbm_emergo.db import players
-from pbm_emergo.game import lockout
-from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:

@@ -1,11 +1,11 @@
 """``emergo analyse board userid password`` (also ``analyze``): the engine's notes on a
-finished game of one's own, made off the mail path (see :mod:`pbm_emergo.game.analysis`)."""
+finished game of one's own, made off the mail path (see :mod:`pbm_emergo.app.analysis`)."""
 
 from __future__ import annotations
 
+from pbm_emergo.app import analysis
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, Grammar
-from pbm_emergo.game import analysis
 
 
 class AnalyseCommand(Command):

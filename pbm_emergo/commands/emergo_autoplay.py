@@ -2,15 +2,15 @@
 
 With autoplay on, whenever the player is to move and has exactly one legal move (frequent
 in Emergo, where captures are compulsory), the server plays it for them at once, marked
-``(Forced)`` (:mod:`pbm_emergo.game.autoplay`). Switching it on also plays the forced
+``(Forced)`` (:mod:`pbm_emergo.app.autoplay`). Switching it on also plays the forced
 moves due now on the player's boards.
 """
 
 from __future__ import annotations
 
+from pbm_emergo.app.autoplay import set_autoplay
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
-from pbm_emergo.game.autoplay import set_autoplay
 
 
 class AutoplayCommand(Command):

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.challenges import challenge
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import USERID, WORD, Grammar, named, optional
-from pbm_emergo.game.challenges import challenge
 
 
 class ChallengeCommand(Command):

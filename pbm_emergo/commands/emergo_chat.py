@@ -3,11 +3,11 @@ player and its subscribers (Subject ``Emergo chat N userid``)."""
 
 from __future__ import annotations
 
+from pbm_emergo.app.boards import primary_address
+from pbm_emergo.app.messages import Reply
 from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, Grammar
 from pbm_emergo.db import games
-from pbm_emergo.game.boards import primary_address
-from pbm_emergo.game.messages import Reply
 from pbm_emergo.views.templating import render
 
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.accounts import require_player
+from pbm_emergo.app.boards import SIDE_NAMES
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.emergo_show import FILTER, boards_for, split_filter
 from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board
-from pbm_emergo.game.accounts import require_player
-from pbm_emergo.game.boards import SIDE_NAMES
 from pbm_emergo.views.templating import render
 
 MAX_ROWS = 200

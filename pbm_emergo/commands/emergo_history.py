@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.accounts import require_player
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.db import reads
 from pbm_emergo.db.reads import BoardLine
-from pbm_emergo.game.accounts import require_player
 from pbm_emergo.views.templating import render
 
 

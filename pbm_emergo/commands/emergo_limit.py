@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.challenges import MAX_LIMIT, limit_challenges
 from pbm_emergo.commands.base import Arguments, Context, Result
 from pbm_emergo.commands.challenge_policy import PolicyCommand
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
 from pbm_emergo.db.models import Player
-from pbm_emergo.game.challenges import MAX_LIMIT, limit_challenges
 
 
 class LimitCommand(PolicyCommand):

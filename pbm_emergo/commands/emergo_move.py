@@ -7,10 +7,10 @@ moves counted); otherwise nothing changes and the reply names the move number du
 
 from __future__ import annotations
 
+from pbm_emergo.app.play import play
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, WORD, Grammar, named
 from pbm_emergo.db.models import Board
-from pbm_emergo.game.play import play
 
 
 def play_on_board(args: Arguments, move: str) -> Result:

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.boards import BoardState, result_sentence, side_label
+from pbm_emergo.app.play import moves_in_lines
 from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import BOARD, Grammar
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.game.boards import BoardState, result_sentence, side_label
-from pbm_emergo.game.play import moves_in_lines
 from pbm_emergo.views.templating import render
 
 

@@ -3,9 +3,9 @@ finished game on the server, or of those boards only."""
 
 from __future__ import annotations
 
+from pbm_emergo.app.social import toggle_notifications, watchable_board
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, Grammar, repeated
-from pbm_emergo.game.social import toggle_notifications, watchable_board
 
 
 class NotifyCommand(Command):

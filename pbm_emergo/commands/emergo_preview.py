@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pbm_emergo.app.boards import side_label
+from pbm_emergo.app.play import moves_in_lines
 from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import BOARD, WORD, Grammar, named, repeated
 from pbm_emergo.db import games
-from pbm_emergo.game.boards import side_label
-from pbm_emergo.game.play import moves_in_lines
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html

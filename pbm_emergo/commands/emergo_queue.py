@@ -2,7 +2,7 @@
 
 A player whose turn it is not may queue the move they will make when their turn comes: it is
 played at once after the opponent's move if it is legal then, marked ``(Auto)``
-(:mod:`pbm_emergo.game.queue`). Or a conditional queue: items ``opponentmove=mymove``,
+(:mod:`pbm_emergo.app.queue`). Or a conditional queue: items ``opponentmove=mymove``,
 of which the one naming the opponent's actual move is played; any other move clears the
 queue. A player has one queue per board; a later one replaces it, ``clear`` removes it. The
 queue is shown to its owner only: in this command's answer and in ``emergo show`` from their
@@ -11,10 +11,10 @@ registered address, never in the board mails both players get.
 
 from __future__ import annotations
 
+from pbm_emergo.app.queue import queue_moves
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, WORD, Grammar, named, repeated
 from pbm_emergo.db.models import Board
-from pbm_emergo.game.queue import queue_moves
 
 # At most this many items in a conditional queue.
 MAX_ITEMS = 20

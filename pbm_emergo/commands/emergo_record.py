@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
-from pbm_emergo.commands.grammar import BOARD, Grammar
-from pbm_emergo.db.models import BOARD_ACTIVE
-from pbm_emergo.game.boards import (
+from pbm_emergo.app.boards import (
     BoardState,
     at,
     move_rows,
@@ -13,6 +10,9 @@ from pbm_emergo.game.boards import (
     result_sentence,
     side_label,
 )
+from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.grammar import BOARD, Grammar
+from pbm_emergo.db.models import BOARD_ACTIVE
 from pbm_emergo.views.templating import render
 
 

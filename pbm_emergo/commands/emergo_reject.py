@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.challenges import reject_challenges
 from pbm_emergo.commands.base import Arguments, Context, Result
 from pbm_emergo.commands.challenge_policy import PolicyCommand
 from pbm_emergo.db.models import Player
-from pbm_emergo.game.challenges import reject_challenges
 
 
 class RejectCommand(PolicyCommand):

@@ -3,9 +3,9 @@ seeks`` (who is seeking). Each challenge of a seeking player takes one off their
 
 from __future__ import annotations
 
+from pbm_emergo.app.challenges import MAX_SEEK, seek, seekers
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, optional
-from pbm_emergo.game.challenges import MAX_SEEK, seek, seekers
 
 
 class SeekCommand(Command):

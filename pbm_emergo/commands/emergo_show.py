@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
-from pbm_emergo.commands.grammar import WORD, Grammar, named, optional, repeated
-from pbm_emergo.db import games
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
-from pbm_emergo.game.accounts import require_player
-from pbm_emergo.game.boards import (
+from pbm_emergo.app.accounts import require_player
+from pbm_emergo.app.boards import (
     BoardState,
     board_html,
     board_link,
@@ -15,7 +11,11 @@ from pbm_emergo.game.boards import (
     get_board,
     parse_board_ref,
 )
-from pbm_emergo.game.queue import shown_queue
+from pbm_emergo.app.queue import shown_queue
+from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
+from pbm_emergo.commands.grammar import WORD, Grammar, named, optional, repeated
+from pbm_emergo.db import games
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
 from pbm_emergo.views.templating import render
 
 FILTERS = ("all", "active", "inactive", "next")

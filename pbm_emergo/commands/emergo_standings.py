@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.accounts import require_player
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.db import ratings, reads
 from pbm_emergo.db.models import START_RATING
-from pbm_emergo.game.accounts import require_player
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.views.templating import render
 

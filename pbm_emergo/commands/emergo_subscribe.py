@@ -3,10 +3,10 @@ or every board's, as a spectator."""
 
 from __future__ import annotations
 
+from pbm_emergo.app.boards import parse_board_ref
+from pbm_emergo.app.social import subscribe, subscription_board
 from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
-from pbm_emergo.game.boards import parse_board_ref
-from pbm_emergo.game.social import subscribe, subscription_board
 
 ALL = "all"
 

@@ -3,10 +3,10 @@ board's mails, or every board's."""
 
 from __future__ import annotations
 
+from pbm_emergo.app.social import subscription_board, unsubscribe
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.emergo_subscribe import board_target
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
-from pbm_emergo.game.social import subscription_board, unsubscribe
 
 
 class UnsubscribeCommand(Command):

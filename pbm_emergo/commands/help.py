@@ -5,11 +5,11 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
+from pbm_emergo.app.secrets import MASK, Known
 from pbm_emergo.commands import masking, registry
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.emergo_help import emergo_help_text
 from pbm_emergo.commands.grammar import WORD, Grammar, named, repeated
-from pbm_emergo.game.secrets import MASK, Known
 from pbm_emergo.views.templating import render
 
 

@@ -27,10 +27,10 @@ import weakref
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.accounts import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
+from pbm_emergo.app.secrets import MASK, Known
 from pbm_emergo.commands import registry
 from pbm_emergo.db import vocabulary
-from pbm_emergo.game.accounts import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
-from pbm_emergo.game.secrets import MASK, Known
 
 if TYPE_CHECKING:
     from pbm_emergo.db.session import Pool, Session

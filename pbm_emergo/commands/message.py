@@ -3,14 +3,14 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.accounts import USERID_PATTERN
+from pbm_emergo.app.boards import primary_address
+from pbm_emergo.app.messages import Reply
 from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.emergo_chat import no_text_error
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar, named, repeated
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.game.accounts import USERID_PATTERN
-from pbm_emergo.game.boards import primary_address
-from pbm_emergo.game.messages import Reply
 from pbm_emergo.views.templating import render
 
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.membership import signoff
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar
-from pbm_emergo.game.membership import signoff
 
 
 class SignoffCommand(Command):

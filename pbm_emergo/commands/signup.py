@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.membership import signup
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import NEW_PASSWORD, WORD, Grammar, named, repeated
-from pbm_emergo.game.membership import signup
 
 
 class SignupCommand(Command):

@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbm_emergo.app.messages import clean_subject
+from pbm_emergo.app.secrets import Known, Secrets
 from pbm_emergo.commands import body, masking
 from pbm_emergo.commands.multiple import MAX_UNPROCESSED_SHOWN
-from pbm_emergo.game.messages import clean_subject
-from pbm_emergo.game.secrets import Known, Secrets
 
 # At most this many command lines of one `multiple` mail are run; the rest are reported
 # as Unprocessed.

@@ -1,7 +1,7 @@
 """``vacation userid password DAYS|off``: a break from all of one's games.
 
 From now for DAYS days the player gets no reminder and loses no game on time, on any board,
-and the clocks of their boards stop (:mod:`pbm_emergo.game.timers`); their opponents'
+and the clocks of their boards stop (:mod:`pbm_emergo.app.timers`); their opponents'
 board mails say until when. Each calendar year allows ``vacation_days`` days (30 unless the
 operator sets ``PBM_EMERGO_VACATION_DAYS``), counted in the year a vacation starts. A new
 vacation replaces the current one; ``off`` ends it now; a vacation ended early counts only
@@ -10,9 +10,9 @@ the days it began.
 
 from __future__ import annotations
 
+from pbm_emergo.app.vacations import set_vacation
 from pbm_emergo.commands.base import Arguments, Command, Context, Result
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
-from pbm_emergo.game.vacations import set_vacation
 
 
 class VacationCommand(Command):

@@ -1,7 +1,7 @@
 """The operator's support changes to accounts: a player deleted, closed or merged into another.
 
 These are the writes of ``pbm-emergo admin delete-player`` and ``admin merge-players``
-(:mod:`pbm_emergo.game.support` decides, the command line applies them in one write
+(:mod:`pbm_emergo.app.support` decides, the command line applies them in one write
 transaction). Functions take the caller's ``Session`` and open no transaction; they change
 rows with plain statements, so ORM objects read before them are stale afterwards (they are
 expired). A write re-checks what the game layer relied on and raises

@@ -17,9 +17,9 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from typing import Any
 
+from pbm_emergo.app.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.commands import body as body_commands
 from pbm_emergo.commands.text import CommandText, body_text_lines
-from pbm_emergo.game.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.mail import authresults, policies
 from pbm_emergo.mail.headertext import without_comments
 from pbm_emergo.mail.quotes import quote_start

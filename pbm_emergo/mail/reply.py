@@ -22,7 +22,7 @@ from email.header import Header
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 
-from pbm_emergo.game.messages import Reply, clean_address
+from pbm_emergo.app.messages import Reply, clean_address
 from pbm_emergo.mail import policies
 from pbm_emergo.mail.parse import ERROR_ID_STRING, LOOP_HEADER, is_error_subject
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative

@@ -22,6 +22,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from pbm_emergo.app import budget
+from pbm_emergo.app.messages import CommandMail, Reply, clean_address
 from pbm_emergo.commands import check_passwords_ahead, describe, redact
 from pbm_emergo.commands.api import CommandProcessor, CommandText, Write
 from pbm_emergo.commands.registry import command_label
@@ -37,8 +39,6 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.game import budget
-from pbm_emergo.game.messages import CommandMail, Reply, clean_address
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.mail.redact import redacted_copy

@@ -1,7 +1,7 @@
 """The robots' runner in the server: :class:`RobotPlayer` runs
-:class:`pbm_emergo.game.robots.RobotRunner` in a process of its own (``pbm-emergo serve``) or
+:class:`pbm_emergo.app.robots.RobotRunner` in a process of its own (``pbm-emergo serve``) or
 a thread (tests), starts it again if it dies, and stops it with the server. The runner's game
-logic lives in :mod:`pbm_emergo.game.robots`; this module gives it the mail layer's outbox
+logic lives in :mod:`pbm_emergo.app.robots`; this module gives it the mail layer's outbox
 (:meth:`pbm_emergo.mail.worker.InboxWorker.queue_scheduled`), the process's priority and its
 signals.
 """
@@ -20,10 +20,10 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.robots import RobotRunner, robots_enabled
 from pbm_emergo.config import Config
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.game.robots import RobotRunner, robots_enabled
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.ops.processes import lower_priority
 from pbm_emergo.telemetry.logs import setup_logging

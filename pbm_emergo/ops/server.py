@@ -26,12 +26,12 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.timers import ScheduledTask
+from pbm_emergo.app.timers import scheduled as timed_work
 from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.game.timers import ScheduledTask
-from pbm_emergo.game.timers import scheduled as timed_work
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
@@ -276,7 +276,7 @@ class MailServer:
 
     def _run_timed_work(self) -> None:
         """Timed work (reminders, timeouts): the ``scheduled`` given, else the game's
-        (:func:`pbm_emergo.game.timers.scheduled`)."""
+        (:func:`pbm_emergo.app.timers.scheduled`)."""
         scheduled = self.scheduled if self.scheduled is not None else timed_work
         with self.session_factory.begin() as session:
             replies = scheduled(session, self.config, self.clock())

@@ -1,6 +1,6 @@
 """Which parts of a rendered text are values put into the template, and which its own words.
 
-A reply must not show a word that may be a password (:mod:`pbm_emergo.game.secrets`), but
+A reply must not show a word that may be a password (:mod:`pbm_emergo.app.secrets`), but
 only where the reply quotes what it was given: a password "error" must not turn the
 template's own "Emergo error" into "Emergo ********", which would also tell the reader what
 the password is. So every value a template outputs (``{{ ... }}``) is marked while rendering,

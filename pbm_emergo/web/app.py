@@ -38,12 +38,12 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 
+from pbm_emergo.app.boards import BoardState, options_text, result_sentence, side_label
 from pbm_emergo.config import Config
 from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.game.boards import BoardState, options_text, result_sentence, side_label
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import Game, Position

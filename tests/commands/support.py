@@ -8,9 +8,9 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.timers import scheduled
 from pbm_emergo.db.models import Board, MoveRecord, OutboundMessage
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.timers import scheduled
 from tests.support.mailer import Mailer
 
 ADDRESS = {"alice": "alice@example.org", "bob": "bob@example.org"}

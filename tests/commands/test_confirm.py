@@ -10,9 +10,9 @@ from datetime import timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.timers import scheduled
 from pbm_emergo.db.models import AddressConfirmation, Player
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.timers import scheduled
 from tests.support.mailer import Mailer
 from tests.support.signup import code_subject, confirmation_code
 

@@ -10,6 +10,8 @@ from contextlib import contextmanager
 
 import pytest
 
+from pbm_emergo.app.results import Refused
+from pbm_emergo.app.secrets import MASK, Known
 from pbm_emergo.commands import masking, registry
 from pbm_emergo.commands.arguments import Arguments
 from pbm_emergo.commands.base import Command, Context, UsageError
@@ -27,8 +29,6 @@ from pbm_emergo.commands.grammar import (
     secret,
 )
 from pbm_emergo.db import players
-from pbm_emergo.game.results import Refused
-from pbm_emergo.game.secrets import MASK, Known
 from tests.support.clock import START
 from tests.support.mailer import Mailer
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from pbm_emergo.app.boards import score_sheet
 from pbm_emergo.db.models import Board, Player
-from pbm_emergo.game.boards import score_sheet
 from pbm_emergo.rules import Game
 from tests.support.mailer import Mailer
 from tests.support.search import blocked_game, capture_position, elimination_game, repetition_game

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
+from pbm_emergo.app.messages import Reply
 from pbm_emergo.db.models import Board, MoveRecord, Player, QueuedMove
-from pbm_emergo.game.messages import Reply
 from tests.support.mailer import Mailer
 
 from .support import ADDRESS, PASSWORD, move, notations, play_all

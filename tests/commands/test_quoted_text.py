@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from sqlalchemy import select
 
+from pbm_emergo.app.secrets import PASSWORD_LINE_LEFT_OUT
 from pbm_emergo.commands.text import CommandText, body_text_lines
 from pbm_emergo.db.models import Board, MoveRecord
-from pbm_emergo.game.secrets import PASSWORD_LINE_LEFT_OUT
 from pbm_emergo.mail.quotes import quote_start
 from tests.support.mailer import Mailer
 

@@ -8,10 +8,10 @@ from datetime import timedelta
 from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.timers import scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import OutboundMessage, Player
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.timers import scheduled
 from tests.support.mailer import Mailer
 
 from .support import board, run_scheduler

@@ -14,11 +14,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.commands import dispatch
 from pbm_emergo.commands.api import CommandText, Write
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
-from pbm_emergo.game.messages import CommandMail, Reply
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
@@ -331,7 +331,7 @@ def test_two_worker_processes_share_the_queue_without_doing_anything_twice(
 def test_the_default_scheduler_mails_real_reminders(
     db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
 ) -> None:
-    """No task passed in: the server runs pbm_emergo.game.timers.scheduled, which reminds the
+    """No task passed in: the server runs pbm_emergo.app.timers.scheduled, which reminds the
     player to move once the board's nag time has passed (a clock 8 days ahead here)."""
     from pbm_emergo.db import games, players
 

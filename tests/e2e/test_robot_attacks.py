@@ -19,8 +19,8 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
+from pbm_emergo.app import robots
 from pbm_emergo.db.models import Board, MoveRecord
-from pbm_emergo.game import robots
 from pbm_emergo.robot import think
 from tests.support.mail import wait_for
 from tests.support.post import ALICE, BOB, Post, text

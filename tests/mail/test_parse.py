@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm_emergo.game.messages import clean_subject
+from pbm_emergo.app.messages import clean_subject
 from pbm_emergo.mail.parse import LOOP_HEADER, html_to_text, parse_mail
 
 OWN = "pbmserv@emergo.test"

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pbm_emergo.game.messages import Reply
+from pbm_emergo.app.messages import Reply
 from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
 from pbm_emergo.mail.reply import (
     build_reply,

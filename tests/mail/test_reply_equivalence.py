@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pbm_emergo.game.messages import Reply, clean_address
+from pbm_emergo.app.messages import Reply, clean_address
 from pbm_emergo.mail import policies
 from pbm_emergo.mail.parse import LOOP_HEADER
 from pbm_emergo.mail.reply import (

@@ -24,9 +24,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo import config as config_module
+from pbm_emergo.app.messages import Reply
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
-from pbm_emergo.game.messages import Reply
 from pbm_emergo.mail.outbound import Backoff, DeliveryError, SMTPTransport
 from pbm_emergo.mail.reply import build_reply, readdressed_bytes, reply_bytes
 from pbm_emergo.ops.server import MailServer

@@ -18,11 +18,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app import robots
 from pbm_emergo.config import Config
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage, Player
 from pbm_emergo.db.session import read_sessions
-from pbm_emergo.game import robots
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from pbm_emergo.robot import ROBOTS

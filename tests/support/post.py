@@ -10,10 +10,10 @@ from email.message import EmailMessage
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.timers import scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.timers import scheduled
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import Relay, command_mail, send, wait_for
 from tests.support.signup import code_subject, confirmation_code

@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.unit import Write
+from pbm_emergo.app.messages import Reply
+
+if TYPE_CHECKING:
+    from pbm_emergo.db.session import Session
+
+# A change to store: run in the write transaction, it re-checks what the request read and
+# raises Conflict when that changed.
+Write = Callable[["Session"], None]
 
 
 @dataclass

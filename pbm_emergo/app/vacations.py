@@ -1,7 +1,7 @@
 """Vacations: a break from all of one's games.
 
 From now for DAYS days the player gets no reminder and loses no game on time, on any board,
-and the clocks of their boards stop (:mod:`pbm_emergo.game.timers`); their opponents'
+and the clocks of their boards stop (:mod:`pbm_emergo.app.timers`); their opponents'
 board mails say until when. Each calendar year allows ``vacation_days`` days (30 unless the
 operator sets ``PBM_EMERGO_VACATION_DAYS``), counted in the year a vacation starts. A new
 vacation replaces the current one; ending it early counts only the days it began.
@@ -12,11 +12,11 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.boards import at
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Player, Vacation
-from pbm_emergo.game.boards import at
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:

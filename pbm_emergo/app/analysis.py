@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.boards import BoardState, result_sentence
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import analyses, games
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
-from pbm_emergo.game.boards import BoardState, result_sentence
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.robot.analysis import MoveVerdict, Report, men, moves_analysed
 from pbm_emergo.rules import MoveError, render_board
 from pbm_emergo.views.picture import board_picture

@@ -10,15 +10,15 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
+from pbm_emergo.app import accounts, challenges, play, robots
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Refused
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db import players as players_db
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.session import read_sessions
-from pbm_emergo.game import accounts, challenges, play, robots
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Refused
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.robot import Decision
 from pbm_emergo.rules import Position
 

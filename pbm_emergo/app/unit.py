@@ -8,23 +8,20 @@ them in one short write transaction.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app import budget as mail_budget
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Write
+from pbm_emergo.app.secrets import Secrets
 from pbm_emergo.db import outbox
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.secrets import Secrets
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
     from pbm_emergo.db.session import Session
-    from pbm_emergo.game.budget import MailBudget
 
-# A change to store: run in the write transaction, it re-checks what the request read and
-# raises Conflict when that changed.
-Write = Callable[["Session"], None]
 
 
 @dataclass
@@ -71,21 +68,18 @@ class UnitOfWork:
     writes: list[Write] = field(default_factory=list)
 
     applied: int = 0  # how many of ``writes`` were applied (apply_at_once)
-    _budget: MailBudget | None = field(default=None, repr=False)
+    _budget: mail_budget.MailBudget | None = field(default=None, repr=False)
 
     @property
-    def budget(self) -> MailBudget:
-        """What the mail may still cause to others (see :mod:`pbm_emergo.game.budget`)."""
+    def budget(self) -> mail_budget.MailBudget:
+        """What the mail may still cause to others (see :mod:`pbm_emergo.app.budget`)."""
         if self._budget is None:
-            # Imported here: the budget's refusal is a game.results type, which needs Write.
-            from pbm_emergo.game import budget
-
-            self._budget = budget.MailBudget(
+            self._budget = mail_budget.MailBudget(
                 sender=self.sender,
                 per_mail=self.config.mails_to_others_per_mail,
                 per_hour=self.config.mails_to_others_per_hour,
                 used_before=lambda: outbox.mails_charged_to(
-                    self.session, self.sender, budget.since(self.now)
+                    self.session, self.sender, mail_budget.since(self.now)
                 ),
             )
         return self._budget

@@ -9,11 +9,11 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
+from pbm_emergo.app.analysis import AnalysisRunner
+from pbm_emergo.app.messages import Reply
 from pbm_emergo.db import analyses, games
 from pbm_emergo.db import players as players_db
 from pbm_emergo.db.models import AnalysisRequest
-from pbm_emergo.game.analysis import AnalysisRunner
-from pbm_emergo.game.messages import Reply
 
 from .conftest import Game
 

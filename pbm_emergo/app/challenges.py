@@ -13,15 +13,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.accounts import check_reachable, is_registered, require_player
+from pbm_emergo.app.boards import BoardState, Seat, board_mails
+from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.robots import check_robot_games
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
 from pbm_emergo.db.reads import active_board_counts
-from pbm_emergo.game.accounts import check_reachable, is_registered, require_player
-from pbm_emergo.game.boards import BoardState, Seat, board_mails
-from pbm_emergo.game.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.robots import check_robot_games
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
 
@@ -46,7 +46,7 @@ class ChallengeOptions:
 
 def parse_options(words: Sequence[str]) -> ChallengeOptions:
     """The options of a challenge; a Refused names the first one that is wrong. The clock
-    options have floors (:mod:`pbm_emergo.game.clock`): a challenge starts its game at once,
+    options have floors (:mod:`pbm_emergo.app.clock`): a challenge starts its game at once,
     without the challenged player's consent, so its terms must leave them time to hear of
     it before they can lose on time. Options below a floor are refused, not raised to it,
     so that no game starts on terms the challenger did not write."""

@@ -10,8 +10,8 @@ from typing import TypeVar
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
-from pbm_emergo.game.unit import UnitOfWork
 
 START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 T = TypeVar("T")

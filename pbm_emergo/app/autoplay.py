@@ -2,19 +2,19 @@
 
 With autoplay on, whenever the player is to move and has exactly one legal move (frequent
 in Emergo, where captures are compulsory), the server plays it for them at once, marked
-``(Forced)`` (:mod:`pbm_emergo.game.chain`). Switching it on also plays the forced moves
+``(Forced)`` (:mod:`pbm_emergo.app.chain`). Switching it on also plays the forced moves
 due now on the player's boards.
 """
 
 from __future__ import annotations
 
+from pbm_emergo.app.boards import BoardState
+from pbm_emergo.app.chain import follow
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import autoplay, games
 from pbm_emergo.db.models import BOARD_ACTIVE, Player
-from pbm_emergo.game.boards import BoardState
-from pbm_emergo.game.chain import follow
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Result
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 

@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.messages import Reply, a_label_ok, ascii_domain, clean_address
+from pbm_emergo.app.results import Refused, Result, Write
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
 from pbm_emergo.db.models import AddressConfirmation, Player
-from pbm_emergo.game.messages import Reply, a_label_ok, ascii_domain, clean_address
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork, Write
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ someone else guesses. The player is told once (a day at most) that their userid 
 attack; a player whose own registered address is locked loses no game on time while the
 lock lasts, nor within a day after it, as long as they have vacation days left: each day it
 saves them is taken as a day of vacation, so a lock never stops the clock beyond the
-vacation allowance (see :mod:`pbm_emergo.game.timers`).
+vacation allowance (see :mod:`pbm_emergo.app.timers`).
 
 While a sender is locked, no password from it is even checked. Hashing a password (argon2)
 is slow on purpose, so wrong ones are also capped before they are hashed: a few per mail,
@@ -31,11 +31,11 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Refused, Write
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Refused
-from pbm_emergo.game.unit import UnitOfWork, Write
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:

@@ -11,11 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.db import games, ratings
-from pbm_emergo.db.games import BoardFacts
-from pbm_emergo.db.models import Board, Player
-from pbm_emergo.db.ratings import GameRating
-from pbm_emergo.game.boards import (
+from pbm_emergo.app.boards import (
     BoardState,
     OpenVote,
     board_mails,
@@ -27,11 +23,15 @@ from pbm_emergo.game.boards import (
     split_guard,
     undo_first_move,
 )
-from pbm_emergo.game.chain import play_and_follow
-from pbm_emergo.game.decline import decline, has_moved
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.app.chain import play_and_follow
+from pbm_emergo.app.decline import decline, has_moved
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import games, ratings
+from pbm_emergo.db.games import BoardFacts
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.ratings import GameRating
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,

@@ -41,16 +41,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from pbm_emergo.app.analysis import AnalysisRunner
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.play import Turn, answer, play_move, resign
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.game.analysis import AnalysisRunner
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.play import Turn, answer, play_move, resign
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
 from pbm_emergo.rules import Position
 

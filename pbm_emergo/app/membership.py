@@ -1,7 +1,7 @@
 """Joining and leaving the server, and the password: signup, signoff, a new password.
 
 A new account's addresses other than the one the request came from are registered once
-their owners confirm them (:mod:`pbm_emergo.game.addresses`). Signing off resigns every
+their owners confirm them (:mod:`pbm_emergo.app.addresses`). Signing off resigns every
 active game; the player's history is kept.
 """
 
@@ -10,15 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pbm_emergo.db import credentials, games, players
-from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
-from pbm_emergo.game.accounts import (
+from pbm_emergo.app.accounts import (
     check_not_lookalike,
     check_password,
     check_userid,
     find_player,
 )
-from pbm_emergo.game.addresses import (
+from pbm_emergo.app.addresses import (
     CONFIRM_TIME,
     Waiting,
     check_addresses,
@@ -27,9 +25,11 @@ from pbm_emergo.game.addresses import (
     request_confirmations,
     sender_vouches_for,
 )
-from pbm_emergo.game.play import resign_all
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.app.play import resign_all
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import credentials, games, players
+from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:

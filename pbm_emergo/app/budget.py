@@ -18,8 +18,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
-from pbm_emergo.game.messages import Reply, clean_address
-from pbm_emergo.game.results import Refused
+from pbm_emergo.app.messages import Reply, clean_address
+from pbm_emergo.app.results import Refused
 
 BUDGET_WINDOW = timedelta(hours=1)
 

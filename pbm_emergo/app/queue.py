@@ -1,7 +1,7 @@
 """Moves in advance: a player whose turn it is not queues the move they will make.
 
 A plain queued move is played at once after the opponent's move if it is legal then,
-marked ``(Auto)`` (:mod:`pbm_emergo.game.chain`). A conditional queue holds items
+marked ``(Auto)`` (:mod:`pbm_emergo.app.chain`). A conditional queue holds items
 ``opponentmove=mymove``, of which the one naming the opponent's actual move is played; any
 other move clears the queue. A player has one queue per board; a later one replaces it,
 ``clear`` removes it. The queue is shown to its owner only: in the queue's answer and in
@@ -13,11 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from pbm_emergo.db import autoplay
-from pbm_emergo.db.autoplay import QueueItem
-from pbm_emergo.db.models import Board, Player
-from pbm_emergo.game.accounts import is_registered
-from pbm_emergo.game.boards import (
+from pbm_emergo.app.accounts import is_registered
+from pbm_emergo.app.boards import (
     BoardState,
     board_html,
     board_link,
@@ -25,8 +22,11 @@ from pbm_emergo.game.boards import (
     result_sentence,
     split_guard,
 )
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import autoplay
+from pbm_emergo.db.autoplay import QueueItem
+from pbm_emergo.db.models import Board, Player
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,

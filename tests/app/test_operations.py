@@ -7,11 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from pbm_emergo.app import accounts, challenges, membership, play, vacations
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
-from pbm_emergo.game import accounts, challenges, membership, play, vacations
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
 
 from .conftest import Game
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.boards import get_board
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import spectators
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
-from pbm_emergo.game.boards import get_board
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:

@@ -19,14 +19,14 @@ import secrets
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.addresses import CODE_ALPHABET
+from pbm_emergo.app.boards import board_mails, other_side
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.play import Turn, resign_all
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players, support
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
-from pbm_emergo.game.addresses import CODE_ALPHABET
-from pbm_emergo.game.boards import board_mails, other_side
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.play import Turn, resign_all
-from pbm_emergo.game.results import Refused, Result
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render

@@ -14,6 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.clock import thinking_time
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Refused
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, ratings, spectators, vacations
 from pbm_emergo.db.games import BoardFacts
@@ -28,10 +32,6 @@ from pbm_emergo.db.models import (
     Player,
 )
 from pbm_emergo.db.ratings import GameRating
-from pbm_emergo.game.clock import thinking_time
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Refused
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.rules import Position, Termination, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html

@@ -8,7 +8,7 @@ from bisect import bisect_left
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from pbm_emergo.game.messages import Reply
+from pbm_emergo.app.messages import Reply
 from pbm_emergo.views.rendered import Span, spans_of
 
 MASK = "********"

@@ -15,7 +15,7 @@ A board's clock runs from its last move (or its creation) while a player is to m
 No game is lost on time without a reminder that reached the player: only once a reminder of
 the board was sent to them in this turn (the outbox says ``sent``: queued, held back by a
 reply limit, or failed is not enough), and a day after it was sent
-(:data:`pbm_emergo.game.clock.REMINDER_NOTICE`). A player whose time ran out without one
+(:data:`pbm_emergo.app.clock.REMINDER_NOTICE`). A player whose time ran out without one
 gets one (again once a day while none could be delivered), so a flood of mail that holds
 their mail back only postpones the loss.
 
@@ -24,8 +24,8 @@ does), if the opponent made it: the player out of time is taken to accept it. Th
 offer, never answered, does not save them. A player on vacation (``vacation_until`` in the
 future) gets no reminder and loses no game on time, and their clock stops: the time of a
 vacation does not count, neither for reminders nor for losses on time
-(:mod:`pbm_emergo.game.clock`). A player whose registered address is locked out by wrong
-passwords (see :mod:`pbm_emergo.game.lockout`), or was within a day, loses no game on time
+(:mod:`pbm_emergo.app.clock`). A player whose registered address is locked out by wrong
+passwords (see :mod:`pbm_emergo.app.lockout`), or was within a day, loses no game on time
 while they have vacation days left: each day it saves them is taken as a day of vacation.
 A lock never stops the clock beyond the vacation allowance.
 """
@@ -36,12 +36,8 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from pbm_emergo.db import games, players, vacations
-from pbm_emergo.db.models import Board, Player
-from pbm_emergo.db.reads.reminders import reminder_delivery
-from pbm_emergo.db.vacations import Period
-from pbm_emergo.game import lockout
-from pbm_emergo.game.boards import (
+from pbm_emergo.app import lockout
+from pbm_emergo.app.boards import (
     BoardState,
     at,
     board_html,
@@ -51,10 +47,14 @@ from pbm_emergo.game.boards import (
     other_side,
     primary_address,
 )
-from pbm_emergo.game.clock import REMINDER_NOTICE, running, thinking_time
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.play import Turn
-from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.app.clock import REMINDER_NOTICE, running, thinking_time
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.play import Turn
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import games, players, vacations
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.reminders import reminder_delivery
+from pbm_emergo.db.vacations import Period
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
 

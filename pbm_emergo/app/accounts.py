@@ -2,7 +2,7 @@
 
 Passwords are only ever compared with their argon2id hash; they are never logged, echoed or
 stored in clear. Wrong passwords lock a userid for the sender that sent them, never for
-the player's registered addresses (:mod:`pbm_emergo.game.lockout`).
+the player's registered addresses (:mod:`pbm_emergo.app.lockout`).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import re
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
+from pbm_emergo.app import lockout
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Refused
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.game import lockout
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Refused
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.views.templating import render
 
@@ -216,7 +216,7 @@ def authenticate(
 ) -> Player:
     """The player if ``password`` is theirs; otherwise a Refused (and a failure counted,
     per userid and sender; past the caps on wrong passwords per mail and per sender, refused
-    without a hash: see :mod:`pbm_emergo.game.lockout`). ``no_failures``: ids of
+    without a hash: see :mod:`pbm_emergo.app.lockout`). ``no_failures``: ids of
     players read to have no wrong passwords counted (their counts are not looked up).
 
     A right password from an address the player has not registered is accepted (as pbmserv

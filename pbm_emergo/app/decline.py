@@ -2,18 +2,18 @@
 the game. The board is removed (not rated, not counted, not in the history; its number is
 not handed out again) and both players are told.
 
-Called by ``emergo move ... resign`` and ``emergo resign`` (pbm_emergo.game.play).
+Called by ``emergo move ... resign`` and ``emergo resign`` (pbm_emergo.app.play).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pbm_emergo.app.boards import BoardState
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Result
+from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import challenges
-from pbm_emergo.game.boards import BoardState
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Result
-from pbm_emergo.game.unit import UnitOfWork
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:

@@ -22,10 +22,7 @@ import copy
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pbm_emergo.db import autoplay, games
-from pbm_emergo.db.autoplay import QueueItem
-from pbm_emergo.db.models import AUTOPLAYED_FORCED, AUTOPLAYED_QUEUED, Board, Player
-from pbm_emergo.game.boards import (
+from pbm_emergo.app.boards import (
     BoardState,
     PlayedMove,
     board_mails,
@@ -34,9 +31,12 @@ from pbm_emergo.game.boards import (
     primary_address,
     result_sentence,
 )
-from pbm_emergo.game.messages import Reply
-from pbm_emergo.game.results import Result
-from pbm_emergo.game.unit import UnitOfWork
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.results import Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import autoplay, games
+from pbm_emergo.db.autoplay import QueueItem
+from pbm_emergo.db.models import AUTOPLAYED_FORCED, AUTOPLAYED_QUEUED, Board, Player
 from pbm_emergo.rules import Game, Move, MoveError
 from pbm_emergo.views.templating import render
 
