@@ -1,0 +1,174 @@
+"""SQL statements and transactions of one warm move mail, counted.
+
+In one process, on a fresh database (a temporary SQLite file, or the empty PostgreSQL
+database of --database-url, migrated here): two players, a board opened by a challenge
+mail, then --moves moves mailed alternately by the two players (legal moves from the rules
+engine, each with the ``#n`` guard). Each mail goes the way the server takes it: the
+listener's store (``InboxHandler.store``), then an inbox worker's ``run_once`` (claim, read,
+decide, write, queue the replies). A SQLAlchemy ``before_cursor_execute`` listener counts
+every statement sent to the database, and a ``begin`` listener every transaction, per phase.
+
+The first move of each player verifies their password with argon2id; later moves find it in
+the credential cache (warm), as when players move again within seconds. The figures are for
+the warm moves (each player's second and later).
+
+    .venv/bin/python bench/statements.py [--moves 40] [--database-url URL] [--show]
+
+``--show`` prints the statements of the last warm move, one a line. To count another copy
+of the server, put it first on PYTHONPATH; the ``server:`` line says which one ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.utils import make_msgid
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event
+
+import pbm_emergo
+from pbm_emergo.config import load_config
+from pbm_emergo.db import players
+from pbm_emergo.db.session import get_engine, get_sessionmaker, upgrade_to_head
+from pbm_emergo.mail.inbound import InboxHandler
+from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.rules import Game
+
+SERVER = "pbmserv@bench.example"
+PLAYERS = {"alice": "alice@bench.example", "bob": "bob@bench.example"}
+PASSWORD = "bench-password-1"
+
+
+class Counts:
+    """Statements and transactions seen on the engine, by the phase set at the time."""
+
+    def __init__(self) -> None:
+        self.phase = "setup"
+        self.statements: Counter[str] = Counter()
+        self.transactions: Counter[str] = Counter()
+        self.last: list[str] = []
+
+    def on_statement(self, *args: Any) -> None:
+        statement = args[2]
+        self.statements[self.phase] += 1
+        self.last.append(" ".join(str(statement).split())[:160])
+
+    def on_begin(self, *_: Any) -> None:
+        self.transactions[self.phase] += 1
+
+    @contextmanager
+    def counting(self, phase: str) -> Iterator[None]:
+        self.phase, self.last = phase, []
+        try:
+            yield
+        finally:
+            self.phase = "other"
+
+
+def mail(sender: str, subject: str) -> bytes:
+    message = EmailMessage()
+    message["From"], message["To"], message["Subject"] = sender, SERVER, subject
+    message["Message-ID"] = make_msgid(domain="bench.example")
+    message.set_content("")
+    return message.as_bytes(policy=policy.SMTP)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=40)
+    parser.add_argument("--database-url", default=None)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--show", action="store_true")
+    args = parser.parse_args()
+
+    data = Path(tempfile.mkdtemp(prefix="pbm-emergo-statements-"))
+    overrides: dict[str, Any] = {"data_dir": data, "address": SERVER}
+    if args.database_url:
+        overrides["database_url"] = args.database_url
+    config = load_config(overrides=overrides, environ={})
+    upgrade_to_head(config)
+    players.use_password_settings(config)
+    engine = get_engine(config)
+    factory = get_sessionmaker(config)
+    counts = Counts()
+    event.listen(engine, "before_cursor_execute", counts.on_statement)
+    event.listen(engine, "begin", counts.on_begin)
+
+    clock_now = [datetime(2026, 1, 5, 9, 0, tzinfo=UTC)]
+
+    def clock() -> datetime:
+        clock_now[0] += timedelta(seconds=5)  # mails minutes apart: no hourly cap met
+        return clock_now[0]
+
+    with factory.begin() as session:
+        for userid, address in PLAYERS.items():
+            players.create_player(session, userid, PASSWORD, [address], clock())
+    handler = InboxHandler(factory, config, clock=clock)
+    worker = InboxWorker(factory, config, clock=clock)
+
+    def deliver(sender: str, subject: str, phase: str) -> None:
+        with counts.counting(f"{phase} store"):
+            handler.store(mail(sender, subject), sender, [SERVER])
+        with counts.counting(f"{phase} worker"):
+            outcome = worker.run_once()
+        if outcome is None or outcome.status != "done":
+            raise SystemExit(f"{subject!r} was not done: {outcome}")
+
+    deliver(PLAYERS["alice"], "emergo challenge alice bob", "challenge")
+    game = Game()
+    rng = random.Random(args.seed)
+    per_move: dict[str, list[int]] = {"store": [], "worker": []}
+    transactions: dict[str, list[int]] = {"store": [], "worker": []}
+    userids = ("alice", "bob")
+    played = 0
+    while played < args.moves and game.outcome() is None:
+        legal = game.position.legal_moves()
+        move = rng.choice(legal)
+        userid = userids[game.position.side_index]
+        ply = game.position.ply + 1
+        phase = "warm" if ply > 2 else "cold"
+        before = (dict(counts.statements), dict(counts.transactions))
+        deliver(
+            PLAYERS[userid], f"emergo move 101 {userid} {PASSWORD} {move}#{ply}", phase
+        )
+        game.play(move)
+        played += 1
+        if phase == "warm":
+            for part in ("store", "worker"):
+                key = f"warm {part}"
+                per_move[part].append(counts.statements[key] - before[0].get(key, 0))
+                transactions[part].append(counts.transactions[key] - before[1].get(key, 0))
+
+    print(f"server: {Path(pbm_emergo.__file__).resolve().parent}")
+    print(f"database: {engine.dialect.name}; warm moves counted: {len(per_move['worker'])}")
+    for part in ("store", "worker"):
+        s, t = per_move[part], transactions[part]
+        if not s:
+            continue
+        print(
+            f"  {part:<7} statements a move: mean {statistics.mean(s):.2f} "
+            f"(min {min(s)}, max {max(s)}); transactions a move: mean {statistics.mean(t):.2f}"
+        )
+    total = [a + b for a, b in zip(per_move["store"], per_move["worker"], strict=True)]
+    if total:
+        print(f"  total   statements a warm move mail: mean {statistics.mean(total):.2f}")
+    if args.show:
+        print("statements of the last warm move's worker:")
+        for line in counts.last:
+            print("   ", line)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
