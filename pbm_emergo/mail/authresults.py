@@ -3,8 +3,19 @@
 The From header is whatever the sender typed. Behind a real MTA that checks DMARC (Postfix
 with OpenDKIM and OpenDMARC, see deploy/), the trustworthy signal is the
 ``Authentication-Results`` header that MTA adds, recognised by its authserv-id (the
-``authserv_id`` setting). Headers with any other authserv-id may come from anyone and are
-ignored; the MTA must remove incoming headers that carry its own id (RFC 8601, section 5;
+``authserv_id`` setting). A header counts only as that MTA writes it, read from the raw,
+undecoded header field:
+
+- the authserv-id is the very first token of the value, with nothing but folding white
+  space before it and nothing but white space and an optional version between it and the
+  first ``;``: a comment, a quoted string or an encoded word around it, or any other
+  authserv-id, and the header is anyone's and is ignored;
+- its ``pass`` counts only when the header stands above the topmost ``Received`` header
+  (RFC 8601, sections 5 and 7.1: the MTA prepends it above its own trace fields, and
+  whatever the sender wrote comes below the Received header of our MTA). A ``fail`` counts
+  wherever such a header stands: a header can only make its own mail less trusted.
+
+The MTA must also remove incoming headers that name its id (RFC 8601, section 5;
 deploy/postfix/header_checks does it).
 
 :func:`sender_verdict` gives one word for the From domain: the DMARC result when there is
@@ -26,7 +37,14 @@ NONE = "none"
 # A result: method[/version]=result, or ptype.property=value, or reason=...; values may be
 # quoted strings (which may hold spaces and semicolons).
 _TOKEN = re.compile(r'[^\s=;"]+\s*=\s*(?:"(?:[^"\\]|\\.)*"|[^\s;"]*)|"(?:[^"\\]|\\.)*"|[^\s;"]+')
-_VERSION = re.compile(r"\d+")
+# The start of a value as our MTA writes it: folding white space, the authserv-id, an
+# optional version, the first ";". An id is a token (RFC 2045): no quote, comment or
+# encoded word ("=?" starts one; "?" is no token character) gets through.
+_OWN_START = re.compile(
+    r"[ \t\r\n]*([!#$%&'*+.0-9A-Z^_`a-z{|}~-]+)(?:[ \t\r\n]+[0-9]+)?[ \t\r\n]*;"
+)
+RECEIVED = "received"
+AUTHENTICATION_RESULTS = "authentication-results"
 
 
 @dataclass(frozen=True)
@@ -67,14 +85,16 @@ def _unquote(value: str) -> str:
 
 
 def parse_header(value: str) -> tuple[str, list[Result]]:
-    """The authserv-id (lower case) and the results of one Authentication-Results value."""
-    parts = _split(" ".join(without_comments(value).split()))
-    head = parts[0].split()
-    if not head or (len(head) > 1 and not _VERSION.fullmatch(head[1])):
-        return "", []  # not the form RFC 8601 gives: authserv-id [version]
-    authserv_id = head[0].lower()
+    """The authserv-id (lower case) and the results of one raw Authentication-Results
+    value; ``("", [])`` when the value does not start as our MTA writes it (see the
+    module's docstring)."""
+    start = _OWN_START.match(value)
+    if start is None:
+        return "", []
+    authserv_id = start[1].lower()
+    parts = _split(" ".join(without_comments(value[start.end():]).split()))
     results: list[Result] = []
-    for part in parts[1:]:
+    for part in parts:
         tokens = _TOKEN.findall(part)
         if not tokens or "=" not in tokens[0]:
             continue  # "none": no results; or something we cannot read
@@ -95,19 +115,32 @@ def _domain(value: str | None) -> str | None:
     return value.rpartition("@")[2].strip().strip(".").lower() or None
 
 
-def sender_verdict(headers: Iterable[str], authserv_id: str, from_domain: str | None) -> str:
+def sender_verdict(
+    fields: Iterable[tuple[str, str]], authserv_id: str, from_domain: str | None
+) -> str:
     """``fail`` when our MTA's headers say the From domain failed DMARC (or, with no DMARC
     result for it, SPF for that same domain), ``pass`` when they say it passed, else
-    ``none``. Any ``fail`` wins over a ``pass`` (a forged header cannot make mail good)."""
+    ``none``. ``fields`` are the mail's header fields in order, each its name and its raw
+    value. Any ``fail`` wins over a ``pass``, and a ``pass`` below the topmost Received
+    header is not read (a header the sender wrote cannot make mail good)."""
     ours = authserv_id.strip().lower()
     domain = (from_domain or "").lower()
     dmarc: list[str] = []
     spf: list[str] = []
-    for value in headers:
+    above = True  # no Received header yet
+    for name, value in fields:
+        field_name = name.strip().lower()
+        if field_name == RECEIVED:
+            above = False
+            continue
+        if field_name != AUTHENTICATION_RESULTS:
+            continue
         found_id, results = parse_header(value)
         if found_id != ours:
             continue
         for result in results:
+            if not above and result.result != FAIL:
+                continue
             if result.method == "dmarc":
                 checked = _domain(result.properties.get("header.from"))
                 if checked is None or checked == domain:

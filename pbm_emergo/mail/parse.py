@@ -324,14 +324,13 @@ class _PlainHeaders:
 def _sender_auth(
     msg: Message, from_address: str | None, sender: str | None, authserv_id: str | None
 ) -> str:
+    """The verdict of our MTA's Authentication-Results headers, read from the raw header
+    fields in their order (never decoded: see :mod:`pbm_emergo.mail.authresults`)."""
     if not authserv_id:
         return ""
-    try:
-        values = [str(v) for v in msg.get_all("Authentication-Results") or ()]
-    except Exception:  # noqa: BLE001 - a malformed header is no verdict
-        values = []
+    fields = [(name, value) for name, value in msg.raw_items() if isinstance(value, str)]
     domain = (from_address or sender or "").rpartition("@")[2]
-    return authresults.sender_verdict(values, authserv_id, domain)
+    return authresults.sender_verdict(fields, authserv_id, domain)
 
 
 def _message_ids(text: str) -> list[str]:
