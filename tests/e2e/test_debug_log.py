@@ -15,7 +15,7 @@ import pytest
 from pbm_emergo.config import Config
 from pbm_emergo.db.session import dispose_engines, get_sessionmaker
 from tests.support.mail import command_mail, send, wait_for
-from tests.support.serve_process import Serving, processed, serving
+from tests.support.servers import Serving, processed, serving
 from tests.support.signup import codes_in_outbox
 
 ALICE_PASSWORD = "Kx-alice-Debug7"

@@ -18,7 +18,7 @@ import pytest
 from pbm_emergo.config import private_folder
 from tests.ops.support import clean_env
 from tests.support.mail import SERVER_ADDRESS, command_mail, send, wait_for
-from tests.support.serve_process import processed, serving
+from tests.support.servers import processed, serving
 
 
 @pytest.fixture
