@@ -237,8 +237,9 @@ class MailboxReader:
         taken = 0
         uids = _uids(_ok(imap.uid("SEARCH", "UNDELETED")))
         # Forget the mails that left the folder (moved by the operator, or another client).
+        present = set(uids)
         self.deferred = {key: aside for key, aside in self.deferred.items()
-                         if key[0] == uidvalidity and key[1] in uids}
+                         if key[0] == uidvalidity and key[1] in present}
         fresh: list[tuple[str, str]] = []  # deferred for the first time in this look
         answered = False  # some mail was answered 2xx or 5xx: the server is working
         for uid in uids:
