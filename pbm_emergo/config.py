@@ -7,6 +7,7 @@ with ``--config`` or ``PBM_EMERGO_CONFIG``) holds the same names in lower case, 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -440,3 +441,27 @@ def load_config(
         if value is not None:
             values[name] = _coerce(name, value)
     return Config(**values)
+
+
+# The data (password hashes, addresses, mail) is its owner's alone, whatever the umask: the
+# data folder 0700, the database 0600 (and every pbm-emergo command runs with umask 077,
+# pbm_emergo.cli.PRIVATE_UMASK).
+
+
+def private_folder(path: Path) -> int | None:
+    """Make ``path`` (and its missing parents) a folder only its owner may enter (0700),
+    whatever the umask. A folder of this user's that was open to others is closed; its
+    former mode is returned (None: it was private, or is new, or is someone else's, which is
+    left as it is)."""
+    path.mkdir(mode=0o700, parents=True, exist_ok=True)
+    found = path.stat()
+    if found.st_uid != os.getuid() or not found.st_mode & 0o077:
+        return None
+    path.chmod(0o700)
+    return found.st_mode & 0o777
+
+
+def create_private_file(path: Path) -> None:
+    """Create ``path`` empty with mode 0600 unless it exists (then it is left as it is)."""
+    with contextlib.suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600))

@@ -12,11 +12,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import NamedTuple
 
 from pbm_emergo import __version__
+
+# The umask of every command: what it creates (the SQLite database and its -wal and -shm,
+# the outbox maildir, backups, the credential cache's files, the metrics' files) is its
+# user's alone, whatever umask it was started with (a shared host's 022 included).
+PRIVATE_UMASK = 0o077
 
 
 class Command(NamedTuple):
@@ -87,5 +93,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if func is None:
         parser.print_help(sys.stderr)
         return 2
-    status: int = func(args)
+    # Whatever the command creates is its user's alone (see PRIVATE_UMASK); the caller's
+    # umask is back when it returns (a test calls main() in its own process).
+    previous = os.umask(PRIVATE_UMASK)
+    try:
+        status: int = func(args)
+    finally:
+        os.umask(previous)
     return status

@@ -21,7 +21,7 @@ import sys
 from typing import Any, TextIO
 
 from pbm_emergo.config import Config, load_config
-from pbm_emergo.telemetry.logs import FORMATS, JSONFormatter
+from pbm_emergo.telemetry.logs import FORMATS, JSONFormatter, NoMailContent
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +195,7 @@ def _setup_logging(level: int, log_format: str, handler: logging.Handler) -> Non
     # No time nor process: the MTA logs the line with its own.
     inner = JSONFormatter() if log_format == "json" else logging.Formatter(LOG_FORMAT)
     handler.setFormatter(_OneLineFormatter(inner))
+    handler.addFilter(NoMailContent())  # the line goes into the MTA's log and bounces
     root = logging.getLogger()
     root.addHandler(handler)
     root.setLevel(level)

@@ -24,7 +24,7 @@ from sqlalchemy.engine import make_url
 
 from pbm_emergo import __version__
 from pbm_emergo.cli.web import WebProcess
-from pbm_emergo.config import EVENT_LOOPS, Config, load_config
+from pbm_emergo.config import EVENT_LOOPS, Config, load_config, private_folder
 from pbm_emergo.db.session import (
     current_revision,
     get_engine,
@@ -136,7 +136,10 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
     setup_logging(getattr(logging, str(args.log_level).upper(), logging.INFO), config.log_format)
     log.info("pbm-emergo %s: %s, data dir %s", __version__, "serve" if listen else "worker",
              config.data_dir.resolve())
-    config.data_dir.mkdir(parents=True, exist_ok=True)
+    opened = private_folder(config.data_dir)
+    if opened is not None:
+        log.warning("the data dir %s was open to other users (mode %o): made private (700)",
+                    config.data_dir.resolve(), opened)
     migrated_from: str | None = None
     if args.migrate or (listen and config.is_embedded_database):
         migrated_from = current_revision(get_engine(config)) or ""

@@ -7,6 +7,8 @@ import os
 import sqlite3
 from pathlib import Path
 
+from pbm_emergo.config import create_private_file
+
 BUSY_TIMEOUT_MS = 10_000
 
 
@@ -17,6 +19,8 @@ def backup_sqlite(source: Path, target: Path) -> int:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.partial-{os.getpid()}")
     partial.unlink(missing_ok=True)
+    # The copy holds what the database holds: its owner's alone, whatever the umask.
+    create_private_file(partial)
     src = sqlite3.connect(source, timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         src.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")

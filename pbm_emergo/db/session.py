@@ -35,7 +35,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session as Session
 from sqlalchemy.orm import sessionmaker
 
-from pbm_emergo.config import Config
+from pbm_emergo.config import Config, create_private_file
 
 # The repository root holds alembic.ini and migrations/. The build maps migrations/ to the
 # data package pbm_emergo.migrations (pyproject.toml, [tool.setuptools.package-dir]), so that
@@ -267,8 +267,11 @@ def create_engine_for(
     if parsed.get_backend_name() == "sqlite":
         database = parsed.database
         if database and database != ":memory:" and not database.startswith("file:"):
-            Path(database).parent.mkdir(parents=True, exist_ok=True)
-        if database and database != ":memory:" and not database.startswith("file:"):
+            # Its folder and the file only its owner may read, whatever the umask: it holds
+            # password hashes, addresses and mail. SQLite gives the -wal, -shm and -journal
+            # files the database file's mode.
+            Path(database).parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            create_private_file(Path(database))
             # Writers queue for their turn instead of sleeping in SQLite's busy handler.
             kwargs["connect_args"] = {"factory": QueuedConnection}
         engine = create_engine(url, **kwargs)

@@ -9,7 +9,18 @@ folder; read again, it is a duplicate of the stored mail and only moved. Its key
 sender and the Message-ID, as for SMTP mail; a mail without a Message-ID is given one made of
 the mailbox, the folder's UIDVALIDITY and the mail's UID, which name that mail in that folder
 and no other. A mail the listener would refuse for good (5xx) is moved to
-``pbm-emergo/refused`` for the operator; one it would defer (4xx) stays for the next round.
+``pbm-emergo/refused`` for the operator.
+
+A mail the listener defers (4xx: its sender's relay question cannot be answered now, a store
+that failed) is set aside, and the mails after it are read on: one mail cannot hold back the
+folder. It stays in the folder and is tried again at later looks, after a pause that doubles
+from :data:`DEFER_PAUSE_FIRST` to :data:`DEFER_PAUSE_MAX`; still deferred
+:data:`DEFER_GIVE_UP` after its first answer, it is moved to ``pbm-emergo/deferred`` for the
+operator, with a warning (moved back to the folder, it is a new mail and tried afresh). A
+look at the folder in which no mail was answered but 4xx (the database down, say) is the
+server's failure, not the mails': none of them is set aside, and the reader reconnects with
+its backoff, as after any failure. What is set aside is kept in the reader's memory: a
+restart tries every mail again.
 
 The standard library's imaplib does the protocol (no dependency; synchronous, as the threads
 of :mod:`pbm_emergo.ops.server` are); IDLE (RFC 2177), which Python 3.11's imaplib lacks, is
@@ -29,6 +40,7 @@ import re
 import select
 import ssl
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from email.parser import BytesHeaderParser
@@ -46,6 +58,11 @@ log = logging.getLogger(__name__)
 INBOX_SCHEMES = {"imaps": ("tls", 993), "imap": ("starttls", 143)}
 PROCESSED_FOLDER = "pbm-emergo/processed"
 REFUSED_FOLDER = "pbm-emergo/refused"
+DEFERRED_FOLDER = "pbm-emergo/deferred"
+# A mail answered 4xx: its pauses before it is tried again (seconds, doubling), and how long
+# after its first 4xx it is left for the operator (see the module docstring).
+DEFER_PAUSE_FIRST, DEFER_PAUSE_MAX = 60.0, 3600.0
+DEFER_GIVE_UP = 24 * 3600.0
 SOCKET_TIMEOUT = 60.0  # a server silent this long in a command is taken as gone
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 300.0  # seconds between reconnections, doubling
 IDLE_CHECK_SECONDS = 1.0  # how often a wait in IDLE looks whether the reader is stopping
@@ -96,7 +113,16 @@ def inbox_server(url: str) -> InboxServer:
 
 
 class TemporaryFailure(Exception):
-    """The mail cannot be stored now (the database, a shutdown): it stays in the folder."""
+    """No mail can be stored now (the database, a shutdown): they stay in the folder."""
+
+
+@dataclass
+class _Deferred:
+    """A mail set aside after a 4xx: since when, how often, and when it is tried again."""
+
+    first: float
+    attempts: int
+    next_try: float
 
 
 class MailboxReader:
@@ -124,6 +150,8 @@ class MailboxReader:
         self.poll_seconds = config.inbox_poll_seconds
         self._connect = connect or self.connect
         self._loop = asyncio.new_event_loop()
+        # The mails set aside after a 4xx, by UIDVALIDITY and UID.
+        self.deferred: dict[tuple[str, str], _Deferred] = {}
         # A test stands in for a crash between storing and moving here.
         self.after_store: Callable[[int], None] | None = None
 
@@ -204,9 +232,20 @@ class MailboxReader:
     # --- one look at the folder ------------------------------------------------------
 
     def read_folder(self, imap: imaplib.IMAP4, folders: _Folders, uidvalidity: str) -> int:
-        """Store and move every mail in the folder, oldest first; how many were taken."""
+        """Store and move every mail in the folder, oldest first, setting aside those the
+        listener defers (see the module docstring); how many were taken."""
         taken = 0
-        for uid in _uids(_ok(imap.uid("SEARCH", "UNDELETED"))):
+        uids = _uids(_ok(imap.uid("SEARCH", "UNDELETED")))
+        # Forget the mails that left the folder (moved by the operator, or another client).
+        present = set(uids)
+        self.deferred = {key: aside for key, aside in self.deferred.items()
+                         if key[0] == uidvalidity and key[1] in present}
+        fresh: list[tuple[str, str]] = []  # deferred for the first time in this look
+        answered = False  # some mail was answered 2xx or 5xx: the server is working
+        for uid in uids:
+            aside = self.deferred.get((uidvalidity, uid))
+            if aside is not None and time.monotonic() < aside.next_try:
+                continue
             size = _size(_ok(imap.uid("FETCH", uid, "(RFC822.SIZE)")))
             if size is not None and size > self.config.max_message_size:
                 answer = (f"552 5.3.4 Message too big: this server takes mail of at most "
@@ -216,8 +255,16 @@ class MailboxReader:
                 if raw is None:
                     continue  # expunged meanwhile by another client
                 answer = self.store(raw, uid, uidvalidity)
+            if answer.startswith("421"):
+                raise TemporaryFailure(answer)  # shutting down
             if answer.startswith("4"):
-                raise TemporaryFailure(answer)
+                if aside is None:
+                    fresh.append((uid, answer))
+                elif self._defer_again(imap, folders, uid, aside, answer):
+                    taken += 1
+                continue
+            answered = True
+            self.deferred.pop((uidvalidity, uid), None)
             if answer.startswith("2"):
                 if self.after_store is not None:
                     self.after_store(int(uid))
@@ -230,7 +277,34 @@ class MailboxReader:
                             self.server.url, answer, REFUSED_FOLDER)
                 _move(imap, uid, folders.named(REFUSED_FOLDER))
             taken += 1
+        if fresh and not answered:
+            raise TemporaryFailure(fresh[0][1])
+        for uid, answer in fresh:
+            now = time.monotonic()
+            self.deferred[(uidvalidity, uid)] = _Deferred(now, 1, now + DEFER_PAUSE_FIRST)
+            log.warning("mail UID %s of %s deferred (%s): set aside, tried again in %.0f s; "
+                        "the mails after it are read on", uid, self.server.url, answer,
+                        DEFER_PAUSE_FIRST)
         return taken
+
+    def _defer_again(self, imap: imaplib.IMAP4, folders: _Folders, uid: str,
+                     aside: _Deferred, answer: str) -> bool:
+        """A mail set aside was deferred again: its next pause, or, :data:`DEFER_GIVE_UP`
+        after its first 4xx, moved to the operator's folder (True)."""
+        now = time.monotonic()
+        aside.attempts += 1
+        if now - aside.first >= DEFER_GIVE_UP:
+            log.warning("mail UID %s of %s deferred %d times in %.0f s (%s): moved to %s for "
+                        "the operator; moved back to %s, it is tried again", uid,
+                        self.server.url, aside.attempts, now - aside.first, answer,
+                        DEFERRED_FOLDER, self.server.folder)
+            _move(imap, uid, folders.named(DEFERRED_FOLDER))
+            return True
+        pause = min(DEFER_PAUSE_MAX, DEFER_PAUSE_FIRST * 2 ** (aside.attempts - 1))
+        aside.next_try = now + pause
+        log.info("mail UID %s of %s deferred again (%s): tried again in %.0f s", uid,
+                 self.server.url, answer, pause)
+        return False
 
     def store(self, raw: bytes, uid: str, uidvalidity: str) -> str:
         """The listener's answer to this mail, stored when it is a 2xx."""

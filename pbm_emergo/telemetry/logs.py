@@ -20,6 +20,13 @@ Every process of the server (listeners, workers, the web view's uvicorn) logs th
 migration steps, aiosmtpd's every SMTP command, uvicorn's start and stop) show at DEBUG only:
 at INFO, startup is the server's few lines (version, database, listening addresses, outbound,
 web view).
+
+No level writes a mail's content (:data:`CONTENT_LOGGERS`): below INFO aiosmtpd's ``mail.log``
+logs every line of a mail's DATA (``DATA readline: b'Subject: signup alice PASSWORD'``), every
+command line as read and the AUTH exchange, and SQLAlchemy's ``sqlalchemy.engine`` logs every
+statement with its parameters (raw mail, password hashes) from INFO. Those loggers are kept at
+their floor whatever the server's level, and the server's handler drops any record of theirs
+below it (:class:`NoMailContent`), should something lower a logger's level again.
 """
 
 from __future__ import annotations
@@ -34,6 +41,9 @@ TEXT_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(threadName)s %(name)s
 FORMATS = ("text", "json")
 # Libraries logging details of their own at INFO (see the module docstring).
 CHATTY_LOGGERS = ("alembic", "mail.log", "uvicorn")
+# Library loggers that write a mail's content below a level: the level below which none of
+# their records is ever written (see the module docstring).
+CONTENT_LOGGERS = {"mail.log": logging.INFO, "sqlalchemy.engine": logging.WARNING}
 _BARE = re.compile(r"[A-Za-z0-9_.@:/+\-]+")
 
 
@@ -85,6 +95,16 @@ class JSONFormatter(logging.Formatter):
         return json.dumps(data, ensure_ascii=False, default=str)
 
 
+class NoMailContent(logging.Filter):
+    """Drops the records of :data:`CONTENT_LOGGERS` (and their children) below their floor."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        for name, floor in CONTENT_LOGGERS.items():
+            if record.name == name or record.name.startswith(name + "."):
+                return record.levelno >= floor
+        return True
+
+
 def library_level(level: int) -> int:
     """The level of :data:`CHATTY_LOGGERS` when the server logs at ``level``: theirs from
     DEBUG down, else at least WARNING."""
@@ -93,14 +113,16 @@ def library_level(level: int) -> int:
 
 def setup_logging(level: int, log_format: str = "text") -> None:
     """A handler on the root logger writing to stderr in ``log_format`` (replacing the one an
-    earlier call added; other handlers, such as a test's, are left alone), and the chatty
-    libraries' level (:func:`library_level`)."""
+    earlier call added; other handlers, such as a test's, are left alone), dropping a mail's
+    content (:class:`NoMailContent`), and the chatty libraries' level (:func:`library_level`,
+    never below the floor of :data:`CONTENT_LOGGERS`)."""
     if log_format not in FORMATS:
         raise ValueError(f"log_format must be one of {', '.join(FORMATS)}, not {log_format!r}")
     handler = logging.StreamHandler()
     json_lines = log_format == "json"
     handler.setFormatter(JSONFormatter() if json_lines else logging.Formatter(TEXT_FORMAT))
     handler.set_name("pbm-emergo")
+    handler.addFilter(NoMailContent())
     root = logging.getLogger()
     for old in list(root.handlers):
         if old.get_name() == "pbm-emergo":
@@ -108,13 +130,20 @@ def setup_logging(level: int, log_format: str = "text") -> None:
     root.addHandler(handler)
     root.setLevel(level)
     for name in CHATTY_LOGGERS:
-        logging.getLogger(name).setLevel(library_level(level))
+        logging.getLogger(name).setLevel(
+            max(library_level(level), CONTENT_LOGGERS.get(name, logging.NOTSET))
+        )
+    for name, floor in CONTENT_LOGGERS.items():
+        logger = logging.getLogger(name)
+        logger.setLevel(max(logger.level, floor))
 
 
 __all__ = [
     "CHATTY_LOGGERS",
+    "CONTENT_LOGGERS",
     "FORMATS",
     "JSONFormatter",
+    "NoMailContent",
     "TEXT_FORMAT",
     "event",
     "key_values",

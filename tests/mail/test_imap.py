@@ -11,24 +11,30 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import sqlite3
 import threading
 import time
 from collections.abc import Iterator
+from email import policy
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
 from pbm_emergo.config import Config
+from pbm_emergo.db.models import InboundMessage
 from pbm_emergo.db.session import dispose_engines, get_sessionmaker, upgrade_to_head
+from pbm_emergo.mail import imap
 from pbm_emergo.mail.imap import MailboxReader, inbox_server
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.ops.server import MailServer
 from tests.support import dovecot
-from tests.support.mail import command_mail, make_config, wait_for
+from tests.support.mail import command_mail, free_port, make_config, wait_for
 
 PROCESSED = "pbm-emergo.processed"  # Dovecot's maildir folders use "." between levels
 REFUSED = "pbm-emergo.refused"
+DEFERRED = "pbm-emergo.deferred"
 
 
 def test_inbox_urls() -> None:
@@ -271,3 +277,76 @@ def test_a_refused_login_is_logged_without_the_password_and_retried(
         dispose_engines()
     assert "AUTHENTICATIONFAILED" in caplog.text or "Authentication failed" in caplog.text
     assert "wrong-Secret-5d1e" not in caplog.text and dovecot.PASSWORD not in caplog.text
+
+
+def stored_message_ids(config: Config) -> list[str | None]:
+    with get_sessionmaker(config)() as session:
+        return list(session.scalars(select(InboundMessage.message_id)
+                                    .order_by(InboundMessage.id)))
+
+
+def test_a_deferred_mail_is_set_aside_and_the_mails_after_it_are_stored(
+    tmp_path: Path, imap_server: dovecot.Dovecot, database_url: str,
+    caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The listener answers 451 to a mail written From a non-ASCII address while the relay
+    cannot be asked whether replies can reach it (nothing listens at the outbound address):
+    no test double, the listener's own check. That mail, the oldest, is set aside and the two
+    after it are stored and moved; tried again at later looks, and still deferred
+    DEFER_GIVE_UP after the first, it is moved to pbm-emergo/deferred for the operator."""
+    monkeypatch.setattr(imap, "DEFER_PAUSE_FIRST", 0.5)
+    monkeypatch.setattr(imap, "DEFER_GIVE_UP", 4.0)
+    caplog.set_level("INFO", logger="pbm_emergo.mail.imap")
+    config = inbox_config(tmp_path, imap_server, database_url=database_url,
+                          outbound=f"smtp://127.0.0.1:{free_port()}", inbox_poll_seconds=1.0)
+    joerg = command_mail("emergo help", sender="jörg@bücher.example",
+                         message_id="<joerg@example.org>",
+                         headers={"Return-Path": "<joerg-bounces@example.org>"})
+    imap_server.append(joerg.as_bytes(policy=policy.SMTPUTF8))
+    imap_server.append(command_mail("emergo help", message_id="<after-1@example.org>"))
+    imap_server.append(command_mail("emergo help", sender="bob@example.org",
+                                    message_id="<after-2@example.org>"))
+    server = run_server(config)
+    try:
+        wait_for(lambda: imap_server.count(PROCESSED) == 2, timeout=30)
+        assert stored_message_ids(config) == ["<after-1@example.org>", "<after-2@example.org>"]
+        assert imap_server.count("INBOX") == 1
+        assert "deferred (451 4.4.0" in caplog.text and "set aside" in caplog.text
+        wait_for(lambda: imap_server.count(DEFERRED) == 1, timeout=30)
+        assert imap_server.count("INBOX") == 0
+        assert imap_server.count(PROCESSED) == 2
+        assert stored_message_ids(config) == ["<after-1@example.org>", "<after-2@example.org>"]
+        tries = re.search(r"deferred (\d+) times in \d+ s \(451 4\.4\.0", caplog.text)
+        assert tries is not None and int(tries[1]) >= 2, caplog.text
+    finally:
+        server.stop()
+        dispose_engines()
+
+
+def test_a_look_in_which_every_mail_is_deferred_sets_none_aside(
+    tmp_path: Path, imap_server: dovecot.Dovecot, database_url: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Nothing could be answered but 4xx (here: the only mail is deferred): the server's
+    failure, not the mail's. Nothing is set aside, and the reader tries again after its
+    reconnection pause, as after any failure."""
+    config = inbox_config(tmp_path, imap_server, database_url=database_url,
+                          outbound=f"smtp://127.0.0.1:{free_port()}")
+    joerg = command_mail("emergo help", sender="jörg@bücher.example",
+                         message_id="<joerg@example.org>",
+                         headers={"Return-Path": "<joerg-bounces@example.org>"})
+    imap_server.append(joerg.as_bytes(policy=policy.SMTPUTF8))
+    reader = MailboxReader(config, InboxHandler(get_sessionmaker(config), config))
+    stopping = threading.Event()
+    thread = threading.Thread(target=reader.run, args=(stopping,))
+    thread.start()
+    try:
+        wait_for(lambda: caplog.text.count("TemporaryFailure: 451 4.4.0") >= 2, timeout=30)
+        assert reader.deferred == {}
+        assert "set aside" not in caplog.text
+        assert imap_server.count("INBOX") == 1
+    finally:
+        stopping.set()
+        thread.join(30)
+        reader.close()
+        dispose_engines()

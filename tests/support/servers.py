@@ -1,5 +1,6 @@
-"""Running ``pbm-emergo web`` and ``pbm-emergo serve --http-port`` for real, as
-subprocesses on free loopback ports, and waiting for them."""
+"""Running ``pbm-emergo web`` and ``pbm-emergo serve`` (``--http-port``, or as an operator
+starts it for mail: :func:`serving`) for real, as subprocesses on free loopback ports, and
+waiting for them."""
 
 from __future__ import annotations
 
@@ -12,9 +13,10 @@ import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
-from tests.support.mail import free_port
+from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
 
 
 def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0) -> None:
@@ -62,3 +64,62 @@ def web_server(database_url: str, log: Path) -> tuple[str, list[str]]:
     return f"http://127.0.0.1:{port}", [
         "web", "--database-url", database_url, "--port", str(port), "--log-level", "WARNING",
     ]
+
+
+def _clean_env() -> dict[str, str]:
+    """The environment without PBM_EMERGO_* and PROMETHEUS_* settings, output unbuffered."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PBM_EMERGO_", "PROMETHEUS_"))}
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+@dataclass
+class Serving:
+    """A running ``serve``: its process, its SMTP port and its log file."""
+
+    process: subprocess.Popen[bytes]
+    port: int
+    log: Path
+
+    def log_text(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+@contextmanager
+def serving(
+    data_dir: Path, *args: str, log: Path, database_url: str | None = None
+) -> Iterator[Serving]:
+    """``pbm-emergo serve --data-dir DATA_DIR ARGS`` on a free port with one listener and one
+    worker (so that every mail meets the main process's listener), the server's address
+    :data:`SERVER_ADDRESS`; ``database_url`` None: the embedded SQLite in DATA_DIR."""
+    port = free_port()
+    command = [sys.executable, "-m", "pbm_emergo", "serve", "--data-dir", str(data_dir),
+               "--port", str(port), "--address", SERVER_ADDRESS, "--listeners", "1",
+               "--workers", "1", *args]
+    if database_url is not None:
+        command += ["--database-url", database_url, "--migrate"]
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT,
+                                   env=_clean_env())
+    server = Serving(process, port, log)
+    try:
+        wait_for(lambda: process.poll() is not None or "listening on" in server.log_text(),
+                 timeout=120, interval=0.2)
+        assert process.poll() is None, server.log_text()
+        yield server
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        try:
+            status = process.wait(timeout=90)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            raise
+    assert status == 0, server.log_text()[-5000:]
+
+
+def processed(server: Serving) -> int:
+    """How many mails the server's workers finished (their one line per mail)."""
+    return server.log_text().count("pbm_emergo.mail.worker: mail id=")
