@@ -15,9 +15,12 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.support.mail import free_port
+from tests.support.waits import scaled
 
 
 def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0) -> None:
+    """Wait until something answers at ``url`` (``seconds`` scaled for this machine)."""
+    seconds = scaled(seconds)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -29,7 +32,7 @@ def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 6
             return  # it answers
         except OSError:
             time.sleep(0.2)
-    raise AssertionError(f"nothing answered at {url} within {seconds} s")
+    raise AssertionError(f"nothing answered at {url} within {seconds:g} s")
 
 
 @contextmanager
@@ -48,7 +51,7 @@ def running(args: list[str], url: str, log: Path) -> Iterator[subprocess.Popen[b
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
             try:
-                status = process.wait(timeout=60)
+                status = process.wait(timeout=scaled(60))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -62,3 +65,23 @@ def web_server(database_url: str, log: Path) -> tuple[str, list[str]]:
     return f"http://127.0.0.1:{port}", [
         "web", "--database-url", database_url, "--port", str(port), "--log-level", "WARNING",
     ]
+
+
+def stop_all(processes: list[subprocess.Popen[bytes]], seconds: float = 90.0) -> list[bytes | None]:
+    """Wait for ``processes``, already told to stop (SIGTERM), to exit: ``seconds`` in all
+    (scaled), longer than a server's own 60 s for its helpers. Ones still running then are
+    killed, so that none outlives its test, and the test fails. Returns each one's output
+    (None where it was not piped)."""
+    deadline = time.monotonic() + scaled(seconds)
+    outputs: list[bytes | None] = []
+    try:
+        for process in processes:
+            output, _ = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+            outputs.append(output)
+    except subprocess.TimeoutExpired:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+            process.communicate()
+        raise
+    return outputs
