@@ -13,6 +13,7 @@ from pbm_emergo.app.timers import scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import OutboundMessage, Player
 from tests.support.mailer import Mailer
+from tests.support.waits import scaled
 
 from .support import board, run_scheduler
 
@@ -161,11 +162,11 @@ def test_two_schedulers_at_once_send_one_reminder(
         thread.start()
         if postgres:
             # The other run either skips our board at once or waits for our row lock.
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + scaled(20)
             while thread.is_alive() and not waiting_for_a_lock(db_sessions):
                 assert time.monotonic() < deadline
                 time.sleep(0.02)
-    thread.join(30)
+    thread.join(scaled(30))
     assert not thread.is_alive()
     assert [r.subject for r in first] == ["Nag: Emergo Board 101 alice"]
     assert second == []

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import models
 from tests.support.clock import Clock
-from tests.support.mail import SERVER_ADDRESS, wait_for
+from tests.support.mail import SERVER_ADDRESS
 from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 
 EVE = "eve@evil.example"
@@ -77,7 +77,7 @@ def test_no_game_is_lost_on_time_while_its_player_is_locked_out(
     post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)
     start = clock.now
     clock.now = start + timedelta(days=2, minutes=1)
-    wait_for(lambda: [m for m in post.received_by(BOB) if "Nag:" in str(m["Subject"])])
+    post.delivered_to(BOB, "Nag:")
     # Just before bob's time runs out, five wrong passwords from his address lock it.
     clock.now = start + timedelta(days=3, minutes=-10)
     for n in range(5):

@@ -105,7 +105,7 @@ def test_a_flooded_player_loses_no_game_on_time_before_a_reminder_reaches_them(
     # bob's three days run out while his reminder is held: no loss on time. The reminder
     # goes out once the hour is over ...
     clock.now = start + timedelta(days=3, minutes=2)
-    [nag] = wait_for(lambda: mails_to(post, BOB, "Nag:"))
+    [nag] = post.delivered_to(BOB, "Nag:")
     assert "If you do not move within 1 more day, you lose the game on time." in text(nag)
     post.wait_for_scheduler()
     assert status(post, board) == ("active", None)
@@ -141,19 +141,20 @@ def test_locking_oneself_out_every_day_saves_a_lost_game_only_out_of_the_vacatio
     start = clock.now
     post.send(f"emergo move {board} alice alice-pw1 e4", ALICE, headers=PROVEN)
     clock.now = start + timedelta(days=2, minutes=1)
-    wait_for(lambda: mails_to(post, BOB, "Nag:"))
+    post.delivered_to(BOB, "Nag:")
     # Just before his time runs out, bob locks himself out.
     clock.now = start + timedelta(days=3, minutes=-10)
     lock_out(post, board)
     saved = f"Emergo notice: board {board} not lost on time, bob on vacation"
     # His time runs out while he is locked out: a day of his vacation is taken instead.
     clock.now = start + timedelta(days=3, minutes=1)
-    [first] = wait_for(lambda: mails_to(post, BOB, saved))
+    [first] = post.delivered_to(BOB, saved)
     assert status(post, board) == ("active", None)
     assert "Vacation left for" in text(first) and "1 day (of 2 a year)" in text(first)
     # The vacation ends within a day after the lock: another day is taken, the last one.
     clock.now = start + timedelta(days=4, minutes=2)
     wait_for(lambda: len(mails_to(post, BOB, saved)) == 2)
+    post.wait_for_outbox()
     assert status(post, board) == ("active", None)
     assert "0 days (of 2 a year)" in text(mails_to(post, BOB, saved)[1])
     # bob locks himself out again; with no vacation left, the lock no longer saves him.

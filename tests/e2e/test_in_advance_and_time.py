@@ -20,7 +20,6 @@ from sqlalchemy import select
 from pbm_emergo.db.models import MoveRecord, QueuedMove
 from pbm_emergo.rules import Game
 from tests.support.clock import Clock
-from tests.support.mail import wait_for
 from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 
 CAROL = "carol@example.org"
@@ -241,7 +240,9 @@ def test_total_thinking_time_runs_out(make_post: Callable[..., Post], clock: Clo
     move(post, 101, "bob", "e6")
     # alice's turn begins with 4 hours left: a reminder at once, and no loss on time until
     # a day after it was sent.
-    wait_for(lambda: [m for m in post.received_by(ALICE) if "Nag:" in str(m["Subject"])])
+    post.wait_for_scheduler()
+    assert [str(m["Subject"]) for m in post.received_by(ALICE) if "Nag:" in str(m["Subject"])] \
+        == ["Nag: Emergo Board 101 alice"]
     clock.now += timedelta(hours=4, minutes=1)
     post.wait_for_scheduler()
     assert post.board(101).status == "active"
@@ -265,7 +266,11 @@ def test_an_open_draw_offer_is_accepted_at_forfeit_time(
     play(post, board, "e4")
     move(post, board, "alice", "propose")
     clock.now += timedelta(days=1, minutes=1)
-    wait_for(lambda: [m for m in post.received_by(BOB) if "Nag:" in str(m["Subject"])])
+    # The reminder, sent (the outbox has recorded it, on the clock as it is now) before the
+    # clock moves on: the game is lost on time only a day after the reminder was sent.
+    post.wait_for_scheduler()
+    nags = [str(m["Subject"]) for m in post.received_by(BOB) if "Nag:" in str(m["Subject"])]
+    assert nags == [f"Nag: Emergo Board {board} bob"]
     clock.now += timedelta(days=2)
     post.wait_for_scheduler()
     assert (post.board(board).winner, post.board(board).outcome_reason) == (None, "draw agreed")

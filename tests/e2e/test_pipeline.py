@@ -22,6 +22,7 @@ from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from tests.support.servers import stop_all
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 
@@ -222,7 +223,7 @@ def test_worker_command_processes_what_a_listener_stored(tmp_path: Path) -> None
         wait_for(lambda: maildir.is_dir() and len(list(maildir.iterdir())) == 3, timeout=30)
     finally:
         process.send_signal(signal.SIGTERM)
-        output, _ = process.communicate(timeout=30)
+        [output] = stop_all([process])
     assert process.returncode == 0, output.decode()
     assert not listening_on(config.smtp_port)
 
@@ -314,8 +315,7 @@ def test_two_worker_processes_share_the_queue_without_doing_anything_twice(
     finally:
         for process in processes:
             process.send_signal(signal.SIGTERM)
-        for process in processes:
-            process.wait(30)
+        stop_all(processes)
     assert [p.returncode for p in processes] == [0, 0]
     assert len(list((maildir / "new").iterdir())) == MANY
     with db_sessions.begin() as session:

@@ -25,6 +25,7 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
+from tests.support.waits import scaled
 
 MAILS = 200
 KILL_AFTER = 60  # accepted mails before the SIGKILL
@@ -95,7 +96,7 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
         nonlocal refused_attempts
         message_id = f"<crash-{n}@example.org>"
         msg = command_mail("help", sender=f"player{n}@example.org", message_id=message_id)
-        deadline = time.monotonic() + 120
+        deadline = time.monotonic() + scaled(120)
         while time.monotonic() < deadline:
             try:
                 with smtplib.SMTP("127.0.0.1", port, local_hostname="client.test",

@@ -18,6 +18,7 @@ from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, Player
 from pbm_emergo.rules import Game
 from tests.support.mail import SERVER_ADDRESS, command_mail, wait_for
 from tests.support.signup import codes_in_outbox
+from tests.support.waits import scaled
 
 PASSWORD = "Ops-secret-1"
 
@@ -33,7 +34,7 @@ def deliver(port: int, subject: str, userid: str, message_id: str,
     msg = command_mail(subject, sender=address(userid), message_id=message_id)
     raw = msg.as_bytes(policy=policy.SMTP)
     refused = 0
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while True:
         try:
             with smtplib.SMTP("127.0.0.1", port, local_hostname="client.test",

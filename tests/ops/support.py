@@ -11,6 +11,8 @@ from typing import Any
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests.support.waits import scaled
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -44,5 +46,5 @@ def pbm_emergo(*args: str, env: dict[str, str] | None = None,
     """Run ``python -m pbm_emergo ARGS`` and return what it did."""
     return subprocess.run(
         [sys.executable, "-m", "pbm_emergo", *args], capture_output=True, text=True,
-        env=env if env is not None else clean_env(), timeout=timeout, check=False,
+        env=env if env is not None else clean_env(), timeout=scaled(timeout), check=False,
     )

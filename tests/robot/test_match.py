@@ -27,6 +27,7 @@ def test_robot_match_refuses_unknown_players(capsys: pytest.CaptureFixture[str])
     assert "not a player" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("search_clock_stands_still")
 def test_players_and_the_interval() -> None:
     assert [parse_player(p) for p in ("1", "robot2", "RANDOM")] == ["1", "2", "random"]
     result = play_match("2", "random", 2, budget_s=1.0)

@@ -125,6 +125,7 @@ def test_players_at_a_fraction_of_the_budget() -> None:
             parse_player(bad)
 
 
+@pytest.mark.usefixtures("search_clock_stands_still")
 def test_pairs_of_games_share_a_seeded_opening_with_colours_swapped() -> None:
     assert opening(5) == opening(5) and len(opening(5)) == 4
     assert len({tuple(map(str, opening(seed))) for seed in range(6)}) > 1

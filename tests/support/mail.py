@@ -16,6 +16,8 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
+from tests.support.waits import scaled
+
 SERVER_ADDRESS = "pbmserv@emergo.test"
 
 
@@ -37,14 +39,16 @@ def listening(port: int) -> bool:
 
 
 def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: float = 0.05) -> Any:
-    """Poll ``predicate`` until it returns something true; fail after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
+    """Poll ``predicate`` until it returns something true; fail after ``timeout`` seconds,
+    scaled for this machine (:func:`tests.support.waits.scaled`)."""
+    seconds = scaled(timeout)
+    deadline = time.monotonic() + seconds
     while True:
         value = predicate()
         if value:
             return value
         if time.monotonic() > deadline:
-            raise AssertionError(f"condition not met within {timeout} s: {predicate}")
+            raise AssertionError(f"condition not met within {seconds:g} s: {predicate}")
         time.sleep(interval)
 
 

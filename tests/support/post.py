@@ -7,13 +7,14 @@ import threading
 from datetime import datetime
 from email.message import EmailMessage
 
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.timers import scheduled
 from pbm_emergo.config import Config
-from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage
+from pbm_emergo.db import outbox
+from pbm_emergo.db.models import OUTBOUND_SENDING, Board, InboundMessage, OutboundMessage
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import Relay, command_mail, send, wait_for
 from tests.support.signup import code_subject, confirmation_code
@@ -104,17 +105,52 @@ class Post:
             return session.scalars(select(Board).where(Board.number == number)).one()
 
     def scheduled(self, session: Session, config: Config, now: datetime) -> list[Reply]:
-        """The real scheduled task, counted (so that a test can wait for its runs)."""
+        """The real scheduled task, counted once its transaction has committed (so that a
+        test can wait for runs whose reminders and board mails are in the outbox)."""
         replies = scheduled(session, config, now)
-        with self.lock:
-            self.runs += 1
+        event.listen(session, "after_commit", self._count_run, once=True)
         return replies
 
+    def _count_run(self, session: Session) -> None:
+        with self.lock:
+            self.runs += 1
+
     def wait_for_scheduler(self, runs: int = 2) -> None:
+        """Wait for ``runs`` scheduler runs to commit, then for the outbox to send what they
+        queued. Of two runs the second began after this call, so it saw the clock as the
+        test set it; and a mail counts as sent (``sent_at`` on the test's clock) before the
+        test moves the clock again."""
         with self.lock:
             target = self.runs + runs
         wait_for(lambda: self.runs >= target)
+        self.wait_for_outbox()
 
+    def wait_for_outbox(self) -> None:
+        """Wait until the outbox holds nothing due and nothing in hand: every mail queued so
+        far was handed to the relay and recorded as sent (or failed, or held back by a limit
+        until later on the test's clock)."""
+
+        def settled() -> bool:
+            with self.sessions() as session:
+                sending = session.scalar(
+                    select(OutboundMessage.id)
+                    .where(OutboundMessage.status == OUTBOUND_SENDING).limit(1)
+                )
+                return sending is None and not outbox.outbound_due(session, self.server.clock())
+
+        wait_for(settled)
+
+    def delivered_to(self, address: str, subject_part: str) -> list[EmailMessage]:
+        """The mails for ``address`` whose Subject contains ``subject_part``, once there is
+        one and the outbox has recorded it as sent (the relay has a mail before the sender
+        records it: a clock moved in between would date its ``sent_at`` later)."""
+
+        def found() -> list[EmailMessage]:
+            return [m for m in self.received_by(address) if subject_part in str(m["Subject"])]
+
+        wait_for(found)
+        self.wait_for_outbox()
+        return found()
 
 def text(msg: EmailMessage) -> str:
     part = msg.get_body(("plain",)) if msg.is_multipart() else msg

@@ -17,9 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
+from tests.support.waits import scaled
 
 
 def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0) -> None:
+    """Wait until something answers at ``url`` (``seconds`` scaled for this machine)."""
+    seconds = scaled(seconds)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if process.poll() is not None:
@@ -31,7 +34,7 @@ def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 6
             return  # it answers
         except OSError:
             time.sleep(0.2)
-    raise AssertionError(f"nothing answered at {url} within {seconds} s")
+    raise AssertionError(f"nothing answered at {url} within {seconds:g} s")
 
 
 @contextmanager
@@ -50,7 +53,7 @@ def running(args: list[str], url: str, log: Path) -> Iterator[subprocess.Popen[b
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
             try:
-                status = process.wait(timeout=60)
+                status = process.wait(timeout=scaled(60))
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
@@ -123,3 +126,23 @@ def serving(
 def processed(server: Serving) -> int:
     """How many mails the server's workers finished (their one line per mail)."""
     return server.log_text().count("pbm_emergo.mail.worker: mail id=")
+
+
+def stop_all(processes: list[subprocess.Popen[bytes]], seconds: float = 90.0) -> list[bytes | None]:
+    """Wait for ``processes``, already told to stop (SIGTERM), to exit: ``seconds`` in all
+    (scaled), longer than a server's own 60 s for its helpers. Ones still running then are
+    killed, so that none outlives its test, and the test fails. Returns each one's output
+    (None where it was not piped)."""
+    deadline = time.monotonic() + scaled(seconds)
+    outputs: list[bytes | None] = []
+    try:
+        for process in processes:
+            output, _ = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
+            outputs.append(output)
+    except subprocess.TimeoutExpired:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+            process.communicate()
+        raise
+    return outputs
