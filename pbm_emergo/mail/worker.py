@@ -42,10 +42,10 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.mail.redact import redacted_copy
-from pbm_emergo.mail.reply import ReplyMail, readdressed_bytes, reply_mail
 from pbm_emergo.telemetry import metrics
 from pbm_emergo.telemetry.logs import event
 from pbm_emergo.telemetry.sections import Tally, tally, timed
+from pbm_emergo.views.reply_mail import ReplyMail, readdressed_bytes, reply_mail
 from pbm_emergo.views.templating import render
 
 log = logging.getLogger(__name__)
