@@ -417,16 +417,14 @@ class InboxWorker:
     def _fail(self, claimed: InboundMessage, error: str) -> Outcome:
         # The notice to the sender of a mail whose last attempt this was is built now, from
         # the row as claimed, not inside the write transaction.
-        notice = (
-            self.outbox.dead_letter_notice(claimed, self.clock())
-            if claimed.attempts >= claims.MAX_INBOUND_ATTEMPTS
-            else None
-        )
-        return self._record_failure(claimed, error, notice)
+        notices: dict[int, BuiltReply | None] = {}
+        if claimed.attempts >= claims.MAX_INBOUND_ATTEMPTS:
+            notices[claimed.id] = self.outbox.dead_letter_notice(claimed, self.clock())
+        return self._record_failure(claimed, error, notices)
 
     @write_turn
     def _record_failure(
-        self, claimed: InboundMessage, error: str, notice: BuiltReply | None
+        self, claimed: InboundMessage, error: str, notices: dict[int, BuiltReply | None]
     ) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
@@ -440,5 +438,5 @@ class InboxWorker:
                 return Outcome(inbound_id, "lost-claim")
             if dead.status != INBOUND_DEAD:
                 return Outcome(inbound_id, "retry")
-            self.outbox.notify_dead(session, dead, {dead.id: notice})
+            self.outbox.notify_dead(session, dead, notices)
         return Outcome(inbound_id, "dead")
