@@ -32,6 +32,7 @@ from pbm_emergo.app.timers import scheduled as timed_work
 from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
+from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
@@ -80,6 +81,7 @@ class MailServer:
         self.worker = InboxWorker(session_factory, config, processor, clock=clock)
         # The scheduler's mail, and the notices of the mail it gives up on.
         self.outbox = Outbox(config, clock=clock)
+        self.reads = read_sessions(session_factory)
         # work=False (``serve --no-workers``): the listener alone; `pbm-emergo worker`
         # processes handle the mail.
         self.work = work
@@ -270,7 +272,7 @@ class MailServer:
     def _release_stale_claims(self) -> None:
         now = self.clock()
         # The notices of the mails given up on are built from a read, not in the write.
-        with self.session_factory() as session:
+        with self.reads() as session:
             notices = {
                 dead.id: self.outbox.dead_letter_notice(dead, now)
                 for dead in claims.stale_claims_given_up(session, now=now)
