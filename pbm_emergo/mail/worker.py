@@ -6,9 +6,9 @@ then run in a reading session without a write lock and answer with their replies
 writes they want (see :mod:`pbm_emergo.commands.api`); the replies are built into mail by the
 outbox (:class:`pbm_emergo.app.outbox.Outbox`), and one short write transaction applies the
 writes, queues the replies and marks the mail done, after checking that this worker still
-holds the claim. A write that finds what the commands
-read has changed (:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over. A crash at
-any point leaves the mail to be claimed again, or has done all of it.
+holds the claim. A write that finds what the commands read has changed
+(:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over. A crash at any point leaves
+the mail to be claimed again, or has done all of it.
 """
 
 from __future__ import annotations
