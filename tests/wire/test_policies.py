@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pbm_emergo.wire import policies
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[1] / "mail" / "corpus"
 
 
 def written(with_policy: policy.EmailPolicy) -> bytes:
