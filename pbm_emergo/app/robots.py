@@ -348,7 +348,7 @@ class RobotRunner:
         self.seconds = robot_seconds() if seconds is None else seconds
         self.think_with = think_with
         self.poll_seconds = poll_seconds
-        # Puts a board mail in the outbox (the mail layer's, given by the server).
+        # Puts a board mail in the outbox (`app.outbox.Outbox.queue`, given by the server).
         self.queue = queue
         # Tasks whose answer the game refused: not tried again (it would refuse
         # again) until the board changes.

@@ -801,12 +801,12 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
 
     from sqlalchemy.orm import sessionmaker
 
+    from pbm_emergo.app.outbox import Outbox
     from pbm_emergo.app.results import Refused, Result
     from pbm_emergo.app.unit import UnitOfWork
     from pbm_emergo.db.errors import Conflict
     from pbm_emergo.db.session import create_engine_for
     from pbm_emergo.db.types import utcnow
-    from pbm_emergo.mail.worker import InboxWorker
     from pbm_emergo.telemetry.logs import event, setup_logging
 
     config = _config(args)
@@ -821,8 +821,8 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
             ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
             result: Result = case(ctx)
             ctx.apply_pending()
-            mailer = InboxWorker(sessions, config, clock=lambda: now)
-            mailed = sum(mailer.queue_scheduled(session, reply) for reply in result.replies)
+            outbox = Outbox(config, clock=lambda: now)
+            mailed = sum(outbox.queue(session, reply) for reply in result.replies)
     except Refused as refused:
         print(f"pbm-emergo admin: {refused.reason}", file=sys.stderr)
         return 1

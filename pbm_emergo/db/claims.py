@@ -144,6 +144,24 @@ def restore_claim(
     set_committed_value(message, "claimed_by", claimed_by)
 
 
+def stale_claims_given_up(
+    session: Session, *, now: datetime, lease: timedelta = DEFAULT_LEASE
+) -> list[InboundMessage]:
+    """The inbound messages :func:`release_stale_claims` would dead-letter now (a stale
+    claim, the attempts used up): read ahead of it, so that what goes with them is made
+    before its write transaction."""
+    return [
+        message
+        for message in session.scalars(
+            select(InboundMessage).where(
+                InboundMessage.status == INBOUND_PROCESSING,
+                InboundMessage.attempts >= MAX_INBOUND_ATTEMPTS,
+            )
+        )
+        if claim_is_stale(message.claimed_by, message.claimed_at, now, lease)
+    ]
+
+
 def release_stale_claims(
     session: Session,
     *,
@@ -196,5 +214,6 @@ __all__ = [
     "release_stale_claims",
     "released",
     "restore_claim",
+    "stale_claims_given_up",
     "worker_name",
 ]

@@ -20,21 +20,16 @@ from typing import Any
 from pbm_emergo.app.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.commands import body as body_commands
 from pbm_emergo.commands.text import CommandText, body_text_lines
-from pbm_emergo.mail import authresults, policies
+from pbm_emergo.mail import authresults
 from pbm_emergo.mail.headertext import without_comments
 from pbm_emergo.mail.quotes import quote_start
+from pbm_emergo.wire import policies
+from pbm_emergo.wire.marks import ERROR_ID_STRING, LOOP_HEADER
 
 log = logging.getLogger(__name__)
 
 _WHITESPACE = re.compile(r"\s+")
 
-# Our own marker: a mail carrying it came from a pbm-emergo server and is never answered.
-LOOP_HEADER = "X-PBM-Emergo-Loop"
-# The idstring in the Message-ID of our error replies (see mail.reply): a mail naming one
-# in In-Reply-To or References answers an error of ours.
-ERROR_ID_STRING = "pbm-emergo-error"
-# The Subjects of our error replies: "Emergo error", "Emergo Board 101 Error".
-_ERROR_SUBJECT = re.compile(r"emergo (?:board \d{1,9} )?error", re.IGNORECASE)
 # The Subject of a mail answering an error of ours: the error's Subject behind "Re:"-like
 # prefixes (any language's: "AW:", "SV:", "RE :") or an autoresponder's words before a
 # colon ("Automatic reply:", "Abwesend:"), or none.
@@ -439,11 +434,6 @@ def _not_answered(
     if own_address and sender == own_address:
         return "mail from our own address"
     return None
-
-
-def is_error_subject(subject: str) -> bool:
-    """Whether ``subject`` is the Subject of one of our error replies."""
-    return _ERROR_SUBJECT.fullmatch(" ".join(subject.split())) is not None
 
 
 def _answering_our_error(

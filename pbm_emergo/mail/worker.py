@@ -3,11 +3,12 @@
 The worker owns each mail's unit of work, as GNU Mailman's runner owns ``_dispose``. A mail
 is claimed in one short transaction. Its commands, as the listener read them on receipt,
 then run in a reading session without a write lock and answer with their replies and the
-writes they want (see :mod:`pbm_emergo.commands.api`); the replies are built into mail, and
-one short write transaction applies the writes, stores the replies and marks the mail done,
-after checking that this worker still holds the claim. A write that finds what the commands
-read has changed (:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over. A crash at
-any point leaves the mail to be claimed again, or has done all of it.
+writes they want (see :mod:`pbm_emergo.commands.api`); the replies are built into mail by the
+outbox (:class:`pbm_emergo.app.outbox.Outbox`), and one short write transaction applies the
+writes, queues the replies and marks the mail done, after checking that this worker still
+holds the claim. A write that finds what the commands read has changed
+(:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over. A crash at any point leaves
+the mail to be claimed again, or has done all of it.
 """
 
 from __future__ import annotations
@@ -19,22 +20,21 @@ import time
 import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from pbm_emergo.app import budget
-from pbm_emergo.app.messages import CommandMail, Reply, clean_address
+from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.outbox import BuiltReply, Outbox
 from pbm_emergo.commands import check_passwords_ahead, describe, redact
 from pbm_emergo.commands.api import CommandProcessor, CommandText, Write
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
-from pbm_emergo.db import claims, inbox, outbox
+from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
     INBOUND_IGNORED,
     INBOUND_PROCESSING,
-    OUTBOUND_PENDING,
     InboundMessage,
 )
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
@@ -42,15 +42,11 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.mail.redact import redacted_copy
-from pbm_emergo.mail.reply import ReplyMail, readdressed_bytes, reply_mail
 from pbm_emergo.telemetry import metrics
 from pbm_emergo.telemetry.logs import event
 from pbm_emergo.telemetry.sections import Tally, tally, timed
-from pbm_emergo.views.templating import render
 
 log = logging.getLogger(__name__)
-
-RATE_WINDOW = timedelta(hours=1)
 
 # A mail whose writes keep conflicting with other mails' is given up after this many tries
 # (it is retried later, like any failure).
@@ -114,17 +110,6 @@ class Answering:
     kept: bytes  # its redacted copy, which replaces the mail as received
 
 
-@dataclass(frozen=True)
-class BuiltReply:
-    """A reply made into mail before the write transaction: what the outbox row needs."""
-
-    reply: Reply
-    recipient: str
-    raw: bytes
-    message_id: str
-    subject: str
-
-
 class InboxWorker:
     """Takes stored mail in arrival order (per board) and handles it."""
 
@@ -138,6 +123,7 @@ class InboxWorker:
     ) -> None:
         self.session_factory = session_factory
         self.config = config
+        self.outbox = Outbox(config, clock=clock)
         self.reads = read_sessions(session_factory)
         self.processor = processor or default_processor()
         self.clock = clock
@@ -361,7 +347,9 @@ class InboxWorker:
         if answering is None:
             return []
         parsed = answering.parsed
-        return self.build_all(replies, now, parsed.message_id, parsed.references)
+        return self.outbox.build_all(
+            replies, now, in_reply_to=parsed.message_id, references=parsed.references
+        )
 
     def _store(
         self, session: Session, built: list[BuiltReply], now: datetime,
@@ -376,9 +364,10 @@ class InboxWorker:
         # worker still holds the claim; if not, everything here rolls back.
         if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept):
             raise LostClaim(claimed.id)
-        return self.queue_all(
-            session, built, now, claimed.id, answering.parsed,
-            charged_to=answering.parsed.sender or "",
+        parsed = answering.parsed
+        return self.outbox.enqueue(
+            session, built, now, in_reply_to=parsed.message_id, references=parsed.references,
+            inbound_id=claimed.id, charged_to=parsed.sender or "",
         )
 
     @write_turn
@@ -415,8 +404,6 @@ class InboxWorker:
         # The command as the listener showed it (if it did), so that it is not looked up.
         return dataclasses.replace(text, command=claimed.subject or "")
 
-    # --- replies -----------------------------------------------------------------------
-
     @staticmethod
     def redacted(raw: bytes, text: CommandText) -> bytes:
         """The copy of a processed mail to keep: its passwords masked (see mail.redact).
@@ -425,176 +412,20 @@ class InboxWorker:
         subject, body, scrub = redact(text)
         return redacted_copy(raw, subject, body, scrub)
 
-    def build_all(
-        self,
-        replies: list[Reply],
-        now: datetime,
-        in_reply_to: str | None,
-        references: tuple[str, ...],
-    ) -> list[BuiltReply]:
-        """The replies as mail bytes (those that cannot be sent left out, logged). The same
-        mail to several people (a board mail) is built once and readdressed."""
-        built: list[BuiltReply] = []
-        last: tuple[tuple[str, str, int | None, str | None], BuiltReply] | None = None
-        for reply in replies:
-            same = (reply.subject, reply.body, reply.board, reply.html)
-            try:
-                if last is not None and last[0] == same:
-                    first = last[1]
-                    raw, message_id = readdressed_bytes(
-                        first.raw, reply.to, server_address=self.config.address
-                    )
-                    built.append(
-                        BuiltReply(
-                            reply=reply, recipient=clean_address(reply.to) or reply.to,
-                            raw=raw, message_id=message_id, subject=first.subject,
-                        )
-                    )
-                    continue
-                email = reply_mail(
-                    reply,
-                    server_address=self.config.address,
-                    now=now,
-                    in_reply_to=in_reply_to,
-                    references=references,
-                )
-            except ValueError as exc:
-                log.warning("reply not sent: %s", exc)
-                continue
-            made = self._built(reply, email)
-            last = (same, made)
-            built.append(made)
-        return built
-
-    def build(
-        self,
-        reply: Reply,
-        now: datetime,
-        in_reply_to: str | None,
-        references: tuple[str, ...],
-    ) -> BuiltReply | None:
-        """The reply as mail bytes, or None (logged) when it cannot be sent."""
-        found = self.build_all([reply], now, in_reply_to, references)
-        return found[0] if found else None
-
-    @staticmethod
-    def _built(reply: Reply, email: ReplyMail) -> BuiltReply:
-        return BuiltReply(
-            reply=reply,
-            recipient=email.to,
-            raw=email.raw,
-            message_id=email.message_id,
-            subject=email.subject,
-        )
-
-    def queue_scheduled(self, session: Session, reply: Reply) -> int:
-        """Queue a reply that answers no mail (reminders, timeouts from the scheduler)."""
-        now = self.clock()
-        built = self.build(reply, now, None, ())
-        return 0 if built is None else self.queue_all(session, [built], now, None, None)
-
-    def queue_all(
-        self,
-        session: Session,
-        built: list[BuiltReply],
-        now: datetime,
-        inbound_id: int | None,
-        answering: Any,
-        *,
-        charged_to: str = "",
-    ) -> int:
-        """Put the replies in the outbox, within the per-address cap (one query counts what
-        each address got in the last hour; over it, a reply is held and sent in a later
-        hour); returns how many mails go out now. The mails to others that ``charged_to``
-        caused are marked as charged to that sender's budget (game.budget)."""
-        sent = outbox.replies_sent_to_each(
-            session, [b.recipient for b in built], now - RATE_WINDOW
-        )
-        rows: list[dict[str, Any]] = []
-        queued = 0
-        for reply in built:
-            payer = charged_to if budget.charged(reply.reply, charged_to) else None
-            queued += self._queue(reply, now, inbound_id, answering, sent, rows, payer)
-        outbox.queue_outbound(session, rows)
-        return queued
-
-    def _queue(
-        self,
-        built: BuiltReply,
-        now: datetime,
-        inbound_id: int | None,
-        answering: Any,
-        sent: dict[str, int],
-        rows: list[dict[str, Any]],
-        charged_to: str | None = None,
-    ) -> int:
-        """Add one reply's outbox rows to ``rows``, counting it in ``sent`` (recipient ->
-        mails this hour); returns how many go out now (a held reply goes later)."""
-        recipient = built.recipient
-        sent_recently = sent.get(recipient, 0)
-        limit = max(1, self.config.reply_limit)
-        queued = 0
-        if sent_recently == limit:
-            # The one notice goes out; the reply itself is held like the ones after it.
-            notice = reply_mail(
-                Reply(
-                    recipient,
-                    "Emergo: reply limit reached",
-                    render(
-                        "notice/reply_limit.txt.j2", limit=limit,
-                        held_until=(now + RATE_WINDOW).strftime("%Y-%m-%d %H:%M UTC"),
-                    ),
-                ),
-                server_address=self.config.address,
-                now=now,
-                in_reply_to=getattr(answering, "message_id", None),
-                references=getattr(answering, "references", ()),
-            )
-            rows.append(
-                outbox.outbound_row(
-                    recipient,
-                    notice.raw,
-                    now,
-                    message_id=notice.message_id,
-                    subject=notice.subject,
-                    inbound_id=inbound_id,
-                )
-            )
-            queued, sent_recently = 1, sent_recently + 1
-        over = sent_recently - limit  # 1 for the first reply held
-        sent[recipient] = sent_recently + 1
-        # A held reply waits for a later hour (at most ``limit`` of them due in each), never
-        # dropped: a player's own board mail must arrive even when others flooded them.
-        due = now + RATE_WINDOW * -(-over // limit) if over > 0 else None
-        rows.append(
-            outbox.outbound_row(
-                recipient,
-                built.raw,
-                now,
-                message_id=built.message_id,
-                subject=built.subject,
-                board_number=built.reply.board,
-                inbound_id=inbound_id,
-                status=OUTBOUND_PENDING,
-                last_error=(
-                    f"held: more than {limit} mails to this address in an hour; "
-                    f"sent from {due:%Y-%m-%d %H:%M} UTC" if due is not None else None
-                ),
-                charged_to=charged_to,
-                due=due,
-                secret=built.reply.secret,
-            )
-        )
-        if due is not None:
-            log.warning("reply to %s held until %s: more than %d an hour", recipient,
-                        f"{due:%H:%M}", limit)
-            return queued
-        return queued + 1
-
     # --- failures ----------------------------------------------------------------------
 
-    @write_turn
     def _fail(self, claimed: InboundMessage, error: str) -> Outcome:
+        # The notice to the sender of a mail whose last attempt this was is built now, from
+        # the row as claimed, not inside the write transaction.
+        notices: dict[int, BuiltReply | None] = {}
+        if claimed.attempts >= claims.MAX_INBOUND_ATTEMPTS:
+            notices[claimed.id] = self.outbox.dead_letter_notice(claimed, self.clock())
+        return self._record_failure(claimed, error, notices)
+
+    @write_turn
+    def _record_failure(
+        self, claimed: InboundMessage, error: str, notices: dict[int, BuiltReply | None]
+    ) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
         with self.session_factory.begin() as session:
@@ -607,22 +438,5 @@ class InboxWorker:
                 return Outcome(inbound_id, "lost-claim")
             if dead.status != INBOUND_DEAD:
                 return Outcome(inbound_id, "retry")
-            self.notify_dead(session, dead)
+            self.outbox.notify_dead(session, dead, notices)
         return Outcome(inbound_id, "dead")
-
-    def notify_dead(self, session: Session, dead: InboundMessage) -> None:
-        """Log a dead-lettered message and tell its sender (if the mail may be answered),
-        from what was worked out on receipt."""
-        log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
-        metrics.get().dead_letters.inc()
-        if dead.not_answered is not None or not dead.sender:
-            return
-        notice = Reply(
-            to=dead.sender,
-            subject="Emergo error",
-            body=render("notice/dead_letter.txt.j2", subject=dead.subject or "(no subject)"),
-        )
-        now = self.clock()
-        built = self.build(notice, now, dead.message_id, ())
-        if built is not None:
-            self.queue_all(session, [built], now, dead.id, dead)

@@ -1,9 +1,8 @@
 """The robots' runner in the server: :class:`RobotPlayer` runs
 :class:`pbm_emergo.app.robots.RobotRunner` in a process of its own (``pbm-emergo serve``) or
 a thread (tests), starts it again if it dies, and stops it with the server. The runner's game
-logic lives in :mod:`pbm_emergo.app.robots`; this module gives it the mail layer's outbox
-(:meth:`pbm_emergo.mail.worker.InboxWorker.queue_scheduled`), the process's priority and its
-signals.
+logic lives in :mod:`pbm_emergo.app.robots`; this module gives it the outbox
+(:meth:`pbm_emergo.app.outbox.Outbox.queue`), the process's priority and its signals.
 """
 
 from __future__ import annotations
@@ -20,11 +19,11 @@ from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.robots import RobotRunner, robots_enabled
 from pbm_emergo.config import Config
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.ops.processes import lower_priority
 from pbm_emergo.telemetry.logs import setup_logging
 
@@ -39,7 +38,7 @@ def robot_runner(
     poll_seconds: float = 1.0,
 ) -> RobotRunner:
     """A robot runner whose board mails go to the outbox as the scheduler's do."""
-    queue = InboxWorker(factory, config, clock=clock).queue_scheduled
+    queue = Outbox(config, clock=clock).queue
     return RobotRunner(factory, config, queue, clock=clock, poll_seconds=poll_seconds)
 
 

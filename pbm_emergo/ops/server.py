@@ -26,11 +26,13 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.timers import ScheduledTask
 from pbm_emergo.app.timers import scheduled as timed_work
 from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
+from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
@@ -77,6 +79,9 @@ class MailServer:
         self.inbox_ready = threading.Event()
         self.outbox_ready = threading.Event()
         self.worker = InboxWorker(session_factory, config, processor, clock=clock)
+        # The scheduler's mail, and the notices of the mail it gives up on.
+        self.outbox = Outbox(config, clock=clock)
+        self.reads = read_sessions(session_factory)
         # work=False (``serve --no-workers``): the listener alone; `pbm-emergo worker`
         # processes handle the mail.
         self.work = work
@@ -265,9 +270,17 @@ class MailServer:
         return expired
 
     def _release_stale_claims(self) -> None:
+        now = self.clock()
+        # The notices of the mails given up on are built from a read, not in the write.
+        with self.reads() as session:
+            notices = {
+                dead.id: self.outbox.dead_letter_notice(dead, now)
+                for dead in claims.stale_claims_given_up(session, now=now)
+            }
         with self.session_factory.begin() as session:
             inbound, outbound = claims.release_stale_claims(
-                session, now=self.clock(), on_dead=self.worker.notify_dead
+                session, now=now,
+                on_dead=lambda session, dead: self.outbox.notify_dead(session, dead, notices),
             )
         if inbound or outbound:
             log.warning("released stale claims: %d inbound, %d outbound", inbound, outbound)
@@ -280,7 +293,7 @@ class MailServer:
         scheduled = self.scheduled if self.scheduled is not None else timed_work
         with self.session_factory.begin() as session:
             replies = scheduled(session, self.config, self.clock())
-            queued = sum(self.worker.queue_scheduled(session, reply) for reply in replies)
+            queued = sum(self.outbox.queue(session, reply) for reply in replies)
         if queued:
             self._wake_sender()
 

@@ -19,7 +19,7 @@ import pytest
 from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, OutboundMessage
-from pbm_emergo.mail.parse import ERROR_ID_STRING
+from pbm_emergo.wire.marks import ERROR_ID_STRING
 from tests.support.mail import SERVER_ADDRESS, command_mail, send, wait_for
 from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 

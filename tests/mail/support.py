@@ -8,7 +8,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.db import outbox
 from pbm_emergo.db.models import OutboundMessage
-from pbm_emergo.mail.reply import build_reply, reply_bytes
+from pbm_emergo.views.reply_mail import build_reply, reply_bytes
 from tests.support.clock import START
 
 

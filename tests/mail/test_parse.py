@@ -6,7 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbm_emergo.app.messages import clean_subject
-from pbm_emergo.mail.parse import LOOP_HEADER, html_to_text, parse_mail
+from pbm_emergo.mail.parse import html_to_text, parse_mail
+from pbm_emergo.wire.marks import LOOP_HEADER
 
 OWN = "pbmserv@emergo.test"
 

@@ -10,7 +10,6 @@ from email.parser import BytesParser
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from pbm_emergo.mail import policies
 from pbm_emergo.mail.parse import (
     _PLAIN_FROM,
     _PLAIN_MSGID,
@@ -19,6 +18,7 @@ from pbm_emergo.mail.parse import (
     _PlainHeaders,
     parse_mail,
 )
+from pbm_emergo.wire import policies
 
 PRINTABLE = st.text(alphabet=[chr(c) for c in range(32, 127)], max_size=80)
 # Characters that make a value not plain, or that the parsers treat specially.

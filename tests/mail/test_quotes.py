@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 
 from pbm_emergo.commands.text import CommandText
-from pbm_emergo.mail.parse import ERROR_ID_STRING, ParsedMail, parse_mail
+from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
+from pbm_emergo.wire.marks import ERROR_ID_STRING
 
 OWN = "pbmserv@emergo.test"
 PLANTED = "emergo challenge bob mallory"

@@ -12,13 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.mail.parse import LOOP_HEADER, parse_mail
-from pbm_emergo.mail.reply import (
+from pbm_emergo.mail.parse import parse_mail
+from pbm_emergo.views.reply_mail import (
     build_reply,
     readdressed_bytes,
     reply_bytes,
     sanitise_subject,
 )
+from pbm_emergo.wire.marks import LOOP_HEADER
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 SERVER = "pbmserv@emergo.test"

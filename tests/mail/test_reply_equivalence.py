@@ -15,9 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from pbm_emergo.app.messages import Reply, clean_address
-from pbm_emergo.mail import policies
-from pbm_emergo.mail.parse import LOOP_HEADER
-from pbm_emergo.mail.reply import (
+from pbm_emergo.views.reply_mail import (
     build_reply,
     readdressed_bytes,
     reply_bytes,
@@ -26,6 +24,8 @@ from pbm_emergo.mail.reply import (
     thread_id,
 )
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
+from pbm_emergo.wire import policies
+from pbm_emergo.wire.marks import LOOP_HEADER
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 SERVER = "pbmserv@emergo.test"
@@ -209,7 +209,7 @@ def test_a_body_with_the_boundary_in_it_gets_another_boundary(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     tokens = iter(["aaaa", "bbbb"])
-    monkeypatch.setattr("pbm_emergo.mail.reply.secrets.token_hex", lambda n: next(tokens))
+    monkeypatch.setattr("pbm_emergo.views.reply_mail.secrets.token_hex", lambda n: next(tokens))
     body = "--=_aaaa\nContent-Type: text/html\n\n<p>injected</p>\n--=_aaaa--\n"
     raw = reply_mail(Reply("a@example.org", "s", body, html="<p>x</p>\n"),
                      server_address=SERVER, now=NOW).raw

@@ -28,8 +28,8 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.outbound import Backoff, DeliveryError, SMTPTransport
-from pbm_emergo.mail.reply import build_reply, readdressed_bytes, reply_bytes
 from pbm_emergo.ops.server import MailServer
+from pbm_emergo.views.reply_mail import build_reply, readdressed_bytes, reply_bytes
 from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
 from tests.support.utf8_relay import Utf8Relay, send_any, utf8_mail
 

@@ -24,8 +24,9 @@ from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox, outbox
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.inbound import InboxHandler
-from pbm_emergo.mail.parse import LOOP_HEADER, ParsedMail
+from pbm_emergo.mail.parse import ParsedMail
 from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.wire.marks import LOOP_HEADER
 from tests.support.mail import FlakyReads, command_mail
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)

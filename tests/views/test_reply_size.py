@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.commands.multiple import MAX_UNPROCESSED_SHOWN, report
-from pbm_emergo.mail.reply import build_reply
+from pbm_emergo.views.reply_mail import build_reply
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative, size_of
 
 

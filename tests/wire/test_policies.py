@@ -7,9 +7,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
-from pbm_emergo.mail import policies
+from pbm_emergo.wire import policies
 
-CORPUS = Path(__file__).parent / "corpus"
+CORPUS = Path(__file__).parents[1] / "mail" / "corpus"
 
 
 def written(with_policy: policy.EmailPolicy) -> bytes:
@@ -57,7 +57,7 @@ def test_the_reading_policy_keeps_mime_structure_headers_and_nothing_else() -> N
     from email import policy as stock
     from email.parser import BytesParser
 
-    from pbm_emergo.mail.policies import READ
+    from pbm_emergo.wire.policies import READ
 
     raw = (b"From: a@example.org\r\nSubject: emergo move 101 alice s3cret e4\r\n"
            b"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=\"utf-8\"; format=flowed\r\n"

@@ -8,7 +8,7 @@ took to write a board mail; the classes depend only on the header's name, so kee
 changes nothing else. Mail to a non-ASCII address is written with ``utf8=True`` (RFC 6532).
 
 Our replies are built and written with :data:`WRITE_COMPAT32`, the library's ``compat32``
-policy with CRLF line ends (see :mod:`pbm_emergo.mail.reply`): it stores the header values
+policy with CRLF line ends (see :mod:`pbm_emergo.views.reply_mail`): it stores the header values
 it is given (folded by the reply module) and writes them as they are, without parsing them
 into header objects first, which made a board mail three times cheaper to build and write.
 """

@@ -1,4 +1,5 @@
-"""Build the reply mails: every header from our own values or sanitised text, never raw input.
+"""Render a reply as a mail: every header from our own values or sanitised text, never raw
+input.
 
 A reply is built and written with the library's compat32 classes and policy
 (:data:`policies.WRITE_COMPAT32`): header values (all of them ours or checked here) are
@@ -21,11 +22,12 @@ from email.charset import QP, Charset
 from email.header import Header
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
+from typing import Protocol
 
-from pbm_emergo.app.messages import Reply, clean_address
-from pbm_emergo.mail import policies
-from pbm_emergo.mail.parse import ERROR_ID_STRING, LOOP_HEADER, is_error_subject
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
+from pbm_emergo.wire import policies
+from pbm_emergo.wire.addresses import clean_address
+from pbm_emergo.wire.marks import ERROR_ID_STRING, LOOP_HEADER, is_error_subject
 
 SUBJECT_LIMIT = 200
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
@@ -37,6 +39,21 @@ def sanitise_subject(subject: str) -> str:
     if len(subject) > SUBJECT_LIMIT:
         subject = subject[: SUBJECT_LIMIT - 3].rstrip() + "..."
     return subject or "pbm-emergo"
+
+
+class ReplyContent(Protocol):
+    """What a reply says and to whom (:class:`pbm_emergo.app.messages.Reply` is one)."""
+
+    @property
+    def to(self) -> str: ...  # one address, checked here
+    @property
+    def subject(self) -> str: ...  # plain text, sanitised here
+    @property
+    def body(self) -> str: ...
+    @property
+    def board(self) -> int | None: ...  # one board's mails share a thread
+    @property
+    def html(self) -> str | None: ...  # sent as multipart/alternative, the text first
 
 
 def thread_id(board: int, domain: str) -> str:
@@ -55,7 +72,7 @@ class ReplyMail:
 
 
 def reply_mail(
-    reply: Reply,
+    reply: ReplyContent,
     *,
     server_address: str,
     now: datetime,
@@ -71,7 +88,7 @@ def reply_mail(
 
 
 def build_reply(
-    reply: Reply,
+    reply: ReplyContent,
     *,
     server_address: str,
     now: datetime,
@@ -90,7 +107,7 @@ def build_reply(
 
 
 def _compose(
-    reply: Reply,
+    reply: ReplyContent,
     server_address: str,
     now: datetime,
     in_reply_to: str | None,

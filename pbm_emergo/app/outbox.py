@@ -1,0 +1,284 @@
+"""The outbox: every mail the server sends is built and queued here.
+
+Whatever makes replies (the inbox worker answering a mail, the scheduler's reminders and
+timeouts, the robots' and the analysis runner's board mails, an operator's support case, a
+dead-lettered mail's notice) hands them to one :class:`Outbox`, as Mailman's runners all
+put their mail in one queue. It builds each reply into mail bytes (the same mail to several
+people built once and readdressed), and queues them within the per-address cap: a reply
+over the cap is held and sent in a later hour, never dropped, and the address gets one
+notice that it reached the limit. The outbox sender (:mod:`pbm_emergo.mail.outbound`)
+delivers what is queued.
+
+Building renders; queueing writes. Build before the write transaction where the replies are
+known before it, and queue inside it, in the same transaction as the changes the replies
+report.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from pbm_emergo.app import budget
+from pbm_emergo.app.messages import Reply, clean_address
+from pbm_emergo.config import Config
+from pbm_emergo.db import outbox
+from pbm_emergo.db.models import OUTBOUND_PENDING, InboundMessage
+from pbm_emergo.db.session import Session
+from pbm_emergo.db.types import utcnow
+from pbm_emergo.telemetry import metrics
+from pbm_emergo.views.reply_mail import ReplyMail, readdressed_bytes, reply_mail
+from pbm_emergo.views.templating import render
+
+log = logging.getLogger(__name__)
+
+# The per-address cap counts the mails of the last hour; a held reply waits whole hours.
+RATE_WINDOW = timedelta(hours=1)
+
+
+@dataclass(frozen=True)
+class BuiltReply:
+    """A reply made into mail: what its outbox row needs."""
+
+    reply: Reply
+    recipient: str
+    raw: bytes
+    message_id: str
+    subject: str
+
+
+class Outbox:
+    """Builds replies into mail and queues them within the per-address hourly cap.
+
+    ``clock`` gives the time of :meth:`queue` (mail that answers no mail); the other methods
+    take the time of the operation they belong to.
+    """
+
+    def __init__(self, config: Config, *, clock: Callable[[], datetime] = utcnow) -> None:
+        self.config = config
+        self.clock = clock
+
+    # --- building ----------------------------------------------------------------------
+
+    def build_all(
+        self,
+        replies: Sequence[Reply],
+        now: datetime,
+        *,
+        in_reply_to: str | None = None,
+        references: tuple[str, ...] = (),
+    ) -> list[BuiltReply]:
+        """The replies as mail bytes, threaded to the mail ``in_reply_to`` (with its
+        ``references``) if they answer one; those that cannot be sent are left out, logged.
+        The same mail to several people (a board mail) is built once and readdressed."""
+        built: list[BuiltReply] = []
+        last: tuple[tuple[str, str, int | None, str | None], BuiltReply] | None = None
+        for reply in replies:
+            same = (reply.subject, reply.body, reply.board, reply.html)
+            try:
+                if last is not None and last[0] == same:
+                    first = last[1]
+                    raw, message_id = readdressed_bytes(
+                        first.raw, reply.to, server_address=self.config.address
+                    )
+                    built.append(
+                        BuiltReply(
+                            reply=reply, recipient=clean_address(reply.to) or reply.to,
+                            raw=raw, message_id=message_id, subject=first.subject,
+                        )
+                    )
+                    continue
+                email = reply_mail(
+                    reply,
+                    server_address=self.config.address,
+                    now=now,
+                    in_reply_to=in_reply_to,
+                    references=references,
+                )
+            except ValueError as exc:
+                log.warning("reply not sent: %s", exc)
+                continue
+            made = _built(reply, email)
+            last = (same, made)
+            built.append(made)
+        return built
+
+    def build(
+        self,
+        reply: Reply,
+        now: datetime,
+        *,
+        in_reply_to: str | None = None,
+        references: tuple[str, ...] = (),
+    ) -> BuiltReply | None:
+        """The reply as mail bytes, or None (logged) when it cannot be sent."""
+        found = self.build_all([reply], now, in_reply_to=in_reply_to, references=references)
+        return found[0] if found else None
+
+    # --- queueing ----------------------------------------------------------------------
+
+    def enqueue(
+        self,
+        session: Session,
+        replies: Sequence[BuiltReply],
+        now: datetime,
+        *,
+        in_reply_to: str | None = None,
+        references: tuple[str, ...] = (),
+        inbound_id: int | None = None,
+        charged_to: str = "",
+    ) -> int:
+        """Put built replies in the outbox, within the per-address cap; returns how many
+        mails go out now.
+
+        One query counts what each address got in the last hour. The reply that reaches the
+        cap brings one "reply limit reached" notice (threaded like the replies:
+        ``in_reply_to``, ``references``); it and every reply after it are held, due in a
+        later hour (at most the cap's number of them in each), never dropped. The rows name
+        the mail they answer (``inbound_id``); the mails to others that ``charged_to``
+        caused are marked as charged to that sender's budget (:mod:`pbm_emergo.app.budget`).
+        """
+        sent = outbox.replies_sent_to_each(
+            session, [b.recipient for b in replies], now - RATE_WINDOW
+        )
+        rows: list[dict[str, Any]] = []
+        queued = 0
+        for built in replies:
+            payer = charged_to if budget.charged(built.reply, charged_to) else None
+            queued += self._rows(
+                built, now, in_reply_to, references, inbound_id, sent, rows, payer
+            )
+        outbox.queue_outbound(session, rows)
+        return queued
+
+    def queue(self, session: Session, reply: Reply) -> int:
+        """Build and queue a reply that answers no mail (reminders, timeouts, robots' and
+        analyses' mail, support cases), at the clock's time; how many mails go out now."""
+        now = self.clock()
+        built = self.build(reply, now)
+        return 0 if built is None else self.enqueue(session, [built], now)
+
+    def _rows(
+        self,
+        built: BuiltReply,
+        now: datetime,
+        in_reply_to: str | None,
+        references: tuple[str, ...],
+        inbound_id: int | None,
+        sent: dict[str, int],
+        rows: list[dict[str, Any]],
+        charged_to: str | None,
+    ) -> int:
+        """Add one reply's outbox rows to ``rows``, counting it in ``sent`` (recipient ->
+        mails this hour); returns how many go out now (a held reply goes later)."""
+        recipient = built.recipient
+        sent_recently = sent.get(recipient, 0)
+        limit = max(1, self.config.reply_limit)
+        queued = 0
+        if sent_recently == limit:
+            # The one notice goes out; the reply itself is held like the ones after it.
+            notice = reply_mail(
+                Reply(
+                    recipient,
+                    "Emergo: reply limit reached",
+                    render(
+                        "notice/reply_limit.txt.j2", limit=limit,
+                        held_until=(now + RATE_WINDOW).strftime("%Y-%m-%d %H:%M UTC"),
+                    ),
+                ),
+                server_address=self.config.address,
+                now=now,
+                in_reply_to=in_reply_to,
+                references=references,
+            )
+            rows.append(
+                outbox.outbound_row(
+                    recipient,
+                    notice.raw,
+                    now,
+                    message_id=notice.message_id,
+                    subject=notice.subject,
+                    inbound_id=inbound_id,
+                )
+            )
+            queued, sent_recently = 1, sent_recently + 1
+        over = sent_recently - limit  # 1 for the first reply held
+        sent[recipient] = sent_recently + 1
+        # A held reply waits for a later hour (at most ``limit`` of them due in each), never
+        # dropped: a player's own board mail must arrive even when others flooded them.
+        due = now + RATE_WINDOW * -(-over // limit) if over > 0 else None
+        rows.append(
+            outbox.outbound_row(
+                recipient,
+                built.raw,
+                now,
+                message_id=built.message_id,
+                subject=built.subject,
+                board_number=built.reply.board,
+                inbound_id=inbound_id,
+                status=OUTBOUND_PENDING,
+                last_error=(
+                    f"held: more than {limit} mails to this address in an hour; "
+                    f"sent from {due:%Y-%m-%d %H:%M} UTC" if due is not None else None
+                ),
+                charged_to=charged_to,
+                due=due,
+                secret=built.reply.secret,
+            )
+        )
+        if due is not None:
+            log.warning("reply to %s held until %s: more than %d an hour", recipient,
+                        f"{due:%H:%M}", limit)
+            return queued
+        return queued + 1
+
+    # --- dead letters ------------------------------------------------------------------
+
+    def dead_letter_notice(self, dead: InboundMessage, now: datetime) -> BuiltReply | None:
+        """The notice that tells the sender of ``dead`` (a mail given up on) so, built from
+        what was worked out on receipt; None when that mail may not be answered."""
+        if dead.not_answered is not None or not dead.sender:
+            return None
+        notice = Reply(
+            to=dead.sender,
+            subject="Emergo error",
+            body=render("notice/dead_letter.txt.j2", subject=dead.subject or "(no subject)"),
+        )
+        return self.build(notice, now, in_reply_to=dead.message_id)
+
+    def notify_dead(
+        self,
+        session: Session,
+        dead: InboundMessage,
+        built: Mapping[int, BuiltReply | None] | None = None,
+    ) -> None:
+        """Log a dead-lettered message, count it, and queue its sender's notice: the one in
+        ``built`` (by the mail's id, made before the write transaction), else made now.
+        Fits :func:`pbm_emergo.db.claims.release_stale_claims`' ``on_dead``."""
+        log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
+        metrics.get().dead_letters.inc()
+        now = self.clock()
+        if built is not None and dead.id in built:
+            notice = built[dead.id]
+        else:
+            notice = self.dead_letter_notice(dead, now)
+        if notice is not None:
+            self.enqueue(
+                session, [notice], now, in_reply_to=dead.message_id, inbound_id=dead.id
+            )
+
+
+def _built(reply: Reply, email: ReplyMail) -> BuiltReply:
+    return BuiltReply(
+        reply=reply,
+        recipient=email.to,
+        raw=email.raw,
+        message_id=email.message_id,
+        subject=email.subject,
+    )
+
+
+__all__ = ["RATE_WINDOW", "BuiltReply", "Outbox"]

@@ -1,0 +1,169 @@
+"""The outbox service on both backends: the hourly cap per address holds a reply for a later
+hour and sends one notice; the same mail to several people is built once and readdressed;
+mail to others is charged to the sender who caused it; a dead letter's notice."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime, timedelta
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.outbox import Outbox
+from pbm_emergo.config import Config
+from pbm_emergo.db.models import INBOUND_DEAD, InboundMessage, OutboundMessage
+from pbm_emergo.mail.inbound import InboxHandler
+from tests.support.mail import command_mail
+
+NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+ASKED = "<ask-1@example.org>"
+
+
+def parsed(raw: bytes) -> EmailMessage:
+    msg = BytesParser(policy=policy.default).parsebytes(raw)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def outbound(factory: sessionmaker[Session]) -> list[OutboundMessage]:
+    with factory.begin() as session:
+        return list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))
+
+
+def stored_mail(config: Config, factory: sessionmaker[Session], message_id: str) -> int:
+    """A mail in the inbox (what the outbox rows of its replies name)."""
+    handler = InboxHandler(factory, config, clock=lambda: NOW)
+    raw = command_mail("help", message_id=message_id).as_bytes(policy=policy.SMTP)
+    return handler.store(raw, "alice@example.org", [config.address]).id
+
+
+def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    config = dataclasses.replace(config, reply_limit=2)
+    box = Outbox(config, clock=lambda: NOW)
+    replies = [Reply("alice@example.org", f"Emergo reply {n}", f"text {n}\n") for n in range(5)]
+    built = box.build_all(replies, NOW, in_reply_to=ASKED, references=("<root@example.org>",))
+    with session_factory.begin() as session:
+        queued = box.enqueue(session, built, NOW, in_reply_to=ASKED,
+                             references=("<root@example.org>",))
+    assert queued == 3  # two replies and the notice now; three replies later
+    out = outbound(session_factory)
+    hour, two_hours = NOW + timedelta(hours=1), NOW + timedelta(hours=2)
+    assert [(parsed(o.raw)["Subject"], o.status, o.next_attempt_at) for o in out] == [
+        ("Emergo reply 0", "pending", NOW),
+        ("Emergo reply 1", "pending", NOW),
+        ("Emergo: reply limit reached", "pending", NOW),
+        # Held, never dropped: at most the cap's number of them due in each later hour.
+        ("Emergo reply 2", "pending", hour),
+        ("Emergo reply 3", "pending", hour),
+        ("Emergo reply 4", "pending", two_hours),
+    ]
+    notice = parsed(out[2].raw)
+    assert notice["In-Reply-To"] == ASKED
+    assert notice["References"] == f"<root@example.org> {ASKED}"
+    assert "held, not lost" in notice.get_content()
+    held = [o for o in out if o.next_attempt_at > NOW]
+    assert all((o.last_error or "").startswith("held: more than 2 mails") for o in held)
+    # The notice goes once: the next reply that hour is held without another.
+    with session_factory.begin() as session:
+        assert box.queue(session, Reply("alice@example.org", "Emergo later", "later\n")) == 0
+    later = outbound(session_factory)[len(out):]
+    assert [(parsed(o.raw)["Subject"], o.next_attempt_at) for o in later] == [
+        ("Emergo later", two_hours)
+    ]
+
+
+def test_the_same_mail_to_several_people_is_readdressed(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    box = Outbox(config, clock=lambda: NOW)
+    board = [
+        Reply(to, "Emergo Board 101 bob", "the board\n", board=101, solicited=True)
+        for to in ("alice@example.org", "Bob@Example.org")
+    ]
+    first, second = box.build_all(board, NOW, in_reply_to=ASKED)
+    assert (first.recipient, second.recipient) == ("alice@example.org", "bob@example.org")
+    assert first.subject == second.subject == "Emergo Board 101 bob"
+    assert first.message_id != second.message_id
+    one, other = parsed(first.raw), parsed(second.raw)
+    assert (one["To"], other["To"]) == ("alice@example.org", "bob@example.org")
+    assert other["Message-ID"] == second.message_id
+    # Everything else is the same mail, byte for byte.
+    for name in ("Subject", "Date", "In-Reply-To", "References", "Auto-Submitted"):
+        assert one[name] == other[name]
+    assert first.raw.partition(b"\r\n\r\n")[2] == second.raw.partition(b"\r\n\r\n")[2]
+    with session_factory.begin() as session:
+        assert box.enqueue(session, [first, second], NOW) == 2
+    assert [o.recipient for o in outbound(session_factory)] == [
+        "alice@example.org", "bob@example.org"
+    ]
+
+
+def test_a_reply_that_cannot_be_sent_is_left_out(config: Config) -> None:
+    box = Outbox(config, clock=lambda: NOW)
+    assert box.build(Reply("not an address", "Emergo help", "text\n"), NOW) is None
+    assert box.build(Reply("a@example.org", "Emergo", "x\n"), NOW, in_reply_to="<a\n@b>") is None
+
+
+def test_mail_to_others_is_charged_to_the_sender_who_caused_it(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    box = Outbox(config, clock=lambda: NOW)
+    inbound_id = stored_mail(config, session_factory, ASKED)
+    replies = [
+        Reply("alice@example.org", "Emergo challenge sent", "sent\n"),  # the sender's own
+        Reply("bob@example.org", "Emergo challenge", "from alice\n"),  # asked for by nobody
+        Reply("carol@example.org", "Emergo Board 7 bob", "board\n", solicited=True),
+    ]
+    built = box.build_all(replies, NOW, in_reply_to=ASKED)
+    with session_factory.begin() as session:
+        assert box.enqueue(session, built, NOW, in_reply_to=ASKED, inbound_id=inbound_id,
+                           charged_to="alice@example.org") == 3
+    out = outbound(session_factory)
+    assert [(o.recipient, o.charged_to, o.inbound_id) for o in out] == [
+        ("alice@example.org", None, inbound_id),
+        ("bob@example.org", "alice@example.org", inbound_id),
+        ("carol@example.org", None, inbound_id),
+    ]
+
+
+def test_a_dead_letter_tells_its_sender(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    box = Outbox(config, clock=lambda: NOW)
+    inbound_id = stored_mail(config, session_factory, ASKED)
+    with session_factory.begin() as session:
+        dead = session.get(InboundMessage, inbound_id)
+        assert dead is not None
+        dead.status = INBOUND_DEAD
+        notice = box.dead_letter_notice(dead, NOW)
+        assert notice is not None and notice.recipient == "alice@example.org"
+        # Built ahead (before the write transaction), queued in it.
+        box.notify_dead(session, dead, {inbound_id: notice})
+    [out] = outbound(session_factory)
+    assert (out.recipient, out.inbound_id, out.message_id) == (
+        "alice@example.org", inbound_id, notice.message_id
+    )
+    mail = parsed(out.raw)
+    assert (mail["Subject"], mail["In-Reply-To"]) == ("Emergo error", ASKED)
+    assert "help" in mail.get_content()
+
+
+def test_a_dead_letter_not_to_be_answered_gets_no_notice(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    box = Outbox(config, clock=lambda: NOW)
+    inbound_id = stored_mail(config, session_factory, ASKED)
+    with session_factory.begin() as session:
+        dead = session.get(InboundMessage, inbound_id)
+        assert dead is not None
+        dead.not_answered = "an auto-reply"
+        assert box.dead_letter_notice(dead, NOW) is None
+        box.notify_dead(session, dead)  # made now, when not made ahead: none either
+    assert outbound(session_factory) == []
