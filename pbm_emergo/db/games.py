@@ -611,7 +611,8 @@ def apply_move(
     move = game.play(move_text)
     outcome = game.outcome()
     record = store_move(
-        session, board.number, expected_ply, game, player.id, str(move), comment, now
+        session, board.number, expected_ply, game.position, game.repetition_history(),
+        None if outcome else game.position.to_move, player.id, str(move), comment, now,
     )
     session.expire(board)
     if outcome is not None:
@@ -623,7 +624,9 @@ def store_move(
     session: Session,
     number: int,
     expected_ply: int,
-    game: Game,
+    position: Position,
+    repetition: Sequence[str],
+    to_move: str | None,
     player_id: int,
     notation: str,
     comment: str | None,
@@ -633,16 +636,15 @@ def store_move(
     expected_queued: bool | None = None,
     expected_no_votes: bool = False,
 ) -> MoveRecord:
-    """Store the move just played on ``game`` (the board's game resumed at
-    ``expected_ply``) as move ``expected_ply + 1``: the board's new position, repetition keys
-    and turn, and the moves table row. StaleMoveError if another move came first,
-    BoardFinishedError if the game ended meanwhile. Does not finish the board.
+    """Store the move played on the board at ``expected_ply`` moves as move
+    ``expected_ply + 1``: the board's new ``position``, ``repetition`` keys and turn
+    (``to_move``; None when the move ended the game), and the moves table row.
+    StaleMoveError if another move came first, BoardFinishedError if the game ended
+    meanwhile. Does not finish the board.
 
     ``autoplayed``: how the server played it for the player (``queued``, ``forced``).
     ``expected_queued``: ``boards.queued`` as read (StaleMoveError if it changed).
     ``expected_no_votes``: the move read no open vote (StaleMoveError if there is one now)."""
-    position = game.position
-    outcome = game.outcome()
     check: dict[str, object] = {}
     if expected_queued is not None:
         check["expected_queued"] = expected_queued
@@ -654,8 +656,8 @@ def store_move(
             "expected_ply": expected_ply,
             "new_ply": expected_ply + 1,
             "new_position": position.to_text(),
-            "new_repetition": repetition_text(game),
-            "new_to_move": None if outcome else position.to_move,
+            "new_repetition": REPETITION_SEPARATOR.join(repetition),
+            "new_to_move": to_move,
             "now": now,
         },
     )
@@ -678,18 +680,22 @@ def store_move(
     return MoveRecord(**values)
 
 
-def take_back(session: Session, number: int, expected_ply: int, game: Game) -> None:
-    """Remove the moves after ``game`` (the board's game replayed up to the move before the
-    first one taken back); Conflict if the board moved on or ended meanwhile."""
-    first = game.position.ply + 1
+def take_back(
+    session: Session, number: int, expected_ply: int, position: Position,
+    repetition: Sequence[str],
+) -> None:
+    """Remove the moves after ``position`` (the board's game replayed up to the move before
+    the first one taken back; ``repetition``: its keys); Conflict if the board moved on or
+    ended meanwhile."""
+    first = position.ply + 1
     result = session.execute(
         update(Board)
         .where(Board.number == number, Board.ply == expected_ply, Board.status == BOARD_ACTIVE)
         .values(
-            ply=game.position.ply,
-            position=game.position.to_text(),
-            repetition=repetition_text(game),
-            to_move=game.position.to_move,
+            ply=position.ply,
+            position=position.to_text(),
+            repetition=REPETITION_SEPARATOR.join(repetition),
+            to_move=position.to_move,
             queued=False,
         )
         .execution_options(synchronize_session=False)
