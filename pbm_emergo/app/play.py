@@ -10,12 +10,11 @@ operator's support cases use :class:`Turn` and the steps below.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from pbm_emergo.app.boards import BoardState, board_view, finish_game, read_snapshot
+from pbm_emergo.app.boards import BoardState, finish_game, read_snapshot
 from pbm_emergo.app.decisions import carry_out, event_mails
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
@@ -35,18 +34,12 @@ from pbm_emergo.telemetry.sections import timed
 __all__ = [
     "KEYWORDS",
     "Turn",
-    "board_text",
     "moves_in_lines",
     "play",
     "resign",
     "resign_all",
     "robot_action",
 ]
-
-
-def board_text(state: BoardState) -> str:
-    """The board part of an error reply."""
-    return board_view(state).text
 
 
 class Turn:
@@ -63,10 +56,6 @@ class Turn:
         self.snapshot = read_snapshot(ctx.session, board, facts, with_queue=with_queue)
         self.state = self.snapshot.state
         self.number = board.number
-
-    def error(self, reason: str, *, with_board: bool = True, **details: Any) -> Refused:
-        text = board_text(self.state) if with_board else None
-        return Refused(reason, board=self.number, board_text=text, **details)
 
     def finish(
         self, state: BoardState, winner: str | None, termination: Termination,
@@ -109,8 +98,10 @@ def robot_action(turn: Turn, kind: str, notation: str = "") -> Result:
     snapshot, robot_id, now = turn.snapshot, turn.player.id, turn.ctx.now
 
     def decide() -> Decision:
-        with timed("rules"):
-            return decide_robot_action(snapshot, robot_id, kind, notation, now)
+        if kind == "move":
+            with timed("rules"):
+                return decide_robot_action(snapshot, robot_id, kind, notation, now)
+        return decide_robot_action(snapshot, robot_id, kind, notation, now)
 
     return carry_out(turn.ctx, turn.state, decide)
 
