@@ -139,7 +139,7 @@ def side_label(side: str) -> str:
     return f"{SIDE_NAMES[side]}, {SIDE_LETTERS[side]}"
 
 
-# --- the board as values ----------------------------------------------------------------
+# --- the end of a game, and the parts of the board mail ---------------------------------
 
 
 def finish_game(
