@@ -21,7 +21,10 @@ from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.db import games as game_store
 from pbm_emergo.db import inbox, players
+from pbm_emergo.db.apply import apply
+from pbm_emergo.db.reads.snapshot import read_snapshot
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
+from pbm_emergo.game.play import MoveRequest, decide_move
 from pbm_emergo.rules import Game
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -64,16 +67,19 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
         with sessions.begin() as session:
             board = game_store.create_board(session, session.merge(alice), session.merge(bob), NOW)
             number = board.number
-        for ply, move in enumerate(script):
+        for move in script:
             with sessions.begin() as session:
-                board = game_store.get_board(session, number)
-                assert board is not None
+                found = game_store.get_board_and_facts(session, number)
+                assert found is not None
+                board, facts = found
                 mover = game_store.player_to_move(board)
                 assert mover is not None
-                game_store.apply_move(session, board, ply, move, mover, None, NOW)
+                snapshot = read_snapshot(session, board, facts)
+                request = MoveRequest.parse(number, mover.id, mover.userid, move)
+                apply(session, decide_move(snapshot, request, NOW).changes)
     elapsed = time.perf_counter() - start
     print(
-        f"apply_move (own transaction, resume + conditional update): {total_moves} moves "
+        f"a move (own transaction: snapshot, decide_move, db.apply): {total_moves} moves "
         f"in {elapsed:.2f} s = {total_moves / elapsed:.0f} moves/s, "
         f"{elapsed / total_moves * 1000:.2f} ms/move (games of {total_moves // games} moves avg)"
     )

@@ -31,7 +31,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.messages import Reply, a_label_ok, ascii_domain, clean_address
-from pbm_emergo.app.results import Refused, Result, Write
+from pbm_emergo.app.results import Refused, Result, SessionWrite
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
@@ -203,7 +203,7 @@ class Request:
     kept: list[str]
     own_code: str | None = None
 
-    def store(self, player_id: int, ctx: UnitOfWork, *, replaces: bool) -> Write:
+    def store(self, player_id: int, ctx: UnitOfWork, *, replaces: bool) -> SessionWrite:
         """The write that stores the waiting addresses for ``player_id``."""
         now, sender, pending = ctx.now, ctx.sender, list(self.writes)
         cap = code_mail_cap(now)

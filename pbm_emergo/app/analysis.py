@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbm_emergo.app.boards import BoardState, result_sentence
+from pbm_emergo.app.boards import load_state, result_sentence
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
@@ -144,7 +144,7 @@ def _minutes(config: Config, board: Board, waiting: list[analyses.Queued]) -> st
 
 def compose(session: Session, board: Board, report: Report, to: str) -> Reply:
     """The analysis mail for ``to``: text (72 columns) and HTML."""
-    state = BoardState.load(session, board)
+    state = load_state(session, board)
     white, black = board.white_player.userid, board.black_player.userid
     names = (white, black)
     notes = [_note(v, names) for v in report.verdicts if v.label]

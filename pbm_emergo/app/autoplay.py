@@ -8,7 +8,7 @@ due now on the player's boards.
 
 from __future__ import annotations
 
-from pbm_emergo.app.boards import BoardState
+from pbm_emergo.app.boards import read_snapshot
 from pbm_emergo.app.chain import follow
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Result
@@ -33,8 +33,8 @@ def set_autoplay(ctx: UnitOfWork, player: Player, on: bool) -> Result:
             game = games.resume_game(ctx.session, board)
             if len(game.position.legal_moves()) != 1:
                 continue
-            state = BoardState.load(ctx.session, board)
-            result = follow(ctx, board, state, game, autoplay_on=frozenset({player_id}))
+            snapshot = read_snapshot(ctx.session, board)
+            result = follow(ctx, snapshot, autoplay_on=frozenset({player_id}))
             if result is not None:
                 played.append(board.number)
                 replies.extend(result.replies)

@@ -1,54 +1,89 @@
 """Boards for the commands: finding them, and the board mail every player receives.
 
-A board mail is drawn from a :class:`BoardState`: the board as plain values (its players,
-moves, votes, rating changes). A command that changes a board computes the state after the
-change from the state it read, mails that, and leaves the storing to its writes; so the
-mail shows exactly what the write transaction stores, without reading it back.
+A board mail is drawn from a :class:`~pbm_emergo.game.board.BoardState`: the board as plain
+values (its players, moves, votes, rating changes). A decision that changes a board computes
+the state after the change from the state it read (:mod:`pbm_emergo.game`), the shell mails
+that and leaves the storing to its changes; so the mail shows exactly what the write
+transaction stores, without reading it back.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.clock import thinking_time
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
-from pbm_emergo.db import games, ratings, spectators, vacations
+from pbm_emergo.db import games, spectators
 from pbm_emergo.db.games import BoardFacts
-from pbm_emergo.db.models import (
-    AUTOPLAYED_FORCED,
-    AUTOPLAYED_QUEUED,
+from pbm_emergo.db.models import Board
+from pbm_emergo.db.reads.snapshot import load_state, primary_address, read_snapshot, seat_of
+from pbm_emergo.game.board import (
+    AUTOPLAYED_MARKS,
     BLACK,
-    BOARD_ACTIVE,
-    BOARD_FINISHED,
     WHITE,
-    Board,
-    Player,
+    BoardSnapshot,
+    BoardState,
+    OpenVote,
+    PlayedMove,
+    QueueItem,
+    Seat,
+    other_side,
 )
-from pbm_emergo.db.ratings import GameRating
+from pbm_emergo.game.decision import finish
+from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.game.sentences import (
+    SIDE_NAMES,
+    result_sentence,
+    span,
+    split_guard,
+    undo_first_move,
+)
 from pbm_emergo.rules import Position, Termination, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
+__all__ = [
+    "AUTOPLAYED_MARKS",
+    "BoardSnapshot",
+    "BoardState",
+    "BoardView",
+    "OpenVote",
+    "PlayedMove",
+    "QueueItem",
+    "SIDE_NAMES",
+    "Seat",
+    "at",
+    "board_html",
+    "board_link",
+    "board_mails",
+    "board_view",
+    "finish_game",
+    "get_board",
+    "get_board_and_facts",
+    "load_state",
+    "other_side",
+    "parse_board_ref",
+    "primary_address",
+    "read_snapshot",
+    "result_sentence",
+    "seat_of",
+    "side_label",
+    "span",
+    "split_guard",
+    "undo_first_move",
+]
 
 # ASCII digits only: \d and int() also take other scripts' digits ("١٠١" would be 101).
 BOARD_REF = re.compile(r"([0-9]{1,9})(?:#([0-9]{1,6}))?")
-MOVE_GUARD = re.compile(r"(.*?)#([0-9]{1,6})")
 # The width of a board mail's score sheet (the move list), indent included.
 SCORE_SHEET_WIDTH = 72
 
-SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
-# How a move the server played for its player is marked in the move list.
-AUTOPLAYED_MARKS = {AUTOPLAYED_QUEUED: "(Auto)", AUTOPLAYED_FORCED: "(Forced)"}
 
 
 def parse_board_ref(text: str) -> tuple[int, int | None] | None:
@@ -57,14 +92,6 @@ def parse_board_ref(text: str) -> tuple[int, int | None] | None:
     if not match:
         return None
     return int(match[1]), int(match[2]) if match[2] else None
-
-
-def split_guard(text: str) -> tuple[str, int | None]:
-    """``"e4xc4#17"`` -> ("e4xc4", 17); no guard -> (text, None)."""
-    match = MOVE_GUARD.fullmatch(text)
-    if not match:
-        return text, None
-    return match[1], int(match[2])
 
 
 def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
@@ -112,232 +139,19 @@ def side_label(side: str) -> str:
     return f"{SIDE_NAMES[side]}, {SIDE_LETTERS[side]}"
 
 
-def other_side(side: str) -> str:
-    return BLACK if side == WHITE else WHITE
-
-
-# --- the board as values ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Seat:
-    """A player as a board mail shows them."""
-
-    id: int
-    userid: str
-    rating: int
-    address: str | None  # where their board mails go (the first registered address)
-    vacation_until: datetime | None = None
-
-    @classmethod
-    def of(cls, player: Player) -> Seat:
-        return cls(
-            player.id, player.userid, player.rating, primary_address(player),
-            player.vacation_until,
-        )
-
-    def on_vacation(self, now: datetime) -> bool:
-        return self.vacation_until is not None and self.vacation_until > now
-
-
-@dataclass(frozen=True)
-class PlayedMove:
-    number: int
-    player_id: int
-    notation: str
-    played_at: datetime
-    autoplayed: str | None = None  # "queued" or "forced": played by the server for them
-
-    @property
-    def label(self) -> str:
-        """The move as the move list shows it: ``e4xc4 (Auto)`` for a queued move."""
-        mark = AUTOPLAYED_MARKS.get(self.autoplayed or "")
-        return f"{self.notation} {mark}" if mark else self.notation
-
-
-@dataclass(frozen=True)
-class OpenVote:
-    kind: str  # "draw" or "undo"
-    player_id: int
-    ply: int  # the board's move count when it was made
-
-
-@dataclass(frozen=True)
-class BoardState:
-    """Everything a board mail shows, as plain values (see the module docstring)."""
-
-    number: int
-    white: Seat
-    black: Seat
-    rated: bool
-    blocked_rule: str
-    nag_days: int
-    forfeit_days: int
-    created_at: datetime
-    status: str
-    ply: int
-    to_move: str | None
-    winner: str | None
-    outcome_reason: str | None
-    position: Position
-    moves: tuple[PlayedMove, ...]
-    votes: tuple[OpenVote, ...]
-    rating: GameRating | None  # the rating changes of a finished rated game
-    # Each player's total thinking time (--totaltime), and for such boards the players'
-    # vacations that the clock leaves out: (player id, start, end).
-    total_days: int | None = None
-    vacations: tuple[tuple[int, datetime, datetime], ...] = ()
-    # False when the board's read found no subscription to it or to every board: its
-    # mails then go to the players (and, at the end, those who asked) without a look.
-    watched: bool = True
-
-    @classmethod
-    def load(cls, session: Session, board: Board, facts: BoardFacts | None = None) -> BoardState:
-        """The state of ``board`` as stored (its moves, votes and rating changes read;
-        ``facts``: read with the board, they spare the queries that would find nothing)."""
-        rating = None
-        if board.status == BOARD_FINISHED and board.rated:
-            history = ratings.history_of_board(session, board.number)
-            white = history.get(board.white_player_id)
-            black = history.get(board.black_player_id)
-            if white is not None and black is not None:
-                rating = GameRating(
-                    white.rating_before,
-                    black.rating_before,
-                    white.rating_after - white.rating_before,
-                    black.rating_after - black.rating_before,
-                )
-        away: list[tuple[int, datetime, datetime]] = []
-        if board.total_days is not None:
-            periods = vacations.periods_of(
-                session, (board.white_player_id, board.black_player_id), board.created_at
-            )
-            away = [(pid, s, e) for pid, spans in periods.items() for s, e in spans]
-        return cls(
-            number=board.number,
-            white=Seat.of(board.white_player),
-            black=Seat.of(board.black_player),
-            rated=board.rated,
-            blocked_rule=board.blocked_rule,
-            nag_days=board.nag_days,
-            forfeit_days=board.forfeit_days,
-            created_at=board.created_at,
-            status=board.status,
-            ply=board.ply,
-            to_move=board.to_move,
-            winner=board.winner,
-            outcome_reason=board.outcome_reason,
-            position=games.current_position(board),
-            moves=tuple(
-                PlayedMove(r.number, r.player_id, r.notation, r.played_at, r.autoplayed)
-                for r in games.played_moves(session, board.number)
-            ),
-            votes=(
-                tuple(
-                    OpenVote(v.kind, v.player_id, v.ply)
-                    for v in games.open_votes(session, board.number)
-                )
-                if facts is None or facts.votes
-                else ()
-            ),
-            rating=rating,
-            total_days=board.total_days,
-            vacations=tuple(away),
-            watched=facts is None or facts.watched,
-        )
-
-    @property
-    def active(self) -> bool:
-        return self.status == BOARD_ACTIVE
-
-    def seat(self, side: str) -> Seat:
-        return self.white if side == WHITE else self.black
-
-    def side_of(self, player_id: int) -> str | None:
-        if player_id == self.white.id:
-            return WHITE
-        if player_id == self.black.id:
-            return BLACK
-        return None
-
-    def opponent(self, player_id: int) -> Seat:
-        return self.black if player_id == self.white.id else self.white
-
-    def replace(self, **changes: object) -> BoardState:
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
-
-    def finished(
-        self, winner: str | None, termination: Termination, rating: GameRating | None
-    ) -> BoardState:
-        """The state once the game ended so (ratings moved by ``rating``)."""
-        white, black = self.white, self.black
-        if rating is not None:
-            white = dataclasses.replace(white, rating=rating.white_before + rating.white_change)
-            black = dataclasses.replace(black, rating=rating.black_before + rating.black_change)
-        return self.replace(
-            status=BOARD_FINISHED,
-            to_move=None,
-            winner=winner,
-            outcome_reason=termination.value,
-            votes=(),
-            rating=rating,
-            white=white,
-            black=black,
-        )
+# --- the end of a game, and the parts of the board mail ---------------------------------
 
 
 def finish_game(
-    ctx: UnitOfWork, board: Board, state: BoardState, winner: str | None,
-    termination: Termination, rating: GameRating | None = None,
+    ctx: UnitOfWork, state: BoardState, winner: str | None, termination: Termination,
+    rating: GameRating | None = None,
 ) -> BoardState:
-    """End the game now: stored by a write that re-checks the ratings it announces
+    """End the game now: stored by a change that re-checks the ratings it announces
     (``rating``, else the players' ratings as read); returns the state after it."""
-    if rating is None:
-        rating = game_rating(board, winner)
-    number, now, expected = board.number, ctx.now, rating
-
-    def finish(session: Session) -> None:
-        games.finish_board(session, number, winner, termination, now, expected_rating=expected)
-
-    ctx.write(finish)
-    return state.finished(winner, termination, rating)
-
-
-def game_rating(board: Board, winner: str | None) -> GameRating | None:
-    """The rating changes if ``board``'s game ends with ``winner`` now (None if unrated)."""
-    if not board.rated:
-        return None
-    return ratings.game_rating(board.white_player, board.black_player, winner)
-
-
-def result_sentence(state: BoardState) -> str:
-    """How a finished game ended, in one sentence."""
-    reason = state.outcome_reason or ""
-    if state.winner is not None:
-        winner = state.seat(state.winner).userid
-        loser = state.seat(other_side(state.winner)).userid
-        because_by: dict[str, str] = {
-            Termination.ELIMINATED: f"{loser} has no men left",
-            Termination.BLOCKED: f"{loser} is blocked and cannot move",
-            Termination.NO_LEGAL_ENTRY: f"{loser} has men in hand but nowhere to enter them",
-            Termination.RESIGNED: f"{loser} resigned",
-            Termination.FORFEIT: f"{loser} did not move in time",
-            Termination.ADJUDICATED: "the server's operator adjudicated the game",
-        }
-        because = because_by.get(reason, reason)
-        return f"{winner} ({SIDE_NAMES[state.winner]}) wins: {because}."
-    stuck = state.seat(state.position.to_move).userid
-    draw_by: dict[str, str] = {
-        Termination.REPETITION: "the same position came up for the third time",
-        Termination.DRAW_AGREED: "both players agreed",
-        Termination.BLOCKED: f"{stuck} is blocked and cannot move (a draw under -blocked=draw)",
-        Termination.NO_LEGAL_ENTRY: (
-            f"{stuck} has men in hand but nowhere to enter them (a draw under -blocked=draw)"
-        ),
-        Termination.ADJUDICATED: "the server's operator adjudicated the game",
-    }
-    because = draw_by.get(reason, reason)
-    return f"The game is a draw: {because}."
+    ended = finish(state, winner, termination, ctx.now, rating)
+    for change in ended.changes:
+        ctx.write(change)
+    return ended.state_after
 
 
 def options_text(state: BoardState) -> str:
@@ -472,18 +286,6 @@ def open_votes(state: BoardState) -> list[str]:
     return sentences
 
 
-def undo_first_move(state: BoardState, player_id: int, ply: int) -> int | None:
-    """The first move an undo by the player takes back: their last move (and all after it)."""
-    for move in reversed(state.moves):
-        if move.player_id == player_id and move.number <= ply:
-            return move.number
-    return None
-
-
-def span(first: int, last: int) -> str:
-    return f"move {first}" if first == last else f"moves {first} to {last}"
-
-
 @dataclass
 class BoardView:
     """What one board mail shows: ``html`` is the board's section of the HTML part
@@ -609,10 +411,6 @@ def board_link(config: Config, number: int) -> str | None:
     """The board's page on the web view, when the operator set its public URL."""
     base = config.web_url
     return f"{base.rstrip('/')}/boards/{number}" if base else None
-
-
-def primary_address(player: Player) -> str | None:
-    return player.addresses[0].address if player.addresses else None
 
 
 def board_mails(

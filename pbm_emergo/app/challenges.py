@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.accounts import check_reachable, is_registered, require_player
-from pbm_emergo.app.boards import BoardState, Seat, board_mails
+from pbm_emergo.app.boards import BoardState, board_mails, seat_of
 from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
@@ -150,7 +150,7 @@ def challenge(
     ctx.write(store)
     start = Position()
     state = BoardState(
-        number=number, white=Seat.of(white), black=Seat.of(black), rated=options.rated,
+        number=number, white=seat_of(white), black=seat_of(black), rated=options.rated,
         blocked_rule=options.blocked_rule, nag_days=options.nag_days,
         forfeit_days=options.forfeit_days, created_at=now, status=BOARD_ACTIVE,
         ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,

@@ -32,7 +32,7 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.results import Refused, Write
+from pbm_emergo.app.results import Refused, SessionWrite, Write
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
@@ -253,7 +253,7 @@ def _record(
     window_start: datetime,
     now: datetime,
     locked_until: datetime | None,
-) -> Write:
+) -> SessionWrite:
     def write(session: Session) -> None:
         players.record_login_failure(
             session, player_id, sender_key=key, previous=previous, count=count,

@@ -19,6 +19,7 @@ from pbm_emergo.app.boards import (
     board_html,
     board_link,
     board_view,
+    load_state,
     result_sentence,
     split_guard,
 )
@@ -55,7 +56,7 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
             f"{board.white_player.userid} against {board.black_player.userid}.",
             board=number,
         )
-    state = BoardState.load(ctx.session, board)
+    state = load_state(ctx.session, board)
     if len(items) == 1 and items[0].lower() == CLEAR:
         return clear_queue(ctx, board, player, state)
     if not state.active:

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pbm_emergo.app.messages import Reply
 
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
+# A change to store in the write transaction (db.apply): a typed change of the game
+# (pbm_emergo.game.changes), or a plain callable of the session for the operations not yet
+# decided on values. Either re-checks what the request read and raises Conflict when that
+# changed.
+from pbm_emergo.db.apply import SessionWrite, Write
 
-# A change to store: run in the write transaction, it re-checks what the request read and
-# raises Conflict when that changed.
-Write = Callable[["Session"], None]
+__all__ = ["Refused", "Result", "SessionWrite", "Write"]
 
 
 @dataclass

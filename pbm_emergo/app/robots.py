@@ -43,8 +43,8 @@ from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.analysis import AnalysisRunner
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.play import Turn, answer, play_move, resign
-from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.play import Turn, robot_action
+from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
 from pbm_emergo.db.errors import Conflict
@@ -301,19 +301,16 @@ def store(
             if robot.id != task.robot_id:
                 return False
             ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
-            turn = Turn(ctx, board, robot)
-            result: Result
-            if action.kind == "move":
-                if board.to_move != ("white" if task.robot_side == 0 else "black"):
-                    return False
-                result = play_move(turn, action.notation)
-            elif action.kind == "resign":
-                result = resign(turn)
-            else:
+            if action.kind == "move" and board.to_move != (
+                "white" if task.robot_side == 0 else "black"
+            ):
+                return False
+            turn = Turn(ctx, board, robot, with_queue=action.kind == "move")
+            if action.kind not in ("move", "resign"):
                 open_kinds = {v.kind for v in turn.state.votes if v.player_id != robot.id}
                 if task.kind not in open_kinds:
                     return False
-                result = answer(turn, accept=action.kind == "accept")
+            result = robot_action(turn, action.kind, action.notation)
             ctx.apply_pending()
             for reply in result.replies:
                 queue(session, reply)

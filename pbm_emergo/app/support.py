@@ -7,8 +7,9 @@ case takes the operator's ``reason``, which the mails to the players carry and t
 line logs. A case the server cannot carry out raises :class:`Refused` with what to do
 instead.
 
-Board results go through the same steps as the players' own (:func:`game.boards.finish_game`):
-rated as any game end, the final board mail to both players and the subscribers. A
+Board results go through the same steps as the players' own
+(:func:`pbm_emergo.app.boards.finish_game`): rated as any game end, the final board mail to
+both players and the subscribers. A
 password is made here and mailed to the player's registered address; only its argon2id
 hash is stored, and nothing prints it.
 """

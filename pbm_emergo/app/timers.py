@@ -38,12 +38,12 @@ from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app import lockout
 from pbm_emergo.app.boards import (
-    BoardState,
     at,
     board_html,
     board_link,
     board_mails,
     board_view,
+    load_state,
     other_side,
     primary_address,
 )
@@ -199,7 +199,7 @@ def _remind(
     number, now = board.number, ctx.now
     ctx.write(lambda s: games.set_reminded(s, number, now))
     view = board_view(
-        BoardState.load(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
+        load_state(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
     )
     # The game is lost no sooner than a day after this reminder is sent.
     left = max(left, REMINDER_NOTICE)

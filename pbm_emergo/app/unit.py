@@ -1,9 +1,10 @@
 """The unit of work: what one request to the game layer reads, and the writes it leaves.
 
 Anything may open one: a mail's commands, the scheduler, the robots. It reads through
-``session``; its writes wait in ``writes`` (data-layer changes that re-check what was read)
-until the owner of the unit (the mail worker, the scheduler, the robots' runner) applies
-them in one short write transaction.
+``session``; its writes wait in ``writes`` (the typed changes of the game's decisions, or
+plain writes of the session, each re-checking what was read) until the owner of the unit
+(the mail worker, the scheduler, the robots' runner) applies them in one short write
+transaction.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Write
 from pbm_emergo.app.secrets import Secrets
 from pbm_emergo.db import outbox
+from pbm_emergo.db.apply import apply
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
@@ -29,11 +31,11 @@ class UnitOfWork:
     """Everything one request to the game may use while it runs.
 
     ``session`` reads. A command does not write through it: it hands its changes to
-    :meth:`write` (data-layer writes that re-check what the command read), and the caller
-    applies them in one short write transaction after the command has answered. With
-    ``apply_at_once`` (the lines of a ``multiple`` mail, the scheduler) the session is the
-    write transaction itself and each command's writes are applied when it has finished,
-    so that the next command sees them.
+    :meth:`write` (changes that re-check what the command read), and the caller applies
+    them (:func:`pbm_emergo.db.apply.apply`) in one short write transaction after the
+    command has answered. With ``apply_at_once`` (the lines of a ``multiple`` mail, the
+    scheduler) the session is the write transaction itself and each command's writes are
+    applied when it has finished, so that the next command sees them.
     """
 
     session: Session
@@ -97,7 +99,6 @@ class UnitOfWork:
         """With ``apply_at_once``: apply the writes not applied yet, in the session."""
         if not self.apply_at_once:
             return
-        for change in self.writes[self.applied :]:
-            change(self.session)
+        apply(self.session, self.writes[self.applied :])
         self.applied = len(self.writes)
         self.session.flush()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.boards import BoardState, result_sentence, side_label
+from pbm_emergo.app.boards import load_state, result_sentence, side_label
 from pbm_emergo.app.play import moves_in_lines
 from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
 from pbm_emergo.commands.grammar import BOARD, Grammar
@@ -21,7 +21,7 @@ class MovesCommand(Command):
         board, upto = args.board()
         if upto is None:
             if board.status != BOARD_ACTIVE:
-                state = BoardState.load(ctx.session, board)
+                state = load_state(ctx.session, board)
                 raise Refused(
                     f"The game on board {board.number} is over: {result_sentence(state)}",
                     board=board.number,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from pbm_emergo.app.boards import (
-    BoardState,
     at,
+    load_state,
     move_rows,
     options_text,
     result_sentence,
@@ -24,7 +24,7 @@ class RecordCommand(Command):
 
     def process(self, ctx: Context, args: Arguments) -> Result:
         board, _ = args.board()  # a move number after it is let pass
-        view = BoardState.load(ctx.session, board)
+        view = load_state(ctx.session, board)
         if board.status == BOARD_ACTIVE:
             # The stored position says whose turn it is; no replay needed.
             to_move = view.position.to_move

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pbm_emergo.app.accounts import require_player
 from pbm_emergo.app.boards import (
-    BoardState,
     board_html,
     board_link,
     board_view,
     get_board,
+    load_state,
     parse_board_ref,
 )
 from pbm_emergo.app.queue import shown_queue
@@ -78,7 +78,7 @@ class ShowCommand(Command):
             )
         views = []
         for board, upto in shown:
-            state = BoardState.load(ctx.session, board)
+            state = load_state(ctx.session, board)
             position = None if upto is None else games.load_game(ctx.session, board, upto).position
             link = board_link(ctx.config, board.number)
             # A player's queued moves, to that player only (commands/emergo_queue.py).

@@ -7,7 +7,10 @@ aggregate.
 - :mod:`pbm_emergo.db.players`: players and credentials (passwords, addresses, lock-outs);
   :mod:`pbm_emergo.db.credentials`: the verified-credential cache.
 - :mod:`pbm_emergo.db.games`: boards, moves and votes.
-- :mod:`pbm_emergo.db.ratings`: Elo ratings and their history.
+- :mod:`pbm_emergo.db.apply`: the changes of a decision of :mod:`pbm_emergo.game` written,
+  each with its re-check; :mod:`pbm_emergo.db.reads.snapshot`: the board snapshot the
+  decisions take.
+- :mod:`pbm_emergo.db.ratings`: storing Elo ratings and their history.
 - :mod:`pbm_emergo.db.inbox`, :mod:`pbm_emergo.db.outbox`: the mail queues;
   :mod:`pbm_emergo.db.claims`: who holds a claim on them, and the release of stale claims.
 - :mod:`pbm_emergo.db.challenges`, :mod:`pbm_emergo.db.vacations`,

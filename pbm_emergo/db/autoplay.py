@@ -14,7 +14,6 @@ command read and raise :class:`~pbm_emergo.db.errors.Conflict` when it changed.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import BindParameter, bindparam, delete, exists, insert, select, update
@@ -23,6 +22,7 @@ from sqlalchemy.orm import Session
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, QueuedMove
 from pbm_emergo.db.session import rowcount
+from pbm_emergo.game.board import QueueItem
 
 __all__ = [
     "QueueItem",
@@ -32,19 +32,6 @@ __all__ = [
     "set_autoplay",
     "take_queue",
 ]
-
-
-@dataclass(frozen=True)
-class QueueItem:
-    """One queued move: ``notation`` for ``player_id``, played as move ``number``; with
-    ``if_move``, only if the opponent's move before it is ``if_move``. ``id`` is 0 until
-    stored."""
-
-    player_id: int
-    notation: str
-    number: int
-    if_move: str | None = None
-    id: int = 0
 
 
 _NUMBER: BindParameter[int] = bindparam("number")

@@ -25,14 +25,6 @@ class BoardFinishedError(Conflict):
     pass
 
 
-class NotAPlayerError(ServiceError):
-    pass
-
-
-class NotYourTurnError(ServiceError):
-    pass
-
-
 class StaleMoveError(Conflict):
     """The board moved on: the move was computed for ``expected_ply`` moves played, but the
     board has ``actual_ply`` (another move was committed first). Nothing was changed."""
@@ -51,8 +43,6 @@ class StaleMoveError(Conflict):
 __all__ = [
     "BoardFinishedError",
     "Conflict",
-    "NotAPlayerError",
-    "NotYourTurnError",
     "ServiceError",
     "StaleMoveError",
     "UseridTakenError",

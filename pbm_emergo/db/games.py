@@ -44,8 +44,6 @@ from pbm_emergo.db import ratings
 from pbm_emergo.db.errors import (
     BoardFinishedError,
     Conflict,
-    NotAPlayerError,
-    NotYourTurnError,
     ServiceError,
     StaleMoveError,
 )
@@ -68,15 +66,13 @@ from pbm_emergo.db.models import (
     Vote,
 )
 from pbm_emergo.db.session import rowcount
-from pbm_emergo.rules import BlockedRule, Game, Move, Outcome, Position, Termination
+from pbm_emergo.rules import BlockedRule, Game, Position, Termination
 
 REPETITION_SEPARATOR = "\n"
 
 __all__ = [
-    "AppliedMove",
     "BoardFacts",
     "RobotBoard",
-    "apply_move",
     "boards",
     "active_boards_against",
     "boards_of",
@@ -437,7 +433,7 @@ def _table_of(model: type[Base]) -> Table:
 
 # The move's own statements are on the tables (Core): the ORM's handling of a statement
 # costs more than running it, and plain rows are all a board mail needs. (The UPDATE keeps
-# no Board object in step: apply_move expires its own.)
+# no Board object in step: each operation reads its board afresh.)
 _BOARDS = _table_of(Board)
 _MOVES_TABLE = _table_of(MoveRecord)
 _VOTES_TABLE = _table_of(Vote)
@@ -559,71 +555,13 @@ def current_position(board: Board) -> Position:
     return Position.from_text(board.position)
 
 
-@dataclass(frozen=True)
-class AppliedMove:
-    """What :func:`apply_move` did: the stored record, the canonical move, the game after it,
-    and the outcome if the move ended the game (the board is then finished)."""
-
-    record: MoveRecord
-    move: Move
-    game: Game
-    outcome: Outcome | None
-
-
-def apply_move(
-    session: Session,
-    board: Board,
-    expected_ply: int,
-    move_text: str,
-    player: Player,
-    comment: str | None,
-    now: datetime,
-    *,
-    game: Game | None = None,
-) -> AppliedMove:
-    """Play ``move_text`` for ``player`` as move ``expected_ply + 1`` and store it.
-
-    Raises StaleMoveError when the board no longer has ``expected_ply`` moves (checked
-    again by a conditional ``UPDATE boards ... WHERE ply = :expected`` so that of two
-    concurrent moves exactly one is stored); BoardFinishedError (also when the game ended
-    since the board was read: the same UPDATE requires it active), NotAPlayerError,
-    NotYourTurnError; and the rules errors (InvalidMoveError, IllegalMoveError,
-    AmbiguousMoveError) unchanged. On any error nothing is written. If the move ends the
-    game, the board is finished (see :func:`finish_board`).
-
-    ``game``: the board's game as already resumed in this transaction; the move is played
-    on it.
-    """
-    if board.status != BOARD_ACTIVE:
-        raise BoardFinishedError(f"Board {board.number} is finished: no more moves.")
-    side = board.side_of(player)
-    if side is None:
-        raise NotAPlayerError(f"{player.userid} does not play on board {board.number}.")
-    if game is None:
-        game = resume_game(session, board)
-    if game.position.ply != expected_ply:
-        raise StaleMoveError(board.number, expected_ply, game.position.ply)
-    if game.position.to_move != side:
-        raise NotYourTurnError(
-            f"It is not your turn on board {board.number}: "
-            f"it is {board.player_of(game.position.to_move).userid}'s."
-        )
-    move = game.play(move_text)
-    outcome = game.outcome()
-    record = store_move(
-        session, board.number, expected_ply, game, player.id, str(move), comment, now
-    )
-    session.expire(board)
-    if outcome is not None:
-        finish_board(session, board.number, outcome.winner, outcome.termination, now)
-    return AppliedMove(record=record, move=move, game=game, outcome=outcome)
-
-
 def store_move(
     session: Session,
     number: int,
     expected_ply: int,
-    game: Game,
+    position: Position,
+    repetition: Sequence[str],
+    to_move: str | None,
     player_id: int,
     notation: str,
     comment: str | None,
@@ -633,16 +571,15 @@ def store_move(
     expected_queued: bool | None = None,
     expected_no_votes: bool = False,
 ) -> MoveRecord:
-    """Store the move just played on ``game`` (the board's game resumed at
-    ``expected_ply``) as move ``expected_ply + 1``: the board's new position, repetition keys
-    and turn, and the moves table row. StaleMoveError if another move came first,
-    BoardFinishedError if the game ended meanwhile. Does not finish the board.
+    """Store the move played on the board at ``expected_ply`` moves as move
+    ``expected_ply + 1``: the board's new ``position``, ``repetition`` keys and turn
+    (``to_move``; None when the move ended the game), and the moves table row.
+    StaleMoveError if another move came first, BoardFinishedError if the game ended
+    meanwhile. Does not finish the board.
 
     ``autoplayed``: how the server played it for the player (``queued``, ``forced``).
     ``expected_queued``: ``boards.queued`` as read (StaleMoveError if it changed).
     ``expected_no_votes``: the move read no open vote (StaleMoveError if there is one now)."""
-    position = game.position
-    outcome = game.outcome()
     check: dict[str, object] = {}
     if expected_queued is not None:
         check["expected_queued"] = expected_queued
@@ -654,8 +591,8 @@ def store_move(
             "expected_ply": expected_ply,
             "new_ply": expected_ply + 1,
             "new_position": position.to_text(),
-            "new_repetition": repetition_text(game),
-            "new_to_move": None if outcome else position.to_move,
+            "new_repetition": REPETITION_SEPARATOR.join(repetition),
+            "new_to_move": to_move,
             "now": now,
         },
     )
@@ -678,18 +615,22 @@ def store_move(
     return MoveRecord(**values)
 
 
-def take_back(session: Session, number: int, expected_ply: int, game: Game) -> None:
-    """Remove the moves after ``game`` (the board's game replayed up to the move before the
-    first one taken back); Conflict if the board moved on or ended meanwhile."""
-    first = game.position.ply + 1
+def take_back(
+    session: Session, number: int, expected_ply: int, position: Position,
+    repetition: Sequence[str],
+) -> None:
+    """Remove the moves after ``position`` (the board's game replayed up to the move before
+    the first one taken back; ``repetition``: its keys); Conflict if the board moved on or
+    ended meanwhile."""
+    first = position.ply + 1
     result = session.execute(
         update(Board)
         .where(Board.number == number, Board.ply == expected_ply, Board.status == BOARD_ACTIVE)
         .values(
-            ply=game.position.ply,
-            position=game.position.to_text(),
-            repetition=repetition_text(game),
-            to_move=game.position.to_move,
+            ply=position.ply,
+            position=position.to_text(),
+            repetition=REPETITION_SEPARATOR.join(repetition),
+            to_move=position.to_move,
             queued=False,
         )
         .execution_options(synchronize_session=False)

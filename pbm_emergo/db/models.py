@@ -31,6 +31,19 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbm_emergo.db.types import UTCDateTime, utcnow
 
+# The words the game defines and the columns store (sides, statuses, how a move was
+# autoplayed), and a new player's rating: one definition, in the pure core.
+from pbm_emergo.game.board import AUTOPLAYED as AUTOPLAYED
+from pbm_emergo.game.board import AUTOPLAYED_FORCED as AUTOPLAYED_FORCED
+from pbm_emergo.game.board import AUTOPLAYED_QUEUED as AUTOPLAYED_QUEUED
+from pbm_emergo.game.board import BLACK as BLACK
+from pbm_emergo.game.board import BOARD_ACTIVE as BOARD_ACTIVE
+from pbm_emergo.game.board import BOARD_FINISHED as BOARD_FINISHED
+from pbm_emergo.game.board import BOARD_STATUSES as BOARD_STATUSES
+from pbm_emergo.game.board import SIDES as SIDES
+from pbm_emergo.game.board import WHITE as WHITE
+from pbm_emergo.game.ratings import START_RATING as START_RATING
+
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
     "uq": "uq_%(table_name)s_%(column_0_N_name)s",
@@ -52,25 +65,13 @@ STATUS_LENGTH = 16
 NOT_ANSWERED_LENGTH = 200
 SIDE_LENGTH = 5  # "white" | "black"
 
-WHITE = "white"
-BLACK = "black"
-SIDES = (WHITE, BLACK)
-
-BOARD_ACTIVE = "active"
-BOARD_FINISHED = "finished"
-BOARD_STATUSES = (BOARD_ACTIVE, BOARD_FINISHED)
-
 BLOCKED_RULES = ("loss", "draw")
 
-# Defaults, named once: a new player's rating; a new board's reminder (nag) and forfeit times.
-START_RATING = 1600
+# Defaults, named once: a new board's reminder (nag) and forfeit times (a new player's rating:
+# game.ratings.START_RATING).
 DEFAULT_NAG_DAYS = 7
 DEFAULT_FORFEIT_DAYS = 28
 VOTE_KINDS = ("draw", "undo")
-# How the server played a move for a player (moves.autoplayed; NULL: the player's command).
-AUTOPLAYED_QUEUED = "queued"
-AUTOPLAYED_FORCED = "forced"
-AUTOPLAYED = (AUTOPLAYED_QUEUED, AUTOPLAYED_FORCED)
 
 # Inbound queue: pending -> processing -> done; failures go back to pending until the
 # attempts run out, then dead. Mail that must never be answered (bounces, auto-replies)

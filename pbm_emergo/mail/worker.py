@@ -30,6 +30,7 @@ from pbm_emergo.commands.api import CommandProcessor, CommandText, Write
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
+from pbm_emergo.db.apply import apply
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
@@ -337,8 +338,7 @@ class InboxWorker:
         """The write transaction of :meth:`answer`: the commands' changes, then the
         worker's own; how many mails were queued."""
         with self.session_factory.begin() as session:
-            for change in writes:
-                change(session)
+            apply(session, writes)
             return self._store(session, built, now, answering)
 
     def _built_replies(

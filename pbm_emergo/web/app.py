@@ -38,7 +38,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 
-from pbm_emergo.app.boards import BoardState, options_text, result_sentence, side_label
+from pbm_emergo.app.boards import load_state, options_text, result_sentence, side_label
 from pbm_emergo.config import Config
 from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
@@ -201,7 +201,7 @@ class WebView:
             board = games.get_board(session, number)
             if board is None:
                 raise NotFound(f"There is no board {number}.")
-            state = BoardState.load(session, board)
+            state = load_state(session, board)
             moves = data.board_moves(session, number)
             analysis = data.board_analysis(session, number)
             step = _step([m.notation for m in moves], board.blocked_rule,

@@ -16,6 +16,7 @@ from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db import players as players_db
+from pbm_emergo.db.apply import apply
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.session import read_sessions
@@ -102,8 +103,7 @@ def _unit(game: Game, session: Session) -> UnitOfWork:
 
 def _apply(game: Game, unit: UnitOfWork) -> None:
     with game.factory.begin() as session:
-        for write in unit.writes:
-            write(session)
+        apply(session, unit.writes)
 
 
 def _id(session: Session, userid: str) -> int:

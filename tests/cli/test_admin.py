@@ -21,6 +21,7 @@ from pbm_emergo.db.players import create_player, record_login_failure
 from pbm_emergo.db.session import PROJECT_ROOT
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Game, render_board
+from tests.support.moves import play_stored
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -41,12 +42,12 @@ def _game_with_moves(sessions: sessionmaker[Session], n: int) -> Game:
         alice = create_player(session, "Alice", "pw", ["alice@example.org"], NOW)
         bob = create_player(session, "bob", "pw", ["bob@example.org"], NOW)
         board = games.create_board(session, alice, bob, NOW)
-        for ply in range(n):
+        for _ in range(n):
             move = game.position.legal_moves()[0]
             game.play(move)
             mover = games.player_to_move(board)
             assert mover is not None
-            games.apply_move(session, board, ply, str(move), mover, None, NOW)
+            play_stored(session, board.number, str(move), mover, None, NOW)
         other = games.create_board(session, bob, alice, NOW)
         games.finish_board(session, other.number, None, "draw agreed", NOW)
     return game

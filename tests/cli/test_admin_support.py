@@ -36,6 +36,7 @@ from pbm_emergo.rules import Game
 from tests.e2e.conftest import clock, make_post  # noqa: F401  (fixtures of the server tests)
 from tests.support.clock import Clock
 from tests.support.mail import wait_for
+from tests.support.moves import play_stored
 from tests.support.post import ALICE, BOB, Post, challenge, text
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -88,12 +89,12 @@ def board_of(sessions: sessionmaker[Session], white: str, black: str, moves: int
         second = players.find_player(session, black)
         assert first is not None and second is not None
         board = games.create_board(session, first, second, NOW)
-        for ply in range(moves):
+        for _ in range(moves):
             move = game.position.legal_moves()[0]
             game.play(move)
             mover = games.player_to_move(board)
             assert mover is not None
-            games.apply_move(session, board, ply, str(move), mover, None, NOW)
+            play_stored(session, board.number, str(move), mover, None, NOW)
         return board.number
 
 

@@ -19,6 +19,7 @@ from pbm_emergo.commands.dispatcher import dispatch
 from pbm_emergo.config import Config
 from pbm_emergo.db import errors, games
 from pbm_emergo.db import players as players_store
+from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.mail.worker import OPTIMISTIC_ATTEMPTS, answer
@@ -46,11 +47,9 @@ def test_a_move_planned_on_a_board_that_moved_on_is_not_stored(
     for replies, _ in planned:
         assert [r.subject for r in replies] == ["Emergo Board 101 bob"] * 2
     with db_sessions.begin() as session:
-        for change in planned[0][1]:
-            change(session)
+        apply(session, planned[0][1])
     with pytest.raises(errors.StaleMoveError), db_sessions.begin() as session:
-        for change in planned[1][1]:
-            change(session)
+        apply(session, planned[1][1])
     assert notations(game) == ["e4"]
     # Started over from a fresh read, the second mail is refused with the board as it is.
     [refused] = answer(db_sessions, mail("emergo move 101 alice alicepw c5", 3), db_config,

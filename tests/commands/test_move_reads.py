@@ -19,6 +19,7 @@ from pbm_emergo.commands import CommandMail
 from pbm_emergo.commands.dispatcher import dispatch
 from pbm_emergo.config import Config
 from pbm_emergo.db import errors, games, players
+from pbm_emergo.db.apply import apply
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.mail.worker import answer
 from tests.support.mailer import Mailer
@@ -107,8 +108,7 @@ def test_a_vote_stored_after_the_move_was_read_makes_it_start_over(
     # Meanwhile alice offers a draw.
     game.send("emergo move 101 alice alicepw propose", sender="alice@example.org")
     with pytest.raises(errors.StaleMoveError), db_sessions.begin() as session:
-        for change in writes:
-            change(session)
+        apply(session, writes)
     assert notations(game) == ["e4"]
     # Started over, the move is played and answers "no" to the offer, as it always did.
     replies = answer(db_sessions, bobs_move, db_config, game.now)

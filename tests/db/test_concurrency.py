@@ -16,9 +16,11 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import errors as db_errors
 from pbm_emergo.db import games, players
+from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board, MoveRecord
 from pbm_emergo.db.session import create_engine_for
 from pbm_emergo.rules import Position
+from tests.support.moves import decide
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 ROUNDS = 8
@@ -45,12 +47,10 @@ def _race(
                 assert board is not None and board.ply == ply
                 mover = games.player_to_move(board)
                 assert mover is not None
+                decision = decide(session, 101, moves[index], mover, None, NOW)
             barrier.wait()
             with sessions.begin() as session:
-                board = session.get(Board, 101)
-                mover = session.merge(mover)
-                assert board is not None
-                games.apply_move(session, board, ply, moves[index], mover, None, NOW)
+                apply(session, decision.changes)
         except BaseException as err:  # noqa: BLE001 - reported to the main thread
             results[index] = err
 
@@ -105,7 +105,7 @@ def test_concurrent_moves_meet_at_the_conditional_update(postgres_database_url: 
 
         @event.listens_for(engine, "before_cursor_execute")
         def wait_at_update(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
-            # The conditional UPDATE of apply_move (its SET columns come in any order).
+            # The conditional UPDATE of the move (its SET columns come in any order).
             if statement.startswith("UPDATE boards SET") and "boards.ply =" in statement:
                 at_update.wait()
 
@@ -180,11 +180,11 @@ def test_a_move_racing_a_resignation_is_not_stored_on_the_finished_board(
         assert board is not None and board.status == "active"
         mover = games.player_to_move(board)
         assert mover is not None
-        game = games.load_game(session, board)
+        move = decide(session, board.number, "e4", mover, None, NOW)
         resigner.start()
         finished.wait(timeout=2)  # PostgreSQL: committed; SQLite: waiting for our lock
         try:
-            games.apply_move(session, board, 0, "e4", mover, None, NOW, game=game)
+            apply(session, move.changes)
         except db_errors.ServiceError as err:
             refused = err
     resigner.join(timeout=30)

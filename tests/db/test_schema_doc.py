@@ -11,6 +11,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db import games, inbox, outbox, players
 from pbm_emergo.db.models import Base
 from pbm_emergo.db.session import PROJECT_ROOT
+from tests.support.moves import play_stored
 
 DOC = (PROJECT_ROOT / "docs" / "schema.md").read_text(encoding="utf-8")
 QUERIES = re.findall(r"```sql\n(.*?)```", DOC, re.DOTALL)
@@ -28,7 +29,7 @@ def test_example_queries_run(db_sessions: sessionmaker[Session], database_url: s
         bob = players.create_player(session, "bob", "pw", [], now)
         board = games.create_board(session, alice, bob, now)
         move = str(games.current_position(board).legal_moves()[0])
-        games.apply_move(session, board, 0, move, alice, "good luck", now)
+        play_stored(session, board.number, move, alice, "good luck", now)
         inbound, _ = inbox.enqueue_inbound(session, b"x", "alice@example.org", ["p"], None, now)
         inbound.status, inbound.last_error = "dead", "boom"
         outbox.enqueue_outbound(session, "alice@example.org", b"y", now)

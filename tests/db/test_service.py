@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
@@ -12,9 +13,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import errors, games, players, ratings
+from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board, MoveRecord, Player, RatingChange, Vote
 from pbm_emergo.db.session import create_engine_for
-from pbm_emergo.rules import Game, IllegalMoveError, InvalidMoveError, Position
+from pbm_emergo.game.changes import GameFinished, MoveStored
+from pbm_emergo.game.decision import Refusal
+from pbm_emergo.rules import Game, Position
+from tests.support.moves import decide, play_stored
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -103,7 +108,7 @@ def test_board_numbers_start_at_101_and_are_never_reused(
         ]
 
 
-def test_apply_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -> None:
+def test_a_stored_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
         ids = [alice.id, bob.id]  # (the robot accounts have the first ids)
@@ -120,12 +125,14 @@ def test_apply_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -
             mover = games.player_to_move(board)
             assert mover is not None
             move = reference.position.legal_moves()[0]
-            applied = games.apply_move(
-                session, board, ply, str(move).upper(), mover, f"comment {ply}", later
+            applied = play_stored(
+                session, board.number, str(move).upper(), mover, f"comment {ply}", later
             )
             reference.play(move)
-            assert str(applied.move) == str(move)
-            assert applied.record.number == ply + 1
+            stored = applied.changes[0]
+            assert isinstance(stored, MoveStored)
+            assert stored.notation == str(move)
+            assert stored.expected_ply + 1 == ply + 1
     with db_sessions() as session:
         board = games.get_board(session, 101)
         assert board is not None
@@ -140,24 +147,29 @@ def test_apply_move_records_move_and_cache(db_sessions: sessionmaker[Session]) -
         assert [r.player_id for r in records] == ids * 3
 
 
-def test_apply_move_refusals_change_nothing(db_sessions: sessionmaker[Session]) -> None:
+def test_move_refusals_change_nothing(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _players(session)
         carol = players.create_player(session, "carol", "pw", [], NOW)
         board = games.create_board(session, alice, bob, NOW)
-        with pytest.raises(errors.NotYourTurnError):
-            games.apply_move(session, board, 0, "e5", bob, None, NOW)
-        with pytest.raises(errors.NotAPlayerError):
-            games.apply_move(session, board, 0, "e5", carol, None, NOW)
-        with pytest.raises(errors.StaleMoveError) as stale:
-            games.apply_move(session, board, 3, "e5", alice, None, NOW)
-        assert "move 4" in str(stale.value) and "move 1" in str(stale.value)
-        with pytest.raises(InvalidMoveError):
-            games.apply_move(session, board, 0, "z9", alice, None, NOW)
         legal = {str(m) for m in Position().legal_moves()}
+        first = next(c for c in ("e5", "a5", "e1", "e9") if c in legal)
+        with pytest.raises(Refusal, match="not your turn"):
+            decide(session, board.number, first, bob, None, NOW)
+        with pytest.raises(Refusal, match="carol does not play on board 101"):
+            decide(session, board.number, first, carol, None, NOW)
+        stored = decide(session, board.number, first, alice, None, NOW).changes[0]
+        assert isinstance(stored, MoveStored)
+        with pytest.raises(errors.StaleMoveError) as stale:
+            apply(session, [dataclasses.replace(stored, expected_ply=3)])
+        assert "move 4" in str(stale.value) and "a later move" in str(stale.value)
+        with pytest.raises(Refusal) as malformed:
+            decide(session, board.number, "z9", alice, None, NOW)
+        assert malformed.value.template == "error/malformed_move.txt.j2"
         illegal = next(c for c in ("e5", "a5", "e1", "e9") if c not in legal)
-        with pytest.raises(IllegalMoveError):
-            games.apply_move(session, board, 0, illegal, alice, None, NOW)
+        with pytest.raises(Refusal) as refused:
+            decide(session, board.number, illegal, alice, None, NOW)
+        assert refused.value.template == "error/illegal_move.txt.j2"
     with db_sessions() as session:
         board = games.get_board(session, 101)
         assert board is not None and board.ply == 0
@@ -170,6 +182,8 @@ def test_finish_board_updates_results_and_ratings(db_sessions: sessionmaker[Sess
         board = games.create_board(session, alice, bob, NOW)
         session.add(Vote(board_number=board.number, kind="draw", player_id=bob.id, ply=0))
         session.flush()
+        legal = str(Position().legal_moves()[0])
+        move = decide(session, board.number, legal, alice, None, NOW)
         games.finish_board(session, board.number, "black", "resigned", NOW)
         assert board.status == "finished" and board.winner == "black"
         assert board.outcome_reason == "resigned" and board.to_move is None
@@ -178,7 +192,7 @@ def test_finish_board_updates_results_and_ratings(db_sessions: sessionmaker[Sess
         with pytest.raises(errors.BoardFinishedError):
             games.finish_board(session, board.number, "white", "resigned", NOW)
         with pytest.raises(errors.BoardFinishedError):
-            games.apply_move(session, board, 0, "e5", alice, None, NOW)
+            apply(session, move.changes)
     with db_sessions() as session:
         alice = players.find_player(session, "alice")
         bob = players.find_player(session, "bob")
@@ -217,11 +231,14 @@ def test_game_over_by_rules_finishes_board(db_sessions: sessionmaker[Session]) -
         alice, bob = _players(session)
         board = games.create_board(session, alice, bob, NOW)
         last = None
-        for ply, move in enumerate(game.moves):
+        for move in game.moves:
             mover = games.player_to_move(board)
             assert mover is not None
-            last = games.apply_move(session, board, ply, str(move), mover, None, NOW)
-        assert last is not None and last.outcome == outcome
+            last = play_stored(session, board.number, str(move), mover, None, NOW)
+        assert last is not None
+        finished = last.changes[-1]
+        assert isinstance(finished, GameFinished)
+        assert (finished.winner, finished.termination) == (outcome.winner, outcome.termination)
     with db_sessions() as session:
         board = games.get_board(session, 101)
         assert board is not None

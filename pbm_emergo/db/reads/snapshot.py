@@ -1,0 +1,104 @@
+"""A board as the decisions read it: one :class:`~pbm_emergo.game.board.BoardSnapshot` per
+operation, from the board row (with its players and their addresses, read in one query by
+:func:`pbm_emergo.db.games.get_board_and_facts`) and the facts read beside it."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from pbm_emergo.db import autoplay, games, ratings, vacations
+from pbm_emergo.db.games import REPETITION_SEPARATOR, BoardFacts
+from pbm_emergo.db.models import BOARD_FINISHED, Board, Player
+from pbm_emergo.game.board import BoardSnapshot, BoardState, OpenVote, PlayedMove, Seat
+from pbm_emergo.game.ratings import GameRating
+
+
+def primary_address(player: Player) -> str | None:
+    """Where the player's board mails go: their first registered address."""
+    return player.addresses[0].address if player.addresses else None
+
+
+def seat_of(player: Player) -> Seat:
+    """The player as a board shows them and the decisions need them."""
+    return Seat(
+        player.id, player.userid, player.rating, primary_address(player),
+        player.vacation_until, rated_games=player.rated_games, autoplay=player.autoplay,
+    )
+
+
+def load_state(session: Session, board: Board, facts: BoardFacts | None = None) -> BoardState:
+    """The state of ``board`` as stored (its moves, votes and rating changes read;
+    ``facts``: read with the board, they spare the queries that would find nothing)."""
+    rating = None
+    if board.status == BOARD_FINISHED and board.rated:
+        history = ratings.history_of_board(session, board.number)
+        white = history.get(board.white_player_id)
+        black = history.get(board.black_player_id)
+        if white is not None and black is not None:
+            rating = GameRating(
+                white.rating_before,
+                black.rating_before,
+                white.rating_after - white.rating_before,
+                black.rating_after - black.rating_before,
+            )
+    away: list[tuple[int, datetime, datetime]] = []
+    if board.total_days is not None:
+        periods = vacations.periods_of(
+            session, (board.white_player_id, board.black_player_id), board.created_at
+        )
+        away = [(pid, s, e) for pid, spans in periods.items() for s, e in spans]
+    return BoardState(
+        number=board.number,
+        white=seat_of(board.white_player),
+        black=seat_of(board.black_player),
+        rated=board.rated,
+        blocked_rule=board.blocked_rule,
+        nag_days=board.nag_days,
+        forfeit_days=board.forfeit_days,
+        created_at=board.created_at,
+        status=board.status,
+        ply=board.ply,
+        to_move=board.to_move,
+        winner=board.winner,
+        outcome_reason=board.outcome_reason,
+        position=games.current_position(board),
+        moves=tuple(
+            PlayedMove(r.number, r.player_id, r.notation, r.played_at, r.autoplayed)
+            for r in games.played_moves(session, board.number)
+        ),
+        votes=(
+            tuple(
+                OpenVote(v.kind, v.player_id, v.ply)
+                for v in games.open_votes(session, board.number)
+            )
+            if facts is None or facts.votes
+            else ()
+        ),
+        rating=rating,
+        total_days=board.total_days,
+        vacations=tuple(away),
+        watched=facts is None or facts.watched,
+    )
+
+
+def read_snapshot(
+    session: Session, board: Board, facts: BoardFacts | None = None, *,
+    state: BoardState | None = None, with_queue: bool = True,
+) -> BoardSnapshot:
+    """The snapshot of ``board`` (``state``: its state already read). ``with_queue``: read
+    its queued moves when ``boards.queued`` says it has any (only a move can play them)."""
+    if state is None:
+        state = load_state(session, board, facts)
+    queue = (
+        tuple(autoplay.queue_of(session, board.number)) if with_queue and board.queued else ()
+    )
+    return BoardSnapshot(
+        state=state,
+        repetition=(
+            tuple(board.repetition.split(REPETITION_SEPARATOR)) if board.repetition else None
+        ),
+        queued=board.queued,
+        queue=queue,
+    )

@@ -1,0 +1,195 @@
+"""A board as plain values: its seats, moves, votes and queue, as read once per operation.
+
+A :class:`BoardState` is everything a board mail shows; a :class:`BoardSnapshot` adds what
+the decisions need beyond it (the repetition history to resume the game, the queued moves,
+``boards.queued`` as read). The data layer builds them (:mod:`pbm_emergo.db.reads.snapshot`)
+and stores the words defined here (sides, statuses, how a move was autoplayed).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import datetime
+
+from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.rules import BLACK as BLACK
+from pbm_emergo.rules import WHITE as WHITE
+from pbm_emergo.rules import BlockedRule, Game, Position, Termination
+
+# The sides are the rules' words.
+SIDES = (WHITE, BLACK)
+
+BOARD_ACTIVE = "active"
+BOARD_FINISHED = "finished"
+BOARD_STATUSES = (BOARD_ACTIVE, BOARD_FINISHED)
+
+# How the server played a move for its player (moves.autoplayed; NULL: their own command).
+AUTOPLAYED_QUEUED = "queued"
+AUTOPLAYED_FORCED = "forced"
+AUTOPLAYED = (AUTOPLAYED_QUEUED, AUTOPLAYED_FORCED)
+# How a move the server played for its player is marked in the move list.
+AUTOPLAYED_MARKS = {AUTOPLAYED_QUEUED: "(Auto)", AUTOPLAYED_FORCED: "(Forced)"}
+
+
+def other_side(side: str) -> str:
+    return BLACK if side == WHITE else WHITE
+
+
+@dataclass(frozen=True)
+class Seat:
+    """A player on a board: as a board mail shows them, and what the decisions need of
+    them (their rated-game count for the rating change, their autoplay flag)."""
+
+    id: int
+    userid: str
+    rating: int
+    address: str | None  # where their board mails go (the first registered address)
+    vacation_until: datetime | None = None
+    rated_games: int = 0
+    autoplay: bool = False
+
+    def on_vacation(self, now: datetime) -> bool:
+        return self.vacation_until is not None and self.vacation_until > now
+
+
+@dataclass(frozen=True)
+class PlayedMove:
+    number: int
+    player_id: int
+    notation: str
+    played_at: datetime
+    autoplayed: str | None = None  # "queued" or "forced": played by the server for them
+
+    @property
+    def label(self) -> str:
+        """The move as the move list shows it: ``e4xc4 (Auto)`` for a queued move."""
+        mark = AUTOPLAYED_MARKS.get(self.autoplayed or "")
+        return f"{self.notation} {mark}" if mark else self.notation
+
+
+@dataclass(frozen=True)
+class OpenVote:
+    kind: str  # "draw" or "undo"
+    player_id: int
+    ply: int  # the board's move count when it was made
+
+
+@dataclass(frozen=True)
+class QueueItem:
+    """One queued move: ``notation`` for ``player_id``, played as move ``number``; with
+    ``if_move``, only if the opponent's move before it is ``if_move``. ``id`` is 0 until
+    stored."""
+
+    player_id: int
+    notation: str
+    number: int
+    if_move: str | None = None
+    id: int = 0
+
+
+@dataclass(frozen=True)
+class BoardState:
+    """Everything a board mail shows, as plain values (see the module docstring)."""
+
+    number: int
+    white: Seat
+    black: Seat
+    rated: bool
+    blocked_rule: str
+    nag_days: int
+    forfeit_days: int
+    created_at: datetime
+    status: str
+    ply: int
+    to_move: str | None
+    winner: str | None
+    outcome_reason: str | None
+    position: Position
+    moves: tuple[PlayedMove, ...]
+    votes: tuple[OpenVote, ...]
+    rating: GameRating | None  # the rating changes of a finished rated game
+    # Each player's total thinking time (--totaltime), and for such boards the players'
+    # vacations that the clock leaves out: (player id, start, end).
+    total_days: int | None = None
+    vacations: tuple[tuple[int, datetime, datetime], ...] = ()
+    # False when the board's read found no subscription to it or to every board: its
+    # mails then go to the players (and, at the end, those who asked) without a look.
+    watched: bool = True
+
+    @property
+    def active(self) -> bool:
+        return self.status == BOARD_ACTIVE
+
+    def seat(self, side: str) -> Seat:
+        return self.white if side == WHITE else self.black
+
+    def side_of(self, player_id: int) -> str | None:
+        if player_id == self.white.id:
+            return WHITE
+        if player_id == self.black.id:
+            return BLACK
+        return None
+
+    def opponent(self, player_id: int) -> Seat:
+        return self.black if player_id == self.white.id else self.white
+
+    def replace(self, **changes: object) -> BoardState:
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def finished(
+        self, winner: str | None, termination: Termination, rating: GameRating | None
+    ) -> BoardState:
+        """The state once the game ended so (ratings moved by ``rating``)."""
+        white, black = self.white, self.black
+        if rating is not None:
+            white = dataclasses.replace(
+                white, rating=rating.white_before + rating.white_change,
+                rated_games=white.rated_games + 1,
+            )
+            black = dataclasses.replace(
+                black, rating=rating.black_before + rating.black_change,
+                rated_games=black.rated_games + 1,
+            )
+        return self.replace(
+            status=BOARD_FINISHED,
+            to_move=None,
+            winner=winner,
+            outcome_reason=termination.value,
+            votes=(),
+            rating=rating,
+            white=white,
+            black=black,
+        )
+
+
+@dataclass(frozen=True)
+class BoardSnapshot:
+    """A board as one operation read it: its :class:`BoardState`, and what resuming its
+    game and playing its queued moves need."""
+
+    state: BoardState
+    # The keys of the positions that can still recur (boards.repetition); None for a board
+    # stored before they were kept: its game is then replayed from its moves.
+    repetition: tuple[str, ...] | None = None
+    queued: bool = False  # boards.queued as read: the board has queued moves
+    queue: tuple[QueueItem, ...] = ()  # read only when ``queued`` and a move may play them
+
+    @property
+    def number(self) -> int:
+        return self.state.number
+
+    @property
+    def blocked(self) -> BlockedRule:
+        return "draw" if self.state.blocked_rule == "draw" else "loss"
+
+    def game(self) -> Game:
+        """The board's game as read, ready to go on."""
+        if self.repetition is not None:
+            return Game.resume(self.state.position, list(self.repetition), blocked=self.blocked)
+        return self.replayed(len(self.state.moves))
+
+    def replayed(self, upto: int) -> Game:
+        """The board's game replayed from its moves, only the first ``upto`` of them."""
+        notations = [m.notation for m in self.state.moves][: max(upto, 0)]
+        return Game.from_moves(notations, blocked=self.blocked)

@@ -1,0 +1,345 @@
+"""Playing on a board, decided on values: a move (and the chain of queued and forced moves
+it leads to), resigning (declining, before one's first move), a draw offered or answered, a
+move taken back, a robot's action, and resigning every board of a player who leaves.
+
+:func:`decide_move` is what ``emergo move`` asks for; the shell reads the snapshot, calls
+it, renders the events and stores the changes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from pbm_emergo.game.board import BoardSnapshot, BoardState, OpenVote, Seat, other_side
+from pbm_emergo.game.chain import Chain
+from pbm_emergo.game.changes import (
+    BoardDeclined,
+    MovesTakenBack,
+    VoteOpened,
+    VoteRemoved,
+    VotesDropped,
+)
+from pbm_emergo.game.decision import Decision, Refusal, finish
+from pbm_emergo.game.events import BoardChanged, GameDeclined
+from pbm_emergo.game.ratings import Standing, game_rating
+from pbm_emergo.game.sentences import (
+    moves_in_lines,
+    result_sentence,
+    span,
+    split_guard,
+    undo_first_move,
+)
+from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, Termination
+
+KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
+
+
+@dataclass(frozen=True)
+class MoveRequest:
+    """``emergo move``: ``player_id`` (``userid``) plays ``text`` on board ``board``: a move
+    or one of :data:`KEYWORDS`; ``guard``: the move number it was written for (``#n``);
+    ``comment``: for the players."""
+
+    board: int
+    player_id: int
+    userid: str
+    text: str
+    guard: int | None = None
+    comment: str = ""
+
+    @classmethod
+    def parse(
+        cls, board: int, player_id: int, userid: str, move: str, comment: str = ""
+    ) -> MoveRequest:
+        """The request of ``move`` as written (``MOVE[#n]`` or a keyword)."""
+        text, guard = split_guard(move)
+        return cls(board, player_id, userid, text, guard, comment)
+
+    @property
+    def keyword(self) -> str | None:
+        word = self.text.lower()
+        return word if word in KEYWORDS else None
+
+
+@dataclass(frozen=True)
+class _Turn:
+    """One player's request on one board, as the steps below share it."""
+
+    snapshot: BoardSnapshot
+    seat: Seat
+    comment: str
+    now: datetime
+
+    @property
+    def state(self) -> BoardState:
+        return self.snapshot.state
+
+    @property
+    def number(self) -> int:
+        return self.snapshot.number
+
+    @property
+    def other(self) -> Seat:
+        return self.state.opponent(self.seat.id)
+
+    def told(
+        self, decision: Decision, headline: str, summary: str
+    ) -> Decision:
+        """``decision`` with the board mail after it (this player's comment, ``headline``)."""
+        event = BoardChanged(
+            decision.state_after, headline, comment=self.comment or None,
+            commenter=self.seat.userid,
+        )
+        return Decision(decision.changes, (event,), summary, decision.state_after)
+
+
+def decide_move(snapshot: BoardSnapshot, request: MoveRequest, now: datetime) -> Decision:
+    """Everything ``emergo move`` decides once the board was read and the player logged in;
+    raises :class:`Refusal`."""
+    state = snapshot.state
+    number = state.number
+    side = state.side_of(request.player_id)
+    if side is None:
+        raise Refusal(
+            f"{request.userid} does not play on board {number}: it is "
+            f"{state.white.userid} against {state.black.userid}.",
+            with_board=False,
+        )
+    if not state.active:
+        raise Refusal(f"The game on board {number} is over: {result_sentence(state)}")
+    guard = request.guard
+    if guard is not None and guard != state.ply + 1:
+        raise Refusal(
+            f"Board {number} is at move {state.ply + 1}, not move {guard}: nothing was done.",
+            template="error/stale_move.txt.j2",
+            given=guard,
+            expected=state.ply + 1,
+        )
+    turn = _Turn(snapshot, state.seat(side), request.comment, now)
+    keyword = request.keyword
+    if keyword == "resign":
+        return _resign(turn)
+    if keyword == "propose":
+        return _propose(turn)
+    if keyword == "undo":
+        return _request_undo(turn)
+    if keyword in ("accept", "reject"):
+        return _answer(turn, accept=keyword == "accept")
+    return _play_move(turn, request.text)
+
+
+def decide_robot_action(
+    snapshot: BoardSnapshot, robot_id: int, kind: str, notation: str, now: datetime
+) -> Decision:
+    """A robot's action on its board (checked by the caller to be due): ``kind`` "move"
+    (``notation``), "resign", "accept" or "reject"; raises :class:`Refusal`."""
+    side = snapshot.state.side_of(robot_id)
+    assert side is not None
+    turn = _Turn(snapshot, snapshot.state.seat(side), "", now)
+    if kind == "move":
+        return _play_move(turn, notation)
+    if kind == "resign":
+        return _resign(turn)
+    return _answer(turn, accept=kind == "accept")
+
+
+def _play_move(turn: _Turn, text: str) -> Decision:
+    state, number = turn.state, turn.number
+    game = turn.snapshot.game()
+    position = game.position
+    if state.side_of(turn.seat.id) != position.to_move:
+        raise Refusal(
+            f"It is not your turn on board {number}: it is "
+            f"{state.seat(position.to_move).userid}'s."
+        )
+    try:
+        move = position.parse_move(text)
+    except InvalidMoveError as err:
+        raise Refusal(str(err), template="error/malformed_move.txt.j2") from None
+    except AmbiguousMoveError as err:
+        raise Refusal(
+            f"{text} matches several capture routes on board {number}; write the whole route.",
+            template="error/ambiguous_move.txt.j2",
+            candidates=[str(m) for m in err.candidates],
+        ) from None
+    except IllegalMoveError as err:
+        legal = position.legal_moves()
+        raise Refusal(
+            f"{text} is not a legal move on board {number} now.",
+            template="error/illegal_move.txt.j2",
+            why=str(err),
+            capture_size=position.capture_size(),
+            legal_lines=moves_in_lines(legal),
+            legal_count=len(legal),
+        ) from None
+    # The move, then the queued and forced moves it leads to, stored together; one board
+    # mail lists them all.
+    chain = Chain(turn.snapshot, game, turn.now)
+    chain.play(turn.seat, move, comment=turn.comment or None)
+    chain.resolve()
+    return chain.decision(comment=turn.comment or None, commenter=turn.seat.userid)
+
+
+def has_moved(state: BoardState, player_id: int) -> bool:
+    """Whether the player has made a move on the board (one that still stands)."""
+    return any(move.player_id == player_id for move in state.moves)
+
+
+def _resign(turn: _Turn) -> Decision:
+    if not has_moved(turn.state, turn.seat.id):
+        # Resigning before one's first move declines the game.
+        return decline(turn.state, turn.seat.id, turn.comment)
+    winner = other_side(turn.state.side_of(turn.seat.id) or "")
+    ended = finish(turn.state, winner, Termination.RESIGNED, turn.now)
+    return turn.told(ended, f"{turn.seat.userid} resigned.", f"resigned on board {turn.number}")
+
+
+def decline(state: BoardState, player_id: int, comment: str = "") -> Decision:
+    """``player_id`` declines the new game on ``state``'s board: the board is removed (not
+    rated, not counted, not in the history; its number is not handed out again) and both
+    players are told."""
+    decliner = state.seat(state.side_of(player_id) or "white")
+    return Decision(
+        (BoardDeclined(state.number, state.ply),),
+        (GameDeclined(state, decliner, comment or None),),
+        f"declined the game on board {state.number}; the board is removed",
+        state,
+    )
+
+
+def resign_all(
+    snapshots: Sequence[BoardSnapshot], player_id: int, headline: str, now: datetime
+) -> list[Decision]:
+    """Resign each board of ``snapshots`` for ``player_id`` (signing off, an operator's
+    deletion): the final board mail of each says ``headline``. Each resignation moves the
+    ratings the next one starts from."""
+    decisions: list[Decision] = []
+    standing: dict[int, Standing] = {}
+    for snapshot in snapshots:
+        state = snapshot.state
+        winner = other_side(state.side_of(player_id) or "")
+        rating = None
+        if state.rated:
+            white, black = (
+                standing.get(seat.id, Standing(seat.rating, seat.rated_games))
+                for seat in (state.white, state.black)
+            )
+            rating = game_rating(white, black, winner)
+            standing[state.white.id] = white.after(rating.white_change)
+            standing[state.black.id] = black.after(rating.black_change)
+        ended = finish(state, winner, Termination.RESIGNED, now, rating)
+        event = BoardChanged(ended.state_after, headline)
+        decisions.append(Decision(ended.changes, (event,), "", ended.state_after))
+    return decisions
+
+
+def _propose(turn: _Turn) -> Decision:
+    existing = _vote(turn.state, "draw")
+    if existing is not None and existing.player_id != turn.seat.id:
+        # Both players want a draw: that is an agreement.
+        return _answer(turn, accept=True)
+    _refuse_second_vote(turn)
+    return _open_vote(
+        turn, "draw",
+        headline=f"{turn.seat.userid} offers a draw.",
+        summary=f"offered a draw on board {turn.number}",
+    )
+
+
+def _vote(state: BoardState, kind: str) -> OpenVote | None:
+    return next((v for v in state.votes if v.kind == kind), None)
+
+
+def _refuse_second_vote(turn: _Turn) -> None:
+    """A player has at most one open vote on a board: refuse another until it is answered."""
+    mine = next((v for v in turn.state.votes if v.player_id == turn.seat.id), None)
+    if mine is not None:
+        what = "offered a draw" if mine.kind == "draw" else "asked to take back a move"
+        raise Refusal(
+            f"You have already {what} on board {turn.number}; wait for "
+            f"{turn.other.userid}'s answer.",
+            with_board=False,
+        )
+
+
+def _open_vote(turn: _Turn, kind: str, *, headline: str, summary: str) -> Decision:
+    """Record a draw offer or an undo request and tell both players."""
+    state = turn.state
+    change = VoteOpened(turn.number, kind, turn.seat.id, state.ply, turn.now)
+    after = state.replace(votes=(*state.votes, OpenVote(kind, turn.seat.id, state.ply)))
+    return turn.told(Decision((change,), (), "", after), headline, summary)
+
+
+def _request_undo(turn: _Turn) -> Decision:
+    state = turn.state
+    first = undo_first_move(state, turn.seat.id, state.ply)
+    if first is None:
+        raise Refusal(f"You have no move to take back on board {turn.number}.")
+    _refuse_second_vote(turn)
+    if _vote(state, "undo") is not None:
+        raise Refusal(
+            f"{turn.other.userid} has asked to take back a move on board {turn.number}; "
+            "answer that first with accept or reject.",
+            with_board=False,
+        )
+    return _open_vote(
+        turn, "undo",
+        headline=f"{turn.seat.userid} asks to take back {span(first, state.ply)}.",
+        summary=f"asked to take back {span(first, state.ply)}",
+    )
+
+
+def _answer(turn: _Turn, *, accept: bool) -> Decision:
+    state, number = turn.state, turn.number
+    other = turn.other
+    vote = next((v for v in state.votes if v.player_id == other.id), None)
+    if vote is None:
+        raise Refusal(
+            f"{other.userid} has neither offered a draw nor asked to take back a move on "
+            f"board {number}, so there is nothing to {'accept' if accept else 'reject'}.",
+            with_board=False,
+        )
+    what = "draw offer" if vote.kind == "draw" else "request to take back a move"
+    me = turn.seat.userid
+    removed = VoteRemoved(number, vote.kind, other.id)
+    if not accept:
+        after = state.replace(votes=tuple(v for v in state.votes if v != vote))
+        return turn.told(
+            Decision((removed,), (), "", after),
+            f"{me} rejected {other.userid}'s {what}.",
+            f"rejected the {what} on board {number}",
+        )
+    if vote.kind == "draw":
+        ended = finish(state, None, Termination.DRAW_AGREED, turn.now)
+        return turn.told(
+            ended, f"{me} accepted {other.userid}'s draw offer.",
+            f"agreed to a draw on board {number}",
+        )
+    first = undo_first_move(state, other.id, vote.ply)
+    if first is None or vote.ply != state.ply:  # the board moved on: the request is void
+        raise Refusal(
+            f"The request to take back a move on board {number} no longer fits the game.",
+            with_board=False,
+            changes=(removed,),
+        )
+    game = turn.snapshot.replayed(first - 1)
+    taken = MovesTakenBack(
+        number, state.ply, game.position, tuple(game.repetition_history())
+    )
+    after = state.replace(
+        ply=game.position.ply,
+        position=game.position,
+        to_move=game.position.to_move,
+        moves=tuple(m for m in state.moves if m.number < first),
+        votes=(),
+    )
+    headline = (
+        f"{me} accepted: {span(first, vote.ply)} taken back. "
+        f"It is {other.userid}'s turn again."
+    )
+    return turn.told(
+        Decision((taken, VotesDropped(number)), (), "", after), headline,
+        f"took back {span(first, vote.ply)} on board {number}",
+    )

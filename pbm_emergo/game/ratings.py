@@ -1,0 +1,86 @@
+"""Elo ratings: the changes a finished rated game makes to its two players' ratings.
+
+The numbers (start rating, K factors, provisional games) are defined here and nowhere else;
+:mod:`pbm_emergo.db.ratings` stores what they compute.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+from pbm_emergo.rules import WHITE
+
+START_RATING = 1600
+PROVISIONAL_GAMES = 20  # a rating is provisional until this many rated games are played
+K_FACTOR = 32
+K_FACTOR_PROVISIONAL = 64
+
+
+def elo_change(rating: int, opponent: int, score: float, k: int) -> int:
+    """The Elo rating change for a player scoring ``score`` (1, 0.5, 0) against ``opponent``."""
+    expected = 1 / (1 + 10 ** ((opponent - rating) / 400))
+    return round(k * (score - expected))
+
+
+@dataclass(frozen=True)
+class GameRating:
+    """The ratings of a game's two players before it ended, and their changes."""
+
+    white_before: int
+    black_before: int
+    white_change: int
+    black_change: int
+
+    def lines(self, white: str, black: str) -> list[str]:
+        """ "alice 1600 -> 1616 (+16)" for each player."""
+        return [
+            f"{name} {before} -> {before + change} ({change:+d})"
+            for name, before, change in (
+                (white, self.white_before, self.white_change),
+                (black, self.black_before, self.black_change),
+            )
+        ]
+
+
+class Rated(Protocol):
+    """A player's standing: their rating and how many rated games made it."""
+
+    @property
+    def rating(self) -> int: ...
+
+    @property
+    def rated_games(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Standing:
+    rating: int
+    rated_games: int
+
+    def after(self, change: int) -> Standing:
+        return Standing(self.rating + change, self.rated_games + 1)
+
+
+def is_provisional(player: Rated) -> bool:
+    return player.rated_games < PROVISIONAL_GAMES
+
+
+def rating_text(rating: int, provisional: bool) -> str:
+    """A rating as every list shows it: the word "provisional" after it while it is
+    (the standings put such players under their own heading instead)."""
+    return f"{rating} provisional" if provisional else str(rating)
+
+
+def game_rating(white: Rated, black: Rated, winner: str | None) -> GameRating:
+    """The Elo changes of a rated game ``white`` and ``black`` finished with ``winner``
+    (K=32, 64 while a player's rating is provisional)."""
+    white_score = 0.5 if winner is None else (1.0 if winner == WHITE else 0.0)
+    k_white = K_FACTOR_PROVISIONAL if is_provisional(white) else K_FACTOR
+    k_black = K_FACTOR_PROVISIONAL if is_provisional(black) else K_FACTOR
+    return GameRating(
+        white_before=white.rating,
+        black_before=black.rating,
+        white_change=elo_change(white.rating, black.rating, white_score, k_white),
+        black_change=elo_change(black.rating, white.rating, 1 - white_score, k_black),
+    )

@@ -1,0 +1,173 @@
+"""A move decided on values: what is stored, what the players are told, and every refusal."""
+
+from __future__ import annotations
+
+import pytest
+
+from pbm_emergo.game.board import WHITE
+from pbm_emergo.game.changes import GameFinished, MoveStored, VotesDropped
+from pbm_emergo.game.decision import Refusal
+from pbm_emergo.game.events import BoardChanged
+from pbm_emergo.game.play import MoveRequest, decide_move
+from pbm_emergo.game.sentences import moves_in_lines
+from pbm_emergo.rules import Game, Termination
+from tests.game.boards import ALICE, BOB, CAROL_ID, NOW, random_game, seat_of_ply, snapshot
+
+# Positions all through a few random games: every ply of them is a case.
+GAMES = [random_game(seed, 40) for seed in range(6)]
+PLIES = [(g, ply) for g in range(len(GAMES)) for ply in range(len(GAMES[g]))]
+
+
+def request(player_id: int, text: str, comment: str = "") -> MoveRequest:
+    userid = {ALICE.id: "alice", BOB.id: "bob"}.get(player_id, "carol")
+    return MoveRequest.parse(101, player_id, userid, text, comment)
+
+
+@pytest.mark.parametrize(("index", "ply"), PLIES)
+def test_a_legal_move_is_stored_with_the_board_after_it(index: int, ply: int) -> None:
+    moves = GAMES[index]
+    before = snapshot(moves[:ply])
+    mover = seat_of_ply(ply)
+    decision = decide_move(before, request(mover.id, f"{moves[ply]}#{ply + 1}", "hi"), NOW)
+    game = Game.from_moves(moves[: ply + 1])
+    stored = decision.changes[0]
+    assert isinstance(stored, MoveStored)
+    assert stored.board == 101 and stored.expected_ply == ply
+    assert stored.position == game.position
+    assert stored.repetition == tuple(game.repetition_history())
+    assert stored.notation == moves[ply] and stored.player_id == mover.id
+    assert stored.comment == "hi" and stored.played_at == NOW and stored.autoplayed is None
+    assert stored.expected_queued is False and stored.expected_no_votes is True
+    assert stored.to_move == (None if game.outcome() else game.position.to_move)
+    after = decision.state_after
+    assert after.ply == ply + 1 and after.position == game.position
+    assert after.moves[-1].notation == moves[ply]
+    changed = decision.events[0]
+    assert isinstance(changed, BoardChanged)
+    assert changed.headline == f"{mover.userid} played {moves[ply]} (move {ply + 1})."
+    assert changed.comment == "hi" and changed.commenter == mover.userid
+    assert decision.summary.startswith(f"played {moves[ply]} on board 101")
+    if game.outcome() is None:
+        assert len(decision.changes) == 1 and after.active
+    else:
+        assert isinstance(decision.changes[-1], GameFinished) and not after.active
+
+
+@pytest.mark.parametrize(("index", "ply"), PLIES[::3])
+def test_a_board_without_repetition_keys_is_replayed_to_the_same_move(
+    index: int, ply: int
+) -> None:
+    moves = GAMES[index]
+    mover = seat_of_ply(ply)
+    kept = decide_move(snapshot(moves[:ply]), request(mover.id, moves[ply]), NOW)
+    replayed = decide_move(
+        snapshot(moves[:ply], resumed=False), request(mover.id, moves[ply]), NOW
+    )
+    assert kept == replayed
+
+
+@pytest.mark.parametrize(("index", "ply"), PLIES[::2])
+def test_not_your_turn(index: int, ply: int) -> None:
+    moves = GAMES[index]
+    waiting = seat_of_ply(ply + 1)
+    with pytest.raises(Refusal) as refused:
+        decide_move(snapshot(moves[:ply]), request(waiting.id, moves[ply]), NOW)
+    to_move = seat_of_ply(ply).userid
+    assert refused.value.reason == (
+        f"It is not your turn on board 101: it is {to_move}'s."
+    )
+    assert refused.value.with_board and refused.value.changes == ()
+
+
+@pytest.mark.parametrize(("index", "ply"), PLIES[::2])
+def test_an_illegal_move_lists_the_legal_ones(index: int, ply: int) -> None:
+    moves = GAMES[index]
+    before = snapshot(moves[:ply])
+    position = before.state.position
+    legal = {str(m) for m in position.legal_moves()}
+    # A cell to enter on that is not a legal move now (or any move at all when the
+    # position has no entry to make).
+    illegal = next(
+        (f"{c}{r}" for c in "abcdefghi" for r in range(1, 10)
+         if f"{c}{r}" not in legal and _is_move(position, f"{c}{r}") is False),
+        None,
+    )
+    if illegal is None:
+        pytest.skip("every cell is a legal entry")
+    with pytest.raises(Refusal) as refused:
+        decide_move(before, request(seat_of_ply(ply).id, illegal), NOW)
+    assert refused.value.reason == f"{illegal} is not a legal move on board 101 now."
+    assert refused.value.template == "error/illegal_move.txt.j2"
+    details = refused.value.details
+    assert details["legal_count"] == len(legal)
+    assert details["legal_lines"] == moves_in_lines(position.legal_moves())
+    assert details["capture_size"] == position.capture_size() and details["why"]
+
+
+def _is_move(position: object, text: str) -> bool | None:
+    from pbm_emergo.rules import IllegalMoveError, MoveError, Position
+
+    assert isinstance(position, Position)
+    try:
+        position.parse_move(text)
+    except IllegalMoveError:
+        return False
+    except MoveError:
+        return None
+    return True
+
+
+@pytest.mark.parametrize("text", ["z9", "hello", "a0", "e4-", "xx"])
+def test_a_malformed_move(text: str) -> None:
+    with pytest.raises(Refusal) as refused:
+        decide_move(snapshot(), request(ALICE.id, text), NOW)
+    assert refused.value.template == "error/malformed_move.txt.j2"
+    assert refused.value.with_board
+
+
+@pytest.mark.parametrize("guard", [1, 2, 5, 11, 999])
+def test_the_move_number_guard(guard: int) -> None:
+    moves = GAMES[0][:4]
+    if guard == 5:
+        decision = decide_move(snapshot(moves), request(ALICE.id, f"{GAMES[0][4]}#5"), NOW)
+        assert decision.state_after.ply == 5
+        return
+    with pytest.raises(Refusal) as refused:
+        decide_move(snapshot(moves), request(ALICE.id, f"{GAMES[0][4]}#{guard}"), NOW)
+    assert refused.value.reason == (
+        f"Board 101 is at move 5, not move {guard}: nothing was done."
+    )
+    assert refused.value.template == "error/stale_move.txt.j2"
+    assert refused.value.details == {"given": guard, "expected": 5}
+
+
+@pytest.mark.parametrize("text", ["e5", "resign", "propose", "accept", "undo"])
+def test_who_does_not_play_on_the_board(text: str) -> None:
+    with pytest.raises(Refusal) as refused:
+        decide_move(snapshot(GAMES[1][:3]), request(CAROL_ID, text), NOW)
+    assert refused.value.reason == (
+        "carol does not play on board 101: it is alice against bob."
+    )
+    assert not refused.value.with_board
+
+
+@pytest.mark.parametrize("text", ["e5", "resign", "propose", "reject", "undo"])
+def test_a_game_over_takes_nothing(text: str) -> None:
+    over = snapshot(GAMES[1][:6], finished=(WHITE, Termination.RESIGNED))
+    with pytest.raises(Refusal) as refused:
+        decide_move(over, request(ALICE.id, text), NOW)
+    assert refused.value.reason == (
+        "The game on board 101 is over: alice (Ohs) wins: bob resigned."
+    )
+
+
+def test_a_move_answers_no_to_the_draw_offer_of_the_opponent() -> None:
+    from pbm_emergo.game.board import OpenVote
+
+    moves = GAMES[2][:6]
+    votes = (OpenVote("draw", BOB.id, 5), OpenVote("draw", ALICE.id, 4))
+    decision = decide_move(snapshot(moves, votes=votes), request(ALICE.id, GAMES[2][6]), NOW)
+    stored, dropped = decision.changes[:2]
+    assert isinstance(stored, MoveStored) and not stored.expected_no_votes
+    assert dropped == VotesDropped(101, keep_draw_of=ALICE.id)
+    assert decision.state_after.votes == (OpenVote("draw", ALICE.id, 4),)

@@ -1,0 +1,101 @@
+"""The Elo changes of a finished game, and resigning every board of a player who leaves."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pbm_emergo.game.board import BLACK, WHITE, Seat
+from pbm_emergo.game.changes import GameFinished
+from pbm_emergo.game.events import BoardChanged
+from pbm_emergo.game.play import resign_all
+from pbm_emergo.game.ratings import (
+    K_FACTOR,
+    K_FACTOR_PROVISIONAL,
+    PROVISIONAL_GAMES,
+    GameRating,
+    Standing,
+    game_rating,
+)
+from pbm_emergo.rules import Termination
+from tests.game.boards import ALICE, BOB, NOW, random_game, snapshot
+
+standings = st.builds(
+    Standing, st.integers(min_value=100, max_value=3000), st.integers(min_value=0, max_value=60)
+)
+winners = st.sampled_from([WHITE, BLACK, None])
+
+
+@settings(max_examples=150, deadline=None)
+@given(standings, standings, winners)
+def test_the_changes_follow_the_score_and_the_k_factors(
+    white: Standing, black: Standing, winner: str | None
+) -> None:
+    rating = game_rating(white, black, winner)
+    assert (rating.white_before, rating.black_before) == (white.rating, black.rating)
+    k_white = K_FACTOR_PROVISIONAL if white.rated_games < PROVISIONAL_GAMES else K_FACTOR
+    k_black = K_FACTOR_PROVISIONAL if black.rated_games < PROVISIONAL_GAMES else K_FACTOR
+    assert abs(rating.white_change) <= k_white and abs(rating.black_change) <= k_black
+    if winner == WHITE:
+        assert rating.white_change >= 0 >= rating.black_change
+    elif winner == BLACK:
+        assert rating.white_change <= 0 <= rating.black_change
+    if k_white == k_black:  # the same K: what one wins, the other loses (rounding aside)
+        assert abs(rating.white_change + rating.black_change) <= 1
+    swapped = game_rating(
+        black, white, None if winner is None else (BLACK if winner == WHITE else WHITE)
+    )
+    assert (swapped.white_change, swapped.black_change) == (
+        rating.black_change, rating.white_change,
+    )
+
+
+def test_equal_players_draw_even_and_the_lines_say_so() -> None:
+    rating = game_rating(Standing(1600, 30), Standing(1600, 30), None)
+    assert rating == GameRating(1600, 1600, 0, 0)
+    won = game_rating(Standing(1600, 30), Standing(1600, 30), WHITE)
+    assert won == GameRating(1600, 1600, 16, -16)
+    assert won.lines("alice", "bob") == ["alice 1600 -> 1616 (+16)", "bob 1600 -> 1584 (-16)"]
+
+
+def test_resigning_every_board_carries_the_ratings_from_one_to_the_next() -> None:
+    carol = Seat(3, "carol", 1500, "carol@example.org", rated_games=2)
+    boards = [
+        snapshot(random_game(1, 6)),
+        snapshot(random_game(2, 8), white=BOB, black=ALICE),
+        snapshot(random_game(3, 4), black=carol),
+        snapshot(random_game(4, 5), rated=False),
+    ]
+    decisions = resign_all(boards, ALICE.id, "alice signed off.", NOW)
+    alice, bob = Standing(ALICE.rating, ALICE.rated_games), Standing(BOB.rating, BOB.rated_games)
+    first = game_rating(alice, bob, BLACK)
+    alice, bob = alice.after(first.white_change), bob.after(first.black_change)
+    second = game_rating(bob, alice, WHITE)
+    alice = alice.after(second.black_change)
+    third = game_rating(alice, Standing(carol.rating, carol.rated_games), BLACK)
+    expected = [
+        (BLACK, first), (WHITE, second), (BLACK, third), (BLACK, None),
+    ]
+    for decision, (winner, rating) in zip(decisions, expected, strict=True):
+        assert decision.changes == (
+            GameFinished(101, winner, Termination.RESIGNED, NOW, expected_rating=rating),
+        )
+        assert decision.events == (BoardChanged(decision.state_after, "alice signed off."),)
+        assert not decision.state_after.active
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(min_value=0, max_value=10_000), st.integers(min_value=2, max_value=30))
+def test_a_finished_state_moves_the_seats_by_the_rating(seed: int, length: int) -> None:
+    board = snapshot(random_game(seed, length))
+    (decision,) = resign_all([board], BOB.id, "bye", NOW)
+    change = decision.changes[0]
+    assert isinstance(change, GameFinished) and change.expected_rating is not None
+    after = decision.state_after
+    rating = change.expected_rating
+    assert after.white == dataclasses.replace(
+        ALICE, rating=ALICE.rating + rating.white_change, rated_games=ALICE.rated_games + 1
+    )
+    assert after.black.rating == BOB.rating + rating.black_change
