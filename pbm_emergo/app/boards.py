@@ -32,6 +32,7 @@ from pbm_emergo.db.models import (
     Player,
 )
 from pbm_emergo.db.ratings import GameRating
+from pbm_emergo.game.requests import not_a_board, parse_board_ref
 from pbm_emergo.rules import Position, Termination, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
     from pbm_emergo.db.session import Session
 
 # ASCII digits only: \d and int() also take other scripts' digits ("١٠١" would be 101).
-BOARD_REF = re.compile(r"([0-9]{1,9})(?:#([0-9]{1,6}))?")
 MOVE_GUARD = re.compile(r"(.*?)#([0-9]{1,6})")
 # The width of a board mail's score sheet (the move list), indent included.
 SCORE_SHEET_WIDTH = 72
@@ -49,14 +49,6 @@ SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
 # How a move the server played for its player is marked in the move list.
 AUTOPLAYED_MARKS = {AUTOPLAYED_QUEUED: "(Auto)", AUTOPLAYED_FORCED: "(Forced)"}
-
-
-def parse_board_ref(text: str) -> tuple[int, int | None] | None:
-    """``"101"`` -> (101, None); ``"101#7"`` -> (101, 7); anything else -> None."""
-    match = BOARD_REF.fullmatch(text)
-    if not match:
-        return None
-    return int(match[1]), int(match[2]) if match[2] else None
 
 
 def split_guard(text: str) -> tuple[str, int | None]:
@@ -91,7 +83,7 @@ def get_board_and_facts(ctx: UnitOfWork, text: str) -> tuple[Board, BoardFacts, 
 def _board_ref(text: str) -> tuple[int, int | None]:
     ref = parse_board_ref(text)
     if ref is None:
-        raise Refused(f"'{text[:40]}' is not a board number (boards are numbered from 101).")
+        raise Refused(not_a_board(text))
     return ref
 
 

@@ -14,13 +14,8 @@ from dataclasses import dataclass
 
 import idna
 
-# Reply prefixes in the languages mail clients use: Re:, Fwd:, AW:, SV:, Antw: ...
-_PREFIX = re.compile(
-    r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|rv|odp|ynt)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*)+",
-    re.IGNORECASE,
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_WHITESPACE = re.compile(r"\s+")
+from pbm_emergo.game.words import clean_subject as clean_subject
+
 # An ASCII address: the local part in printable ASCII (RFC 5322 atext and dots); a control
 # character has no business in a header.
 _ADDRESS = re.compile(r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~.\-]{1,64}@[A-Za-z0-9.\-\[\]:]{1,190}")
@@ -32,7 +27,6 @@ _UTF8_LOCAL_ASCII = frozenset("abcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_
 _UTF8_OK = frozenset(("L", "M", "N", "P", "S"))
 LOCAL_PART_OCTETS = 64
 ADDRESS_OCTETS = 254
-SUBJECT_LIMIT = 1000
 SENDER_AUTH_FAIL = "fail"
 SENDER_AUTH_PASS = "pass"
 
@@ -79,13 +73,6 @@ class Reply:
     # It carries a secret (a password an operator reset): its text leaves the outbox once
     # it is sent or given up.
     secret: bool = False
-
-
-def clean_subject(subject: str) -> str:
-    """The command line of a Subject: control characters and runs of white space become one
-    space, ``Re:``/``Fwd:``/``AW:``... prefixes are dropped, the length is capped."""
-    subject = _WHITESPACE.sub(" ", _CONTROL.sub(" ", subject)).strip()
-    return _PREFIX.sub("", subject).strip()[:SUBJECT_LIMIT]
 
 
 def clean_address(value: str | None) -> str | None:

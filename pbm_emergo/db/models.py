@@ -30,6 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 from pbm_emergo.db.types import UTCDateTime, utcnow
+from pbm_emergo.game.numbers import START_RATING as START_RATING
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -62,8 +63,8 @@ BOARD_STATUSES = (BOARD_ACTIVE, BOARD_FINISHED)
 
 BLOCKED_RULES = ("loss", "draw")
 
-# Defaults, named once: a new player's rating; a new board's reminder (nag) and forfeit times.
-START_RATING = 1600
+# Defaults, named once: a new board's reminder (nag) and forfeit times (a new player's
+# rating is game.numbers.START_RATING).
 DEFAULT_NAG_DAYS = 7
 DEFAULT_FORFEIT_DAYS = 28
 VOTE_KINDS = ("draw", "undo")

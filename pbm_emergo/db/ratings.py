@@ -15,10 +15,9 @@ from sqlalchemy.orm import Session
 
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import START_RATING, WHITE, Player, RatingChange
-
-PROVISIONAL_GAMES = 20  # a rating is provisional until this many rated games are played
-K_FACTOR = 32
-K_FACTOR_PROVISIONAL = 64
+from pbm_emergo.game.numbers import K_FACTOR as K_FACTOR
+from pbm_emergo.game.numbers import K_FACTOR_PROVISIONAL as K_FACTOR_PROVISIONAL
+from pbm_emergo.game.numbers import PROVISIONAL_GAMES as PROVISIONAL_GAMES
 
 __all__ = [
     "K_FACTOR",
