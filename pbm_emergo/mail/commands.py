@@ -15,6 +15,8 @@ then applies the writes in one short write transaction, re-checking what they re
 with its own (queue the replies, mark the mail done). When a re-check fails
 (:class:`~pbm_emergo.db.errors.Conflict`) it starts over from a fresh read. Nothing calls
 back into the mail layer. The types the two share live in :mod:`pbm_emergo.app.messages`.
+Importing this module stays light (the listener only describes mails): the shell's
+dispatcher is loaded on first use.
 """
 
 from __future__ import annotations
@@ -23,7 +25,6 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
-from pbm_emergo.app import dispatcher
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.results import Write
 from pbm_emergo.app.secrets import Secrets
@@ -66,6 +67,8 @@ def dispatch(
     """Run the command(s) of ``mail`` (``text``: as read on receipt; read here from the
     mail when not given) in ``session``: the replies, and the writes to store (see
     :func:`pbm_emergo.app.dispatcher.dispatch`)."""
+    from pbm_emergo.app import dispatcher
+
     if text is None:
         text = CommandText.read(mail.subject, mail.body)
     return dispatcher.dispatch(
@@ -79,6 +82,8 @@ def check_passwords_ahead(
     """Check the passwords of a mail's command lines (their slow hashes) in a reading
     session, before the mail runs inside its write transaction, so that the lock is not held
     while they are hashed."""
+    from pbm_emergo.app import dispatcher
+
     dispatcher.check_passwords_ahead(session, mail, text, config, now, language=LANGUAGE)
 
 

@@ -38,7 +38,8 @@ def handles(kind: type[R]) -> Callable[[TypedHandler[R]], TypedHandler[R]]:
 
 
 @cache
-def _loaded() -> dict[type[Request], Handler]:
+def handlers() -> dict[type[Request], Handler]:
+    """Every handler, by the request type it runs (the modules loaded once)."""
     for name in MODULES:
         importlib.import_module(f"pbm_emergo.app.handlers.{name}")
     return HANDLERS
@@ -46,7 +47,7 @@ def _loaded() -> dict[type[Request], Handler]:
 
 def handler_for(request: Request) -> Handler:
     """The handler of ``request``'s type."""
-    return _loaded()[type(request)]
+    return handlers()[type(request)]
 
 
 def handle(ctx: Context, request: Request) -> Result:
