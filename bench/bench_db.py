@@ -24,7 +24,7 @@ from pbm_emergo.db import inbox, players
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.reads.snapshot import read_snapshot
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
-from pbm_emergo.game.play import MoveRequest, decide_move
+from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.rules import Game
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -75,7 +75,7 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
                 mover = game_store.player_to_move(board)
                 assert mover is not None
                 snapshot = read_snapshot(session, board, facts)
-                request = MoveRequest.parse(number, mover.id, mover.userid, move)
+                request = Play.parse(number, mover.id, mover.userid, move)
                 apply(session, decide_move(snapshot, request, NOW).changes)
     elapsed = time.perf_counter() - start
     print(

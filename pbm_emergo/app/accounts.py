@@ -8,7 +8,6 @@ the player's registered addresses (:mod:`pbm_emergo.app.lockout`).
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Collection, Sequence
 from datetime import datetime
 
@@ -18,74 +17,11 @@ from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
+from pbm_emergo.game.words import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.views.templating import render
 
-USERID_PATTERN = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,15}")
-MIN_PASSWORD = 4
 MAX_PASSWORD = 128
-
-# Words a userid may not be: command words, filter words and names that would confuse a
-# reader of a board mail or a mail system.
-RESERVED_USERIDS = frozenset(
-    [
-        "accept",
-        "active",
-        "address",
-        "admin",
-        "administrator",
-        "all",
-        "autoplay",
-        "black",
-        "board",
-        "boards",
-        "challenge",
-        "change",
-        "chat",
-        "clear",
-        "draw",
-        "eks",
-        "emergo",
-        "end",
-        "games",
-        "help",
-        "history",
-        "inactive",
-        "list",
-        "mailer-daemon",
-        "message",
-        "move",
-        "moves",
-        "multiple",
-        "next",
-        "nobody",
-        "none",
-        "off",
-        "ohs",
-        "password",
-        "postmaster",
-        "preview",
-        "propose",
-        "queue",
-        "ratings",
-        "record",
-        "reject",
-        "resign",
-        "root",
-        "server",
-        "show",
-        "signoff",
-        "signup",
-        "standings",
-        "subscribe",
-        "undo",
-        "unsubscribe",
-        "unrated",
-        "vacation",
-        "white",
-        "pbmserv",
-    ]
-)
 
 
 _RESERVED_SKELETONS = frozenset(players.userid_skeleton(word) for word in RESERVED_USERIDS)

@@ -9,7 +9,6 @@ transaction stores, without reading it back.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -36,6 +35,7 @@ from pbm_emergo.game.board import (
 )
 from pbm_emergo.game.decision import finish
 from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.game.requests import not_a_board, parse_board_ref
 from pbm_emergo.game.sentences import (
     SIDE_NAMES,
     result_sentence,
@@ -79,19 +79,12 @@ __all__ = [
 ]
 
 # ASCII digits only: \d and int() also take other scripts' digits ("١٠١" would be 101).
-BOARD_REF = re.compile(r"([0-9]{1,9})(?:#([0-9]{1,6}))?")
 # The width of a board mail's score sheet (the move list), indent included.
 SCORE_SHEET_WIDTH = 72
 
 SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
 
 
-def parse_board_ref(text: str) -> tuple[int, int | None] | None:
-    """``"101"`` -> (101, None); ``"101#7"`` -> (101, 7); anything else -> None."""
-    match = BOARD_REF.fullmatch(text)
-    if not match:
-        return None
-    return int(match[1]), int(match[2]) if match[2] else None
 
 
 def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
@@ -118,7 +111,7 @@ def get_board_and_facts(ctx: UnitOfWork, text: str) -> tuple[Board, BoardFacts, 
 def _board_ref(text: str) -> tuple[int, int | None]:
     ref = parse_board_ref(text)
     if ref is None:
-        raise Refused(f"'{text[:40]}' is not a board number (boards are numbered from 101).")
+        raise Refused(not_a_board(text))
     return ref
 
 

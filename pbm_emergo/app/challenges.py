@@ -22,6 +22,8 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
 from pbm_emergo.db.reads import active_board_counts
+from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
+from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
 from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
 
@@ -30,9 +32,6 @@ if TYPE_CHECKING:
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
 MAX_DAYS = 365
-# The most active boards a limit may name, and the most games one may seek.
-MAX_LIMIT = 999
-MAX_SEEK = 99
 
 
 @dataclass

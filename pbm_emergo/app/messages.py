@@ -9,9 +9,9 @@ named here, so that both layers clean a Subject and check an address by the same
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
+from pbm_emergo.game.words import clean_subject as clean_subject
 from pbm_emergo.wire.addresses import (
     a_label_ok,
     ascii_domain,
@@ -19,14 +19,6 @@ from pbm_emergo.wire.addresses import (
     needs_smtputf8,
 )
 
-# Reply prefixes in the languages mail clients use: Re:, Fwd:, AW:, SV:, Antw: ...
-_PREFIX = re.compile(
-    r"^\s*(?:(?:re|fwd?|aw|wg|sv|vs|antw|tr|rv|odp|ynt)\s*(?:\[\d+\]|\(\d+\))?\s*[:：]\s*)+",
-    re.IGNORECASE,
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
-_WHITESPACE = re.compile(r"\s+")
-SUBJECT_LIMIT = 1000
 SENDER_AUTH_FAIL = "fail"
 SENDER_AUTH_PASS = "pass"
 
@@ -75,11 +67,6 @@ class Reply:
     secret: bool = False
 
 
-def clean_subject(subject: str) -> str:
-    """The command line of a Subject: control characters and runs of white space become one
-    space, ``Re:``/``Fwd:``/``AW:``... prefixes are dropped, the length is capped."""
-    subject = _WHITESPACE.sub(" ", _CONTROL.sub(" ", subject)).strip()
-    return _PREFIX.sub("", subject).strip()[:SUBJECT_LIMIT]
 
 
 __all__ = [

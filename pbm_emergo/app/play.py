@@ -21,7 +21,7 @@ from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.decision import Decision
 from pbm_emergo.game.play import (
     KEYWORDS,
-    MoveRequest,
+    Play,
     decide_move,
     decide_robot_action,
 )
@@ -72,7 +72,7 @@ def play(
     """Everything ``emergo move`` does once the board was found and the player logged in:
     ``move`` (``MOVE[#n]`` or a keyword) played by ``player`` on ``board`` (``facts``: read
     with it)."""
-    request = MoveRequest.parse(board.number, player.id, player.userid, move, ctx.comment)
+    request = Play.parse(board.number, player.id, player.userid, move, ctx.comment)
     is_move = request.keyword is None
     turn = Turn(ctx, board, player, facts, with_queue=is_move)
 
@@ -88,7 +88,7 @@ def play(
 def resign(turn: Turn) -> Result:
     """``turn``'s player resigns (declines, before their first move)."""
     ctx, player = turn.ctx, turn.player
-    request = MoveRequest(turn.number, player.id, player.userid, "resign", comment=ctx.comment)
+    request = Play(turn.number, player.id, player.userid, "resign", comment=ctx.comment)
     return carry_out(ctx, turn.state, lambda: decide_move(turn.snapshot, request, ctx.now))
 
 

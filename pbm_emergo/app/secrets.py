@@ -9,9 +9,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from pbm_emergo.app.messages import Reply
+from pbm_emergo.game.words import MASK
 from pbm_emergo.views.rendered import Span, spans_of
 
-MASK = "********"
 # Put in place of a comment line that held a verified password: masking the password inside
 # the line would show where it stood, and with it a password that is an ordinary word.
 PASSWORD_LINE_LEFT_OUT = "(a line that held your password was left out)"
@@ -31,14 +31,6 @@ SUBJECT_WORDS = frozenset({
 
 # How much of a word the error messages quote at most (``'{word[:40]}' is not ...``).
 QUOTED_CUTS = (40, 80)
-
-
-@dataclass(frozen=True)
-class Known:
-    """The userids (lower case) and board numbers of a mail's words that exist."""
-
-    userids: frozenset[str] = frozenset()
-    boards: frozenset[int] = frozenset()
 
 
 @dataclass

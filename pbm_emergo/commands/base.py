@@ -1,38 +1,29 @@
-"""What every mail command is made of: the context it runs in, its result, its errors.
+"""What every mail command is made of: its words, its grammar, its help, its request.
 
 Each command is a small class (one module per command word, named after it) with a
 ``name``, a ``grammar`` (its arguments: see :mod:`pbm_emergo.commands.grammar`), a
-``description`` and a ``process`` method, which gets the arguments bound to that grammar
-(:class:`~pbm_emergo.commands.arguments.Arguments`: the words by part, the board and the
-login resolved); the registry in
+``description`` and a ``request`` method, which gets the arguments bound to that grammar
+(:class:`~pbm_emergo.commands.arguments.Arguments`: the words by part) and makes the request
+value the shell runs (:mod:`pbm_emergo.game.requests`); the registry in
 :mod:`pbm_emergo.commands.registry` lists them all and ``help`` is generated from it.
+Nothing here reads a database or renders a reply.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar, TypeVar
 
-from pbm_emergo.app.results import Refused, Result
-from pbm_emergo.app.secrets import Known
-from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.commands.arguments import Arguments
 from pbm_emergo.commands.grammar import NOTHING, Grammar
+from pbm_emergo.game.requests import Request, Unfit
+from pbm_emergo.game.words import Known
 
-__all__ = ["Arguments", "Command", "Context", "Refused", "Result", "UsageError"]
+__all__ = ["Arguments", "Command", "Request", "Unfit", "UsageError"]
 
-
-@dataclass
-class Context(UnitOfWork):
-    """A unit of work run for the command lines of one mail: what masking found of them."""
-
-    # The userids and boards of the mail's command lines that exist (see masking).
-    known: Known = field(default_factory=Known)
-    # True while running the lines of a `multiple` mail.
-    in_multiple: bool = False
+R = TypeVar("R", bound=Request)
 
 
-class UsageError(Refused):
+class UsageError(Unfit):
     """The arguments do not fit the command; the reply shows how to write it."""
 
 
@@ -51,15 +42,22 @@ class Command:
     # The help section: "account" or "emergo".
     section: ClassVar[str] = "account"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        """Run the command on arguments that fit its grammar (see :meth:`check_arguments`),
-        bound to it (:meth:`bind`)."""
+    def request(self, args: Arguments) -> Request:
+        """The request of arguments that fit the command's grammar (see
+        :meth:`check_arguments`), bound to it (:meth:`bind`); :class:`Unfit` when a value
+        is wrong."""
         raise NotImplementedError
 
     @classmethod
-    def bind(cls, ctx: Context, words: list[str]) -> Arguments:
+    def made(cls, kind: type[R], **fields: Any) -> R:
+        """A request of ``kind`` from this command: ``fields`` and the command's words and
+        usage."""
+        return kind(command=cls.name, usage=cls.usage(), **fields)
+
+    @classmethod
+    def bind(cls, words: list[str], known: Known | None = None) -> Arguments:
         """``words``, checked by :meth:`check_arguments`, bound to the command's grammar."""
-        return Arguments.bind(ctx, cls.name, cls.grammar, words)
+        return Arguments.bind(cls.name, cls.grammar, words, known)
 
     @classmethod
     def arity_fits(cls, count: int) -> bool:
@@ -73,8 +71,8 @@ class Command:
 
     @classmethod
     def check_arguments(cls, args: list[str]) -> None:
-        """Raise a usage error unless ``args`` fit the command (the dispatcher calls this
-        before :meth:`process`)."""
+        """Raise a usage error unless ``args`` fit the command (checked before
+        :meth:`request`)."""
         error = cls.misread(args)
         if error is not None:
             raise error

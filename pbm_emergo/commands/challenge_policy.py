@@ -4,23 +4,19 @@ mail to the challenger; the challenged player is not told."""
 
 from __future__ import annotations
 
-from pbm_emergo.app.boards import parse_board_ref
-from pbm_emergo.commands.base import Arguments, Command, Context, Result, UsageError
+from pbm_emergo.commands.base import Arguments, Command, UsageError
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar
-from pbm_emergo.db.models import Player
+from pbm_emergo.game.requests import PolicyRequest, parse_board_ref
 
 
 class PolicyCommand(Command):
     section = "emergo"
     grammar = Grammar(USERID, PASSWORD)
 
-    def check_value(self, args: Arguments) -> None:
-        """Raise a usage error if the arguments after the password are wrong (checked
-        before the password)."""
-
-    def set_policy(self, ctx: Context, player: Player, args: Arguments) -> Result:
-        """Store the logged-in player's policy: the call into the game for this command."""
-        raise NotImplementedError
+    def limit(self, args: Arguments) -> int | None:
+        """The value after the password (checked before the password: a usage error if it
+        is wrong); None when there is none."""
+        return None
 
     @classmethod
     def misread(cls, args: list[str]) -> UsageError | None:
@@ -34,6 +30,10 @@ class PolicyCommand(Command):
             )
         return None
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        self.check_value(args)
-        return self.set_policy(ctx, args.login(), args)
+    def request(self, args: Arguments) -> PolicyRequest:
+        limit = self.limit(args)
+        userid, password = args.login()
+        return self.made(
+            PolicyRequest, userid=userid, password=password, policy=self.name.split()[-1],
+            limit=limit,
+        )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.addresses import change_addresses
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, repeated
+from pbm_emergo.game.requests import ChangeAddressRequest
 
 
 class ChangeAddressCommand(Command):
@@ -20,5 +20,9 @@ class ChangeAddressCommand(Command):
         "is new, your old addresses stay until the first new one is confirmed."
     )
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        return change_addresses(ctx, args.login(), args.words_of("address"))
+    def request(self, args: Arguments) -> ChangeAddressRequest:
+        userid, password = args.login()
+        return self.made(
+            ChangeAddressRequest, userid=userid, password=password,
+            addresses=tuple(args.words_of("address")),
+        )

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.membership import change_password
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import NEW_PASSWORD, PASSWORD, USERID, Grammar, named
+from pbm_emergo.game.requests import ChangePasswordRequest, Password
 
 
 class ChangePasswordCommand(Command):
@@ -12,5 +12,9 @@ class ChangePasswordCommand(Command):
     grammar = Grammar(USERID, named(PASSWORD, "old"), named(NEW_PASSWORD, "new"))
     description = "change your password"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        return change_password(ctx, args.login(), args.word("new"))
+    def request(self, args: Arguments) -> ChangePasswordRequest:
+        userid, password = args.login()
+        return self.made(
+            ChangePasswordRequest, userid=userid, password=password,
+            new=Password(args.word("new")),
+        )

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.addresses import confirm_address
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import Grammar, secret
+from pbm_emergo.game.requests import ConfirmRequest, Password
 
 
 class ConfirmCommand(Command):
@@ -19,5 +19,5 @@ class ConfirmCommand(Command):
         "account it is the last step of signing up."
     )
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        return confirm_address(ctx, args.word("code"))
+    def request(self, args: Arguments) -> ConfirmRequest:
+        return self.made(ConfirmRequest, code=Password(args.word("code")))

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.challenges import accept_challenges
-from pbm_emergo.commands.base import Arguments, Context, Result
 from pbm_emergo.commands.challenge_policy import PolicyCommand
-from pbm_emergo.db.models import Player
 
 
 class AcceptCommand(PolicyCommand):
@@ -17,5 +14,3 @@ class AcceptCommand(PolicyCommand):
         "move BOARD USERID PASSWORD accept'."
     )
 
-    def set_policy(self, ctx: Context, player: Player, args: Arguments) -> Result:
-        return accept_challenges(ctx, player)

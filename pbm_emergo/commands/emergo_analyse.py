@@ -3,9 +3,9 @@ finished game of one's own, made off the mail path (see :mod:`pbm_emergo.app.ana
 
 from __future__ import annotations
 
-from pbm_emergo.app import analysis
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, Grammar
+from pbm_emergo.game.requests import AnalyseRequest
 
 
 class AnalyseCommand(Command):
@@ -26,11 +26,9 @@ class AnalyseCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        board, _ = args.board(alone=True)
-        player = args.login(board=board.number)
-        return analysis.request(ctx, board, player)
-
+    def request(self, args: Arguments) -> AnalyseRequest:
+        userid, password = args.login()
+        return self.made(AnalyseRequest, board=args.board(), userid=userid, password=password)
 
 class AnalyzeCommand(AnalyseCommand):
     """The American spelling."""

@@ -8,9 +8,9 @@ moves due now on the player's boards.
 
 from __future__ import annotations
 
-from pbm_emergo.app.autoplay import set_autoplay
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.game.requests import AutoplayRequest
 
 
 class AutoplayCommand(Command):
@@ -26,10 +26,11 @@ class AutoplayCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
+    def request(self, args: Arguments) -> AutoplayRequest:
         setting = args.word("on").lower()
         if setting not in ("on", "off"):
             raise self.usage_error(
                 "Write on or off after the password: emergo autoplay userid password on|off."
             )
-        return set_autoplay(ctx, args.login(), setting == "on")
+        userid, password = args.login()
+        return self.made(AutoplayRequest, userid=userid, password=password, on=setting == "on")

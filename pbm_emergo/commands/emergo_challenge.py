@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.challenges import challenge
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import USERID, WORD, Grammar, named, optional
+from pbm_emergo.game.requests import ChallengeRequest
 
 
 class ChallengeCommand(Command):
@@ -33,6 +33,9 @@ class ChallengeCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
+    def request(self, args: Arguments) -> ChallengeRequest:
         # The options come in any order: read as one list, not part by part.
-        return challenge(ctx, args.word("u1"), args.word("u2"), args.words[2:])
+        return self.made(
+            ChallengeRequest, white=args.word("u1"), black=args.word("u2"),
+            options=args.words[2:],
+        )

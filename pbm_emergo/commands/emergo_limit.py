@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.challenges import MAX_LIMIT, limit_challenges
-from pbm_emergo.commands.base import Arguments, Context, Result
+from pbm_emergo.commands.base import Arguments
 from pbm_emergo.commands.challenge_policy import PolicyCommand
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
-from pbm_emergo.db.models import Player
+from pbm_emergo.game.numbers import MAX_LIMIT
 
 
 class LimitCommand(PolicyCommand):
@@ -19,13 +18,10 @@ class LimitCommand(PolicyCommand):
         "limit. Setting a limit also ends an 'emergo reject'."
     )
 
-    def check_value(self, args: Arguments) -> None:
+    def limit(self, args: Arguments) -> int | None:
         word = args.word("n").lower()
         if word != "off" and not (word.isascii() and word.isdigit() and int(word) <= MAX_LIMIT):
             raise self.usage_error(
                 f"The limit is a number of active boards from 0 to {MAX_LIMIT}, or off."
             )
-
-    def set_policy(self, ctx: Context, player: Player, args: Arguments) -> Result:
-        word = args.word("n").lower()
-        return limit_challenges(ctx, player, None if word == "off" else int(word))
+        return None if word == "off" else int(word)

@@ -7,29 +7,19 @@ moves counted); otherwise nothing changes and the reply names the move number du
 
 from __future__ import annotations
 
-from pbm_emergo.app.play import play
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, WORD, Grammar, named
-from pbm_emergo.db.models import Board
+from pbm_emergo.game.requests import MoveRequest
 
 
-def play_on_board(args: Arguments, move: str) -> Result:
-    """The board, then the login, then the move: in that order a player sees the refusals."""
-    userid = args.word("userid")
-
-    def number_after_the_board(board: Board, upto: int) -> str:
-        return (
-            f"Write the move number after the move, not after the board: "
-            f"emergo move {board.number} {userid} PASSWORD MOVE#{upto}."
-        )
-
-    board, facts, _ = args.board_and_facts(alone=number_after_the_board)
-    player = args.login(
-        board=board.number, known=(board.white_player, board.black_player),
-        # Players the board's read found without wrong passwords need no look-up.
-        no_failures={board.white_player_id, board.black_player_id} - facts.failing,
+def move_request(command: type[Command], args: Arguments, move: str) -> MoveRequest:
+    """The request to play ``move`` on the board the arguments name."""
+    board = args.board()
+    userid, password = args.login()
+    return command.made(
+        MoveRequest, board=board.number, upto=board.upto, userid=userid, password=password,
+        move=move,
     )
-    return play(args.ctx, player, board, move, facts)
 
 
 class MoveCommand(Command):
@@ -53,8 +43,8 @@ class MoveCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        return play_on_board(args, args.word("move"))
+    def request(self, args: Arguments) -> MoveRequest:
+        return move_request(type(self), args, args.word("move"))
 
 
 class ResignCommand(Command):
@@ -63,5 +53,5 @@ class ResignCommand(Command):
     description = "resign the game on that board"
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        return play_on_board(args, "resign")
+    def request(self, args: Arguments) -> MoveRequest:
+        return move_request(type(self), args, "resign")

@@ -3,9 +3,9 @@ finished game on the server, or of those boards only."""
 
 from __future__ import annotations
 
-from pbm_emergo.app.social import toggle_notifications, watchable_board
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, Grammar, repeated
+from pbm_emergo.game.requests import NotifyRequest
 
 
 class NotifyCommand(Command):
@@ -20,15 +20,9 @@ class NotifyCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        # Word by word, as written: a word that is no number is refused before a later
-        # board is looked up, and a missing board before a later word that is no number.
-        numbers: list[int] = []
-        for word in args.words_of("board"):
-            if not (word.isascii() and word.isdigit()):
-                raise self.usage_error(
-                    f"'{word[:40]}' is not a board number: emergo notify USERID PASSWORD "
-                    "[BOARD ...]."
-                )
-            numbers.append(watchable_board(ctx, word))
-        return toggle_notifications(ctx, args.login(), numbers)
+    def request(self, args: Arguments) -> NotifyRequest:
+        # The board words as written: the shell checks and looks them up word by word.
+        userid, password = args.login()
+        return self.made(
+            NotifyRequest, userid=userid, password=password, boards=tuple(args.words_of("board"))
+        )

@@ -11,10 +11,9 @@ registered address, never in the board mails both players get.
 
 from __future__ import annotations
 
-from pbm_emergo.app.queue import queue_moves
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import BOARD, PASSWORD, USERID, WORD, Grammar, named, repeated
-from pbm_emergo.db.models import Board
+from pbm_emergo.game.requests import QueueRequest
 
 # At most this many items in a conditional queue.
 MAX_ITEMS = 20
@@ -46,15 +45,9 @@ class QueueCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        userid = args.word("userid")
-
-        def number_after_the_board(board: Board, upto: int) -> str:
-            return (
-                f"Write the move number after the move, not after the board: "
-                f"emergo queue {board.number} {userid} PASSWORD MOVE#{board.ply + 2}."
-            )
-
-        board, _ = args.board(alone=number_after_the_board)
-        player = args.login(board=board.number, known=(board.white_player, board.black_player))
-        return queue_moves(ctx, player, board, args.words_of("move"))
+    def request(self, args: Arguments) -> QueueRequest:
+        userid, password = args.login()
+        return self.made(
+            QueueRequest, board=args.board(), userid=userid, password=password,
+            moves=tuple(args.words_of("move")),
+        )

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.challenges import reject_challenges
-from pbm_emergo.commands.base import Arguments, Context, Result
 from pbm_emergo.commands.challenge_policy import PolicyCommand
-from pbm_emergo.db.models import Player
 
 
 class RejectCommand(PolicyCommand):
@@ -18,5 +15,3 @@ class RejectCommand(PolicyCommand):
         "USERID PASSWORD reject'."
     )
 
-    def set_policy(self, ctx: Context, player: Player, args: Arguments) -> Result:
-        return reject_challenges(ctx, player)

@@ -3,9 +3,10 @@ seeks`` (who is seeking). Each challenge of a seeking player takes one off their
 
 from __future__ import annotations
 
-from pbm_emergo.app.challenges import MAX_SEEK, seek, seekers
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, optional
+from pbm_emergo.game.numbers import MAX_SEEK
+from pbm_emergo.game.requests import SeekRequest, SeeksRequest
 
 
 class SeekCommand(Command):
@@ -19,7 +20,7 @@ class SeekCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
+    def request(self, args: Arguments) -> SeekRequest:
         count = 1
         given = args.optional_word("n")
         if given is not None:
@@ -32,7 +33,8 @@ class SeekCommand(Command):
                 raise self.usage_error(
                     f"The number of games sought is a number from 0 to {MAX_SEEK}, or off."
                 )
-        return seek(ctx, args.login(), count)
+        userid, password = args.login()
+        return self.made(SeekRequest, userid=userid, password=password, count=count)
 
 
 class SeeksCommand(Command):
@@ -45,5 +47,5 @@ class SeeksCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        return seekers(ctx)
+    def request(self, args: Arguments) -> SeeksRequest:
+        return self.made(SeeksRequest)

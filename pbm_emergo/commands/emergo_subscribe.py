@@ -3,28 +3,41 @@ or every board's, as a spectator."""
 
 from __future__ import annotations
 
-from pbm_emergo.app.boards import parse_board_ref
-from pbm_emergo.app.social import subscribe, subscription_board
-from pbm_emergo.commands.base import Arguments, Command, Context, Refused, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.game.requests import SubscriptionRequest, Unfit, not_a_board, parse_board_ref
 
 ALL = "all"
 
 
 def board_target(word: str, command: str) -> int | None:
-    """The board number a ``board|all`` argument names (None: all); a Refused for anything
-    else."""
+    """The board number a ``board|all`` argument names (None: all); :class:`Unfit` for
+    anything else."""
     if word.lower() == ALL:
         return None
     if not (word.isascii() and word.isdigit()):  # int() takes other scripts' digits
-        raise Refused(
+        raise Unfit(
             f"The command {command} needs a board number or 'all' first: "
             f"{command} 101 USERID PASSWORD."
         )
     ref = parse_board_ref(word)
     if ref is None:  # too many digits
-        raise Refused(f"'{word[:40]}' is not a board number (boards are numbered from 101).")
+        raise Unfit(not_a_board(word))
     return ref[0]
+
+
+def subscription(
+    command: type[Command], args: Arguments, *, subscribe: bool
+) -> SubscriptionRequest:
+    """The request to subscribe to (or unsubscribe from) the board the arguments name (a
+    refusal names the command in full, ``emergo subscribe`` for ``emergo sub``)."""
+    full = "emergo subscribe" if subscribe else "emergo unsubscribe"
+    number = board_target(args.word("board"), full)
+    userid, password = args.login()
+    return command.made(
+        SubscriptionRequest, board=number, userid=userid, password=password,
+        subscribe=subscribe,
+    )
 
 
 class SubscribeCommand(Command):
@@ -38,10 +51,9 @@ class SubscribeCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        number = board_target(args.word("board"), "emergo subscribe")
-        board = subscription_board(ctx, number)
-        return subscribe(ctx, args.login(board=number), board)
+    def request(self, args: Arguments) -> SubscriptionRequest:
+        return subscription(type(self), args, subscribe=True)
+
 
 
 class SubCommand(SubscribeCommand):

@@ -3,10 +3,10 @@ board's mails, or every board's."""
 
 from __future__ import annotations
 
-from pbm_emergo.app.social import subscription_board, unsubscribe
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
-from pbm_emergo.commands.emergo_subscribe import board_target
+from pbm_emergo.commands.base import Arguments, Command
+from pbm_emergo.commands.emergo_subscribe import subscription
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.game.requests import SubscriptionRequest
 
 
 class UnsubscribeCommand(Command):
@@ -19,10 +19,9 @@ class UnsubscribeCommand(Command):
     )
     section = "emergo"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        number = board_target(args.word("board"), "emergo unsubscribe")
-        board = subscription_board(ctx, number)
-        return unsubscribe(ctx, args.login(board=number), board)
+    def request(self, args: Arguments) -> SubscriptionRequest:
+        return subscription(type(self), args, subscribe=False)
+
 
 
 class UnsubCommand(UnsubscribeCommand):

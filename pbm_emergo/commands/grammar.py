@@ -4,16 +4,17 @@ A command declares its arguments once, as a :class:`Grammar` of :class:`Part` va
 (``Grammar(BOARD, USERID, PASSWORD, named(WORD, "MOVE[#n]"))``). Everything that depends on the
 shape of a command line is derived from that one declaration, here:
 
-- the arity (:attr:`Grammar.least`, :attr:`Grammar.most`), which the dispatcher checks
-  before a command runs and which decides whether a Subject or a body line is a command;
+- the arity (:attr:`Grammar.least`, :attr:`Grammar.most`), which is checked before a
+  command makes its request and which decides whether a Subject or a body line is a
+  command;
 - the positions that hold secrets (:attr:`Grammar.secret_positions`), which masking hides
   even when the word there looks public;
-- the userid and password of a login (:attr:`Grammar.login`), whose password the dispatcher
-  checks ahead of a write transaction;
+- the userid and password of a login (:attr:`Grammar.login`), whose password the shell's
+  dispatcher checks ahead of a write transaction;
 - the usage text shown by ``help`` and by usage errors (:attr:`Grammar.usage`);
 - which words of a command line fill which part (:meth:`Grammar.spans`), which the
   command reads through :class:`~pbm_emergo.commands.arguments.Arguments`: its words by
-  part, its board and its login resolved.
+  part, its board parsed and its login, made into its request.
 
 Secrets and the login must sit at fixed positions: a part after one of variable length
 cannot be a secret, which :class:`Grammar` refuses when it is declared.

@@ -5,12 +5,11 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from pbm_emergo.app.secrets import MASK, Known
 from pbm_emergo.commands import masking, registry
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
-from pbm_emergo.commands.emergo_help import emergo_help_text
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import WORD, Grammar, named, repeated
-from pbm_emergo.views.templating import render
+from pbm_emergo.game.requests import CommandHelp, HelpRequest
+from pbm_emergo.game.words import MASK, Known
 
 
 class HelpCommand(Command):
@@ -23,21 +22,19 @@ class HelpCommand(Command):
         "one command."
     )
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
+    def request(self, args: Arguments) -> HelpRequest:
         topic = " ".join(a.lower() for a in args)
+        entries = registry.help_entries()
         if topic == "emergo":
-            return Result(
-                summary="sent the Emergo help page",
-                answer=emergo_help_text(ctx),
-                answer_subject="Emergo help",
-            )
+            return self.made(HelpRequest, entries=entries, emergo=True)
         if topic:
             command = find_topic(topic)
             if command is not None:
-                return Result(
-                    summary=f"sent the help for {command.name}",
-                    answer=render(
-                        "help_command.txt.j2",
+                return self.made(
+                    HelpRequest,
+                    entries=entries,
+                    topic=CommandHelp(
+                        name=command.name,
                         usage=textwrap.fill(
                             command.usage(), HELP_WIDTH, subsequent_indent="    ",
                             break_long_words=False, break_on_hyphens=False,
@@ -45,17 +42,11 @@ class HelpCommand(Command):
                         description=command.description,
                         details=help_text(command.details or command.description),
                     ),
-                    answer_subject=f"Emergo help: {command.name}",
                 )
-        return Result(
-            summary="sent the command summary",
-            answer=render(
-                "help.txt.j2",
-                address=ctx.config.address,
-                commands=registry.help_entries(),
-                unknown_topic=shown_topic(args.words, ctx.known) if topic else None,
-            ),
-            answer_subject="Emergo help",
+        return self.made(
+            HelpRequest,
+            entries=entries,
+            unknown_topic=shown_topic(args.words, args.known) if topic else None,
         )
 
 

@@ -22,18 +22,17 @@ error message quoting an argument cannot leak one either.
 from __future__ import annotations
 
 import re
-import threading
-import weakref
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Iterable
 
-from pbm_emergo.app.accounts import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
-from pbm_emergo.app.secrets import MASK, Known
 from pbm_emergo.commands import registry
-from pbm_emergo.db import vocabulary
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Pool, Session
+from pbm_emergo.game.words import (
+    MASK,
+    MIN_PASSWORD,
+    RESERVED_USERIDS,
+    USERID_PATTERN,
+    Known,
+    Lookup,
+)
 
 # Echoed command lines are shortened to this many characters.
 MAX_ECHO_CHARS = 200
@@ -46,9 +45,6 @@ _OPTION = re.compile(r"--?([a-z]+)(?:=([a-z0-9]{1,12}))?", re.IGNORECASE)
 OPTION_NAMES = frozenset({"rated", "unrated", "blocked", "nagtime", "forfeittime", "totaltime"})
 # A board number, optionally with a move number ("101", "101#7").
 _BOARD = re.compile(r"([0-9]{1,9})(?:#[0-9]{1,5})?")
-
-
-Lookup = Callable[[Iterable[str]], Known]
 
 
 def _keywords() -> frozenset[str]:
@@ -155,82 +151,6 @@ def hidden_words(lines: Iterable[str], known: Known) -> set[str]:
         shown = mask_words(words, known)
         hidden.update(w for w, m in zip(words, shown, strict=True) if m == MASK)
     return hidden
-
-
-class _Existing:
-    """Userids and board numbers a database was found to hold, kept by the process (per
-    database engine) so that a mail naming only those needs no read: the listener looks up the
-    words of every mail it receives. Only what exists is kept (a userid is never deleted;
-    a declined challenge's board number shown after all would not be a secret), never
-    what did not exist then: it may exist by the next mail."""
-
-    LIMIT = 100_000  # entries per database, then it starts again
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._found: weakref.WeakKeyDictionary[Pool, tuple[set[str], set[int]]] = (
-            weakref.WeakKeyDictionary()
-        )
-
-    def known(self, database: Pool, userids: set[str], boards: set[int]) -> Known:
-        with self._lock:
-            found_userids, found_boards = self._found.get(database, (set(), set()))
-            return Known(userids=frozenset(userids & found_userids),
-                         boards=frozenset(boards & found_boards))
-
-    def add(self, database: Pool, known: Known) -> None:
-        with self._lock:
-            found_userids, found_boards = self._found.setdefault(database, (set(), set()))
-            if len(found_userids) + len(found_boards) > self.LIMIT:
-                found_userids.clear()
-                found_boards.clear()
-            found_userids.update(known.userids)
-            found_boards.update(known.boards)
-
-
-_EXISTING = _Existing()
-
-
-def database_lookup(session: Session) -> Lookup:
-    """A :data:`Lookup` that asks the database (one read for userids and boards), for the
-    words not already found to exist."""
-
-    def lookup(lines: Iterable[str]) -> Known:
-        userids, boards = candidates(lines)
-        # Keyed by the engine's pool: a reading session's engine is a copy with options.
-        database = session.get_bind().engine.pool
-        cached = _EXISTING.known(database, userids, boards)
-        userids -= cached.userids
-        boards -= cached.boards
-        if not userids and not boards:
-            return cached
-        found_userids, found_boards = vocabulary.existing(session, userids, boards)
-        found = Known(userids=found_userids, boards=found_boards)
-        _EXISTING.add(database, found)
-        return Known(userids=cached.userids | found_userids, boards=cached.boards | found_boards)
-
-    return lookup
-
-
-def known_from_shown(line: str, shown: str) -> Known | None:
-    """What :func:`mask_line` found known on receipt, read back from its result ``shown``
-    (the words it left visible), or None if ``shown`` does not belong to ``line``."""
-    words, kept = line.split(), shown.split()
-    if len(words) != len(kept) or len(shown) >= MAX_ECHO_CHARS - 3:
-        return None
-    userids: set[str] = set()
-    boards: set[int] = set()
-    for word, seen in zip(words, kept, strict=True):
-        if seen == MASK:
-            continue
-        if seen != word:
-            return None
-        if USERID_PATTERN.fullmatch(word):
-            userids.add(word.lower())
-        board = _BOARD.fullmatch(word)
-        if board:
-            boards.add(int(board[1]))
-    return Known(userids=frozenset(userids), boards=frozenset(boards))
 
 
 def known_in(lookup: Lookup | None, lines: Iterable[str]) -> Known:

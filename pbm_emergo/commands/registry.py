@@ -1,5 +1,5 @@
-"""The one list of mail commands. ``help`` is generated from it, the dispatcher looks
-commands up in it. Add a command by writing its module and naming its class here."""
+"""The one list of mail commands. ``help`` is generated from it, a command line's command is
+looked up in it. Add a command by writing its module and naming its class here."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import importlib
 from functools import cache
 
 from pbm_emergo.commands.base import Command
+from pbm_emergo.game.requests import HelpEntry
 from pbm_emergo.telemetry.metrics import NOT_A_COMMAND, NOT_ANSWERED
 
 # "module:Class", in the order `help` lists them.
@@ -68,13 +69,14 @@ def by_name() -> dict[str, type[Command]]:
     return {command.name: command for command in all_commands()}
 
 
-def help_entries() -> list[dict[str, str]]:
+@cache
+def help_entries() -> tuple[HelpEntry, ...]:
     """Usage and description of each listed command, for help texts."""
-    return [
-        {"usage": c.usage(), "description": c.description, "section": c.section}
+    return tuple(
+        HelpEntry(usage=c.usage(), description=c.description, section=c.section)
         for c in all_commands()
         if c.listed
-    ]
+    )
 
 
 # How close a mistyped command word must be to one of ours to be suggested (difflib's

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.membership import signoff
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar
+from pbm_emergo.game.requests import SignoffRequest
 
 
 class SignoffCommand(Command):
@@ -12,5 +12,6 @@ class SignoffCommand(Command):
     grammar = Grammar(USERID, PASSWORD)
     description = "leave the server: your active games are resigned, your history is kept"
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
-        return signoff(ctx, args.login())
+    def request(self, args: Arguments) -> SignoffRequest:
+        userid, password = args.login()
+        return self.made(SignoffRequest, userid=userid, password=password)

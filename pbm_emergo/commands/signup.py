@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from pbm_emergo.app.membership import signup
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import NEW_PASSWORD, WORD, Grammar, named, repeated
+from pbm_emergo.game.requests import Password, SignupRequest
 
 
 class SignupCommand(Command):
@@ -22,6 +22,9 @@ class SignupCommand(Command):
         "registered at once. Passwords are stored only as argon2id hashes and never shown."
     )
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
+    def request(self, args: Arguments) -> SignupRequest:
         # No login: the account does not exist yet.
-        return signup(ctx, args.word("userid"), args.word("password"), args.words_of("address"))
+        return self.made(
+            SignupRequest, userid=args.word("userid"), password=Password(args.word("password")),
+            addresses=tuple(args.words_of("address")),
+        )

@@ -1,11 +1,11 @@
 """A mail's commands, read once: :class:`CommandText`.
 
 The listener reads a mail's Subject and body into a :class:`CommandText` on receipt
-(:func:`pbm_emergo.commands.describe`) and stores it with the mail; the row's description
+(:func:`pbm_emergo.mail.commands.describe`) and stores it with the mail; the row's description
 (the command as it may be shown) and the boards a worker keeps in order come from it, and so
-do the worker's run of the commands (:func:`pbm_emergo.commands.dispatcher.dispatch`), its
+do the worker's run of the commands (:func:`pbm_emergo.app.dispatcher.dispatch`), its
 passwords checked ahead and the redacted copy of the mail it keeps
-(:func:`pbm_emergo.commands.redact`). Nothing on the way reads the Subject and body again.
+(:func:`pbm_emergo.mail.commands.redact`). Nothing on the way reads the Subject and body again.
 
 A mail carries one command in its Subject (pbmserv style); its body is the comment. A
 Subject of ``multiple`` makes every body line a command; a Subject that is no command has
@@ -21,14 +21,19 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbm_emergo.app.messages import clean_subject
-from pbm_emergo.app.secrets import Known, Secrets
 from pbm_emergo.commands import body, masking
-from pbm_emergo.commands.multiple import MAX_UNPROCESSED_SHOWN
+from pbm_emergo.game.words import (
+    MAX_COMMAND_LINES,
+    MAX_UNPROCESSED_SHOWN,
+    Known,
+    Lookup,
+    clean_subject,
+)
 
-# At most this many command lines of one `multiple` mail are run; the rest are reported
-# as Unprocessed.
-MAX_COMMAND_LINES = 30
+# Given the words a mail hides, a function that takes them out of a text (the shell's
+# :class:`~pbm_emergo.app.secrets.Secrets`).
+Scrubber = Callable[[set[str]], Callable[[str], str]]
+
 # A comment (the body of a move) is cut after this many lines / characters.
 MAX_COMMENT_LINES = 40
 MAX_COMMENT_CHARS = 4000
@@ -134,7 +139,9 @@ class CommandText:
     beyond :data:`MAX_COMMAND_LINES`. ``comment`` is the text a single command carries (a
     move's comment, a chat). ``command`` is the command as it may be shown (logs, ``admin
     mail``): only words known not to be secret, found with the database on receipt; ""
-    when read without one.
+    when read without one. ``known``: the userids and boards of ``line`` found to exist
+    then (None for a ``multiple`` mail, one read without the database, or one stored
+    before it was kept).
     """
 
     subject: str  # the mail's Subject (as parsed: prefixes stripped)
@@ -149,13 +156,14 @@ class CommandText:
     stopped_at: str | None = None  # why reading the body stopped, in words
     boards: tuple[int, ...] = ()  # the boards the command lines name, in order, each once
     command: str = ""
+    known: Known | None = None
 
     @classmethod
     def read(
         cls,
         subject: str,
         text: str,
-        lookup: masking.Lookup | None = None,
+        lookup: Lookup | None = None,
         *,
         quote_at: int | None = None,
     ) -> CommandText:
@@ -186,13 +194,13 @@ class CommandText:
         else:
             fields = {"lines": (reading.line,), "comment": _comment(lines)}
         # Built once, with everything worked out first: the listener reads every mail.
-        command = "" if lookup is None else _shown(
+        command, known = ("", None) if lookup is None else _shown(
             lookup, reading.line, fields["lines"], reading.multiple,
             bool(fields.get("from_body")),
         )
         return cls(
             subject=subject, line=reading.line, boards=_boards(fields["lines"]),
-            command=command, **fields,
+            command=command, known=known, **fields,
         )
 
     @property
@@ -204,26 +212,26 @@ class CommandText:
         return [self.line]
 
     def redacted(
-        self, lookup: masking.Lookup | None = None
+        self, scrubber: Scrubber, lookup: Lookup | None = None
     ) -> tuple[str, str, Callable[[str], str]]:
         """What is kept of the mail once processed: its Subject and the part of its body
         the server read (command lines, or the comment), every word its command lines hide
-        masked; and the masking function itself. Without ``lookup`` no userid or board is
-        known: more words are masked."""
+        masked (by the function ``scrubber`` makes of them); and that function itself.
+        Without ``lookup`` no userid or board is known: more words are masked."""
         lines = self.echoed
         # When the commands are the body's, the Subject (kept in the copy) may hold a
         # secret too.
         hiding = [*lines, clean_subject(self.subject)] if self.from_body else lines
         known = masking.known_in(lookup, hiding)  # one lookup for both
-        secrets = Secrets(words=masking.hidden_words(hiding, known))
+        scrub = scrubber(masking.hidden_words(hiding, known))
         if self.multiple:
             kept = "\n".join(masked(text, known) for text in lines)
         elif self.from_body:  # one command line in the body, and its comment
-            comment = secrets.scrub(masking.mask_commands(self.comment, known))
+            comment = scrub(masking.mask_commands(self.comment, known))
             kept = "\n".join(x for x in (masked(self.line, known), comment) if x)
         else:
-            kept = secrets.scrub(masking.mask_commands(self.comment, known))
-        return secrets.scrub(self.subject), kept, secrets.scrub
+            kept = scrub(masking.mask_commands(self.comment, known))
+        return scrub(self.subject), kept, scrub
 
     def to_stored(self) -> dict[str, Any]:
         """The reading as stored with the mail on receipt (see :meth:`from_stored`)."""
@@ -239,12 +247,15 @@ class CommandText:
             "stopped_at": self.stopped_at,
             "boards": list(self.boards),
             "command": self.command,
+            "known": None if self.known is None else self.known.to_stored(),
         }
 
     @classmethod
     def from_stored(cls, stored: dict[str, Any]) -> CommandText:
-        """What :meth:`to_stored` stored."""
+        """What :meth:`to_stored` stored (a reading stored before ``known`` was kept has
+        none: the worker looks its words up again)."""
         stopped_at = stored["stopped_at"]
+        known = stored.get("known")
         return cls(
             subject=str(stored["subject"]),
             line=str(stored["line"]),
@@ -257,20 +268,23 @@ class CommandText:
             stopped_at=None if stopped_at is None else str(stopped_at),
             boards=tuple(int(b) for b in stored["boards"]),
             command=str(stored["command"]),
+            known=None if known is None else Known.from_stored(known),
         )
 
 
 def _shown(
-    lookup: masking.Lookup, line: str, lines: tuple[str, ...], multiple: bool, from_body: bool
-) -> str:
-    """The command as it may be shown: only the words known not to be secret."""
+    lookup: Lookup, line: str, lines: tuple[str, ...], multiple: bool, from_body: bool
+) -> tuple[str, Known | None]:
+    """The command as it may be shown: only the words known not to be secret; and, for a
+    single command line, what was found known of it (kept for the worker)."""
     if not multiple:
         # The command as it runs: the Subject, or the body's one command line.
-        return masked(line, masking.known_in(lookup, [line]))
+        known = lookup([line])
+        return masked(line, known), known
     if from_body:
-        known = masking.known_in(lookup, lines)
-        return " | ".join(masked(text, known) for text in lines)
-    return line
+        found = lookup(lines)
+        return " | ".join(masked(text, found) for text in lines), None
+    return line, None
 
 
 def _boards(lines: Iterable[str]) -> tuple[int, ...]:

@@ -10,9 +10,9 @@ the days it began.
 
 from __future__ import annotations
 
-from pbm_emergo.app.vacations import set_vacation
-from pbm_emergo.commands.base import Arguments, Command, Context, Result
+from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.game.requests import VacationRequest
 
 
 class VacationCommand(Command):
@@ -27,11 +27,15 @@ class VacationCommand(Command):
         "'vacation userid PASSWORD off' ends it now, and the days not begun are given back."
     )
 
-    def process(self, ctx: Context, args: Arguments) -> Result:
+    def request(self, args: Arguments) -> VacationRequest:
         setting = args.word("days").lower()
         if setting != "off" and not (setting.isascii() and setting.isdigit() and len(setting) <= 4):
             raise self.usage_error(
                 "Write a number of days or off after the password: vacation userid password "
                 "DAYS|off."
             )
-        return set_vacation(ctx, args.login(), None if setting == "off" else int(setting))
+        userid, password = args.login()
+        return self.made(
+            VacationRequest, userid=userid, password=password,
+            days=None if setting == "off" else int(setting),
+        )

@@ -42,7 +42,7 @@ from pbm_emergo.game.board import BOARD_FINISHED as BOARD_FINISHED
 from pbm_emergo.game.board import BOARD_STATUSES as BOARD_STATUSES
 from pbm_emergo.game.board import SIDES as SIDES
 from pbm_emergo.game.board import WHITE as WHITE
-from pbm_emergo.game.ratings import START_RATING as START_RATING
+from pbm_emergo.game.numbers import START_RATING as START_RATING
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -67,8 +67,8 @@ SIDE_LENGTH = 5  # "white" | "black"
 
 BLOCKED_RULES = ("loss", "draw")
 
-# Defaults, named once: a new board's reminder (nag) and forfeit times (a new player's rating:
-# game.ratings.START_RATING).
+# Defaults, named once: a new board's reminder (nag) and forfeit times (a new player's
+# rating is game.numbers.START_RATING).
 DEFAULT_NAG_DAYS = 7
 DEFAULT_FORFEIT_DAYS = 28
 VOTE_KINDS = ("draw", "undo")

@@ -13,11 +13,13 @@ from sqlalchemy.orm import Session
 
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import WHITE, Player, RatingChange
-from pbm_emergo.game.ratings import (
+from pbm_emergo.game.numbers import (
     K_FACTOR,
     K_FACTOR_PROVISIONAL,
     PROVISIONAL_GAMES,
     START_RATING,
+)
+from pbm_emergo.game.ratings import (
     GameRating,
     Rated,
     Standing,

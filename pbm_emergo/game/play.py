@@ -37,9 +37,10 @@ KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
 
 
 @dataclass(frozen=True)
-class MoveRequest:
-    """``emergo move``: ``player_id`` (``userid``) plays ``text`` on board ``board``: a move
-    or one of :data:`KEYWORDS`; ``guard``: the move number it was written for (``#n``);
+class Play:
+    """A player's play on a board, once the shell logged them in (``emergo move``, a
+    robot's answer): ``player_id`` (``userid``) plays ``text`` on board ``board``, a move or
+    one of :data:`KEYWORDS`; ``guard``: the move number it was written for (``#n``);
     ``comment``: for the players."""
 
     board: int
@@ -52,7 +53,7 @@ class MoveRequest:
     @classmethod
     def parse(
         cls, board: int, player_id: int, userid: str, move: str, comment: str = ""
-    ) -> MoveRequest:
+    ) -> Play:
         """The request of ``move`` as written (``MOVE[#n]`` or a keyword)."""
         text, guard = split_guard(move)
         return cls(board, player_id, userid, text, guard, comment)
@@ -95,7 +96,7 @@ class _Turn:
         return Decision(decision.changes, (event,), summary, decision.state_after)
 
 
-def decide_move(snapshot: BoardSnapshot, request: MoveRequest, now: datetime) -> Decision:
+def decide_move(snapshot: BoardSnapshot, request: Play, now: datetime) -> Decision:
     """Everything ``emergo move`` decides once the board was read and the player logged in;
     raises :class:`Refusal`."""
     state = snapshot.state

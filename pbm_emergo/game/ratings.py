@@ -9,12 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Protocol
 
+from pbm_emergo.game.numbers import (
+    K_FACTOR,
+    K_FACTOR_PROVISIONAL,
+    PROVISIONAL_GAMES,
+)
 from pbm_emergo.rules import WHITE
-
-START_RATING = 1600
-PROVISIONAL_GAMES = 20  # a rating is provisional until this many rated games are played
-K_FACTOR = 32
-K_FACTOR_PROVISIONAL = 64
 
 
 def elo_change(rating: int, opponent: int, score: float, k: int) -> int:

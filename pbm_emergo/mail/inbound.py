@@ -20,13 +20,13 @@ from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbm_emergo.app.messages import clean_address
-from pbm_emergo.commands import describe
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import inbox
 from pbm_emergo.db.inbox import NewInbound
 from pbm_emergo.db.session import Engine, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.activity import ListenerActivity
+from pbm_emergo.mail.commands import describe
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.telemetry import metrics
 

@@ -76,7 +76,7 @@ class ParsedMail:
     not_answered: str | None
     # The From domain's DMARC/SPF verdict by our MTA (see CommandMail.sender_auth).
     sender_auth: str = ""
-    # Its commands as the listener read them on receipt (see commands.describe); None when
+    # Its commands as the listener read them on receipt (see mail.commands.describe); None when
     # not read yet.
     commands: CommandText | None = None
     # The index of the body's first quoted or forwarded line (see mail.quotes), or None:

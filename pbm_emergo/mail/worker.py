@@ -3,7 +3,7 @@
 The worker owns each mail's unit of work, as GNU Mailman's runner owns ``_dispose``. A mail
 is claimed in one short transaction. Its commands, as the listener read them on receipt,
 then run in a reading session without a write lock and answer with their replies and the
-writes they want (see :mod:`pbm_emergo.commands.api`); the replies are built into mail by the
+writes they want (see :mod:`pbm_emergo.mail.commands`); the replies are built into mail by the
 outbox (:class:`pbm_emergo.app.outbox.Outbox`), and one short write transaction applies the
 writes, queues the replies and marks the mail done, after checking that this worker still
 holds the claim. A write that finds what the commands read has changed
@@ -25,8 +25,6 @@ from typing import Any
 
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.outbox import BuiltReply, Outbox
-from pbm_emergo.commands import check_passwords_ahead, describe, redact
-from pbm_emergo.commands.api import CommandProcessor, CommandText, Write
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
@@ -40,6 +38,15 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.mail.commands import (
+    CommandProcessor,
+    CommandText,
+    Write,
+    check_passwords_ahead,
+    describe,
+    dispatch,
+    redact,
+)
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.mail.redact import redacted_copy
@@ -59,9 +66,8 @@ OPTIMISTIC_ATTEMPTS = 3
 
 
 def default_processor() -> CommandProcessor:
-    """The production command layer (it loads the commands on first use)."""
-    from pbm_emergo.commands import dispatch
-
+    """The production command processor: the command layer's requests, run by the shell
+    (it loads the commands on first use)."""
     return dispatch
 
 

@@ -29,11 +29,11 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.timers import ScheduledTask
 from pbm_emergo.app.timers import scheduled as timed_work
-from pbm_emergo.commands.api import CommandProcessor
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.mail.commands import CommandProcessor
 from pbm_emergo.mail.inbound import InboxHandler, Listener
 from pbm_emergo.mail.outbound import Backoff, OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker

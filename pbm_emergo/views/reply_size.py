@@ -4,7 +4,7 @@ A short command mail may ask for long answers (a ``multiple`` of 30 ``emergo hel
 was a 237 kB reply, 232 kB of unknown lines a 999 kB one): every reply is at most
 :data:`MAX_REPLY_BYTES`: its text is cut with a line that says so, and an HTML version
 that does not fit as well is left out. The ``multiple`` report keeps within it by
-itself (see :mod:`pbm_emergo.commands.multiple`); the mail layer cuts any other reply.
+itself (see :mod:`pbm_emergo.app.multiple`); the mail layer cuts any other reply.
 """
 
 from __future__ import annotations

@@ -13,15 +13,14 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import CommandMail, Reply
-from pbm_emergo.commands.api import CommandText, Write
-from pbm_emergo.commands.dispatcher import dispatch
+from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.config import Config
 from pbm_emergo.db import errors, games
 from pbm_emergo.db import players as players_store
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.session import read_sessions
+from pbm_emergo.mail.commands import CommandText, Write, dispatch
 from pbm_emergo.mail.worker import OPTIMISTIC_ATTEMPTS, answer
 from tests.support.mailer import Mailer
 

@@ -1,20 +1,14 @@
 """The argument grammar: arity, secret places, the login and the usage text are derived
-from one declaration per command, and the dispatcher and masking read them from it; the
-arguments bound to it give a command its words by part, and resolve its board and its
-login."""
+from one declaration per command, and the mail language and masking read them from it; the
+arguments bound to it give a command its words by part, of which it makes its request (the
+shell resolves the board and the login: tests/commands/test_resolve.py). No database."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
 import pytest
 
-from pbm_emergo.app.results import Refused
-from pbm_emergo.app.secrets import MASK, Known
 from pbm_emergo.commands import masking, registry
-from pbm_emergo.commands.arguments import Arguments
-from pbm_emergo.commands.base import Command, Context, UsageError
+from pbm_emergo.commands.base import Command, UsageError
 from pbm_emergo.commands.grammar import (
     BOARD,
     NEW_PASSWORD,
@@ -28,9 +22,7 @@ from pbm_emergo.commands.grammar import (
     rest,
     secret,
 )
-from pbm_emergo.db import players
-from tests.support.clock import START
-from tests.support.mailer import Mailer
+from pbm_emergo.game.words import MASK, Known
 
 
 def command(name: str) -> type[Command]:
@@ -219,67 +211,15 @@ def test_each_part_takes_its_words() -> None:
 
 
 def test_a_command_reads_its_words_by_part() -> None:
-    ctx = Context(session=None, config=None, now=START)  # type: ignore[arg-type]
-    queue = command("emergo queue").bind(ctx, ["101", "bob", "pw", "e4=d5", "c3=g7"])
+    queue = command("emergo queue").bind(["101", "bob", "pw", "e4=d5", "c3=g7"])
     assert queue.word("userid") == "bob"
     assert queue.words_of("move") == ["e4=d5", "c3=g7"]
     seek = command("emergo seek")
-    assert seek.bind(ctx, ["bob", "pw"]).optional_word("n") is None
-    assert seek.bind(ctx, ["bob", "pw", "3"]).optional_word("n") == "3"
-    message = command("message").bind(ctx, ["bob", "pw", "alice", "carol"])
+    assert seek.bind(["bob", "pw"]).optional_word("n") is None
+    assert seek.bind(["bob", "pw", "3"]).optional_word("n") == "3"
+    message = command("message").bind(["bob", "pw", "alice", "carol"])
     assert message.words_of("to") == ["alice", "carol"]
     with pytest.raises(KeyError):
         queue.word("move")  # two words
     with pytest.raises(KeyError):
         queue.word("days")  # no such part
-
-
-@contextmanager
-def bound(mailer: Mailer, line: str, sender: str = "bob@example.org") -> Iterator[Arguments]:
-    """The arguments of ``line`` bound to its command, in a reading session."""
-    words = line.split()
-    found, used = registry.lookup(words)
-    assert found is not None
-    with mailer.factory() as session:
-        ctx = Context(session=session, config=mailer.config, now=mailer.now, sender=sender)
-        found.check_arguments(words[used:])
-        yield found.bind(ctx, words[used:])
-
-
-def test_the_board_resolver_refuses_a_missing_board(game: Mailer) -> None:
-    with bound(game, "emergo chat 999 bob bobpw") as args, pytest.raises(Refused) as refused:
-        args.board()
-    assert refused.value.reason == "There is no board 999."
-    with bound(game, "emergo chat 101 bob bobpw") as args:
-        board, upto = args.board()
-        assert (board.number, upto) == (101, None)
-
-
-def test_the_board_resolver_refuses_a_move_number_where_none_is_taken(game: Mailer) -> None:
-    game.move(101, "alice", "e4")
-    with bound(game, "emergo chat 101#1 bob bobpw") as args:
-        assert args.board()[1] == 1  # taken where the command reads it
-        with pytest.raises(Refused) as refused:
-            args.board(alone=True)
-    assert refused.value.reason == "Write the board number alone: emergo chat 101 USERID PASSWORD."
-    assert refused.value.board == 101
-    # A command words the refusal its own way.
-    with bound(game, "emergo move 101#1 bob bobpw e5") as args, pytest.raises(Refused) as refused:
-        args.board_and_facts(alone=lambda board, upto: f"{board.number} then {upto}")
-    assert refused.value.reason == "101 then 1"
-
-
-def test_the_login_resolver_counts_a_wrong_password_once(game: Mailer) -> None:
-    with bound(game, "emergo seek bob wrong") as args, pytest.raises(Refused) as refused:
-        args.login()
-    assert refused.value.reason == "Wrong password for bob."
-    assert refused.value.writes  # the count, stored by the caller
-    with bound(game, "emergo seek bob bobpw") as args:
-        assert args.login().userid == "bob"
-    # Through the whole mail, the password checked ahead of the write transaction too.
-    reply = game.one("emergo chat 101 bob wrong", "Hello", sender="bob@example.org")
-    assert reply.subject == "Emergo Board 101 Error"
-    with game.factory() as session:
-        bob = players.find_player(session, "bob")
-        assert bob is not None
-        assert [f.count for f in players.login_failures_of(session, bob.id).values()] == [1]

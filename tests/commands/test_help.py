@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from pbm_emergo.app.messages import CommandMail, Reply, clean_subject
-from pbm_emergo.commands.dispatcher import dispatch
 from pbm_emergo.commands.text import command_lines, comment_text, masked
 from pbm_emergo.config import Config
+from pbm_emergo.mail.commands import dispatch
 from pbm_emergo.mail.quotes import quote_start
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -205,8 +205,8 @@ def test_multiple_is_listed_but_not_nested() -> None:
     ],
 )
 def test_only_known_words_are_shown(line: str, shown: str) -> None:
-    from pbm_emergo.app.secrets import Known
     from pbm_emergo.commands.masking import mask_line
+    from pbm_emergo.game.words import Known
 
     known = Known(userids=frozenset({"alice", "bob"}), boards=frozenset({101}))
     assert mask_line(line, known) == shown

@@ -1,6 +1,7 @@
 """The words a mail's command line shows are looked up on receipt: only words outside the
 command's password places, and each userid or board found to exist is remembered, so that
-the listener reads the database only for words it has not seen exist."""
+the listener reads the database only for words it has not seen exist; what it found is
+stored with the mail's reading, for the worker."""
 
 from __future__ import annotations
 
@@ -11,9 +12,11 @@ import pytest
 from sqlalchemy import event
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import describe
 from pbm_emergo.commands.masking import candidates
+from pbm_emergo.commands.text import CommandText
 from pbm_emergo.db.session import read_sessions
+from pbm_emergo.game.words import Known
+from pbm_emergo.mail.commands import describe
 from tests.support.mailer import Mailer
 
 
@@ -72,3 +75,23 @@ def test_userids_and_boards_found_to_exist_are_not_read_again(
         "emergo move 101 carol ******** e4#1"
     )
     assert statements == []  # the password's place is not looked up
+
+
+def test_what_the_listener_found_known_is_stored_with_the_reading(
+    game: Mailer, db_sessions: sessionmaker[Session]
+) -> None:
+    with read_sessions(db_sessions)() as session:
+        text = describe("emergo move 101 alice alicepw e4#1", "", session)
+    # (101 is too short to be a password: shown whether it exists or not, not looked up.)
+    assert text.known == Known(userids=frozenset({"alice"}))
+    stored = text.to_stored()
+    assert CommandText.from_stored(stored) == text
+    # A reading stored before the known words were kept has none: the worker looks the
+    # words up again.
+    del stored["known"]
+    assert CommandText.from_stored(stored).known is None
+    # Read without the database, nothing is known yet; a `multiple` mail's lines are looked
+    # up when they run.
+    assert describe("emergo move 101 alice alicepw e4#1", "").known is None
+    with read_sessions(db_sessions)() as session:
+        assert describe("multiple", "emergo show 101\nemergo show 101", session).known is None

@@ -15,12 +15,12 @@ import pytest
 from sqlalchemy import Engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import CommandMail
-from pbm_emergo.commands.dispatcher import dispatch
+from pbm_emergo.app.messages import CommandMail
 from pbm_emergo.config import Config
 from pbm_emergo.db import errors, games, players
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.session import read_sessions
+from pbm_emergo.mail.commands import dispatch
 from pbm_emergo.mail.worker import answer
 from tests.support.mailer import Mailer
 

@@ -11,8 +11,8 @@ from sqlalchemy import select
 
 from pbm_emergo.app import budget
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.commands import describe, redact
 from pbm_emergo.db.models import Board, Notification, Player, Subscription
+from pbm_emergo.mail.commands import describe, redact
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.robot.ladder import LADDER
 from tests.support.mailer import Mailer

@@ -25,7 +25,7 @@ from pbm_emergo.game.changes import (
     VoteRemoved,
 )
 from pbm_emergo.game.decision import Decision
-from pbm_emergo.game.play import MoveRequest, decide_move
+from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Game, Position, Termination
 
@@ -46,7 +46,7 @@ def _snapshot(session: Session) -> BoardSnapshot:
 
 
 def _decide(session: Session, player: Player, text: str) -> Decision:
-    request = MoveRequest.parse(101, player.id, player.userid, text)
+    request = Play.parse(101, player.id, player.userid, text)
     return decide_move(_snapshot(session), request, NOW)
 
 

@@ -14,8 +14,8 @@ import logging
 import pytest
 from sqlalchemy import select
 
-from pbm_emergo.app.secrets import MASK
 from pbm_emergo.db.models import OutboundMessage, Player
+from pbm_emergo.game.words import MASK
 from tests.support.leaks import assert_nowhere
 from tests.support.post import ALICE, BOB, Post, challenge, text
 

@@ -17,8 +17,8 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.secrets import MASK
 from pbm_emergo.db.models import InboundMessage
+from pbm_emergo.game.words import MASK
 from pbm_emergo.mail.redact import REDACTED_HEADER
 from tests.support.leaks import assert_nowhere
 from tests.support.mail import send, wait_for

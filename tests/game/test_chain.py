@@ -11,7 +11,7 @@ from pbm_emergo.game.board import AUTOPLAYED_FORCED, AUTOPLAYED_QUEUED, QueueIte
 from pbm_emergo.game.chain import follow
 from pbm_emergo.game.changes import GameFinished, MoveStored, QueueTaken
 from pbm_emergo.game.events import BoardChanged, QueuedMoveFailed
-from pbm_emergo.game.play import MoveRequest, decide_move
+from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.game.ratings import game_rating
 from pbm_emergo.rules import Game, Termination
 from tests.game.boards import ALICE, BOB, NOW, random_game, seat_of_ply, snapshot
@@ -23,8 +23,8 @@ CORPUS = json.loads(
 )
 
 
-def request(player_id: int, text: str) -> MoveRequest:
-    return MoveRequest.parse(101, player_id, "alice" if player_id == ALICE.id else "bob", text)
+def request(player_id: int, text: str) -> Play:
+    return Play.parse(101, player_id, "alice" if player_id == ALICE.id else "bob", text)
 
 
 @pytest.mark.parametrize(("index", "ply"), PLIES[::2])

@@ -8,7 +8,7 @@ from pbm_emergo.game.board import WHITE
 from pbm_emergo.game.changes import GameFinished, MoveStored, VotesDropped
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.events import BoardChanged
-from pbm_emergo.game.play import MoveRequest, decide_move
+from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.game.sentences import moves_in_lines
 from pbm_emergo.rules import Game, Termination
 from tests.game.boards import ALICE, BOB, CAROL_ID, NOW, random_game, seat_of_ply, snapshot
@@ -18,9 +18,9 @@ GAMES = [random_game(seed, 40) for seed in range(6)]
 PLIES = [(g, ply) for g in range(len(GAMES)) for ply in range(len(GAMES[g]))]
 
 
-def request(player_id: int, text: str, comment: str = "") -> MoveRequest:
+def request(player_id: int, text: str, comment: str = "") -> Play:
     userid = {ALICE.id: "alice", BOB.id: "bob"}.get(player_id, "carol")
-    return MoveRequest.parse(101, player_id, userid, text, comment)
+    return Play.parse(101, player_id, userid, text, comment)
 
 
 @pytest.mark.parametrize(("index", "ply"), PLIES)

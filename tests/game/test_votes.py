@@ -15,7 +15,7 @@ from pbm_emergo.game.changes import (
 )
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.events import BoardChanged, GameDeclined
-from pbm_emergo.game.play import MoveRequest, decide_move
+from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.game.ratings import game_rating
 from pbm_emergo.rules import Game, Termination
 from tests.game.boards import ALICE, BOB, NOW, random_game, snapshot
@@ -24,8 +24,8 @@ MOVES = random_game(7, 30)
 USERIDS = {ALICE.id: "alice", BOB.id: "bob"}
 
 
-def request(player_id: int, text: str, comment: str = "") -> MoveRequest:
-    return MoveRequest.parse(101, player_id, USERIDS[player_id], text, comment)
+def request(player_id: int, text: str, comment: str = "") -> Play:
+    return Play.parse(101, player_id, USERIDS[player_id], text, comment)
 
 
 @pytest.mark.parametrize("ply", range(2, 20))

@@ -10,7 +10,7 @@ import pytest
 from pbm_emergo import config as config_module
 from pbm_emergo.app.addresses import check_address, check_addresses
 from pbm_emergo.app.messages import clean_address
-from pbm_emergo.commands.base import Refused
+from pbm_emergo.app.results import Refused
 from pbm_emergo.config import Config, RelayAnswers, relay_takes_smtputf8
 
 SERVER = Config(address="pbmserv@emergo.test")

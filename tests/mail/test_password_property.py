@@ -19,11 +19,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.secrets import Known
 from pbm_emergo.commands.masking import is_public
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.game.words import Known
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.worker import InboxWorker
 from tests.support.leaks import mail_texts, stored_texts

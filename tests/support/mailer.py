@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.commands import CommandMail, Reply
+from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.config import Config
 from pbm_emergo.mail.worker import answer
 from tests.support.clock import START

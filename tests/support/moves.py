@@ -13,7 +13,7 @@ from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Player
 from pbm_emergo.db.reads.snapshot import read_snapshot
 from pbm_emergo.game.decision import Decision
-from pbm_emergo.game.play import MoveRequest, decide_move
+from pbm_emergo.game.play import Play, decide_move
 
 
 def decide(
@@ -24,7 +24,7 @@ def decide(
     :class:`~pbm_emergo.game.decision.Refusal`)."""
     found = games.get_board_and_facts(session, number)
     assert found is not None, f"no board {number}"
-    request = MoveRequest.parse(number, player.id, player.userid, text, comment or "")
+    request = Play.parse(number, player.id, player.userid, text, comment or "")
     return decide_move(read_snapshot(session, *found), request, now)
 
 

@@ -6,7 +6,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.commands.multiple import MAX_UNPROCESSED_SHOWN, report
+from pbm_emergo.app.multiple import report
+from pbm_emergo.game.words import MAX_UNPROCESSED_SHOWN
 from pbm_emergo.views.reply_mail import build_reply
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative, size_of
 

@@ -26,10 +26,8 @@ from pbm_emergo.db.models import (
     Player,
 )
 from pbm_emergo.db.players import userid_key
+from pbm_emergo.game.numbers import HISTORY_LIMIT as HISTORY_LIMIT
 from pbm_emergo.rules import Position
-
-# `emergo history` lists at most this many games.
-HISTORY_LIMIT = 100
 
 
 @dataclass(frozen=True)

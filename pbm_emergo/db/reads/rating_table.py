@@ -21,10 +21,7 @@ from sqlalchemy.orm import Session
 from pbm_emergo.db import ratings
 from pbm_emergo.db.models import Player, RatingChange
 from pbm_emergo.db.reads.players import active_board_counts
-
-# A player with no rated game within this many days, and none under way, is listed as
-# inactive.
-INACTIVE_DAYS = 365
+from pbm_emergo.game.numbers import INACTIVE_DAYS as INACTIVE_DAYS
 
 ESTABLISHED = "established"
 PROVISIONAL = "provisional"

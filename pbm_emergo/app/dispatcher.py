@@ -3,24 +3,30 @@
 :func:`dispatch` runs the commands of a mail, as read on receipt
 (:class:`~pbm_emergo.commands.text.CommandText`), in a session the caller opened, and
 returns the replies and the writes to store; the mail worker owns that unit of work (see
-:mod:`pbm_emergo.commands.api`). The reply to a ``multiple`` mail lists, in the manner of GNU
-Mailman, the Results of each line, the lines left Unprocessed and how many were Ignored.
+:mod:`pbm_emergo.mail.commands`). Each line becomes a request value through the mail
+language the caller hands in (:class:`Language`: the command layer's
+:data:`~pbm_emergo.commands.language.LANGUAGE`), and its handler runs it
+(:mod:`pbm_emergo.app.handlers`). The reply to a ``multiple`` mail lists, in the manner of
+GNU Mailman, the Results of each line, the lines left Unprocessed and how many were Ignored.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
-from pbm_emergo.app import lockout
+from pbm_emergo.app import lockout, multiple
+from pbm_emergo.app.context import Context
+from pbm_emergo.app.handlers import handle
 from pbm_emergo.app.messages import CommandMail, Reply
-from pbm_emergo.commands import masking, multiple, registry
-from pbm_emergo.commands.api import Write
-from pbm_emergo.commands.base import Context, Refused, Result
-from pbm_emergo.commands.text import MAX_COMMAND_LINES, CommandText, masked
+from pbm_emergo.app.results import Refused, Result, Write
 from pbm_emergo.db import players
+from pbm_emergo.db.vocabulary import database_lookup
+from pbm_emergo.game.requests import Request, Unfit
+from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -29,7 +35,60 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-MAX_ARGS = 40
+
+class Language(Protocol):
+    """What the dispatcher asks of the mail language (the command layer's
+    :class:`~pbm_emergo.commands.language.MailLanguage`): pure functions of a command line
+    and the words known to exist."""
+
+    def request(self, line: str, known: Known, *, alone: bool) -> Request:
+        """The request of one command line, or :class:`~pbm_emergo.game.requests.Unfit`
+        (``alone``: the mail's only command line)."""
+        ...
+
+    def masked(self, line: str, known: Known) -> str:
+        """``line`` as it may be echoed."""
+        ...
+
+    def mask_commands(self, text: str, known: Known) -> str:
+        """A comment with the command lines in it masked."""
+        ...
+
+    def hidden_words(self, lines: Iterable[str], known: Known) -> set[str]:
+        """The words of ``lines`` that may be secrets."""
+        ...
+
+    def candidates(self, lines: Iterable[str]) -> tuple[set[str], set[int]]:
+        """The words of ``lines`` to look up: userids and board numbers."""
+        ...
+
+    def login(self, line: str) -> tuple[str, str] | None:
+        """The userid and password of a command line's login, if it has one."""
+        ...
+
+
+class MailCommands(Protocol):
+    """What the dispatcher reads of a mail's commands as read on receipt (the command
+    layer's :class:`~pbm_emergo.commands.text.CommandText`)."""
+
+    @property
+    def line(self) -> str: ...
+    @property
+    def lines(self) -> tuple[str, ...]: ...
+    @property
+    def multiple(self) -> bool: ...
+    @property
+    def comment(self) -> str: ...
+    @property
+    def unprocessed(self) -> tuple[str, ...]: ...
+    @property
+    def ignored(self) -> int: ...
+    @property
+    def stopped_at(self) -> str | None: ...
+    @property
+    def known(self) -> Known | None: ...  # what the listener found known of ``line``
+    @property
+    def echoed(self) -> list[str]: ...
 
 
 @dataclass
@@ -44,25 +103,18 @@ class LineOutcome:
     html: str | None = None  # the answer as HTML too (a board shown)
 
 
-def run_line(ctx: Context, line: str) -> LineOutcome:
+def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
     """Run one command line; errors become an error text, never an exception (a Conflict
     while applying writes at once goes up: the whole mail starts over)."""
-    words = line.split()
-    ctx.masked_line = masked(line, ctx.known)
-    command, used = registry.lookup(words)
+    ctx.masked_line = language.masked(line, ctx.known)
     notices_before = len(ctx.notices)
     writes_before = len(ctx.writes)
     try:
-        if command is None:
-            raise unknown_command(
-                masking.mask_words(words, ctx.known), registry.nearest(words),
-                alone=not ctx.in_multiple,
-            )
-        args = words[used:]
-        if len(args) > MAX_ARGS:
-            raise Refused(f"The command has more than {MAX_ARGS} arguments.")
-        command.check_arguments(args)
-        result: Result = command().process(ctx, command.bind(ctx, args))
+        try:
+            request = language.request(line, ctx.known, alone=not ctx.in_multiple)
+        except Unfit as unfit:
+            raise refusal(unfit) from None
+        result: Result = handle(ctx, request)
         # What it sends to others fits the mail's and the sender's budgets, or the command
         # is refused: nothing of it is stored or sent (game.budget).
         ctx.budget.charge([*result.replies, *ctx.notices[notices_before:]])
@@ -103,31 +155,10 @@ class NoCommand(Refused):
     start, not as an error."""
 
 
-def unknown_command(words: list[str], meant: str | None = None, *, alone: bool = False) -> Refused:
-    """The refusal of a line that names no command (``words`` as they may be shown:
-    masked), with the command it most likely meant; ``alone``: the mail's only command
-    line, answered with where to start when it is near no command."""
-    if alone and meant is None and not (words and words[0].lower() == "emergo"):
-        return NoCommand(
-            "This server plays Emergo by mail, and your mail has no command it knows.",
-            template="error/start_here.txt.j2",
-        )
-    if words and words[0].lower() == "emergo":
-        name = " ".join(words[:2]).lower()
-        reason = (
-            f"There is no command '{name}'."
-            if len(words) > 1
-            else "The command 'emergo' needs a second word such as help, challenge, move or show."
-        )
-    else:
-        reason = f"There is no command '{words[0].lower()}'." if words else "There is no command."
-    if meant is not None:
-        reason += f" Did you mean '{meant}'?"
-    return Refused(
-        reason,
-        template="error/unknown_command.txt.j2",
-        commands=registry.help_entries(),
-    )
+def refusal(unfit: Unfit) -> Refused:
+    """The refusal of a line the mail language made no request of."""
+    kind = NoCommand if unfit.start_here else Refused
+    return kind(unfit.reason, template=unfit.template, **unfit.details)
 
 
 def error_text(err: Refused, line: str, *, folded: bool = False) -> str:
@@ -145,14 +176,12 @@ def error_text(err: Refused, line: str, *, folded: bool = False) -> str:
 
 def dispatch(
     session: Session, mail: CommandMail, config: Config, now: datetime,
-    *, text: CommandText | None = None, apply_at_once: bool = False,
+    *, language: Language, text: MailCommands, apply_at_once: bool = False,
 ) -> tuple[list[Reply], list[Write]]:
-    """Run the command(s) of one mail, as read on receipt (``text``; read here from the
-    mail when not given): every reply it causes, and the writes to store (none left with
+    """Run the command(s) of one mail, as read on receipt (``text``), each line made a
+    request by ``language``: every reply it causes, and the writes to store (none left with
     ``apply_at_once``: then ``session`` is the write transaction and each command's writes
     are applied as it finishes)."""
-    if text is None:
-        text = CommandText.read(mail.subject, mail.body)
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
         sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
@@ -160,23 +189,24 @@ def dispatch(
     )
     # What may be shown of the command lines, and what must be kept out of every reply.
     lines = text.echoed
-    shown = text.command  # as masked on receipt: the words found known then
-    known = None if text.multiple or not shown else masking.known_from_shown(text.line, shown)
-    if known is None:  # a `multiple` mail, or no word of the listener's: look them up
-        lookup = masking.database_lookup(session) if session is not None else None
-        known = masking.known_in(lookup, lines)
+    known = None if text.multiple else text.known  # as found on receipt
+    if known is None:  # a `multiple` mail, or none found by the listener: look them up
+        known = (
+            database_lookup(session, language.candidates)(lines)
+            if session is not None else Known()
+        )
     ctx.known = known
-    ctx.secrets.words = masking.hidden_words(lines, ctx.known)
-    replies, writes = _dispatch(ctx, mail, text)
+    ctx.secrets.words = language.hidden_words(lines, ctx.known)
+    replies, writes = _dispatch(ctx, language, mail, text)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
 
 
 def _dispatch(
-    ctx: Context, mail: CommandMail, text: CommandText
+    ctx: Context, language: Language, mail: CommandMail, text: MailCommands
 ) -> tuple[list[Reply], list[Write]]:
     line = text.line
     if text.multiple:
-        return _dispatch_multiple(ctx, mail, text), ctx.writes[ctx.applied :]
+        return _dispatch_multiple(ctx, language, mail, text), ctx.writes[ctx.applied :]
     if not line:
         err = NoCommand(
             "Your mail has no command: write the command in the Subject line.",
@@ -186,9 +216,9 @@ def _dispatch(
     # The comment goes to others (the opponent, subscribers, the web page): scrubbed as
     # replies are, and a command line copied into it masked; a password the command
     # verifies leaves out the lines that hold it (game.accounts.authenticate).
-    ctx.comment_written = masking.mask_commands(text.comment, ctx.known)
+    ctx.comment_written = language.mask_commands(text.comment, ctx.known)
     ctx.comment = ctx.secrets.scrub_comment(ctx.comment_written)
-    outcome = run_line(ctx, line)
+    outcome = run_line(ctx, language, line)
     log.info("command %r from %s: %s", outcome.line, mail.sender, "ok" if outcome.ok else "error")
     replies: list[Reply] = []
     if outcome.text is not None:
@@ -202,20 +232,22 @@ def _dispatch(
     return replies, ctx.writes[ctx.applied :]
 
 
-def _dispatch_multiple(ctx: Context, mail: CommandMail, text: CommandText) -> list[Reply]:
+def _dispatch_multiple(
+    ctx: Context, language: Language, mail: CommandMail, text: MailCommands
+) -> list[Reply]:
     ctx.in_multiple = True
     outcomes: list[LineOutcome] = []
     replies: list[Reply] = []
     for line in text.lines:
-        outcome = run_line(ctx, line)
+        outcome = run_line(ctx, language, line)
         outcomes.append(outcome)
         replies.extend(outcome.replies)
     failed = sum(1 for o in outcomes if not o.ok)
-    # Within one reply's size: each answer once, long ones cut (commands/multiple.py).
+    # Within one reply's size: each answer once, long ones cut (app/multiple.py).
     report = multiple.report(
         outcomes,
         list(text.unprocessed),
-        lambda line: masked(line, ctx.known),
+        lambda line: language.masked(line, ctx.known),
         limit=MAX_COMMAND_LINES,
         ignored=text.ignored,
         stopped_at=text.stopped_at,
@@ -226,7 +258,8 @@ def _dispatch_multiple(ctx: Context, mail: CommandMail, text: CommandText) -> li
 
 
 def check_passwords_ahead(
-    session: Session, mail: CommandMail, text: CommandText, config: Config, now: datetime
+    session: Session, mail: CommandMail, text: MailCommands, config: Config, now: datetime,
+    *, language: Language,
 ) -> None:
     """Check the passwords of a mail's command lines before it runs in its write
     transaction, so that their slow hashes are paid without the lock (successes land in the
@@ -238,21 +271,17 @@ def check_passwords_ahead(
         sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
     )
     for line in text.lines:
-        words = line.split()
-        command, used = registry.lookup(words)
-        if command is None or command.grammar.login is None:
+        login = language.login(line)
+        if login is None:
             continue
-        args = words[used:]
-        userid_at, password_at = command.grammar.login
-        if max(userid_at, password_at) >= len(args):
-            continue
-        player = players.find_player(session, args[userid_at])
+        userid, password = login
+        player = players.find_player(session, userid)
         if player is None or not player.active:
             continue
         try:
             lockout.check_not_locked(
                 ctx, player, players.login_failures_of(session, player.id), board=None
             )
-            lockout.checked_password(ctx, player, args[password_at], board=None)
+            lockout.checked_password(ctx, player, password, board=None)
         except Refused:
             continue

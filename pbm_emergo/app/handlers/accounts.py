@@ -1,0 +1,51 @@
+"""The account requests: ``signup``, ``change password``, ``change address``, ``confirm``,
+``signoff``, ``vacation``."""
+
+from __future__ import annotations
+
+from pbm_emergo.app.addresses import change_addresses, confirm_address
+from pbm_emergo.app.context import Context
+from pbm_emergo.app.handlers import handles
+from pbm_emergo.app.membership import change_password, signoff, signup
+from pbm_emergo.app.resolve import login
+from pbm_emergo.app.results import Result
+from pbm_emergo.app.vacations import set_vacation
+from pbm_emergo.game.requests import (
+    ChangeAddressRequest,
+    ChangePasswordRequest,
+    ConfirmRequest,
+    SignoffRequest,
+    SignupRequest,
+    VacationRequest,
+)
+
+
+@handles(SignupRequest)
+def signup_request(ctx: Context, request: SignupRequest) -> Result:
+    # No login: the account does not exist yet.
+    return signup(ctx, request.userid, request.password.text, list(request.addresses))
+
+
+@handles(ChangePasswordRequest)
+def change_password_request(ctx: Context, request: ChangePasswordRequest) -> Result:
+    return change_password(ctx, login(ctx, request), request.new.text)
+
+
+@handles(ChangeAddressRequest)
+def change_address_request(ctx: Context, request: ChangeAddressRequest) -> Result:
+    return change_addresses(ctx, login(ctx, request), list(request.addresses))
+
+
+@handles(ConfirmRequest)
+def confirm_request(ctx: Context, request: ConfirmRequest) -> Result:
+    return confirm_address(ctx, request.code.text)
+
+
+@handles(SignoffRequest)
+def signoff_request(ctx: Context, request: SignoffRequest) -> Result:
+    return signoff(ctx, login(ctx, request))
+
+
+@handles(VacationRequest)
+def vacation_request(ctx: Context, request: VacationRequest) -> Result:
+    return set_vacation(ctx, login(ctx, request), request.days)

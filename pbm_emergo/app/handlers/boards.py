@@ -1,0 +1,386 @@
+"""The requests that show boards and tables: ``list``, ``emergo games``, ``emergo show``,
+``emergo moves``, ``emergo record``, ``emergo preview``, ``emergo standings``, ``emergo
+history``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pbm_emergo.app import resolve
+from pbm_emergo.app.accounts import require_player
+from pbm_emergo.app.boards import (
+    SIDE_NAMES,
+    at,
+    board_html,
+    board_link,
+    board_view,
+    load_state,
+    move_rows,
+    options_text,
+    result_sentence,
+    side_label,
+)
+from pbm_emergo.app.context import Context
+from pbm_emergo.app.handlers import handles
+from pbm_emergo.app.play import moves_in_lines
+from pbm_emergo.app.queue import shown_queue
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.db import games, players, ratings, reads
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING, Board, Player
+from pbm_emergo.db.reads import BoardLine
+from pbm_emergo.game.requests import (
+    GamesRequest,
+    HistoryRequest,
+    ListRequest,
+    MovesRequest,
+    PreviewRequest,
+    RecordRequest,
+    ShowRequest,
+    StandingsRequest,
+)
+from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
+from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
+from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.templating import render, render_html
+
+# `emergo show` sends at most this many boards at once; `emergo games` lists at most this
+# many rows.
+MAX_BOARDS = 20
+MAX_ROWS = 200
+SECTION_TITLES = reads.SECTION_TITLES
+
+
+def boards_for(ctx: Context, player: Player, which: str) -> list[Board]:
+    """A player's boards: all, active, inactive (finished) or next (their turn)."""
+    if which == "all":
+        return games.boards_of(ctx.session, player)
+    if which == "inactive":
+        return games.boards_of(ctx.session, player, BOARD_FINISHED)
+    boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
+    if which == "next":
+        boards = [b for b in boards if b.to_move and b.player_of(b.to_move).id == player.id]
+    return boards
+
+
+def status_text(board: Board) -> str:
+    if board.status == BOARD_ACTIVE and board.to_move:
+        return f"{board.player_of(board.to_move).userid} to move"
+    if board.winner:
+        return f"{board.player_of(board.winner).userid} won ({board.outcome_reason})"
+    return f"draw ({board.outcome_reason})"
+
+
+def result_text(row: BoardLine) -> str:
+    """``alice won (resigned)`` or ``draw (draw agreed)``."""
+    who = f"{row.winner} won" if row.winner else "draw"
+    return f"{who} ({row.reason})" if row.reason else who
+
+
+def points_text(row: BoardLine) -> str:
+    """``alice +16, bob -16``; ``unrated`` for an unrated game."""
+    if not row.rated or row.white_change is None or row.black_change is None:
+        return "unrated"
+    return f"{row.white} {row.white_change:+d}, {row.black} {row.black_change:+d}"
+
+
+@handles(ListRequest)
+def list_games(ctx: Context, request: ListRequest) -> Result:
+    counts = games.count_by_status(ctx.session)
+    return Result(
+        summary="sent the list of games",
+        answer=render(
+            "list.txt.j2",
+            games=[
+                {
+                    "name": "emergo",
+                    "active": counts.get(BOARD_ACTIVE, 0),
+                    "finished": counts.get(BOARD_FINISHED, 0),
+                }
+            ],
+            players=players.count_active(ctx.session),
+        ),
+        answer_subject="Emergo: games on this server",
+    )
+
+
+@handles(GamesRequest)
+def games_table(ctx: Context, request: GamesRequest) -> Result:
+    userids, which = list(request.userids), request.which
+    boards: dict[int, Board] = {}
+    if userids:
+        for userid in userids:
+            player = require_player(ctx, userid)
+            boards.update((b.number, b) for b in boards_for(ctx, player, which))
+    else:
+        status = {"all": None, "inactive": BOARD_FINISHED}.get(which, BOARD_ACTIVE)
+        found = games.boards(ctx.session, status=status, limit=MAX_ROWS + 1)
+        if which == "next":
+            found = [b for b in found if b.to_move]
+        boards.update((b.number, b) for b in found)
+    rows = [
+        {
+            "number": b.number,
+            "move": b.ply + 1 if b.status == BOARD_ACTIVE else b.ply,
+            "white": b.white_player.userid,
+            "black": b.black_player.userid,
+            "status": status_text(b),
+        }
+        for b in sorted(boards.values(), key=lambda b: b.number)[:MAX_ROWS]
+    ]
+    return Result(
+        summary=f"sent a table of {len(rows)} board{'s' if len(rows) != 1 else ''}",
+        answer=render(
+            "games.txt.j2",
+            rows=rows,
+            which=which,
+            userids=userids,
+            white=SIDE_NAMES["white"],
+            black=SIDE_NAMES["black"],
+            truncated=len(boards) > MAX_ROWS,
+            limit=MAX_ROWS,
+        ),
+        answer_subject="Emergo games",
+    )
+
+
+@handles(ShowRequest)
+def show(ctx: Context, request: ShowRequest) -> Result:
+    # Board numbers and userids mixed, then maybe a filter: read word by word.
+    which = request.which
+    words = [str(target) for target in request.targets]
+    shown: list[tuple[Board, int | None]] = []
+    for target in request.targets:
+        if not isinstance(target, str):
+            shown.append(resolve.board(ctx, target))
+            continue
+        player = require_player(ctx, target)
+        boards = boards_for(ctx, player, which)
+        # A board of two of the players named is sent once.
+        shown.extend((b, None) for b in boards if (b, None) not in shown)
+    if not shown:
+        raise Refused(f"There are no {which} boards for {' '.join(words)}.")
+    if len(shown) > MAX_BOARDS:
+        raise Refused(
+            f"That is {len(shown)} boards; at most {MAX_BOARDS} are sent at once."
+        )
+    views = []
+    for board, upto in shown:
+        state = load_state(ctx.session, board)
+        position = None if upto is None else games.load_game(ctx.session, board, upto).position
+        link = board_link(ctx.config, board.number)
+        # A player's queued moves, to that player only (app/queue.py).
+        queue = shown_queue(ctx, board, state) if upto is None else []
+        views.append(
+            board_view(
+                state, position=position, upto=upto, link=link,
+                now=ctx.now, queue=queue,
+            )
+        )
+    if len(views) == 1:
+        subject = views[0].subject
+        board_number: int | None = shown[0][0].number
+    else:
+        subject = f"Emergo boards {', '.join(str(b.number) for b, _ in shown)}"
+        board_number = None
+    numbers = ", ".join(
+        f"{b.number}#{upto}" if upto is not None else str(b.number) for b, upto in shown
+    )
+    return Result(
+        summary=f"sent board{'s' if len(views) > 1 else ''} {numbers}",
+        answer=render("show.txt.j2", boards=[v.text for v in views]),
+        answer_subject=subject,
+        answer_board=board_number,
+        answer_html=board_html(subject, [v.html for v in views]),
+    )
+
+
+@handles(MovesRequest)
+def legal_moves(ctx: Context, request: MovesRequest) -> Result:
+    board, upto = resolve.board(ctx, request.board)
+    if upto is None:
+        if board.status != BOARD_ACTIVE:
+            state = load_state(ctx.session, board)
+            raise Refused(
+                f"The game on board {board.number} is over: {result_sentence(state)}",
+                board=board.number,
+            )
+        position = games.current_position(board)  # the cache: no replay needed
+    else:
+        position = games.load_game(ctx.session, board, upto=upto).position
+    legal = position.legal_moves()
+    player = board.player_of(position.to_move)
+    return Result(
+        summary=f"sent the {len(legal)} legal moves on board {board.number}",
+        answer=render(
+            "moves.txt.j2",
+            number=board.number,
+            move_number=position.ply + 1,
+            userid=player.userid,
+            side=side_label(position.to_move),
+            count=len(legal),
+            lines=moves_in_lines(legal),
+            capture_size=position.capture_size(),
+            in_hand=position.in_hand(position.to_move),
+        ),
+        answer_subject=f"Emergo Board {board.number} moves",
+        answer_board=board.number,
+    )
+
+
+@handles(RecordRequest)
+def record(ctx: Context, request: RecordRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board)  # a move number after it is let pass
+    view = load_state(ctx.session, board)
+    if board.status == BOARD_ACTIVE:
+        # The stored position says whose turn it is; no replay needed.
+        to_move = view.position.to_move
+        state = (
+            f"In progress: {board.player_of(to_move).userid} "
+            f"({side_label(to_move)}) to play move {board.ply + 1}."
+        )
+    else:
+        state = result_sentence(view)
+    return Result(
+        summary=f"sent the record of board {board.number}",
+        answer=render(
+            "record.txt.j2",
+            number=board.number,
+            white=board.white_player.userid,
+            black=board.black_player.userid,
+            options=options_text(view),
+            started=at(board.created_at),
+            finished=at(board.finished_at) if board.finished_at else None,
+            state=state,
+            rows=move_rows([m.notation for m in view.moves]),
+        ),
+        answer_subject=f"Emergo Board {board.number} record",
+        answer_board=board.number,
+    )
+
+
+@handles(PreviewRequest)
+def preview(ctx: Context, request: PreviewRequest) -> Result:
+    board, upto = resolve.board(ctx, request.board)
+    number = board.number
+    game = games.load_game(ctx.session, board, upto=upto)
+    start = game.position.ply
+    tried: list[str] = []
+    for text in request.moves:
+        position = game.position
+        try:
+            tried.append(str(game.play(text)))
+        except MoveError as err:
+            details: dict[str, Any] = {}
+            if isinstance(err, IllegalMoveError | AmbiguousMoveError):
+                legal = position.legal_moves()
+                details = {
+                    "legal_lines": moves_in_lines(legal),
+                    "legal_count": len(legal),
+                    "capture_size": position.capture_size(),
+                }
+            else:
+                details = {"legal_lines": [], "legal_count": 0, "capture_size": 0}
+            raise Refused(
+                f"Preview of board {number}: {text} cannot be move {position.ply + 1}.",
+                board=number,
+                template="error/illegal_move.txt.j2",
+                why=str(err),
+                board_text=render_board(
+                    position, board.white_player.userid, board.black_player.userid
+                ),
+                **details,
+            ) from None
+    outcome = game.outcome()
+    position = game.position
+    if outcome is None:
+        status = (
+            f"Then it would be {board.player_of(position.to_move).userid}'s turn "
+            f"({side_label(position.to_move)}): move {position.ply + 1}."
+        )
+    elif outcome.winner is None:
+        status = f"Then the game would be a draw ({outcome.termination})."
+    else:
+        winner = board.player_of(outcome.winner).userid
+        status = f"Then {winner} would win ({outcome.termination})."
+    return Result(
+        summary=f"previewed {' '.join(tried)} on board {number}",
+        answer=render(
+            "preview.txt.j2",
+            number=number,
+            start=start,
+            current=board.ply,
+            tried=tried,
+            status=status,
+            board=render_board(position, board.white_player.userid, board.black_player.userid),
+        ),
+        answer_subject=f"Emergo Board {number} preview",
+        answer_board=number,
+        answer_html=render_html(
+            "preview.html.j2",
+            number=number,
+            white=board.white_player.userid,
+            black=board.black_player.userid,
+            start=start,
+            current=board.ply,
+            tried=tried,
+            status=status,
+            picture=board_picture(position, tried[-1] if tried else None),
+        ),
+    )
+
+
+@handles(StandingsRequest)
+def standings(ctx: Context, request: StandingsRequest) -> Result:
+    wanted = [require_player(ctx, userid).userid for userid in request.userids]
+    rows = reads.standings(ctx.session, ctx.now)
+    if wanted:
+        keys = {userid.lower() for userid in wanted}
+        rows = [row for row in rows if row.userid.lower() in keys]
+    sections = [
+        {"title": SECTION_TITLES[name], "rows": [r for r in rows if r.section == name]}
+        for name in reads.SECTIONS
+    ]
+    return Result(
+        summary=f"sent the standings ({len(rows)} player{'s' if len(rows) != 1 else ''})",
+        answer=render(
+            "standings.txt.j2",
+            sections=[s for s in sections if s["rows"]],
+            userids=wanted,
+            start=START_RATING,
+            provisional_games=ratings.PROVISIONAL_GAMES,
+            inactive_days=reads.INACTIVE_DAYS,
+            ladder=ladder_texts(row.userid for row in rows),
+            ladder_explanation=LADDER_EXPLANATION,
+        ),
+        answer_subject="Emergo standings",
+    )
+
+
+@handles(HistoryRequest)
+def history(ctx: Context, request: HistoryRequest) -> Result:
+    found = [require_player(ctx, userid) for userid in request.userids]
+    rows = reads.finished_games(
+        ctx.session, [p.id for p in found] if found else None,
+        limit=reads.HISTORY_LIMIT + 1,
+    )
+    lines = [
+        {
+            "date": row.last_activity.strftime("%Y-%m-%d"),
+            "number": row.number,
+            "players": f"{row.white} - {row.black}",
+            "result": result_text(row),
+            "points": points_text(row),
+        }
+        for row in rows[: reads.HISTORY_LIMIT]
+    ]
+    return Result(
+        summary=f"sent the history ({len(lines)} game{'s' if len(lines) != 1 else ''})",
+        answer=render(
+            "history.txt.j2",
+            rows=lines,
+            userids=[p.userid for p in found],
+            truncated=len(rows) > reads.HISTORY_LIMIT,
+            limit=reads.HISTORY_LIMIT,
+        ),
+        answer_subject="Emergo history",
+    )

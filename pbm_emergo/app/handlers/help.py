@@ -1,0 +1,53 @@
+"""``help [topic]`` and ``emergo help``: the help texts, from the registry's entries the
+request carries."""
+
+from __future__ import annotations
+
+from pbm_emergo.app.context import Context
+from pbm_emergo.app.handlers import handles
+from pbm_emergo.app.results import Result
+from pbm_emergo.game.requests import HelpEntry, HelpRequest
+from pbm_emergo.rules import Position, render_board
+from pbm_emergo.views.templating import render
+
+
+def emergo_help_text(ctx: Context, entries: tuple[HelpEntry, ...]) -> str:
+    """The Emergo help page (also ``help emergo``)."""
+    return render(
+        "emergo_help.txt.j2",
+        address=ctx.config.address,
+        board=render_board(Position(), white_name="Ohs", black_name="Eks"),
+        commands=[entry.shown() for entry in entries],
+    )
+
+
+@handles(HelpRequest)
+def help_texts(ctx: Context, request: HelpRequest) -> Result:
+    if request.emergo:
+        return Result(
+            summary="sent the Emergo help page",
+            answer=emergo_help_text(ctx, request.entries),
+            answer_subject="Emergo help",
+        )
+    topic = request.topic
+    if topic is not None:
+        return Result(
+            summary=f"sent the help for {topic.name}",
+            answer=render(
+                "help_command.txt.j2",
+                usage=topic.usage,
+                description=topic.description,
+                details=topic.details,
+            ),
+            answer_subject=f"Emergo help: {topic.name}",
+        )
+    return Result(
+        summary="sent the command summary",
+        answer=render(
+            "help.txt.j2",
+            address=ctx.config.address,
+            commands=[entry.shown() for entry in request.entries],
+            unknown_topic=request.unknown_topic,
+        ),
+        answer_subject="Emergo help",
+    )

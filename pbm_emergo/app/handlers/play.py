@@ -1,0 +1,71 @@
+"""The requests that play on a board: ``emergo move`` (and ``emergo resign``),
+``emergo queue``, ``emergo autoplay``, ``emergo analyse``."""
+
+from __future__ import annotations
+
+from pbm_emergo.app import analysis, resolve
+from pbm_emergo.app.autoplay import set_autoplay
+from pbm_emergo.app.context import Context
+from pbm_emergo.app.handlers import handles
+from pbm_emergo.app.play import play
+from pbm_emergo.app.queue import queue_moves
+from pbm_emergo.app.resolve import login, login_as
+from pbm_emergo.app.results import Result
+from pbm_emergo.db.models import Board
+from pbm_emergo.game.requests import (
+    AnalyseRequest,
+    AutoplayRequest,
+    BoardRef,
+    MoveRequest,
+    QueueRequest,
+)
+
+
+@handles(MoveRequest)
+def move(ctx: Context, request: MoveRequest) -> Result:
+    """The board, then the login, then the move: in that order a player sees the refusals."""
+    userid = request.userid
+
+    def number_after_the_board(board: Board, upto: int) -> str:
+        return (
+            f"Write the move number after the move, not after the board: "
+            f"emergo move {board.number} {userid} PASSWORD MOVE#{upto}."
+        )
+
+    board, facts, _ = resolve.board_and_facts(
+        ctx, BoardRef(request.board, request.upto), alone=number_after_the_board
+    )
+    player = login_as(
+        ctx, userid, request.password,
+        board=board.number, known=(board.white_player, board.black_player),
+        # Players the board's read found without wrong passwords need no look-up.
+        no_failures={board.white_player_id, board.black_player_id} - facts.failing,
+    )
+    return play(ctx, player, board, request.move, facts)
+
+
+@handles(QueueRequest)
+def queue(ctx: Context, request: QueueRequest) -> Result:
+    userid = request.userid
+
+    def number_after_the_board(board: Board, upto: int) -> str:
+        return (
+            f"Write the move number after the move, not after the board: "
+            f"emergo queue {board.number} {userid} PASSWORD MOVE#{board.ply + 2}."
+        )
+
+    board, _ = resolve.board(ctx, request.board, alone=number_after_the_board)
+    player = login(ctx, request, board=board.number, known=(board.white_player, board.black_player))
+    return queue_moves(ctx, player, board, list(request.moves))
+
+
+@handles(AutoplayRequest)
+def autoplay(ctx: Context, request: AutoplayRequest) -> Result:
+    return set_autoplay(ctx, login(ctx, request), request.on)
+
+
+@handles(AnalyseRequest)
+def analyse(ctx: Context, request: AnalyseRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board, alone=True)
+    player = login(ctx, request, board=board.number)
+    return analysis.request(ctx, board, player)

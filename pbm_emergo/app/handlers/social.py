@@ -1,0 +1,150 @@
+"""The requests between players and spectators: ``message``, ``emergo chat``,
+``emergo subscribe`` / ``unsubscribe``, ``emergo notify``."""
+
+from __future__ import annotations
+
+from pbm_emergo.app import resolve
+from pbm_emergo.app.boards import primary_address
+from pbm_emergo.app.context import Context, usage_error
+from pbm_emergo.app.handlers import handles
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.resolve import login
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.social import (
+    subscribe,
+    subscription_board,
+    toggle_notifications,
+    unsubscribe,
+    watchable_board,
+)
+from pbm_emergo.db import games, players
+from pbm_emergo.db.models import Player
+from pbm_emergo.game.requests import (
+    ChatRequest,
+    MessageRequest,
+    NotifyRequest,
+    SubscriptionRequest,
+)
+from pbm_emergo.game.words import USERID_PATTERN
+from pbm_emergo.views.templating import render
+
+
+def no_text_error(command: str) -> Refused:
+    return Refused(
+        f"The command {command} sends the body of your mail, and it has none: write your "
+        "text in the body (above any quoted text or signature)."
+    )
+
+
+@handles(MessageRequest)
+def message(ctx: Context, request: MessageRequest) -> Result:
+    sender = login(ctx, request)
+    if not ctx.comment.strip():
+        raise no_text_error("message")
+    recipients = list(request.to)
+    found = players.find_players(ctx.session, recipients)
+    delivered: list[Player] = []
+    missing: list[str] = []
+    for word in recipients:
+        player = found.get(players.userid_key(word))
+        if player is None or not player.active or primary_address(player) is None:
+            if word not in missing:
+                missing.append(word)
+        elif player not in delivered:
+            delivered.append(player)
+    # Unknown recipients are named back to the sender (a word that is no userid at all
+    # stays masked: it might be a password typed in the wrong place).
+    ctx.reveal(*(w for w in missing if USERID_PATTERN.fullmatch(w)))
+    if not delivered:
+        raise Refused(
+            "Nobody got your message: "
+            + "; ".join(f"there is no player '{w[:40]}' to send it to" for w in missing)
+            + "."
+        )
+    body = render(
+        "message.txt.j2", userid=sender.userid, text=ctx.comment, server=ctx.config.address
+    )
+    subject = f"Message from {sender.userid}"
+    replies = [
+        Reply(to=address, subject=subject, body=body)
+        for address in (primary_address(p) for p in delivered)
+        if address is not None
+    ]
+    names = [p.userid for p in delivered]
+    return Result(
+        summary=f"sent a message to {', '.join(names)}",
+        answer=render("message_sent.txt.j2", sent_to=names, missing=missing),
+        answer_subject="Emergo: message sent",
+        replies=replies,
+    )
+
+
+@handles(ChatRequest)
+def chat(ctx: Context, request: ChatRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board, alone=True)
+    number = board.number
+    player = login(ctx, request, board=number, known=(board.white_player, board.black_player))
+    if player.id not in (board.white_player_id, board.black_player_id):
+        raise Refused(
+            f"Only the players of board {number} ({board.white_player.userid} and "
+            f"{board.black_player.userid}) may chat on it. To write to one of them, "
+            "send 'message YOURID PASSWORD THEIRID' with your text in the body.",
+            board=number,
+        )
+    if not ctx.comment.strip():
+        raise no_text_error("emergo chat")
+    # The opponent did not ask for the chat (charged to the sender: game.budget);
+    # subscribers asked for the board's mail.
+    recipients: dict[str, bool] = {}
+    watchers = [primary_address(p) for p in games.subscribers(ctx.session, number)]
+    for address, solicited in (
+        (primary_address(board.white_player), False),
+        (primary_address(board.black_player), False),
+        *((w, True) for w in watchers),
+        (ctx.sender, True),
+    ):
+        if address and address.lower() not in {r.lower() for r in recipients}:
+            recipients[address] = solicited
+    body = render(
+        "chat.txt.j2",
+        userid=player.userid,
+        number=number,
+        white=board.white_player.userid,
+        black=board.black_player.userid,
+        text=ctx.comment,
+    )
+    subject = f"Emergo chat {number} {player.userid}"
+    others = len(recipients) - 1
+    return Result(
+        summary=f"sent a chat on board {number} to {others} other{'s' if others != 1 else ''}",
+        replies=[
+            Reply(to=r, subject=subject, body=body, board=number, solicited=solicited)
+            for r, solicited in recipients.items()
+        ],
+    )
+
+
+@handles(SubscriptionRequest)
+def subscription(ctx: Context, request: SubscriptionRequest) -> Result:
+    number = request.board
+    board = subscription_board(ctx, number)
+    player = login(ctx, request, board=number)
+    if request.subscribe:
+        return subscribe(ctx, player, board)
+    return unsubscribe(ctx, player, board)
+
+
+@handles(NotifyRequest)
+def notify(ctx: Context, request: NotifyRequest) -> Result:
+    # Word by word, as written: a word that is no number is refused before a later
+    # board is looked up, and a missing board before a later word that is no number.
+    numbers: list[int] = []
+    for word in request.boards:
+        if not (word.isascii() and word.isdigit()):
+            raise usage_error(
+                request,
+                f"'{word[:40]}' is not a board number: emergo notify USERID PASSWORD "
+                "[BOARD ...].",
+            )
+        numbers.append(watchable_board(ctx, word))
+    return toggle_notifications(ctx, login(ctx, request), numbers)

@@ -1,0 +1,19 @@
+"""The numbers the server plays by, named once: the commands' help quotes them, the shell
+and the data layer apply them."""
+
+from __future__ import annotations
+
+# A new player's rating.
+START_RATING = 1600
+# A rating is provisional until this many rated games are played; Elo's K before and after.
+PROVISIONAL_GAMES = 20
+K_FACTOR = 32
+K_FACTOR_PROVISIONAL = 64
+# A player with no rated game within this many days, and none under way, is listed as
+# inactive.
+INACTIVE_DAYS = 365
+# `emergo history` lists at most this many games.
+HISTORY_LIMIT = 100
+# The most active boards a limit may name, and the most games one may seek.
+MAX_LIMIT = 999
+MAX_SEEK = 99

@@ -1,0 +1,122 @@
+"""The contract between the mail layer and the commands: the command layer parses, the shell
+runs.
+
+The listener reads a mail's commands once, on receipt, into a
+:class:`~pbm_emergo.commands.text.CommandText` (:func:`describe`: the command layer reads
+them, the data layer finds which of their words exist) and stores it with the mail. The mail
+worker owns the unit of work, as GNU Mailman's runner owns ``_dispose``: it opens a reading
+session (no write lock) and hands it, the :class:`CommandMail` and its text to a
+:class:`CommandProcessor` (in production :func:`dispatch`: the shell's
+:func:`pbm_emergo.app.dispatcher.dispatch` with the command layer's
+:data:`~pbm_emergo.commands.language.LANGUAGE`), which makes each command line a request
+and runs it (passwords, loading the board, checking the move, rendering the replies) and
+gives back every :class:`Reply` and the writes it wants; the worker builds the reply mails,
+then applies the writes in one short write transaction, re-checking what they relied on,
+with its own (queue the replies, mark the mail done). When a re-check fails
+(:class:`~pbm_emergo.db.errors.Conflict`) it starts over from a fresh read. Nothing calls
+back into the mail layer. The types the two share live in :mod:`pbm_emergo.app.messages`.
+Importing this module stays light (the listener only describes mails): the shell's
+dispatcher is loaded on first use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.results import Write
+from pbm_emergo.app.secrets import Secrets
+from pbm_emergo.commands.language import LANGUAGE
+from pbm_emergo.commands.masking import candidates
+from pbm_emergo.commands.text import CommandText
+from pbm_emergo.db.vocabulary import database_lookup
+
+if TYPE_CHECKING:
+    from pbm_emergo.config import Config
+    from pbm_emergo.db.session import Session
+
+
+class CommandProcessor(Protocol):
+    """Runs the commands of one mail (``text``: as read on receipt) in ``session``: the
+    replies, and the writes to store. With ``apply_at_once`` ``session`` is the write
+    transaction: each command's writes are applied as it finishes, none are returned."""
+
+    def __call__(
+        self,
+        session: Session,
+        mail: CommandMail,
+        config: Config,
+        now: datetime,
+        *,
+        text: CommandText,
+        apply_at_once: bool = False,
+    ) -> tuple[list[Reply], list[Write]]: ...
+
+
+def dispatch(
+    session: Session,
+    mail: CommandMail,
+    config: Config,
+    now: datetime,
+    *,
+    text: CommandText | None = None,
+    apply_at_once: bool = False,
+) -> tuple[list[Reply], list[Write]]:
+    """Run the command(s) of ``mail`` (``text``: as read on receipt; read here from the
+    mail when not given) in ``session``: the replies, and the writes to store (see
+    :func:`pbm_emergo.app.dispatcher.dispatch`)."""
+    from pbm_emergo.app import dispatcher
+
+    if text is None:
+        text = CommandText.read(mail.subject, mail.body)
+    return dispatcher.dispatch(
+        session, mail, config, now, language=LANGUAGE, text=text, apply_at_once=apply_at_once
+    )
+
+
+def check_passwords_ahead(
+    session: Session, mail: CommandMail, text: CommandText, config: Config, now: datetime
+) -> None:
+    """Check the passwords of a mail's command lines (their slow hashes) in a reading
+    session, before the mail runs inside its write transaction, so that the lock is not held
+    while they are hashed."""
+    from pbm_emergo.app import dispatcher
+
+    dispatcher.check_passwords_ahead(session, mail, text, config, now, language=LANGUAGE)
+
+
+def describe(
+    subject: str, body: str, session: Session | None = None, *, quote_at: int | None = None
+) -> CommandText:
+    """A mail's commands, read once (on receipt): the command lines and how they are run,
+    the comment, the boards they name, and the command line as it may be shown (only words
+    known not to be secret; ``session`` looks up which are existing userids and boards;
+    without it nothing is shown). ``quote_at``: the body's first quoted line, found by the
+    mail layer (:func:`pbm_emergo.mail.quotes.quote_start`); only the lines above it are
+    read."""
+    lookup = database_lookup(session, candidates) if session is not None else None
+    return CommandText.read(subject, body, lookup, quote_at=quote_at)
+
+
+def _scrubber(words: set[str]) -> Callable[[str], str]:
+    return Secrets(words=words).scrub
+
+
+def redact(
+    text: CommandText, session: Session | None = None
+) -> tuple[str, str, Callable[[str], str]]:
+    """What is kept of a processed mail: its Subject and the part of its body the server
+    read (command lines, or the comment up to quoted text), with every word its command
+    lines hide masked (every password among them); and the masking function itself.
+    ``session`` finds the existing userids and boards, which are shown; without it, every
+    word that is not a keyword, an option or move notation is masked."""
+    lookup = database_lookup(session, candidates) if session is not None else None
+    return text.redacted(_scrubber, lookup)
+
+
+__all__ = [
+    "CommandMail", "CommandProcessor", "CommandText", "Reply", "Write", "check_passwords_ahead",
+    "describe", "dispatch", "redact",
+]

@@ -1,0 +1,78 @@
+"""The shell's resolvers of what every game request shares (app/resolve.py): the board a
+request names and its login, on a real database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from pbm_emergo.app import resolve
+from pbm_emergo.app.context import Context
+from pbm_emergo.app.results import Refused
+from pbm_emergo.commands.language import LANGUAGE
+from pbm_emergo.db import players
+from pbm_emergo.game.requests import BoardRef
+from pbm_emergo.game.words import Known
+from tests.support.mailer import Mailer
+
+
+@contextmanager
+def bound(
+    mailer: Mailer, line: str, sender: str = "bob@example.org"
+) -> Iterator[tuple[Context, Any]]:
+    """The request of ``line``, and a unit of work in a reading session to resolve it in."""
+    request = LANGUAGE.request(line, Known(), alone=True)
+    with mailer.factory() as session:
+        ctx = Context(session=session, config=mailer.config, now=mailer.now, sender=sender)
+        yield ctx, request
+
+
+def test_the_board_resolver_refuses_a_missing_board(game: Mailer) -> None:
+    with (
+        bound(game, "emergo chat 999 bob bobpw") as (ctx, request),
+        pytest.raises(Refused) as refused,
+    ):
+        resolve.board(ctx, request.board)
+    assert refused.value.reason == "There is no board 999."
+    with bound(game, "emergo chat 101 bob bobpw") as (ctx, request):
+        board, upto = resolve.board(ctx, request.board)
+        assert (board.number, upto) == (101, None)
+
+
+def test_the_board_resolver_refuses_a_move_number_where_none_is_taken(game: Mailer) -> None:
+    game.move(101, "alice", "e4")
+    with bound(game, "emergo chat 101#1 bob bobpw") as (ctx, request):
+        assert resolve.board(ctx, request.board)[1] == 1  # taken where the request reads it
+        with pytest.raises(Refused) as refused:
+            resolve.board(ctx, request.board, alone=True)
+    assert refused.value.reason == "Write the board number alone: emergo chat 101 USERID PASSWORD."
+    assert refused.value.board == 101
+    # A request words the refusal its own way.
+    with (
+        bound(game, "emergo move 101#1 bob bobpw e5") as (ctx, request),
+        pytest.raises(Refused) as refused,
+    ):
+        resolve.board_and_facts(
+            ctx, BoardRef(request.board, request.upto),
+            alone=lambda board, upto: f"{board.number} then {upto}",
+        )
+    assert refused.value.reason == "101 then 1"
+
+
+def test_the_login_resolver_counts_a_wrong_password_once(game: Mailer) -> None:
+    with bound(game, "emergo seek bob wrong") as (ctx, request), pytest.raises(Refused) as refused:
+        resolve.login(ctx, request)
+    assert refused.value.reason == "Wrong password for bob."
+    assert refused.value.writes  # the count, stored by the caller
+    with bound(game, "emergo seek bob bobpw") as (ctx, request):
+        assert resolve.login(ctx, request).userid == "bob"
+    # Through the whole mail, the password checked ahead of the write transaction too.
+    reply = game.one("emergo chat 101 bob wrong", "Hello", sender="bob@example.org")
+    assert reply.subject == "Emergo Board 101 Error"
+    with game.factory() as session:
+        bob = players.find_player(session, "bob")
+        assert bob is not None
+        assert [f.count for f in players.login_failures_of(session, bob.id).values()] == [1]
