@@ -39,8 +39,10 @@ from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.game.sentences import (
     SIDE_NAMES,
     result_sentence,
+    side_label,
     span,
     split_guard,
+    status_sentence,
     undo_first_move,
 )
 from pbm_emergo.rules import Position, Termination, render_board
@@ -83,7 +85,6 @@ BOARD_REF = re.compile(r"([0-9]{1,9})(?:#([0-9]{1,6}))?")
 # The width of a board mail's score sheet (the move list), indent included.
 SCORE_SHEET_WIDTH = 72
 
-SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
 
 
 def parse_board_ref(text: str) -> tuple[int, int | None] | None:
@@ -133,10 +134,6 @@ def _check_upto(board: Board, upto: int | None) -> None:
 
 def _moves(n: int) -> str:
     return f"{n} move" if n == 1 else f"{n} moves"
-
-
-def side_label(side: str) -> str:
-    return f"{SIDE_NAMES[side]}, {SIDE_LETTERS[side]}"
 
 
 # --- the end of a game, and the parts of the board mail ---------------------------------
@@ -322,7 +319,6 @@ def board_view(
     if position is None:
         position = state.position
     over = not state.active and upto is None
-    to_move = state.seat(position.to_move)
     if not state.active or state.to_move is None:
         subject = f"Emergo Board {state.number} Game over"
     else:
@@ -330,19 +326,7 @@ def board_view(
     if new_board:
         subject = f"New {subject}"
     as_of = None
-    if over:
-        status = result_sentence(state)
-    elif upto is not None and upto < state.ply:
-        status = (
-            f"After move {upto} it was {to_move.userid}'s turn ({side_label(position.to_move)})."
-        )
-    elif upto is not None and not state.active:
-        status = result_sentence(state)
-    else:
-        status = (
-            f"It is {to_move.userid}'s turn ({side_label(position.to_move)}): "
-            f"move {position.ply + 1}."
-        )
+    status = status_sentence(state, position, upto)
     if upto is not None:
         as_of = f"The board as of move {upto}; {_moves(state.ply)} have been played."
     times: list[str] = []
