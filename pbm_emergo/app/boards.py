@@ -39,8 +39,10 @@ from pbm_emergo.game.requests import not_a_board, parse_board_ref
 from pbm_emergo.game.sentences import (
     SIDE_NAMES,
     result_sentence,
+    side_label,
     span,
     split_guard,
+    status_sentence,
     undo_first_move,
 )
 from pbm_emergo.rules import Position, Termination, render_board
@@ -82,7 +84,6 @@ __all__ = [
 # The width of a board mail's score sheet (the move list), indent included.
 SCORE_SHEET_WIDTH = 72
 
-SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
 
 
 
@@ -126,10 +127,6 @@ def _check_upto(board: Board, upto: int | None) -> None:
 
 def _moves(n: int) -> str:
     return f"{n} move" if n == 1 else f"{n} moves"
-
-
-def side_label(side: str) -> str:
-    return f"{SIDE_NAMES[side]}, {SIDE_LETTERS[side]}"
 
 
 # --- the end of a game, and the parts of the board mail ---------------------------------
@@ -315,7 +312,6 @@ def board_view(
     if position is None:
         position = state.position
     over = not state.active and upto is None
-    to_move = state.seat(position.to_move)
     if not state.active or state.to_move is None:
         subject = f"Emergo Board {state.number} Game over"
     else:
@@ -323,19 +319,7 @@ def board_view(
     if new_board:
         subject = f"New {subject}"
     as_of = None
-    if over:
-        status = result_sentence(state)
-    elif upto is not None and upto < state.ply:
-        status = (
-            f"After move {upto} it was {to_move.userid}'s turn ({side_label(position.to_move)})."
-        )
-    elif upto is not None and not state.active:
-        status = result_sentence(state)
-    else:
-        status = (
-            f"It is {to_move.userid}'s turn ({side_label(position.to_move)}): "
-            f"move {position.ply + 1}."
-        )
+    status = status_sentence(state, position, upto)
     if upto is not None:
         as_of = f"The board as of move {upto}; {_moves(state.ply)} have been played."
     times: list[str] = []

@@ -1,14 +1,15 @@
-"""The sentences the decisions and the board mails share: how a game ended, which moves an
-undo takes back, the move list of a refusal."""
+"""The sentences the decisions, the board mails and the web view share: how a game ended,
+whose turn it is, which moves an undo takes back, the move list of a refusal."""
 
 from __future__ import annotations
 
 import re
 
 from pbm_emergo.game.board import BLACK, WHITE, BoardState, other_side
-from pbm_emergo.rules import Move, Termination
+from pbm_emergo.rules import Move, Position, Termination
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
+SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
 
 MOVE_GUARD = re.compile(r"(.*?)#([0-9]{1,6})")
 
@@ -49,6 +50,27 @@ def result_sentence(state: BoardState) -> str:
     }
     because = draw_by.get(reason, reason)
     return f"The game is a draw: {because}."
+
+
+def side_label(side: str) -> str:
+    """``"Ohs, o"``: a side as the status sentence names it."""
+    return f"{SIDE_NAMES[side]}, {SIDE_LETTERS[side]}"
+
+
+def status_sentence(
+    state: BoardState, position: Position | None = None, upto: int | None = None
+) -> str:
+    """Where the game on ``state``'s board stands, in one sentence: how it ended, or whose
+    turn it is; with ``upto`` (the board as of an earlier move, ``position`` the position
+    then), whose turn it was after that move."""
+    if position is None:
+        position = state.position
+    to_move = state.seat(position.to_move).userid
+    if upto is not None and upto < state.ply:
+        return f"After move {upto} it was {to_move}'s turn ({side_label(position.to_move)})."
+    if not state.active:
+        return result_sentence(state)
+    return f"It is {to_move}'s turn ({side_label(position.to_move)}): move {position.ply + 1}."
 
 
 def undo_first_move(state: BoardState, player_id: int, ply: int) -> int | None:

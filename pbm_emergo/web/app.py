@@ -38,12 +38,15 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Match, Route
 
-from pbm_emergo.app.boards import load_state, options_text, result_sentence, side_label
+from pbm_emergo.app.boards import load_state, options_text, result_sentence
 from pbm_emergo.config import Config
 from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
+from pbm_emergo.db.reads.boards import MoveLine
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.board import BoardState
+from pbm_emergo.game.sentences import status_sentence
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import Game, Position
@@ -147,15 +150,24 @@ class Step:
     last_move: str | None
 
 
-def _step(notations: list[str], blocked: str, query: str | None) -> Step:
+def _step(state: BoardState, query: str | None) -> Step:
+    """The board as of the move ``?move=`` asks for (the last one if none): the position
+    as stored, or the game replayed up to that move."""
+    notations = [m.notation for m in state.moves]
     total = len(notations)
     shown = total if query is None else _number(query, "?move=")
     if shown > total:
         raise BadRequest(
             f"?move= must be between 0 and {total}: this game has {total} moves so far."
         )
-    game = Game.from_moves(notations[:shown], blocked="draw" if blocked == "draw" else "loss")
-    return Step(shown, total, game.position, notations[shown - 1] if shown else None)
+    if shown == total:
+        position = state.position
+    else:
+        game = Game.from_moves(
+            notations[:shown], blocked="draw" if state.blocked_rule == "draw" else "loss"
+        )
+        position = game.position
+    return Step(shown, total, position, notations[shown - 1] if shown else None)
 
 
 class WebView:
@@ -202,22 +214,14 @@ class WebView:
             if board is None:
                 raise NotFound(f"There is no board {number}.")
             state = load_state(session, board)
-            moves = data.board_moves(session, number)
             analysis = data.board_analysis(session, number)
-            step = _step([m.notation for m in moves], board.blocked_rule,
-                         request.query_params.get("move"))  # fmt: skip
-            if step.shown < step.total:
-                status = (
-                    f"After move {step.shown} it is {state.seat(step.position.to_move).userid}'s "
-                    f"turn ({side_label(step.position.to_move)})."
-                )
-            elif not state.active:
-                status = result_sentence(state)
-            else:
-                status = (
-                    f"It is {state.seat(step.position.to_move).userid}'s turn "
-                    f"({side_label(step.position.to_move)}): move {step.total + 1}."
-                )
+            step = _step(state, request.query_params.get("move"))
+            userids = {state.white.id: state.white.userid, state.black.id: state.black.userid}
+            moves = [
+                MoveLine(m.number, userids[m.player_id], m.notation, None, m.played_at)
+                for m in state.moves
+            ]
+            status = status_sentence(state, step.position, step.shown)
             return self._page(
                 "board.html.j2",
                 number=number,
