@@ -13,12 +13,13 @@ the mail to be claimed again, or has done all of it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -175,15 +176,29 @@ class InboxWorker:
                 return None
             self._unread = claimed_id
             # Read after the claim committed, not while holding the write lock (it is ours).
-            with self.reads() as session:
-                claimed = session.get(InboundMessage, claimed_id)
+            # The same reading session then serves the first reads of its commands: one
+            # read transaction a mail (see answer).
+            reading = self.reads()
+            try:
+                claimed = reading.get(InboundMessage, claimed_id)
+            except BaseException:
+                reading.close()
+                raise
         self._unread = None
-        if claimed is None:  # removed by hand meanwhile
-            return None
+        try:
+            if claimed is None:  # removed by hand meanwhile
+                return None
+            return self._run_claimed(claimed, reading, sections)
+        finally:
+            reading.close()
+
+    def _run_claimed(
+        self, claimed: InboundMessage, reading: Session, sections: Tally
+    ) -> Outcome:
         claim = claimed.claimed_by
         started = time.perf_counter()
         try:
-            outcome = self._process(claimed)
+            outcome = self._process(claimed, reading)
         except LostClaim:
             log.warning("inbound %d: claim lost to another worker; work rolled back", claimed.id)
             outcome = Outcome(claimed.id, "lost-claim")
@@ -267,7 +282,9 @@ class InboxWorker:
         ok = outcome.status in ("done", "ignored")
         event(log, logging.INFO if ok else logging.WARNING, "mail", **fields)
 
-    def _process(self, claimed: InboundMessage) -> Outcome:
+    def _process(self, claimed: InboundMessage, reading: Session | None = None) -> Outcome:
+        """Run the claimed mail (``reading``: the open session it was read in, which its
+        commands' first reads go on in)."""
         inbound_id = claimed.id
         now = self.clock()
         parsed = self.parsed(claimed)
@@ -275,12 +292,14 @@ class InboxWorker:
         # The mail as received gives way to its redacted copy (see mail.redact).
         kept = self.redacted(claimed.raw, text)
         if claimed.not_answered is not None:
+            if reading is not None:
+                reading.close()
             # Decided on receipt: a bounce, an auto-reply, mail for postmaster...
             if not self._ignore(claimed, now, f"not answered: {claimed.not_answered}", kept):
                 raise LostClaim(inbound_id)
             return Outcome(inbound_id, "ignored")
         answered = self.answer(
-            parsed.command_mail(), text, now, Answering(claimed, parsed, kept)
+            parsed.command_mail(), text, now, Answering(claimed, parsed, kept), reading=reading
         )
         return Outcome(inbound_id, "done", answered.queued)
 
@@ -292,10 +311,13 @@ class InboxWorker:
         text: CommandText,
         now: datetime,
         answering: Answering | None = None,
+        *,
+        reading: Session | None = None,
     ) -> Answered:
         """Run the commands of ``mail`` (``text``: as read on receipt) and store what they
         change; with ``answering``, queue the replies and mark that stored mail done in the
-        same transaction.
+        same transaction. ``reading``: an open reading session (the one the stored mail was
+        read in) for the first attempt's reads, closed once they are done.
 
         The commands read and answer in a reading session (no write lock); the replies are
         built into mail; then one short write transaction applies the commands' writes and
@@ -305,12 +327,13 @@ class InboxWorker:
         its write transaction, its passwords checked ahead without the lock.
         """
         for attempt in range(1, MAX_CONFLICTS + 1):
+            given, reading = reading, None
             try:
                 if text.multiple or attempt > OPTIMISTIC_ATTEMPTS:
-                    with self.reads() as session:
+                    with self._reading(given) as session:
                         check_passwords_ahead(session, mail, text, self.config, now)
                     return self._run_in_order(mail, text, now, answering)
-                with timed("read"), self.reads() as session:
+                with timed("read"), self._reading(given) as session:
                     replies, writes = self.processor(session, mail, self.config, now, text=text)
                 with timed("render"):
                     built = self._built_replies(replies, now, answering)
@@ -321,6 +344,19 @@ class InboxWorker:
                 log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
                          attempt)
         raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+    @contextlib.contextmanager
+    def _reading(self, given: Session | None) -> Iterator[Session]:
+        """``given`` (closed afterwards: its read transaction ends), or a new reading
+        session."""
+        if given is None:
+            with self.reads() as session:
+                yield session
+            return
+        try:
+            yield given
+        finally:
+            given.close()
 
     @write_turn
     def _run_in_order(
