@@ -32,10 +32,16 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.results import Refused, SessionWrite, Write
+from pbm_emergo.app.results import Refused, Write
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
+from pbm_emergo.game.account_changes import (
+    AttackNoticeMarked,
+    LoginFailureRecorded,
+    LoginFailuresCleared,
+    OldLoginFailuresForgotten,
+)
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -197,8 +203,10 @@ def wrong_password(
         attempts_left = min(attempts_left, _limit(key) - count)
         if locked_until is not None:
             locked.append((key, locked_until))
-        writes.append(_record(player_id, key, previous, count, window_start, now, locked_until))
-    writes.append(lambda s: players.forget_old_login_failures(s, player_id, now - KEEP_COUNTS))
+        writes.append(LoginFailureRecorded(
+            player_id, key, previous, count, window_start, now, locked_until
+        ))  # fmt: skip
+    writes.append(OldLoginFailuresForgotten(player_id, now - KEEP_COUNTS))
     notices: list[Reply] = []
     if locked and sender.registered:
         notices = _to_player(
@@ -216,7 +224,7 @@ def wrong_password(
         other = rows.get(OTHER_SENDERS)
         told = None if other is None else other.notified_at
         if told is None or now - told >= NOTICE_INTERVAL:
-            writes.append(lambda s: players.mark_attack_notified(s, player_id, now, previous=told))
+            writes.append(AttackNoticeMarked(player_id, now, told))
             notices = _to_player(
                 player,
                 f"Emergo notice: someone is guessing the password of {player.userid}",
@@ -245,24 +253,6 @@ def wrong_password(
     )
 
 
-def _record(
-    player_id: int,
-    key: str,
-    previous: int | None,
-    count: int,
-    window_start: datetime,
-    now: datetime,
-    locked_until: datetime | None,
-) -> SessionWrite:
-    def write(session: Session) -> None:
-        players.record_login_failure(
-            session, player_id, sender_key=key, previous=previous, count=count,
-            window_start=window_start, now=now, locked_until=locked_until,
-        )  # fmt: skip
-
-    return write
-
-
 def _to_player(player: Player, subject: str, body: str) -> list[Reply]:
     return [Reply(to=a.address, subject=subject, body=body) for a in player.addresses]
 
@@ -272,8 +262,7 @@ def right_password(ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure
     together, which would hand a guesser a fresh allowance)."""
     keys = [k for k in sender_of(ctx, player).keys if k != OTHER_SENDERS and k in rows]
     if keys:
-        player_id = player.id
-        ctx.write(lambda s: players.clear_login_failures(s, player_id, keys))
+        ctx.write(LoginFailuresCleared(player.id, tuple(keys)))
 
 
 def locked_out(session: Session, player: Player, now: datetime) -> bool:

@@ -1,10 +1,10 @@
 """The unit of work: what one request to the game layer reads, and the writes it leaves.
 
 Anything may open one: a mail's commands, the scheduler, the robots. It reads through
-``session``; its writes wait in ``writes`` (the typed changes of the game's decisions, or
-plain writes of the session, each re-checking what was read) until the owner of the unit
-(the mail worker, the scheduler, the robots' runner) applies them in one short write
-transaction.
+``session``; its writes wait in ``writes`` as typed changes (:mod:`pbm_emergo.game.changes`
+and its siblings: values, each re-checking what was read; no callable of the session)
+until the owner of the unit (the mail worker, the scheduler, the robots' runner) applies
+them (:func:`pbm_emergo.db.apply.apply`) in one short write transaction.
 """
 
 from __future__ import annotations

@@ -10,17 +10,14 @@ vacation replaces the current one; ending it early counts only the days it began
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.boards import at
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Player, Vacation
+from pbm_emergo.game.account_changes import VacationEnded, VacationStarted
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 
 def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
@@ -38,7 +35,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     if days is None:
         if current is None:
             raise Refused(f"{player.userid} is not on vacation.")
-        ctx.write(lambda s: vacations.end_vacation(s, player_id, now, expected=expected))
+        ctx.write(VacationEnded(player_id, now, expected))
         return Result(
             summary=f"ended the vacation of {player.userid}",
             answer=render(
@@ -54,12 +51,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
             f"{_days(left)} left for {year} (of {allowance} a year); nothing was changed."
         )
     until = now + timedelta(days=days)
-    length = days
-
-    def store(session: Session) -> None:
-        vacations.start_vacation(session, player_id, now, length, expected=expected)
-
-    ctx.write(store)
+    ctx.write(VacationStarted(player_id, now, days, expected))
     return Result(
         summary=f"{player.userid} is on vacation until {at(until)}",
         answer=render(
