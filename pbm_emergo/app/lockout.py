@@ -36,28 +36,24 @@ from pbm_emergo.app.results import Refused, Write
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
-from pbm_emergo.game.account_changes import (
-    AttackNoticeMarked,
-    LoginFailureRecorded,
-    LoginFailuresCleared,
-    OldLoginFailuresForgotten,
+from pbm_emergo.game.account_changes import AttackNoticeMarked, LoginFailuresCleared
+from pbm_emergo.game.lockout import (
+    FAILURE_WINDOW,
+    MAX_FAILURES,
+    MAX_OTHER_FAILURES,
+    FailureCount,
+    count_wrong_password,
 )
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
     from pbm_emergo.db.session import Session
 
-MAX_FAILURES = 5  # from one sender, within FAILURE_WINDOW
-MAX_OTHER_FAILURES = 20  # from every unregistered sender together, within FAILURE_WINDOW
-FAILURE_WINDOW = timedelta(hours=1)
-LOCK_TIME = timedelta(hours=1)
 # The player is told that their userid is under attack at most this often.
 NOTICE_INTERVAL = timedelta(days=1)
 # A game is not forfeited while its player is locked out, nor this long after the lock
 # (out of the player's vacation allowance, see game.timers).
 FORFEIT_GRACE = timedelta(days=1)
-# Counts older than this (and not locked) are dropped when a new failure is counted.
-KEEP_COUNTS = timedelta(days=1)
 
 
 def at(moment: datetime) -> str:
@@ -95,10 +91,6 @@ def sender_of(ctx: UnitOfWork, player: Player) -> Sender:
     # Mail that failed DMARC may carry anyone's address: it is counted with the others
     # only, so that it can lock neither the address it names nor be exempt as it.
     return Sender(False, (OTHER_SENDERS,), (OTHER_SENDERS,))
-
-
-def _limit(key: str) -> int:
-    return MAX_OTHER_FAILURES if key == OTHER_SENDERS else MAX_FAILURES
 
 
 def _active_lock(row: LoginFailure | None, now: datetime) -> datetime | None:
@@ -187,26 +179,13 @@ def wrong_password(
     a new lock causes."""
     sender = sender_of(ctx, player)
     now, player_id = ctx.now, player.id
-    writes: list[Write] = []
-    attempts_left = MAX_FAILURES
-    locked: list[tuple[str, datetime]] = []
-    for key in sender.keys:
-        row = rows.get(key)
-        previous = None if row is None else row.count
-        count, window_start = 0, now
-        # A lock that ran out, or a window older than an hour, starts the count again.
-        running = row is not None and row.locked_until is None
-        if row is not None and running and now - row.window_start <= FAILURE_WINDOW:
-            count, window_start = row.count, row.window_start
-        count += 1
-        locked_until = now + LOCK_TIME if count >= _limit(key) else None
-        attempts_left = min(attempts_left, _limit(key) - count)
-        if locked_until is not None:
-            locked.append((key, locked_until))
-        writes.append(LoginFailureRecorded(
-            player_id, key, previous, count, window_start, now, locked_until
-        ))  # fmt: skip
-    writes.append(OldLoginFailuresForgotten(player_id, now - KEEP_COUNTS))
+    counts = {
+        key: FailureCount(row.count, row.window_start, row.locked_until)
+        for key, row in rows.items()
+    }
+    counted = count_wrong_password(player_id, sender.keys, counts, now)
+    writes: list[Write] = list(counted.changes)
+    locked = counted.locked
     notices: list[Reply] = []
     if locked and sender.registered:
         notices = _to_player(
@@ -243,7 +222,7 @@ def wrong_password(
         f"Wrong password for {player.userid}.",
         board=board,
         template="error/wrong_password.txt.j2",
-        attempts_left=max(attempts_left, 0),
+        attempts_left=counted.attempts_left,
         locked_until=at(max(until for _, until in locked)) if locked else None,
         registered=sender.registered,
         forged=not ctx.sender_trusted,

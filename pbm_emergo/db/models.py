@@ -42,6 +42,7 @@ from pbm_emergo.game.board import BOARD_FINISHED as BOARD_FINISHED
 from pbm_emergo.game.board import BOARD_STATUSES as BOARD_STATUSES
 from pbm_emergo.game.board import SIDES as SIDES
 from pbm_emergo.game.board import WHITE as WHITE
+from pbm_emergo.game.lockout import OTHER_SENDERS as OTHER_SENDERS
 from pbm_emergo.game.ratings import START_RATING as START_RATING
 
 NAMING_CONVENTION = {
@@ -409,8 +410,6 @@ class LoginFailure(Base):
     # attack (they are told once a day at most).
     notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
-
-OTHER_SENDERS = "*"
 
 CODE_HASH_LENGTH = 64  # hex SHA-256
 
