@@ -17,6 +17,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Player, Vacation
 from pbm_emergo.game.account_changes import VacationEnded, VacationStarted
+from pbm_emergo.game.vacations import days_left
 from pbm_emergo.views.templating import render
 
 
@@ -26,10 +27,10 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     allowance, year, now = ctx.config.vacation_days, ctx.now.year, ctx.now
     current = vacations.current_vacation(ctx.session, player.id, now)
     taken = vacations.days_taken(ctx.session, player.id, year)
-    if current is not None and current.starts_at.year == year:
-        # The current vacation, ended now, counts only the days it began.
-        taken -= current.days - vacations.days_begun(current.starts_at, now)
-    left = max(allowance - taken, 0)
+    # The current vacation, ended now, counts only the days it began.
+    left = days_left(
+        allowance, taken, now, None if current is None else (current.starts_at, current.days)
+    )
     player_id, expected = player.id, player.vacation_until
     words = dict(userid=player.userid, allowance=allowance, year=year)
     if days is None:
