@@ -83,7 +83,7 @@ def apply(session: Session, changes: Iterable[Write]) -> None:
         apply_change(session, change)
 
 
-def apply_change(session: Session, change: Write) -> None:  # noqa: C901, PLR0912
+def apply_change(session: Session, change: Write) -> None:
     """Apply one change, with the re-check it carries."""
     match change:
         # --- a game's moves ---

@@ -15,9 +15,9 @@ from datetime import datetime
 @dataclass(frozen=True)
 class PasswordHashStored:
     """The player's password hash replaced by ``new_hash``, only over ``expected_hash``
-    (the hash the password was checked against, as read). ``password``: the new password
-    in clear, remembered by the credential cache with the new hash (None: nothing
-    remembered); never shown."""
+    (the hash as read, which the password was checked against; None: over any).
+    ``password``: the new password in clear, remembered by the credential cache with the
+    new hash (None: nothing remembered); never shown."""
 
     player_id: int
     new_hash: str
