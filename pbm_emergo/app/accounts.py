@@ -18,6 +18,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.words import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
+from pbm_emergo.game.account_changes import PasswordHashStored
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.views.templating import render
 
@@ -172,12 +173,8 @@ def authenticate(
     # lines holding it are left out) and every reply (see commands.masking).
     ctx.secrets.add_password(password)
     ctx.comment = ctx.secrets.scrub_comment(ctx.comment_written)
-    player_id, stored_hash = player.id, player.password_hash
     if verified.new_hash is not None:
-        new_hash = verified.new_hash
-        ctx.write(
-            lambda s: players.store_password_hash(s, player_id, new_hash, expected_hash=stored_hash)
-        )
+        ctx.write(PasswordHashStored(player.id, verified.new_hash, player.password_hash))
     lockout.right_password(ctx, player, failures)
     if not (ctx.sender_trusted and is_registered(player, ctx.sender)):
         notify_foreign_address(ctx, player)

@@ -28,18 +28,20 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.messages import Reply, a_label_ok, ascii_domain, clean_address
-from pbm_emergo.app.results import Refused, Result, SessionWrite
+from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
 from pbm_emergo.db.models import AddressConfirmation, Player
+from pbm_emergo.game.account_changes import (
+    AddressConfirmed,
+    AddressesChanged,
+    Confirmations,
+    WaitingAddress,
+)
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 MAX_ADDRESSES = 5
 CONFIRM_TIME = timedelta(days=7)
@@ -193,30 +195,34 @@ class Waiting:
 
 @dataclass
 class Request:
-    """What asking for confirmations adds to a command: the writes (given the player's id)
-    and the code mails to other addresses; ``own_code``: the code of the sender's own
-    address, for the command's answer to carry; ``kept``: addresses already waiting for
-    this player's code."""
+    """What asking for confirmations adds to a command: the codes to store (with the
+    player's id, in a change) and the code mails to other addresses; ``own_code``: the
+    code of the sender's own address, for the command's answer to carry; ``kept``:
+    addresses already waiting for this player's code."""
 
     writes: list[tuple[Waiting, str]]  # each with its code hash
     mails: list[Reply]
     kept: list[str]
     own_code: str | None = None
 
-    def store(self, player_id: int, ctx: UnitOfWork, *, replaces: bool) -> SessionWrite:
-        """The write that stores the waiting addresses for ``player_id``."""
-        now, sender, pending = ctx.now, ctx.sender, list(self.writes)
+    def confirmations(self, ctx: UnitOfWork, *, replaces: bool) -> Confirmations:
+        """The waiting addresses as a change stores them (each re-checked against the cap
+        on code mails)."""
+        now = ctx.now
         cap = code_mail_cap(now)
-
-        def write(session: Session) -> None:
-            for waiting, hashed in pending:
-                players.add_confirmation(
-                    session, player_id, waiting.address, hashed, now,
-                    expires_at=now + CONFIRM_TIME, requested_by=sender,
-                    position=waiting.position, replaces=replaces, cap=cap,
-                )  # fmt: skip
-
-        return write
+        return Confirmations(
+            waiting=tuple(
+                WaitingAddress(waiting.address, hashed, waiting.position)
+                for waiting, hashed in self.writes
+            ),
+            at=now,
+            expires_at=now + CONFIRM_TIME,
+            requested_by=ctx.sender,
+            replaces=replaces,
+            cap_since=cap.since,
+            cap_per_requester=cap.per_requester,
+            cap_in_all=cap.in_all,
+        )
 
 
 def code_mail_cap(now: datetime) -> players.CodeMailCap:
@@ -316,16 +322,10 @@ def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> R
     replaces = not at_once
     old = [a.address for a in player.addresses]
     new = at_once if at_once else old
-    player_id, now, kept = player.id, ctx.now, request.kept
-    store_waiting = request.store(player_id, ctx, replaces=replaces)
-
-    def store(session: Session) -> None:
-        if at_once:
-            players.replace_addresses(session, player_id, at_once, now)
-        players.drop_confirmations(session, player_id, keep=kept)
-        store_waiting(session)
-
-    ctx.write(store)
+    ctx.write(AddressesChanged(
+        player.id, tuple(at_once), tuple(request.kept),
+        request.confirmations(ctx, replaces=replaces), ctx.now,
+    ))  # fmt: skip
     body = render(
         "addresses_changed.txt.j2",
         userid=player.userid,
@@ -363,12 +363,8 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
         raise Refused("The player this code was for has signed off.")
     old = [a.address for a in player.addresses]
     new = players.addresses_once_confirmed(old, confirmation)
-    confirmation_id, now = confirmation.id, ctx.now
-
-    def store(session: Session) -> None:
-        players.confirm_address(session, confirmation_id, now)
-
-    ctx.write(store)
+    confirmation_id = confirmation.id
+    ctx.write(AddressConfirmed(confirmation_id, ctx.now))
     if not old:
         # The account's first address (a signup whose sender was not proven): its welcome.
         waiting = [

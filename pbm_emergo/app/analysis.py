@@ -32,6 +32,7 @@ from pbm_emergo.db import analyses, games
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
+from pbm_emergo.game.board_changes import AnalysisRequested
 from pbm_emergo.robot.analysis import MoveVerdict, Report, men, moves_analysed
 from pbm_emergo.rules import MoveError, render_board
 from pbm_emergo.views.picture import board_picture
@@ -113,10 +114,7 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
             "(of a board anyone has had analysed) is sent at once and counts nothing.",
             board=number,
         )
-    address, player_id = ctx.sender, player.id
-    ctx.write(lambda session: analyses.add_request(
-        session, number, player_id, address, ctx.now, limit=limit, since=since,
-    ))
+    ctx.write(AnalysisRequested(number, player.id, ctx.sender, ctx.now, limit, since))
     return Result(
         summary=f"queued the analysis of board {number}",
         answer=(

@@ -13,8 +13,9 @@ from pbm_emergo.app.chain import follow
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import autoplay, games
+from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, Player
+from pbm_emergo.game.board_changes import AutoplaySet
 from pbm_emergo.views.templating import render
 
 
@@ -22,7 +23,7 @@ def set_autoplay(ctx: UnitOfWork, player: Player, on: bool) -> Result:
     """Switch the player's autoplay on or off; on also plays the forced moves due now."""
     setting = "on" if on else "off"
     player_id = player.id
-    ctx.write(lambda s: autoplay.set_autoplay(s, player_id, on))
+    ctx.write(AutoplaySet(player_id, on))
     played: list[int] = []
     replies: list[Reply] = []
     if on:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.accounts import check_reachable, is_registered, require_player
 from pbm_emergo.app.boards import BoardState, board_mails, seat_of
@@ -24,11 +23,9 @@ from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
+from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
 MAX_DAYS = 365
@@ -136,17 +133,12 @@ def challenge(
     # The board takes the next number; the write re-checks that nobody took it first
     # (run inside the write transaction, nobody can).
     number = games.last_board_number(ctx.session, lock=ctx.apply_at_once) + 1
-    white_id, black_id, now, chosen = white.id, black.id, ctx.now, options
-
-    def store(session: Session) -> None:
-        games.create_board(
-            session, white_id, black_id, now, rated=chosen.rated,
-            blocked_rule=chosen.blocked_rule, nag_days=chosen.nag_days,
-            forfeit_days=chosen.forfeit_days, total_days=chosen.total_days,
-            number=number,
-        )
-
-    ctx.write(store)
+    now = ctx.now
+    ctx.write(BoardCreated(
+        number, white.id, black.id, now, rated=options.rated,
+        blocked_rule=options.blocked_rule, nag_days=options.nag_days,
+        forfeit_days=options.forfeit_days, total_days=options.total_days,
+    ))  # fmt: skip
     start = Position()
     state = BoardState(
         number=number, white=seat_of(white), black=seat_of(black), rated=options.rated,
@@ -189,8 +181,7 @@ def check_challenge(ctx: UnitOfWork, challenged: Player) -> None:
 def note_challenge(ctx: UnitOfWork, challenged: Player) -> None:
     """A challenge of ``challenged`` answers one of the games they seek, if any."""
     if challenged.seeking > 0:
-        player_id = challenged.id
-        ctx.write(lambda s: challenges.take_seek(s, player_id))
+        ctx.write(SeekTaken(challenged.id))
 
 
 # --- what a player lets challenges do ---------------------------------------------------
@@ -231,12 +222,7 @@ def limit_challenges(ctx: UnitOfWork, player: Player, limit: int | None) -> Resu
 
 def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
     refuses, limit = policy(player)
-    player_id = player.id
-
-    def store(session: Session) -> None:
-        challenges.set_policy(session, player_id, refuses=refuses, board_limit=limit)
-
-    ctx.write(store)
+    ctx.write(ChallengePolicySet(player.id, refuses, limit))
     text = policy_text(
         player.userid, refuses, limit, challenges.active_boards(ctx.session, player.id)
     )
@@ -253,12 +239,7 @@ def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
 
 def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
     """The player seeks ``count`` more games (0: none)."""
-    player_id = player.id
-
-    def store(session: Session) -> None:
-        challenges.set_seeking(session, player_id, count)
-
-    ctx.write(store)
+    ctx.write(SeekingSet(player.id, count))
     if count:
         wanted = f"{count} more game{'s' if count != 1 else ''}"
         text = (

@@ -32,26 +32,28 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.results import Refused, SessionWrite, Write
+from pbm_emergo.app.results import Refused, Write
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
+from pbm_emergo.game.account_changes import AttackNoticeMarked, LoginFailuresCleared
+from pbm_emergo.game.lockout import (
+    FAILURE_WINDOW,
+    MAX_FAILURES,
+    MAX_OTHER_FAILURES,
+    FailureCount,
+    count_wrong_password,
+)
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
     from pbm_emergo.db.session import Session
 
-MAX_FAILURES = 5  # from one sender, within FAILURE_WINDOW
-MAX_OTHER_FAILURES = 20  # from every unregistered sender together, within FAILURE_WINDOW
-FAILURE_WINDOW = timedelta(hours=1)
-LOCK_TIME = timedelta(hours=1)
 # The player is told that their userid is under attack at most this often.
 NOTICE_INTERVAL = timedelta(days=1)
 # A game is not forfeited while its player is locked out, nor this long after the lock
 # (out of the player's vacation allowance, see game.timers).
 FORFEIT_GRACE = timedelta(days=1)
-# Counts older than this (and not locked) are dropped when a new failure is counted.
-KEEP_COUNTS = timedelta(days=1)
 
 
 def at(moment: datetime) -> str:
@@ -89,10 +91,6 @@ def sender_of(ctx: UnitOfWork, player: Player) -> Sender:
     # Mail that failed DMARC may carry anyone's address: it is counted with the others
     # only, so that it can lock neither the address it names nor be exempt as it.
     return Sender(False, (OTHER_SENDERS,), (OTHER_SENDERS,))
-
-
-def _limit(key: str) -> int:
-    return MAX_OTHER_FAILURES if key == OTHER_SENDERS else MAX_FAILURES
 
 
 def _active_lock(row: LoginFailure | None, now: datetime) -> datetime | None:
@@ -181,24 +179,13 @@ def wrong_password(
     a new lock causes."""
     sender = sender_of(ctx, player)
     now, player_id = ctx.now, player.id
-    writes: list[Write] = []
-    attempts_left = MAX_FAILURES
-    locked: list[tuple[str, datetime]] = []
-    for key in sender.keys:
-        row = rows.get(key)
-        previous = None if row is None else row.count
-        count, window_start = 0, now
-        # A lock that ran out, or a window older than an hour, starts the count again.
-        running = row is not None and row.locked_until is None
-        if row is not None and running and now - row.window_start <= FAILURE_WINDOW:
-            count, window_start = row.count, row.window_start
-        count += 1
-        locked_until = now + LOCK_TIME if count >= _limit(key) else None
-        attempts_left = min(attempts_left, _limit(key) - count)
-        if locked_until is not None:
-            locked.append((key, locked_until))
-        writes.append(_record(player_id, key, previous, count, window_start, now, locked_until))
-    writes.append(lambda s: players.forget_old_login_failures(s, player_id, now - KEEP_COUNTS))
+    counts = {
+        key: FailureCount(row.count, row.window_start, row.locked_until)
+        for key, row in rows.items()
+    }
+    counted = count_wrong_password(player_id, sender.keys, counts, now)
+    writes: list[Write] = list(counted.changes)
+    locked = counted.locked
     notices: list[Reply] = []
     if locked and sender.registered:
         notices = _to_player(
@@ -216,7 +203,7 @@ def wrong_password(
         other = rows.get(OTHER_SENDERS)
         told = None if other is None else other.notified_at
         if told is None or now - told >= NOTICE_INTERVAL:
-            writes.append(lambda s: players.mark_attack_notified(s, player_id, now, previous=told))
+            writes.append(AttackNoticeMarked(player_id, now, told))
             notices = _to_player(
                 player,
                 f"Emergo notice: someone is guessing the password of {player.userid}",
@@ -235,7 +222,7 @@ def wrong_password(
         f"Wrong password for {player.userid}.",
         board=board,
         template="error/wrong_password.txt.j2",
-        attempts_left=max(attempts_left, 0),
+        attempts_left=counted.attempts_left,
         locked_until=at(max(until for _, until in locked)) if locked else None,
         registered=sender.registered,
         forged=not ctx.sender_trusted,
@@ -243,24 +230,6 @@ def wrong_password(
         replies=notices,
         writes=writes,
     )
-
-
-def _record(
-    player_id: int,
-    key: str,
-    previous: int | None,
-    count: int,
-    window_start: datetime,
-    now: datetime,
-    locked_until: datetime | None,
-) -> SessionWrite:
-    def write(session: Session) -> None:
-        players.record_login_failure(
-            session, player_id, sender_key=key, previous=previous, count=count,
-            window_start=window_start, now=now, locked_until=locked_until,
-        )  # fmt: skip
-
-    return write
 
 
 def _to_player(player: Player, subject: str, body: str) -> list[Reply]:
@@ -272,8 +241,7 @@ def right_password(ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure
     together, which would hand a guesser a fresh allowance)."""
     keys = [k for k in sender_of(ctx, player).keys if k != OTHER_SENDERS and k in rows]
     if keys:
-        player_id = player.id
-        ctx.write(lambda s: players.clear_login_failures(s, player_id, keys))
+        ctx.write(LoginFailuresCleared(player.id, tuple(keys)))
 
 
 def locked_out(session: Session, player: Player, now: datetime) -> bool:

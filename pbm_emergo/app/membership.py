@@ -8,7 +8,6 @@ active game; the player's history is kept.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.accounts import (
     check_not_lookalike,
@@ -28,12 +27,10 @@ from pbm_emergo.app.addresses import (
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import credentials, games, players
+from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
+from pbm_emergo.game.account_changes import PasswordHashStored, PlayerCreated, SignedOff
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 
 def signup(
@@ -60,17 +57,11 @@ def signup(
     request = request_confirmations(ctx, userid, waiting, player_id=None)
     # The slow hash is made here, before the write transaction.
     password_hash = players.hash_password(password)
-    now = ctx.now
-
-    def store(session: Session) -> None:
-        player = players.create_player(
-            session, userid, None, now_, now, password_hash=password_hash
-        )
-        request.store(player.id, ctx, replaces=False)(session)
-        # The password just set is as good as one just checked.
-        credentials.cache().remember(player.id, password_hash, password)
-
-    ctx.write(store)
+    # The account, its codes, and the password remembered as one just checked.
+    ctx.write(PlayerCreated(
+        userid, tuple(now_), ctx.now, password_hash,
+        request.confirmations(ctx, replaces=False), password=password,
+    ))  # fmt: skip
     if request.own_code is not None:
         # The sender's address was not proven (so nothing is registered at once): the
         # first mail to it is its code, and nothing else.
@@ -109,12 +100,7 @@ def signoff(ctx: UnitOfWork, player: Player) -> Result:
         ctx, player, boards, f"{player.userid} signed off and resigned this game."
     )
     resigned = [board.number for board in boards]
-    player_id, now = player.id, ctx.now
-
-    def store(session: Session) -> None:
-        players.sign_off(session, player_id, now)
-
-    ctx.write(store)
+    ctx.write(SignedOff(player.id, ctx.now))
     return Result(
         summary=f"signed off {player.userid}",
         answer=render("signoff.txt.j2", userid=player.userid, resigned=resigned),
@@ -126,15 +112,9 @@ def signoff(ctx: UnitOfWork, player: Player) -> Result:
 def change_password(ctx: UnitOfWork, player: Player, new: str) -> Result:
     """Replace the player's password (the one they logged in with) by ``new``."""
     check_password(new)
-    player_id, old_hash = player.id, player.password_hash
     new_hash = players.hash_password(new)
-
-    def store(session: Session) -> None:
-        # Only over the hash the old password was checked against.
-        players.store_password_hash(session, player_id, new_hash, expected_hash=old_hash)
-        credentials.cache().remember(player_id, new_hash, new)
-
-    ctx.write(store)
+    # Only over the hash the old password was checked against; the new one remembered.
+    ctx.write(PasswordHashStored(player.id, new_hash, player.password_hash, password=new))
     return Result(
         summary=f"changed the password of {player.userid}",
         answer=render("changed.txt.j2", userid=player.userid, what="password", addresses=[]),

@@ -11,7 +11,6 @@ other move clears the queue. A player has one queue per board; a later one repla
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.accounts import is_registered
 from pbm_emergo.app.boards import (
@@ -28,6 +27,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -37,9 +37,6 @@ from pbm_emergo.rules import (
     Position,
 )
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 # The word that removes a player's queue instead of replacing it.
 CLEAR = "clear"
@@ -71,12 +68,7 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
             board=number,
         )
     queue = parse_queue(state, player, items)
-    ply, player_id, now = board.ply, player.id, ctx.now
-
-    def store(session: Session) -> None:
-        autoplay.replace_queue(session, number, player_id, ply, queue, now)
-
-    ctx.write(store)
+    ctx.write(QueueReplaced(number, player.id, board.ply, tuple(queue), ctx.now))
     lines = queue_lines(state, player, queue)
     view = board_view(
         state, link=board_link(ctx.config, number), now=ctx.now, queue=lines
@@ -101,7 +93,7 @@ def clear_queue(ctx: UnitOfWork, board: Board, player: Player, state: BoardState
         item.player_id == player_id for item in autoplay.queue_of(ctx.session, number)
     )
     if had:
-        ctx.write(lambda s: autoplay.clear_queue(s, number, player_id))
+        ctx.write(QueueCleared(number, player_id))
     subject = f"Emergo Board {number} queue"
     return Result(
         summary=f"cleared the queue on board {number}" if had else

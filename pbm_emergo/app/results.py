@@ -7,13 +7,12 @@ from typing import Any
 
 from pbm_emergo.app.messages import Reply
 
-# A change to store in the write transaction (db.apply): a typed change of the game
-# (pbm_emergo.game.changes), or a plain callable of the session for the operations not yet
-# decided on values. Either re-checks what the request read and raises Conflict when that
-# changed.
-from pbm_emergo.db.apply import SessionWrite, Write
+# A change to store in the write transaction (db.apply): a typed change
+# (pbm_emergo.game.changes), which re-checks what the request read and raises Conflict
+# when that changed.
+from pbm_emergo.db.apply import Write
 
-__all__ = ["Refused", "Result", "SessionWrite", "Write"]
+__all__ = ["Refused", "Result", "Write"]
 
 
 @dataclass

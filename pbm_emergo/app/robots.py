@@ -51,6 +51,7 @@ from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.board_changes import RobotGamesUnderLimit
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
 from pbm_emergo.rules import Position
 
@@ -141,13 +142,7 @@ def check_robot_games(ctx: UnitOfWork, white: Player, black: Player) -> None:
     active = games.active_boards_against(ctx.session, person.id, robots)
     if len(active) >= limit:
         raise Refused(_too_many_robot_games(person.userid, active, limit))
-    person_id, robot_ids = person.id, list(robots)
-
-    def recheck(session: Session) -> None:
-        if len(games.active_boards_against(session, person_id, robot_ids)) >= limit:
-            raise Conflict("Another robot game started meanwhile.")
-
-    ctx.write(recheck)
+    ctx.write(RobotGamesUnderLimit(person.id, tuple(robots), limit))
 
 
 def _too_many_robot_games(userid: str, active: Sequence[int], limit: int) -> str:

@@ -4,17 +4,18 @@ spectator, and the final board mail of finished games (notices)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.boards import get_board
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import spectators
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.game.board_changes import (
+    NotificationsToggled,
+    SubscriptionAdded,
+    SubscriptionsRemoved,
+)
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 
 def boards_text(numbers: Sequence[int | None]) -> str:
@@ -66,12 +67,7 @@ def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
     if number in watched or (number is not None and None in watched):
         headline = f"{player.userid} is already subscribed to {boards_text([number])}."
     else:
-        player_id, now = player.id, ctx.now
-
-        def store(session: Session) -> None:
-            spectators.add_subscription(session, player_id, number, now)
-
-        ctx.write(store)
+        ctx.write(SubscriptionAdded(player.id, number, ctx.now))
         watched = sorted([*watched, number], key=lambda n: (n is not None, n or 0))
         headline = f"{player.userid} is now subscribed to {boards_text([number])}."
     return Result(
@@ -98,12 +94,7 @@ def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
     else:
         raise Refused(f"{player.userid} is not subscribed to board {number}.", board=number)
     if dropped:
-        player_id = player.id
-
-        def store(session: Session) -> None:
-            spectators.remove_subscriptions(session, player_id, dropped)
-
-        ctx.write(store)
+        ctx.write(SubscriptionsRemoved(player.id, tuple(dropped)))
     left = [n for n in watched if n not in dropped]
     headline = (
         f"{player.userid} is no longer subscribed to {boards_text(dropped)}."
@@ -133,14 +124,7 @@ def toggle_notifications(ctx: UnitOfWork, player: Player, numbers: Sequence[int]
     toggled: list[int | None] = list(toggled_boards) if toggled_boards else [None]
     on = [n for n in toggled if n not in current]
     off = [n for n in toggled if n in current]
-    player_id, now = player.id, ctx.now
-
-    def store(session: Session) -> None:
-        for number in on:
-            spectators.add_notification(session, player_id, number, now)
-        spectators.remove_notifications(session, player_id, off)
-
-    ctx.write(store)
+    ctx.write(NotificationsToggled(player.id, tuple(on), tuple(off), ctx.now))
     after = [n for n in current if n not in off] + on
     after.sort(key=lambda n: (n is not None, n or 0))
     lines = []

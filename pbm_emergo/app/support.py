@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.addresses import CODE_ALPHABET
 from pbm_emergo.app.boards import board_mails, other_side
@@ -28,12 +27,16 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players, support
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.game.account_changes import (
+    AccountClosed,
+    LoginFailuresCleared,
+    PasswordHashStored,
+    PlayerDeleted,
+    PlayersMerged,
+)
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 # A new password: 12 characters of the confirmation codes' alphabet (60 random bits), in
 # groups of four, easy to copy from a mail.
@@ -123,12 +126,7 @@ def reset_password(
         )
     password = new_password()
     password_hash = players.hash_password(password)
-    player_id, old_hash = player.id, player.password_hash
-
-    def store(session: Session) -> None:
-        players.store_password_hash(session, player_id, password_hash, expected_hash=old_hash)
-
-    ctx.write(store)
+    ctx.write(PasswordHashStored(player.id, password_hash, player.password_hash))
     body = render(
         "notice/support_password.txt.j2",
         userid=player.userid, reason=reason, password=password, server=operator_address(ctx),
@@ -169,8 +167,7 @@ def unlock(ctx: UnitOfWork, userid: str, reason: str) -> Result:
         for key, row in rows.items()
         if row.locked_until is not None and row.locked_until > ctx.now
     )
-    player_id = player.id
-    ctx.write(lambda session: players.clear_login_failures(session, player_id))
+    ctx.write(LoginFailuresCleared(player.id))
     body = render(
         "notice/support_unlocked.txt.j2",
         userid=player.userid, reason=reason, server=operator_address(ctx),
@@ -282,15 +279,7 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
         f"game for them: {reason}",
     )
     kept = bool(support.board_numbers_of(ctx.session, player.id))
-    player_id, now = player.id, ctx.now
-
-    def store(session: Session) -> None:
-        if kept:
-            support.close_account(session, player_id, now)
-        else:
-            support.delete_player(session, player_id)
-
-    ctx.write(store)
+    ctx.write(AccountClosed(player.id, ctx.now) if kept else PlayerDeleted(player.id))
     body = render(
         "notice/support_deleted.txt.j2",
         userid=player.userid, reason=reason, resigned=[b.number for b in active], kept=kept,
@@ -332,8 +321,7 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
         if address.lower() not in keys:
             keys.add(address.lower())
             addresses.append(address)
-    old_id, kept_id = old.id, kept.id
-    ctx.write(lambda session: support.merge_players(session, old_id, kept_id))
+    ctx.write(PlayersMerged(old.id, kept.id))
     body = render(
         "notice/support_merged.txt.j2",
         old=old.userid, kept=kept.userid, reason=reason, boards=boards,

@@ -55,6 +55,8 @@ from pbm_emergo.db import games, players, vacations
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.reads.reminders import reminder_delivery
 from pbm_emergo.db.vacations import Period
+from pbm_emergo.game.account_changes import VacationStarted
+from pbm_emergo.game.board_changes import ReminderSent
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
 
@@ -197,7 +199,7 @@ def _remind(
     if address is None:
         return []
     number, now = board.number, ctx.now
-    ctx.write(lambda s: games.set_reminded(s, number, now))
+    ctx.write(ReminderSent(number, now))
     view = board_view(
         load_state(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
     )
@@ -236,13 +238,8 @@ def _hold_for_lock_out(
     left = allowance - vacations.days_taken(ctx.session, player.id, year)
     if left < 1:
         return None
-    player_id, expected = player.id, player.vacation_until
     until = now + timedelta(days=1)
-
-    def store(session: Session) -> None:
-        vacations.start_vacation(session, player_id, now, 1, expected=expected)
-
-    ctx.write(store)
+    ctx.write(VacationStarted(player.id, now, 1, player.vacation_until))
     clocks.on_vacation_until[player.id] = until
     address = primary_address(player)
     if address is None:

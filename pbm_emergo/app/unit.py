@@ -1,10 +1,10 @@
 """The unit of work: what one request to the game layer reads, and the writes it leaves.
 
 Anything may open one: a mail's commands, the scheduler, the robots. It reads through
-``session``; its writes wait in ``writes`` (the typed changes of the game's decisions, or
-plain writes of the session, each re-checking what was read) until the owner of the unit
-(the mail worker, the scheduler, the robots' runner) applies them in one short write
-transaction.
+``session``; its writes wait in ``writes`` as typed changes (:mod:`pbm_emergo.game.changes`
+and its siblings: values, each re-checking what was read; no callable of the session)
+until the owner of the unit (the mail worker, the scheduler, the robots' runner) applies
+them (:func:`pbm_emergo.db.apply.apply`) in one short write transaction.
 """
 
 from __future__ import annotations
@@ -48,7 +48,7 @@ class UnitOfWork:
     # of registered addresses, signup without confirmation) trusts it then.
     sender_trusted: bool = True
     # True only when our MTA found that the mail passed its From domain's DMARC (else SPF)
-    # check: only such mail may lock out a registered address (game.lockout).
+    # check: only such mail may lock out a registered address (app.lockout).
     sender_proven: bool = False
     apply_at_once: bool = False
     # The command line as it may be shown back: only words known not to be secret.
@@ -64,7 +64,7 @@ class UnitOfWork:
     # address ...), sent whether the command succeeds or not; once per userid and mail.
     notices: list[Reply] = field(default_factory=list)
     notified: set[str] = field(default_factory=set)
-    # Wrong passwords this mail has had hashed so far (capped per mail: game.lockout).
+    # Wrong passwords this mail has had hashed so far (capped per mail: app.lockout).
     password_failures: int = 0
     # The writes of the commands that succeeded, in order (see the class docstring).
     writes: list[Write] = field(default_factory=list)

@@ -10,17 +10,15 @@ vacation replaces the current one; ending it early counts only the days it began
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 from pbm_emergo.app.boards import at
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Player, Vacation
+from pbm_emergo.game.account_changes import VacationEnded, VacationStarted
+from pbm_emergo.game.vacations import days_left
 from pbm_emergo.views.templating import render
-
-if TYPE_CHECKING:
-    from pbm_emergo.db.session import Session
 
 
 def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
@@ -29,16 +27,16 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     allowance, year, now = ctx.config.vacation_days, ctx.now.year, ctx.now
     current = vacations.current_vacation(ctx.session, player.id, now)
     taken = vacations.days_taken(ctx.session, player.id, year)
-    if current is not None and current.starts_at.year == year:
-        # The current vacation, ended now, counts only the days it began.
-        taken -= current.days - vacations.days_begun(current.starts_at, now)
-    left = max(allowance - taken, 0)
+    # The current vacation, ended now, counts only the days it began.
+    left = days_left(
+        allowance, taken, now, None if current is None else (current.starts_at, current.days)
+    )
     player_id, expected = player.id, player.vacation_until
     words = dict(userid=player.userid, allowance=allowance, year=year)
     if days is None:
         if current is None:
             raise Refused(f"{player.userid} is not on vacation.")
-        ctx.write(lambda s: vacations.end_vacation(s, player_id, now, expected=expected))
+        ctx.write(VacationEnded(player_id, now, expected))
         return Result(
             summary=f"ended the vacation of {player.userid}",
             answer=render(
@@ -54,12 +52,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
             f"{_days(left)} left for {year} (of {allowance} a year); nothing was changed."
         )
     until = now + timedelta(days=days)
-    length = days
-
-    def store(session: Session) -> None:
-        vacations.start_vacation(session, player_id, now, length, expected=expected)
-
-    ctx.write(store)
+    ctx.write(VacationStarted(player_id, now, days, expected))
     return Result(
         summary=f"{player.userid} is on vacation until {at(until)}",
         answer=render(

@@ -1,20 +1,64 @@
-"""Applying a decision's changes in the write transaction, each re-checked as it is
-written (:mod:`pbm_emergo.game.changes` says what each relies on).
+"""Applying the changes of the shell's operations in the write transaction, each
+re-checked as it is written (:mod:`pbm_emergo.game.changes` and its siblings say what each
+relies on).
 
-``apply(session, changes)`` runs them in order; a change whose re-check fails raises what
-the data layer's write raises (``Conflict``, ``StaleMoveError``, ``BoardFinishedError``),
-and the caller starts over. The shell's writes that are not yet typed changes (plain
-callables taking the session) are run in their place in the same order.
+``apply(session, changes)`` runs them in order, each through the data layer's write for
+it; a change whose re-check fails raises what that write raises (``Conflict``,
+``StaleMoveError``, ``BoardFinishedError``, ``UseridTakenError``), and the caller starts
+over. Every write is a typed change: there is no other way to write through a unit of work.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TypeAlias
+from collections.abc import Iterable
+from typing import TypeAlias, assert_never
 
 from sqlalchemy.orm import Session
 
-from pbm_emergo.db import autoplay, challenges, games
+from pbm_emergo.db import (
+    analyses,
+    autoplay,
+    challenges,
+    credentials,
+    games,
+    players,
+    spectators,
+    support,
+    vacations,
+)
+from pbm_emergo.db.errors import Conflict
+from pbm_emergo.game.account_changes import (
+    AccountClosed,
+    AddressConfirmed,
+    AddressesChanged,
+    AttackNoticeMarked,
+    Confirmations,
+    LoginFailureRecorded,
+    LoginFailuresCleared,
+    OldLoginFailuresForgotten,
+    PasswordHashStored,
+    PlayerCreated,
+    PlayerDeleted,
+    PlayersMerged,
+    SignedOff,
+    VacationEnded,
+    VacationStarted,
+)
+from pbm_emergo.game.board_changes import (
+    AnalysisRequested,
+    AutoplaySet,
+    BoardCreated,
+    ChallengePolicySet,
+    NotificationsToggled,
+    QueueCleared,
+    QueueReplaced,
+    ReminderSent,
+    RobotGamesUnderLimit,
+    SeekingSet,
+    SeekTaken,
+    SubscriptionAdded,
+    SubscriptionsRemoved,
+)
 from pbm_emergo.game.changes import (
     BoardDeclined,
     Change,
@@ -27,12 +71,10 @@ from pbm_emergo.game.changes import (
     VotesDropped,
 )
 
-__all__ = ["SessionWrite", "Write", "apply", "apply_change"]
+__all__ = ["Write", "apply", "apply_change"]
 
-# A write not (yet) expressed as a typed change: run with the write transaction's session.
-SessionWrite: TypeAlias = Callable[[Session], None]
-# What a unit of work hands to the write transaction.
-Write: TypeAlias = Change | SessionWrite
+# What a unit of work hands to the write transaction: a typed change.
+Write: TypeAlias = Change
 
 
 def apply(session: Session, changes: Iterable[Write]) -> None:
@@ -44,6 +86,7 @@ def apply(session: Session, changes: Iterable[Write]) -> None:
 def apply_change(session: Session, change: Write) -> None:
     """Apply one change, with the re-check it carries."""
     match change:
+        # --- a game's moves ---
         case MoveStored():
             games.store_move(
                 session, change.board, change.expected_ply, change.position,
@@ -73,5 +116,120 @@ def apply_change(session: Session, change: Write) -> None:
             )
         case BoardDeclined():
             challenges.remove_declined_board(session, change.board, change.expected_ply)
+        # --- accounts ---
+        case PasswordHashStored():
+            players.store_password_hash(
+                session, change.player_id, change.new_hash, expected_hash=change.expected_hash
+            )
+            if change.password is not None:
+                credentials.cache().remember(change.player_id, change.new_hash, change.password)
+        case LoginFailureRecorded():
+            players.record_login_failure(
+                session, change.player_id, sender_key=change.sender_key,
+                previous=change.previous, count=change.count,
+                window_start=change.window_start, now=change.at,
+                locked_until=change.locked_until,
+            )
+        case OldLoginFailuresForgotten():
+            players.forget_old_login_failures(session, change.player_id, change.before)
+        case AttackNoticeMarked():
+            players.mark_attack_notified(
+                session, change.player_id, change.at, previous=change.previous
+            )
+        case LoginFailuresCleared():
+            players.clear_login_failures(session, change.player_id, change.sender_keys)
+        case PlayerCreated():
+            player = players.create_player(
+                session, change.userid, None, list(change.addresses), change.at,
+                password_hash=change.password_hash,
+            )
+            _add_confirmations(session, player.id, change.confirmations)
+            # The password just set is as good as one just checked.
+            credentials.cache().remember(player.id, change.password_hash, change.password)
+        case AddressesChanged():
+            if change.at_once:
+                players.replace_addresses(
+                    session, change.player_id, list(change.at_once), change.at
+                )
+            players.drop_confirmations(session, change.player_id, keep=change.kept)
+            _add_confirmations(session, change.player_id, change.confirmations)
+        case AddressConfirmed():
+            players.confirm_address(session, change.confirmation_id, change.at)
+        case SignedOff():
+            players.sign_off(session, change.player_id, change.at)
+        case VacationStarted():
+            vacations.start_vacation(
+                session, change.player_id, change.at, change.days, expected=change.expected
+            )
+        case VacationEnded():
+            vacations.end_vacation(
+                session, change.player_id, change.at, expected=change.expected
+            )
+        case AccountClosed():
+            support.close_account(session, change.player_id, change.at)
+        case PlayerDeleted():
+            support.delete_player(session, change.player_id)
+        case PlayersMerged():
+            support.merge_players(session, change.old_id, change.kept_id)
+        # --- around the games ---
+        case BoardCreated():
+            games.create_board(
+                session, change.white_id, change.black_id, change.at, rated=change.rated,
+                blocked_rule=change.blocked_rule, nag_days=change.nag_days,
+                forfeit_days=change.forfeit_days, total_days=change.total_days,
+                number=change.number,
+            )
+        case RobotGamesUnderLimit():
+            active = games.active_boards_against(
+                session, change.person_id, list(change.robot_ids)
+            )
+            if len(active) >= change.limit:
+                raise Conflict("Another robot game started meanwhile.")
+        case SeekTaken():
+            challenges.take_seek(session, change.player_id)
+        case SeekingSet():
+            challenges.set_seeking(session, change.player_id, change.count)
+        case ChallengePolicySet():
+            challenges.set_policy(
+                session, change.player_id, refuses=change.refuses,
+                board_limit=change.board_limit,
+            )
+        case QueueReplaced():
+            autoplay.replace_queue(
+                session, change.board, change.player_id, change.expected_ply,
+                list(change.items), change.at,
+            )
+        case QueueCleared():
+            autoplay.clear_queue(session, change.board, change.player_id)
+        case AutoplaySet():
+            autoplay.set_autoplay(session, change.player_id, change.on)
+        case ReminderSent():
+            games.set_reminded(session, change.board, change.at)
+        case SubscriptionAdded():
+            spectators.add_subscription(session, change.player_id, change.board, change.at)
+        case SubscriptionsRemoved():
+            spectators.remove_subscriptions(session, change.player_id, list(change.boards))
+        case NotificationsToggled():
+            for number in change.on:
+                spectators.add_notification(session, change.player_id, number, change.at)
+            spectators.remove_notifications(session, change.player_id, list(change.off))
+        case AnalysisRequested():
+            analyses.add_request(
+                session, change.board, change.player_id, change.address, change.at,
+                limit=change.limit, since=change.since,
+            )
         case _:
-            change(session)
+            assert_never(change)
+
+
+def _add_confirmations(session: Session, player_id: int, asked: Confirmations) -> None:
+    """The codes of the addresses waiting for their owners, stored for ``player_id``."""
+    cap = players.CodeMailCap(
+        since=asked.cap_since, per_requester=asked.cap_per_requester, in_all=asked.cap_in_all
+    )
+    for waiting in asked.waiting:
+        players.add_confirmation(
+            session, player_id, waiting.address, waiting.code_hash, asked.at,
+            expires_at=asked.expires_at, requested_by=asked.requested_by,
+            position=waiting.position, replaces=asked.replaces, cap=cap,
+        )  # fmt: skip

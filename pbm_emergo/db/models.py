@@ -42,7 +42,7 @@ from pbm_emergo.game.board import BOARD_FINISHED as BOARD_FINISHED
 from pbm_emergo.game.board import BOARD_STATUSES as BOARD_STATUSES
 from pbm_emergo.game.board import SIDES as SIDES
 from pbm_emergo.game.board import WHITE as WHITE
-from pbm_emergo.game.numbers import START_RATING as START_RATING
+from pbm_emergo.game.lockout import OTHER_SENDERS as OTHER_SENDERS
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -409,8 +409,6 @@ class LoginFailure(Base):
     # attack (they are told once a day at most).
     notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
-
-OTHER_SENDERS = "*"
 
 CODE_HASH_LENGTH = 64  # hex SHA-256
 

@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import Player, Vacation
 from pbm_emergo.db.session import rowcount
+from pbm_emergo.game.vacations import days_begun
 
 __all__ = [
     "Period",
@@ -32,11 +33,6 @@ __all__ = [
 
 # A vacation from its start to its end.
 Period = tuple[datetime, datetime]
-
-
-def days_begun(start: datetime, end: datetime) -> int:
-    """The days of a vacation from ``start`` to ``end`` that began (at least one)."""
-    return max(1, -(-(end - start) // timedelta(days=1)))
 
 
 def days_taken(session: Session, player_id: int, year: int) -> int:

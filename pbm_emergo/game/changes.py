@@ -1,5 +1,9 @@
 """What a decision stores: one frozen value per distinct write, each carrying what its
 re-check in the write transaction needs (:func:`pbm_emergo.db.apply.apply` applies them).
+Here the changes of a game's moves; those of the accounts in
+:mod:`pbm_emergo.game.account_changes`, those around the games (challenges, queues,
+reminders, subscriptions, analyses) in :mod:`pbm_emergo.game.board_changes`. ``Change``
+and ``CHANGE_TYPES`` cover them all: every write of the shell is one of them.
 
 A change says what the decision relied on (the move count it read, ``boards.queued`` as
 read, that there was no open vote, the ratings it announced); the data layer's write
@@ -11,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from pbm_emergo.game.account_changes import ACCOUNT_CHANGE_TYPES, AccountChange
+from pbm_emergo.game.board_changes import BOARD_CHANGE_TYPES, BoardChange
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Position, Termination
 
@@ -108,11 +114,13 @@ class BoardDeclined:
     expected_ply: int
 
 
-Change = (
+MoveChange = (
     MoveStored | VotesDropped | VoteOpened | VoteRemoved | MovesTakenBack | QueueTaken
     | GameFinished | BoardDeclined
 )
-CHANGE_TYPES = (
+MOVE_CHANGE_TYPES = (
     MoveStored, VotesDropped, VoteOpened, VoteRemoved, MovesTakenBack, QueueTaken,
     GameFinished, BoardDeclined,
 )
+Change = MoveChange | AccountChange | BoardChange
+CHANGE_TYPES = MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES

@@ -4,19 +4,55 @@ decision read (a stale change raises what the data layer's write raises)."""
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from typing import get_args
 
 import pytest
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import errors, games, players
+from pbm_emergo.db import errors, games, players, vacations
 from pbm_emergo.db.apply import apply
-from pbm_emergo.db.models import Board, MoveRecord, Player, Vote
+from pbm_emergo.db.models import OTHER_SENDERS, Board, MoveRecord, Player, Vote
 from pbm_emergo.db.reads.snapshot import read_snapshot
+from pbm_emergo.game.account_changes import (
+    AccountClosed,
+    AddressConfirmed,
+    AddressesChanged,
+    AttackNoticeMarked,
+    Confirmations,
+    LoginFailureRecorded,
+    LoginFailuresCleared,
+    OldLoginFailuresForgotten,
+    PasswordHashStored,
+    PlayerCreated,
+    PlayerDeleted,
+    PlayersMerged,
+    SignedOff,
+    VacationEnded,
+    VacationStarted,
+    WaitingAddress,
+)
 from pbm_emergo.game.board import BoardSnapshot, QueueItem
+from pbm_emergo.game.board_changes import (
+    AnalysisRequested,
+    AutoplaySet,
+    BoardCreated,
+    ChallengePolicySet,
+    NotificationsToggled,
+    QueueCleared,
+    QueueReplaced,
+    ReminderSent,
+    RobotGamesUnderLimit,
+    SeekingSet,
+    SeekTaken,
+    SubscriptionAdded,
+    SubscriptionsRemoved,
+)
 from pbm_emergo.game.changes import (
+    CHANGE_TYPES,
     BoardDeclined,
+    Change,
     GameFinished,
     MovesTakenBack,
     MoveStored,
@@ -183,3 +219,248 @@ def test_a_queued_move_played_with_the_move(db_sessions: sessionmaker[Session]) 
         board = games.get_board(session, 101)
         assert board is not None and board.ply == 2 and not board.queued
         assert games.move_notations(session, board) == moves
+
+
+# --- the changes of the other operations: each applied, each re-check as before ---------
+
+
+def _player(session: Session, userid: str) -> Player:
+    found = players.find_player(session, userid)
+    assert found is not None
+    session.refresh(found)
+    return found
+
+
+def _confirmations(*waiting: WaitingAddress, by: str = "alice@example.org") -> Confirmations:
+    return Confirmations(
+        waiting=waiting, at=NOW, expires_at=NOW + timedelta(days=7), requested_by=by,
+        replaces=False, cap_since=NOW - timedelta(days=1), cap_per_requester=1, cap_in_all=3,
+    )
+
+
+def test_passwords_and_wrong_passwords(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        alice, _ = _board(session)
+        old_hash = alice.password_hash
+    changed = PasswordHashStored(alice.id, players.hash_password("new-one"), old_hash, "new-one")
+    assert "new-one" not in repr(changed)
+    with db_sessions.begin() as session:
+        apply(session, [changed])
+    with db_sessions() as session:
+        assert _player(session, "alice").password_hash == changed.new_hash
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [changed])  # over a hash no longer stored
+    key = "mallory@example.net"
+    first = LoginFailureRecorded(alice.id, key, None, 1, NOW, NOW, None)
+    with db_sessions.begin() as session:
+        apply(session, [first, LoginFailureRecorded(alice.id, OTHER_SENDERS, None, 1, NOW, NOW,
+                                                    NOW + timedelta(hours=1))])
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [first])  # another failure counted meanwhile
+    with db_sessions.begin() as session:
+        apply(session, [AttackNoticeMarked(alice.id, NOW, None)])
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [AttackNoticeMarked(alice.id, NOW, None)])  # told meanwhile
+    with db_sessions.begin() as session:
+        apply(session, [LoginFailuresCleared(alice.id, (key,))])
+        assert set(players.login_failures_of(session, alice.id)) == {OTHER_SENDERS}
+        apply(session, [OldLoginFailuresForgotten(alice.id, NOW + timedelta(minutes=30))])
+        assert set(players.login_failures_of(session, alice.id)) == {OTHER_SENDERS}  # locked
+        apply(session, [LoginFailuresCleared(alice.id)])
+        assert players.login_failures_of(session, alice.id) == {}
+        apply(session, [LoginFailureRecorded(alice.id, key, None, 1, NOW, NOW, None),
+                        OldLoginFailuresForgotten(alice.id, NOW + timedelta(seconds=1))])
+        assert players.login_failures_of(session, alice.id) == {}
+
+
+def test_accounts_and_addresses(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        alice, _ = _board(session)
+    waiting = WaitingAddress("carol@example.net", players.code_hash("CODE1"), 1)
+    created = PlayerCreated(
+        "carol", ("carol@example.org",), NOW, players.hash_password("pw-carol"),
+        _confirmations(waiting, by="carol@example.org"), password="pw-carol",
+    )
+    assert "pw-carol" not in repr(created)
+    with db_sessions.begin() as session:
+        apply(session, [created])
+    with db_sessions() as session:
+        carol = _player(session, "carol")
+        assert [a.address for a in carol.addresses] == ["carol@example.org"]
+        [asked] = players.confirmations_of(session, carol.id)
+        assert asked.address == "carol@example.net" and asked.requested_by == "carol@example.org"
+    with pytest.raises(errors.UseridTakenError), db_sessions.begin() as session:
+        apply(session, [dataclasses.replace(created, confirmations=_confirmations())])
+    with db_sessions.begin() as session:
+        apply(session, [AddressConfirmed(asked.id, NOW)])
+    with db_sessions() as session:
+        assert [a.address for a in _player(session, "carol").addresses] == [
+            "carol@example.org", "carol@example.net",
+        ]
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [AddressConfirmed(asked.id, NOW)])  # used already
+    # Addresses changed: the new one at once, a waiting one; the cap re-checked.
+    other = WaitingAddress("dave@example.net", players.code_hash("CODE2"), 1)
+    changed = AddressesChanged(
+        alice.id, ("alice@example.net",), (), _confirmations(other), NOW
+    )
+    with db_sessions.begin() as session:
+        apply(session, [changed])
+    with db_sessions() as session:
+        assert [a.address for a in _player(session, "alice").addresses] == ["alice@example.net"]
+        assert [c.address for c in players.confirmations_of(session, alice.id)] == [
+            "dave@example.net"
+        ]
+    again = WaitingAddress("dave@example.net", players.code_hash("CODE3"), 1)
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        # The same requester again within the day: over the cap (its first code kept).
+        apply(session, [AddressesChanged(
+            alice.id, (), ("dave@example.net",), _confirmations(again), NOW
+        )])  # fmt: skip
+    with db_sessions.begin() as session:
+        apply(session, [SignedOff(carol.id, NOW)])
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [SignedOff(carol.id, NOW)])
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [AddressesChanged(carol.id, ("c@example.org",), (), _confirmations(), NOW)])
+
+
+def test_vacations_re_check_what_was_read(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        alice, _ = _board(session)
+    with db_sessions.begin() as session:
+        apply(session, [VacationStarted(alice.id, NOW, 3, None)])
+    with db_sessions() as session:
+        assert _player(session, "alice").vacation_until == NOW + timedelta(days=3)
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [VacationStarted(alice.id, NOW, 1, None)])  # started meanwhile
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [VacationEnded(alice.id, NOW, None)])
+    later = NOW + timedelta(hours=1)
+    with db_sessions.begin() as session:
+        apply(session, [VacationEnded(alice.id, later, NOW + timedelta(days=3))])
+    with db_sessions() as session:
+        assert vacations.current_vacation(session, alice.id, later) is None
+
+
+def test_support_cases(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        alice, bob = _board(session)
+        carol = players.create_player(session, "carol", "pw", ["carol@example.org"], NOW)
+        dave = players.create_player(session, "dave", "pw", ["dave@example.org"], NOW)
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [PlayersMerged(alice.id, bob.id)])  # they play each other
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [AccountClosed(alice.id, NOW)])  # an active board
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [PlayerDeleted(alice.id)])  # a board
+    with db_sessions.begin() as session:
+        apply(session, [PlayersMerged(carol.id, alice.id), PlayerDeleted(dave.id)])
+    with db_sessions() as session:
+        assert players.find_player(session, "carol") is None
+        assert players.find_player(session, "dave") is None
+        assert "carol@example.org" in [a.address for a in _player(session, "alice").addresses]
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [PlayerDeleted(dave.id)])  # deleted already
+    with db_sessions.begin() as session:
+        games.finish_board(session, 101, "white", Termination.RESIGNED, NOW)
+        apply(session, [AccountClosed(bob.id, NOW)])
+    with db_sessions() as session:
+        closed = _player(session, "bob")
+        assert closed.signed_off_at is not None and closed.addresses == []
+
+
+def test_challenges_and_robot_games(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        alice, bob = _board(session)
+    created = BoardCreated(
+        102, bob.id, alice.id, NOW, rated=False, blocked_rule="draw", nag_days=5,
+        forfeit_days=12, total_days=None,
+    )
+    with db_sessions.begin() as session:
+        apply(session, [created, SeekingSet(alice.id, 2), SeekTaken(alice.id),
+                        ChallengePolicySet(bob.id, True, 4)])
+    with db_sessions() as session:
+        board = games.get_board(session, 102)
+        assert board is not None and board.white_player_id == bob.id and not board.rated
+        assert board.blocked_rule == "draw" and board.forfeit_days == 12
+        assert _player(session, "alice").seeking == 1
+        policy = _player(session, "bob")
+        assert policy.refuses_challenges and policy.board_limit == 4
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [created])  # the number taken
+    limit = RobotGamesUnderLimit(alice.id, (bob.id,), 2)
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [limit])  # two active boards against bob already
+    with db_sessions.begin() as session:
+        apply(session, [dataclasses.replace(limit, limit=3)])
+
+
+def test_queues_and_autoplay(db_sessions: sessionmaker[Session]) -> None:
+    from pbm_emergo.db import autoplay
+
+    with db_sessions.begin() as session:
+        alice, bob = _board(session)
+    move = _first_moves(2)[1]
+    replaced = QueueReplaced(101, bob.id, 0, (QueueItem(bob.id, move, 2),), NOW)
+    with db_sessions.begin() as session:
+        apply(session, [replaced, AutoplaySet(bob.id, True)])
+    with db_sessions() as session:
+        assert [(q.player_id, q.notation) for q in autoplay.queue_of(session, 101)] == [
+            (bob.id, move)
+        ]
+        assert _player(session, "bob").autoplay
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [dataclasses.replace(replaced, expected_ply=1)])  # not at that move
+    with db_sessions.begin() as session:
+        apply(session, [QueueCleared(101, bob.id), AutoplaySet(bob.id, False)])
+    with db_sessions() as session:
+        board = games.get_board(session, 101)
+        assert board is not None and not board.queued
+        assert autoplay.queue_of(session, 101) == [] and not _player(session, "bob").autoplay
+
+
+def test_reminders_subscriptions_and_analyses(db_sessions: sessionmaker[Session]) -> None:
+    from pbm_emergo.db import analyses, spectators
+
+    with db_sessions.begin() as session:
+        alice, bob = _board(session)
+        carol = players.create_player(session, "carol", "pw", ["carol@example.org"], NOW)
+    with db_sessions.begin() as session:
+        apply(session, [
+            ReminderSent(101, NOW),
+            SubscriptionAdded(carol.id, 101, NOW), SubscriptionAdded(carol.id, None, NOW),
+            NotificationsToggled(carol.id, (None, 101), (), NOW),
+        ])  # fmt: skip
+    with db_sessions() as session:
+        board = games.get_board(session, 101)
+        assert board is not None and board.last_reminder_at == NOW
+        assert spectators.subscriptions_of(session, carol.id) == [None, 101]
+        assert spectators.notifications_of(session, carol.id) == [None, 101]
+    with db_sessions.begin() as session:
+        apply(session, [
+            SubscriptionsRemoved(carol.id, (None,)),
+            NotificationsToggled(carol.id, (), (None, 101), NOW),
+        ])  # fmt: skip
+    with db_sessions() as session:
+        assert spectators.subscriptions_of(session, carol.id) == [101]
+        assert spectators.notifications_of(session, carol.id) == []
+    asked = AnalysisRequested(101, alice.id, "alice@example.org", NOW, 2, NOW - timedelta(1))
+    with db_sessions.begin() as session:
+        apply(session, [asked])
+    with db_sessions() as session:
+        assert [(q.board_number, q.player_id) for q in analyses.queued(session)] == [
+            (101, alice.id)
+        ]
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [asked])  # asked for this board meanwhile
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [dataclasses.replace(asked, board=102, limit=1)])  # the day's used
+
+
+def test_every_change_type_has_its_case() -> None:
+    """Every change of ``CHANGE_TYPES`` is matched by ``db.apply`` (mypy's exhaustive match
+    checks the union; this checks the tuple the tests and the docs name)."""
+    assert set(CHANGE_TYPES) == set(get_args(Change))
+    assert all(dataclasses.is_dataclass(kind) for kind in CHANGE_TYPES)
+    assert all(vars(kind)["__dataclass_params__"].frozen for kind in CHANGE_TYPES)

@@ -1,0 +1,168 @@
+"""What the operations around the games store: new boards and what challenges may do,
+queued moves and autoplay, reminders, subscriptions, analyses. One frozen value per
+distinct write, each carrying what its re-check in the write transaction needs
+(:func:`pbm_emergo.db.apply.apply` applies them; a re-check that fails raises
+``Conflict``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+from pbm_emergo.game.board import QueueItem
+
+# --- challenges --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardCreated:
+    """A new board ``number`` (taken meanwhile: conflict), ``white_id`` against
+    ``black_id``, on the challenge's terms."""
+
+    number: int
+    white_id: int
+    black_id: int
+    at: datetime
+    rated: bool
+    blocked_rule: str
+    nag_days: int
+    forfeit_days: int
+    total_days: int | None
+
+
+@dataclass(frozen=True)
+class RobotGamesUnderLimit:
+    """Stores nothing: the person still has fewer than ``limit`` active boards against
+    the robots ``robot_ids`` (else conflict, so that two mails at once cannot both take
+    the last place)."""
+
+    person_id: int
+    robot_ids: tuple[int, ...]
+    limit: int
+
+
+@dataclass(frozen=True)
+class SeekTaken:
+    """A challenge answered one of the games the player seeks: one fewer sought."""
+
+    player_id: int
+
+
+@dataclass(frozen=True)
+class SeekingSet:
+    """The player seeks ``count`` more games (0: none)."""
+
+    player_id: int
+    count: int
+
+
+@dataclass(frozen=True)
+class ChallengePolicySet:
+    """Whether the player refuses every challenge, and the limit of active boards past
+    which they refuse them (None: no limit)."""
+
+    player_id: int
+    refuses: bool
+    board_limit: int | None
+
+
+# --- moves in advance --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueReplaced:
+    """The player's queue on ``board`` replaced by ``items``; the board must still be
+    active at ``expected_ply`` moves."""
+
+    board: int
+    player_id: int
+    expected_ply: int
+    items: tuple[QueueItem, ...]
+    at: datetime
+
+
+@dataclass(frozen=True)
+class QueueCleared:
+    """The player's queue on ``board`` removed."""
+
+    board: int
+    player_id: int
+
+
+@dataclass(frozen=True)
+class AutoplaySet:
+    """The player's autoplay switched on or off."""
+
+    player_id: int
+    on: bool
+
+
+# --- clocks ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReminderSent:
+    """A reminder to move on ``board`` sent at ``at``."""
+
+    board: int
+    at: datetime
+
+
+# --- spectators --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SubscriptionAdded:
+    """The player subscribed to the mails of ``board`` (None: of every board)."""
+
+    player_id: int
+    board: int | None
+    at: datetime
+
+
+@dataclass(frozen=True)
+class SubscriptionsRemoved:
+    """The player's subscriptions to ``boards`` ended (None: the one to every board)."""
+
+    player_id: int
+    boards: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class NotificationsToggled:
+    """The final board mails the player asked for: those of ``on`` added, those of
+    ``off`` removed (None: of every game)."""
+
+    player_id: int
+    on: tuple[int | None, ...]
+    off: tuple[int | None, ...]
+    at: datetime
+
+
+# --- analyses ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnalysisRequested:
+    """An analysis of ``board`` queued for the player, answered to ``address``; the player
+    must still have asked for fewer than ``limit`` since ``since``, and not for this board
+    meanwhile."""
+
+    board: int
+    player_id: int
+    address: str
+    at: datetime
+    limit: int
+    since: datetime
+
+
+BoardChange = (
+    BoardCreated | RobotGamesUnderLimit | SeekTaken | SeekingSet | ChallengePolicySet
+    | QueueReplaced | QueueCleared | AutoplaySet | ReminderSent | SubscriptionAdded
+    | SubscriptionsRemoved | NotificationsToggled | AnalysisRequested
+)
+BOARD_CHANGE_TYPES = (
+    BoardCreated, RobotGamesUnderLimit, SeekTaken, SeekingSet, ChallengePolicySet,
+    QueueReplaced, QueueCleared, AutoplaySet, ReminderSent, SubscriptionAdded,
+    SubscriptionsRemoved, NotificationsToggled, AnalysisRequested,
+)
