@@ -17,8 +17,8 @@ from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.game.words import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
 from pbm_emergo.game.account_changes import PasswordHashStored
+from pbm_emergo.game.words import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.views.templating import render
 

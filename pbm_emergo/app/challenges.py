@@ -21,9 +21,9 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
 from pbm_emergo.db.reads import active_board_counts
+from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
-from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
 

@@ -43,6 +43,7 @@ from pbm_emergo.game.board import BOARD_STATUSES as BOARD_STATUSES
 from pbm_emergo.game.board import SIDES as SIDES
 from pbm_emergo.game.board import WHITE as WHITE
 from pbm_emergo.game.lockout import OTHER_SENDERS as OTHER_SENDERS
+from pbm_emergo.game.numbers import START_RATING as START_RATING
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
