@@ -13,18 +13,26 @@ the credential cache (warm), as when players move again within seconds. The figu
 the warm moves (each player's second and later).
 
     .venv/bin/python bench/statements.py [--moves 40] [--database-url URL] [--show]
+        [--modules]
 
-``--show`` prints the statements of the last warm move, one a line. To count another copy
-of the server, put it first on PYTHONPATH; the ``server:`` line says which one ran.
+``--show`` prints the statements of the last warm move, one a line; ``--modules`` the
+modules of ``pbm_emergo`` whose functions ran while the last warm move mail was stored and
+processed (a profile hook on every thread); ``--calls`` the Python and C function calls
+the worker makes for a warm move mail (a count of the interpreter's work that does not
+depend on how busy the machine is, unlike its CPU time; it weighs every call alike). To
+count another copy of the server, put it first on PYTHONPATH; the ``server:`` line says
+which one ran.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import random
 import statistics
 import sys
 import tempfile
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -76,6 +84,50 @@ class Counts:
             self.phase = "other"
 
 
+class Calls:
+    """Function calls (Python and C) counted on every thread while it is on."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def hook(self, frame: Any, event: str, _: Any) -> None:
+        if event in ("call", "c_call"):
+            self.count += 1
+
+    @contextmanager
+    def on(self) -> Iterator[None]:
+        sys.setprofile(self.hook)
+        threading.setprofile(self.hook)
+        try:
+            yield
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)  # type: ignore[arg-type]
+
+
+class Modules:
+    """The modules of ``pbm_emergo`` whose functions are called while it is on."""
+
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def hook(self, frame: Any, event: str, _: Any) -> None:
+        if event == "call":
+            module = frame.f_globals.get("__name__", "")
+            if module.startswith("pbm_emergo"):
+                self.seen.add(module)
+
+    @contextmanager
+    def on(self) -> Iterator[None]:
+        sys.setprofile(self.hook)
+        threading.setprofile(self.hook)  # the listener's store thread too
+        try:
+            yield
+        finally:
+            sys.setprofile(None)
+            threading.setprofile(None)  # type: ignore[arg-type]
+
+
 def mail(sender: str, subject: str) -> bytes:
     message = EmailMessage()
     message["From"], message["To"], message["Subject"] = sender, SERVER, subject
@@ -90,6 +142,8 @@ def main() -> int:
     parser.add_argument("--database-url", default=None)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--show", action="store_true")
+    parser.add_argument("--modules", action="store_true")
+    parser.add_argument("--calls", action="store_true")
     args = parser.parse_args()
 
     data = Path(tempfile.mkdtemp(prefix="pbm-emergo-statements-"))
@@ -102,6 +156,7 @@ def main() -> int:
     engine = get_engine(config)
     factory = get_sessionmaker(config)
     counts = Counts()
+    modules = Modules()
     event.listen(engine, "before_cursor_execute", counts.on_statement)
     event.listen(engine, "begin", counts.on_begin)
 
@@ -117,11 +172,18 @@ def main() -> int:
     handler = InboxHandler(factory, config, clock=clock)
     worker = InboxWorker(factory, config, clock=clock)
 
+    calls: list[int] = []
+
     def deliver(sender: str, subject: str, phase: str) -> None:
         with counts.counting(f"{phase} store"):
             handler.store(mail(sender, subject), sender, [SERVER])
-        with counts.counting(f"{phase} worker"):
+        counter = Calls()
+        with counts.counting(f"{phase} worker"), (
+            counter.on() if args.calls and phase == "warm" else contextlib.nullcontext()
+        ):
             outcome = worker.run_once()
+        if args.calls and phase == "warm":
+            calls.append(counter.count)
         if outcome is None or outcome.status != "done":
             raise SystemExit(f"{subject!r} was not done: {outcome}")
 
@@ -139,9 +201,11 @@ def main() -> int:
         ply = game.position.ply + 1
         phase = "warm" if ply > 2 else "cold"
         before = (dict(counts.statements), dict(counts.transactions))
-        deliver(
-            PLAYERS[userid], f"emergo move 101 {userid} {PASSWORD} {move}#{ply}", phase
-        )
+        last = played == args.moves - 1
+        with modules.on() if args.modules and last else contextlib.nullcontext():
+            deliver(
+                PLAYERS[userid], f"emergo move 101 {userid} {PASSWORD} {move}#{ply}", phase
+            )
         game.play(move)
         played += 1
         if phase == "warm":
@@ -163,6 +227,14 @@ def main() -> int:
     total = [a + b for a, b in zip(per_move["store"], per_move["worker"], strict=True)]
     if total:
         print(f"  total   statements a warm move mail: mean {statistics.mean(total):.2f}")
+    if calls:
+        print(f"  worker  function calls a warm move mail: mean {statistics.mean(calls):,.0f}")
+    if args.modules:
+        packages = {m.split(".")[1] for m in modules.seen if m.count(".")}
+        print(f"modules run by the last move mail: {len(modules.seen)} in {len(packages)} "
+              "packages")
+        for module in sorted(modules.seen):
+            print("   ", module)
     if args.show:
         print("statements of the last warm move's worker:")
         for line in counts.last:
