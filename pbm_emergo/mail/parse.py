@@ -20,7 +20,7 @@ from typing import Any
 from pbm_emergo.app.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.commands import body as body_commands
 from pbm_emergo.commands.text import CommandText, body_text_lines
-from pbm_emergo.mail import authresults
+from pbm_emergo.mail import authresults, limits
 from pbm_emergo.mail.headertext import without_comments
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.wire import policies
@@ -82,6 +82,9 @@ class ParsedMail:
     # The index of the body's first quoted or forwarded line (see mail.quotes), or None:
     # the commands and the comment are read only from the lines above it.
     quote_at: int | None = None
+    # Which bound of :mod:`pbm_emergo.mail.limits` the raw mail passes, or None: such a mail
+    # is not parsed at all (and the listener refuses it).
+    over_limit: str | None = None
 
     def to_stored(self) -> dict[str, Any]:
         """What the worker needs of the parse that the row does not hold already (the
@@ -207,7 +210,22 @@ def parse_mail(
     ``envelope_sender`` is the SMTP ``MAIL FROM`` (``""`` for the null sender, None when
     unknown); ``own_address`` is the server's address, whose mail is never answered;
     ``authserv_id`` names our MTA's Authentication-Results headers (None: not checked).
+    A mail past a bound of :mod:`pbm_emergo.mail.limits` is not parsed: it has no From, no
+    Subject, no body, and is not answered.
     """
+    reason = limits.over_limit(raw)
+    if reason is not None:
+        log.warning("mail of %d bytes not read: %s", len(raw), reason)
+        return ParsedMail(
+            message_id=_generated_id(raw),
+            sender=_envelope_address(envelope_sender),
+            subject="",
+            body="",
+            references=(),
+            defects=(reason,),
+            not_answered=f"not read: {reason}"[:200],
+            over_limit=reason,
+        )
     try:
         return _parse(raw, envelope_sender, own_address.lower(), authserv_id)
     except Exception as exc:  # noqa: BLE001 - the last guard: a mail must never crash a worker
