@@ -269,7 +269,7 @@ def _parse(
             _not_answered(msg, envelope_sender, sender, own_address)
             or _answering_our_error(msg, raw_subject, subject, body, quote_at)
         ),
-        sender_auth=_sender_auth(msg, from_address, sender, authserv_id),
+        sender_auth=_sender_auth(msg, from_address, authserv_id),
         quote_at=quote_at,
     )
 
@@ -334,15 +334,17 @@ class _PlainHeaders:
         return _from_address(self.msg)
 
 
-def _sender_auth(
-    msg: Message, from_address: str | None, sender: str | None, authserv_id: str | None
-) -> str:
+def _sender_auth(msg: Message, from_address: str | None, authserv_id: str | None) -> str:
     """The verdict of our MTA's Authentication-Results headers, read from the raw header
     fields in their order (never decoded: see :mod:`pbm_emergo.mail.authresults`)."""
     if not authserv_id:
         return ""
+    if from_address is None:
+        # No From address (answered at the envelope sender, if at all): DMARC proves a
+        # From domain, and there is none, so nothing is proven; nor is it a failure.
+        return authresults.NONE
     fields = [(name, value) for name, value in msg.raw_items() if isinstance(value, str)]
-    domain = (from_address or sender or "").rpartition("@")[2]
+    domain = from_address.rpartition("@")[2]
     return authresults.sender_verdict(fields, authserv_id, domain)
 
 
@@ -390,26 +392,35 @@ def _envelope_address(envelope_sender: str | None) -> str | None:
 
 
 def _from_address(msg: Message) -> str | None:
-    # The parsed header first: its addr_spec cannot be confused by a display name that
-    # decodes to something looking like an address.
+    """The first address of the From header, as the header's own syntax gives it: the
+    addr-spec parsed from the raw field, never an address found in text that an encoded
+    word decodes to (``From: =?utf-8?q?alice=40a=2Eexample?=`` holds no address, and a
+    DMARC checker reads none in it). None when it holds none."""
     try:
         header = msg.get("From")
+    except Exception:  # noqa: BLE001 - malformed header: the raw field below
+        header = None
+    if header is not None:
         for address in getattr(header, "addresses", ()):
+            # A local part without a domain is no address (an encoded word is read as one).
+            if not address.domain:
+                continue
             cleaned = clean_address(address.addr_spec)
             if cleaned:
                 return cleaned
-    except Exception:  # noqa: BLE001 - malformed header: the plain parse below
-        pass
-    value = _header(msg, "From")
-    if not value:
+        return None
+    # The parser failed on the field: its raw value, undecoded, read as addresses.
+    raw_values = [value for key, value in msg.raw_items()
+                  if key.lower() == "from" and isinstance(value, str)]
+    if not raw_values:
         return None
     try:
-        pairs = getaddresses([value])
+        pairs = getaddresses(raw_values[:1])
     except Exception:  # noqa: BLE001
         return None
     for _name, address in pairs:
         cleaned = clean_address(address)
-        if cleaned:
+        if cleaned and "=?" not in address:
             return cleaned
     return None
 
