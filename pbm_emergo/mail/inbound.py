@@ -48,6 +48,11 @@ class NonAsciiReplyAddress(Exception):  # noqa: N818 - what the mail is, not an 
     :meth:`InboxHandler.handle_DATA`)."""
 
 
+class OverLimit(Exception):  # noqa: N818 - what the mail is, not an error
+    """The mail passes a bound of :mod:`pbm_emergo.mail.limits` (its text says which): it
+    is refused at DATA, not parsed, not stored."""
+
+
 class GroupCommit:
     """Stores the mails that arrive together in one transaction (a group commit).
 
@@ -237,6 +242,11 @@ class InboxHandler:
                     self.received, raw, mail_from, recipients, relay_checked=True
                 )
                 stored = await asyncio.wrap_future(self.committer.submit_nowait(work))
+        except OverLimit as over:
+            # A final answer: the same mail would be refused again.
+            log.warning("refused mail from %r at DATA: %s", mail_from, over)
+            return (f"554 5.6.0 This mail cannot be read here: {over}; please send it "
+                    f"as a plain mail")
         except Exception:  # noqa: BLE001 - the sending MTA keeps the mail and retries
             log.exception("could not store mail from %r", mail_from)
             return "451 4.3.0 Could not store the message, try again later"
@@ -293,8 +303,10 @@ class InboxHandler:
     def received(
         self, raw: bytes, mail_from: str, recipients: list[str], *, relay_checked: bool = False
     ) -> NewInbound:
-        """What the mail is, ready to store (run off the event loop). A mail to be answered
-        at a non-ASCII address raises :class:`NonAsciiReplyAddress` unless
+        """What the mail is, ready to store (run off the event loop). A mail past a bound of
+        :mod:`pbm_emergo.mail.limits` raises :class:`OverLimit`, checked before anything
+        parses it. A mail to be answered at a non-ASCII address raises
+        :class:`NonAsciiReplyAddress` unless
         ``relay_checked`` (the relay was found to take SMTPUTF8, or the envelope sender is
         that address: handle_MAIL checked it)."""
         envelope_sender = clean_address(mail_from) or ("" if mail_from in ("", "<>") else mail_from)
@@ -307,6 +319,8 @@ class InboxHandler:
             raw, envelope_sender, own_address=self.config.address,
             authserv_id=self.config.authserv_id,
         )
+        if parsed.over_limit is not None:
+            raise OverLimit(parsed.over_limit)
         not_answered = parsed.not_answered or self._not_for_us(recipients)
         reply_to = parsed.sender or ""
         if not (relay_checked or reply_to.isascii() or not_answered is not None

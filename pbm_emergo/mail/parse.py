@@ -20,7 +20,7 @@ from typing import Any
 from pbm_emergo.app.messages import CommandMail, clean_address, clean_subject
 from pbm_emergo.commands import body as body_commands
 from pbm_emergo.commands.text import CommandText, body_text_lines
-from pbm_emergo.mail import authresults
+from pbm_emergo.mail import authresults, limits
 from pbm_emergo.mail.headertext import without_comments
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.wire import policies
@@ -82,6 +82,9 @@ class ParsedMail:
     # The index of the body's first quoted or forwarded line (see mail.quotes), or None:
     # the commands and the comment are read only from the lines above it.
     quote_at: int | None = None
+    # Which bound of :mod:`pbm_emergo.mail.limits` the raw mail passes, or None: such a mail
+    # is not parsed at all (and the listener refuses it).
+    over_limit: str | None = None
 
     def to_stored(self) -> dict[str, Any]:
         """What the worker needs of the parse that the row does not hold already (the
@@ -207,7 +210,22 @@ def parse_mail(
     ``envelope_sender`` is the SMTP ``MAIL FROM`` (``""`` for the null sender, None when
     unknown); ``own_address`` is the server's address, whose mail is never answered;
     ``authserv_id`` names our MTA's Authentication-Results headers (None: not checked).
+    A mail past a bound of :mod:`pbm_emergo.mail.limits` is not parsed: it has no From, no
+    Subject, no body, and is not answered.
     """
+    reason = limits.over_limit(raw)
+    if reason is not None:
+        log.warning("mail of %d bytes not read: %s", len(raw), reason)
+        return ParsedMail(
+            message_id=_generated_id(raw),
+            sender=_envelope_address(envelope_sender),
+            subject="",
+            body="",
+            references=(),
+            defects=(reason,),
+            not_answered=f"not read: {reason}"[:200],
+            over_limit=reason,
+        )
     try:
         return _parse(raw, envelope_sender, own_address.lower(), authserv_id)
     except Exception as exc:  # noqa: BLE001 - the last guard: a mail must never crash a worker
@@ -251,7 +269,7 @@ def _parse(
             _not_answered(msg, envelope_sender, sender, own_address)
             or _answering_our_error(msg, raw_subject, subject, body, quote_at)
         ),
-        sender_auth=_sender_auth(msg, from_address, sender, authserv_id),
+        sender_auth=_sender_auth(msg, from_address, authserv_id),
         quote_at=quote_at,
     )
 
@@ -316,15 +334,17 @@ class _PlainHeaders:
         return _from_address(self.msg)
 
 
-def _sender_auth(
-    msg: Message, from_address: str | None, sender: str | None, authserv_id: str | None
-) -> str:
+def _sender_auth(msg: Message, from_address: str | None, authserv_id: str | None) -> str:
     """The verdict of our MTA's Authentication-Results headers, read from the raw header
     fields in their order (never decoded: see :mod:`pbm_emergo.mail.authresults`)."""
     if not authserv_id:
         return ""
+    if from_address is None:
+        # No From address (answered at the envelope sender, if at all): DMARC proves a
+        # From domain, and there is none, so nothing is proven; nor is it a failure.
+        return authresults.NONE
     fields = [(name, value) for name, value in msg.raw_items() if isinstance(value, str)]
-    domain = (from_address or sender or "").rpartition("@")[2]
+    domain = from_address.rpartition("@")[2]
     return authresults.sender_verdict(fields, authserv_id, domain)
 
 
@@ -372,26 +392,35 @@ def _envelope_address(envelope_sender: str | None) -> str | None:
 
 
 def _from_address(msg: Message) -> str | None:
-    # The parsed header first: its addr_spec cannot be confused by a display name that
-    # decodes to something looking like an address.
+    """The first address of the From header, as the header's own syntax gives it: the
+    addr-spec parsed from the raw field, never an address found in text that an encoded
+    word decodes to (``From: =?utf-8?q?alice=40a=2Eexample?=`` holds no address, and a
+    DMARC checker reads none in it). None when it holds none."""
     try:
         header = msg.get("From")
+    except Exception:  # noqa: BLE001 - malformed header: the raw field below
+        header = None
+    if header is not None:
         for address in getattr(header, "addresses", ()):
+            # A local part without a domain is no address (an encoded word is read as one).
+            if not address.domain:
+                continue
             cleaned = clean_address(address.addr_spec)
             if cleaned:
                 return cleaned
-    except Exception:  # noqa: BLE001 - malformed header: the plain parse below
-        pass
-    value = _header(msg, "From")
-    if not value:
+        return None
+    # The parser failed on the field: its raw value, undecoded, read as addresses.
+    raw_values = [value for key, value in msg.raw_items()
+                  if key.lower() == "from" and isinstance(value, str)]
+    if not raw_values:
         return None
     try:
-        pairs = getaddresses([value])
+        pairs = getaddresses(raw_values[:1])
     except Exception:  # noqa: BLE001
         return None
     for _name, address in pairs:
         cleaned = clean_address(address)
-        if cleaned:
+        if cleaned and "=?" not in address:
             return cleaned
     return None
 

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
-from pbm_emergo.mail.inbound import InboxHandler
+from pbm_emergo.mail.inbound import InboxHandler, OverLimit
+from pbm_emergo.mail.limits import over_limit
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.mail.redact import REDACTED_HEADER
 from pbm_emergo.mail.worker import InboxWorker
@@ -47,7 +48,12 @@ def test_corpus_is_there() -> None:
 def check(path: Path, config: Config, session_factory: sessionmaker[Session]) -> str | None:
     """Store and process one corpus mail; returns what went wrong, or None."""
     raw = path.read_bytes()
-    stored = InboxHandler(session_factory, config).store(raw, ENVELOPE, [config.address])
+    try:
+        stored = InboxHandler(session_factory, config).store(raw, ENVELOPE, [config.address])
+    except OverLimit:
+        # Past a bound of mail.limits (a huge header, MIME nested too deep): refused
+        # unparsed, as it must be.
+        return None if over_limit(raw) is not None else "refused as over a limit"
     if stored.duplicate:
         return None  # the same Message-ID as an earlier corpus mail: stored once, as it must
     with session_factory.begin() as session:

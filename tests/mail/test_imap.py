@@ -1,7 +1,8 @@
 """The IMAP mailbox reader (pbm_emergo.mail.imap) against a real Dovecot on loopback: mail
 stored in the durable inbox before it leaves the folder, IDLE waking the reader without a
 poll, polling where the server has no IDLE, a Dovecot restart while mail arrives, a crash of
-ours between storing and moving, the size limit, STARTTLS and the certificate check.
+ours between storing and moving, the size limit, a mail slow to parse, STARTTLS and the
+certificate check.
 
 Needs the Debian package dovecot-imapd (.ci/run installs it); elsewhere skipped with the
 reason, except under CI=true, where it fails.
@@ -349,4 +350,31 @@ def test_a_look_in_which_every_mail_is_deferred_sets_none_aside(
         stopping.set()
         thread.join(30)
         reader.close()
+        dispose_engines()
+
+
+def test_a_mail_slow_to_parse_is_moved_aside_and_the_next_mail_is_stored(
+    tmp_path: Path, imap_server: dovecot.Dovecot, database_url: str,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A From of encoded words 240 kB long (seconds for the email package to parse) is
+    refused by the listener's bounds before it is parsed (554 5.6.0): moved to
+    pbm-emergo/refused with a warning; the mail after it is stored as ever."""
+    caplog.set_level("INFO", logger="pbm_emergo.mail.imap")
+    config = inbox_config(tmp_path, imap_server, database_url=database_url)
+    word = "=?utf-8?q?" + "=C3=A9" * 10 + "?="
+    slow = ("From: " + "\r\n ".join([word] * 3300) + " <eve@evil.example>\r\n"
+            "To: pbm@emergo.test\r\nSubject: help\r\nMessage-ID: <slow@evil.example>\r\n"
+            "\r\nhelp\r\n").encode("ascii")
+    assert len(slow) > 240_000
+    imap_server.append(slow)
+    imap_server.append(command_mail("emergo help", message_id="<after@example.org>"))
+    server = run_server(config)
+    try:
+        wait_for(lambda: imap_server.count(PROCESSED) == 1, timeout=30)
+        wait_for(lambda: imap_server.count(REFUSED) == 1, timeout=30)
+        assert stored_message_ids(config) == ["<after@example.org>"]
+        assert "refused (554 5.6.0 This mail cannot be read here" in caplog.text
+    finally:
+        server.stop()
         dispose_engines()

@@ -168,3 +168,14 @@ def test_random_headers_and_bodies_never_raise(
 def test_display_name_that_looks_like_an_address_is_not_the_sender() -> None:
     raw = mail("From: =?utf-8?q?=3Cvictim=40example=2Eorg=3E?= <real@example.org>\nSubject: help")
     assert parse_mail(raw).sender == "real@example.org"
+
+
+def test_an_address_only_in_decoded_text_is_no_from_address() -> None:
+    # An encoded word decoding to an address is display text: the header holds no address.
+    raw = (b"Authentication-Results: mx.test; dmarc=pass header.from=example.org\r\n"
+           b"From: =?utf-8?q?alice=40example=2Eorg?=\r\nSubject: help\r\n\r\nhi\r\n")
+    parsed = parse_mail(raw, "eve@evil.example", authserv_id="mx.test")
+    assert (parsed.sender, parsed.sender_auth) == ("eve@evil.example", "none")
+    assert parse_mail(raw, "", authserv_id="mx.test").not_answered == "null sender"
+    named = raw.replace(b"?=\r\n", b"?= <alice@example.org>\r\n")
+    assert parse_mail(named, "eve@evil.example", authserv_id="mx.test").sender_auth == "pass"
