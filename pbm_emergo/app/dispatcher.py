@@ -109,6 +109,8 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
     ctx.masked_line = language.masked(line, ctx.known)
     notices_before = len(ctx.notices)
     writes_before = len(ctx.writes)
+    ctx.budget.command_started()
+    spent_before = ctx.budget.spent
     try:
         try:
             request = language.request(line, ctx.known, alone=not ctx.in_multiple)
@@ -118,13 +120,16 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         # What it sends to others fits the mail's and the sender's budgets, or the command
         # is refused: nothing of it is stored or sent (game.budget).
         ctx.budget.charge([*result.replies, *ctx.notices[notices_before:]])
+        _write_charged(ctx, spent_before)
     except Refused as err:
         # A failed command changes nothing, except what its error says must be stored; its
         # notices to others go only within the budget.
         del ctx.writes[writes_before:]
         ctx.writes.extend(err.writes)
-        ctx.apply_pending()
         ctx.notices[notices_before:] = ctx.budget.within(ctx.notices[notices_before:])
+        replies = ctx.budget.within(err.replies) + ctx.notices[notices_before:]
+        _write_charged(ctx, spent_before)
+        ctx.apply_pending()
         return LineOutcome(
             line=ctx.masked_line,
             ok=False,
@@ -135,7 +140,7 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
                 else f"Emergo Board {err.board} Error" if err.board else "Emergo error"
             ),
             board=err.board,
-            replies=ctx.budget.within(err.replies) + ctx.notices[notices_before:],
+            replies=ctx.budget.tagged(replies),
         )
     ctx.apply_pending()
     return LineOutcome(
@@ -145,9 +150,16 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         text=result.answer,
         subject=result.answer_subject,
         board=result.answer_board,
-        replies=result.replies + ctx.notices[notices_before:],
+        replies=ctx.budget.tagged(result.replies + ctx.notices[notices_before:]),
         html=result.answer_html,
     )
+
+
+def _write_charged(ctx: Context, spent_before: int) -> None:
+    """With the command's writes: what the mail has been charged so far, if the command
+    charged any, to be counted again in the write transaction (app.budget)."""
+    if ctx.budget.spent > spent_before:
+        ctx.write(ctx.budget.change(ctx.now))
 
 
 class NoCommand(Refused):
