@@ -440,6 +440,20 @@ def recheck_mail_budget(
         raise Conflict("The account's mails to others were charged meanwhile.")
 
 
+def mail_sent_since(session: Session, recipient: str, subject: str, since: datetime) -> bool:
+    """Whether a mail with ``subject`` was queued for ``recipient`` since ``since``."""
+    found = session.scalar(
+        select(OutboundMessage.id)
+        .where(
+            OutboundMessage.recipient == recipient.strip().lower(),
+            OutboundMessage.created_at >= since,
+            OutboundMessage.subject == subject,
+        )
+        .limit(1)
+    )
+    return found is not None
+
+
 def next_outbound_due(session: Session) -> datetime | None:
     """When the next pending outbound mail is due (for the sender's sleep)."""
     return session.scalar(
@@ -456,6 +470,7 @@ __all__ = [
     "claim_due_outbound",
     "claim_due_outbound_ids",
     "enqueue_outbound",
+    "mail_sent_since",
     "mails_charged_to",
     "mails_charged_to_account",
     "mark_outbound_failed",
