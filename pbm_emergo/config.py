@@ -75,9 +75,12 @@ class Config:
     reply_limit: int = 100  # replies to one address per hour
     # Mails to other people that one mail may cause, and one sender in an hour, when those
     # people did not ask for them: a challenge's first board mail, a message, a chat, a
-    # confirmation code, a notice (see pbm_emergo.app.budget).
+    # confirmation code, a notice (see pbm_emergo.app.budget); and one account in an hour,
+    # the mails its logged-in commands caused from whatever address (None: the same as
+    # one sender's, see account_mails_to_others_per_hour).
     mails_to_others_per_mail: int = 5
     mails_to_others_per_hour: int = 30
+    mails_to_others_per_account_hour: int | None = None
     max_message_size: int = 256 * 1024
     # Days a mail is kept as received (a dead letter) or as its redacted copy (a processed
     # mail) before its raw text is removed; its row (who, when, the masked command) stays.
@@ -198,6 +201,13 @@ class Config:
         if self.outbound:
             return self.outbound
         return f"maildir:{(self.data_dir / 'outbox-maildir').resolve()}"
+
+    @property
+    def account_mails_to_others_per_hour(self) -> int:
+        """The hourly budget of mails to others of one account."""
+        if self.mails_to_others_per_account_hour is None:
+            return self.mails_to_others_per_hour
+        return self.mails_to_others_per_account_hour
 
     @property
     def worker_count(self) -> int:
@@ -405,7 +415,7 @@ def _coerce(name: str, value: Any) -> Any:
     kind = _FIELDS[name].type
     if value is None:
         return None
-    if kind in ("int", int):
+    if kind in ("int", int, "int | None"):
         return int(value)
     if kind in ("float", float):
         return float(value)

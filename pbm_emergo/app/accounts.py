@@ -176,6 +176,8 @@ def authenticate(
     if verified.new_hash is not None:
         ctx.write(PasswordHashStored(player.id, verified.new_hash, player.password_hash))
     lockout.right_password(ctx, player, failures)
+    # What the command sends to others is charged to this account too, whatever its From.
+    ctx.budget.logged_in(player.id, [a.address for a in player.addresses])
     if not (ctx.sender_trusted and is_registered(player, ctx.sender)):
         notify_foreign_address(ctx, player)
     return player

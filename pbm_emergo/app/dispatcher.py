@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app import lockout, multiple
@@ -23,7 +23,7 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handle
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.results import Refused, Result, Write
-from pbm_emergo.db import players
+from pbm_emergo.db import outbox, players
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
@@ -34,6 +34,10 @@ if TYPE_CHECKING:
     from pbm_emergo.db.session import Session
 
 log = logging.getLogger(__name__)
+
+START_HERE_SUBJECT = "Emergo: start here"
+# An address no player registered gets "start here" at most once in this long.
+START_HERE_QUIET = timedelta(days=7)
 
 
 class Language(Protocol):
@@ -101,6 +105,7 @@ class LineOutcome:
     board: int | None
     replies: list[Reply]
     html: str | None = None  # the answer as HTML too (a board shown)
+    start_here: bool = False  # the line is no command: answered with where to start
 
 
 def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
@@ -109,6 +114,8 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
     ctx.masked_line = language.masked(line, ctx.known)
     notices_before = len(ctx.notices)
     writes_before = len(ctx.writes)
+    ctx.budget.command_started()
+    spent_before = ctx.budget.spent
     try:
         try:
             request = language.request(line, ctx.known, alone=not ctx.in_multiple)
@@ -118,24 +125,28 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         # What it sends to others fits the mail's and the sender's budgets, or the command
         # is refused: nothing of it is stored or sent (game.budget).
         ctx.budget.charge([*result.replies, *ctx.notices[notices_before:]])
+        _write_charged(ctx, spent_before)
     except Refused as err:
         # A failed command changes nothing, except what its error says must be stored; its
         # notices to others go only within the budget.
         del ctx.writes[writes_before:]
         ctx.writes.extend(err.writes)
-        ctx.apply_pending()
         ctx.notices[notices_before:] = ctx.budget.within(ctx.notices[notices_before:])
+        replies = ctx.budget.within(err.replies) + ctx.notices[notices_before:]
+        _write_charged(ctx, spent_before)
+        ctx.apply_pending()
         return LineOutcome(
             line=ctx.masked_line,
             ok=False,
             summary=err.reason,
             text=error_text(err, ctx.masked_line, folded=ctx.in_multiple),
             subject=(
-                "Emergo: start here" if isinstance(err, NoCommand)
+                START_HERE_SUBJECT if isinstance(err, NoCommand)
                 else f"Emergo Board {err.board} Error" if err.board else "Emergo error"
             ),
             board=err.board,
-            replies=ctx.budget.within(err.replies) + ctx.notices[notices_before:],
+            replies=ctx.budget.tagged(replies),
+            start_here=isinstance(err, NoCommand),
         )
     ctx.apply_pending()
     return LineOutcome(
@@ -145,9 +156,16 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         text=result.answer,
         subject=result.answer_subject,
         board=result.answer_board,
-        replies=result.replies + ctx.notices[notices_before:],
+        replies=ctx.budget.tagged(result.replies + ctx.notices[notices_before:]),
         html=result.answer_html,
     )
+
+
+def _write_charged(ctx: Context, spent_before: int) -> None:
+    """With the command's writes: what the mail has been charged so far, if the command
+    charged any, to be counted again in the write transaction (app.budget)."""
+    if ctx.budget.spent > spent_before:
+        ctx.write(ctx.budget.change(ctx.now))
 
 
 class NoCommand(Refused):
@@ -159,6 +177,22 @@ def refusal(unfit: Unfit) -> Refused:
     """The refusal of a line the mail language made no request of."""
     kind = NoCommand if unfit.start_here else Refused
     return kind(unfit.reason, template=unfit.template, **unfit.details)
+
+
+def answers_start_here(ctx: Context) -> bool:
+    """Whether a mail without a command is answered with where to start. Never when our
+    MTA found that its From fails (the address is likely forged: the answer would be
+    backscatter); from an address that no player registered, at most once a week (the
+    outbox remembers the last answer); from a player's address, always."""
+    if not ctx.sender_trusted or not ctx.sender:
+        return False
+    if ctx.session is None:  # a test without a database: nothing to remember
+        return True
+    if players.address_registered(ctx.session, ctx.sender):
+        return True
+    return not outbox.mail_sent_since(
+        ctx.session, ctx.sender, START_HERE_SUBJECT, ctx.now - START_HERE_QUIET
+    )
 
 
 def error_text(err: Refused, line: str, *, folded: bool = False) -> str:
@@ -208,11 +242,14 @@ def _dispatch(
     if text.multiple:
         return _dispatch_multiple(ctx, language, mail, text), ctx.writes[ctx.applied :]
     if not line:
+        if not answers_start_here(ctx):
+            log.info("mail without a command from %s: not answered", mail.sender)
+            return [], []
         err = NoCommand(
             "Your mail has no command: write the command in the Subject line.",
             template="error/start_here.txt.j2",
         )
-        return [Reply(to=mail.sender, subject="Emergo: start here", body=error_text(err, ""))], []
+        return [Reply(to=mail.sender, subject=START_HERE_SUBJECT, body=error_text(err, ""))], []
     # The comment goes to others (the opponent, subscribers, the web page): scrubbed as
     # replies are, and a command line copied into it masked; a password the command
     # verifies leaves out the lines that hold it (game.accounts.authenticate).
@@ -221,7 +258,9 @@ def _dispatch(
     outcome = run_line(ctx, language, line)
     log.info("command %r from %s: %s", outcome.line, mail.sender, "ok" if outcome.ok else "error")
     replies: list[Reply] = []
-    if outcome.text is not None:
+    if outcome.start_here and not answers_start_here(ctx):
+        log.info("mail without a command from %s: not answered", mail.sender)
+    elif outcome.text is not None:
         replies.append(
             Reply(
                 to=mail.sender, subject=outcome.subject, body=outcome.text, board=outcome.board,

@@ -65,6 +65,9 @@ class Reply:
     # It carries a secret (a password an operator reset): its text leaves the outbox once
     # it is sent or given up.
     secret: bool = False
+    # The account whose logged-in command caused it: a mail to others counts against that
+    # account's hourly budget too (app.budget). None: no command logged in.
+    account: int | None = None
 
 
 

@@ -139,7 +139,9 @@ class Outbox:
         ``in_reply_to``, ``references``); it and every reply after it are held, due in a
         later hour (at most the cap's number of them in each), never dropped. The rows name
         the mail they answer (``inbound_id``); the mails to others that ``charged_to``
-        caused are marked as charged to that sender's budget (:mod:`pbm_emergo.app.budget`).
+        caused are marked as charged to that sender's budget, and to the account of the
+        logged-in command that caused them (:attr:`Reply.account`; see
+        :mod:`pbm_emergo.app.budget`).
         """
         sent = outbox.replies_sent_to_each(
             session, [b.recipient for b in replies], now - RATE_WINDOW
@@ -149,7 +151,8 @@ class Outbox:
         for built in replies:
             payer = charged_to if budget.charged(built.reply, charged_to) else None
             queued += self._rows(
-                built, now, in_reply_to, references, inbound_id, sent, rows, payer
+                built, now, in_reply_to, references, inbound_id, sent, rows, payer,
+                built.reply.account if payer else None,
             )
         outbox.queue_outbound(session, rows)
         return queued
@@ -171,6 +174,7 @@ class Outbox:
         sent: dict[str, int],
         rows: list[dict[str, Any]],
         charged_to: str | None,
+        charged_account: int | None,
     ) -> int:
         """Add one reply's outbox rows to ``rows``, counting it in ``sent`` (recipient ->
         mails this hour); returns how many go out now (a held reply goes later)."""
@@ -225,6 +229,7 @@ class Outbox:
                     f"sent from {due:%Y-%m-%d %H:%M} UTC" if due is not None else None
                 ),
                 charged_to=charged_to,
+                charged_account=charged_account,
                 due=due,
                 secret=built.reply.secret,
             )

@@ -83,6 +83,10 @@ class UnitOfWork:
                 used_before=lambda: outbox.mails_charged_to(
                     self.session, self.sender, mail_budget.since(self.now)
                 ),
+                per_account_hour=self.config.account_mails_to_others_per_hour,
+                account_used_before=lambda account: outbox.mails_charged_to_account(
+                    self.session, account, mail_budget.since(self.now)
+                ),
             )
         return self._budget
 

@@ -21,6 +21,7 @@ from pbm_emergo.db import (
     challenges,
     credentials,
     games,
+    outbox,
     players,
     spectators,
     support,
@@ -35,6 +36,7 @@ from pbm_emergo.game.account_changes import (
     Confirmations,
     LoginFailureRecorded,
     LoginFailuresCleared,
+    MailBudgetCharged,
     OldLoginFailuresForgotten,
     PasswordHashStored,
     PlayerCreated,
@@ -178,6 +180,12 @@ def apply_change(session: Session, change: Write) -> None:
                 blocked_rule=change.blocked_rule, nag_days=change.nag_days,
                 forfeit_days=change.forfeit_days, total_days=change.total_days,
                 number=change.number,
+            )
+        case MailBudgetCharged():
+            outbox.recheck_mail_budget(
+                session, change.sender, change.account_id, count=change.count,
+                account_count=change.account_count, per_hour=change.per_hour,
+                per_account_hour=change.per_account_hour, since=change.since,
             )
         case RobotGamesUnderLimit():
             active = games.active_boards_against(

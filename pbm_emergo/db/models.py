@@ -499,6 +499,7 @@ class OutboundMessage(Base):
         Index(None, "status", "next_attempt_at"),
         Index(None, "recipient", "created_at"),
         Index(None, "charged_to", "created_at"),
+        Index(None, "charged_account", "created_at"),
     )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
@@ -506,6 +507,10 @@ class OutboundMessage(Base):
     # The sender whose mail caused this mail to someone else, counted against that sender's
     # hourly budget (game.budget); None for mail the recipient asked for.
     charged_to: Mapped[str | None] = mapped_column(String(ADDRESS_LENGTH))
+    # The account (player id) whose logged-in command caused it, counted against that
+    # account's hourly budget too, whatever address the command came from; None: no login.
+    # No foreign key: the count outlives an account deleted within the hour, harmlessly.
+    charged_account: Mapped[int | None] = mapped_column(Integer)
     # The mail carries a secret (a new password): its text is removed once it is sent or
     # given up (see db.outbox.REMOVED_SECRET).
     secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
 from pbm_emergo.db.claims import DEFAULT_LEASE, error_text, released
+from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import (
     OUTBOUND_DEAD,
     OUTBOUND_FAILED,
@@ -87,12 +88,14 @@ def outbound_row(
     status: str = OUTBOUND_PENDING,
     last_error: str | None = None,
     charged_to: str | None = None,
+    charged_account: int | None = None,
     due: datetime | None = None,
     secret: bool = False,
 ) -> dict[str, Any]:
     """The outbox row of one mail (see :func:`enqueue_outbound`), for :func:`queue_outbound`:
     sent from ``due`` on (default now); ``charged_to``: the sender whose budget of mails to
-    others it counts against; ``secret``: its text is removed once it leaves the outbox."""
+    others it counts against, ``charged_account``: the account (player id) whose budget it
+    counts against too; ``secret``: its text is removed once it leaves the outbox."""
     return {
         "recipient": recipient.strip().lower(),
         "raw": raw,
@@ -106,6 +109,7 @@ def outbound_row(
         "next_attempt_at": now if due is None else due,
         "inbound_id": inbound_id,
         "charged_to": charged_to.strip().lower() if charged_to else None,
+        "charged_account": charged_account,
         "secret": secret,
     }
 
@@ -398,6 +402,58 @@ def mails_charged_to(session: Session, sender: str, since: datetime) -> int:
     return int(count or 0)
 
 
+def mails_charged_to_account(session: Session, account_id: int, since: datetime) -> int:
+    """How many mails to other people the logged-in commands of the account ``account_id``
+    caused since ``since``, from whatever address (its budget of mails to others)."""
+    count = session.scalar(
+        select(func.count())
+        .select_from(OutboundMessage)
+        .where(
+            OutboundMessage.charged_account == account_id,
+            OutboundMessage.created_at >= since,
+        )
+    )
+    return int(count or 0)
+
+
+def recheck_mail_budget(
+    session: Session,
+    sender: str,
+    account_id: int | None,
+    *,
+    count: int,
+    account_count: int,
+    per_hour: int,
+    per_account_hour: int,
+    since: datetime,
+) -> None:
+    """:class:`Conflict` unless ``count`` more mails to others still fit in ``sender``'s
+    hourly budget ``per_hour``, and ``account_count`` more in the account's
+    ``per_account_hour``, counted now (in the write transaction) from ``since``."""
+    if count and mails_charged_to(session, sender, since) + count > per_hour:
+        raise Conflict("The sender's mails to others were charged meanwhile.")
+    if (
+        account_id is not None and account_count
+        and mails_charged_to_account(session, account_id, since) + account_count
+        > per_account_hour
+    ):
+        raise Conflict("The account's mails to others were charged meanwhile.")
+
+
+def mail_sent_since(session: Session, recipient: str, subject: str, since: datetime) -> bool:
+    """Whether a mail with ``subject`` was queued for ``recipient`` since ``since``."""
+    found = session.scalar(
+        select(OutboundMessage.id)
+        .where(
+            OutboundMessage.recipient == recipient.strip().lower(),
+            OutboundMessage.created_at >= since,
+            OutboundMessage.subject == subject,
+        )
+        .limit(1)
+    )
+    return found is not None
+
+
 def next_outbound_due(session: Session) -> datetime | None:
     """When the next pending outbound mail is due (for the sender's sleep)."""
     return session.scalar(
@@ -414,7 +470,9 @@ __all__ = [
     "claim_due_outbound",
     "claim_due_outbound_ids",
     "enqueue_outbound",
+    "mail_sent_since",
     "mails_charged_to",
+    "mails_charged_to_account",
     "mark_outbound_failed",
     "mark_outbound_sent",
     "mark_outbound_sent_many",
@@ -423,6 +481,7 @@ __all__ = [
     "outbound_due",
     "outbound_row",
     "queue_outbound",
+    "recheck_mail_budget",
     "replies_sent_to",
     "replies_sent_to_each",
     "requeue_outbound",

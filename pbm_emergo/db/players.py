@@ -79,6 +79,16 @@ def address_key(address: str) -> str:
     return address.strip().lower()
 
 
+def address_registered(session: Session, address: str) -> bool:
+    """Whether ``address`` is a registered address of any player."""
+    found = session.scalar(
+        select(PlayerAddress.id)
+        .where(PlayerAddress.address_key == address_key(address))
+        .limit(1)
+    )
+    return found is not None
+
+
 # --- passwords -------------------------------------------------------------------------
 
 

@@ -196,15 +196,35 @@ class PlayersMerged:
     kept_id: int
 
 
+# --- the budget of mails to others --------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MailBudgetCharged:
+    """Mails to other people charged to the budgets of one mail: ``count`` of them so far to
+    its ``sender``, ``account_count`` to the account ``account_id`` of the command that
+    logged in (None: none did). Counted again in the write transaction with the ones
+    charged since ``since``, they must still fit in ``per_hour`` (the sender's) and
+    ``per_account_hour`` (the account's): else conflict, and the mail starts over."""
+
+    sender: str
+    account_id: int | None
+    count: int
+    account_count: int
+    per_hour: int
+    per_account_hour: int
+    since: datetime
+
+
 AccountChange = (
     PasswordHashStored | LoginFailureRecorded | OldLoginFailuresForgotten
     | AttackNoticeMarked | LoginFailuresCleared | PlayerCreated | AddressesChanged
     | AddressConfirmed | SignedOff | VacationStarted | VacationEnded | AccountClosed
-    | PlayerDeleted | PlayersMerged
+    | PlayerDeleted | PlayersMerged | MailBudgetCharged
 )
 ACCOUNT_CHANGE_TYPES = (
     PasswordHashStored, LoginFailureRecorded, OldLoginFailuresForgotten,
     AttackNoticeMarked, LoginFailuresCleared, PlayerCreated, AddressesChanged,
     AddressConfirmed, SignedOff, VacationStarted, VacationEnded, AccountClosed,
-    PlayerDeleted, PlayersMerged,
+    PlayerDeleted, PlayersMerged, MailBudgetCharged,
 )

@@ -23,6 +23,7 @@ from pbm_emergo.game.account_changes import (
     Confirmations,
     LoginFailureRecorded,
     LoginFailuresCleared,
+    MailBudgetCharged,
     OldLoginFailuresForgotten,
     PasswordHashStored,
     PlayerCreated,
@@ -456,6 +457,29 @@ def test_reminders_subscriptions_and_analyses(db_sessions: sessionmaker[Session]
         apply(session, [asked])  # asked for this board meanwhile
     with pytest.raises(errors.Conflict), db_sessions.begin() as session:
         apply(session, [dataclasses.replace(asked, board=102, limit=1)])  # the day's used
+
+
+def test_a_mail_budget_charged_meanwhile_conflicts(db_sessions: sessionmaker[Session]) -> None:
+    from pbm_emergo.db import outbox
+
+    since = NOW - timedelta(hours=1)
+    charged = MailBudgetCharged("carol@example.org", 7, 1, 1, 3, 2, since)
+    with db_sessions.begin() as session:
+        apply(session, [charged])  # nothing charged before: it fits
+        outbox.queue_outbound(session, [
+            outbox.outbound_row("alice@example.org", b"x", NOW, charged_to="carol@example.org"),
+            outbox.outbound_row("bob@example.org", b"x", NOW, charged_to="carol2@example.org",
+                                charged_account=7),
+            outbox.outbound_row("bob@example.org", b"x", since - timedelta(seconds=1),
+                                charged_to="carol@example.org", charged_account=7),
+        ])  # fmt: skip
+    with db_sessions.begin() as session:
+        apply(session, [charged])  # one of each this hour: both still fit
+        apply(session, [dataclasses.replace(charged, account_id=8, account_count=2)])  # not 7
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [dataclasses.replace(charged, count=3)])  # the sender's 3 an hour
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [dataclasses.replace(charged, account_count=2)])  # the account's 2
 
 
 def test_every_change_type_has_its_case() -> None:

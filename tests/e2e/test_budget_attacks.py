@@ -8,12 +8,17 @@ and a flood never makes a player's own board mail fail: it is held and sent late
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
+import pytest
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
-from pbm_emergo.db.models import Board, OutboundMessage
+from pbm_emergo.app.results import Write
+from pbm_emergo.db import outbox
+from pbm_emergo.db.models import OUTBOUND_SENT, Board, OutboundMessage
+from pbm_emergo.mail import worker
 from tests.support.clock import Clock
 from tests.support.post import ALICE, BOB, Post, text
 
@@ -125,3 +130,55 @@ def test_messages_to_many_players_count_against_the_budget(
     assert not [m for m in post.received_by(ALICE) if "Message from" in str(m["Subject"])]
     sent = post.send("message carol carol-pw1 alice", CAROL, body="Hello")
     assert sorted(str(m["To"]) for m in sent) == [ALICE, CAROL]
+
+
+def test_an_accounts_messages_to_others_are_budgeted_whatever_their_from(
+    make_post: Callable[..., Post], clock: Clock,
+) -> None:
+    """One account, a new From at its own domain for each mail: the hourly budget of mails
+    to others is the account's, not each address's."""
+    post = make_post(mails_to_others_per_hour=3)
+    post.signup("carol", "carol-pw1", CAROL)
+    for n in range(3):
+        sent = post.send("message carol carol-pw1 alice", f"carol{n}@example.org", body="Hi")
+        assert ALICE in [str(m["To"]) for m in sent]
+    # The notice that carol's password came from elsewhere still reaches carol, her own.
+    mails = post.send("message carol carol-pw1 alice", "carol3@example.org", body="Hi")
+    assert sorted(str(m["To"]) for m in mails) == ["carol3@example.org", CAROL]
+    [refused] = [m for m in mails if str(m["To"]) == "carol3@example.org"]
+    assert "one account may cause at most 3 mails to others in an hour" in text(refused)
+    assert "Nothing was sent or changed" in text(refused)
+    assert len([m for m in post.received_by(ALICE) if "Message from" in str(m["Subject"])]) == 3
+    clock.now += timedelta(hours=1, minutes=1)
+    sent = post.send("message carol carol-pw1 alice", "carol4@example.org", body="Hi")
+    assert ALICE in [str(m["To"]) for m in sent]
+
+
+def test_mails_to_others_charged_meanwhile_by_another_worker_are_counted_again(
+    make_post: Callable[..., Post], clock: Clock, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Another worker stores mails charged to the same sender between this mail's read and
+    its write: the write transaction counts again, the mail starts over and is refused."""
+    post = make_post(mails_to_others_per_hour=2)
+    post.signup("carol", "carol-pw1", CAROL)
+    real_apply = worker.apply
+    raced: list[bool] = []
+
+    def apply_after_another_worker(session: Session, writes: Sequence[Write]) -> None:
+        if not raced:
+            raced.append(True)
+            with post.sessions.begin() as other:
+                outbox.queue_outbound(other, [
+                    outbox.outbound_row(
+                        f"someone{n}@elsewhere.example", b"sent", clock.now,
+                        status=OUTBOUND_SENT, charged_to=CAROL,
+                    )
+                    for n in range(2)
+                ])  # fmt: skip
+        real_apply(session, writes)
+
+    monkeypatch.setattr(worker, "apply", apply_after_another_worker)
+    refused = post.one("message carol carol-pw1 alice", CAROL, body="Hi")
+    assert raced
+    assert "your mails may cause at most 2 mails to others in an hour" in text(refused)
+    assert not [m for m in post.received_by(ALICE) if "Message from" in str(m["Subject"])]
