@@ -49,6 +49,20 @@ def wait_for_replies(
     return int(wait_for(replies)) - 1
 
 
+def reply_ids(sessions: sessionmaker[Session], message_id: str) -> set[str]:
+    """The Message-IDs of the mails the mail ``message_id`` caused (its outbox rows): only
+    the answer to its sender refers to it in In-Reply-To, mail to others does not."""
+    with sessions.begin() as session:
+        return {
+            str(mid)
+            for mid in session.scalars(
+                select(OutboundMessage.message_id)
+                .join(InboundMessage, OutboundMessage.inbound_id == InboundMessage.id)
+                .where(InboundMessage.message_id == message_id)
+            )
+        }
+
+
 class Post:
     """The server seen from outside: mail a command, get the mails it caused."""
 
@@ -63,18 +77,21 @@ class Post:
         self.lock = threading.Lock()
 
     def send(
-        self, subject: str, sender: str, body: str = "", headers: dict[str, str] | None = None
+        self, subject: str, sender: str, body: str = "", headers: dict[str, str] | None = None,
+        message_id: str | None = None,
     ) -> list[EmailMessage]:
-        """Mail ``subject`` from ``sender``; wait until every mail it caused was relayed."""
+        """Mail ``subject`` from ``sender`` (with ``message_id``, else one of the Post's own);
+        wait until every mail it caused was relayed."""
         self.count += 1
-        message_id = f"<sec{self.count}@example.org>"
+        message_id = message_id or f"<sec{self.count}@example.org>"
         msg = command_mail(
             subject, sender=sender, body=body, message_id=message_id, headers=headers
         )
         send(self.server.config.smtp_port, msg)
 
         count = wait_for_replies(self.sessions, message_id, ("sent", "failed", "held"))
-        mails = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
+        ids = reply_ids(self.sessions, message_id)
+        mails = [m for m in self.relay.handler.messages() if m["Message-ID"] in ids]
         assert len(mails) <= count
         return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))
 
