@@ -17,7 +17,10 @@ from pbm_emergo.db import outbox
 from pbm_emergo.db.models import OUTBOUND_SENDING, Board, InboundMessage, OutboundMessage
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import Relay, command_mail, send, wait_for
+from tests.support.moves import RATED_OPENING
 from tests.support.signup import code_subject, confirmation_code
+
+__all__ = ["RATED_OPENING"]
 
 # The two players every Post starts with (see the make_post fixture, tests/support/fixtures.py).
 ALICE, BOB = "alice@example.org", "bob@example.org"
@@ -188,12 +191,14 @@ def challenge(post: Post, options: str = "") -> int:
 
 
 def play_a_short_game(post: Post) -> list[EmailMessage]:
-    """alice and bob sign up, alice challenges bob, each plays a move and bob resigns: the
-    game-over mails, checked to be what a rated resignation sends."""
+    """alice and bob sign up, alice challenges bob, each plays four moves (the fewest for a
+    rated game) and bob resigns: the game-over mails, checked to be what a rated resignation
+    sends."""
     for userid, address in (("alice", ALICE), ("bob", BOB)):
         post.signup(userid, f"{userid}-pw1", address)
     board = challenge(post)
-    for userid, move in (("alice", "e4"), ("bob", "e6")):
+    for ply, move in enumerate(RATED_OPENING):
+        userid = "bob" if ply % 2 else "alice"
         mails = post.send(f"emergo move {board} {userid} {userid}-pw1 {move}",
                           f"{userid}@example.org")  # fmt: skip
         assert mails and not any("Error" in str(m["Subject"]) for m in mails), subjects(mails)
