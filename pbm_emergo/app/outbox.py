@@ -50,6 +50,12 @@ class BuiltReply:
     subject: str
 
 
+def answers_sender(to: str, sender: str | None) -> bool:
+    """Whether mail to ``to`` answers the mail's ``sender`` (None: all mail does), so that
+    it may carry that mail's Message-ID."""
+    return sender is None or (clean_address(to) or to) == (clean_address(sender) or sender)
+
+
 class Outbox:
     """Builds replies into mail and queues them within the per-address hourly cap.
 
@@ -70,14 +76,19 @@ class Outbox:
         *,
         in_reply_to: str | None = None,
         references: tuple[str, ...] = (),
+        sender: str | None = None,
     ) -> list[BuiltReply]:
-        """The replies as mail bytes, threaded to the mail ``in_reply_to`` (with its
-        ``references``) if they answer one; those that cannot be sent are left out, logged.
-        The same mail to several people (a board mail) is built once and readdressed."""
+        """The replies as mail bytes, those that cannot be sent left out, logged. A reply
+        that answers a mail (``in_reply_to``, with its ``references``) is threaded to it
+        only when it goes to that mail's ``sender`` (None: every reply goes to them): a
+        player's Message-ID names their host, and mail to others refers only to ids the
+        server made (a board's thread id). The same mail to several people (a board mail)
+        is built once and readdressed where its headers are the same."""
         built: list[BuiltReply] = []
-        last: tuple[tuple[str, str, int | None, str | None], BuiltReply] | None = None
+        last: tuple[tuple[object, ...], BuiltReply] | None = None
         for reply in replies:
-            same = (reply.subject, reply.body, reply.board, reply.html)
+            threaded = answers_sender(reply.to, sender)
+            same = (reply.subject, reply.body, reply.board, reply.html, threaded)
             try:
                 if last is not None and last[0] == same:
                     first = last[1]
@@ -95,8 +106,8 @@ class Outbox:
                     reply,
                     server_address=self.config.address,
                     now=now,
-                    in_reply_to=in_reply_to,
-                    references=references,
+                    in_reply_to=in_reply_to if threaded else None,
+                    references=references if threaded else (),
                 )
             except ValueError as exc:
                 log.warning("reply not sent: %s", exc)
@@ -130,6 +141,7 @@ class Outbox:
         references: tuple[str, ...] = (),
         inbound_id: int | None = None,
         charged_to: str = "",
+        sender: str | None = None,
     ) -> int:
         """Put built replies in the outbox, within the per-address cap; returns how many
         mails go out now.
@@ -141,7 +153,9 @@ class Outbox:
         the mail they answer (``inbound_id``); the mails to others that ``charged_to``
         caused are marked as charged to that sender's budget, and to the account of the
         logged-in command that caused them (:attr:`Reply.account`; see
-        :mod:`pbm_emergo.app.budget`).
+        :mod:`pbm_emergo.app.budget`). The notice is threaded only when it goes to ``sender``
+        (as in :meth:`build_all`).
+
         """
         sent = outbox.replies_sent_to_each(
             session, [b.recipient for b in replies], now - RATE_WINDOW
@@ -150,9 +164,12 @@ class Outbox:
         queued = 0
         for built in replies:
             payer = charged_to if budget.charged(built.reply, charged_to) else None
+            threaded = answers_sender(built.recipient, sender)
             queued += self._rows(
-                built, now, in_reply_to, references, inbound_id, sent, rows, payer,
+                built, now, in_reply_to if threaded else None,
+                references if threaded else (), inbound_id, sent, rows, payer,
                 built.reply.account if payer else None,
+
             )
         outbox.queue_outbound(session, rows)
         return queued

@@ -114,7 +114,7 @@ def apply_change(session: Session, change: Write) -> None:
         case GameFinished():
             games.finish_board(
                 session, change.board, change.winner, change.termination, change.at,
-                expected_rating=change.expected_rating,
+                expected_rating=change.expected_rating, rated=change.rated,
             )
         case BoardDeclined():
             challenges.remove_declined_board(session, change.board, change.expected_ply)

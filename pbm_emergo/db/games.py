@@ -516,6 +516,21 @@ def played_moves(session: Session, number: int) -> Sequence[Row[Any, Any, Any, A
     return session.execute(_PLAYED_MOVES, {"number": number}).all()
 
 
+def pair_rated_at(session: Session, one: int, other: int) -> datetime | None:
+    """When players ``one`` and ``other`` last finished a game against each other that
+    moved ratings (a finished board still marked rated), or None."""
+    return session.scalar(
+        select(func.max(Board.finished_at)).where(
+            Board.status == BOARD_FINISHED,
+            Board.rated.is_(True),
+            or_(
+                (Board.white_player_id == one) & (Board.black_player_id == other),
+                (Board.white_player_id == other) & (Board.black_player_id == one),
+            ),
+        )
+    )
+
+
 def open_votes(session: Session, number: int) -> Sequence[Row[Any, Any, Any]]:
     """The board's open votes by kind, as rows of (kind, player_id, ply)."""
     return session.execute(_OPEN_VOTES, {"number": number}).all()
@@ -666,13 +681,17 @@ def finish_board(
     now: datetime,
     *,
     expected_rating: ratings.GameRating | None = None,
+    rated: bool = True,
 ) -> ratings.GameRating | None:
     """End the game: ``winner`` is "white", "black" or None (a draw). Updates won/lost/drawn,
     and for a rated board the Elo ratings with a rating_history line each (``expected_rating``:
     the changes a reply announced; Conflict if they no longer hold). Open votes and queued
-    moves of the board are dropped. Raises BoardFinishedError if the board was already
-    finished (also when a concurrent transaction finished it first)."""
+    moves of the board are dropped. ``rated`` False: the game did not count for rating
+    (game/ratings.py, counts_for_rating): the board is stored as unrated. Raises
+    BoardFinishedError if the board was already finished (also when a concurrent transaction
+    finished it first)."""
     reason = Termination(termination)
+    unrated: dict[str, object] = {} if rated else {"rated": False}
     result = session.execute(
         update(Board)
         .where(Board.number == number, Board.status == BOARD_ACTIVE)
@@ -683,6 +702,7 @@ def finish_board(
             to_move=None,
             finished_at=now,
             queued=False,
+            **unrated,
         )
         .execution_options(synchronize_session=False)
     )

@@ -12,7 +12,8 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 
-from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.game.numbers import RATED_MOVES_EACH
+from pbm_emergo.game.ratings import GameRating, counts_for_rating
 from pbm_emergo.rules import BLACK as BLACK
 from pbm_emergo.rules import WHITE as WHITE
 from pbm_emergo.rules import BlockedRule, Game, Position, Termination
@@ -116,10 +117,25 @@ class BoardState:
     # False when the board's read found no subscription to it or to every board: its
     # mails then go to the players (and, at the end, those who asked) without a look.
     watched: bool = True
+    # When the two players last finished a game against each other that moved ratings
+    # (None: none, or not read: read only for a rated board whose game may end rated soon,
+    # see ``may_end_rated``).
+    pair_rated_at: datetime | None = None
 
     @property
     def active(self) -> bool:
         return self.status == BOARD_ACTIVE
+
+    def moves_of(self, player_id: int) -> int:
+        """How many moves ``player_id`` made on the board."""
+        return sum(1 for move in self.moves if move.player_id == player_id)
+
+    def rates_at(self, now: datetime) -> bool:
+        """Whether the game, ending at ``now`` as it stands, moves ratings
+        (:func:`~pbm_emergo.game.ratings.counts_for_rating`)."""
+        return self.rated and counts_for_rating(
+            self.moves_of(self.white.id), self.moves_of(self.black.id), self.pair_rated_at, now
+        )
 
     def seat(self, side: str) -> Seat:
         return self.white if side == WHITE else self.black
@@ -140,7 +156,8 @@ class BoardState:
     def finished(
         self, winner: str | None, termination: Termination, rating: GameRating | None
     ) -> BoardState:
-        """The state once the game ended so (ratings moved by ``rating``)."""
+        """The state once the game ended so (ratings moved by ``rating``; None on a rated
+        board: it ended unrated)."""
         white, black = self.white, self.black
         if rating is not None:
             white = dataclasses.replace(
@@ -158,6 +175,7 @@ class BoardState:
             outcome_reason=termination.value,
             votes=(),
             rating=rating,
+            rated=rating is not None,
             white=white,
             black=black,
         )
@@ -193,3 +211,11 @@ class BoardSnapshot:
         """The board's game replayed from its moves, only the first ``upto`` of them."""
         notations = [m.notation for m in self.state.moves][: max(upto, 0)]
         return Game.from_moves(notations, blocked=self.blocked)
+
+
+def may_end_rated(rated: bool, ply: int, queued: bool, autoplay: bool) -> bool:
+    """Whether an active board's next operation may end its game with ratings moved, so
+    that the read needs ``pair_rated_at``: a rated board one move short of
+    ``RATED_MOVES_EACH`` moves each, or one whose queued moves or autoplay may play several
+    moves at once."""
+    return rated and (ply >= 2 * RATED_MOVES_EACH - 1 or queued or autoplay)

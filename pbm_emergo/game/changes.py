@@ -96,13 +96,15 @@ class QueueTaken:
 class GameFinished:
     """The game ended: the board finished, the result counted, and for a rated board the
     ratings moved by ``expected_rating`` (the changes the mails announce; re-checked when
-    not None). The board must still be active."""
+    not None); ``rated`` False: the game did not count for rating, the board is stored as
+    unrated. The board must still be active."""
 
     board: int
     winner: str | None
     termination: Termination
     at: datetime
     expected_rating: GameRating | None = None
+    rated: bool = True
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,11 @@ START_RATING = 1600
 PROVISIONAL_GAMES = 20
 K_FACTOR = 32
 K_FACTOR_PROVISIONAL = 64
+# A rated board's game moves ratings only when each player made at least this many moves on
+# it, and only when its two players finished no game that moved ratings against each other
+# in this many days before (game/ratings.py, counts_for_rating).
+RATED_MOVES_EACH = 4
+PAIR_RATED_DAYS = 7
 # A player with no rated game within this many days, and none under way, is listed as
 # inactive.
 INACTIVE_DAYS = 365

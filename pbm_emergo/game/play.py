@@ -218,11 +218,16 @@ def resign_all(
     ratings the next one starts from."""
     decisions: list[Decision] = []
     standing: dict[int, Standing] = {}
+    rated_pairs: set[frozenset[int]] = set()
     for snapshot in snapshots:
         state = snapshot.state
+        pair = frozenset((state.white.id, state.black.id))
+        if pair in rated_pairs:  # a game of this pair moved ratings just now
+            state = state.replace(pair_rated_at=now)
         winner = other_side(state.side_of(player_id) or "")
         rating = None
-        if state.rated:
+        if state.rates_at(now):
+            rated_pairs.add(pair)
             white, black = (
                 standing.get(seat.id, Standing(seat.rating, seat.rated_games))
                 for seat in (state.white, state.black)

@@ -7,12 +7,15 @@ The numbers (start rating, K factors, provisional games) are defined here and no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Protocol
 
 from pbm_emergo.game.numbers import (
     K_FACTOR,
     K_FACTOR_PROVISIONAL,
+    PAIR_RATED_DAYS,
     PROVISIONAL_GAMES,
+    RATED_MOVES_EACH,
 )
 from pbm_emergo.rules import WHITE
 
@@ -84,3 +87,17 @@ def game_rating(white: Rated, black: Rated, winner: str | None) -> GameRating:
         white_change=elo_change(white.rating, black.rating, white_score, k_white),
         black_change=elo_change(black.rating, white.rating, 1 - white_score, k_black),
     )
+
+
+def counts_for_rating(
+    white_moves: int, black_moves: int, pair_rated_at: datetime | None, now: datetime
+) -> bool:
+    """Whether a rated board's game ending at ``now`` moves ratings: only when each player
+    made at least ``RATED_MOVES_EACH`` moves on it (``white_moves``, ``black_moves``, the
+    move that ends it included), and its two players' last game against each other that
+    moved ratings (``pair_rated_at``, when it finished; None: none) finished
+    ``PAIR_RATED_DAYS`` days or more before. Else it ends unrated, so that two accounts
+    cannot farm points with short or repeated games."""
+    if min(white_moves, black_moves) < RATED_MOVES_EACH:
+        return False
+    return pair_rated_at is None or now - pair_rated_at >= timedelta(days=PAIR_RATED_DAYS)

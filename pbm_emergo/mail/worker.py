@@ -390,7 +390,8 @@ class InboxWorker:
             return []
         parsed = answering.parsed
         return self.outbox.build_all(
-            replies, now, in_reply_to=parsed.message_id, references=parsed.references
+            replies, now, in_reply_to=parsed.message_id, references=parsed.references,
+            sender=parsed.sender or "",
         )
 
     def _store(
@@ -409,7 +410,7 @@ class InboxWorker:
         parsed = answering.parsed
         return self.outbox.enqueue(
             session, built, now, in_reply_to=parsed.message_id, references=parsed.references,
-            inbound_id=claimed.id, charged_to=parsed.sender or "",
+            inbound_id=claimed.id, charged_to=parsed.sender or "", sender=parsed.sender or "",
         )
 
     @write_turn

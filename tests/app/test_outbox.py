@@ -105,6 +105,32 @@ def test_the_same_mail_to_several_people_is_readdressed(
     ]
 
 
+def test_only_the_answer_to_the_sender_refers_to_their_mail(config: Config) -> None:
+    box = Outbox(config, clock=lambda: NOW)
+    board = [
+        Reply(to, "Emergo Board 101 bob", "the board\n", board=101, solicited=True)
+        for to in ("Alice@Example.org", "bob@example.org", "carol@example.org")
+    ]
+    mine, bobs, carols = box.build_all(
+        board, NOW, in_reply_to=ASKED, references=("<older@alice-host.example>",),
+        sender="alice@example.org",
+    )
+    own = parsed(mine.raw)
+    assert own["In-Reply-To"] == ASKED
+    assert own["References"] == (
+        f"<board-101.pbm-emergo@{config.address.rpartition('@')[2]}> "
+        f"<older@alice-host.example> {ASKED}"
+    )
+    for built in (bobs, carols):
+        other = parsed(built.raw)
+        assert other["In-Reply-To"] is None
+        assert other["References"] == own["References"].split()[0]
+        assert b"alice-host" not in built.raw and ASKED.encode() not in built.raw
+    # The two mails to others are one mail readdressed; the sender's was built apart.
+    assert bobs.raw.partition(b"\r\n\r\n")[2] == carols.raw.partition(b"\r\n\r\n")[2]
+    assert parsed(carols.raw)["To"] == "carol@example.org"
+
+
 def test_a_reply_that_cannot_be_sent_is_left_out(config: Config) -> None:
     box = Outbox(config, clock=lambda: NOW)
     assert box.build(Reply("not an address", "Emergo help", "text\n"), NOW) is None

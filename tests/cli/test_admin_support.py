@@ -81,8 +81,9 @@ def player(sessions: sessionmaker[Session], userid: str) -> Player | None:
         return found
 
 
-def board_of(sessions: sessionmaker[Session], white: str, black: str, moves: int = 2) -> int:
-    """A new rated board of ``white`` against ``black`` with ``moves`` moves played."""
+def board_of(sessions: sessionmaker[Session], white: str, black: str, moves: int = 8) -> int:
+    """A new rated board of ``white`` against ``black`` with ``moves`` moves played (by
+    default four each: a game ending after them is rated)."""
     game = Game()
     with sessions.begin() as session:
         first = players.find_player(session, white)
@@ -98,7 +99,7 @@ def board_of(sessions: sessionmaker[Session], white: str, black: str, moves: int
         return board.number
 
 
-def alice_against_bob(sessions: sessionmaker[Session], moves: int = 2) -> int:
+def alice_against_bob(sessions: sessionmaker[Session], moves: int = 8) -> int:
     """alice and bob signed up, and a board of theirs with ``moves`` moves played."""
     signup(sessions, "alice", ALICE)
     signup(sessions, "bob", BOB)
@@ -292,7 +293,7 @@ def test_adjudicate_records_the_result_as_adjudicated(
     result: str,
     winner: str | None,
 ) -> None:
-    number = alice_against_bob(db_sessions, moves=4)
+    number = alice_against_bob(db_sessions)
     status, out, err = admin(
         capsys, database_url, "adjudicate", str(number), result, "--reason", "a dead draw"
     )
@@ -360,7 +361,7 @@ def test_delete_with_resign_games_keeps_a_closed_row_for_the_finished_games(
         assert session.scalars(select(Subscription)).all() == []
         assert session.scalar(
             select(func.count()).select_from(MoveRecord).where(MoveRecord.player_id == bob_id)
-        ) == 2
+        ) == 8  # four moves on each board
     mails = outbox(db_sessions)
     assert to_and_subject(mails) == [
         (ALICE, f"Emergo Board {first} Game over"),

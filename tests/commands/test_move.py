@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from sqlalchemy import select
 
@@ -9,6 +11,7 @@ from pbm_emergo.app.boards import score_sheet
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.rules import Game
 from tests.support.mailer import Mailer
+from tests.support.moves import RATED_OPENING
 from tests.support.search import blocked_game, capture_position, elimination_game, repetition_game
 
 from .support import ADDRESS, PASSWORD, board_row, error, move, notations, play_all
@@ -208,7 +211,7 @@ def test_stale_guard_names_the_move_due(game: Mailer) -> None:
 
 
 def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
-    play_all(game, ["e4", "e6"])
+    play_all(game, RATED_OPENING)
     replies = game.send("emergo resign 101 bob bobpw", "Well played.", sender="bob@example.org")
     # " **": the board mail carries a comment.
     assert [(r.to, r.subject) for r in replies] == [
@@ -227,12 +230,13 @@ def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
 
 
 def test_a_finished_board_keeps_its_own_rating_changes(game: Mailer) -> None:
-    # The rating lines of board 101 must not move when a later game changes the ratings.
-    # (Each resigns after a move: resigning before one's first move declines the game.)
-    play_all(game, ["e4", "e6"])
+    # The rating lines of board 101 must not move when a later game changes the ratings
+    # (a week later: only the first rated game of a pair in a week moves ratings).
+    play_all(game, RATED_OPENING)
     game.send("emergo resign 101 bob bobpw", sender="bob@example.org")
+    game.now += timedelta(days=7)
     game.send("emergo challenge alice bob")
-    play_all(game, ["e4", "e6"], board=102)
+    play_all(game, RATED_OPENING, board=102)
     game.send("emergo resign 102 bob bobpw", sender="bob@example.org")
     [shown] = game.send("emergo show 101")
     assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in shown.body
@@ -252,9 +256,9 @@ def test_resign_as_a_move_word_in_an_unrated_game(players: Mailer) -> None:
 
 
 def test_draw_by_agreement(game: Mailer) -> None:
-    move(game, "alice", "e4")
+    play_all(game, RATED_OPENING)  # four moves each: the draw is rated
     replies = move(game, "alice", "propose")
-    assert [r.subject for r in replies] == ["Emergo Board 101 bob"] * 2
+    assert [r.subject for r in replies] == ["Emergo Board 101 alice"] * 2
     assert (
         "alice offers a draw; bob may answer with 'emergo move 101 bob PASSWORD accept' "
         "(or reject)." in replies[0].body

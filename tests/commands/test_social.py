@@ -16,6 +16,7 @@ from pbm_emergo.mail.commands import describe, redact
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.robot.ladder import LADDER
 from tests.support.mailer import Mailer
+from tests.support.moves import RATED_OPENING
 
 from .support import board_row, notations, play_all
 
@@ -38,7 +39,7 @@ def carol(m: Mailer) -> Mailer:
 def won_by_alice(m: Mailer, board: int, opts: str = "") -> list[Reply]:
     """A game on ``board`` (alice Ohs, bob Eks) that bob resigns after two moves."""
     m.send(f"emergo challenge alice bob {opts}".strip(), sender=ALICE)
-    play_all(m, ["e4", "e6"], board=board)
+    play_all(m, RATED_OPENING, board=board)  # four moves each: a rated board's game counts
     return m.send(f"emergo resign {board} bob bobpw", sender=BOB)
 
 
@@ -103,6 +104,7 @@ def test_players_are_established_after_twenty_rated_games_and_inactive_after_a_y
     players: Mailer,
 ) -> None:
     for number in range(101, 121):
+        players.now += timedelta(days=7)  # one rated game of a pair a week
         won_by_alice(players, number)
     body = players.one("emergo standings alice bob").body
     established = body.split("Established players:\n")[1].split("\n\n")[0]
@@ -117,8 +119,10 @@ def test_players_are_established_after_twenty_rated_games_and_inactive_after_a_y
 def test_history_lists_finished_games_newest_first_with_points(players: Mailer) -> None:
     won_by_alice(players, 101)
     won_by_alice(players, 102, "-unrated")
+    first_day = players.now.strftime("%Y-%m-%d")
+    players.now += timedelta(days=7)  # the pair's next rated game counts a week later
     players.send("emergo challenge bob alice", sender=BOB)  # 103: bob plays Ohs
-    play_all_as(players, 103, [("bob", "e4"), ("alice", "e6")])
+    play_all_as(players, 103, list(zip(("bob", "alice") * 4, RATED_OPENING, strict=True)))
     players.send("emergo move 103 bob bobpw propose", sender=BOB)
     players.send("emergo move 103 alice alicepw accept", sender=ALICE)
     players.send("emergo challenge alice bob", sender=ALICE)  # 104: active, not listed
@@ -136,9 +140,11 @@ def test_history_lists_finished_games_newest_first_with_points(players: Mailer) 
         day, "103", "bob", "-", "alice", "draw", "(draw", "agreed)",
         "bob", f"{draw.white_rating_change:+d},", "alice", f"{draw.black_rating_change:+d}",
     ]  # fmt: skip
-    assert rows[1] == [day, "102", "alice", "-", "bob", "alice", "won", "(resigned)", "unrated"]
+    assert rows[1] == [
+        first_day, "102", "alice", "-", "bob", "alice", "won", "(resigned)", "unrated",
+    ]  # fmt: skip
     assert rows[2] == [
-        day, "101", "alice", "-", "bob", "alice", "won", "(resigned)", "alice", "+32,", "bob",
+        first_day, "101", "alice", "-", "bob", "alice", "won", "(resigned)", "alice", "+32,", "bob",
         "-32",
     ]  # fmt: skip
     assert "104" not in reply.body

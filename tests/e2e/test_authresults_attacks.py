@@ -20,7 +20,15 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db.models import Player
 from tests.support.mail import SERVER_ADDRESS
-from tests.support.post import ALICE, BOB, Post, subjects, text, wait_for_replies
+from tests.support.post import (
+    ALICE,
+    BOB,
+    Post,
+    reply_ids,
+    subjects,
+    text,
+    wait_for_replies,
+)
 from tests.support.signup import code_subject, confirmation_code
 
 AUTHSERV_ID = "mx.emergo.test"
@@ -84,7 +92,8 @@ def send_raw(
                       local_hostname="client.test", timeout=30) as smtp:  # fmt: skip
         smtp.sendmail(sender, [SERVER_ADDRESS], "\r\n".join(lines).encode("ascii"))
     wait_for_replies(post.sessions, message_id, ("sent", "failed", "held"))
-    mails = [m for m in post.relay.handler.messages() if m["In-Reply-To"] == message_id]
+    ids = reply_ids(post.sessions, message_id)
+    mails = [m for m in post.relay.handler.messages() if m["Message-ID"] in ids]
     return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))
 
 

@@ -29,7 +29,7 @@ from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from pbm_emergo.rules import Game, Position, render_board
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send
-from tests.support.post import wait_for_replies
+from tests.support.post import reply_ids, wait_for_replies
 from tests.support.search import blocked_game, elimination_game, repetition_game
 from tests.support.signup import confirmation_code
 
@@ -57,7 +57,8 @@ class Table:
         send(self.server.config.smtp_port, msg)
 
         count = wait_for_replies(self.sessions, message_id)
-        replies = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
+        ids = reply_ids(self.sessions, message_id)
+        replies = [m for m in self.relay.handler.messages() if m["Message-ID"] in ids]
         assert len(replies) == count
         return sorted(replies, key=lambda m: str(m["To"]))
 

@@ -85,8 +85,8 @@ def test_a_whole_game_by_imap_through_serve_inbox(imap_serve: Post) -> None:
     assert "listening on" not in post.server.log.read_text()  # type: ignore[attr-defined]
     imap = post.server.imap  # type: ignore[attr-defined]
     # Every mail left the watched folder once stored: 2 signups, 2 confirms, the challenge,
-    # 2 moves and the resignation.
-    wait_for(lambda: imap.count("pbm-emergo.processed") == 8, timeout=20)
+    # 8 moves and the resignation.
+    wait_for(lambda: imap.count("pbm-emergo.processed") == 14, timeout=20)
     assert imap.count("INBOX") == 0
 
     # The mailbox's password: in no log, no command line, no database row.

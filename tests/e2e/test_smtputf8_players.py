@@ -26,7 +26,7 @@ from pbm_emergo.db.models import InboundMessage, Player, PlayerAddress
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, free_port
-from tests.support.post import wait_for_replies
+from tests.support.post import reply_ids, wait_for_replies
 from tests.support.signup import confirmation_code
 from tests.support.utf8_relay import Relayed, Utf8Relay, send_any, utf8_mail
 
@@ -70,7 +70,8 @@ class Post:
 
         count = wait_for_replies(self.sessions, message_id)
         with self.relay.handler.lock:
-            mails = [r for r in self.relay.handler.relayed if r.msg["In-Reply-To"] == message_id]
+            ids = reply_ids(self.sessions, message_id)
+            mails = [r for r in self.relay.handler.relayed if r.msg["Message-ID"] in ids]
         assert len(mails) == count
         return sorted(mails, key=lambda r: r.rcpt_tos)
 

@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, InboundMessage, Player
 from tests.support.leaks import assert_nowhere
-from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
+from tests.support.post import ALICE, BOB, RATED_OPENING, Post, challenge, subjects, text
 
 CAROL, DAVE = "carol@example.org", "dave@example.org"
 PW = {"alice": "alice-pw1", "bob": "bob-pw1", "carol": "carol-pw1", "dave": "dave-pw1"}
@@ -45,7 +45,7 @@ def test_standings_and_history_match_the_game_over_mails(
 ) -> None:
     post = make_post()
     board = challenge(post)
-    play(post, board, ("alice", "e4"), ("bob", "e6"))
+    play(post, board, *zip(("alice", "bob") * 4, RATED_OPENING, strict=True))
     over = post.send(f"emergo resign {board} bob {PW['bob']}", BOB)
     assert subjects(over) == [(ALICE, f"Emergo Board {board} Game over"),
                               (BOB, f"Emergo Board {board} Game over")]  # fmt: skip

@@ -15,6 +15,7 @@ from pbm_emergo.game.changes import (
 )
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.events import BoardChanged, GameDeclined
+from pbm_emergo.game.numbers import RATED_MOVES_EACH
 from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.game.ratings import game_rating
 from pbm_emergo.rules import Game, Termination
@@ -38,10 +39,15 @@ def test_resigning_ends_the_game_for_the_opponent(ply: int, who: object, rated: 
         snapshot(MOVES[:ply], rated=rated), request(seat.id, "RESIGN", "gg"), NOW
     )
     winner = BLACK if seat == ALICE else WHITE
-    rating = game_rating(ALICE, BOB, winner) if rated else None
+    # Rated only once each player made RATED_MOVES_EACH moves (alice moves first).
+    counts = rated and ply >= 2 * RATED_MOVES_EACH
+    rating = game_rating(ALICE, BOB, winner) if counts else None
     assert decision.changes == (
-        GameFinished(101, winner, Termination.RESIGNED, NOW, expected_rating=rating),
+        GameFinished(
+            101, winner, Termination.RESIGNED, NOW, expected_rating=rating, rated=counts
+        ),
     )
+    assert decision.state_after.rated == counts
     after = decision.state_after
     assert not after.active and after.winner == winner and after.rating == rating
     if rating is not None:
@@ -91,10 +97,12 @@ def test_a_draw_offer_then_its_answers(ply: int) -> None:
     assert rejected.summary == "rejected the draw offer on board 101"
     for word in ("accept", "propose"):  # both proposing is an agreement
         agreed = decide_move(open_board, request(other.id, word), NOW)
+        counts = ply >= 2 * RATED_MOVES_EACH
         assert agreed.changes == (
             GameFinished(
                 101, None, Termination.DRAW_AGREED, NOW,
-                expected_rating=game_rating(ALICE, BOB, None),
+                expected_rating=game_rating(ALICE, BOB, None) if counts else None,
+                rated=counts,
             ),
         )
         assert agreed.summary == "agreed to a draw on board 101"

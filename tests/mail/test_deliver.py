@@ -258,7 +258,9 @@ def test_a_whole_game_by_deliver_with_a_running_worker(
         statuses = list(session.scalars(select(InboundMessage.status)))
     assert len(statuses) == len(delivered) == 2 + 2 + 1 + len(match.moves) + 1
     assert set(statuses) == {"done"}
-    [resigned] = [r for r in replies() if r["In-Reply-To"] == "<resign@ops.test>"
+    # The opponent's board mail names no id of the resigner's mail: found by its outbox row.
+    cause = games.caused_by(db_sessions)
+    [resigned] = [r for r in replies() if cause.get(str(r["Message-ID"])) == "<resign@ops.test>"
                   and r["To"] == games.address(match.black)]
     body = resigned.get_body(("plain",))
     assert body is not None and "resign" in body.get_content().lower()

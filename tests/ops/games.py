@@ -14,7 +14,7 @@ from email import policy
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, Player
+from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, OutboundMessage, Player
 from pbm_emergo.rules import Game
 from tests.support.mail import SERVER_ADDRESS, command_mail, wait_for
 from tests.support.signup import codes_in_outbox
@@ -53,6 +53,19 @@ def deliver(port: int, subject: str, userid: str, message_id: str,
         if time.monotonic() > deadline:
             raise AssertionError(f"{message_id} was never accepted")
         time.sleep(0.2)
+
+
+def caused_by(sessions: sessionmaker[Session]) -> dict[str, str]:
+    """The Message-ID of each mail the server sent -> that of the mail that caused it (its
+    outbox row's): only the answer to a command's sender names it in In-Reply-To."""
+    with sessions() as session:
+        return {
+            str(sent): str(cause)
+            for sent, cause in session.execute(
+                select(OutboundMessage.message_id, InboundMessage.message_id)
+                .join(InboundMessage, OutboundMessage.inbound_id == InboundMessage.id)
+            )
+        }
 
 
 def unfinished(sessions: sessionmaker[Session]) -> int:

@@ -149,9 +149,13 @@ def test_serve_exposes_the_sum_of_its_processes_and_logs_json(tmp_path: Path) ->
         for n in range(4):
             send(port, command_mail("help", sender=f"p{n}@example.org",
                                     message_id=f"<s{n}@example.org>"))
+        # A reply can be sent before its worker has counted the mail done: wait for both.
         samples = wait_for(
             lambda: (s := scrape(metrics_port))
-            and value(s, "pbm_emergo_replies_total", result="sent") == 4 and s,
+            and value(s, "pbm_emergo_replies_total", result="sent") == 4
+            and value(s, "pbm_emergo_mails_processed_total", command="help",
+                      result="done") == 4
+            and s,
             timeout=60, interval=0.2,
         )
         metrics_dir = _metrics_dir(process.pid)

@@ -101,7 +101,7 @@ def cluster(tmp_path: Path, database_url: str) -> Iterator[Cluster]:
 
 
 def replies(maildir: Path) -> list[tuple[str, str, str]]:
-    """(In-Reply-To, To, Subject) of every mail in the outbox maildir."""
+    """(Message-ID, To, Subject) of every mail in the outbox maildir."""
     if not maildir.exists():
         return []
     box = mailbox.Maildir(maildir, create=False)
@@ -109,7 +109,7 @@ def replies(maildir: Path) -> list[tuple[str, str, str]]:
     found = []
     for key in box.iterkeys():
         msg = parser.parsebytes(box.get_bytes(key), headersonly=True)
-        found.append((str(msg["In-Reply-To"]), str(msg["To"]), str(msg["Subject"])))
+        found.append((str(msg["Message-ID"]), str(msg["To"]), str(msg["Subject"])))
     return found
 
 
@@ -155,7 +155,10 @@ def _check(cluster: Cluster, sessions: sessionmaker[Session]) -> None:
     assert games.board_plies(sessions) == {m.board: len(m.moves) for m in matches}
     # Every reply sent once: two board mails per move (one to each player), none twice.
     assert not [s for _, _, s in mails if "error" in s.lower()]
-    per_move = Counter(irt for irt, _, s in mails if irt.startswith("<move-"))
+    cause = games.caused_by(sessions)
+    per_move = Counter(
+        cause[mid] for mid, _, _ in mails if cause.get(mid, "").startswith("<move-")
+    )
     assert len(per_move) == sent and set(per_move.values()) == {2}
     assert max(Counter(mails).values()) == 1
     # The work was shared: mail handled in both worker invocations' processes.

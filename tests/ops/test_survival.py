@@ -72,13 +72,17 @@ def check_exactly_once(sessions: sessionmaker[Session], matches: list[games.Matc
         outbound = Counter(session.scalars(select(OutboundMessage.status)))
     assert set(inbound) == {"done"} and set(outbound) == {"sent"}, (inbound, outbound)
     assert not [s for _, s in replies if "error" in s.lower()]
-    per_move = Counter(irt for irt, _ in replies if irt.startswith("<move-"))
+    cause = games.caused_by(sessions)
+    per_move = Counter(
+        cause[mid] for mid, _ in replies if cause.get(mid, "").startswith("<move-")
+    )
     assert len(per_move) == sum(len(m.moves) for m in matches)
     assert set(per_move.values()) == {2}, [k for k, v in per_move.items() if v != 2]
 
 
 def relayed(relay: Relay) -> list[tuple[str, str]]:
-    return [(str(m["In-Reply-To"]), str(m["Subject"])) for m in relay.handler.messages()]
+    """(Message-ID, Subject) of every mail the relay got."""
+    return [(str(m["Message-ID"]), str(m["Subject"])) for m in relay.handler.messages()]
 
 
 def unsent(sessions: sessionmaker[Session]) -> int:

@@ -28,6 +28,7 @@ from pbm_emergo.ops.server import MailServer
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Position
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from tests.support.post import reply_ids
 from tests.support.signup import confirmation_code
 
 ALICE, PASSWORD = "alice@example.org", "Alice-pw1"
@@ -74,7 +75,8 @@ class Site:
             return done and self.all_sent()
 
         wait_for(answered)
-        return [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
+        ids = reply_ids(self.reads, message_id)
+        return [m for m in self.relay.handler.messages() if m["Message-ID"] in ids]
 
     def all_sent(self) -> bool:
         with self.reads.begin() as session:

@@ -15,6 +15,10 @@ from pbm_emergo.db.reads.snapshot import read_snapshot
 from pbm_emergo.game.decision import Decision
 from pbm_emergo.game.play import Play, decide_move
 
+# Eight legal moves from the start: four each, so that a game ending after them is rated
+# (pbm_emergo/game/ratings.py, counts_for_rating).
+RATED_OPENING = ("c7", "h6", "c3", "e7", "d2", "i5", "f8", "e6")
+
 
 def decide(
     session: Session, number: int, text: str, player: Player, comment: str | None,

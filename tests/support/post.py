@@ -17,7 +17,10 @@ from pbm_emergo.db import outbox
 from pbm_emergo.db.models import OUTBOUND_SENDING, Board, InboundMessage, OutboundMessage
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import Relay, command_mail, send, wait_for
+from tests.support.moves import RATED_OPENING
 from tests.support.signup import code_subject, confirmation_code
+
+__all__ = ["RATED_OPENING"]
 
 # The two players every Post starts with (see the make_post fixture, tests/support/fixtures.py).
 ALICE, BOB = "alice@example.org", "bob@example.org"
@@ -49,6 +52,20 @@ def wait_for_replies(
     return int(wait_for(replies)) - 1
 
 
+def reply_ids(sessions: sessionmaker[Session], message_id: str) -> set[str]:
+    """The Message-IDs of the mails the mail ``message_id`` caused (its outbox rows): only
+    the answer to its sender refers to it in In-Reply-To, mail to others does not."""
+    with sessions.begin() as session:
+        return {
+            str(mid)
+            for mid in session.scalars(
+                select(OutboundMessage.message_id)
+                .join(InboundMessage, OutboundMessage.inbound_id == InboundMessage.id)
+                .where(InboundMessage.message_id == message_id)
+            )
+        }
+
+
 class Post:
     """The server seen from outside: mail a command, get the mails it caused."""
 
@@ -63,18 +80,21 @@ class Post:
         self.lock = threading.Lock()
 
     def send(
-        self, subject: str, sender: str, body: str = "", headers: dict[str, str] | None = None
+        self, subject: str, sender: str, body: str = "", headers: dict[str, str] | None = None,
+        message_id: str | None = None,
     ) -> list[EmailMessage]:
-        """Mail ``subject`` from ``sender``; wait until every mail it caused was relayed."""
+        """Mail ``subject`` from ``sender`` (with ``message_id``, else one of the Post's own);
+        wait until every mail it caused was relayed."""
         self.count += 1
-        message_id = f"<sec{self.count}@example.org>"
+        message_id = message_id or f"<sec{self.count}@example.org>"
         msg = command_mail(
             subject, sender=sender, body=body, message_id=message_id, headers=headers
         )
         send(self.server.config.smtp_port, msg)
 
         count = wait_for_replies(self.sessions, message_id, ("sent", "failed", "held"))
-        mails = [m for m in self.relay.handler.messages() if m["In-Reply-To"] == message_id]
+        ids = reply_ids(self.sessions, message_id)
+        mails = [m for m in self.relay.handler.messages() if m["Message-ID"] in ids]
         assert len(mails) <= count
         return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))
 
@@ -171,12 +191,14 @@ def challenge(post: Post, options: str = "") -> int:
 
 
 def play_a_short_game(post: Post) -> list[EmailMessage]:
-    """alice and bob sign up, alice challenges bob, each plays a move and bob resigns: the
-    game-over mails, checked to be what a rated resignation sends."""
+    """alice and bob sign up, alice challenges bob, each plays four moves (the fewest for a
+    rated game) and bob resigns: the game-over mails, checked to be what a rated resignation
+    sends."""
     for userid, address in (("alice", ALICE), ("bob", BOB)):
         post.signup(userid, f"{userid}-pw1", address)
     board = challenge(post)
-    for userid, move in (("alice", "e4"), ("bob", "e6")):
+    for ply, move in enumerate(RATED_OPENING):
+        userid = "bob" if ply % 2 else "alice"
         mails = post.send(f"emergo move {board} {userid} {userid}-pw1 {move}",
                           f"{userid}@example.org")  # fmt: skip
         assert mails and not any("Error" in str(m["Subject"]) for m in mails), subjects(mails)

@@ -16,6 +16,7 @@ from pbm_emergo.robot.ladder import LADDER
 from pbm_emergo.rules import Game
 from pbm_emergo.web.app import create_app
 from tests.support.mailer import ADDRESSES, PASSWORDS, Mailer
+from tests.support.moves import RATED_OPENING
 
 from .support import CAPTURE_GAME, board_cells, columns_of
 
@@ -26,14 +27,15 @@ ADDRESS = re.compile(r"[\w.+-]+@[\w-]+\.\w")
 @pytest.fixture
 def site(game: Mailer) -> Mailer:
     """Board 101 (alice against bob) at move 12 with a comment on move 3; board 102 (bob
-    against alice) that alice resigned after a move each (a resignation before one's first
-    move would decline the game); carol signed up and has played nothing."""
+    against alice) that alice resigned after four moves each (the fewest for a rated game;
+    a resignation before one's first move would decline it); carol signed up and has played
+    nothing."""
     game.play(101, PLAYED[:2])
     game.move(101, "alice", PLAYED[2], comment="A comment with <b>markup</b> & more")
     game.play(101, PLAYED[3:], first_mover="bob")
     game.signup("carol", "carolpw", "carol@example.org")
     game.send("emergo challenge bob alice", sender="bob@example.org")
-    game.play(102, ["e4", "d6", "c4"], first_mover="bob")
+    game.play(102, list(RATED_OPENING), first_mover="bob")
     game.move(102, "alice", "resign")
     return game
 

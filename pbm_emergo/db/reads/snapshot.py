@@ -10,8 +10,15 @@ from sqlalchemy.orm import Session
 
 from pbm_emergo.db import autoplay, games, ratings, vacations
 from pbm_emergo.db.games import REPETITION_SEPARATOR, BoardFacts
-from pbm_emergo.db.models import BOARD_FINISHED, Board, Player
-from pbm_emergo.game.board import BoardSnapshot, BoardState, OpenVote, PlayedMove, Seat
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.game.board import (
+    BoardSnapshot,
+    BoardState,
+    OpenVote,
+    PlayedMove,
+    Seat,
+    may_end_rated,
+)
 from pbm_emergo.game.ratings import GameRating
 
 
@@ -30,7 +37,10 @@ def seat_of(player: Player) -> Seat:
 
 def load_state(session: Session, board: Board, facts: BoardFacts | None = None) -> BoardState:
     """The state of ``board`` as stored (its moves, votes and rating changes read;
-    ``facts``: read with the board, they spare the queries that would find nothing)."""
+    ``facts``: read with the board, they spare the queries that would find nothing). When
+    its game may end rated soon, when its two players last finished a rated game against
+    each other is read too (the rule of ``counts_for_rating``); a board a few moves old
+    needs no such query."""
     rating = None
     if board.status == BOARD_FINISHED and board.rated:
         history = ratings.history_of_board(session, board.number)
@@ -49,10 +59,16 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
             session, (board.white_player_id, board.black_player_id), board.created_at
         )
         away = [(pid, s, e) for pid, spans in periods.items() for s, e in spans]
+    white_seat, black_seat = seat_of(board.white_player), seat_of(board.black_player)
+    pair_rated_at = None
+    if board.status == BOARD_ACTIVE and may_end_rated(
+        board.rated, board.ply, board.queued, white_seat.autoplay or black_seat.autoplay
+    ):
+        pair_rated_at = games.pair_rated_at(session, white_seat.id, black_seat.id)
     return BoardState(
         number=board.number,
-        white=seat_of(board.white_player),
-        black=seat_of(board.black_player),
+        white=white_seat,
+        black=black_seat,
         rated=board.rated,
         blocked_rule=board.blocked_rule,
         nag_days=board.nag_days,
@@ -80,6 +96,7 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
         total_days=board.total_days,
         vacations=tuple(away),
         watched=facts is None or facts.watched,
+        pair_rated_at=pair_rated_at,
     )
 
 
