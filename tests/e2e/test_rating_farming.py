@@ -70,7 +70,9 @@ def test_quick_games_are_unrated_and_a_pair_rates_once_a_week(
     assert (first[1], first[3]) == (start[1] + 1, start[3] + 1)
     with post.sessions() as session:
         rated = dict(
-            session.execute(select(Board.number, Board.rated).where(Board.number.in_(boards)))
+            session.execute(
+                select(Board.number, Board.rated).where(Board.number.in_(boards))
+            ).all()
         )
     assert [rated[b] for b in boards] == [True, False, False, False]
     history = text(post.one("emergo history alice", ALICE))

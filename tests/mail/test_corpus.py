@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from datetime import UTC, datetime, timedelta
 from email import policy
 from email.parser import BytesParser
 from pathlib import Path
@@ -24,6 +25,9 @@ from pbm_emergo.mail.limits import over_limit
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.mail.redact import REDACTED_HEADER
 from pbm_emergo.mail.worker import InboxWorker
+
+# A clock of its own, moved eight days on for each corpus mail (see the test).
+START = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
 
 OWN_CORPUS = Path(__file__).parent / "corpus"
 CPYTHON_CORPUS = Path("/usr/lib/python3.11/test/test_email/data")
@@ -45,11 +49,15 @@ def test_corpus_is_there() -> None:
         assert len(list(CPYTHON_CORPUS.glob("msg_*.txt"))) >= 40
 
 
-def check(path: Path, config: Config, session_factory: sessionmaker[Session]) -> str | None:
-    """Store and process one corpus mail; returns what went wrong, or None."""
+def check(
+    path: Path, config: Config, session_factory: sessionmaker[Session], now: datetime
+) -> str | None:
+    """Store and process one corpus mail at ``now``; returns what went wrong, or None."""
     raw = path.read_bytes()
     try:
-        stored = InboxHandler(session_factory, config).store(raw, ENVELOPE, [config.address])
+        stored = InboxHandler(session_factory, config, clock=lambda: now).store(
+            raw, ENVELOPE, [config.address]
+        )
     except OverLimit:
         # Past a bound of mail.limits (a huge header, MIME nested too deep): refused
         # unparsed, as it must be.
@@ -60,7 +68,7 @@ def check(path: Path, config: Config, session_factory: sessionmaker[Session]) ->
         inbound = session.get(InboundMessage, stored.id)
         if inbound is None or inbound.raw != raw:
             return "not stored exactly"
-    outcome = InboxWorker(session_factory, config).run_once()
+    outcome = InboxWorker(session_factory, config, clock=lambda: now).run_once()
     if outcome is None or outcome.inbound_id != stored.id:
         return f"not processed in order: {outcome}"
     with session_factory.begin() as session:
@@ -100,8 +108,10 @@ def test_malformed_mail_is_handled(config: Config, session_factory: sessionmaker
     config = dataclasses.replace(config, reply_limit=100_000)  # one envelope sender for all
     files = corpus_files()
     problems = {}
-    for path in files:
-        problem = check(path, config, session_factory)
+    # More than a week apart: a stranger's mail without a command is answered once a week
+    # (the corpus mails share their senders), and each of these is due its answer.
+    for index, path in enumerate(files):
+        problem = check(path, config, session_factory, START + timedelta(days=8 * index))
         if problem is not None:
             problems[f"{path.parent.name}/{path.name}"] = problem
     assert problems == {}
