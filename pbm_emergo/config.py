@@ -147,6 +147,9 @@ class Config:
     smtputf8: str = "auto"
     # The listener's event loop, one of EVENT_LOOPS (see pbm_emergo.mail.inbound).
     event_loop: str = "uvloop"
+    # The web console at /admin (pbm_emergo.web.console): the file of its operators, made
+    # by ``pbm-emergo admin console-user NAME``. None: no console.
+    console_users_file: Path | None = None
 
     def __post_init__(self) -> None:
         if self.smtputf8 not in SMTPUTF8_SETTINGS:

@@ -128,6 +128,7 @@ def register(subparsers: Any) -> None:
     for parser in (stats, backup):
         _config_options(parser)
     _register_support(commands)
+    _register_copy_and_console(commands)
 
 
 def _positive(text: str) -> int:
@@ -842,4 +843,79 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
         f"{result.summary}; {len(result.replies)} mail(s) queued"
         + (f" ({held} held back by the hourly reply limit)" if held else "")
     )
+    return 0
+
+
+# --- copy-to: from SQLite to PostgreSQL; console-user: the web console's operators -----
+
+
+def _register_copy_and_console(commands: Any) -> None:
+    copy = commands.add_parser(
+        "copy-to", help="copy the SQLite database into an empty, migrated PostgreSQL database"
+    )
+    copy.add_argument("target", metavar="URL", help="postgresql+psycopg://USER@HOST/DATABASE")
+    copy.set_defaults(func=admin_copy_to)
+    console_user = commands.add_parser(
+        "console-user",
+        help="add an operator of the web console (or give one a new password): the "
+        "password is read from standard input",
+    )
+    console_user.add_argument("name", metavar="NAME")
+    console_user.set_defaults(func=admin_console_user)
+    for parser in (copy, console_user):
+        _config_options(parser)
+
+
+def admin_copy_to(args: argparse.Namespace) -> int:
+    """Copy the server's SQLite database into PostgreSQL (:mod:`pbm_emergo.db.copy`), print
+    what was copied and the setting that moves the server over."""
+    from pbm_emergo.db.copy import CopyError, copy_database
+
+    config = _config(args)
+    try:
+        report = copy_database(config.effective_database_url, args.target)
+    except CopyError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
+    except DBAPIError as err:
+        print(f"pbm-emergo admin: database error ({err.orig}); nothing was copied",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    print(format_table(
+        ["table", "rows", "checksum"],
+        [[t.name, t.rows, t.checksum[:16]] for t in report.tables],
+    ))  # fmt: skip
+    rows = sum(t.rows for t in report.tables)
+    print(f"{rows} rows in {len(report.tables)} tables copied to {report.target} "
+          f"(revision {report.revision}), row counts and checksums verified")  # fmt: skip
+    print(f"To switch the server over, stop it and start it with "
+          f"PBM_EMERGO_DATABASE_URL={report.target} "
+          f"(database_url in the configuration file)")  # fmt: skip
+    return 0
+
+
+def admin_console_user(args: argparse.Namespace) -> int:
+    """Add an operator to the web console's file (``console_users_file``), the password
+    read from standard input (one line; asked for without echo on a terminal)."""
+    import getpass
+
+    from pbm_emergo.web.operators import OperatorsError, set_operator
+
+    config = _config(args)
+    if config.console_users_file is None:
+        print("pbm-emergo admin: set PBM_EMERGO_CONSOLE_USERS_FILE (console_users_file in "
+              "the configuration file) to the file of the console's operators",
+              file=sys.stderr)  # fmt: skip
+        return 1
+    if sys.stdin.isatty():
+        password = getpass.getpass(f"password for {args.name}: ")
+    else:
+        password = sys.stdin.readline().rstrip("\r\n")
+    try:
+        new = set_operator(config.console_users_file, args.name, password, config)
+    except OperatorsError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
+    what = "added to" if new else "has a new password in"
+    print(f"operator {args.name} {what} {config.console_users_file}")
     return 0
