@@ -17,16 +17,22 @@ hash is stored, and nothing prints it.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from pbm_emergo.app.addresses import CODE_ALPHABET
 from pbm_emergo.app.boards import board_mails, other_side
 from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.play import Turn, resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.config import Config
 from pbm_emergo.db import games, players, support
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db.session import SessionFactory
+from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.account_changes import (
     AccountClosed,
     LoginFailuresCleared,
@@ -336,3 +342,47 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
             body,
         ),
     )
+
+
+# --- carrying out a case -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CarriedOut:
+    """A case done: its result, and how many of its mails the outbox queued (the others
+    are held back by the hourly reply limit)."""
+
+    result: Result
+    mailed: int
+
+    @property
+    def held(self) -> int:
+        return len(self.result.replies) - self.mailed
+
+    @property
+    def summary(self) -> str:
+        """The result in one line, with its mails, as the command line and the console
+        print it."""
+        held = f" ({self.held} held back by the hourly reply limit)" if self.held else ""
+        return f"{self.result.summary}; {len(self.result.replies)} mail(s) queued{held}"
+
+
+def carry_out(
+    sessions: SessionFactory,
+    config: Config,
+    case: Callable[[UnitOfWork], Result],
+    now: datetime | None = None,
+) -> CarriedOut:
+    """Run one support ``case`` as the scheduler runs timed work: a unit of work whose
+    session is the write transaction, its writes applied, its mails queued in the outbox
+    in the same transaction. Raises :class:`Refused` (or the database's Conflict), and then
+    nothing changed. ``pbm-emergo admin`` and the web console both run their cases here."""
+    now = utcnow() if now is None else now
+    players.hash_at_configured_cost(config)  # a reset password is hashed as the server would
+    with sessions.begin() as session:
+        ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
+        result = case(ctx)
+        ctx.apply_pending()
+        outbox = Outbox(config, clock=lambda: now)
+        mailed = sum(outbox.queue(session, reply) for reply in result.replies)
+    return CarriedOut(result, mailed)

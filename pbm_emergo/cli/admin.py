@@ -24,7 +24,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from pbm_emergo.config import Config, load_config
-from pbm_emergo.db import players, ratings, reads
+from pbm_emergo.db import ratings, reads
 from pbm_emergo.db.reads import BoardRow, MailRow
 from pbm_emergo.ops.backup import BackupError, backup_database
 from pbm_emergo.ops.stats import StatsError, format_stats, read_stats
@@ -802,28 +802,18 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
 
     from sqlalchemy.orm import sessionmaker
 
-    from pbm_emergo.app.outbox import Outbox
-    from pbm_emergo.app.results import Refused, Result
-    from pbm_emergo.app.unit import UnitOfWork
+    from pbm_emergo.app.results import Refused
+    from pbm_emergo.app.support import carry_out
     from pbm_emergo.db.errors import Conflict
     from pbm_emergo.db.session import create_engine_for
-    from pbm_emergo.db.types import utcnow
     from pbm_emergo.telemetry.logs import event, setup_logging
 
     config = _config(args)
     if not logging.getLogger().handlers:
         setup_logging(logging.INFO, config.log_format)
-    players.hash_at_configured_cost(config)  # a reset password is hashed as the server would
     engine = create_engine_for(config.effective_database_url)
-    sessions = sessionmaker(engine, expire_on_commit=False)
-    now = utcnow()
     try:
-        with sessions.begin() as session:
-            ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
-            result: Result = case(ctx)
-            ctx.apply_pending()
-            outbox = Outbox(config, clock=lambda: now)
-            mailed = sum(outbox.queue(session, reply) for reply in result.replies)
+        done = carry_out(sessionmaker(engine, expire_on_commit=False), config, case)
     except Refused as refused:
         print(f"pbm-emergo admin: {refused.reason}", file=sys.stderr)
         return 1
@@ -836,13 +826,10 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
         engine.dispose()
     event(
         logging.getLogger(__name__), logging.INFO, "admin", action=action, target=target,
-        reason=" ".join(args.reason.split()), result=result.summary, mails=len(result.replies),
+        reason=" ".join(args.reason.split()), result=done.result.summary,
+        mails=len(done.result.replies),
     )
-    held = len(result.replies) - mailed
-    print(
-        f"{result.summary}; {len(result.replies)} mail(s) queued"
-        + (f" ({held} held back by the hourly reply limit)" if held else "")
-    )
+    print(done.summary)
     return 0
 
 
