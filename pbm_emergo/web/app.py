@@ -5,7 +5,9 @@ in the board mail, ``?move=n`` to step through the game; with the engine's evalu
 and notes once someone had the game analysed: :mod:`pbm_emergo.web.graph`),
 ``/players/USERID``, ``/standings``,
 ``/history``, ``/rules`` (``docs/rules.md``: :mod:`pbm_emergo.web.rules`); JSON for tools at
-``/api/boards/N``. The lists (``/``, ``/standings``, ``/history``) come a page at a time,
+``/api/boards/N``; the operator's console at ``/admin`` when it is configured
+(:mod:`pbm_emergo.web.console`). The lists (``/``, ``/standings``, ``/history``) come a page
+at a time,
 ``?page=N``, so that no answer grows with the server. A path with a trailing slash is
 redirected to the page without it, by a ``Location`` that is a path only: never built from the
 request's ``Host`` header, which the client chooses.
@@ -418,7 +420,7 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
     site = Site.of(config or Config())
     view = WebView(session_factory, site)
     rules_page()  # a missing docs/rules.md stops the start, not the first visitor
-    routes = [
+    routes: list[BaseRoute] = [
         Route("/", view.index),
         Route("/rules", view.rules),
         Route("/boards/{number}", view.board),
@@ -427,6 +429,10 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
         Route("/history", view.history),
         Route("/api/boards/{number}", view.api_board),
     ]
+    if config is not None and config.console_users_file is not None:
+        from pbm_emergo.web.console import console_routes  # sqladmin only when it is on
+
+        routes.extend(console_routes(session_factory, config, str(PAGE_TEMPLATES)))
     routes.append(Route("/{path:path}/", _slash_redirect(list(routes))))
     app = Starlette(
         debug=False,
