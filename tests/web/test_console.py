@@ -124,8 +124,10 @@ def test_nothing_without_a_login(
 ) -> None:
     client = _client(db_sessions, console_config)
     assert client.get("/admin").headers["location"] == "/admin/"
-    for path in ("/admin/", "/admin/board/list", "/admin/board/details/101",
-                 "/admin/player/list", "/admin/inbound-message/list", "/admin/support"):  # fmt: skip
+    for path in (
+        "/admin/", "/admin/board/list", "/admin/board/details/101", "/admin/player/list",
+        "/admin/inbound-message/list", "/admin/support",
+    ):  # fmt: skip
         answer = client.get(path)
         assert answer.status_code == 302, path
         assert answer.headers["location"].endswith("/admin/login"), path
