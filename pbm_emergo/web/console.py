@@ -447,6 +447,8 @@ class SupportView(BaseView):
     @expose("/support", methods=["GET", "POST"])
     async def support(self, request: Request) -> Response:
         context: dict[str, Any] = {
+            "title": "Support",
+            "subtitle": "",
             "cases": CASES,
             "csrf": request.session.get("csrf", ""),
             "operator": operator_of(request),

@@ -73,6 +73,7 @@ KEPT = {
     "board-mail.png", "board-page.png", "board-page-1280.png", "home-375.png", "home-1280.png",
     "home-dark-375.png", "rules-375.png", "rules-1280.png", "analysis-375.png",
     "analysis-1280.png",
+    "console-board.png", "console-support.png",
 }  # fmt: skip
 
 
