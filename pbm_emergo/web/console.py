@@ -53,6 +53,7 @@ from pbm_emergo.game.lockout import OTHER_SENDERS, FailureCount, count_wrong_pas
 from pbm_emergo.rules import Position
 from pbm_emergo.telemetry.logs import event
 from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.templating import render_html
 from pbm_emergo.web.operators import hasher, password_matches, read_operators
 
 log = logging.getLogger(__name__)
@@ -221,19 +222,14 @@ def _support_link(request: Request, **query: str) -> RedirectResponse:
 
 
 def _board_picture(board: Board, attribute: Any) -> Markup:
-    from pbm_emergo.web.app import page_environment  # the public pages' templates
-
-    last = board.moves[-1].notation if board.moves else None
-    html = (
-        page_environment()
-        .get_template("board/picture.html.j2")
-        .render(
-            picture=board_picture(Position.from_text(board.position), last),
-            white=board.white_player.userid,
-            black=board.black_player.userid,
-        )
+    """The board as the web page and the HTML board mail draw it."""
+    last = max(board.moves, key=lambda m: m.number).notation if board.moves else None
+    return render_html(
+        "board/picture.html.j2",
+        picture=board_picture(Position.from_text(board.position), last),
+        white=board.white_player.userid,
+        black=board.black_player.userid,
     )
-    return Markup(html)  # noqa: S704 - rendered by an autoescaping environment
 
 
 def _moves(board: Board, attribute: Any) -> list[Markup]:
