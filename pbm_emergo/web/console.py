@@ -34,6 +34,7 @@ from sqladmin.authentication import AuthenticationBackend
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.middleware.sessions import SessionMiddleware
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -67,6 +68,15 @@ UNKNOWN_OPERATOR = ""
 SUPPORT_TEMPLATE = "console_support.html"
 # The support cases the console offers, in the order of its page.
 CASES = ("reset-password", "unlock", "resign", "adjudicate", "requeue")
+# On every answer of the console: never in a frame of another site, never kept in a cache
+# (its pages show players' addresses).
+CONSOLE_HEADERS = {
+    "X-Frame-Options": "DENY",
+    "Content-Security-Policy": "frame-ancestors 'none'; form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
 
 
 def _at(moment: datetime) -> str:
@@ -116,6 +126,15 @@ class OperatorLockout:
 
 
 # --- the login ----------------------------------------------------------------------------
+
+
+class ConsoleHeaders(BaseHTTPMiddleware):
+    """:data:`CONSOLE_HEADERS` on every answer."""
+
+    async def dispatch(self, request: Request, call_next: RequestResponseEndpoint) -> Response:
+        response = await call_next(request)
+        response.headers.update(CONSOLE_HEADERS)
+        return response
 
 
 class OperatorLogin(AuthenticationBackend):
@@ -513,6 +532,7 @@ def console_routes(
     admin = Admin(
         holder, session_maker=sessions, base_url=BASE_URL, title="pbm-emergo console",
         authentication_backend=login, templates_dir=templates_dir,
+        middlewares=[Middleware(ConsoleHeaders)],
     )  # fmt: skip
     login.admin = admin
     state = Console(sessions, config, clock)

@@ -124,6 +124,9 @@ def test_nothing_without_a_login(
 ) -> None:
     client = _client(db_sessions, console_config)
     assert client.get("/admin").headers["location"] == "/admin/"
+    login = client.get("/admin/login")
+    assert login.headers["x-frame-options"] == "DENY"
+    assert login.headers["cache-control"] == "no-store"
     for path in (
         "/admin/", "/admin/board/list", "/admin/board/details/101", "/admin/player/list",
         "/admin/inbound-message/list", "/admin/support",
