@@ -30,8 +30,12 @@ DESKTOP = {"width": 1280, "height": 900}
 
 
 def test_an_operator_logs_in_and_resigns_a_game(
-    browser: Any, game: Mailer, database_url: str, tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch, db_sessions: sessionmaker[Session],
+    browser: Any,
+    game: Mailer,
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    db_sessions: sessionmaker[Session],
 ) -> None:
     game.play(101, ["c7", "h6", "c3"])
     users = tmp_path / "operators"
