@@ -319,23 +319,23 @@ class PlayerView(ReadOnlyView, model=Player):
                            Player.autoplay, Player.seeking, Player.refuses_challenges,
                            Player.board_limit]  # fmt: skip
     column_searchable_list = [Player.userid]
-    search_placeholder = lambda self: "userid or address"  # noqa: E731
     column_sortable_list = [Player.userid, Player.rating, Player.created_at]
     column_formatters_detail = {
         Player.addresses: lambda model, _: [a.address for a in model.addresses]
     }
+
+    def search_placeholder(self) -> str:
+        return "userid or address"
 
     def search_query(self, stmt: Any, term: str) -> Any:
         return queries.players_matching(stmt, term)
 
     @action("support", label="Password or lock-out", add_in_list=False)
     async def support(self, request: Request) -> Response:
-        pks = request.query_params.get("pks", "")
-        userid = ""
-        for model in await self.get_model_objects(request):
-            if str(model.id) == pks:
-                userid = model.userid
-        return _support_link(request, userid=userid)
+        pk = request.query_params.get("pks", "").split(",")[0]
+        # sqladmin's lookup of one row by its key (named for its delete page).
+        player = await self.get_object_for_delete(pk) if pk.isdigit() else None
+        return _support_link(request, userid=player.userid if player is not None else "")
 
 
 _MAIL_IN = [InboundMessage.id, InboundMessage.status, InboundMessage.received_at,

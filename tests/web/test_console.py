@@ -194,6 +194,15 @@ def test_the_views_show_boards_players_and_queues_without_secrets(
         alice = session.scalars(select(Player).where(Player.userid == "alice")).one()
     details = client.get(f"/admin/player/details/{alice.id}")
     assert "alice@example.org" in details.text
+    # Each page's action opens the support page with its fields filled in.
+    for path, query in (
+        (f"/admin/player/action/support?pks={alice.id}", "userid=alice"),
+        ("/admin/board/action/resign-or-adjudicate?pks=101", "board=101"),
+        (f"/admin/inbound-message/action/requeue?pks={dead}", f"message=in-{dead}"),
+    ):
+        answer = client.get(path)
+        assert answer.status_code == 302, path
+        assert answer.headers["location"].endswith(f"/admin/support?{query}"), path
     assert alice.password_hash not in details.text and "$argon2" not in details.text
 
     for path in ("/admin/inbound-message/list", "/admin/dead-inbound/list",
