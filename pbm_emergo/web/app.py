@@ -17,10 +17,12 @@ mail's ``board/picture.html.j2`` from the reply templates folder, so that the we
 mail draw the same picture. Every page carries the server's name and the front page its mail
 address and the first mails to send (:class:`Site`, from the configuration).
 
-Nothing is written, and nothing of a player's account is shown (no address, no password
+The pages write nothing, and show nothing of a player's account (no address, no password
 hash): the data come from :mod:`pbm_emergo.db.reads`, whose rows hold only public values. An
 unknown board or player is a 404 page, a bad ``?move=`` a 400 page, and any other failure
-a 500 page that says nothing about its cause (the traceback goes to the log only).
+a 500 page that says nothing about its cause (the traceback goes to the log only). The
+console at ``/admin`` is the operator's, behind its own login, and changes things only
+through the support cases of :mod:`pbm_emergo.app.support` (:mod:`pbm_emergo.web.console`).
 """
 
 from __future__ import annotations
