@@ -181,6 +181,8 @@ def test_the_views_show_boards_players_and_queues_without_secrets(
     dead = _dead_letter(db_sessions)
     boards = client.get("/admin/board/list")
     assert boards.status_code == 200 and "101" in boards.text
+    boards = client.get("/admin/board/list", params={"search": "101"})
+    assert boards.status_code == 200 and "101" in boards.text
     board = client.get("/admin/board/details/101")
     assert board.status_code == 200
     assert board.text.count("data-cell") == 41  # the board picture, as on the web page
