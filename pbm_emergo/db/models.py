@@ -115,6 +115,12 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
+# What a closed account keeps as its password hash: not an argon2 hash, so that no password
+# ever matches it (and nothing of the old password is kept); it also marks the account
+# as closed.
+CLOSED_PASSWORD_HASH = "!closed"
+
+
 class Player(Base):
     """An account. ``userid`` keeps the spelling the player chose; ``userid_key`` is its
     lower-case form, unique, and the one to look players up by."""
@@ -158,8 +164,23 @@ class Player(Base):
     def active(self) -> bool:
         return self.signed_off_at is None
 
+    @property
+    def closed(self) -> bool:
+        """Whether the account was closed (``delete``, or the operator's closing)."""
+        return self.password_hash == CLOSED_PASSWORD_HASH
+
+    @property
+    def shown_userid(self) -> str:
+        """The userid as boards and standings show it: ``bob (closed)`` once closed."""
+        return closed_name(self.userid) if self.closed else self.userid
+
     def __repr__(self) -> str:
         return f"Player(id={self.id!r}, userid={self.userid!r})"
+
+
+def closed_name(userid: str) -> str:
+    """How a closed account's userid is shown."""
+    return f"{userid} (closed)"
 
 
 class PlayerAddress(Base):

@@ -20,6 +20,7 @@ from sqlalchemy.sql.elements import ColumnElement
 from pbm_emergo.db import credentials
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import (
+    CLOSED_PASSWORD_HASH,
     AddressConfirmation,
     Board,
     LoginFailure,
@@ -34,10 +35,6 @@ from pbm_emergo.db.models import (
     Vote,
 )
 from pbm_emergo.db.session import rowcount
-
-# What a closed account keeps as its password hash: not an argon2 hash, so that no password
-# ever matches it (and nothing of the old password is kept).
-CLOSED_PASSWORD_HASH = "!closed"
 
 __all__ = [
     "CLOSED_PASSWORD_HASH",

@@ -349,3 +349,11 @@ class PolicyRequest(LoginRequest):
 
     policy: str
     limit: int | None = None
+
+
+# --- self-service: closing an account, a forgotten password, blocks, notes ---------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeleteRequest(LoginRequest):
+    """``delete userid password``: close one's own account."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pbm_emergo.app.addresses import change_addresses, confirm_address
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
-from pbm_emergo.app.membership import change_password, signoff, signup
+from pbm_emergo.app.membership import change_password, delete_account, signoff, signup
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.vacations import set_vacation
@@ -14,6 +14,7 @@ from pbm_emergo.game.requests import (
     ChangeAddressRequest,
     ChangePasswordRequest,
     ConfirmRequest,
+    DeleteRequest,
     SignoffRequest,
     SignupRequest,
     VacationRequest,
@@ -49,3 +50,8 @@ def signoff_request(ctx: Context, request: SignoffRequest) -> Result:
 @handles(VacationRequest)
 def vacation_request(ctx: Context, request: VacationRequest) -> Result:
     return set_vacation(ctx, login(ctx, request), request.days)
+
+
+@handles(DeleteRequest)
+def delete_request(ctx: Context, request: DeleteRequest) -> Result:
+    return delete_account(ctx, login(ctx, request))
