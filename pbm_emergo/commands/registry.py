@@ -51,6 +51,9 @@ COMMANDS = [
     "emergo_reject:RejectCommand",
     "emergo_limit:LimitCommand",
     "delete:DeleteCommand",
+    "forgot:ForgotCommand",
+    "forgot:ForgotPasswordCommand",
+    "reset:ResetCommand",
 ]
 
 

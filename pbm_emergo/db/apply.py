@@ -23,6 +23,7 @@ from pbm_emergo.db import (
     games,
     outbox,
     players,
+    resets,
     spectators,
     support,
     vacations,
@@ -39,6 +40,8 @@ from pbm_emergo.game.account_changes import (
     MailBudgetCharged,
     OldLoginFailuresForgotten,
     PasswordHashStored,
+    PasswordResetMailed,
+    PasswordResetUsed,
     PlayerCreated,
     PlayerDeleted,
     PlayersMerged,
@@ -226,6 +229,14 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.board, change.player_id, change.address, change.at,
                 limit=change.limit, since=change.since,
             )
+        # --- self-service ---
+        case PasswordResetMailed():
+            resets.add_reset(
+                session, change.player_id, change.code_hash, change.requested_by, change.at,
+                expires_at=change.expires_at, since=change.since, per_day=change.per_day,
+            )
+        case PasswordResetUsed():
+            resets.use_reset(session, change.reset_id, change.at)
         case _:
             assert_never(change)
 

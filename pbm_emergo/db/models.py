@@ -590,6 +590,56 @@ class AnalysisRequest(Base):
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
 
+class PasswordReset(Base):
+    """A one-time code to set a new password (``forgot``), mailed to the player's registered
+    addresses; ``reset CODE NEWPASSWORD`` uses it once, before ``expires_at``. Only a hash of
+    the code is stored. The rows of the last day count against the player's daily codes."""
+
+    __tablename__ = "password_resets"
+    __table_args__ = (Index(None, "player_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    code_hash: Mapped[str] = mapped_column(String(CODE_HASH_LENGTH), unique=True)
+    # The address the `forgot` came from.
+    requested_by: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class Block(Base):
+    """``block``: the challenges, messages and chat of ``blocked_id`` to ``player_id`` are
+    refused (without telling them who blocked)."""
+
+    __tablename__ = "blocks"
+    __table_args__ = (UniqueConstraint("player_id", "blocked_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class GameNote(Base):
+    """A player's private note on a board (``emergo note``), shown only to them."""
+
+    __tablename__ = "game_notes"
+    __table_args__ = (Index(None, "board_number", "player_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_number: Mapped[int] = mapped_column(ForeignKey("boards.number", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    text: Mapped[str] = mapped_column(Text)
+    # The board's ply when the note was written (the move it follows).
+    ply: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 def table_names() -> list[str]:
     """Every table the models define, in dependency order."""
     return [t.name for t in Base.metadata.sorted_tables]

@@ -357,3 +357,18 @@ class PolicyRequest(LoginRequest):
 @dataclass(frozen=True, kw_only=True)
 class DeleteRequest(LoginRequest):
     """``delete userid password``: close one's own account."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForgotRequest(Request):
+    """``forgot userid``: mail a reset code to the player's registered addresses."""
+
+    userid: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResetRequest(Request):
+    """``reset CODE NEWPASSWORD``: set a new password with a mailed reset code."""
+
+    code: Password
+    new: Password

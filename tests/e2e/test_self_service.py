@@ -8,12 +8,20 @@ relay receiving every mail the server sends; SQLite and PostgreSQL.
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Callable
+from datetime import timedelta
 
+import pytest
+
+from tests.support.clock import Clock
+from tests.support.leaks import assert_nowhere
 from tests.support.post import ALICE, BOB, RATED_OPENING, Post, challenge, subjects, text
 
 CAROL = "carol@example.org"
 PW = {"alice": "alice-pw1", "bob": "bob-pw1", "carol": "carol-pw1"}
+RESET_CODE = re.compile(r"reset ([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}) NEWPASSWORD")
 
 
 def play(post: Post, board: int, *moves: tuple[str, str]) -> None:
@@ -61,3 +69,86 @@ def test_delete_with_a_wrong_password_closes_nothing(make_post: Callable[..., Po
     assert text(reply).startswith("Wrong password for bob.")
     # bob still plays.
     play(post, board, ("alice", RATED_OPENING[0]), ("bob", RATED_OPENING[1]))
+
+
+# --- forgot, reset ------------------------------------------------------------------------
+
+
+def reset_code(mail: object) -> str:
+    match = RESET_CODE.search(text(mail))  # type: ignore[arg-type]
+    assert match is not None, text(mail)  # type: ignore[arg-type]
+    return match[1]
+
+
+def test_forgot_answers_the_same_whether_or_not_the_userid_exists(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    stranger = "eve@example.org"
+    real = post.send("forgot bob", stranger)
+    made_up = post.send("forgot nobody", stranger)
+    # The stranger gets one answer either way, saying the same; the code goes to bob only.
+    [real_answer] = [m for m in real if str(m["To"]) == stranger]
+    [made_up_answer] = made_up
+    assert text(real_answer).replace("bob", "X") == text(made_up_answer).replace("nobody", "X")
+    assert str(real_answer["Subject"]) == "Emergo: forgot bob"
+    assert subjects(real) == [
+        (BOB, "Emergo: a code to set the password of bob"),
+        (stranger, "Emergo: forgot bob"),
+    ]
+    assert RESET_CODE.search(text(real_answer)) is None
+
+
+def test_reset_sets_the_password_once_and_tells_every_registered_address(
+    make_post: Callable[..., Post], caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG, logger="pbm_emergo")
+    post = make_post()
+    board = challenge(post)
+    [code_mail] = [m for m in post.send("forgot password bob", BOB) if "code" in str(m["Subject"])]
+    code = reset_code(code_mail)
+    mails = post.send(f"reset {code} NewBob-pw2", "eve@example.org")
+    assert subjects(mails) == [
+        (BOB, "Emergo: password of bob changed"),
+        ("eve@example.org", "Emergo: password of bob changed"),
+    ]
+    assert "in a mail from eve@example.org" in text(mails[0])
+    # The new password plays, the old one does not.
+    assert text(post.one(f"emergo move {board} bob {PW['bob']} e4", BOB)).startswith(
+        "Wrong password for bob."
+    )
+    play(post, board, ("alice", RATED_OPENING[0]))
+    mails = post.send(f"emergo move {board} bob NewBob-pw2 {RATED_OPENING[1]}", BOB)
+    assert not any("Error" in str(m["Subject"]) for m in mails), subjects(mails)
+    # A code works once.
+    used = post.one(f"reset {code} Other-pw3", BOB)
+    assert str(used["Subject"]) == "Emergo error"
+    assert "and a code works once" in text(used)
+    assert "  reset ******** ********\n" in text(used)
+    # Neither the code nor the new password is kept or logged anywhere but in the code mail.
+    assert_nowhere(post, caplog, "NewBob-pw2")
+
+
+def test_a_wrong_or_expired_code_sets_nothing(
+    make_post: Callable[..., Post], clock: Clock
+) -> None:
+    post = make_post()
+    wrong = post.one("reset AAAA-BBBB-CCCC-DDDD NewBob-pw2", BOB)
+    assert text(wrong).startswith("No password reset is waiting for this code")
+    [code_mail] = [m for m in post.send("forgot bob", BOB) if "code" in str(m["Subject"])]
+    clock.now += timedelta(days=1, minutes=1)
+    expired = post.one(f"reset {reset_code(code_mail)} NewBob-pw2", BOB)
+    assert text(expired).startswith("This code expired at")
+    # The old password still works.
+    assert "Error" not in str(post.one(f"vacation bob {PW['bob']} 2", BOB)["Subject"])
+
+
+def test_codes_for_one_userid_are_capped_and_the_answer_does_not_change(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    stranger = "eve@example.org"
+    for _ in range(3):
+        assert len(post.send("forgot bob", stranger)) == 2
+    capped = post.send("forgot bob", stranger)
+    assert subjects(capped) == [(stranger, "Emergo: forgot bob")]

@@ -172,6 +172,12 @@ SAMPLES: dict[str, dict[str, Any]] = {
     "show.txt.j2": {"boards": ["BOARD ONE\n", "BOARD TWO\n"]},
     "signoff.txt.j2": {"userid": "alice", "resigned": [101, 102]},
     "deleted.txt.j2": {"userid": "alice", "resigned": [101]},
+    "forgot.txt.j2": {"userid": "alice", "days": 1},
+    "reset.txt.j2": {"userid": "alice", "sender": "a@example.org", "at": "2026-12-01 12:00 UTC"},
+    "notice/reset_code.txt.j2": {
+        "userid": "alice", "requested_by": "x@example.org", "code": "ABCD-EFGH",
+        "server": "emergo@example.org", "expires": "2026-12-02 12:00 UTC",
+    },
     "signup.txt.j2": {
         "userid": "alice",
         "addresses": ["a@example.org"],

@@ -7,6 +7,7 @@ from pbm_emergo.app.addresses import change_addresses, confirm_address
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.membership import change_password, delete_account, signoff, signup
+from pbm_emergo.app.resets import forgot, reset
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.vacations import set_vacation
@@ -15,6 +16,8 @@ from pbm_emergo.game.requests import (
     ChangePasswordRequest,
     ConfirmRequest,
     DeleteRequest,
+    ForgotRequest,
+    ResetRequest,
     SignoffRequest,
     SignupRequest,
     VacationRequest,
@@ -55,3 +58,15 @@ def vacation_request(ctx: Context, request: VacationRequest) -> Result:
 @handles(DeleteRequest)
 def delete_request(ctx: Context, request: DeleteRequest) -> Result:
     return delete_account(ctx, login(ctx, request))
+
+
+@handles(ForgotRequest)
+def forgot_request(ctx: Context, request: ForgotRequest) -> Result:
+    # No login: the player has forgotten the password.
+    return forgot(ctx, request.userid)
+
+
+@handles(ResetRequest)
+def reset_request(ctx: Context, request: ResetRequest) -> Result:
+    # No login: the code, mailed to a registered address, stands for the password.
+    return reset(ctx, request.code.text, request.new.text)
