@@ -54,6 +54,8 @@ COMMANDS = [
     "forgot:ForgotCommand",
     "forgot:ForgotPasswordCommand",
     "reset:ResetCommand",
+    "block:BlockCommand",
+    "block:UnblockCommand",
 ]
 
 

@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from pbm_emergo.db import (
     analyses,
     autoplay,
+    blocks,
     challenges,
     credentials,
     games,
@@ -49,6 +50,7 @@ from pbm_emergo.game.account_changes import (
     VacationEnded,
     VacationStarted,
 )
+from pbm_emergo.game.blocks import BlockAdded, BlockRemoved
 from pbm_emergo.game.board_changes import (
     AnalysisRequested,
     AutoplaySet,
@@ -237,6 +239,10 @@ def apply_change(session: Session, change: Write) -> None:
             )
         case PasswordResetUsed():
             resets.use_reset(session, change.reset_id, change.at)
+        case BlockAdded():
+            blocks.add_block(session, change.player_id, change.blocked_id, change.at)
+        case BlockRemoved():
+            blocks.remove_block(session, change.player_id, change.blocked_id)
         case _:
             assert_never(change)
 

@@ -372,3 +372,11 @@ class ResetRequest(Request):
 
     code: Password
     new: Password
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlockRequest(LoginRequest):
+    """``block userid password other`` (``on``) or ``unblock userid password other``."""
+
+    other: str
+    on: bool

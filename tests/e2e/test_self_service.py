@@ -152,3 +152,60 @@ def test_codes_for_one_userid_are_capped_and_the_answer_does_not_change(
         assert len(post.send("forgot bob", stranger)) == 2
     capped = post.send("forgot bob", stranger)
     assert subjects(capped) == [(stranger, "Emergo: forgot bob")]
+
+
+# --- block, unblock ------------------------------------------------------------------------
+
+
+def test_a_blocked_player_is_refused_as_anyone_is_by_a_player_who_rejects_challenges(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    post.signup("carol", PW["carol"], CAROL)
+    # The refusal every challenger gets from a player who rejects all challenges ...
+    post.send(f"emergo reject alice {PW['alice']}", ALICE)
+    generic = text(post.one("emergo challenge carol alice", CAROL)).splitlines()[0]
+    post.send(f"emergo accept alice {PW['alice']}", ALICE)
+    # ... is the one a blocked player gets.
+    answer = post.one(f"block alice {PW['alice']} carol", ALICE)
+    assert str(answer["Subject"]) == "Emergo: block carol"
+    blocked = post.one("emergo challenge carol alice", CAROL)
+    assert str(blocked["Subject"]) == "Emergo error"
+    assert text(blocked).splitlines()[0] == generic
+    assert generic == "alice does not accept challenges at the moment, so no board was started."
+    # bob still challenges alice; after unblock, carol does too.
+    assert len(post.send("emergo challenge bob alice", BOB)) == 2
+    post.one(f"unblock alice {PW['alice']} carol", ALICE)
+    assert len(post.send("emergo challenge carol alice", CAROL)) == 2
+
+
+def test_a_blocked_players_messages_and_chat_do_not_reach_the_blocker(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    post.signup("carol", PW["carol"], CAROL)
+    board = int(str(post.send("emergo challenge carol alice", CAROL)[0]["Subject"]).split()[-2])
+    post.one(f"block alice {PW['alice']} carol", ALICE)
+    # carol is answered as if alice got them; alice gets nothing.
+    sent = post.send(f"message carol {PW['carol']} alice bob", CAROL, body="Hello")
+    assert subjects(sent) == [(BOB, "Message from carol"), (CAROL, "Emergo: message sent")]
+    assert "alice" in text(sent[1])
+    chat = post.send(f"emergo chat {board} carol {PW['carol']}", CAROL, body="Good luck")
+    assert subjects(chat) == [(CAROL, f"Emergo chat {board} carol")]
+    # alice's own chat still reaches carol: a block is one way.
+    chat = post.send(f"emergo chat {board} alice {PW['alice']}", ALICE, body="Thanks")
+    assert sorted(str(m["To"]) for m in chat) == [ALICE, CAROL]
+
+
+def test_block_errors(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    assert text(post.one(f"block alice {PW['alice']} alice", ALICE)).startswith(
+        "You cannot block yourself."
+    )
+    assert text(post.one(f"unblock alice {PW['alice']} bob", ALICE)).startswith(
+        "You do not block that player."
+    )
+    assert text(post.one(f"block alice {PW['alice']} nobody", ALICE)).startswith(
+        "There is no player 'nobody'."
+    )
+    assert text(post.one("block alice Alice-pw1 bob", ALICE)).startswith("Wrong password")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from pbm_emergo.app.addresses import change_addresses, confirm_address
+from pbm_emergo.app.blocks import set_block
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.membership import change_password, delete_account, signoff, signup
@@ -12,6 +13,7 @@ from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.vacations import set_vacation
 from pbm_emergo.game.requests import (
+    BlockRequest,
     ChangeAddressRequest,
     ChangePasswordRequest,
     ConfirmRequest,
@@ -70,3 +72,8 @@ def forgot_request(ctx: Context, request: ForgotRequest) -> Result:
 def reset_request(ctx: Context, request: ResetRequest) -> Result:
     # No login: the code, mailed to a registered address, stands for the password.
     return reset(ctx, request.code.text, request.new.text)
+
+
+@handles(BlockRequest)
+def block_request(ctx: Context, request: BlockRequest) -> Result:
+    return set_block(ctx, login(ctx, request), request.other, on=request.on)
