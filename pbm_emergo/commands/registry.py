@@ -56,6 +56,7 @@ COMMANDS = [
     "reset:ResetCommand",
     "block:BlockCommand",
     "block:UnblockCommand",
+    "emergo_note:NoteCommand",
 ]
 
 

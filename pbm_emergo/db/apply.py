@@ -22,6 +22,7 @@ from pbm_emergo.db import (
     challenges,
     credentials,
     games,
+    notes,
     outbox,
     players,
     resets,
@@ -77,6 +78,7 @@ from pbm_emergo.game.changes import (
     VoteRemoved,
     VotesDropped,
 )
+from pbm_emergo.game.notes import NoteAdded
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -243,6 +245,11 @@ def apply_change(session: Session, change: Write) -> None:
             blocks.add_block(session, change.player_id, change.blocked_id, change.at)
         case BlockRemoved():
             blocks.remove_block(session, change.player_id, change.blocked_id)
+        case NoteAdded():
+            notes.add_note(
+                session, change.board, change.player_id, change.ply, change.text, change.at,
+                limit=change.limit,
+            )
         case _:
             assert_never(change)
 

@@ -380,3 +380,12 @@ class BlockRequest(LoginRequest):
 
     other: str
     on: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoteRequest(LoginRequest):
+    """``emergo note board userid password TEXT``: ``text`` the words after the password
+    (none: the mail's body is the note)."""
+
+    board: BoardRef
+    text: str

@@ -209,3 +209,37 @@ def test_block_errors(make_post: Callable[..., Post]) -> None:
         "There is no player 'nobody'."
     )
     assert text(post.one("block alice Alice-pw1 bob", ALICE)).startswith("Wrong password")
+
+
+# --- emergo note ---------------------------------------------------------------------------
+
+
+def test_notes_are_shown_to_their_writer_only(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    board = challenge(post)
+    play(post, board, ("alice", RATED_OPENING[0]))
+    kept = post.one(f"emergo note {board} alice {PW['alice']} watch the centre", ALICE)
+    assert str(kept["Subject"]) == f"Emergo Board {board} note"
+    post.one(f"emergo note {board} alice {PW['alice']}", ALICE, body="bob likes\nedges\n")
+    mine = "Your notes (only you see them):\n  after move 1: watch the centre\n"
+    shown = text(post.one(f"emergo show {board}", ALICE))
+    assert mine in shown and "  after move 1: bob likes\n    edges\n" in shown
+    assert mine in text(post.one(f"emergo record {board}", ALICE))
+    # Nobody else sees them: not bob, not a stranger, not in the board mails.
+    for sender in (BOB, "eve@example.org"):
+        for command in (f"emergo show {board}", f"emergo record {board}"):
+            assert "watch the centre" not in text(post.one(command, sender))
+    mails = post.send(f"emergo move {board} bob {PW['bob']} {RATED_OPENING[1]}", BOB)
+    assert mails and not any("watch the centre" in text(m) for m in mails)
+
+
+def test_note_errors(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    board = challenge(post)
+    empty = post.one(f"emergo note {board} alice {PW['alice']}", ALICE)
+    assert str(empty["Subject"]) == f"Emergo Board {board} Error"
+    assert text(empty).startswith("The note is empty")
+    wrong = post.one(f"emergo note {board} alice Alice-pw1 a note", ALICE)
+    assert text(wrong).startswith("Wrong password for alice.")
+    missing = post.one(f"emergo note 999 alice {PW['alice']} a note", ALICE)
+    assert "999" in text(missing).splitlines()[0]
