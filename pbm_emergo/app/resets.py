@@ -41,7 +41,7 @@ def forgot(ctx: UnitOfWork, userid: str) -> Result:
     same_answer = Result(
         summary=f"asked for a reset code for {userid}",
         answer=render("forgot.txt.j2", userid=userid, days=RESET_TIME.days),
-        answer_subject=f"Emergo: forgot {userid}",
+        answer_subject="Emergo: forgotten password",
     )
     player = find_player(ctx, userid)
     if player is None or not player.active or not player.addresses:

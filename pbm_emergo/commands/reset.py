@@ -10,7 +10,7 @@ from pbm_emergo.game.resets import RESET_TIME
 
 class ResetCommand(Command):
     name = "reset"
-    grammar = Grammar(secret("CODE"), named(NEW_PASSWORD, "newpassword"))
+    grammar = Grammar(secret("CODE"), named(NEW_PASSWORD, "NEWPASSWORD"))
     description = "set a new password with the code 'forgot' mailed to you"
     details = (
         f"Sets the password of the userid the code was mailed for, within {RESET_TIME.days} "

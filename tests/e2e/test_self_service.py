@@ -91,10 +91,10 @@ def test_forgot_answers_the_same_whether_or_not_the_userid_exists(
     [real_answer] = [m for m in real if str(m["To"]) == stranger]
     [made_up_answer] = made_up
     assert text(real_answer).replace("bob", "X") == text(made_up_answer).replace("nobody", "X")
-    assert str(real_answer["Subject"]) == "Emergo: forgot bob"
+    assert str(real_answer["Subject"]) == "Emergo: forgotten password"
     assert subjects(real) == [
         (BOB, "Emergo: a code to set the password of bob"),
-        (stranger, "Emergo: forgot bob"),
+        (stranger, "Emergo: forgotten password"),
     ]
     assert RESET_CODE.search(text(real_answer)) is None
 
@@ -151,7 +151,7 @@ def test_codes_for_one_userid_are_capped_and_the_answer_does_not_change(
     for _ in range(3):
         assert len(post.send("forgot bob", stranger)) == 2
     capped = post.send("forgot bob", stranger)
-    assert subjects(capped) == [(stranger, "Emergo: forgot bob")]
+    assert subjects(capped) == [(stranger, "Emergo: forgotten password")]
 
 
 # --- block, unblock ------------------------------------------------------------------------
