@@ -129,9 +129,7 @@ def test_reset_sets_the_password_once_and_tells_every_registered_address(
     assert_nowhere(post, caplog, "NewBob-pw2")
 
 
-def test_a_wrong_or_expired_code_sets_nothing(
-    make_post: Callable[..., Post], clock: Clock
-) -> None:
+def test_a_wrong_or_expired_code_sets_nothing(make_post: Callable[..., Post], clock: Clock) -> None:
     post = make_post()
     wrong = post.one("reset AAAA-BBBB-CCCC-DDDD NewBob-pw2", BOB)
     assert text(wrong).startswith("No password reset is waiting for this code")
@@ -243,3 +241,36 @@ def test_note_errors(make_post: Callable[..., Post]) -> None:
     assert text(wrong).startswith("Wrong password for alice.")
     missing = post.one(f"emergo note 999 alice {PW['alice']} a note", ALICE)
     assert "999" in text(missing).splitlines()[0]
+
+
+# --- errors that show what was typed --------------------------------------------------------
+
+
+def test_a_wrong_password_says_case_sensitive_and_forgot_in_two_lines(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = challenge(post)
+    reply = post.one(f"emergo move {board} alice ALICE-PW1 e4", ALICE)
+    assert text(reply) == (
+        "Wrong password for alice.\n\n"
+        "Your command:\n"
+        f"  emergo move {board} alice ******** e4\n\n"
+        "Passwords are case-sensitive. After 4 more wrong passwords within the hour, commands "
+        "for alice from your address are refused for an hour.\n"
+        "Forgotten it? Send 'forgot alice': a code to set a new password is mailed to its "
+        "registered addresses.\n\n"
+        "Send 'help' for the list of commands.\n"
+    )
+
+
+def test_a_mistyped_command_is_echoed_with_only_the_password_masked(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = challenge(post)
+    reply = text(post.one(f"emergo mvoe {board} bob bob-pw1 e4", BOB))
+    assert reply.startswith("There is no command 'emergo mvoe'. Did you mean 'emergo move'?\n")
+    assert f"  emergo mvoe {board} bob ******** e4\n" in reply
+    challenge_typo = text(post.one("emergo challenge alice robot9", ALICE))
+    assert "  emergo challenge alice robot9\n" in challenge_typo

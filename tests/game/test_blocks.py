@@ -25,4 +25,3 @@ def test_blocking_oneself_or_unblocking_nobody_is_refused() -> None:
     assert block_refusal(1, 1, on=True, blocked=False) == "You cannot block yourself."
     assert block_refusal(1, 2, on=False, blocked=False) == "You do not block that player."
     assert block_refusal(1, 2, on=False, blocked=True) is None
-
