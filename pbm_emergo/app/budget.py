@@ -132,6 +132,18 @@ class MailBudget:
                 self.spent_by_account.get(account, 0) + account_cost
             )
 
+    def fits(self, replies: Sequence[Reply]) -> bool:
+        """Whether ``replies`` would fit in what is left (nothing counted): for a command
+        whose answer must not depend on whether it sends them (``forgot``)."""
+        spent, by_account = self.spent, dict(self.spent_by_account)
+        try:
+            self.charge(replies)
+        except Refused:
+            return False
+        finally:
+            self.spent, self.spent_by_account = spent, by_account
+        return True
+
     def within(self, replies: Sequence[Reply]) -> list[Reply]:
         """``replies`` less the mails to others that do not fit (notices: left out, never
         refused), the rest counted."""

@@ -18,7 +18,7 @@ from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import challenges, games, ratings
+from pbm_emergo.db import blocks, challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
@@ -127,7 +127,7 @@ def challenge(
     # The challenged player may refuse challenges (the challenger is told); a challenge
     # answers one of the games they seek.
     challenged = black if challenger is white else white
-    check_challenge(ctx, challenged)
+    check_challenge(ctx, challenged, challenger=challenger)
     check_robot_games(ctx, white, black)
     note_challenge(ctx, challenged)
     # The board takes the next number; the write re-checks that nobody took it first
@@ -161,10 +161,16 @@ def challenge(
     return Result(summary=f"started board {number}", replies=replies)
 
 
-def check_challenge(ctx: UnitOfWork, challenged: Player) -> None:
-    """Raise the challenger's error if ``challenged`` refuses this challenge."""
+def check_challenge(
+    ctx: UnitOfWork, challenged: Player, *, challenger: Player | None = None
+) -> None:
+    """Raise the challenger's error if ``challenged`` refuses this challenge. A block of
+    ``challenger`` is refused in the words of a refusal of every challenge, so that the
+    challenger cannot tell it from one."""
     check_reachable(challenged)
-    if challenged.refuses_challenges:
+    if challenged.refuses_challenges or (
+        challenger is not None and blocks.blocks(ctx.session, challenged.id, challenger.id)
+    ):
         raise Refused(
             f"{challenged.userid} does not accept challenges at the moment, so no board was "
             "started."

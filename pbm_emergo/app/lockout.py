@@ -222,6 +222,7 @@ def wrong_password(
         f"Wrong password for {player.userid}.",
         board=board,
         template="error/wrong_password.txt.j2",
+        userid=player.userid,
         attempts_left=counted.attempts_left,
         locked_until=at(max(until for _, until in locked)) if locked else None,
         registered=sender.registered,

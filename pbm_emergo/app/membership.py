@@ -29,7 +29,12 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
-from pbm_emergo.game.account_changes import PasswordHashStored, PlayerCreated, SignedOff
+from pbm_emergo.game.account_changes import (
+    AccountClosed,
+    PasswordHashStored,
+    PlayerCreated,
+    SignedOff,
+)
 from pbm_emergo.views.templating import render
 
 
@@ -105,6 +110,26 @@ def signoff(ctx: UnitOfWork, player: Player) -> Result:
         summary=f"signed off {player.userid}",
         answer=render("signoff.txt.j2", userid=player.userid, resigned=resigned),
         answer_subject=f"Emergo: goodbye {player.userid}",
+        replies=replies,
+    )
+
+
+def delete_account(ctx: UnitOfWork, player: Player) -> Result:
+    """Close the player's own account: each active game resigned, then the row kept for the
+    finished games with everything that reaches the person removed (the operator's
+    closing, :func:`pbm_emergo.db.support.close_account`), so the addresses are free and
+    the userid logs in no more."""
+    boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
+    replies = resign_all(
+        ctx, player, boards, f"{player.userid} closed their account and resigned this game."
+    )
+    ctx.write(AccountClosed(player.id, ctx.now))
+    return Result(
+        summary=f"closed the account {player.userid}",
+        answer=render(
+            "deleted.txt.j2", userid=player.userid, resigned=[b.number for b in boards]
+        ),
+        answer_subject=f"Emergo: account {player.userid} closed",
         replies=replies,
     )
 

@@ -13,7 +13,11 @@ is shown only when it is recognised as something that is not a secret:
 
 Every other word becomes ``********``, and so does every word at a place the command's
 grammar gives a secret (:attr:`pbm_emergo.commands.grammar.Grammar.secret_positions`),
-whatever it looks like. :func:`mask_line` does this once on receipt (the listener stores
+whatever it looks like. So that an error shows the typo it is about, two more words are
+shown: a mistyped command word (``emergo mvoe``), read as the command it most likely meant,
+whose grammar then says where the password is; and a userid that does not exist at a
+userid's place of a command that takes no secret at all (``emergo challenge carol
+robot9``). :func:`mask_line` does this once on receipt (the listener stores
 and logs its result) and for every echo of a command line; :func:`scrub` also takes those
 words, and any password the server verified, out of the texts of the replies, so that an
 error message quoting an argument cannot leak one either.
@@ -21,10 +25,12 @@ error message quoting an argument cannot leak one either.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 
 from pbm_emergo.commands import registry
+from pbm_emergo.commands.grammar import Kind
 from pbm_emergo.game.words import (
     MASK,
     MIN_PASSWORD,
@@ -65,6 +71,40 @@ def keywords() -> frozenset[str]:
     return _KEYWORDS
 
 
+def _close(typed: str, word: str) -> bool:
+    return typed == word or difflib.SequenceMatcher(None, typed, word).ratio() >= registry.NEAR
+
+
+def reading(words: list[str]) -> tuple[int, tuple[int, ...], frozenset[int]]:
+    """How masking reads a command line: how many of ``words`` are command words, the
+    places of the secrets after them, and the places where a word written as a userid is
+    shown even when no such player exists (the fixed userid places of a command that takes
+    no secret). A line that names no command is read as the command it most likely meant
+    when each of its first words is near that command's (a typo such as ``emergo mvoe``);
+    otherwise no word of it is a command word."""
+    command, used = registry.lookup(words)
+    if command is None:
+        meant = registry.nearest(words)
+        command = registry.by_name().get(meant or "")
+        if command is None:
+            return 0, (), frozenset()
+        names = command.name.split()
+        typed = [w.lower() for w in words[: len(names)]]
+        if len(typed) < len(names) or not all(map(_close, typed, names)):
+            return 0, (), frozenset()
+        used = len(names)
+    grammar = command.grammar
+    if grammar.secret_positions:
+        return used, grammar.secret_positions, frozenset()
+    userid_places: set[int] = set()
+    for place, part in enumerate(grammar.parts):
+        if not part.fixed:
+            break
+        if part.kind is Kind.USERID:
+            userid_places.add(place)
+    return used, (), frozenset(userid_places)
+
+
 def candidates(lines: Iterable[str]) -> tuple[set[str], set[int]]:
     """The words of ``lines`` that could be userids, and the board numbers they could name,
     that must be looked up to be shown (a shorter word is shown anyway; a word in one of
@@ -73,8 +113,7 @@ def candidates(lines: Iterable[str]) -> tuple[set[str], set[int]]:
     boards: set[int] = set()
     for line in lines:
         words = line.split()
-        command, used = registry.lookup(words)
-        secret = command.grammar.secret_positions if command is not None else ()
+        used, secret, _ = reading(words)
         for place, word in enumerate(words):
             if len(word) < MIN_PASSWORD or (place >= used and place - used in secret):
                 continue
@@ -106,10 +145,12 @@ def is_public(word: str, known: Known) -> bool:
 
 def mask_words(words: list[str], known: Known) -> list[str]:
     """``words`` (one command line) with every word not recognised as public masked."""
-    command, used = registry.lookup(words)
-    secret = command.grammar.secret_positions if command is not None else ()
+    used, secret, userid_places = reading(words)
     return words[:used] + [
-        w if i not in secret and is_public(w, known) else MASK
+        w
+        if i not in secret
+        and (is_public(w, known) or (i in userid_places and USERID_PATTERN.fullmatch(w)))
+        else MASK
         for i, w in enumerate(words[used:])
     ]
 

@@ -50,6 +50,13 @@ COMMANDS = [
     "emergo_accept:AcceptCommand",
     "emergo_reject:RejectCommand",
     "emergo_limit:LimitCommand",
+    "delete:DeleteCommand",
+    "forgot:ForgotCommand",
+    "forgot:ForgotPasswordCommand",
+    "reset:ResetCommand",
+    "block:BlockCommand",
+    "block:UnblockCommand",
+    "emergo_note:NoteCommand",
 ]
 
 

@@ -18,11 +18,14 @@ from sqlalchemy.orm import Session
 from pbm_emergo.db import (
     analyses,
     autoplay,
+    blocks,
     challenges,
     credentials,
     games,
+    notes,
     outbox,
     players,
+    resets,
     spectators,
     support,
     vacations,
@@ -39,6 +42,8 @@ from pbm_emergo.game.account_changes import (
     MailBudgetCharged,
     OldLoginFailuresForgotten,
     PasswordHashStored,
+    PasswordResetMailed,
+    PasswordResetUsed,
     PlayerCreated,
     PlayerDeleted,
     PlayersMerged,
@@ -46,6 +51,7 @@ from pbm_emergo.game.account_changes import (
     VacationEnded,
     VacationStarted,
 )
+from pbm_emergo.game.blocks import BlockAdded, BlockRemoved
 from pbm_emergo.game.board_changes import (
     AnalysisRequested,
     AutoplaySet,
@@ -72,6 +78,7 @@ from pbm_emergo.game.changes import (
     VoteRemoved,
     VotesDropped,
 )
+from pbm_emergo.game.notes import NoteAdded
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -225,6 +232,23 @@ def apply_change(session: Session, change: Write) -> None:
             analyses.add_request(
                 session, change.board, change.player_id, change.address, change.at,
                 limit=change.limit, since=change.since,
+            )
+        # --- self-service ---
+        case PasswordResetMailed():
+            resets.add_reset(
+                session, change.player_id, change.code_hash, change.requested_by, change.at,
+                expires_at=change.expires_at, since=change.since, per_day=change.per_day,
+            )
+        case PasswordResetUsed():
+            resets.use_reset(session, change.reset_id, change.at)
+        case BlockAdded():
+            blocks.add_block(session, change.player_id, change.blocked_id, change.at)
+        case BlockRemoved():
+            blocks.remove_block(session, change.player_id, change.blocked_id)
+        case NoteAdded():
+            notes.add_note(
+                session, change.board, change.player_id, change.ply, change.text, change.at,
+                limit=change.limit,
             )
         case _:
             assert_never(change)

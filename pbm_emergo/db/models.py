@@ -115,6 +115,12 @@ class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING_CONVENTION)
 
 
+# What a closed account keeps as its password hash: not an argon2 hash, so that no password
+# ever matches it (and nothing of the old password is kept); it also marks the account
+# as closed.
+CLOSED_PASSWORD_HASH = "!closed"
+
+
 class Player(Base):
     """An account. ``userid`` keeps the spelling the player chose; ``userid_key`` is its
     lower-case form, unique, and the one to look players up by."""
@@ -158,8 +164,23 @@ class Player(Base):
     def active(self) -> bool:
         return self.signed_off_at is None
 
+    @property
+    def closed(self) -> bool:
+        """Whether the account was closed (``delete``, or the operator's closing)."""
+        return self.password_hash == CLOSED_PASSWORD_HASH
+
+    @property
+    def shown_userid(self) -> str:
+        """The userid as boards and standings show it: ``bob (closed)`` once closed."""
+        return closed_name(self.userid) if self.closed else self.userid
+
     def __repr__(self) -> str:
         return f"Player(id={self.id!r}, userid={self.userid!r})"
+
+
+def closed_name(userid: str) -> str:
+    """How a closed account's userid is shown."""
+    return f"{userid} (closed)"
 
 
 class PlayerAddress(Base):
@@ -567,6 +588,56 @@ class AnalysisRequest(Base):
     # pbm_emergo.robot.analysis.Report.to_data(); NULL while queued, and on a request
     # answered by another request's analysis of the same board.
     report: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
+
+
+class PasswordReset(Base):
+    """A one-time code to set a new password (``forgot``), mailed to the player's registered
+    addresses; ``reset CODE NEWPASSWORD`` uses it once, before ``expires_at``. Only a hash of
+    the code is stored. The rows of the last day count against the player's daily codes."""
+
+    __tablename__ = "password_resets"
+    __table_args__ = (Index(None, "player_id", "created_at"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    code_hash: Mapped[str] = mapped_column(String(CODE_HASH_LENGTH), unique=True)
+    # The address the `forgot` came from.
+    requested_by: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class Block(Base):
+    """``block``: the challenges, messages and chat of ``blocked_id`` to ``player_id`` are
+    refused (without telling them who blocked)."""
+
+    __tablename__ = "blocks"
+    __table_args__ = (UniqueConstraint("player_id", "blocked_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    blocked_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class GameNote(Base):
+    """A player's private note on a board (``emergo note``), shown only to them."""
+
+    __tablename__ = "game_notes"
+    __table_args__ = (Index(None, "board_number", "player_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_number: Mapped[int] = mapped_column(ForeignKey("boards.number", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
+    text: Mapped[str] = mapped_column(Text)
+    # The board's ply when the note was written (the move it follows).
+    ply: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 def table_names() -> list[str]:

@@ -20,11 +20,15 @@ from sqlalchemy.sql.elements import ColumnElement
 from pbm_emergo.db import credentials
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import (
+    CLOSED_PASSWORD_HASH,
     AddressConfirmation,
+    Block,
     Board,
+    GameNote,
     LoginFailure,
     MoveRecord,
     Notification,
+    PasswordReset,
     Player,
     PlayerAddress,
     QueuedMove,
@@ -34,10 +38,6 @@ from pbm_emergo.db.models import (
     Vote,
 )
 from pbm_emergo.db.session import rowcount
-
-# What a closed account keeps as its password hash: not an argon2 hash, so that no password
-# ever matches it (and nothing of the old password is kept).
-CLOSED_PASSWORD_HASH = "!closed"
 
 __all__ = [
     "CLOSED_PASSWORD_HASH",
@@ -92,11 +92,15 @@ def close_account(session: Session, player_id: int, now: datetime) -> None:
     games (userid, rating, won/lost/drawn, rating history, moves), signed off if it was not,
     with a password hash no password matches; everything that reaches or identifies the
     person goes: registered addresses, waiting address confirmations, wrong-password counts,
-    subscriptions, notifications, games sought and the current vacation. Conflict if an
-    active board is left (resign them first)."""
+    subscriptions, notifications, reset codes, the player's blocks and private notes, games
+    sought and the current vacation. Conflict if an active board is left (resign them
+    first)."""
     if board_numbers_of(session, player_id, "active"):
         raise Conflict("The player still has active boards.")
-    for model in (PlayerAddress, AddressConfirmation, LoginFailure, Subscription, Notification):
+    for model in (
+        PlayerAddress, AddressConfirmation, LoginFailure, Subscription, Notification,
+        PasswordReset, Block, GameNote,
+    ):  # fmt: skip
         session.execute(
             delete(model)
             .where(model.player_id == player_id)

@@ -216,15 +216,43 @@ class MailBudgetCharged:
     since: datetime
 
 
+# --- a forgotten password -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PasswordResetMailed:
+    """A reset code (``code_hash`` stored) mailed for the player at ``at``, working until
+    ``expires_at``; asked by ``requested_by``. Re-checked: fewer than ``per_day`` codes
+    mailed for the player since ``since`` (else another worker mailed one meanwhile)."""
+
+    player_id: int
+    code_hash: str
+    requested_by: str
+    at: datetime
+    expires_at: datetime
+    since: datetime
+    per_day: int
+
+
+@dataclass(frozen=True)
+class PasswordResetUsed:
+    """The reset code ``reset_id`` used at ``at`` (used meanwhile: conflict)."""
+
+    reset_id: int
+    at: datetime
+
+
 AccountChange = (
     PasswordHashStored | LoginFailureRecorded | OldLoginFailuresForgotten
     | AttackNoticeMarked | LoginFailuresCleared | PlayerCreated | AddressesChanged
     | AddressConfirmed | SignedOff | VacationStarted | VacationEnded | AccountClosed
     | PlayerDeleted | PlayersMerged | MailBudgetCharged
+    | PasswordResetMailed | PasswordResetUsed
 )
 ACCOUNT_CHANGE_TYPES = (
     PasswordHashStored, LoginFailureRecorded, OldLoginFailuresForgotten,
     AttackNoticeMarked, LoginFailuresCleared, PlayerCreated, AddressesChanged,
     AddressConfirmed, SignedOff, VacationStarted, VacationEnded, AccountClosed,
     PlayerDeleted, PlayersMerged, MailBudgetCharged,
+    PasswordResetMailed, PasswordResetUsed,
 )

@@ -16,7 +16,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbm_emergo.game.account_changes import ACCOUNT_CHANGE_TYPES, AccountChange
+from pbm_emergo.game.blocks import BlockAdded, BlockRemoved
 from pbm_emergo.game.board_changes import BOARD_CHANGE_TYPES, BoardChange
+from pbm_emergo.game.notes import NoteAdded
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Position, Termination
 
@@ -124,5 +126,9 @@ MOVE_CHANGE_TYPES = (
     MoveStored, VotesDropped, VoteOpened, VoteRemoved, MovesTakenBack, QueueTaken,
     GameFinished, BoardDeclined,
 )
-Change = MoveChange | AccountChange | BoardChange
-CHANGE_TYPES = MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES
+Change = MoveChange | AccountChange | BoardChange | BlockAdded | BlockRemoved | NoteAdded
+# What players do for themselves, beside the accounts and the boards.
+SELF_SERVICE_CHANGE_TYPES = (BlockAdded, BlockRemoved, NoteAdded)
+CHANGE_TYPES = (
+    MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES + SELF_SERVICE_CHANGE_TYPES
+)

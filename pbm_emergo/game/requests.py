@@ -349,3 +349,43 @@ class PolicyRequest(LoginRequest):
 
     policy: str
     limit: int | None = None
+
+
+# --- self-service: closing an account, a forgotten password, blocks, notes ---------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class DeleteRequest(LoginRequest):
+    """``delete userid password``: close one's own account."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ForgotRequest(Request):
+    """``forgot userid``: mail a reset code to the player's registered addresses."""
+
+    userid: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ResetRequest(Request):
+    """``reset CODE NEWPASSWORD``: set a new password with a mailed reset code."""
+
+    code: Password
+    new: Password
+
+
+@dataclass(frozen=True, kw_only=True)
+class BlockRequest(LoginRequest):
+    """``block userid password other`` (``on``) or ``unblock userid password other``."""
+
+    other: str
+    on: bool
+
+
+@dataclass(frozen=True, kw_only=True)
+class NoteRequest(LoginRequest):
+    """``emergo note board userid password TEXT``: ``text`` the words after the password
+    (none: the mail's body is the note)."""
+
+    board: BoardRef
+    text: str

@@ -82,13 +82,13 @@ def test_reply_prefixes_are_ignored() -> None:
 def test_unknown_command_gets_an_error_with_arguments_masked() -> None:
     [reply] = send("emergo mvoe 101 alice s3cret e4")
     assert reply.subject == "Emergo error"
+    # The typo is shown: it is read as the command meant, whose password place is masked.
     assert reply.body.startswith(
-        "There is no command 'emergo ********'. Did you mean 'emergo move'?\n"
+        "There is no command 'emergo mvoe'. Did you mean 'emergo move'?\n"
     )
     assert "s3cret" not in reply.body
-    assert "mvoe" not in reply.body
     # 101 is too short to be a password, e4 is move notation; alice is no player here.
-    assert "emergo ******** 101 ******** ******** e4" in reply.body
+    assert "emergo mvoe 101 ******** ******** e4" in reply.body
     assert "  help [topic]" in reply.body
 
 

@@ -55,18 +55,16 @@ def test_userids_and_boards_found_to_exist_are_not_read_again(
     # A word not known to exist is asked every time: it may exist by the next mail.
     for _ in range(2):
         statements.clear()
-        assert shown(db_sessions, "emergo challenge alice carol") == (
-            "emergo challenge alice ********"
-        )
+        assert shown(db_sessions, "emergo games alice carol") == "emergo games alice ********"
         assert len(statements) == 1
     game.signup("carol", "carolpw", "carol@example.org")
     statements.clear()
-    assert shown(db_sessions, "emergo challenge alice carol") == "emergo challenge alice carol"
+    assert shown(db_sessions, "emergo games alice carol") == "emergo games alice carol"
     # carol was read once more (the signup's own lookups may have found her already) ...
     assert len(statements) <= 1
     # ... and is known to exist from then on, as alice is (found when she signed up).
     statements.clear()
-    assert shown(db_sessions, "emergo challenge carol alice") == "emergo challenge carol alice"
+    assert shown(db_sessions, "emergo games carol alice") == "emergo games carol alice"
     assert shown(db_sessions, "emergo move 101 alice alicepw e4#1") == (
         "emergo move 101 alice ******** e4#1"
     )

@@ -43,14 +43,14 @@ def test_challenge_opens_a_board_and_mails_both_players(players: Mailer) -> None
     assert all("To decline" not in r.body for r in moved)
 
 
-def test_an_unknown_opponent_is_not_echoed_and_similar_names_are_offered(
+def test_an_unknown_opponent_is_echoed_and_similar_names_are_offered(
     players: Mailer,
 ) -> None:
     reply = players.one("emergo challenge alice robot9")
     assert reply.body.startswith(
-        "There is no player by that name. Players with similar names: robot1, robot2, robot3."
+        "There is no player 'robot9'. Players with similar names: robot1, robot2, robot3."
     )
-    assert "robot9" not in reply.body
+    assert "  emergo challenge alice robot9\n" in reply.body
 
 
 def test_challenge_options_are_stored(players: Mailer) -> None:
@@ -65,9 +65,10 @@ def test_challenge_options_are_stored(players: Mailer) -> None:
     ("command", "sender", "reason"),
     [
         ("emergo challenge alice bob", "eve@example.org", "Only alice or bob can start"),
+        # A challenge takes no password: a userid that does not exist is shown (the typo).
+        ("emergo challenge alice carol", "alice@example.org", "There is no player 'carol'."),
         # Words the server does not know (not an existing userid, option, ...) may be
         # passwords typed in the wrong place: an error shows them masked.
-        ("emergo challenge alice carol", "alice@example.org", "There is no player by that name."),
         ("emergo challenge alice ALICE", "alice@example.org", "two different players"),
         ("emergo challenge alice bob -fast", "alice@example.org", "Unknown option '********'"),
         ("emergo challenge alice bob --nagtime=0", "alice@example.org", "from 1 to 365"),
@@ -159,7 +160,7 @@ def test_score_sheet_keeps_turns_together_within_the_width() -> None:
          "The command emergo move needs these arguments: "
          "emergo move board userid password MOVE[#n]."),
         ("emergo mvoe 101 alice alicepw e4", "alice", "Emergo error",
-         "There is no command 'emergo ********'. Did you mean 'emergo move'?"),
+         "There is no command 'emergo mvoe'. Did you mean 'emergo move'?"),
     ],
 )  # fmt: skip
 def test_move_errors_go_to_the_sender_only(

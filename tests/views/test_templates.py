@@ -171,6 +171,13 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "show.txt.j2": {"boards": ["BOARD ONE\n", "BOARD TWO\n"]},
     "signoff.txt.j2": {"userid": "alice", "resigned": [101, 102]},
+    "deleted.txt.j2": {"userid": "alice", "resigned": [101]},
+    "forgot.txt.j2": {"userid": "alice", "days": 1},
+    "reset.txt.j2": {"userid": "alice", "sender": "a@example.org", "at": "2026-12-01 12:00 UTC"},
+    "notice/reset_code.txt.j2": {
+        "userid": "alice", "requested_by": "x@example.org", "code": "ABCD-EFGH",
+        "server": "emergo@example.org", "expires": "2026-12-02 12:00 UTC",
+    },
     "signup.txt.j2": {
         "userid": "alice",
         "addresses": ["a@example.org"],
@@ -255,7 +262,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "error/error.txt.j2": ERROR,
     "error/wrong_password.txt.j2": {
-        **ERROR, "attempts_left": 0, "locked_until": "11:00", "registered": True,
+        **ERROR, "userid": "bob", "attempts_left": 0, "locked_until": "11:00", "registered": True,
         "forged": True, "unproven": False,
     },
     "error/stale_move.txt.j2": {**ERROR, "given": 3, "expected": 5},

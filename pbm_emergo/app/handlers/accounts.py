@@ -4,16 +4,22 @@
 from __future__ import annotations
 
 from pbm_emergo.app.addresses import change_addresses, confirm_address
+from pbm_emergo.app.blocks import set_block
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
-from pbm_emergo.app.membership import change_password, signoff, signup
+from pbm_emergo.app.membership import change_password, delete_account, signoff, signup
+from pbm_emergo.app.resets import forgot, reset
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.vacations import set_vacation
 from pbm_emergo.game.requests import (
+    BlockRequest,
     ChangeAddressRequest,
     ChangePasswordRequest,
     ConfirmRequest,
+    DeleteRequest,
+    ForgotRequest,
+    ResetRequest,
     SignoffRequest,
     SignupRequest,
     VacationRequest,
@@ -49,3 +55,25 @@ def signoff_request(ctx: Context, request: SignoffRequest) -> Result:
 @handles(VacationRequest)
 def vacation_request(ctx: Context, request: VacationRequest) -> Result:
     return set_vacation(ctx, login(ctx, request), request.days)
+
+
+@handles(DeleteRequest)
+def delete_request(ctx: Context, request: DeleteRequest) -> Result:
+    return delete_account(ctx, login(ctx, request))
+
+
+@handles(ForgotRequest)
+def forgot_request(ctx: Context, request: ForgotRequest) -> Result:
+    # No login: the player has forgotten the password.
+    return forgot(ctx, request.userid)
+
+
+@handles(ResetRequest)
+def reset_request(ctx: Context, request: ResetRequest) -> Result:
+    # No login: the code, mailed to a registered address, stands for the password.
+    return reset(ctx, request.code.text, request.new.text)
+
+
+@handles(BlockRequest)
+def block_request(ctx: Context, request: BlockRequest) -> Result:
+    return set_block(ctx, login(ctx, request), request.other, on=request.on)

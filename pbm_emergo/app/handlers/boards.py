@@ -22,8 +22,10 @@ from pbm_emergo.app.boards import (
 )
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
+from pbm_emergo.app.notes import add_note, shown_notes
 from pbm_emergo.app.play import moves_in_lines
 from pbm_emergo.app.queue import shown_queue
+from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING, Board, Player
@@ -33,6 +35,7 @@ from pbm_emergo.game.requests import (
     HistoryRequest,
     ListRequest,
     MovesRequest,
+    NoteRequest,
     PreviewRequest,
     RecordRequest,
     ShowRequest,
@@ -187,7 +190,14 @@ def show(ctx: Context, request: ShowRequest) -> Result:
     )
     return Result(
         summary=f"sent board{'s' if len(views) > 1 else ''} {numbers}",
-        answer=render("show.txt.j2", boards=[v.text for v in views]),
+        answer=render(
+            "show.txt.j2",
+            # The sender's own notes after each board, when asked for as it is now.
+            boards=[
+                v.text + (shown_notes(ctx, b.number) if upto is None else "")
+                for v, (b, upto) in zip(views, shown, strict=True)
+            ],
+        ),
         answer_subject=subject,
         answer_board=board_number,
         answer_html=board_html(subject, [v.html for v in views]),
@@ -252,7 +262,8 @@ def record(ctx: Context, request: RecordRequest) -> Result:
             finished=at(board.finished_at) if board.finished_at else None,
             state=state,
             rows=move_rows([m.notation for m in view.moves]),
-        ),
+        )
+        + shown_notes(ctx, board.number),
         answer_subject=f"Emergo Board {board.number} record",
         answer_board=board.number,
     )
@@ -384,3 +395,10 @@ def history(ctx: Context, request: HistoryRequest) -> Result:
         ),
         answer_subject="Emergo history",
     )
+
+
+@handles(NoteRequest)
+def note(ctx: Context, request: NoteRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board, alone=True)
+    player = login(ctx, request, board=board.number)
+    return add_note(ctx, player, board, request.text)

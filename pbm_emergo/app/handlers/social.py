@@ -17,7 +17,7 @@ from pbm_emergo.app.social import (
     unsubscribe,
     watchable_board,
 )
-from pbm_emergo.db import games, players
+from pbm_emergo.db import blocks, games, players
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.requests import (
     ChatRequest,
@@ -65,9 +65,11 @@ def message(ctx: Context, request: MessageRequest) -> Result:
         "message.txt.j2", userid=sender.userid, text=ctx.comment, server=ctx.config.address
     )
     subject = f"Message from {sender.userid}"
+    # A recipient who blocks the sender is left out, the answer as if it had gone.
+    blockers = blocks.blockers_of(ctx.session, sender.id, [p.id for p in delivered])
     replies = [
         Reply(to=address, subject=subject, body=body)
-        for address in (primary_address(p) for p in delivered)
+        for address in (primary_address(p) for p in delivered if p.id not in blockers)
         if address is not None
     ]
     names = [p.userid for p in delivered]
@@ -97,9 +99,16 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     # subscribers asked for the board's mail.
     recipients: dict[str, bool] = {}
     watchers = [primary_address(p) for p in games.subscribers(ctx.session, number)]
+    # An opponent who blocks the player gets no chat; the player is answered as if they did.
+    blockers = blocks.blockers_of(
+        ctx.session, player.id, [board.white_player_id, board.black_player_id]
+    )
     for address, solicited in (
-        (primary_address(board.white_player), False),
-        (primary_address(board.black_player), False),
+        *(
+            (primary_address(p), False)
+            for p in (board.white_player, board.black_player)
+            if p.id not in blockers
+        ),
         *((w, True) for w in watchers),
         (ctx.sender, True),
     ):
@@ -114,7 +123,8 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
         text=ctx.comment,
     )
     subject = f"Emergo chat {number} {player.userid}"
-    others = len(recipients) - 1
+    # Counted as if the blocker had it too, so that a `multiple` report tells nothing.
+    others = len(recipients) - 1 + len(blockers)
     return Result(
         summary=f"sent a chat on board {number} to {others} other{'s' if others != 1 else ''}",
         replies=[

@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import func, or_, select
+from sqlalchemy import ColumnElement, case, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from pbm_emergo.db import games, players
@@ -20,6 +20,7 @@ from pbm_emergo.db.models import (
     BLACK,
     BOARD_ACTIVE,
     BOARD_FINISHED,
+    CLOSED_PASSWORD_HASH,
     WHITE,
     Board,
     MoveRecord,
@@ -68,10 +69,18 @@ class MoveLine:
     played_at: datetime
 
 
+def _shown(player: type[Player]) -> ColumnElement[str]:
+    """A player's userid as boards show it (``bob (closed)``: see ``Player.shown_userid``)."""
+    return case(
+        (player.password_hash == CLOSED_PASSWORD_HASH, player.userid + " (closed)"),
+        else_=player.userid,
+    )
+
+
 _WHITE = aliased(Player)
 _BLACK = aliased(Player)
 # A board with its players' userids, in one query (no lazy loads).
-_BOARD_LINES = select(Board, _WHITE.userid, _BLACK.userid).join(
+_BOARD_LINES = select(Board, _shown(_WHITE), _shown(_BLACK)).join(
     _WHITE, Board.white_player_id == _WHITE.id
 ).join(_BLACK, Board.black_player_id == _BLACK.id)
 
@@ -244,15 +253,15 @@ def board_row(board: Board) -> BoardRow:
     to_move = games.player_to_move(board)
     outcome = None
     if board.outcome_reason is not None:
-        winner = board.player_of(board.winner).userid if board.winner else None
+        winner = board.player_of(board.winner).shown_userid if board.winner else None
         outcome = BoardOutcome(winner=winner, reason=board.outcome_reason)
     return BoardRow(
         number=board.number,
-        white=board.white_player.userid,
-        black=board.black_player.userid,
+        white=board.white_player.shown_userid,
+        black=board.black_player.shown_userid,
         status=board.status,
         move_count=board.ply,
-        to_move=to_move.userid if to_move else None,
+        to_move=to_move.shown_userid if to_move else None,
         outcome=outcome,
         rated=board.rated,
         created_at=board.created_at,
@@ -283,8 +292,8 @@ def board_report(session: Session, number: int) -> BoardReport | None:
         return None
     records = games.move_records(session, board)
     names = {
-        board.white_player_id: board.white_player.userid,
-        board.black_player_id: board.black_player.userid,
+        board.white_player_id: board.white_player.shown_userid,
+        board.black_player_id: board.black_player.shown_userid,
     }
     position = games.load_game(session, board).position
     rating_changes = None
@@ -295,7 +304,7 @@ def board_report(session: Session, number: int) -> BoardReport | None:
         moves=tuple(
             MoveRow(
                 number=r.number,
-                player=names.get(r.player_id) or r.player.userid,
+                player=names.get(r.player_id) or r.player.shown_userid,
                 notation=r.notation,
                 played_at=r.played_at,
                 comment=r.comment,

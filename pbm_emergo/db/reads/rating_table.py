@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import func, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db import ratings
-from pbm_emergo.db.models import Player, RatingChange
+from pbm_emergo.db.models import CLOSED_PASSWORD_HASH, Player, RatingChange
 from pbm_emergo.db.reads.players import active_board_counts
 from pbm_emergo.game.numbers import INACTIVE_DAYS as INACTIVE_DAYS
 
@@ -86,7 +86,9 @@ def standings(session: Session, now: datetime) -> list[StandingRow]:
         )
     }
     active = active_board_counts(session)
-    found = list(session.scalars(select(Player).where(Player.signed_off_at.is_(None))))
+    # Closed accounts stay in the table, shown as closed; signed-off ones leave it.
+    shown = or_(Player.signed_off_at.is_(None), Player.password_hash == CLOSED_PASSWORD_HASH)
+    found = list(session.scalars(select(Player).where(shown)))
     sections = {
         p.id: _section(p, last_rated.get(p.id), active.get(p.id, 0), now) for p in found
     }
@@ -94,7 +96,7 @@ def standings(session: Session, now: datetime) -> list[StandingRow]:
     return [
         StandingRow(
             rank=rank,
-            userid=p.userid,
+            userid=p.shown_userid,
             rating=p.rating,
             rated_games=p.rated_games,
             won=p.won,

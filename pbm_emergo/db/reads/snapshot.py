@@ -30,7 +30,7 @@ def primary_address(player: Player) -> str | None:
 def seat_of(player: Player) -> Seat:
     """The player as a board shows them and the decisions need them."""
     return Seat(
-        player.id, player.userid, player.rating, primary_address(player),
+        player.id, player.shown_userid, player.rating, primary_address(player),
         player.vacation_until, rated_games=player.rated_games, autoplay=player.autoplay,
     )
 

@@ -1,0 +1,40 @@
+"""Blocking a player (``block``, ``unblock``): the blocker's side. What a block refuses is
+checked where a challenge, a message or a chat is made (:mod:`app.challenges`,
+:mod:`app.handlers.social`); the decisions are :mod:`pbm_emergo.game.blocks`."""
+
+from __future__ import annotations
+
+from pbm_emergo.app.accounts import require_player
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import blocks
+from pbm_emergo.db.models import Player
+from pbm_emergo.game.blocks import block_change, block_refusal
+
+
+def set_block(ctx: UnitOfWork, player: Player, other_userid: str, *, on: bool) -> Result:
+    """``player`` blocks (``on``) or unblocks the player ``other_userid``."""
+    other = require_player(ctx, other_userid)
+    blocked = blocks.blocks(ctx.session, player.id, other.id)
+    refusal = block_refusal(player.id, other.id, on=on, blocked=blocked)
+    if refusal is not None:
+        raise Refused(refusal)
+    change = block_change(player.id, other.id, ctx.now, on=on, blocked=blocked)
+    if change is not None:
+        ctx.write(change)
+    if on:
+        answer = (
+            f"{player.userid} blocks {other.userid}: their challenges, messages and chat "
+            f"to you are refused from now on, and they are not told. Send 'unblock "
+            f"{player.userid} PASSWORD {other.userid}' to end it.\n"
+        )
+    else:
+        answer = (
+            f"{player.userid} no longer blocks {other.userid}: their challenges, messages "
+            "and chat reach you again.\n"
+        )
+    return Result(
+        summary=f"{'blocked' if on else 'unblocked'} {other.userid}",
+        answer=answer,
+        answer_subject=f"Emergo: {'block' if on else 'unblock'} {other.userid}",
+    )

@@ -1,0 +1,41 @@
+"""Private notes on games (``emergo note``): kept for their writer, shown to them alone
+under ``emergo show`` and ``emergo record`` (the decisions: :mod:`pbm_emergo.game.notes`)."""
+
+from __future__ import annotations
+
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import notes
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.game.notes import NoteAdded, clean_note, note_refusal, notes_text
+
+
+def add_note(ctx: UnitOfWork, player: Player, board: Board, text: str) -> Result:
+    """Keep ``text`` (or, when empty, the mail's comment) as ``player``'s note on
+    ``board``, after its latest move."""
+    note = clean_note(text or ctx.comment)
+    count = notes.note_count(ctx.session, board.number, player.id)
+    refusal = note_refusal(note, count)
+    if refusal is not None:
+        raise Refused(refusal, board=board.number)
+    ctx.write(NoteAdded(board.number, player.id, board.ply, note, ctx.now))
+    return Result(
+        summary=f"kept a note on board {board.number}",
+        answer=(
+            f"Your note on board {board.number} (after move {board.ply}) is kept: "
+            f"{count + 1} note{'s' if count else ''} of yours on it. It follows the board, "
+            "for you alone, when you send 'emergo show' or 'emergo record' for it from a "
+            "registered address.\n"
+        ),
+        answer_subject=f"Emergo Board {board.number} note",
+        answer_board=board.number,
+    )
+
+
+def shown_notes(ctx: UnitOfWork, number: int) -> str:
+    """The notes on board ``number`` of the player(s) whose registered address the request
+    came from (and passed its domain's checks), as text; "" for none. The answer goes to
+    that address alone."""
+    if not ctx.sender_trusted or not ctx.sender:
+        return ""
+    return notes_text(notes.notes_for_address(ctx.session, number, ctx.sender))
