@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from pbm_emergo.app.clock import thinking_time
 from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
@@ -427,9 +428,14 @@ def board_mails(
     # " **": the mail carries a comment to read (as pbmserv marks it).
     subject = f"{view.subject} **" if comment else view.subject
     players = {a.lower() for a in (state.white.address, state.black.address) if a}
+    # The last board mail of a game carries its record file.
+    record = (
+        None if state.active
+        else record_attachment(state, ctx.config.address, options_text(state))
+    )
     mails = [
         Reply(to=r, subject=subject, body=view.text, board=state.number, html=html,
-              solicited=asked[r.lower()])
+              solicited=asked[r.lower()], attachment=record)
         for r in recipients if r.lower() in players or not comment
     ]
     watching = [r for r in recipients if r.lower() not in players]
@@ -440,7 +446,7 @@ def board_mails(
         public_html = board_html(public.subject, [public.html])
         mails += [
             Reply(to=r, subject=public.subject, body=public.text, board=state.number,
-                  html=public_html, solicited=True)
+                  html=public_html, solicited=True, attachment=record)
             for r in watching
         ]
     return mails

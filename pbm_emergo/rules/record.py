@@ -276,12 +276,15 @@ def _movetext(text: str, first_line: int) -> tuple[list[RecordedMove], str, int]
                 wanted = f"{expected}..." if len(moves) % 2 else f"{expected}."
                 raise RecordError(
                     f"the move number {match[0]} stands where {wanted} belongs",
-                    line=line, move=len(moves) + 1,
+                    line=line,
+                    move=len(moves) + 1,
                 )
         else:
             close()
             pending = {
-                "notation": match["move"].lower(), "mark": match["mark"] or "", "line": line,
+                "notation": match["move"].lower(),
+                "mark": match["mark"] or "",
+                "line": line,
                 "move": ply + 1,
             }
         pos = end
@@ -329,7 +332,8 @@ def _note(pending: dict[str, object], kind: str, value: str, line: int) -> None:
     if kind in pending:
         raise RecordError(f"two [%{kind}] notes on one move", line=line, move=move)
     if kind == "best":
-        if not value or not _TOKEN.fullmatch(value) or not _TOKEN.fullmatch(value)["move"]:
+        found = _TOKEN.fullmatch(value)
+        if found is None or not found["move"]:
             raise RecordError(f"[%best {value}]: not a move", line=line, move=move)
         pending["best"] = value.lower()
         return
@@ -337,7 +341,8 @@ def _note(pending: dict[str, object], kind: str, value: str, line: int) -> None:
     if match is None:
         raise RecordError(
             f"[%eval {value}]: a value is like +1.25 or -0.40, or #+ / #- for a win by force",
-            line=line, move=move,
+            line=line,
+            move=move,
         )
     if match[4]:
         pending["value"], pending["forced"] = (1 if match[4] == "+" else -1), True
@@ -393,7 +398,8 @@ def replay(record: GameRecord) -> Game:
             raise RecordError(
                 f"the moves end the game ({outcome.termination}) with {ended}, but the "
                 f"record says {record.result}",
-                line=last, move=len(record.moves),
+                line=last,
+                move=len(record.moves),
             )
     return game
 

@@ -24,6 +24,7 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.play import moves_in_lines
 from pbm_emergo.app.queue import shown_queue
+from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING, Board, Player
@@ -255,6 +256,10 @@ def record(ctx: Context, request: RecordRequest) -> Result:
         ),
         answer_subject=f"Emergo Board {board.number} record",
         answer_board=board.number,
+        answer_attachment=record_attachment(
+            view, ctx.config.address, options_text(view),
+            reads.board_analysis(ctx.session, board.number),
+        ),
     )
 
 
