@@ -138,10 +138,12 @@ def format_record(record: GameRecord) -> str:
         elif after_comment:
             words.append(f"{number}...")
         words.append(move.notation + move.mark)
-        comment = _comment_text(move)
-        after_comment = bool(comment)
-        if comment:
-            words.extend(f"{{{comment}}}".split(" "))
+        pieces = _comment_pieces(move)
+        after_comment = bool(pieces)
+        if pieces:
+            pieces[0] = "{" + pieces[0]
+            pieces[-1] += "}"
+            words.extend(pieces)
     words.append(record.result)
     movetext: list[str] = []
     current = ""
@@ -156,18 +158,19 @@ def format_record(record: GameRecord) -> str:
     return head + "\n".join(movetext) + "\n"
 
 
-def _comment_text(move: RecordedMove) -> str:
-    parts = []
+def _comment_pieces(move: RecordedMove) -> list[str]:
+    """The comment after a move, in the pieces a line may break between: each engine note
+    whole, then the words of the comment."""
+    pieces = []
     if move.value is not None:
-        parts.append(f"[%eval {_value_text(move.value, move.forced)}]")
+        pieces.append(f"[%eval {_value_text(move.value, move.forced)}]")
     if move.best is not None:
-        parts.append(f"[%best {move.best}]")
+        pieces.append(f"[%best {move.best}]")
     if move.comment:
         # A backslash takes the next character as it is: so "}" cannot end the comment and
         # "[" cannot start an engine note.
-        escaped = re.sub(r"([\\}\[])", r"\\\1", move.comment)
-        parts.append(escaped)
-    return " ".join(parts)
+        pieces.extend(re.sub(r"([\\}\[])", r"\\\1", move.comment).split(" "))
+    return pieces
 
 
 def _value_text(value: int, forced: bool) -> str:
@@ -258,7 +261,9 @@ def _movetext(text: str, first_line: int) -> tuple[list[RecordedMove], str, int]
             continue
         match = _TOKEN.match(text, pos)
         end = match.end() if match else pos
-        if match is None or (end < len(text) and not (text[end].isspace() or text[end] == "{")):
+        # A token ends at a space, a comment or the end; a move number may touch its move.
+        ends = end >= len(text) or text[end].isspace() or text[end] == "{"
+        if match is None or not (ends or match["number"]):
             word = text[pos:].split()[0] if text[pos:].split() else text[pos:]
             raise RecordError(
                 f"{_shown(word)} is not a move, a move number, a comment or a result",
@@ -329,7 +334,7 @@ def _comment(
 def _note(pending: dict[str, object], kind: str, value: str, line: int) -> None:
     move = pending["move"]
     assert isinstance(move, int)
-    if kind in pending:
+    if ("value" if kind == "eval" else kind) in pending:
         raise RecordError(f"two [%{kind}] notes on one move", line=line, move=move)
     if kind == "best":
         found = _TOKEN.fullmatch(value)
