@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
