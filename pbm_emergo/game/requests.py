@@ -349,3 +349,13 @@ class PolicyRequest(LoginRequest):
 
     policy: str
     limit: int | None = None
+
+
+# --- rematch, showas, all show, submit and confirm ----------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RematchRequest(LoginRequest):
+    """``emergo rematch board userid password``."""
+
+    board: BoardRef

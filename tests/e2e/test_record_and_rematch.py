@@ -13,11 +13,12 @@ from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.testclient import TestClient
 
 from pbm_emergo.cli import main as cli_main
-from pbm_emergo.db.models import Board
+from pbm_emergo.db.models import Board, Player
 from pbm_emergo.rules import Position, render_board
 from pbm_emergo.rules.record import parse_record, replay
 from pbm_emergo.web.app import create_app
@@ -139,3 +140,104 @@ def test_emergo_record_of_no_board_is_an_error_without_a_file(
     answer = post.one("emergo record 999", ALICE)
     assert "Error" in str(answer["Subject"]) or "error" in str(answer["Subject"])
     assert attachment(answer) is None
+
+
+# -- emergo rematch ----------------------------------------------------------------------
+
+
+def new_board_of(mails: list[EmailMessage]) -> int:
+    numbers = {int(str(m["Subject"]).split()[3]) for m in mails}
+    assert len(numbers) == 1, subjects(mails)
+    return numbers.pop()
+
+
+def test_a_rematch_swaps_the_colours_and_keeps_the_options(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = challenge(post, "-unrated -blocked=draw --nagtime=5 --forfeittime=20")
+    play(post, board, list(RATED_OPENING[:2]))
+    post.send(f"emergo resign {board} bob {PW['bob']}", BOB)
+    mails = post.send(f"emergo rematch {board} bob {PW['bob']}", BOB)
+    assert sorted(str(m["To"]) for m in mails) == [ALICE, BOB]
+    new = new_board_of(mails)
+    assert new == board + 1
+    assert all(str(m["Subject"]) == f"New Emergo Board {new} bob" for m in mails)
+    assert f"A rematch of board {board}, bob asked: bob plays Ohs (o)" in text(mails[0])
+    old, fresh = post.board(board), post.board(new)
+    assert (fresh.white_player_id, fresh.black_player_id) == (
+        old.black_player_id, old.white_player_id
+    )
+    assert (fresh.rated, fresh.blocked_rule, fresh.nag_days, fresh.forfeit_days) == (
+        False, "draw", 5, 20
+    )
+    # The opponent accepts by moving.
+    play(post, new, ["e4"], first="bob")
+    moved = post.send(f"emergo move {new} alice {PW['alice']} d6", ALICE)
+    assert all("Error" not in str(m["Subject"]) for m in moved), subjects(moved)
+
+
+def test_the_opponent_declines_a_rematch_as_a_challenge(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = finished_board(post)  # alice won against bob
+    new = new_board_of(post.send(f"emergo rematch {board} alice {PW['alice']}", ALICE))
+    assert post.board(new).white_player_id == post.board(board).black_player_id
+    declined = post.send(f"emergo resign {new} alice {PW['alice']}", ALICE)
+    assert declined and all("Error" not in str(m["Subject"]) for m in declined)
+    with post.sessions() as session:
+        assert session.scalars(select(Board).where(Board.number == new)).first() is None
+
+
+@pytest.mark.parametrize(
+    ("command", "sender", "says"),
+    [
+        ("emergo rematch {board} alice alice-pw1", ALICE, "is not over yet"),
+        ("emergo rematch {board} carol carol-pw1", "carol@example.org", "did not play on board"),
+        ("emergo rematch {board} alice wrong-pw1", ALICE, "password"),
+        ("emergo rematch 999 alice alice-pw1", ALICE, "999"),
+        ("emergo rematch {board}#2 alice alice-pw1", ALICE, ""),
+    ],
+)
+def test_a_rematch_that_cannot_be_is_refused_and_starts_nothing(
+    make_post: Callable[..., Post], command: str, sender: str, says: str
+) -> None:
+    post = make_post()
+    post.signup("carol", "carol-pw1", "carol@example.org")
+    board = challenge(post)
+    play(post, board, list(RATED_OPENING[:2]))
+    if "carol" in command:
+        post.send(f"emergo resign {board} bob {PW['bob']}", BOB)
+    answer = post.one(command.format(board=board), sender)
+    assert "Error" in str(answer["Subject"]) or "error" in str(answer["Subject"])
+    assert says in text(answer)
+    assert "alice-pw1" not in text(answer) and "wrong-pw1" not in text(answer)
+    with post.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(Board)) == 1
+
+
+def test_a_rematch_respects_the_opponents_refusal_of_challenges(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = finished_board(post)
+    post.send(f"emergo reject bob {PW['bob']}", BOB)
+    answer = post.one(f"emergo rematch {board} alice {PW['alice']}", ALICE)
+    assert "bob does not accept challenges" in text(answer)
+
+
+def test_a_rematch_against_a_robot_starts_the_game(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    [started] = post.send("emergo challenge alice robot1", ALICE)
+    board = new_board_of([started])
+    play(post, board, ["e4"])
+    post.send(f"emergo resign {board} alice {PW['alice']}", ALICE)
+    mails = post.send(f"emergo rematch {board} alice {PW['alice']}", ALICE)
+    assert [str(m["To"]) for m in mails] == [ALICE]  # the robot has no address
+    new = new_board_of(mails)
+    fresh = post.board(new)
+    assert fresh.black_player_id == post.board(board).white_player_id
+    with post.sessions() as session:
+        robot = session.scalars(select(Player).where(Player.userid_key == "robot1")).one()
+    assert fresh.white_player_id == robot.id
