@@ -299,12 +299,14 @@ def board_view(
     now: datetime | None = None,
     new_board: bool = False,
     queue: list[str] | None = None,
+    turned: bool = False,
 ) -> BoardView:
     """The board mail text of a board; with ``upto``, as it was after that many moves
     (``position`` is then the position after them). ``link``: the board's web page.
     ``now``: the time of the mail (vacations, thinking time); ``new_board``: the first mail
     of a new board; ``queue``: the lines about a player's queued moves (only for that
-    player's eyes). Every mail lists the whole game, as a compact score sheet."""
+    player's eyes); ``turned``: the text board seen from Eks's side of the table. Every
+    mail lists the whole game, as a compact score sheet."""
     notations = [m.notation for m in state.moves]
     labels = [m.label for m in state.moves]
     if upto is not None:
@@ -360,7 +362,7 @@ def board_view(
         ),
         moves_total=len(notations),
         move_lines=score_sheet(labels),
-        board=render_board(position, state.white.userid, state.black.userid),
+        board=render_board(position, state.white.userid, state.black.userid, turned=turned),
         comment=comment or None,
         commenter=commenter,
         last_move=last_move,

@@ -51,6 +51,8 @@ COMMANDS = [
     "emergo_reject:RejectCommand",
     "emergo_limit:LimitCommand",
     "emergo_rematch:RematchCommand",
+    "emergo_showas:ShowAsCommand",
+    "all_show:AllShowCommand",
 ]
 
 

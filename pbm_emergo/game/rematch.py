@@ -43,8 +43,7 @@ def rematch_terms(state: BoardState, player_id: int) -> RematchTerms:
         )
     if state.active:
         raise Refusal(
-            f"The game on board {state.number} is not over yet: a rematch follows a "
-            "finished game.",
+            f"The game on board {state.number} is not over yet: a rematch follows a finished game.",
             with_board=False,
         )
     return RematchTerms(

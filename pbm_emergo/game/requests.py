@@ -359,3 +359,19 @@ class RematchRequest(LoginRequest):
     """``emergo rematch board userid password``."""
 
     board: BoardRef
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShowAsRequest(Request):
+    """``emergo showas board userid``: the board as that player of it sees it."""
+
+    board: BoardRef
+    userid: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AllShowRequest(Request):
+    """``all show userid [active|next]``: every board of the player in one mail."""
+
+    userid: str
+    which: str

@@ -166,10 +166,14 @@ def test_a_rematch_swaps_the_colours_and_keeps_the_options(
     assert f"A rematch of board {board}, bob asked: bob plays Ohs (o)" in text(mails[0])
     old, fresh = post.board(board), post.board(new)
     assert (fresh.white_player_id, fresh.black_player_id) == (
-        old.black_player_id, old.white_player_id
+        old.black_player_id,
+        old.white_player_id,
     )
     assert (fresh.rated, fresh.blocked_rule, fresh.nag_days, fresh.forfeit_days) == (
-        False, "draw", 5, 20
+        False,
+        "draw",
+        5,
+        20,
     )
     # The opponent accepts by moving.
     play(post, new, ["e4"], first="bob")
@@ -241,3 +245,74 @@ def test_a_rematch_against_a_robot_starts_the_game(make_post: Callable[..., Post
     with post.sessions() as session:
         robot = session.scalars(select(Player).where(Player.userid_key == "robot1")).one()
     assert fresh.white_player_id == robot.id
+
+
+# -- emergo showas, all show -------------------------------------------------------------
+
+
+def test_showas_shows_the_board_from_that_players_side(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    board = challenge(post)
+    play(post, board, ["e4"])
+    as_bob = post.one(f"emergo showas {board} bob", "dave@example.org")
+    assert str(as_bob["Subject"]) == f"Emergo Board {board} as bob"
+    body = text(as_bob)
+    assert f"Board {board} as bob sees it: you play Eks (x). It is your turn, bob." in body
+    position = stored_position(post, board)
+    assert render_board(position, "alice", "bob", turned=True) in body
+    as_alice = text(post.one(f"emergo showas {board} alice", BOB))
+    assert "It is bob's turn; you wait." in as_alice
+    assert render_board(position, "alice", "bob") in as_alice
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("emergo showas {board} carol", "carol does not play on board"),
+        ("emergo showas {board} nobody", "nobody"),
+        ("emergo showas 999 bob", "999"),
+        ("emergo showas {board}", "emergo showas board userid"),
+    ],
+)
+def test_showas_errors(make_post: Callable[..., Post], command: str, says: str) -> None:
+    post = make_post()
+    post.signup("carol", "carol-pw1", "carol@example.org")
+    board = challenge(post)
+    answer = post.one(command.format(board=board), ALICE)
+    assert "rror" in str(answer["Subject"])
+    assert says in text(answer)
+
+
+def test_all_show_sends_every_active_board_in_one_mail(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    first, second, third = challenge(post), challenge(post), challenge(post)
+    play(post, second, ["e4"])  # bob's turn there
+    post.send(f"emergo resign {third} alice {PW['alice']}", ALICE)  # declined: removed
+    every = post.one("all show bob", BOB)
+    assert str(every["Subject"]) == "Emergo: all boards of bob"
+    body = text(every)
+    assert f"Board {first}" in body or f"board {first}" in body
+    assert body.count("----------------------------------------------------------------------") == 1
+    boards_shown = {n for n in (first, second, third) if f"emergo move {n} " in body
+                    or f"Emergo Board {n}" in body or f"Board {n}" in body}  # fmt: skip
+    assert boards_shown == {first, second}
+    only_next = text(post.one("all show bob next", BOB))
+    assert f"{second}" in only_next and "----------" not in only_next
+
+
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        ("all show carol", "carol has no boards under way"),
+        ("all show carol next", "carol has no boards where it is their turn"),
+        ("all show nobody", "nobody"),
+        ("all show bob soon", "all show userid [active|next]"),
+    ],
+)
+def test_all_show_errors(make_post: Callable[..., Post], command: str, says: str) -> None:
+    post = make_post()
+    post.signup("carol", "carol-pw1", "carol@example.org")
+    challenge(post)
+    answer = post.one(command, ALICE)
+    assert "rror" in str(answer["Subject"])
+    assert says in text(answer)

@@ -14,7 +14,6 @@ from tests.game.boards import ALICE, BOB, CAROL_ID, snapshot
 MOVES = ["e4", "d6", "c4"]
 
 
-
 @pytest.mark.parametrize("asker", [ALICE, BOB])
 def test_the_colours_are_swapped_and_the_options_kept(asker: object) -> None:
     state = snapshot(MOVES, finished=("white", Termination.RESIGNED), rated=False,

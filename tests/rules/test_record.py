@@ -241,8 +241,9 @@ def recorded_moves(draw: st.DrawFn) -> RecordedMove:
 
 RECORDS = st.builds(
     GameRecord,
-    st.dictionaries(st.from_regex(r"[A-Za-z0-9_]{1,12}", fullmatch=True), TAG_VALUE,
-                    max_size=8).map(lambda d: tuple(d.items())),  # fmt: skip
+    st.dictionaries(
+        st.from_regex(r"[A-Za-z0-9_]{1,12}", fullmatch=True), TAG_VALUE, max_size=8
+    ).map(lambda d: tuple(d.items())),  # fmt: skip
     st.lists(recorded_moves(), max_size=30).map(tuple),
     st.sampled_from(RESULTS),
 )
