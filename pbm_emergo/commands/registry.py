@@ -53,6 +53,8 @@ COMMANDS = [
     "emergo_rematch:RematchCommand",
     "emergo_showas:ShowAsCommand",
     "all_show:AllShowCommand",
+    "emergo_submit:SubmitCommand",
+    "emergo_confirm:ConfirmMoveCommand",
 ]
 
 

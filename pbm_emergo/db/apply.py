@@ -24,6 +24,7 @@ from pbm_emergo.db import (
     outbox,
     players,
     spectators,
+    submitted,
     support,
     vacations,
 )
@@ -51,6 +52,7 @@ from pbm_emergo.game.board_changes import (
     AutoplaySet,
     BoardCreated,
     ChallengePolicySet,
+    MoveSubmitted,
     NotificationsToggled,
     QueueCleared,
     QueueReplaced,
@@ -58,6 +60,7 @@ from pbm_emergo.game.board_changes import (
     RobotGamesUnderLimit,
     SeekingSet,
     SeekTaken,
+    SubmittedMoveDropped,
     SubscriptionAdded,
     SubscriptionsRemoved,
 )
@@ -226,6 +229,10 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.board, change.player_id, change.address, change.at,
                 limit=change.limit, since=change.since,
             )
+        case MoveSubmitted():
+            submitted.store(session, change)
+        case SubmittedMoveDropped():
+            submitted.drop(session, change.board, change.player_id)
         case _:
             assert_never(change)
 

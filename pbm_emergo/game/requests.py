@@ -375,3 +375,19 @@ class AllShowRequest(Request):
 
     userid: str
     which: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmitRequest(LoginRequest):
+    """``emergo submit board userid password MOVE[#n]``: ``move`` as written, guard
+    included."""
+
+    board: BoardRef
+    move: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfirmMoveRequest(LoginRequest):
+    """``emergo confirm board userid password``: play the submitted move."""
+
+    board: BoardRef
