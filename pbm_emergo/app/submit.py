@@ -26,8 +26,11 @@ def submit(ctx: UnitOfWork, player: Player, board: Board, move: str) -> Result:
     earlier = submitted.submitted_move(ctx.session, board.number, player.id)
     try:
         decided = decide_submit(
-            turn.snapshot, request, submitted.last_move_id(ctx.session, board.number),
-            earlier, ctx.now,
+            turn.snapshot,
+            request,
+            submitted.last_move_id(ctx.session, board.number),
+            earlier,
+            ctx.now,
         )
     except Refusal as refusal:
         raise refused(turn.state, refusal) from None
@@ -58,9 +61,7 @@ def confirm(ctx: UnitOfWork, player: Player, board: Board) -> Result:
             board.number, player.userid, found, submitted.last_move_id(ctx.session, board.number)
         )
     except Refusal as refusal:
-        raise Refused(
-            refusal.reason, board=board.number, writes=list(refusal.changes)
-        ) from None
+        raise Refused(refusal.reason, board=board.number, writes=list(refusal.changes)) from None
     result = play(ctx, player, board, move.notation, comment=ctx.comment or move.comment)
     ctx.write(SubmittedMoveDropped(board.number, player.id))
     result.summary = f"confirmed: {result.summary}"

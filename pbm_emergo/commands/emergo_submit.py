@@ -24,6 +24,9 @@ class SubmitCommand(Command):
     def request(self, args: Arguments) -> SubmitRequest:
         userid, password = args.login()
         return self.made(
-            SubmitRequest, board=args.board(), userid=userid, password=password,
+            SubmitRequest,
+            board=args.board(),
+            userid=userid,
+            password=password,
             move=args.word("move"),
         )

@@ -19,9 +19,12 @@ __all__ = ["drop", "last_move_id", "store", "submitted_move"]
 def last_move_id(session: Session, board_number: int) -> int:
     """The id of the board's last move row (0: no move): any move played or taken back
     changes it."""
-    return session.scalar(
-        select(func.max(MoveRecord.id)).where(MoveRecord.board_number == board_number)
-    ) or 0
+    return (
+        session.scalar(
+            select(func.max(MoveRecord.id)).where(MoveRecord.board_number == board_number)
+        )
+        or 0
+    )
 
 
 def submitted_move(session: Session, board_number: int, player_id: int) -> Submitted | None:
@@ -34,8 +37,11 @@ def submitted_move(session: Session, board_number: int, player_id: int) -> Submi
     if row is None:
         return None
     return Submitted(
-        board=row.board_number, player_id=row.player_id, notation=row.notation,
-        comment=row.comment or "", last_move_id=row.last_move_id,
+        board=row.board_number,
+        player_id=row.player_id,
+        notation=row.notation,
+        comment=row.comment or "",
+        last_move_id=row.last_move_id,
         submitted_at=row.submitted_at,
     )
 
@@ -45,8 +51,11 @@ def store(session: Session, change: MoveSubmitted) -> None:
     drop(session, change.board, change.player_id)
     session.add(
         SubmittedMove(
-            board_number=change.board, player_id=change.player_id, notation=change.notation,
-            comment=change.comment, last_move_id=change.last_move_id,
+            board_number=change.board,
+            player_id=change.player_id,
+            notation=change.notation,
+            comment=change.comment,
+            last_move_id=change.last_move_id,
             submitted_at=change.at,
         )
     )

@@ -93,4 +93,3 @@ def decide_confirm(
             changes=(SubmittedMoveDropped(board, submitted.player_id),),
         )
     return submitted
-

@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.testclient import TestClient
 
 from pbm_emergo.cli import main as cli_main
-from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.models import Board, Player, SubmittedMove
 from pbm_emergo.rules import Position, render_board
 from pbm_emergo.rules.record import parse_record, replay
 from pbm_emergo.web.app import create_app
@@ -316,3 +316,87 @@ def test_all_show_errors(make_post: Callable[..., Post], command: str, says: str
     answer = post.one(command, ALICE)
     assert "rror" in str(answer["Subject"])
     assert says in text(answer)
+
+
+# -- emergo submit, emergo confirm -------------------------------------------------------
+
+
+def test_a_submitted_move_is_played_when_confirmed(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    board = challenge(post)
+    answer = post.one(f"emergo submit {board} alice {PW['alice']} e4", ALICE, body="my first move")
+    assert str(answer["Subject"]) == f"Emergo Board {board} submitted"
+    body = text(answer)
+    assert f"Board {board}: e4 is submitted as your move 1, not played." in body
+    assert f"emergo confirm {board} alice PASSWORD" in body
+    assert render_board(Position().play(Position().parse_move("e4")), "alice", "bob") in body
+    assert PW["alice"] not in body
+    assert post.board(board).ply == 0  # nothing played, bob not told
+    assert not post.received_by(BOB)[-1:] or "submitted" not in str(
+        post.received_by(BOB)[-1]["Subject"]
+    )
+    # A new submission replaces it.
+    again = text(post.one(f"emergo submit {board} alice {PW['alice']} d4", ALICE))
+    assert "It replaces your earlier submission, e4." in again
+    played = post.send(f"emergo confirm {board} alice {PW['alice']}", ALICE)
+    assert sorted(str(m["To"]) for m in played) == [ALICE, BOB]
+    assert all(str(m["Subject"]).startswith(f"Emergo Board {board} bob") for m in played)
+    assert post.board(board).ply == 1
+    assert stored_position(post, board) == Position().play(Position().parse_move("d4"))
+    # Confirmed once: nothing is left to confirm.
+    again_confirm = post.one(f"emergo confirm {board} alice {PW['alice']}", ALICE)
+    assert "alice has no submitted move on board" in text(again_confirm)
+
+
+def test_the_submissions_comment_goes_with_the_confirmed_move(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    board = challenge(post)
+    post.one(f"emergo submit {board} alice {PW['alice']} e4", ALICE, body="well met, bob")
+    played = post.send(f"emergo confirm {board} alice {PW['alice']}", ALICE)
+    to_bob = [m for m in played if str(m["To"]) == BOB]
+    assert to_bob and "well met, bob" in text(to_bob[0])
+    assert str(to_bob[0]["Subject"]).endswith(" **")
+
+
+def test_a_move_by_other_means_drops_the_submission(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    board = challenge(post)
+    post.one(f"emergo submit {board} alice {PW['alice']} e4", ALICE)
+    play(post, board, ["d4"])  # alice moves with emergo move instead
+    play(post, board, ["d6"], first="bob")
+    dropped = post.one(f"emergo confirm {board} alice {PW['alice']}", ALICE)
+    assert "Error" in str(dropped["Subject"])
+    assert "Your submitted move e4 on board" in text(dropped)
+    assert "was dropped" in text(dropped)
+    assert post.board(board).ply == 2
+    gone = post.one(f"emergo confirm {board} alice {PW['alice']}", ALICE)
+    assert "alice has no submitted move on board" in text(gone)
+
+
+@pytest.mark.parametrize(
+    ("command", "sender", "says"),
+    [
+        ("emergo submit {board} alice alice-pw1 e5", ALICE, "e5"),  # not on the first move
+        ("emergo submit {board} bob bob-pw1 e4", BOB, "turn"),
+        ("emergo submit {board} alice alice-pw1 resign", ALICE, "Only a move can be submitted"),
+        ("emergo submit {board} alice alice-pw1 e4#3", ALICE, "not move 3"),
+        ("emergo submit {board} alice wrong-pw1 e4", ALICE, "password"),
+        ("emergo submit 999 alice alice-pw1 e4", ALICE, "999"),
+        ("emergo confirm {board} alice alice-pw1", ALICE, "has no submitted move"),
+        ("emergo confirm {board} alice wrong-pw1", ALICE, "password"),
+    ],
+)
+def test_submit_and_confirm_errors_play_nothing(
+    make_post: Callable[..., Post], command: str, sender: str, says: str
+) -> None:
+    post = make_post()
+    board = challenge(post)
+    answer = post.one(command.format(board=board), sender)
+    assert "rror" in str(answer["Subject"])
+    assert says in text(answer)
+    assert "alice-pw1" not in text(answer) and "wrong-pw1" not in text(answer)
+    assert post.board(board).ply == 0
+    with post.sessions() as session:
+        assert session.scalar(select(func.count()).select_from(SubmittedMove)) == 0
