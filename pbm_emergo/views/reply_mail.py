@@ -146,7 +146,14 @@ def _compose(
     # longer text is cut, a picture that does not fit is left out (each with a line saying so).
     # The HTML is a jinja Markup: a plain str, or each of its str methods makes a new Markup.
     html = None if reply.html is None else str(reply.html)
-    body, html = fit_alternative(cut_to_size(body, MAX_REPLY_BYTES), html)
+    # An attached file counts towards the cap too; one larger than half of it is left out
+    # (a record that long is on the web view).
+    attachment = reply.attachment
+    attached = 0 if attachment is None else len(attachment.text.encode("utf-8"))
+    if attached > MAX_ATTACHMENT_BYTES:
+        attachment, attached = None, 0
+    limit = MAX_REPLY_BYTES - attached
+    body, html = fit_alternative(cut_to_size(body, limit), html, limit)
     subject = sanitise_subject(reply.subject)
     # An error reply's id says so: a mail answering it is recognised (mail.parse).
     idstring = ERROR_ID_STRING if is_error_subject(subject) else "pbm-emergo"
@@ -171,9 +178,6 @@ def _compose(
         msg["References"] = _folded("References", " ".join(root + chain[-9:]))
     msg["Auto-Submitted"] = "auto-replied"
     msg[LOOP_HEADER] = server_address
-    attachment = reply.attachment
-    if attachment is not None and len(attachment.text.encode("utf-8")) > MAX_ATTACHMENT_BYTES:
-        attachment = None  # a record that long is on the web view (one reply stays small)
     if attachment is not None:
         # multipart/mixed: the reply as it would be alone, then the file.
         msg["MIME-Version"] = "1.0"
