@@ -421,3 +421,19 @@ def test_submit_and_confirm_errors_play_nothing(
     assert post.board(board).ply == 0
     with post.sessions() as session:
         assert session.scalar(select(func.count()).select_from(SubmittedMove)) == 0
+
+
+def test_help_describes_every_new_command(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    summary = text(post.one("help", ALICE))
+    for usage in (
+        "emergo rematch board userid password",
+        "emergo showas board userid",
+        "all show userid [active|next]",
+        "emergo submit board userid password MOVE[#n]",
+        "emergo confirm board userid password",
+    ):
+        assert usage in summary
+    assert "who now plays the other colour" in " ".join(
+        text(post.one("help rematch", ALICE)).split()
+    )
