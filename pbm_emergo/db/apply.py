@@ -112,6 +112,8 @@ def apply_change(session: Session, change: Write) -> None:
             games.take_back(
                 session, change.board, change.expected_ply, change.position, change.repetition
             )
+            # The moves' ids alone cannot tell a taken-back move (its id may be given again).
+            submitted.drop_board(session, change.board)
         case QueueTaken():
             autoplay.take_queue(session, change.board, list(change.item_ids))
         case GameFinished():

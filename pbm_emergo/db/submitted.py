@@ -13,12 +13,12 @@ from pbm_emergo.db.models import MoveRecord, SubmittedMove
 from pbm_emergo.game.board_changes import MoveSubmitted
 from pbm_emergo.game.submit import Submitted
 
-__all__ = ["drop", "last_move_id", "store", "submitted_move"]
+__all__ = ["drop", "drop_board", "last_move_id", "store", "submitted_move"]
 
 
 def last_move_id(session: Session, board_number: int) -> int:
-    """The id of the board's last move row (0: no move): any move played or taken back
-    changes it."""
+    """The id of the board's last move row (0: no move): a move played changes it (a take
+    back drops the board's submissions instead: :func:`drop_board`)."""
     return (
         session.scalar(
             select(func.max(MoveRecord.id)).where(MoveRecord.board_number == board_number)
@@ -69,3 +69,8 @@ def drop(session: Session, board_number: int, player_id: int) -> None:
             SubmittedMove.board_number == board_number, SubmittedMove.player_id == player_id
         )
     )
+
+
+def drop_board(session: Session, board_number: int) -> None:
+    """Remove every submitted move on the board (its moves were taken back)."""
+    session.execute(delete(SubmittedMove).where(SubmittedMove.board_number == board_number))

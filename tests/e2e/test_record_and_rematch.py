@@ -437,3 +437,17 @@ def test_help_describes_every_new_command(make_post: Callable[..., Post]) -> Non
     assert "who now plays the other colour" in " ".join(
         text(post.one("help rematch", ALICE)).split()
     )
+
+
+def test_a_move_taken_back_drops_the_submission(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    board = challenge(post)
+    play(post, board, ["e4"])
+    post.one(f"emergo submit {board} bob {PW['bob']} d6", BOB)
+    play(post, board, ["undo"])  # alice asks to take e4 back
+    play(post, board, ["accept"], first="bob")
+    assert post.board(board).ply == 0
+    play(post, board, ["e4"])  # the same position as when bob submitted
+    gone = post.one(f"emergo confirm {board} bob {PW['bob']}", BOB)
+    assert "bob has no submitted move on board" in text(gone)
+    assert post.board(board).ply == 1
