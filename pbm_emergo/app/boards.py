@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 
 from pbm_emergo.app.clock import thinking_time
 from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
@@ -298,12 +299,14 @@ def board_view(
     now: datetime | None = None,
     new_board: bool = False,
     queue: list[str] | None = None,
+    turned: bool = False,
 ) -> BoardView:
     """The board mail text of a board; with ``upto``, as it was after that many moves
     (``position`` is then the position after them). ``link``: the board's web page.
     ``now``: the time of the mail (vacations, thinking time); ``new_board``: the first mail
     of a new board; ``queue``: the lines about a player's queued moves (only for that
-    player's eyes). Every mail lists the whole game, as a compact score sheet."""
+    player's eyes); ``turned``: the text board seen from Eks's side of the table. Every
+    mail lists the whole game, as a compact score sheet."""
     notations = [m.notation for m in state.moves]
     labels = [m.label for m in state.moves]
     if upto is not None:
@@ -359,7 +362,7 @@ def board_view(
         ),
         moves_total=len(notations),
         move_lines=score_sheet(labels),
-        board=render_board(position, state.white.userid, state.black.userid),
+        board=render_board(position, state.white.userid, state.black.userid, turned=turned),
         comment=comment or None,
         commenter=commenter,
         last_move=last_move,
@@ -427,9 +430,14 @@ def board_mails(
     # " **": the mail carries a comment to read (as pbmserv marks it).
     subject = f"{view.subject} **" if comment else view.subject
     players = {a.lower() for a in (state.white.address, state.black.address) if a}
+    # The last board mail of a game carries its record file.
+    record = (
+        None if state.active
+        else record_attachment(state, ctx.config.address, options_text(state))
+    )
     mails = [
         Reply(to=r, subject=subject, body=view.text, board=state.number, html=html,
-              solicited=asked[r.lower()])
+              solicited=asked[r.lower()], attachment=record)
         for r in recipients if r.lower() in players or not comment
     ]
     watching = [r for r in recipients if r.lower() not in players]
@@ -440,7 +448,7 @@ def board_mails(
         public_html = board_html(public.subject, [public.html])
         mails += [
             Reply(to=r, subject=public.subject, body=public.text, board=state.number,
-                  html=public_html, solicited=True)
+                  html=public_html, solicited=True, attachment=record)
             for r in watching
         ]
     return mails

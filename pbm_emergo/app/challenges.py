@@ -13,17 +13,25 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pbm_emergo.app.accounts import check_reachable, is_registered, require_player
-from pbm_emergo.app.boards import BoardState, board_mails, seat_of
+from pbm_emergo.app.boards import BoardState, board_mails, load_state, seat_of
 from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import blocks, challenges, games, ratings
-from pbm_emergo.db.models import BOARD_ACTIVE, DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS, Player
+from pbm_emergo.db.models import (
+    BOARD_ACTIVE,
+    DEFAULT_FORFEIT_DAYS,
+    DEFAULT_NAG_DAYS,
+    Board,
+    Player,
+)
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
+from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
+from pbm_emergo.game.rematch import rematch_terms
 from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
 
@@ -98,24 +106,34 @@ def challenge(
     white_userid: str,
     black_userid: str,
     options: ChallengeOptions | Sequence[str] = (),
+    *,
+    challenger: Player | None = None,
+    headline: str | None = None,
 ) -> Result:
     """Open a new board: ``white_userid`` plays Ohs and moves first. The sender must be a
-    registered address of one of the two (the challenger). ``options``: parsed, or the
-    option words (checked after the players, as a mail's errors come in that order)."""
+    registered address of one of the two (the challenger), unless ``challenger`` is given:
+    one of the two who logged in with their password (a rematch). ``options``: parsed, or
+    the option words (checked after the players, as a mail's errors come in that order).
+    ``headline``: what the new board's mail says first (else that a new game starts)."""
     white = require_player(ctx, white_userid)
     black = require_player(ctx, black_userid)
     if white.id == black.id:
         raise Refused("A game needs two different players.")
     if not isinstance(options, ChallengeOptions):
         options = parse_options(options)
-    if not ctx.sender_trusted:
+    if challenger is not None:
+        if challenger.id not in (white.id, black.id):
+            raise Refused(f"Only {white.userid} or {black.userid} can start this game.")
+    elif not ctx.sender_trusted:
         # A challenge is authorised by the sender's address alone.
         raise Refused(
             "Your mail failed the DMARC check of its sender's domain, so its From "
             "address may be forged and cannot start a game; send the challenge from "
             "your registered address through your own mail provider."
         )
-    if is_registered(white, ctx.sender):
+    if challenger is not None:
+        pass
+    elif is_registered(white, ctx.sender):
         challenger = white
     elif is_registered(black, ctx.sender):
         challenger = black
@@ -126,7 +144,7 @@ def challenge(
         )
     # The challenged player may refuse challenges (the challenger is told); a challenge
     # answers one of the games they seek.
-    challenged = black if challenger is white else white
+    challenged = black if challenger.id == white.id else white
     check_challenge(ctx, challenged, challenger=challenger)
     check_robot_games(ctx, white, black)
     note_challenge(ctx, challenged)
@@ -153,7 +171,7 @@ def challenge(
         comment=ctx.comment,
         commenter=challenger.userid,
         new_board=True,
-        headline=(
+        headline=headline or (
             f"A new game: {white.userid} plays Ohs (o) and moves first, "
             f"{black.userid} plays Eks (x)."
         ),
@@ -279,3 +297,28 @@ def seekers(ctx: UnitOfWork) -> Result:
         answer=render("seeks.txt.j2", rows=rows, provisional_games=ratings.PROVISIONAL_GAMES),
         answer_subject="Emergo seeks",
     )
+
+
+def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
+    """``emergo rematch``: a challenge of the other player of ``board``'s finished game by
+    ``player`` (logged in), colours swapped, the same options
+    (:func:`pbm_emergo.game.rematch.rematch_terms`)."""
+    try:
+        terms = rematch_terms(load_state(ctx.session, board), player.id)
+    except Refusal as refusal:
+        raise Refused(refusal.reason, board=board.number) from None
+    options = ChallengeOptions(
+        rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
+        forfeit_days=terms.forfeit_days, total_days=terms.total_days,
+    )
+    result = challenge(
+        ctx, terms.white, terms.black, options, challenger=player,
+        headline=(
+            f"A rematch of board {terms.of_board}, {player.userid} asked: {terms.white} "
+            f"plays Ohs (o) and moves first, {terms.black} plays Eks (x). "
+            f"{terms.challenged} accepts by moving, or declines by resigning before their "
+            "first move."
+        ),
+    )
+    result.summary = f"{result.summary} (a rematch of board {terms.of_board})"
+    return result

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from pbm_emergo.app import lockout, multiple
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handle
-from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.messages import Attachment, CommandMail, Reply
 from pbm_emergo.app.results import Refused, Result, Write
 from pbm_emergo.db import outbox, players
 from pbm_emergo.db.vocabulary import database_lookup
@@ -105,6 +105,7 @@ class LineOutcome:
     board: int | None
     replies: list[Reply]
     html: str | None = None  # the answer as HTML too (a board shown)
+    attachment: Attachment | None = None  # a file sent with the answer (a game record)
     start_here: bool = False  # the line is no command: answered with where to start
 
 
@@ -158,6 +159,7 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         board=result.answer_board,
         replies=ctx.budget.tagged(result.replies + ctx.notices[notices_before:]),
         html=result.answer_html,
+        attachment=result.answer_attachment,
     )
 
 
@@ -264,7 +266,7 @@ def _dispatch(
         replies.append(
             Reply(
                 to=mail.sender, subject=outcome.subject, body=outcome.text, board=outcome.board,
-                html=outcome.html,
+                html=outcome.html, attachment=outcome.attachment,
             )
         )
     replies.extend(outcome.replies)

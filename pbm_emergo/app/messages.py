@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbm_emergo.game.words import clean_subject as clean_subject
+from pbm_emergo.views.reply_mail import Attachment
 from pbm_emergo.wire.addresses import (
     a_label_ok,
     ascii_domain,
@@ -68,12 +69,15 @@ class Reply:
     # The account whose logged-in command caused it: a mail to others counts against that
     # account's hourly budget too (app.budget). None: no command logged in.
     account: int | None = None
+    # A file sent with it (the game record of a finished board): multipart/mixed.
+    attachment: Attachment | None = None
 
 
 
 
 __all__ = [
     "SENDER_AUTH_FAIL",
+    "Attachment",
     "CommandMail",
     "Reply",
     "a_label_ok",

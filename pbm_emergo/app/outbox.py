@@ -88,7 +88,7 @@ class Outbox:
         last: tuple[tuple[object, ...], BuiltReply] | None = None
         for reply in replies:
             threaded = answers_sender(reply.to, sender)
-            same = (reply.subject, reply.body, reply.board, reply.html, threaded)
+            same = (reply.subject, reply.body, reply.board, reply.html, reply.attachment, threaded)
             try:
                 if last is not None and last[0] == same:
                     first = last[1]

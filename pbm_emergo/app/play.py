@@ -67,12 +67,14 @@ class Turn:
 
 
 def play(
-    ctx: UnitOfWork, player: Player, board: Board, move: str, facts: BoardFacts | None = None
+    ctx: UnitOfWork, player: Player, board: Board, move: str, facts: BoardFacts | None = None,
+    *, comment: str | None = None,
 ) -> Result:
     """Everything ``emergo move`` does once the board was found and the player logged in:
     ``move`` (``MOVE[#n]`` or a keyword) played by ``player`` on ``board`` (``facts``: read
-    with it)."""
-    request = Play.parse(board.number, player.id, player.userid, move, ctx.comment)
+    with it; ``comment``: the move's comment, else the mail's)."""
+    comment = ctx.comment if comment is None else comment
+    request = Play.parse(board.number, player.id, player.userid, move, comment)
     is_move = request.keyword is None
     turn = Turn(ctx, board, player, facts, with_queue=is_move)
 

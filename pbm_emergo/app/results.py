@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.messages import Attachment, Reply
 
 # A change to store in the write transaction (db.apply): a typed change
 # (pbm_emergo.game.changes), which re-checks what the request read and raises Conflict
@@ -32,6 +32,8 @@ class Result:
     replies: list[Reply] = field(default_factory=list)
     # The answer as HTML too (a board shown, a preview): the mail is multipart/alternative.
     answer_html: str | None = None
+    # A file sent with the answer (a game record); a ``multiple`` report leaves it out.
+    answer_attachment: Attachment | None = None
 
 
 class Refused(Exception):

@@ -40,6 +40,8 @@ COMMANDS = (
     Command("moves", "replay moves from the start and list the legal moves",
             "pbm_emergo.cli.rules"),
     Command("board", "print the ASCII board after some moves", "pbm_emergo.cli.rules"),
+    Command("rules", "check a game record file and print its final position",
+            "pbm_emergo.cli.rules"),
     Command("serve", "run the mail server: SMTP listener, workers, outbox sender, scheduler",
             "pbm_emergo.cli.serve"),
     Command("worker", "run only the inbox workers and the outbox sender (more processes)",

@@ -1,4 +1,5 @@
-"""``pbm-emergo moves`` and ``pbm-emergo board``: the rules engine from the command line."""
+"""``pbm-emergo moves``, ``pbm-emergo board`` and ``pbm-emergo rules replay``: the rules
+engine from the command line."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import sys
 from typing import Any
 
 from pbm_emergo.rules import Game, MoveError, render_board
+from pbm_emergo.rules.record import RecordError, parse_record, replay
 
 
 def register(subparsers: Any) -> None:
@@ -20,7 +22,9 @@ def register(subparsers: Any) -> None:
     moves.add_argument("moves", nargs="*", metavar="MOVE")
     moves.add_argument("--json", action="store_true", help="print one JSON object")
     moves.add_argument(
-        "--blocked", choices=("loss", "draw"), default="loss",
+        "--blocked",
+        choices=("loss", "draw"),
+        default="loss",
         help="how a player with no legal move is scored (default: loss)",
     )
     moves.set_defaults(func=_moves)
@@ -34,6 +38,22 @@ def register(subparsers: Any) -> None:
     board.add_argument("--white", default="Ohs", help="name shown for White")
     board.add_argument("--black", default="Eks", help="name shown for Black")
     board.set_defaults(func=_board)
+
+    rules = subparsers.add_parser(
+        "rules",
+        help="check a game record file and print its final position",
+        description="The rules engine on files.",
+    )
+    tools = rules.add_subparsers(dest="rules_command", metavar="COMMAND", required=True)
+    replayer = tools.add_parser(
+        "replay",
+        help="check a game record file and print its final position",
+        description="Read a game record file (docs/record.md; - for standard input), play "
+        "its moves on the rules and print the board after the last. A malformed file or an "
+        "illegal move exits with status 2 and the line and move number on stderr.",
+    )
+    replayer.add_argument("file", metavar="FILE")
+    replayer.set_defaults(func=_replay_record)
 
 
 def _replay(moves: list[str], blocked: str = "loss") -> Game | None:
@@ -67,7 +87,8 @@ def _moves(args: argparse.Namespace) -> int:
             },
             "ply": position.ply,
             "position": position.to_text(),
-            "outcome": None if outcome is None
+            "outcome": None
+            if outcome is None
             else {"winner": outcome.winner, "reason": outcome.reason},
         }
         print(json.dumps(data, indent=2))
@@ -88,4 +109,35 @@ def _board(args: argparse.Namespace) -> int:
         print(f"\nGame over: {result} ({outcome.reason}).")
     else:
         print(f"\nMove {game.position.ply + 1}: {game.position.to_move} to play.")
+    return 0
+
+
+def _replay_record(args: argparse.Namespace) -> int:
+    try:
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as file:
+                text = file.read()
+    except (OSError, UnicodeDecodeError) as err:
+        print(f"pbm-emergo: cannot read {args.file}: {err}", file=sys.stderr)
+        return 2
+    try:
+        record = parse_record(text)
+        game = replay(record)
+    except RecordError as err:
+        print(f"pbm-emergo: {args.file}: {err}", file=sys.stderr)
+        return 2
+    white, black = record.tag("White") or "Ohs", record.tag("Black") or "Eks"
+    sys.stdout.write(render_board(game.position, white, black))
+    outcome = game.outcome()
+    moves = f"{len(record.moves)} move{'' if len(record.moves) == 1 else 's'}"
+    if outcome is not None:
+        result = "a draw" if outcome.winner is None else f"{outcome.winner} wins"
+        print(f"\nAfter {moves}: game over, {result} ({outcome.reason}).")
+    else:
+        print(
+            f"\nAfter {moves}: {game.position.to_move} to play; the record's result is "
+            f"{record.result}."
+        )
     return 0

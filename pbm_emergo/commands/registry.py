@@ -57,6 +57,11 @@ COMMANDS = [
     "block:BlockCommand",
     "block:UnblockCommand",
     "emergo_note:NoteCommand",
+    "emergo_rematch:RematchCommand",
+    "emergo_showas:ShowAsCommand",
+    "all_show:AllShowCommand",
+    "emergo_submit:SubmitCommand",
+    "emergo_confirm:ConfirmMoveCommand",
 ]
 
 

@@ -27,6 +27,7 @@ from pbm_emergo.db import (
     players,
     resets,
     spectators,
+    submitted,
     support,
     vacations,
 )
@@ -57,6 +58,7 @@ from pbm_emergo.game.board_changes import (
     AutoplaySet,
     BoardCreated,
     ChallengePolicySet,
+    MoveSubmitted,
     NotificationsToggled,
     QueueCleared,
     QueueReplaced,
@@ -64,6 +66,7 @@ from pbm_emergo.game.board_changes import (
     RobotGamesUnderLimit,
     SeekingSet,
     SeekTaken,
+    SubmittedMoveDropped,
     SubscriptionAdded,
     SubscriptionsRemoved,
 )
@@ -116,6 +119,8 @@ def apply_change(session: Session, change: Write) -> None:
             games.take_back(
                 session, change.board, change.expected_ply, change.position, change.repetition
             )
+            # The moves' ids alone cannot tell a taken-back move (its id may be given again).
+            submitted.drop_board(session, change.board)
         case QueueTaken():
             autoplay.take_queue(session, change.board, list(change.item_ids))
         case GameFinished():
@@ -250,6 +255,10 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.board, change.player_id, change.ply, change.text, change.at,
                 limit=change.limit,
             )
+        case MoveSubmitted():
+            submitted.store(session, change)
+        case SubmittedMoveDropped():
+            submitted.drop(session, change.board, change.player_id)
         case _:
             assert_never(change)
 

@@ -640,6 +640,24 @@ class GameNote(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class SubmittedMove(Base):
+    """A move a player submitted (``emergo submit``), played only when they confirm it
+    (``emergo confirm``). One per player and board: a new submission replaces it. It holds
+    while the board's moves are as they were (``last_move_id``: the id of the board's last
+    move then, 0 for none); any move played or taken back since drops it."""
+
+    __tablename__ = "submitted_moves"
+    __table_args__ = (UniqueConstraint("board_number", "player_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    board_number: Mapped[int] = mapped_column(ForeignKey("boards.number", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    notation: Mapped[str] = mapped_column(String(NOTATION_LENGTH))
+    comment: Mapped[str | None] = mapped_column(Text)
+    last_move_id: Mapped[int] = mapped_column(Integer)
+    submitted_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 def table_names() -> list[str]:
     """Every table the models define, in dependency order."""
     return [t.name for t in Base.metadata.sorted_tables]

@@ -156,13 +156,41 @@ class AnalysisRequested:
     since: datetime
 
 
+# --- submitted moves (emergo submit, emergo confirm) ------------------------------------
+
+
+@dataclass(frozen=True)
+class MoveSubmitted:
+    """``player_id``'s submitted move on ``board``, replacing any earlier one: ``notation``
+    as it will be played, the mail's ``comment``, and the id of the board's last move as
+    read (0: none), which the confirmation compares."""
+
+    board: int
+    player_id: int
+    notation: str
+    comment: str | None
+    last_move_id: int
+    at: datetime
+
+
+@dataclass(frozen=True)
+class SubmittedMoveDropped:
+    """``player_id``'s submitted move on ``board`` removed (played, or no longer valid);
+    none there is no conflict."""
+
+    board: int
+    player_id: int
+
+
 BoardChange = (
     BoardCreated | RobotGamesUnderLimit | SeekTaken | SeekingSet | ChallengePolicySet
     | QueueReplaced | QueueCleared | AutoplaySet | ReminderSent | SubscriptionAdded
     | SubscriptionsRemoved | NotificationsToggled | AnalysisRequested
+    | MoveSubmitted | SubmittedMoveDropped
 )
 BOARD_CHANGE_TYPES = (
     BoardCreated, RobotGamesUnderLimit, SeekTaken, SeekingSet, ChallengePolicySet,
     QueueReplaced, QueueCleared, AutoplaySet, ReminderSent, SubscriptionAdded,
     SubscriptionsRemoved, NotificationsToggled, AnalysisRequested,
+    MoveSubmitted, SubmittedMoveDropped,
 )

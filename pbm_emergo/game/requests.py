@@ -389,3 +389,45 @@ class NoteRequest(LoginRequest):
 
     board: BoardRef
     text: str
+
+
+# --- rematch, showas, all show, submit and confirm ----------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class RematchRequest(LoginRequest):
+    """``emergo rematch board userid password``."""
+
+    board: BoardRef
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShowAsRequest(Request):
+    """``emergo showas board userid``: the board as that player of it sees it."""
+
+    board: BoardRef
+    userid: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class AllShowRequest(Request):
+    """``all show userid [active|next]``: every board of the player in one mail."""
+
+    userid: str
+    which: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class SubmitRequest(LoginRequest):
+    """``emergo submit board userid password MOVE[#n]``: ``move`` as written, guard
+    included."""
+
+    board: BoardRef
+    move: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfirmMoveRequest(LoginRequest):
+    """``emergo confirm board userid password``: play the submitted move."""
+
+    board: BoardRef

@@ -6,6 +6,7 @@ from pbm_emergo.rules.board import ROWS
 from pbm_emergo.rules.position import LETTERS, SIDES, Column, Position
 
 _HEADER = "     " + "".join(f"{c:<4}" for c in "123456789")
+_TURNED_HEADER = "     " + "".join(f"{c:<4}" for c in "987654321")
 _TICKS = "     " + "|   " * 9
 
 
@@ -24,17 +25,27 @@ def composition(column: Column) -> str:
     return " ".join(part for part in (top * column.own, bottom * column.prisoners) if part)
 
 
-def render_board(position: Position, white_name: str = "Ohs", black_name: str = "Eks") -> str:
+def render_board(
+    position: Position,
+    white_name: str = "Ohs",
+    black_name: str = "Eks",
+    *,
+    turned: bool = False,
+) -> str:
     """The board as pbmserv draws it, then the tall columns and the men in hand.
 
     Rows ``A``..``I``, four characters per column, a blank line after each row. Every
     column of more than one man is spelled out below the board, top to bottom.
+    ``turned``: the board seen from the other side of the table (row ``I`` at the top,
+    column 9 on the left), the cells keeping their names.
     """
     columns = position.columns()
-    lines = [_HEADER, _TICKS]
-    for r, letter in enumerate(ROWS):
+    order = range(8, -1, -1) if turned else range(9)
+    lines = [_TURNED_HEADER if turned else _HEADER, _TICKS]
+    for r in order:
+        letter = ROWS[r]
         fields = []
-        for c in range(9):
+        for c in order:
             name = f"{letter}{c + 1}"
             if abs(r - 4) + abs(c - 4) <= 4:
                 fields.append(f"{cell_code(columns.get(name)):<4}")

@@ -30,7 +30,10 @@ from pbm_emergo.wire.addresses import clean_address
 from pbm_emergo.wire.marks import ERROR_ID_STRING, LOOP_HEADER, is_error_subject
 
 SUBJECT_LIMIT = 200
+# An attachment larger than this is left out of the reply.
+MAX_ATTACHMENT_BYTES = MAX_REPLY_BYTES // 2
 _UNSAFE = re.compile(r"[\x00-\x1f\x7f\u0085\u2028\u2029]+")
+_FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9.-]{0,60}", re.ASCII)
 
 
 def sanitise_subject(subject: str) -> str:
@@ -54,6 +57,21 @@ class ReplyContent(Protocol):
     def board(self) -> int | None: ...  # one board's mails share a thread
     @property
     def html(self) -> str | None: ...  # sent as multipart/alternative, the text first
+    @property
+    def attachment(self) -> Attachment | None: ...  # a text file sent with it
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A plain-text file sent with a reply (a game record): multipart/mixed, the reply
+    first."""
+
+    filename: str  # ASCII letters, digits, dots and hyphens only: it goes into a header
+    text: str
+
+    def __post_init__(self) -> None:
+        if not _FILENAME.fullmatch(self.filename):
+            raise ValueError(f"not a plain file name: {self.filename!r}")
 
 
 def thread_id(board: int, domain: str) -> str:
@@ -128,7 +146,14 @@ def _compose(
     # longer text is cut, a picture that does not fit is left out (each with a line saying so).
     # The HTML is a jinja Markup: a plain str, or each of its str methods makes a new Markup.
     html = None if reply.html is None else str(reply.html)
-    body, html = fit_alternative(cut_to_size(body, MAX_REPLY_BYTES), html)
+    # An attached file counts towards the cap too; one larger than half of it is left out
+    # (a record that long is on the web view).
+    attachment = reply.attachment
+    attached = 0 if attachment is None else len(attachment.text.encode("utf-8"))
+    if attached > MAX_ATTACHMENT_BYTES:
+        attachment, attached = None, 0
+    limit = MAX_REPLY_BYTES - attached
+    body, html = fit_alternative(cut_to_size(body, limit), html, limit)
     subject = sanitise_subject(reply.subject)
     # An error reply's id says so: a mail answering it is recognised (mail.parse).
     idstring = ERROR_ID_STRING if is_error_subject(subject) else "pbm-emergo"
@@ -153,6 +178,29 @@ def _compose(
         msg["References"] = _folded("References", " ".join(root + chain[-9:]))
     msg["Auto-Submitted"] = "auto-replied"
     msg[LOOP_HEADER] = server_address
+    if attachment is not None:
+        # multipart/mixed: the reply as it would be alone, then the file.
+        msg["MIME-Version"] = "1.0"
+        file_text = attachment.text.replace("\r\n", "\n")
+        msg.add_header(
+            "Content-Type", "multipart/mixed", boundary=_boundary(body, html or "", file_text)
+        )
+        inner = EmailMessage(policy=policies.WRITE_COMPAT32)
+        _body_parts(inner, body, html)
+        del inner["MIME-Version"]
+        msg.attach(inner)
+        part = _text_part(EmailMessage(policy=policies.WRITE_COMPAT32), file_text, "plain")
+        del part["MIME-Version"]
+        part["Content-Disposition"] = f'attachment; filename="{attachment.filename}"'
+        msg.attach(part)
+    else:
+        _body_parts(msg, body, html)
+    return msg, (to, message_id, subject)
+
+
+def _body_parts(msg: EmailMessage, body: str, html: str | None) -> None:
+    """The text of a reply into ``msg``: text/plain, or multipart/alternative with the
+    HTML picture."""
     if html:
         # multipart/alternative: the text exactly as without it, then the HTML picture.
         msg["MIME-Version"] = "1.0"
@@ -163,7 +211,6 @@ def _compose(
             msg.attach(part)
     else:
         _text_part(msg, body, "plain")
-    return msg, (to, message_id, subject)
 
 
 # UTF-8 text parts: plain 7bit/8bit keeps the board readable in any mail client;

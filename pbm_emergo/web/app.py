@@ -39,7 +39,13 @@ from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    PlainTextResponse,
+    RedirectResponse,
+    Response,
+)
 from starlette.routing import BaseRoute, Match, Route
 
 from pbm_emergo.app.boards import load_state, options_text, result_sentence
@@ -50,6 +56,7 @@ from pbm_emergo.db.reads.boards import MoveLine
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board import BoardState
+from pbm_emergo.game.records import board_record, record_filename
 from pbm_emergo.game.sentences import status_sentence
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
@@ -255,6 +262,28 @@ class WebView:
 
         return self._read(page)
 
+    def board_record(self, request: Request) -> Response:
+        """The board's game record file (docs/record.md), with the engine's notes when it
+        was analysed."""
+        number = _number(request.path_params["number"], "The board number")
+
+        def answer(session: Session) -> Response:
+            board = games.get_board(session, number)
+            if board is None:
+                raise NotFound(f"There is no board {number}.")
+            state = load_state(session, board)
+            analysis = data.board_analysis(session, number)
+            text = board_record(
+                state, site=self.site.address, options=options_text(state),
+                notes=analysis.notes if analysis is not None else (),
+            )
+            disposition = f'attachment; filename="{record_filename(number)}"'
+            return PlainTextResponse(
+                text, headers={**SECURITY_HEADERS, "Content-Disposition": disposition}
+            )
+
+        return self._read(answer)
+
     def player(self, request: Request) -> Response:
         userid = str(request.path_params["userid"])
 
@@ -425,6 +454,7 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
     routes: list[BaseRoute] = [
         Route("/", view.index),
         Route("/rules", view.rules),
+        Route("/boards/{number}.record", view.board_record),
         Route("/boards/{number}", view.board),
         Route("/players/{userid}", view.player),
         Route("/standings", view.standings),

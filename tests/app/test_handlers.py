@@ -32,6 +32,9 @@ LINES = {
     "emergo history": "emergo history", "emergo seek": "emergo seek a pw12",
     "emergo seeks": "emergo seeks", "emergo accept": "emergo accept a pw12",
     "emergo reject": "emergo reject a pw12", "emergo limit": "emergo limit a pw12 3",
+    "emergo rematch": "emergo rematch 101 a pw12", "emergo showas": "emergo showas 101 a",
+    "all show": "all show a next", "emergo submit": "emergo submit 101 a pw12 e4",
+    "emergo confirm": "emergo confirm 101 a pw12",
 }
 
 

@@ -38,7 +38,7 @@ SERVER_MODULES = [
     "uvicorn",
 ]
 # The commands of `pbm-emergo --help`, in order.
-COMMAND_NAMES = ["moves", "board", "serve", "worker", "deliver", "web", "db", "admin",
+COMMAND_NAMES = ["moves", "board", "rules", "serve", "worker", "deliver", "web", "db", "admin",
                  "robot-match"]
 
 

@@ -6,6 +6,7 @@ import json
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -99,3 +100,61 @@ def test_the_console_script_and_python_m_agree() -> None:
     assert result.stdout.splitlines() == [
         str(m) for m in Game.from_moves(["e4"]).position.legal_moves()
     ]
+
+
+# -- pbm-emergo rules replay --------------------------------------------------------------
+
+
+def test_replay_prints_the_final_position_of_a_record(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    path = tmp_path / "board-1.emergo"
+    path.write_text('[White "alice"]\n[Black "bob"]\n\n1. e4 d6 2. c4 *\n')
+    status, out, err = run(capsys, "rules", "replay", str(path))
+    assert status == 0, err
+    position = Game.from_moves(WORKED_TO_CAPTURE).position
+    assert out.startswith(render_board(position, "alice", "bob"))
+    assert "After 3 moves: black to play" in out
+
+
+def test_replay_of_a_finished_game_says_how_it_ended(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    entry = json.loads(
+        (Path(__file__).parents[1] / "rules" / "data" / "games.json").read_text()
+    )["blocked"]
+    game = Game.from_moves(entry["moves"])
+    outcome = game.outcome()
+    assert outcome is not None
+    path = tmp_path / "g.emergo"
+    token = {"white": "1-0", "black": "0-1", None: "1/2-1/2"}[outcome.winner]
+    path.write_text(" ".join([*entry["moves"], token]) + "\n")
+    status, out, _ = run(capsys, "rules", "replay", str(path))
+    assert status == 0
+    assert f"game over, {outcome.winner} wins ({outcome.reason})" in out
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("1. e4 d6\n2. e4 *\n", "line 2, move 3: e4"),
+        ("1. e4 d6\n2. q4 *\n", "line 2: 'q4' is not a move"),
+        ("1. e4 d6\n", "line 1: the moves do not end with a result"),
+    ],
+)
+def test_replay_of_a_bad_record_exits_2_with_line_and_move(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, text: str, says: str
+) -> None:
+    path = tmp_path / "bad.emergo"
+    path.write_text(text)
+    status, out, err = run(capsys, "rules", "replay", str(path))
+    assert status == 2
+    assert out == ""
+    assert f"{path}: {says}" in err
+
+
+def test_replay_of_a_missing_file_exits_2(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    status, _, err = run(capsys, "rules", "replay", str(tmp_path / "none.emergo"))
+    assert status == 2 and "cannot read" in err

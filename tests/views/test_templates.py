@@ -159,6 +159,14 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "status": "Then...",
         "board": "BOARD",
     },
+    "submitted.txt.j2": {
+        "number": 101,
+        "notation": "e4",
+        "move_number": 3,
+        "replaces": "d4",
+        "userid": "alice",
+        "board": "BOARD",
+    },
     "record.txt.j2": {
         "number": 101,
         "white": "alice",

@@ -1,6 +1,6 @@
 """The requests that show boards and tables: ``list``, ``emergo games``, ``emergo show``,
 ``emergo moves``, ``emergo record``, ``emergo preview``, ``emergo standings``, ``emergo
-history``."""
+history``, ``emergo showas``, ``all show``."""
 
 from __future__ import annotations
 
@@ -25,12 +25,14 @@ from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.notes import add_note, shown_notes
 from pbm_emergo.app.play import moves_in_lines
 from pbm_emergo.app.queue import shown_queue
+from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING, Board, Player
 from pbm_emergo.db.reads import BoardLine
 from pbm_emergo.game.requests import (
+    AllShowRequest,
     GamesRequest,
     HistoryRequest,
     ListRequest,
@@ -38,6 +40,7 @@ from pbm_emergo.game.requests import (
     NoteRequest,
     PreviewRequest,
     RecordRequest,
+    ShowAsRequest,
     ShowRequest,
     StandingsRequest,
 )
@@ -266,6 +269,10 @@ def record(ctx: Context, request: RecordRequest) -> Result:
         + shown_notes(ctx, board.number),
         answer_subject=f"Emergo Board {board.number} record",
         answer_board=board.number,
+        answer_attachment=record_attachment(
+            view, ctx.config.address, options_text(view),
+            reads.board_analysis(ctx.session, board.number),
+        ),
     )
 
 
@@ -402,3 +409,79 @@ def note(ctx: Context, request: NoteRequest) -> Result:
     board, _ = resolve.board(ctx, request.board, alone=True)
     player = login(ctx, request, board=board.number)
     return add_note(ctx, player, board, request.text)
+# `all show` sends at most this many boards in one mail (one reply's size holds about so
+# many text boards).
+MAX_ALL_BOARDS = 40
+
+
+@handles(ShowAsRequest)
+def show_as(ctx: Context, request: ShowAsRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board, alone=True)
+    player = require_player(ctx, request.userid)
+    state = load_state(ctx.session, board)
+    side = state.side_of(player.id)
+    if side is None:
+        raise Refused(
+            f"{player.userid} does not play on board {board.number}: 'emergo showas' shows "
+            "a board as one of its two players sees it.",
+            board=board.number,
+        )
+    you = state.seat(side).userid
+    if state.active and state.to_move is not None:
+        turn = (
+            f"It is your turn, {you}."
+            if state.to_move == side
+            else f"It is {state.seat(state.to_move).userid}'s turn; you wait."
+        )
+    else:
+        turn = "The game is over."
+    seat = "Ohs (o), moving first" if side == "white" else "Eks (x)"
+    turned = side != "white"
+    where = " The board is turned round: row I at the top." if turned else ""
+    view = board_view(
+        state,
+        headline=f"Board {board.number} as {you} sees it: you play {seat}. {turn}{where}",
+        link=board_link(ctx.config, board.number),
+        now=ctx.now,
+        turned=turned,
+    )
+    return Result(
+        summary=f"sent board {board.number} as {you} sees it",
+        answer=view.text,
+        answer_subject=f"Emergo Board {board.number} as {you}",
+        answer_board=board.number,
+    )
+
+
+@handles(AllShowRequest)
+def all_show(ctx: Context, request: AllShowRequest) -> Result:
+    player = require_player(ctx, request.userid)
+    boards = sorted(boards_for(ctx, player, request.which), key=lambda b: b.number)
+    if not boards:
+        what = "where it is their turn" if request.which == "next" else "under way"
+        raise Refused(f"{player.userid} has no boards {what}.")
+    shown, left_out = boards[:MAX_ALL_BOARDS], len(boards) - MAX_ALL_BOARDS
+    views = []
+    for board in shown:
+        state = load_state(ctx.session, board)
+        views.append(
+            board_view(
+                state, link=board_link(ctx.config, board.number), now=ctx.now,
+                queue=shown_queue(ctx, board, state),
+            )
+        )
+    texts = [v.text for v in views]
+    if left_out > 0:
+        texts.append(
+            f"{left_out} more board{'s' if left_out != 1 else ''} left out: at most "
+            f"{MAX_ALL_BOARDS} are sent at once ('emergo games {player.userid}' lists them all)."
+        )
+    subject = f"Emergo: all boards of {player.userid}"
+    if request.which == "next":
+        subject = f"Emergo: {player.userid}'s turn on {len(boards)} board{'s' * (len(boards) != 1)}"
+    return Result(
+        summary=f"sent {len(shown)} board{'s' if len(shown) != 1 else ''} of {player.userid}",
+        answer=render("show.txt.j2", boards=texts),
+        answer_subject=subject,
+        answer_html=board_html(subject, [v.html for v in views]),
+    )

@@ -1,13 +1,15 @@
 """The requests about challenges: ``emergo challenge``, ``emergo seek`` / ``seeks``,
-``emergo accept`` / ``reject`` / ``limit``."""
+``emergo accept`` / ``reject`` / ``limit``, ``emergo rematch``."""
 
 from __future__ import annotations
 
+from pbm_emergo.app import resolve
 from pbm_emergo.app.challenges import (
     accept_challenges,
     challenge,
     limit_challenges,
     reject_challenges,
+    rematch,
     seek,
     seekers,
 )
@@ -15,7 +17,13 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
-from pbm_emergo.game.requests import ChallengeRequest, PolicyRequest, SeekRequest, SeeksRequest
+from pbm_emergo.game.requests import (
+    ChallengeRequest,
+    PolicyRequest,
+    RematchRequest,
+    SeekRequest,
+    SeeksRequest,
+)
 
 
 @handles(ChallengeRequest)
@@ -41,3 +49,10 @@ def policy_request(ctx: Context, request: PolicyRequest) -> Result:
     if request.policy == "reject":
         return reject_challenges(ctx, player)
     return limit_challenges(ctx, player, request.limit)
+
+
+@handles(RematchRequest)
+def rematch_request(ctx: Context, request: RematchRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board, alone=True)
+    player = login(ctx, request, board=board.number)
+    return rematch(ctx, board, player)

@@ -1,5 +1,6 @@
 """The requests that play on a board: ``emergo move`` (and ``emergo resign``),
-``emergo queue``, ``emergo autoplay``, ``emergo analyse``."""
+``emergo queue``, ``emergo autoplay``, ``emergo analyse``, ``emergo submit`` and ``emergo
+confirm``."""
 
 from __future__ import annotations
 
@@ -11,13 +12,16 @@ from pbm_emergo.app.play import play
 from pbm_emergo.app.queue import queue_moves
 from pbm_emergo.app.resolve import login, login_as
 from pbm_emergo.app.results import Result
+from pbm_emergo.app.submit import confirm, submit
 from pbm_emergo.db.models import Board
 from pbm_emergo.game.requests import (
     AnalyseRequest,
     AutoplayRequest,
     BoardRef,
+    ConfirmMoveRequest,
     MoveRequest,
     QueueRequest,
+    SubmitRequest,
 )
 
 
@@ -69,3 +73,17 @@ def analyse(ctx: Context, request: AnalyseRequest) -> Result:
     board, _ = resolve.board(ctx, request.board, alone=True)
     player = login(ctx, request, board=board.number)
     return analysis.request(ctx, board, player)
+
+
+@handles(SubmitRequest)
+def submit_move(ctx: Context, request: SubmitRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board, alone=True)
+    player = login(ctx, request, board=board.number, known=(board.white_player, board.black_player))
+    return submit(ctx, player, board, request.move)
+
+
+@handles(ConfirmMoveRequest)
+def confirm_move(ctx: Context, request: ConfirmMoveRequest) -> Result:
+    board, _ = resolve.board(ctx, request.board, alone=True)
+    player = login(ctx, request, board=board.number, known=(board.white_player, board.black_player))
+    return confirm(ctx, player, board)

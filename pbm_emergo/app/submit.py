@@ -1,0 +1,68 @@
+"""``emergo submit`` and ``emergo confirm``: the shell of :mod:`pbm_emergo.game.submit`."""
+
+from __future__ import annotations
+
+from pbm_emergo.app.decisions import refused
+from pbm_emergo.app.play import Turn, play
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import submitted
+from pbm_emergo.db.models import Board, Player
+from pbm_emergo.game.board_changes import SubmittedMoveDropped
+from pbm_emergo.game.decision import Refusal
+from pbm_emergo.game.play import Play
+from pbm_emergo.game.submit import decide_confirm, decide_submit
+from pbm_emergo.rules import render_board
+from pbm_emergo.views.templating import render
+
+__all__ = ["confirm", "submit"]
+
+
+def submit(ctx: UnitOfWork, player: Player, board: Board, move: str) -> Result:
+    """Store ``move`` as ``player``'s submission on ``board`` (checked as a move), and
+    answer with the board it would make. Nobody else is told."""
+    request = Play.parse(board.number, player.id, player.userid, move, ctx.comment)
+    turn = Turn(ctx, board, player)
+    earlier = submitted.submitted_move(ctx.session, board.number, player.id)
+    try:
+        decided = decide_submit(
+            turn.snapshot,
+            request,
+            submitted.last_move_id(ctx.session, board.number),
+            earlier,
+            ctx.now,
+        )
+    except Refusal as refusal:
+        raise refused(turn.state, refusal) from None
+    ctx.write(decided.change)
+    state = turn.state
+    return Result(
+        summary=f"submitted {decided.notation} on board {board.number}",
+        answer=render(
+            "submitted.txt.j2",
+            number=board.number,
+            notation=decided.notation,
+            move_number=state.ply + 1,
+            replaces=decided.replaces,
+            userid=player.userid,
+            board=render_board(decided.position, state.white.userid, state.black.userid),
+        ),
+        answer_subject=f"Emergo Board {board.number} submitted",
+        answer_board=board.number,
+    )
+
+
+def confirm(ctx: UnitOfWork, player: Player, board: Board) -> Result:
+    """Play ``player``'s submitted move on ``board`` as ``emergo move`` plays a move, with
+    the submission's comment unless this mail has its own; the submission is removed."""
+    found = submitted.submitted_move(ctx.session, board.number, player.id)
+    try:
+        move = decide_confirm(
+            board.number, player.userid, found, submitted.last_move_id(ctx.session, board.number)
+        )
+    except Refusal as refusal:
+        raise Refused(refusal.reason, board=board.number, writes=list(refusal.changes)) from None
+    result = play(ctx, player, board, move.notation, comment=ctx.comment or move.comment)
+    ctx.write(SubmittedMoveDropped(board.number, player.id))
+    result.summary = f"confirmed: {result.summary}"
+    return result
