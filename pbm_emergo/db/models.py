@@ -147,7 +147,9 @@ class Player(Base):
     seeking: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     # Challenges to the player are refused: all of them (emergo reject), or once they have
     # board_limit active boards (emergo limit; NULL: no limit).
-    refuses_challenges: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    refuses_challenges: Mapped[bool] = mapped_column(
+        Boolean, default=False, server_default=false()
+    )
     board_limit: Mapped[int | None] = mapped_column(Integer)
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
@@ -428,7 +430,9 @@ class AddressConfirmation(Base):
     __tablename__ = "address_confirmations"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), index=True
+    )
     address: Mapped[str] = mapped_column(String(ADDRESS_LENGTH))
     address_key: Mapped[str] = mapped_column(String(ADDRESS_LENGTH), index=True)
     code_hash: Mapped[str] = mapped_column(String(CODE_HASH_LENGTH), unique=True)

@@ -17,6 +17,7 @@ from datetime import datetime
 
 from pbm_emergo.game.account_changes import ACCOUNT_CHANGE_TYPES, AccountChange
 from pbm_emergo.game.board_changes import BOARD_CHANGE_TYPES, BoardChange
+from pbm_emergo.game.event_changes import EVENT_CHANGE_TYPES, EventChange
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Position, Termination
 
@@ -124,5 +125,7 @@ MOVE_CHANGE_TYPES = (
     MoveStored, VotesDropped, VoteOpened, VoteRemoved, MovesTakenBack, QueueTaken,
     GameFinished, BoardDeclined,
 )
-Change = MoveChange | AccountChange | BoardChange
-CHANGE_TYPES = MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES
+Change = MoveChange | AccountChange | BoardChange | EventChange
+CHANGE_TYPES = (
+    MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES + EVENT_CHANGE_TYPES
+)
