@@ -50,6 +50,10 @@ COMMANDS = [
     "emergo_accept:AcceptCommand",
     "emergo_reject:RejectCommand",
     "emergo_limit:LimitCommand",
+    "emergo_events:EventsCommand",
+    "emergo_events:EventCommand",
+    "emergo_events:JoinCommand",
+    "emergo_events:WithdrawCommand",
 ]
 
 

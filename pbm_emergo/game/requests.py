@@ -349,3 +349,32 @@ class PolicyRequest(LoginRequest):
 
     policy: str
     limit: int | None = None
+
+
+# --- leagues and tournaments ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventsRequest(Request):
+    """``emergo events``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventRequest(Request):
+    """``emergo event NAME``."""
+
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JoinRequest(LoginRequest):
+    """``emergo join NAME userid password``."""
+
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class WithdrawRequest(LoginRequest):
+    """``emergo withdraw NAME userid password``."""
+
+    name: str
