@@ -194,6 +194,9 @@ def require_event(session: Session, name: str) -> Event:
 def join(ctx: UnitOfWork, name: str, player: Player) -> Result:
     """``player`` enters the open event ``name``."""
     event = require_event(ctx.session, name)
+    # The event exists: its name is no secret and may be shown (masking hid it, a word
+    # where a password might be).
+    ctx.reveal(event.name, name)
     if event.status != EVENT_OPEN:
         raise Refused(f"The event {event.name} is {event.status}: it takes no more players.")
     if player.userid_key in ROBOTS:
@@ -208,9 +211,14 @@ def join(ctx: UnitOfWork, name: str, player: Player) -> Result:
     limit = None if event.format == LEAGUE else event.max_players
     ctx.write(EntryAdded(event.id, player.id, ctx.now, limit))
     count = len(entered) + 1
-    starts = (
-        f" It starts at {_at(event.starts_at)}" if event.starts_at else " It starts"
-    ) + (f" or when {event.max_players} players are in." if limit else ".")
+    if event.starts_at is not None:
+        starts = f" It starts at {_at(event.starts_at)}" + (
+            f", or when {limit} players are in." if limit else "."
+        )
+    elif limit:
+        starts = f" It starts when {limit} players are in."
+    else:
+        starts = " It starts when the operator starts it."
     return Result(
         summary=f"{player.userid} joined the event {event.name}",
         answer=f"{player.userid} is in the event {event.name} ({event.format}), player "
@@ -224,6 +232,7 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
     """``player`` leaves the event: before the start the entry goes; after it, their boards
     under way are resigned and their games still to come are lost."""
     event = require_event(ctx.session, name)
+    ctx.reveal(event.name, name)
     entry = next((e for e, p in events.entries(ctx.session, event.id) if p.id == player.id), None)
     if entry is None or entry.withdrawn_at is not None:
         raise Refused(f"{player.userid} is not playing in the event {event.name}.")
@@ -590,7 +599,7 @@ def _active_ids(ctx: UnitOfWork, event: Event) -> tuple[list[int], set[int], dic
 
 def _plan(ctx: UnitOfWork, event: Event, number: int) -> list[PairingPlanned] | None:
     """The games of round ``number``, or None when the event is played out."""
-    seeded, _, division_of = _active_ids(ctx, event)
+    seeded, withdrawn, division_of = _active_ids(ctx, event)
     pairs = events.pairings(ctx.session, event.id)
     if event.format in (ROUND_ROBIN, LEAGUE):
         planned: list[PairingPlanned] = []
@@ -608,9 +617,14 @@ def _plan(ctx: UnitOfWork, event: Event, number: int) -> list[PairingPlanned] | 
             return None
         from pbm_emergo.app.swiss import swiss_pairings
 
+        active = [p for p in seeded if p not in withdrawn]
+        before = [
+            [Game(p.white_id, p.black_id, p.result) for p, _ in pairs if p.round_number == r]
+            for r in range(1, number)
+        ]
         return [
             PairingPlanned(p.white, p.black, None)
-            for p in swiss_pairings(seeded, _games(pairs), number, event.rounds or 1)
+            for p in swiss_pairings(active, before, number, event.rounds or 1)
         ]
     # A knock-out: the first round by seed, then the winners of the last round's matches.
     if number == 1:
@@ -718,15 +732,21 @@ def _open_games(
 def _advance(ctx: UnitOfWork, event: Event) -> list[Reply]:
     """Take the results of the event's games that ended; when the round is over, open the
     next one (or a knock-out's deciders), or finish the event."""
-    pairs = events.pairings(ctx.session, event.id)
-    for pairing, board in pairs:
+    found = events.pairings(ctx.session, event.id)
+    decided: dict[int, str] = {}
+    for pairing, board in found:
         if pairing.result is None and board is not None and board.status == BOARD_FINISHED:
             result = DRAWN if board.winner is None else (
                 WHITE_WON if board.winner == WHITE else BLACK_WON
             )
             ctx.write(PairingDecided(pairing.id, result))
-            pairing.result = result  # as stored: the round's end is judged on it below
+            decided[pairing.id] = result
     ctx.apply_pending()
+    if decided:
+        # The results as stored, for the round's end and the next round's pairings.
+        for pairing, _ in found:
+            ctx.session.refresh(pairing)
+    pairs = found
     number = event.current_round
     this_round = [p for p, _ in pairs if p.round_number == number]
     if any(p.result is None for p in this_round):

@@ -13,28 +13,16 @@ from pbm_emergo.game.tournaments import Game, Pairing, points
 
 
 def swiss_pairings(
-    seeded: Sequence[int], games: Sequence[Game], round_number: int, total_rounds: int
+    seeded: Sequence[int], rounds: Sequence[Sequence[Game]], round_number: int,
+    total_rounds: int,
 ) -> list[Pairing]:
     """Round ``round_number``'s pairings of the players ``seeded`` (in seed order), given
-    the ``games`` of the rounds before (in round order)."""
+    the games of each round before."""
     colours: dict[int, list[str]] = {p: [] for p in seeded}
     floats: dict[int, list[str]] = {p: [] for p in seeded}
     byes = dict.fromkeys(seeded, 0)
     met: set[tuple[int, int]] = set()
     played: list[Game] = []
-    rounds: list[list[Game]] = []
-    # The games come round by round: a new round starts when a player appears again.
-    current: list[Game] = []
-    seen: set[int] = set()
-    for game in games:
-        players = {game.white} | ({game.black} if game.black is not None else set())
-        if players & seen:
-            rounds.append(current)
-            current, seen = [], set()
-        current.append(game)
-        seen |= players
-    if current:
-        rounds.append(current)
     for round_games in rounds:
         before = points(seeded, played, 1.0)
         for game in round_games:

@@ -75,7 +75,7 @@ def entries(session: Session, event_id: int) -> list[tuple[EventEntry, Player]]:
         .where(EventEntry.event_id == event_id)
         .order_by(EventEntry.seed)
     )
-    return [(entry, player) for entry, player in rows.tuples()]
+    return [(entry, player) for entry, player in rows]
 
 
 def add_entry(
@@ -239,7 +239,7 @@ def pairings(session: Session, event_id: int) -> list[tuple[EventPairing, Board 
             EventPairing.id,
         )
     )
-    return [(pairing, board) for pairing, board in rows.tuples()]
+    return [(pairing, board) for pairing, board in rows]
 
 
 def rounds(session: Session, event_id: int) -> list[EventRound]:
@@ -273,7 +273,7 @@ def entry_counts(session: Session, event_ids: Sequence[int]) -> dict[int, int]:
         .where(EventEntry.event_id.in_(event_ids))
         .group_by(EventEntry.event_id)
     )
-    return {event_id: count for event_id, count in rows.tuples()}
+    return {event_id: count for event_id, count in rows}
 
 
 def count_created_by(session: Session, owner_id: int, since: datetime) -> int:
