@@ -248,14 +248,15 @@ def test_a_knockout_of_four(make_post: Callable[..., Post], db_config: Config) -
 
 
 def test_a_league_season_promotes_and_relegates_into_the_next(
-    make_post: Callable[..., Post], db_config: Config
+    make_post: Callable[..., Post], db_config: Config, clock: Clock
 ) -> None:
     post = make_post()
     sign_up(post, "carol", "dave", "erin", "frank")
     # Divisions of three: alice, bob, carol on top (by seed, all rated alike), then the rest.
     admin(db_config, "event", "create", "league", "--format", "league", "--max-players", "3",
-          "--starts", "now")  # fmt: skip
+          "--starts", "+1h")  # fmt: skip
     join(post, "league", *ADDRESS)
+    clock.now += timedelta(hours=2)
     post.wait_for_scheduler()
     order = list(ADDRESS)
     # The lower seed wins every game: carol tops division 1, frank division 2.
@@ -279,12 +280,18 @@ def test_a_league_season_promotes_and_relegates_into_the_next(
     assert event_boards(post, "league-2")
 
 
-def test_robots_fill_the_empty_places(make_post: Callable[..., Post], db_config: Config) -> None:
+def test_robots_fill_the_empty_places(
+    make_post: Callable[..., Post], db_config: Config, clock: Clock
+) -> None:
     post = make_post()
     sign_up(post, "carol")
     admin(db_config, "event", "create", "bots", "--format", "round-robin", "--max-players", "4",
-          "--robots", "fill", "--starts", "now")  # fmt: skip
+          "--robots", "fill", "--starts", "+1h")  # fmt: skip
     join(post, "bots", "alice", "bob", "carol")
+    # Only three joined; at the start time a robot takes the fourth place.
+    post.wait_for_scheduler()
+    assert event_boards(post, "bots") == []
+    clock.now += timedelta(hours=2)
     post.wait_for_scheduler()
     with post.sessions() as session:
         entered = session.scalars(
