@@ -13,10 +13,12 @@ from datetime import timedelta
 
 import pytest
 from sqlalchemy import select
+from starlette.testclient import TestClient
 
 from pbm_emergo.cli import main
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import Board, Event, EventEntry, EventPairing, Player
+from pbm_emergo.web.app import create_app
 from tests.support.clock import Clock
 from tests.support.post import ALICE, BOB, Post, text
 
@@ -148,6 +150,22 @@ def test_a_four_player_round_robin_by_mail(
     with post.sessions() as session:
         status = session.scalar(select(Event.status).where(Event.name == "autumn"))
     assert status == "finished"
+    # The web page agrees: the same winner, order and tie-break; the crosstable's results
+    # link to the boards.
+    with TestClient(create_app(post.sessions), raise_server_exceptions=False) as client:
+        page = client.get("/events/autumn")
+    assert page.status_code == 200
+    assert re.search(r"The winner: <strong><a href=\"/players/alice\">alice</a>", page.text)
+    rows = re.findall(
+        r'<tr><td class="n">(\d)</td><td><a href="/players/(\w+)">\w+</a></td>'
+        r'<td class="n">([^<]+)</td><td class="n">([^<]+)</td>',
+        page.text,
+    )
+    assert [list(r) for r in rows] == [line[:4] for line in lines[:4]]
+    crosstable = page.text[page.text.index('id="crosstable"') :]
+    links = re.findall(r'<a href="/boards/(\d+)" title="board \d+">([10½])</a>', crosstable)
+    assert len(links) == 12  # each of the six games, from both sides
+    assert "Sonneborn-Berger" in page.text
 
 
 def test_a_withdrawal_and_a_loss_on_time_mid_event(
