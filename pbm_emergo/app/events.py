@@ -150,9 +150,6 @@ def create_event(
     ctx: UnitOfWork,
     name: str,
     terms: EventTerms,
-    *,
-    owner: Player | None = None,
-    join_password_hash: str | None = None,
 ) -> Result:
     """A new open event ``name`` on ``terms``."""
     check_name(name)
@@ -169,7 +166,6 @@ def create_event(
         name, terms.event_format, ctx.now, rounds=rounds, max_players=max_players,
         starts_at=terms.starts_at, nag_days=terms.nag_days, forfeit_days=terms.forfeit_days,
         total_days=terms.total_days, robots=terms.robots, rated=terms.rated,
-        owner_id=owner.id if owner else None, join_password_hash=join_password_hash,
         league=name if terms.event_format == LEAGUE else None,
         season=1 if terms.event_format == LEAGUE else None,
     ))  # fmt: skip
@@ -490,7 +486,6 @@ def list_events(ctx: UnitOfWork) -> Result:
             "name": e.name, "format": e.format, "status": e.status,
             "players": counts.get(e.id, 0), "max": e.max_players or "-",
             "round": e.current_round, "starts": _at(e.starts_at),
-            "private": e.join_password_hash is not None,
         }
         for e in found
     ]  # fmt: skip
@@ -796,7 +791,6 @@ def _next_season(ctx: UnitOfWork, event: Event, view: EventView) -> list[Reply]:
         name, LEAGUE, ctx.now, rounds=event.rounds, max_players=event.max_players,
         starts_at=ctx.now, nag_days=event.nag_days, forfeit_days=event.forfeit_days,
         total_days=event.total_days, robots=ROBOTS_NONE, rated=event.rated,
-        owner_id=event.owner_id, join_password_hash=event.join_password_hash,
         league=league, season=season,
     ))  # fmt: skip
     ctx.apply_pending()

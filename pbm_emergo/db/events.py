@@ -275,14 +275,3 @@ def entry_counts(session: Session, event_ids: Sequence[int]) -> dict[int, int]:
     )
     return {event_id: count for event_id, count in rows}
 
-
-def count_created_by(session: Session, owner_id: int, since: datetime) -> int:
-    """How many events ``owner_id`` created since ``since`` (a player's events are bounded)."""
-    return int(
-        session.scalar(
-            select(func.count())
-            .select_from(Event)
-            .where(Event.owner_id == owner_id, Event.created_at >= since)
-        )
-        or 0
-    )

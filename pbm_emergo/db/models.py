@@ -586,8 +586,7 @@ EVENT_NAME_LENGTH = 32
 class Event(Base):
     """A league season or a tournament (round robin, Swiss, knock-out): its terms, who
     entered, and where it stands. ``rounds``: the Swiss rounds, or the cycles of a round
-    robin or league (1 single, 2 double); a knock-out's rounds follow from its size.
-    A private event (created by mail) has an ``owner_id`` and a join password hash."""
+    robin or league (1 single, 2 double); a knock-out's rounds follow from its size."""
 
     __tablename__ = "events"
     __table_args__ = (
@@ -608,8 +607,6 @@ class Event(Base):
     total_days: Mapped[int | None] = mapped_column(Integer)
     robots: Mapped[str] = mapped_column(String(8), default="none")
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
-    owner_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
-    join_password_hash: Mapped[str | None] = mapped_column(String(PASSWORD_HASH_LENGTH))
     # A league's seasons share ``league``; ``season`` counts them from 1.
     league: Mapped[str | None] = mapped_column(String(EVENT_NAME_LENGTH))
     season: Mapped[int | None] = mapped_column(Integer)

@@ -374,7 +374,7 @@ SAMPLES.update({
     "events.txt.j2": {
         "rows": [{
             "name": "autumn", "format": "round-robin", "status": "open", "players": 3,
-            "max": 4, "round": 0, "starts": "2026-12-01 10:00 UTC", "private": False,
+            "max": 4, "round": 0, "starts": "2026-12-01 10:00 UTC",
         }],
     },
     "event.txt.j2": {
