@@ -705,7 +705,8 @@ def _open_games(
         stored.append(PairingPlanned(
             game.white_id, game.black_id, board, None, game.division, game.game
         ))  # fmt: skip
-    ctx.write(RoundOpened(event.id, number, ctx.now, tuple(stored)))
+    expected = number if event.current_round == number else number - 1
+    ctx.write(RoundOpened(event.id, number, ctx.now, tuple(stored), expected))
     ctx.apply_pending()
     replies: list[Reply] = []
     for number_ in boards:

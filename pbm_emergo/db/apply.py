@@ -258,7 +258,8 @@ def apply_change(session: Session, change: Write) -> None:
             )
         case RoundOpened():
             events.open_round(
-                session, change.event_id, change.number, change.at, change.pairings
+                session, change.event_id, change.number, change.at, change.pairings,
+                expected=change.expected,
             )
         case PairingDecided():
             events.decide_pairing(session, change.pairing_id, change.result)

@@ -165,13 +165,15 @@ def open_round(
     number: int,
     at: datetime,
     planned: Sequence[PairingPlanned],
+    *,
+    expected: int,
 ) -> None:
-    """Round ``number`` with its pairings; the event's current round becomes ``number``
-    (Conflict if it was past ``number`` already). A round opened again (a knock-out's
-    deciders) only adds pairings."""
+    """Round ``number`` with its pairings; the event's current round goes from ``expected``
+    to ``number`` (Conflict if it is no longer ``expected``). A round opened again (a
+    knock-out's deciders) only adds pairings."""
     result = session.execute(
         update(Event)
-        .where(Event.id == event_id, Event.current_round <= number)
+        .where(Event.id == event_id, Event.current_round == expected)
         .values(current_round=number)
         .execution_options(synchronize_session=False)
     )

@@ -73,13 +73,15 @@ class PairingPlanned:
 
 @dataclass(frozen=True)
 class RoundOpened:
-    """Round ``number`` of ``event_id`` opens with ``pairings`` (the event's current round
-    must be ``number - 1``, or ``number`` for a knock-out's decider games)."""
+    """Round ``number`` of ``event_id`` opens with ``pairings``; the event's current round
+    must still be ``expected`` (``number - 1``, or ``number`` when a knock-out's deciders
+    join the round), else conflict: two schedulers cannot both open it."""
 
     event_id: int
     number: int
     at: datetime
     pairings: tuple[PairingPlanned, ...]
+    expected: int
 
 
 @dataclass(frozen=True)

@@ -32,6 +32,8 @@ LINES = {
     "emergo history": "emergo history", "emergo seek": "emergo seek a pw12",
     "emergo seeks": "emergo seeks", "emergo accept": "emergo accept a pw12",
     "emergo reject": "emergo reject a pw12", "emergo limit": "emergo limit a pw12 3",
+    "emergo events": "emergo events", "emergo event": "emergo event autumn",
+    "emergo join": "emergo join autumn a pw12", "emergo withdraw": "emergo withdraw autumn a pw12",
 }
 
 
