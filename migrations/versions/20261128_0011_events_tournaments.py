@@ -41,6 +41,8 @@ def upgrade() -> None:
         sa.Column("total_days", sa.Integer(), nullable=True),
         sa.Column("robots", sa.String(length=8), nullable=False),
         sa.Column("rated", sa.Boolean(), nullable=False),
+        sa.Column("owner_id", sa.Integer(), nullable=True),
+        sa.Column("join_password_hash", sa.String(length=255), nullable=True),
         sa.Column("league", sa.String(length=32), nullable=True),
         sa.Column("season", sa.Integer(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
@@ -54,6 +56,12 @@ def upgrade() -> None:
         sa.CheckConstraint("robots IN ('fill', 'none')", name=op.f("ck_events_robots")),
         sa.CheckConstraint(
             "status IN ('open', 'running', 'finished', 'cancelled')", name=op.f("ck_events_status")
+        ),
+        sa.ForeignKeyConstraint(
+            ["owner_id"],
+            ["players.id"],
+            name=op.f("fk_events_owner_id_players"),
+            ondelete="SET NULL",
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_events")),
         sa.UniqueConstraint("name", name=op.f("uq_events_name")),

@@ -24,7 +24,7 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import events, games
+from pbm_emergo.db import events, games, players
 from pbm_emergo.db.models import (
     BOARD_ACTIVE,
     BOARD_FINISHED,
@@ -150,8 +150,12 @@ def create_event(
     ctx: UnitOfWork,
     name: str,
     terms: EventTerms,
+    *,
+    owner: Player | None = None,
+    join_password_hash: str | None = None,
 ) -> Result:
-    """A new open event ``name`` on ``terms``."""
+    """A new open event ``name`` on ``terms`` (``owner``: a player's private event, joined
+    with the password of ``join_password_hash``)."""
     check_name(name)
     check_terms(terms)
     if events.by_name(ctx.session, name) is not None:
@@ -166,6 +170,7 @@ def create_event(
         name, terms.event_format, ctx.now, rounds=rounds, max_players=max_players,
         starts_at=terms.starts_at, nag_days=terms.nag_days, forfeit_days=terms.forfeit_days,
         total_days=terms.total_days, robots=terms.robots, rated=terms.rated,
+        owner_id=owner.id if owner else None, join_password_hash=join_password_hash,
         league=name if terms.event_format == LEAGUE else None,
         season=1 if terms.event_format == LEAGUE else None,
     ))  # fmt: skip
@@ -175,6 +180,91 @@ def create_event(
         f"'emergo join {name} USERID PASSWORD'.\n",
         answer_subject=f"Emergo event {name}",
     )
+
+
+# A player's private events (emergo event create): what one mail may start is bounded,
+# like a challenge (docs/security.md). The players of one join by their own mail, so the
+# mails an event sends go to people who asked for them.
+PRIVATE_EVENTS_AT_A_TIME = 2
+PRIVATE_MAX_PLAYERS = 16
+PRIVATE_FORMATS = (ROUND_ROBIN, SWISS, KNOCKOUT)
+PRIVATE_STARTS_WITHIN = timedelta(days=30)
+MAIL_OPTION = re.compile(r"--?([a-z-]+)(?:=(\S+))?", re.IGNORECASE)
+
+
+def private_terms(event_format: str, words: Sequence[str], now: datetime) -> EventTerms:
+    """The terms of a private event from its creator's option words (a Refused names the
+    first wrong one)."""
+    if event_format.lower() not in PRIVATE_FORMATS:
+        raise Refused(f"A private event's format is one of {', '.join(PRIVATE_FORMATS)}.")
+    values: dict[str, Any] = {"event_format": event_format.lower()}
+    for word in words:
+        match = MAIL_OPTION.fullmatch(word)
+        key = match[1].lower() if match else ""
+        value = match[2] if match else None
+        if key == "unrated" and value is None:
+            values["rated"] = False
+        elif key == "starts" and value is not None:
+            values["starts_at"] = _relative(word, value, now)
+        elif key in ("rounds", "max-players", "nagtime", "forfeittime", "totaltime") and (
+            value is not None and value.isascii() and value.isdigit() and len(value) <= 3
+        ):
+            field_name = {
+                "rounds": "rounds", "max-players": "max_players", "nagtime": "nag_days",
+                "forfeittime": "forfeit_days", "totaltime": "total_days",
+            }[key]  # fmt: skip
+            values[field_name] = int(value)
+        else:
+            raise Refused(
+                f"Unknown option '{word[:40]}': the options are --rounds=N, --max-players=N, "
+                "--starts=+Nd or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, -unrated."
+            )
+    values.setdefault("max_players", PRIVATE_MAX_PLAYERS)
+    if values["max_players"] > PRIVATE_MAX_PLAYERS:
+        raise Refused(f"A private event has at most {PRIVATE_MAX_PLAYERS} players.")
+    return check_terms(EventTerms(**values))
+
+
+def _relative(word: str, value: str, now: datetime) -> datetime:
+    match = re.fullmatch(r"\+([0-9]{1,3})([dh])", value)
+    if not match:
+        raise Refused(f"{word[:40]}: the start is +Nd (days) or +Nh (hours) from now.")
+    amount = int(match[1])
+    delay = timedelta(days=amount) if match[2] == "d" else timedelta(hours=amount)
+    if delay > PRIVATE_STARTS_WITHIN:
+        raise Refused("A private event starts within 30 days.")
+    return now + delay
+
+
+def create_private_event(
+    ctx: UnitOfWork, owner: Player, name: str, event_format: str, event_password: str,
+    options: Sequence[str],
+) -> Result:
+    """``emergo event create``: ``owner``'s private event, joined with ``event_password``
+    (kept as an argon2id hash only). A player has at most PRIVATE_EVENTS_AT_A_TIME open or
+    running."""
+    check_name(name)
+    terms = private_terms(event_format, options, ctx.now)
+    # Checked: the name and format are public words the answer may show.
+    ctx.reveal(name, event_format)
+    if events.open_events_of_owner(ctx.session, owner.id) >= PRIVATE_EVENTS_AT_A_TIME:
+        raise Refused(
+            f"{owner.userid} has {PRIVATE_EVENTS_AT_A_TIME} private events open or under way "
+            "already; create another when one of them has ended."
+        )
+    if len(event_password) < 4:
+        raise Refused("The event's password needs at least 4 characters.")
+    result = create_event(
+        ctx, name, terms, owner=owner, join_password_hash=players.hash_password(event_password)
+    )
+    result.answer = (
+        f"The private event {name} ({terms.event_format}) is open. Players (you too) join "
+        f"it with 'emergo join {name} USERID PASSWORD EVENTPASSWORD'; give them the event's "
+        f"password yourself. It starts "
+        + (f"at {_at(terms.starts_at)} or " if terms.starts_at else "")
+        + f"when {terms.max_players} players are in.\n"
+    )
+    return result
 
 
 def require_event(session: Session, name: str) -> Event:
@@ -187,8 +277,10 @@ def require_event(session: Session, name: str) -> Event:
 # --- entering and leaving ---------------------------------------------------------------
 
 
-def join(ctx: UnitOfWork, name: str, player: Player) -> Result:
-    """``player`` enters the open event ``name``."""
+def join(
+    ctx: UnitOfWork, name: str, player: Player, event_password: str | None = None
+) -> Result:
+    """``player`` enters the open event ``name`` (a private one: with its password)."""
     event = require_event(ctx.session, name)
     # The event exists: its name is no secret and may be shown (masking hid it, a word
     # where a password might be).
@@ -204,6 +296,13 @@ def join(ctx: UnitOfWork, name: str, player: Player) -> Result:
         event.format != LEAGUE
     ):
         raise Refused(f"The event {event.name} is full ({event.max_players} players).")
+    if event.join_password_hash is not None and not (
+        event_password and players.password_matches(event.join_password_hash, event_password)
+    ):
+        raise Refused(
+            f"The event {event.name} is private: join it with its password, 'emergo join "
+            f"{event.name} USERID PASSWORD EVENTPASSWORD' (its creator has it)."
+        )
     limit = None if event.format == LEAGUE else event.max_players
     ctx.write(EntryAdded(event.id, player.id, ctx.now, limit))
     count = len(entered) + 1

@@ -131,7 +131,9 @@ class Grammar:
         place: int | None = 0  # the position of the part's first word, while fixed
         for index, part in enumerate(parts):
             if part.kind in SECRET_KINDS:
-                if place is None or not part.fixed:
+                # One word at a known place; an optional one may end the grammar.
+                last_optional = index == len(parts) - 1 and part.most == 1
+                if place is None or not (part.fixed or last_optional):
                     raise ValueError(
                         f"the secret part {part.name!r} needs a fixed position and one word"
                     )

@@ -243,6 +243,7 @@ def apply_change(session: Session, change: Write) -> None:
                 max_players=change.max_players, starts_at=change.starts_at,
                 nag_days=change.nag_days, forfeit_days=change.forfeit_days,
                 total_days=change.total_days, robots=change.robots, rated=change.rated,
+                owner_id=change.owner_id, join_password_hash=change.join_password_hash,
                 league=change.league, season=change.season,
             )
         case EntryAdded():

@@ -277,3 +277,15 @@ def entry_counts(session: Session, event_ids: Sequence[int]) -> dict[int, int]:
     )
     return {event_id: count for event_id, count in rows}
 
+
+
+def open_events_of_owner(session: Session, owner_id: int) -> int:
+    """How many private events ``owner_id`` has open or running (their number is bounded)."""
+    return int(
+        session.scalar(
+            select(func.count())
+            .select_from(Event)
+            .where(Event.owner_id == owner_id, Event.status.in_((EVENT_OPEN, EVENT_RUNNING)))
+        )
+        or 0
+    )

@@ -607,6 +607,9 @@ class Event(Base):
     total_days: Mapped[int | None] = mapped_column(Integer)
     robots: Mapped[str] = mapped_column(String(8), default="none")
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    # A private event (``emergo event create``): its creator, and its join password's hash.
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    join_password_hash: Mapped[str | None] = mapped_column(String(PASSWORD_HASH_LENGTH))
     # A league's seasons share ``league``; ``season`` counts them from 1.
     league: Mapped[str | None] = mapped_column(String(EVENT_NAME_LENGTH))
     season: Mapped[int | None] = mapped_column(Integer)

@@ -22,6 +22,8 @@ class EventCreated:
     total_days: int | None
     robots: str
     rated: bool
+    owner_id: int | None = None
+    join_password_hash: str | None = None
     league: str | None = None
     season: int | None = None
 

@@ -368,9 +368,11 @@ class EventRequest(Request):
 
 @dataclass(frozen=True, kw_only=True)
 class JoinRequest(LoginRequest):
-    """``emergo join NAME userid password``."""
+    """``emergo join NAME userid password [EVENTPASSWORD]``: the event's own password for
+    a private event."""
 
     name: str
+    event_password: Password | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -378,3 +380,14 @@ class WithdrawRequest(LoginRequest):
     """``emergo withdraw NAME userid password``."""
 
     name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventCreateRequest(LoginRequest):
+    """``emergo event create NAME userid password FORMAT EVENTPASSWORD [options]``: a
+    private event, joined with EVENTPASSWORD; the options as written."""
+
+    name: str
+    event_format: str
+    event_password: Password
+    options: tuple[str, ...]

@@ -34,6 +34,7 @@ LINES = {
     "emergo reject": "emergo reject a pw12", "emergo limit": "emergo limit a pw12 3",
     "emergo events": "emergo events", "emergo event": "emergo event autumn",
     "emergo join": "emergo join autumn a pw12", "emergo withdraw": "emergo withdraw autumn a pw12",
+    "emergo event create": "emergo event create autumn a pw12 swiss evpw",
 }
 
 

@@ -323,3 +323,35 @@ def test_robots_fill_the_empty_places(
     # The players' mean rating is a new player's: robot2's ladder strength is nearest.
     assert robots == ["robot2"]
     assert len(event_boards(post, "bots")) == 2
+
+
+def test_a_private_event_by_mail(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    sign_up(post, "carol")
+    create = "emergo event create friends bob {pw} round-robin fr1ends {options}"
+    [answer] = post.send(
+        create.format(pw=PW["bob"], options="--max-players=3 --nagtime=2 --forfeittime=5"), BOB
+    )
+    assert "The private event friends (round-robin) is open." in text(answer), text(answer)
+    assert "fr1ends" not in text(answer) and PW["bob"] not in text(answer)
+    # Its password is needed, and never shown back.
+    [refused] = post.send(f"emergo join friends alice {PW['alice']}", ALICE)
+    assert "The event friends is private" in text(refused)
+    [wrong] = post.send(f"emergo join friends alice {PW['alice']} friends1", ALICE)
+    assert "The event friends is private" in text(wrong) and "friends1" not in text(wrong)
+    for userid in ("alice", "bob", "carol"):
+        [ok] = post.send(f"emergo join friends {userid} {PW[userid]} fr1ends", ADDRESS[userid])
+        assert f"{userid} is in the event friends" in text(ok)
+        assert "fr1ends" not in text(ok)
+    # Full: it starts; three players, so one sits out each round.
+    post.wait_for_scheduler()
+    assert len(event_boards(post, "friends")) == 1
+    # A player's private events are bounded: two at a time.
+    [second] = post.send(create.replace("friends", "more").format(pw=PW["bob"], options=""), BOB)
+    assert "is open" in text(second)
+    [third] = post.send(create.replace("friends", "most").format(pw=PW["bob"], options=""), BOB)
+    assert "bob has 2 private events open or under way already" in text(third)
+    # Bad options are refused with the reason; nothing is created.
+    [bad] = post.send(create.replace("friends", "odd").format(
+        pw=PW["alice"], options="--max-players=40").replace("bob", "alice", 1), ALICE)
+    assert "at most 16 players" in text(bad)

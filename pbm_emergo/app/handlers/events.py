@@ -4,11 +4,23 @@
 from __future__ import annotations
 
 from pbm_emergo.app.context import Context
-from pbm_emergo.app.events import join, list_events, show_event, withdraw
+from pbm_emergo.app.events import (
+    create_private_event,
+    join,
+    list_events,
+    show_event,
+    withdraw,
+)
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
-from pbm_emergo.game.requests import EventRequest, EventsRequest, JoinRequest, WithdrawRequest
+from pbm_emergo.game.requests import (
+    EventCreateRequest,
+    EventRequest,
+    EventsRequest,
+    JoinRequest,
+    WithdrawRequest,
+)
 
 
 @handles(EventsRequest)
@@ -23,9 +35,20 @@ def event_request(ctx: Context, request: EventRequest) -> Result:
 
 @handles(JoinRequest)
 def join_request(ctx: Context, request: JoinRequest) -> Result:
-    return join(ctx, request.name, login(ctx, request))
+    player = login(ctx, request)
+    given = request.event_password.text if request.event_password is not None else None
+    return join(ctx, request.name, player, given)
 
 
 @handles(WithdrawRequest)
 def withdraw_request(ctx: Context, request: WithdrawRequest) -> Result:
     return withdraw(ctx, request.name, login(ctx, request))
+
+
+@handles(EventCreateRequest)
+def event_create_request(ctx: Context, request: EventCreateRequest) -> Result:
+    player = login(ctx, request)
+    return create_private_event(
+        ctx, player, request.name, request.event_format, request.event_password.text,
+        request.options,
+    )
