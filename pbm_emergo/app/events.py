@@ -134,13 +134,9 @@ def check_terms(terms: EventTerms) -> EventTerms:
     if not MIN_NAG_DAYS <= terms.nag_days <= MAX_DAYS:
         raise Refused(f"--nagtime is a number of days from {MIN_NAG_DAYS} to {MAX_DAYS}.")
     if not MIN_FORFEIT_DAYS <= terms.forfeit_days <= MAX_DAYS:
-        raise Refused(
-            f"--forfeittime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}."
-        )
+        raise Refused(f"--forfeittime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}.")
     if terms.total_days is not None and not MIN_FORFEIT_DAYS <= terms.total_days <= MAX_DAYS:
-        raise Refused(
-            f"--totaltime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}."
-        )
+        raise Refused(f"--totaltime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}.")
     if terms.nag_days >= terms.forfeit_days:
         raise Refused("The reminder time (--nagtime) must be shorter than the forfeit time.")
     return terms
@@ -237,7 +233,11 @@ def _relative(word: str, value: str, now: datetime) -> datetime:
 
 
 def create_private_event(
-    ctx: UnitOfWork, owner: Player, name: str, event_format: str, event_password: str,
+    ctx: UnitOfWork,
+    owner: Player,
+    name: str,
+    event_format: str,
+    event_password: str,
     options: Sequence[str],
 ) -> Result:
     """``emergo event create``: ``owner``'s private event, joined with ``event_password``
@@ -277,9 +277,7 @@ def require_event(session: Session, name: str) -> Event:
 # --- entering and leaving ---------------------------------------------------------------
 
 
-def join(
-    ctx: UnitOfWork, name: str, player: Player, event_password: str | None = None
-) -> Result:
+def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None = None) -> Result:
     """``player`` enters the open event ``name`` (a private one: with its password)."""
     event = require_event(ctx.session, name)
     # The event exists: its name is no secret and may be shown (masking hid it, a word
@@ -292,8 +290,10 @@ def join(
     entered = events.entries(ctx.session, event.id)
     if any(p.id == player.id for _, p in entered):
         raise Refused(f"{player.userid} is in the event {event.name} already.")
-    if event.max_players is not None and len(entered) >= event.max_players and (
-        event.format != LEAGUE
+    if (
+        event.max_players is not None
+        and len(entered) >= event.max_players
+        and (event.format != LEAGUE)
     ):
         raise Refused(f"The event {event.name} is full ({event.max_players} players).")
     if event.join_password_hash is not None and not (
@@ -343,7 +343,9 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
         ]  # fmt: skip
         full = [games.get_board(ctx.session, b.number) for b in boards]
         replies = resign_all(
-            ctx, player, [b for b in full if b is not None],
+            ctx,
+            player,
+            [b for b in full if b is not None],
             headline=f"{player.userid} withdrew from the event {event.name} and resigns.",
         )
     text = (
@@ -436,10 +438,17 @@ def event_view(session: Session, event: Event, config: Config | None = None) -> 
     if event.status == EVENT_FINISHED and lines:
         winner = _winner(event, divisions, pairs, userids)
     return EventView(
-        event=event, userids=userids, lines=lines, divisions=divisions, crosstable=crosstable,
-        schedule=schedule, next_games=[n for n in next_games if n["games"]], winner=winner,
+        event=event,
+        userids=userids,
+        lines=lines,
+        divisions=divisions,
+        crosstable=crosstable,
+        schedule=schedule,
+        next_games=[n for n in next_games if n["games"]],
+        winner=winner,
         tiebreak="Buchholz" if event.format == SWISS else "Sonneborn-Berger",
-        clock=_clock_text(event), total_rounds=_total_rounds(event, entered),
+        clock=_clock_text(event),
+        total_rounds=_total_rounds(event, entered),
         withdrawn=withdrawn,
     )
 
@@ -459,9 +468,7 @@ def _line(line: Line, userids: dict[int, str], event_format: str) -> dict[str, A
 
 
 def _result_text(result: str | None) -> str:
-    return {WHITE_WON: "1-0", BLACK_WON: "0-1", DRAWN: "½-½", BYE: "bye", None: "playing"}[
-        result
-    ]
+    return {WHITE_WON: "1-0", BLACK_WON: "0-1", DRAWN: "½-½", BYE: "bye", None: "playing"}[result]
 
 
 def _crosstable(
@@ -636,7 +643,9 @@ def start_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
         ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_CANCELLED, ctx.now))
         ctx.apply_pending()
         return _tell_all(
-            ctx, event, f"Emergo event {event.name} cancelled",
+            ctx,
+            event,
+            f"Emergo event {event.name} cancelled",
             f"The event {event.name} is cancelled: fewer than two players joined.\n",
         )
     if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e, _ in entered):
@@ -666,7 +675,9 @@ def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
         raise Refused(f"The event {event.name} is {event.status} already.")
     ctx.write(EventStatusSet(event.id, event.status, EVENT_CANCELLED, ctx.now))
     return _tell_all(
-        ctx, event, f"Emergo event {event.name} cancelled",
+        ctx,
+        event,
+        f"Emergo event {event.name} cancelled",
         f"The event {event.name} is cancelled by the operator. Boards under way go on as "
         "ordinary games.\n",
     )
@@ -786,8 +797,10 @@ def _open_games(
             stored.append(PairingPlanned(game.white_id, None, None, BYE, game.division, game.game))
             continue
         if game.white_id in withdrawn or game.black_id in withdrawn:
-            result = DRAWN if {game.white_id, game.black_id} <= withdrawn else (
-                BLACK_WON if game.white_id in withdrawn else WHITE_WON
+            result = (
+                DRAWN
+                if {game.white_id, game.black_id} <= withdrawn
+                else (BLACK_WON if game.white_id in withdrawn else WHITE_WON)
             )
             stored.append(PairingPlanned(
                 game.white_id, game.black_id, None, result, game.division, game.game
@@ -831,8 +844,10 @@ def _advance(ctx: UnitOfWork, event: Event) -> list[Reply]:
     decided: dict[int, str] = {}
     for pairing, board in found:
         if pairing.result is None and board is not None and board.status == BOARD_FINISHED:
-            result = DRAWN if board.winner is None else (
-                WHITE_WON if board.winner == WHITE else BLACK_WON
+            result = (
+                DRAWN
+                if board.winner is None
+                else (WHITE_WON if board.winner == WHITE else BLACK_WON)
             )
             ctx.write(PairingDecided(pairing.id, result))
             decided[pairing.id] = result
@@ -869,9 +884,7 @@ def _finish(ctx: UnitOfWork, event: Event) -> list[Reply]:
     ctx.session.refresh(event)
     view = event_view(ctx.session, event, ctx.config)
     winner = view.winner or "nobody"
-    body = (
-        f"The event {event.name} has ended: {winner} wins.\n\n" + event_text(view)
-    )
+    body = f"The event {event.name} has ended: {winner} wins.\n\n" + event_text(view)
     replies = _tell_all(ctx, event, f"Emergo event {event.name}: {winner} wins", body)
     if event.format == LEAGUE:
         replies += _next_season(ctx, event, view)
@@ -905,9 +918,12 @@ def _next_season(ctx: UnitOfWork, event: Event, view: EventView) -> list[Reply]:
         for player in members:
             moves.append(f"{view.userids.get(player, '?')}: division {number}")
     return _tell_all(
-        ctx, new, f"Emergo league {league}: season {season}",
+        ctx,
+        new,
+        f"Emergo league {league}: season {season}",
         f"Season {season} of the league {league} opens as the event {name}:\n\n"
-        + "\n".join(moves) + "\n\nYour boards come by mail as each round opens.\n",
+        + "\n".join(moves)
+        + "\n\nYour boards come by mail as each round opens.\n",
     )
 
 

@@ -13,7 +13,9 @@ from pbm_emergo.game.tournaments import Game, Pairing, points
 
 
 def swiss_pairings(
-    seeded: Sequence[int], rounds: Sequence[Sequence[Game]], round_number: int,
+    seeded: Sequence[int],
+    rounds: Sequence[Sequence[Game]],
+    round_number: int,
     total_rounds: int,
 ) -> list[Pairing]:
     """Round ``round_number``'s pairings of the players ``seeded`` (in seed order), given
@@ -49,8 +51,11 @@ def swiss_pairings(
         for seed, player in enumerate(seeded, start=1)
     ]  # fmt: skip
     found = generate_pairings(
-        system="dutch", players=entries, previous_pairings=met,
-        round_number=round_number, total_rounds=max(total_rounds, round_number),
+        system="dutch",
+        players=entries,
+        previous_pairings=met,
+        round_number=round_number,
+        total_rounds=max(total_rounds, round_number),
     )
     return [Pairing(int(p["white_id"]), p.get("black_id")) for p in found]
 

@@ -71,7 +71,10 @@ class JoinCommand(Command):
         userid, password = args.login()
         given = args.optional_word("eventpassword")
         return self.made(
-            JoinRequest, name=args.word("name"), userid=userid, password=password,
+            JoinRequest,
+            name=args.word("name"),
+            userid=userid,
+            password=password,
             event_password=Password(given) if given is not None else None,
         )
 
@@ -89,15 +92,17 @@ class WithdrawCommand(Command):
 
     def request(self, args: Arguments) -> WithdrawRequest:
         userid, password = args.login()
-        return self.made(
-            WithdrawRequest, name=args.word("name"), userid=userid, password=password
-        )
+        return self.made(WithdrawRequest, name=args.word("name"), userid=userid, password=password)
 
 
 class EventCreateCommand(Command):
     name = "emergo event create"
     grammar = Grammar(
-        named(WORD, "NAME"), USERID, PASSWORD, named(WORD, "FORMAT"), secret("EVENTPASSWORD"),
+        named(WORD, "NAME"),
+        USERID,
+        PASSWORD,
+        named(WORD, "FORMAT"),
+        secret("EVENTPASSWORD"),
         rest(
             "[--rounds=N] [--max-players=N] [--starts=+Nd] [--nagtime=D] [--forfeittime=D] "
             "[--totaltime=D] [-unrated]"
@@ -119,7 +124,10 @@ class EventCreateCommand(Command):
     def request(self, args: Arguments) -> EventCreateRequest:
         userid, password = args.login()
         return self.made(
-            EventCreateRequest, name=args.word("name"), userid=userid, password=password,
+            EventCreateRequest,
+            name=args.word("name"),
+            userid=userid,
+            password=password,
             event_format=args.word("format"),
             event_password=Password(args.word("eventpassword")),
             options=tuple(args.words[5:]),

@@ -278,7 +278,6 @@ def entry_counts(session: Session, event_ids: Sequence[int]) -> dict[int, int]:
     return {event_id: count for event_id, count in rows}
 
 
-
 def open_events_of_owner(session: Session, owner_id: int) -> int:
     """How many private events ``owner_id`` has open or running (their number is bounded)."""
     return int(

@@ -180,7 +180,8 @@ def test_a_withdrawal_and_a_loss_on_time_mid_event(
     boards = event_boards(post, "winter")
     # dave withdraws: his board under way is resigned, his games to come are lost.
     [answer, *others] = [
-        m for m in post.send(f"emergo withdraw winter dave {PW['dave']}", DAVE)
+        m
+        for m in post.send(f"emergo withdraw winter dave {PW['dave']}", DAVE)
         if str(m["To"]) == DAVE and "withdrew" in str(m["Subject"])
     ]
     assert "Your boards under way are resigned" in text(answer)
@@ -352,6 +353,10 @@ def test_a_private_event_by_mail(make_post: Callable[..., Post]) -> None:
     [third] = post.send(create.replace("friends", "most").format(pw=PW["bob"], options=""), BOB)
     assert "bob has 2 private events open or under way already" in text(third)
     # Bad options are refused with the reason; nothing is created.
-    [bad] = post.send(create.replace("friends", "odd").format(
-        pw=PW["alice"], options="--max-players=40").replace("bob", "alice", 1), ALICE)
+    [bad] = post.send(
+        create.replace("friends", "odd")
+        .format(pw=PW["alice"], options="--max-players=40")
+        .replace("bob", "alice", 1),
+        ALICE,
+    )
     assert "at most 16 players" in text(bad)

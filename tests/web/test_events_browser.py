@@ -58,8 +58,9 @@ def played_event(
         _advance(mailer, db_sessions, db_config)
         with db_sessions() as session:
             boards = session.execute(
-                select(Board.number, Board.white_player_id, Board.black_player_id)
-                .where(Board.status == "active", Board.event_id.is_not(None))
+                select(Board.number, Board.white_player_id, Board.black_player_id).where(
+                    Board.status == "active", Board.event_id.is_not(None)
+                )
             ).all()
             names = {pid: userid for pid, userid in session.execute(
                 select(Player.id, Player.userid)

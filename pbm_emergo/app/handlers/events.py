@@ -49,6 +49,10 @@ def withdraw_request(ctx: Context, request: WithdrawRequest) -> Result:
 def event_create_request(ctx: Context, request: EventCreateRequest) -> Result:
     player = login(ctx, request)
     return create_private_event(
-        ctx, player, request.name, request.event_format, request.event_password.text,
+        ctx,
+        player,
+        request.name,
+        request.event_format,
+        request.event_password.text,
         request.options,
     )
