@@ -12,6 +12,7 @@ each division go up, the sixth and below go down (:mod:`pbm_emergo.game.tourname
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -85,6 +86,8 @@ from pbm_emergo.views.templating import render
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
     from pbm_emergo.db.session import Session
+
+log = logging.getLogger(__name__)
 
 EVENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,23}")
 MAX_DAYS = 365
@@ -612,12 +615,21 @@ def advance_events(session: Session, config: Config, now: datetime) -> list[Repl
     ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
     replies: list[Reply] = []
     for event in events.due_events(session):
-        if event.status == EVENT_OPEN:
-            if _due_to_start(session, event, now):
-                replies += start_event(ctx, event)
-        else:
-            replies += _advance(ctx, event)
-        ctx.apply_pending()
+        name = event.name
+        # Each event in a savepoint of its own: one that fails (a conflict with a move
+        # stored meanwhile) is tried again next time, and holds up no other.
+        try:
+            with session.begin_nested():
+                if event.status == EVENT_OPEN:
+                    found = start_event(ctx, event) if _due_to_start(session, event, now) else []
+                else:
+                    found = _advance(ctx, event)
+                ctx.apply_pending()
+        except Exception:  # noqa: BLE001
+            log.exception("event %s: not advanced, tried again next time", name)
+            ctx.applied = len(ctx.writes)
+            continue
+        replies += found
     return replies
 
 
