@@ -565,6 +565,7 @@ def _at(moment: datetime | None) -> str:
 def show_event(ctx: UnitOfWork, name: str) -> Result:
     """``emergo event NAME``: the table, the crosstable, the next games."""
     event = require_event(ctx.session, name)
+    ctx.reveal(event.name, name)
     view = event_view(ctx.session, event, ctx.config)
     return Result(
         summary=f"sent the table of the event {event.name}",

@@ -146,6 +146,7 @@ def test_a_four_player_round_robin_by_mail(
         ["3", "carol", "1", "2"], ["4", "dave", "1", "1"],
     ]  # fmt: skip
     assert "The winner: alice." in text(table)
+    assert text(table).startswith("The event autumn: round-robin, finished, round 3 of 3.")
     assert "Sonneborn-Berger" in text(table)
     with post.sessions() as session:
         status = session.scalar(select(Event.status).where(Event.name == "autumn"))
