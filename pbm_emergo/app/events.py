@@ -41,6 +41,7 @@ from pbm_emergo.db.models import (
 from pbm_emergo.db.reads.snapshot import load_state, primary_address
 from pbm_emergo.game.board_changes import BoardCreated
 from pbm_emergo.game.event_changes import (
+    DivisionsSet,
     EntryAdded,
     EntryWithdrawn,
     EventCreated,
@@ -675,11 +676,11 @@ def _assign_divisions(
     """A first season's divisions, by rating (a division is ``max_players`` strong)."""
     ranked = sorted(entered, key=lambda ep: (-ep[1].rating, ep[0].seed))
     size = event.max_players or DEFAULT_DIVISION
-    for number, members in enumerate(league_divisions([p.id for _, p in ranked], size), 1):
-        for entry, _ in ranked:
-            if entry.player_id in members:
-                entry.division = number
-    ctx.session.flush()
+    divisions = league_divisions([p.id for _, p in ranked], size)
+    ctx.write(DivisionsSet(event.id, tuple(
+        (player, number) for number, members in enumerate(divisions, 1) for player in members
+    )))  # fmt: skip
+    ctx.apply_pending()
 
 
 def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:

@@ -74,6 +74,7 @@ from pbm_emergo.game.changes import (
     VotesDropped,
 )
 from pbm_emergo.game.event_changes import (
+    DivisionsSet,
     EntryAdded,
     EntryWithdrawn,
     EventCreated,
@@ -266,6 +267,8 @@ def apply_change(session: Session, change: Write) -> None:
             events.decide_pairing(session, change.pairing_id, change.result)
         case RoundFinished():
             events.finish_round(session, change.event_id, change.number, change.at)
+        case DivisionsSet():
+            events.set_divisions(session, change.event_id, change.divisions)
         case _:
             assert_never(change)
 

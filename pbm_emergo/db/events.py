@@ -74,6 +74,8 @@ def entries(session: Session, event_id: int) -> list[tuple[EventEntry, Player]]:
         .join(Player, Player.id == EventEntry.player_id)
         .where(EventEntry.event_id == event_id)
         .order_by(EventEntry.seed)
+        # Fresh: the writes of this unit of work (divisions, withdrawals) are UPDATEs.
+        .execution_options(populate_existing=True)
     )
     return [(entry, player) for entry, player in rows]
 
@@ -288,3 +290,17 @@ def open_events_of_owner(session: Session, owner_id: int) -> int:
         )
         or 0
     )
+
+
+def set_divisions(session: Session, event_id: int, divisions: Sequence[tuple[int, int]]) -> None:
+    """Each entry's division, ``(player_id, division)``, while the event is open."""
+    status = session.scalar(select(Event.status).where(Event.id == event_id))
+    if status != EVENT_OPEN:
+        raise Conflict("The event has started meanwhile.")
+    for player_id, division in divisions:
+        session.execute(
+            update(EventEntry)
+            .where(EventEntry.event_id == event_id, EventEntry.player_id == player_id)
+            .values(division=division)
+            .execution_options(synchronize_session=False)
+        )

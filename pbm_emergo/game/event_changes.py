@@ -103,6 +103,15 @@ class RoundFinished:
     at: datetime
 
 
+@dataclass(frozen=True)
+class DivisionsSet:
+    """A league's first season: each entry's division, ``(player_id, division)``, while
+    the event is still open (else conflict)."""
+
+    event_id: int
+    divisions: tuple[tuple[int, int], ...]
+
+
 EventChange = (
     EventCreated
     | EntryAdded
@@ -111,6 +120,7 @@ EventChange = (
     | RoundOpened
     | PairingDecided
     | RoundFinished
+    | DivisionsSet
 )
 EVENT_CHANGE_TYPES = (
     EventCreated,
@@ -120,4 +130,5 @@ EVENT_CHANGE_TYPES = (
     RoundOpened,
     PairingDecided,
     RoundFinished,
+    DivisionsSet,
 )
