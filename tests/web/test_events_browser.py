@@ -99,6 +99,8 @@ def test_the_event_pages_in_a_browser(
         assert "/boards/" in page.url
         page.close()
         wide = browser.new_page(viewport=WIDE)
+        wide.goto(f"{url}/events")
+        shoot(wide, tmp_path, "events-1280.png")
         wide.goto(f"{url}/events/autumn")
         cross = wide.inner_text("#crosstable")
         assert cross.splitlines()[1].split("\t")[:2] == ["1", "alice"]
