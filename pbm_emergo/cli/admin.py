@@ -129,6 +129,7 @@ def register(subparsers: Any) -> None:
         _config_options(parser)
     _register_support(commands)
     _register_copy_and_console(commands)
+    _register_events(commands)
 
 
 def _positive(text: str) -> int:
@@ -906,3 +907,178 @@ def admin_console_user(args: argparse.Namespace) -> int:
     what = "added to" if new else "has a new password in"
     print(f"operator {args.name} {what} {config.console_users_file}")
     return 0
+
+
+# --- leagues and tournaments --------------------------------------------------------------
+
+
+def _register_events(commands: Any) -> None:
+    """``admin event create|start|cancel|show NAME`` and ``admin events``."""
+    from pbm_emergo.game.tournaments import EVENT_FORMATS, ROBOT_POLICIES
+
+    listing = commands.add_parser("events", help="list the leagues and tournaments")
+    listing.add_argument("--all", action="store_true", help="finished and cancelled ones too")
+    listing.add_argument("--json", action="store_true", help="print JSON")
+    listing.set_defaults(func=admin_events)
+    event = commands.add_parser("event", help="create, start, cancel or show an event")
+    actions = event.add_subparsers(dest="event_command", metavar="ACTION", required=True)
+    create = actions.add_parser("create", help="create an event open for entries")
+    create.add_argument("name", metavar="NAME")
+    create.add_argument("--format", required=True, choices=EVENT_FORMATS, dest="event_format")
+    create.add_argument(
+        "--rounds", type=_positive, metavar="N",
+        help="a Swiss's rounds (default 5); a round robin's or league's cycles (1 or 2)",
+    )
+    create.add_argument(
+        "--max-players", dest="max_players", type=_positive, metavar="N",
+        help="the most players (a league: a division's size, default 8); full starts it",
+    )
+    create.add_argument(
+        "--starts", metavar="WHEN",
+        help="when the first round opens: 'now', +Nd, +Nh, or YYYY-MM-DD[THH:MM] (UTC)",
+    )
+    create.add_argument("--nagtime", type=_positive, metavar="D", help="days before a reminder")
+    create.add_argument(
+        "--forfeittime", type=_positive, metavar="D", help="days without a move that lose"
+    )
+    create.add_argument(
+        "--totaltime", type=_positive, metavar="D", help="each player's thinking days a game"
+    )
+    create.add_argument("--robots", choices=ROBOT_POLICIES, default="none")
+    create.add_argument("--rated", choices=("yes", "no"), default="yes")
+    create.set_defaults(func=admin_event_create, reason="event create")
+    for action, handler, what in (
+        ("start", admin_event_start, "open the first round now"),
+        ("cancel", admin_event_cancel, "cancel an event (its boards go on as ordinary games)"),
+        ("show", admin_event_show, "an event's table, crosstable and schedule"),
+    ):
+        parser = actions.add_parser(action, help=what)
+        parser.add_argument("name", metavar="NAME")
+        parser.set_defaults(func=handler, reason=f"event {action}")
+        _config_options(parser)
+    _config_options(create)
+    _config_options(listing)
+
+
+def parse_when(text: str | None, now: datetime) -> datetime | None:
+    """``--starts``: 'now', +Nd, +Nh, or a date and time in UTC."""
+    import re
+    from datetime import UTC, timedelta
+
+    if text is None:
+        return None
+    if text == "now":
+        return now
+    relative = re.fullmatch(r"\+([0-9]{1,4})([dh])", text)
+    if relative:
+        amount = int(relative[1])
+        return now + (timedelta(days=amount) if relative[2] == "d" else timedelta(hours=amount))
+    try:
+        moment = datetime.fromisoformat(text)
+    except ValueError as err:
+        raise AdminError(f"--starts {text!r}: 'now', +Nd, +Nh or YYYY-MM-DD[THH:MM]") from err
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def admin_event_create(args: argparse.Namespace) -> int:
+    from pbm_emergo.app import events
+    from pbm_emergo.db.models import DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS
+    from pbm_emergo.db.types import utcnow
+
+    try:
+        starts = parse_when(args.starts, utcnow())
+    except AdminError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
+    terms = events.EventTerms(
+        event_format=args.event_format, rounds=args.rounds, max_players=args.max_players,
+        starts_at=starts, nag_days=args.nagtime or DEFAULT_NAG_DAYS,
+        forfeit_days=args.forfeittime or DEFAULT_FORFEIT_DAYS, total_days=args.totaltime,
+        robots=args.robots, rated=args.rated == "yes",
+    )
+    return _support(args, "event create", args.name,
+                    lambda ctx: events.create_event(ctx, args.name, terms))
+
+
+def admin_event_start(args: argparse.Namespace) -> int:
+    from pbm_emergo.app import events
+    from pbm_emergo.app.results import Refused, Result
+
+    def start(ctx: Any) -> Result:
+        event = events.require_event(ctx.session, args.name)
+        if event.status != "open":
+            raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
+        replies = events.start_event(ctx, event)
+        ctx.session.refresh(event)
+        return Result(summary=f"the event {event.name} is {event.status}", replies=replies)
+
+    return _support(args, "event start", args.name, start)
+
+
+def admin_event_cancel(args: argparse.Namespace) -> int:
+    from pbm_emergo.app import events
+    from pbm_emergo.app.results import Result
+
+    def cancel(ctx: Any) -> Result:
+        event = events.require_event(ctx.session, args.name)
+        replies = events.cancel_event(ctx, event)
+        return Result(summary=f"cancelled the event {event.name}", replies=replies)
+
+    return _support(args, "event cancel", args.name, cancel)
+
+
+def admin_event_show(args: argparse.Namespace) -> int:
+    def show(session: Session, args: argparse.Namespace) -> int:
+        from pbm_emergo.app import events
+        from pbm_emergo.app.results import Refused
+
+        try:
+            event = events.require_event(session, args.name)
+        except Refused as refused:
+            raise AdminError(refused.reason) from refused
+        view = events.event_view(session, event)
+        print(events.event_text(view), end="")
+        rows = [
+            (g["round"], g["division"], g["game"], g["white"], g["black"] or "(bye)",
+             g["board"] or "-", g["result"])
+            for g in view.schedule
+        ]  # fmt: skip
+        if rows:
+            print()
+            print(format_table(
+                ("Round", "Division", "Game", "White", "Black", "Board", "Result"), rows
+            ))  # fmt: skip
+        return 0
+
+    return _run(args, show)
+
+
+def admin_events(args: argparse.Namespace) -> int:
+    def listing(session: Session, args: argparse.Namespace) -> int:
+        from pbm_emergo.db import events
+
+        statuses = ("open", "running", "finished", "cancelled") if args.all else (
+            "open", "running"
+        )
+        found = events.events_listed(session, statuses)
+        counts = events.entry_counts(session, [e.id for e in found])
+        items = [
+            {
+                "name": e.name, "format": e.format, "status": e.status,
+                "players": counts.get(e.id, 0), "max_players": e.max_players,
+                "round": e.current_round, "starts_at": _time(e.starts_at),
+                "robots": e.robots, "rated": e.rated,
+            }
+            for e in found
+        ]  # fmt: skip
+        rows = [
+            (i["name"], i["format"], i["status"], i["players"], i["max_players"] or "-",
+             i["round"], i["starts_at"] or "-")
+            for i in items
+        ]  # fmt: skip
+        _print_list(args, items, format_table(
+            ("Event", "Format", "Status", "Players", "Max", "Round", "Starts"), rows
+        ))  # fmt: skip
+        return 0
+
+    return _run(args, listing)

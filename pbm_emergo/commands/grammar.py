@@ -131,7 +131,12 @@ class Grammar:
         place: int | None = 0  # the position of the part's first word, while fixed
         for index, part in enumerate(parts):
             if part.kind in SECRET_KINDS:
-                if place is None or not part.fixed:
+                # One word at a known place; an optional secret that is no login's
+                # password (a private event's own password) may end the grammar.
+                last_optional = (
+                    index == len(parts) - 1 and part.most == 1 and part.kind is Kind.SECRET
+                )
+                if place is None or not (part.fixed or last_optional):
                     raise ValueError(
                         f"the secret part {part.name!r} needs a fixed position and one word"
                     )

@@ -62,6 +62,11 @@ COMMANDS = [
     "all_show:AllShowCommand",
     "emergo_submit:SubmitCommand",
     "emergo_confirm:ConfirmMoveCommand",
+    "emergo_events:EventsCommand",
+    "emergo_events:EventCommand",
+    "emergo_events:JoinCommand",
+    "emergo_events:WithdrawCommand",
+    "emergo_events:EventCreateCommand",
 ]
 
 
@@ -128,10 +133,14 @@ def nearest(words: list[str]) -> str | None:
 def lookup(words: list[str]) -> tuple[type[Command] | None, int]:
     """The command named by the first words of ``words`` and how many words it used.
 
-    Two-word names (``emergo move``, ``change password``) win over one-word ones.
+    Longer names win: ``emergo event create`` over ``emergo event``, two-word names
+    (``emergo move``, ``change password``) over one-word ones.
     """
     table = by_name()
-    lowered = [w.lower() for w in words[:2]]
+    lowered = [w.lower() for w in words[:3]]
+    if len(lowered) == 3 and " ".join(lowered) in table:
+        return table[" ".join(lowered)], 3
+    lowered = lowered[:2]
     if len(lowered) == 2 and " ".join(lowered) in table:
         return table[" ".join(lowered)], 2
     if lowered and lowered[0] in table:
@@ -146,5 +155,5 @@ def command_label(shown: str | None, not_answered: bool = False) -> str:
     stored command line (``subject``) is enough; a bounded set of values."""
     if not_answered:
         return NOT_ANSWERED
-    command, _ = lookup((shown or "").split()[:2])
+    command, _ = lookup((shown or "").split()[:3])
     return command.name if command is not None else NOT_A_COMMAND

@@ -21,6 +21,7 @@ from pbm_emergo.db import (
     blocks,
     challenges,
     credentials,
+    events,
     games,
     notes,
     outbox,
@@ -80,6 +81,16 @@ from pbm_emergo.game.changes import (
     VoteOpened,
     VoteRemoved,
     VotesDropped,
+)
+from pbm_emergo.game.event_changes import (
+    DivisionsSet,
+    EntryAdded,
+    EntryWithdrawn,
+    EventCreated,
+    EventStatusSet,
+    PairingDecided,
+    RoundFinished,
+    RoundOpened,
 )
 from pbm_emergo.game.notes import NoteAdded
 
@@ -191,7 +202,7 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.white_id, change.black_id, change.at, rated=change.rated,
                 blocked_rule=change.blocked_rule, nag_days=change.nag_days,
                 forfeit_days=change.forfeit_days, total_days=change.total_days,
-                number=change.number,
+                number=change.number, event_id=change.event_id, event_round=change.event_round,
             )
         case MailBudgetCharged():
             outbox.recheck_mail_budget(
@@ -259,6 +270,38 @@ def apply_change(session: Session, change: Write) -> None:
             submitted.store(session, change)
         case SubmittedMoveDropped():
             submitted.drop(session, change.board, change.player_id)
+        # --- leagues and tournaments ---
+        case EventCreated():
+            events.create_event(
+                session, change.name, change.event_format, change.at, rounds=change.rounds,
+                max_players=change.max_players, starts_at=change.starts_at,
+                nag_days=change.nag_days, forfeit_days=change.forfeit_days,
+                total_days=change.total_days, robots=change.robots, rated=change.rated,
+                owner_id=change.owner_id, join_password_hash=change.join_password_hash,
+                league=change.league, season=change.season,
+            )
+        case EntryAdded():
+            events.add_entry(
+                session, change.event_id, change.player_id, change.at,
+                max_players=change.max_players, division=change.division,
+            )
+        case EntryWithdrawn():
+            events.withdraw_entry(session, change.event_id, change.player_id, change.at)
+        case EventStatusSet():
+            events.set_status(
+                session, change.event_id, change.expected, change.status, change.at
+            )
+        case RoundOpened():
+            events.open_round(
+                session, change.event_id, change.number, change.at, change.pairings,
+                expected=change.expected,
+            )
+        case PairingDecided():
+            events.decide_pairing(session, change.pairing_id, change.result)
+        case RoundFinished():
+            events.finish_round(session, change.event_id, change.number, change.at)
+        case DivisionsSet():
+            events.set_divisions(session, change.event_id, change.divisions)
         case _:
             assert_never(change)
 

@@ -172,6 +172,8 @@ def create_board(
     forfeit_days: int = DEFAULT_FORFEIT_DAYS,
     total_days: int | None = None,
     number: int | None = None,
+    event_id: int | None = None,
+    event_round: int | None = None,
 ) -> Board:
     """A new active board; ``white`` (Ohs) moves first. ``number``: the number a command
     announced (Conflict if it was taken meanwhile); else the next one."""
@@ -202,6 +204,8 @@ def create_board(
         position=start.to_text(),
         repetition=repetition_text(Game(_blocked_rule(blocked_rule))),
         to_move=start.to_move,
+        event_id=event_id,
+        event_round=event_round,
     )
     session.add(board)
     session.flush()

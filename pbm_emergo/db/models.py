@@ -44,6 +44,10 @@ from pbm_emergo.game.board import SIDES as SIDES
 from pbm_emergo.game.board import WHITE as WHITE
 from pbm_emergo.game.lockout import OTHER_SENDERS as OTHER_SENDERS
 from pbm_emergo.game.numbers import START_RATING as START_RATING
+from pbm_emergo.game.tournaments import EVENT_FORMATS as EVENT_FORMATS
+from pbm_emergo.game.tournaments import EVENT_STATUSES as EVENT_STATUSES
+from pbm_emergo.game.tournaments import PAIRING_RESULTS as PAIRING_RESULTS
+from pbm_emergo.game.tournaments import ROBOT_POLICIES as ROBOT_POLICIES
 
 NAMING_CONVENTION = {
     "ix": "ix_%(table_name)s_%(column_0_N_name)s",
@@ -263,6 +267,11 @@ class Board(Base):
     black_rating_change: Mapped[int | None] = mapped_column(Integer)
     # Whether queued_moves has rows for this board, so that a move looks there only then.
     queued: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # The event and round this board is a game of (NULL: a challenge's board).
+    event_id: Mapped[int | None] = mapped_column(
+        ForeignKey("events.id", ondelete="SET NULL"), index=True
+    )
+    event_round: Mapped[int | None] = mapped_column(Integer)
 
     white_player: Mapped[Player] = relationship(foreign_keys=[white_player_id])
     black_player: Mapped[Player] = relationship(foreign_keys=[black_player_id])
@@ -656,6 +665,101 @@ class SubmittedMove(Base):
     comment: Mapped[str | None] = mapped_column(Text)
     last_move_id: Mapped[int] = mapped_column(Integer)
     submitted_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+# --- events: leagues and tournaments ------------------------------------------------------
+
+EVENT_NAME_LENGTH = 32
+
+
+class Event(Base):
+    """A league season or a tournament (round robin, Swiss, knock-out): its terms, who
+    entered, and where it stands. ``rounds``: the Swiss rounds, or the cycles of a round
+    robin or league (1 single, 2 double); a knock-out's rounds follow from its size."""
+
+    __tablename__ = "events"
+    __table_args__ = (
+        CheckConstraint(_in("format", EVENT_FORMATS), name="format"),
+        CheckConstraint(_in("status", EVENT_STATUSES), name="status"),
+        CheckConstraint(_in("robots", ROBOT_POLICIES), name="robots"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(EVENT_NAME_LENGTH), unique=True)
+    format: Mapped[str] = mapped_column(String(STATUS_LENGTH))
+    status: Mapped[str] = mapped_column(String(STATUS_LENGTH), default="open", index=True)
+    rounds: Mapped[int | None] = mapped_column(Integer)
+    max_players: Mapped[int | None] = mapped_column(Integer)
+    starts_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    nag_days: Mapped[int] = mapped_column(Integer, default=DEFAULT_NAG_DAYS)
+    forfeit_days: Mapped[int] = mapped_column(Integer, default=DEFAULT_FORFEIT_DAYS)
+    total_days: Mapped[int | None] = mapped_column(Integer)
+    robots: Mapped[str] = mapped_column(String(8), default="none")
+    rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    # A private event (``emergo event create``): its creator, and its join password's hash.
+    owner_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    join_password_hash: Mapped[str | None] = mapped_column(String(PASSWORD_HASH_LENGTH))
+    # A league's seasons share ``league``; ``season`` counts them from 1.
+    league: Mapped[str | None] = mapped_column(String(EVENT_NAME_LENGTH))
+    season: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # The round being played (0 before the start).
+    current_round: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class EventEntry(Base):
+    """A player in an event: their seed (the order they are paired in), their division
+    (leagues; 1 elsewhere), and when they withdrew, if they did."""
+
+    __tablename__ = "event_entries"
+    __table_args__ = (UniqueConstraint("event_id", "player_id"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    seed: Mapped[int] = mapped_column(Integer)
+    division: Mapped[int] = mapped_column(Integer, default=1)
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class EventRound(Base):
+    """One round of an event: when its boards opened, and when its last game ended."""
+
+    __tablename__ = "event_rounds"
+    __table_args__ = (UniqueConstraint("event_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class EventPairing(Base):
+    """One game of a round: white against black on a board, or a bye (``black_id`` NULL).
+    ``result``: white, black, draw or bye once decided (NULL while the game is played);
+    ``game``: the game of a knock-out match (1, 2, 3 for a decider)."""
+
+    __tablename__ = "event_pairings"
+    __table_args__ = (
+        CheckConstraint(f"result IS NULL OR {_in('result', PAIRING_RESULTS)}", name="result"),
+        Index(None, "event_id", "round_number"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
+    round_number: Mapped[int] = mapped_column(Integer)
+    division: Mapped[int] = mapped_column(Integer, default=1)
+    game: Mapped[int] = mapped_column(Integer, default=1)
+    white_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    black_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    board_number: Mapped[int | None] = mapped_column(
+        ForeignKey("boards.number", ondelete="SET NULL"), index=True
+    )
+    result: Mapped[str | None] = mapped_column(String(SIDE_LENGTH))
 
 
 def table_names() -> list[str]:

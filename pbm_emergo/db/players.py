@@ -603,3 +603,13 @@ __all__ = [
     "use_password_settings",
     "userid_skeleton",
 ]
+
+
+def password_matches(stored_hash: str, password: str) -> bool:
+    """Whether ``password`` matches an argon2id hash that is no player's (a private event's
+    password): no credential cache, argon2 every time."""
+    try:
+        with timed("argon2"):
+            return bool(_hasher.verify(stored_hash, password))
+    except (VerificationError, InvalidHashError):
+        return False

@@ -121,6 +121,9 @@ class BoardState:
     # (None: none, or not read: read only for a rated board whose game may end rated soon,
     # see ``may_end_rated``).
     pair_rated_at: datetime | None = None
+    # A game of a league or tournament: resigning before one's first move resigns it (a
+    # loss in the event's table), it does not decline the board.
+    in_event: bool = False
 
     @property
     def active(self) -> bool:

@@ -28,6 +28,9 @@ class BoardCreated:
     nag_days: int
     forfeit_days: int
     total_days: int | None
+    # A game of an event: the event and its round.
+    event_id: int | None = None
+    event_round: int | None = None
 
 
 @dataclass(frozen=True)

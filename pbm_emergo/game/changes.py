@@ -18,6 +18,7 @@ from datetime import datetime
 from pbm_emergo.game.account_changes import ACCOUNT_CHANGE_TYPES, AccountChange
 from pbm_emergo.game.blocks import BlockAdded, BlockRemoved
 from pbm_emergo.game.board_changes import BOARD_CHANGE_TYPES, BoardChange
+from pbm_emergo.game.event_changes import EVENT_CHANGE_TYPES, EventChange
 from pbm_emergo.game.notes import NoteAdded
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Position, Termination
@@ -126,9 +127,15 @@ MOVE_CHANGE_TYPES = (
     MoveStored, VotesDropped, VoteOpened, VoteRemoved, MovesTakenBack, QueueTaken,
     GameFinished, BoardDeclined,
 )
-Change = MoveChange | AccountChange | BoardChange | BlockAdded | BlockRemoved | NoteAdded
+Change = (
+    MoveChange | AccountChange | BoardChange | BlockAdded | BlockRemoved | NoteAdded | EventChange
+)
 # What players do for themselves, beside the accounts and the boards.
 SELF_SERVICE_CHANGE_TYPES = (BlockAdded, BlockRemoved, NoteAdded)
 CHANGE_TYPES = (
-    MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES + SELF_SERVICE_CHANGE_TYPES
+    MOVE_CHANGE_TYPES
+    + ACCOUNT_CHANGE_TYPES
+    + BOARD_CHANGE_TYPES
+    + SELF_SERVICE_CHANGE_TYPES
+    + EVENT_CHANGE_TYPES
 )

@@ -189,8 +189,8 @@ def has_moved(state: BoardState, player_id: int) -> bool:
 
 
 def _resign(turn: _Turn) -> Decision:
-    if not has_moved(turn.state, turn.seat.id):
-        # Resigning before one's first move declines the game.
+    if not has_moved(turn.state, turn.seat.id) and not turn.state.in_event:
+        # Resigning before one's first move declines the game (an event's game is lost).
         return decline(turn.state, turn.seat.id, turn.comment)
     winner = other_side(turn.state.side_of(turn.seat.id) or "")
     ended = finish(turn.state, winner, Termination.RESIGNED, turn.now)

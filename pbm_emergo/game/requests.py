@@ -431,3 +431,45 @@ class ConfirmMoveRequest(LoginRequest):
     """``emergo confirm board userid password``: play the submitted move."""
 
     board: BoardRef
+
+
+# --- leagues and tournaments ----------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventsRequest(Request):
+    """``emergo events``."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventRequest(Request):
+    """``emergo event NAME``."""
+
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class JoinRequest(LoginRequest):
+    """``emergo join NAME userid password [EVENTPASSWORD]``: the event's own password for
+    a private event."""
+
+    name: str
+    event_password: Password | None = None
+
+
+@dataclass(frozen=True, kw_only=True)
+class WithdrawRequest(LoginRequest):
+    """``emergo withdraw NAME userid password``."""
+
+    name: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class EventCreateRequest(LoginRequest):
+    """``emergo event create NAME userid password FORMAT EVENTPASSWORD [options]``: a
+    private event, joined with EVENTPASSWORD; the options as written."""
+
+    name: str
+    event_format: str
+    event_password: Password
+    options: tuple[str, ...]

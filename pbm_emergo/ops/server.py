@@ -26,6 +26,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from pbm_emergo.app.events import advance_events
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.timers import ScheduledTask
 from pbm_emergo.app.timers import scheduled as timed_work
@@ -254,6 +255,7 @@ class MailServer:
             try:
                 self._release_stale_claims()
                 self._run_timed_work()
+                self._advance_events()
                 if time.monotonic() >= next_expiry:
                     self.expire_raw_mail()
                     next_expiry = time.monotonic() + RAW_EXPIRY_SECONDS
@@ -293,6 +295,15 @@ class MailServer:
         scheduled = self.scheduled if self.scheduled is not None else timed_work
         with self.session_factory.begin() as session:
             replies = scheduled(session, self.config, self.clock())
+            queued = sum(self.outbox.queue(session, reply) for reply in replies)
+        if queued:
+            self._wake_sender()
+
+    def _advance_events(self) -> None:
+        """Leagues and tournaments (:func:`pbm_emergo.app.events.advance_events`): start
+        those due, take their games' results, open their next rounds, finish them."""
+        with self.session_factory.begin() as session:
+            replies = advance_events(session, self.config, self.clock())
             queued = sum(self.outbox.queue(session, reply) for reply in replies)
         if queued:
             self._wake_sender()

@@ -341,6 +341,47 @@ class WebView:
     def rules(self, request: Request) -> Response:
         return self._page("rules.html.j2", rules=rules_page())
 
+    # --- leagues and tournaments ---------------------------------------------------------
+
+    def events(self, request: Request) -> Response:
+        def page(session: Session) -> Response:
+            from pbm_emergo.db import events
+
+            shown = events.events_listed(session, ("open", "running", "finished"))
+            counts = events.entry_counts(session, [e.id for e in shown])
+            rows = [
+                {
+                    "name": e.name, "format": e.format, "status": e.status,
+                    "players": counts.get(e.id, 0), "max": e.max_players,
+                    "round": e.current_round, "starts": e.starts_at,
+                }
+                for e in reversed(shown)
+            ]  # fmt: skip
+            return self._page("events.html.j2", rows=rows)
+
+        return self._read(page)
+
+    def event(self, request: Request) -> Response:
+        name = request.path_params["name"]
+
+        def page(session: Session) -> Response:
+            from pbm_emergo.app.events import event_view
+            from pbm_emergo.db import events
+
+            event = events.by_name(session, name) if len(name) <= 32 else None
+            if event is None:
+                raise NotFound("There is no such event.")
+            view = event_view(session, event)
+            rounds: dict[int, list[dict[str, Any]]] = {}
+            for game in view.schedule:
+                rounds.setdefault(game["round"], []).append(game)
+            return self._page(
+                "event.html.j2", view=view, event=event, rounds=sorted(rounds.items()),
+                short="SB" if view.tiebreak == "Sonneborn-Berger" else "BH",
+            )
+
+        return self._read(page)
+
     def api_board(self, request: Request) -> Response:
         number = _number(request.path_params["number"], "The board number")
 
@@ -459,6 +500,8 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
         Route("/players/{userid}", view.player),
         Route("/standings", view.standings),
         Route("/history", view.history),
+        Route("/events", view.events),
+        Route("/events/{name}", view.event),
         Route("/api/boards/{number}", view.api_board),
     ]
     if config is not None and config.console_users_file is not None:

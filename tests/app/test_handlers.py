@@ -35,6 +35,9 @@ LINES = {
     "emergo rematch": "emergo rematch 101 a pw12", "emergo showas": "emergo showas 101 a",
     "all show": "all show a next", "emergo submit": "emergo submit 101 a pw12 e4",
     "emergo confirm": "emergo confirm 101 a pw12",
+    "emergo events": "emergo events", "emergo event": "emergo event autumn",
+    "emergo join": "emergo join autumn a pw12", "emergo withdraw": "emergo withdraw autumn a pw12",
+    "emergo event create": "emergo event create autumn a pw12 swiss evpw",
 }
 
 

@@ -118,6 +118,9 @@ def test_a_secret_needs_a_fixed_place() -> None:
         Grammar(USERID, optional(PASSWORD))
     with pytest.raises(ValueError, match="follow the userid"):
         Grammar(BOARD, PASSWORD)
+    # An optional secret may end a grammar: its place is known when it is there.
+    join = Grammar(WORD, USERID, PASSWORD, optional(secret("EVENTPASSWORD")))
+    assert join.secret_positions == (2, 3) and join.login == (1, 2)
 
 
 def test_every_login_password_is_a_secret_place() -> None:

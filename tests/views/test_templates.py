@@ -380,6 +380,28 @@ SAMPLES.update({
     },
 })
 
+# Leagues and tournaments.
+EVENT_LINE = {
+    "place": 1, "userid": "alice", "player": 1, "points": "2½", "tiebreak": "3",
+    "played": 3, "won": 2, "drawn": 1, "lost": 0,
+}
+SAMPLES.update({
+    "events.txt.j2": {
+        "rows": [{
+            "name": "autumn", "format": "round-robin", "status": "open", "players": 3,
+            "max": 4, "round": 0, "starts": "2026-12-01 10:00 UTC",
+        }],
+    },
+    "event.txt.j2": {
+        "event_name": "autumn", "season": None, "event_format": "round-robin",
+        "status": "running", "round": 2, "total_rounds": 3, "starts": None,
+        "winner": None, "rated": True, "clock": "7 days a move", "divisions": [[EVENT_LINE]],
+        "tiebreak": "Sonneborn-Berger",
+        "crosstable": [{"place": 1, "userid": "alice", "cells": [{"text": "x"}], "points": "2½"}],
+        "withdrawn": [], "next_games": [{"userid": "alice", "games": ["board 101 against bob"]}],
+    },
+})
+
 
 def test_the_environment_is_strict_and_keeps_newlines() -> None:
     env = environment()

@@ -74,6 +74,7 @@ KEPT = {
     "home-dark-375.png", "rules-375.png", "rules-1280.png", "analysis-375.png",
     "analysis-1280.png",
     "console-board.png", "console-support.png",
+    "events-375.png", "events-1280.png", "event-375.png", "event-1280.png",
 }  # fmt: skip
 
 

@@ -97,6 +97,7 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
         vacations=tuple(away),
         watched=facts is None or facts.watched,
         pair_rated_at=pair_rated_at,
+        in_event=board.event_id is not None,
     )
 
 

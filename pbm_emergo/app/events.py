@@ -1,0 +1,946 @@
+"""Leagues and tournaments: creating an event, entering and leaving it, its table, and the
+step that runs it (:func:`advance_events`, called by the server's scheduler).
+
+An event opens its first round at its start time, or as soon as it is full (or when the
+operator starts it). Each round's boards open with the event's options and every player
+gets the board mail; a round ends when its games have ended, and the next one opens; when
+the last round ends, every player gets the final table. A player who withdraws resigns
+their boards under way and loses the games of the rounds still to come; a loss on time
+is a loss like any other. A league's season ends by opening the next one: the top two of
+each division go up, the sixth and below go down (:mod:`pbm_emergo.game.tournaments`).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from pbm_emergo.app.boards import board_link, board_mails
+from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.play import resign_all
+from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import events, games, players
+from pbm_emergo.db.models import (
+    BOARD_ACTIVE,
+    BOARD_FINISHED,
+    DEFAULT_FORFEIT_DAYS,
+    DEFAULT_NAG_DAYS,
+    WHITE,
+    Board,
+    Event,
+    EventEntry,
+    EventPairing,
+    Player,
+)
+from pbm_emergo.db.reads.snapshot import load_state, primary_address
+from pbm_emergo.game.board_changes import BoardCreated
+from pbm_emergo.game.event_changes import (
+    DivisionsSet,
+    EntryAdded,
+    EntryWithdrawn,
+    EventCreated,
+    EventStatusSet,
+    PairingDecided,
+    PairingPlanned,
+    RoundFinished,
+    RoundOpened,
+)
+from pbm_emergo.game.tournaments import (
+    BLACK_WON,
+    BYE,
+    DRAWN,
+    EVENT_CANCELLED,
+    EVENT_FINISHED,
+    EVENT_FORMATS,
+    EVENT_OPEN,
+    EVENT_RUNNING,
+    KNOCKOUT,
+    LEAGUE,
+    ROBOT_POLICIES,
+    ROBOTS_NONE,
+    ROUND_ROBIN,
+    SWISS,
+    WHITE_WON,
+    Game,
+    Line,
+    berger_rounds,
+    decider,
+    first_knockout_round,
+    knockout_rounds,
+    league_divisions,
+    match_games,
+    match_winner,
+    next_knockout_round,
+    next_season,
+    points_text,
+    standings,
+)
+from pbm_emergo.robot import ROBOTS
+from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from pbm_emergo.config import Config
+    from pbm_emergo.db.session import Session
+
+log = logging.getLogger(__name__)
+
+EVENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,23}")
+MAX_DAYS = 365
+MAX_ROUNDS = 30
+MAX_PLAYERS = 64
+DEFAULT_SWISS_ROUNDS = 5
+DEFAULT_DIVISION = 8
+
+
+@dataclass(frozen=True)
+class EventTerms:
+    """What an event is played on, as its creator wrote it (checked)."""
+
+    event_format: str
+    rounds: int | None = None
+    max_players: int | None = None
+    starts_at: datetime | None = None
+    nag_days: int = DEFAULT_NAG_DAYS
+    forfeit_days: int = DEFAULT_FORFEIT_DAYS
+    total_days: int | None = None
+    robots: str = ROBOTS_NONE
+    rated: bool = True
+
+
+def check_name(name: str) -> str:
+    if not EVENT_NAME.fullmatch(name):
+        raise Refused(
+            f"'{name[:40]}' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', "
+            "starting with a letter."
+        )
+    return name
+
+
+def check_terms(terms: EventTerms) -> EventTerms:
+    """The terms, or a Refused naming the first that is wrong (the clock's floors are a
+    challenge's: nobody loses an event's game on time before a reminder can reach them)."""
+    if terms.event_format not in EVENT_FORMATS:
+        raise Refused(f"The format is one of {', '.join(EVENT_FORMATS)}.")
+    if terms.robots not in ROBOT_POLICIES:
+        raise Refused("--robots is fill or none.")
+    if terms.rounds is not None and not 1 <= terms.rounds <= MAX_ROUNDS:
+        raise Refused(f"--rounds is a number from 1 to {MAX_ROUNDS}.")
+    if terms.event_format in (ROUND_ROBIN, LEAGUE) and (terms.rounds or 1) > 2:
+        raise Refused("A round robin is played once (--rounds 1) or twice (--rounds 2).")
+    if terms.max_players is not None and not 2 <= terms.max_players <= MAX_PLAYERS:
+        raise Refused(f"--max-players is a number from 2 to {MAX_PLAYERS}.")
+    if not MIN_NAG_DAYS <= terms.nag_days <= MAX_DAYS:
+        raise Refused(f"--nagtime is a number of days from {MIN_NAG_DAYS} to {MAX_DAYS}.")
+    if not MIN_FORFEIT_DAYS <= terms.forfeit_days <= MAX_DAYS:
+        raise Refused(f"--forfeittime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}.")
+    if terms.total_days is not None and not MIN_FORFEIT_DAYS <= terms.total_days <= MAX_DAYS:
+        raise Refused(f"--totaltime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}.")
+    if terms.nag_days >= terms.forfeit_days:
+        raise Refused("The reminder time (--nagtime) must be shorter than the forfeit time.")
+    return terms
+
+
+def create_event(
+    ctx: UnitOfWork,
+    name: str,
+    terms: EventTerms,
+    *,
+    owner: Player | None = None,
+    join_password_hash: str | None = None,
+) -> Result:
+    """A new open event ``name`` on ``terms`` (``owner``: a player's private event, joined
+    with the password of ``join_password_hash``)."""
+    check_name(name)
+    check_terms(terms)
+    if events.by_name(ctx.session, name) is not None:
+        raise Refused(f"There is already an event called {name}.")
+    rounds = terms.rounds
+    if rounds is None and terms.event_format == SWISS:
+        rounds = DEFAULT_SWISS_ROUNDS
+    max_players = terms.max_players
+    if max_players is None and terms.event_format == LEAGUE:
+        max_players = DEFAULT_DIVISION
+    ctx.write(EventCreated(
+        name, terms.event_format, ctx.now, rounds=rounds, max_players=max_players,
+        starts_at=terms.starts_at, nag_days=terms.nag_days, forfeit_days=terms.forfeit_days,
+        total_days=terms.total_days, robots=terms.robots, rated=terms.rated,
+        owner_id=owner.id if owner else None, join_password_hash=join_password_hash,
+        league=name if terms.event_format == LEAGUE else None,
+        season=1 if terms.event_format == LEAGUE else None,
+    ))  # fmt: skip
+    return Result(
+        summary=f"created the event {name}",
+        answer=f"The event {name} ({terms.event_format}) is open: players join it with "
+        f"'emergo join {name} USERID PASSWORD'.\n",
+        answer_subject=f"Emergo event {name}",
+    )
+
+
+# A player's private events (emergo event create): what one mail may start is bounded,
+# like a challenge (docs/security.md). The players of one join by their own mail, so the
+# mails an event sends go to people who asked for them.
+PRIVATE_EVENTS_AT_A_TIME = 2
+PRIVATE_MAX_PLAYERS = 16
+PRIVATE_FORMATS = (ROUND_ROBIN, SWISS, KNOCKOUT)
+PRIVATE_STARTS_WITHIN = timedelta(days=30)
+MAIL_OPTION = re.compile(r"--?([a-z-]+)(?:=(\S+))?", re.IGNORECASE)
+
+
+def private_terms(event_format: str, words: Sequence[str], now: datetime) -> EventTerms:
+    """The terms of a private event from its creator's option words (a Refused names the
+    first wrong one)."""
+    if event_format.lower() not in PRIVATE_FORMATS:
+        raise Refused(f"A private event's format is one of {', '.join(PRIVATE_FORMATS)}.")
+    values: dict[str, Any] = {"event_format": event_format.lower()}
+    for word in words:
+        match = MAIL_OPTION.fullmatch(word)
+        key = match[1].lower() if match else ""
+        value = match[2] if match else None
+        if key == "unrated" and value is None:
+            values["rated"] = False
+        elif key == "starts" and value is not None:
+            values["starts_at"] = _relative(word, value, now)
+        elif key in ("rounds", "max-players", "nagtime", "forfeittime", "totaltime") and (
+            value is not None and value.isascii() and value.isdigit() and len(value) <= 3
+        ):
+            field_name = {
+                "rounds": "rounds", "max-players": "max_players", "nagtime": "nag_days",
+                "forfeittime": "forfeit_days", "totaltime": "total_days",
+            }[key]  # fmt: skip
+            values[field_name] = int(value)
+        else:
+            raise Refused(
+                f"Unknown option '{word[:40]}': the options are --rounds=N, --max-players=N, "
+                "--starts=+Nd or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, -unrated."
+            )
+    values.setdefault("max_players", PRIVATE_MAX_PLAYERS)
+    if values["max_players"] > PRIVATE_MAX_PLAYERS:
+        raise Refused(f"A private event has at most {PRIVATE_MAX_PLAYERS} players.")
+    return check_terms(EventTerms(**values))
+
+
+def _relative(word: str, value: str, now: datetime) -> datetime:
+    match = re.fullmatch(r"\+([0-9]{1,3})([dh])", value)
+    if not match:
+        raise Refused(f"{word[:40]}: the start is +Nd (days) or +Nh (hours) from now.")
+    amount = int(match[1])
+    delay = timedelta(days=amount) if match[2] == "d" else timedelta(hours=amount)
+    if delay > PRIVATE_STARTS_WITHIN:
+        raise Refused("A private event starts within 30 days.")
+    return now + delay
+
+
+def create_private_event(
+    ctx: UnitOfWork,
+    owner: Player,
+    name: str,
+    event_format: str,
+    event_password: str,
+    options: Sequence[str],
+) -> Result:
+    """``emergo event create``: ``owner``'s private event, joined with ``event_password``
+    (kept as an argon2id hash only). A player has at most PRIVATE_EVENTS_AT_A_TIME open or
+    running."""
+    check_name(name)
+    terms = private_terms(event_format, options, ctx.now)
+    # Checked: the name and format are public words the answer may show.
+    ctx.reveal(name, event_format)
+    if events.open_events_of_owner(ctx.session, owner.id) >= PRIVATE_EVENTS_AT_A_TIME:
+        raise Refused(
+            f"{owner.userid} has {PRIVATE_EVENTS_AT_A_TIME} private events open or under way "
+            "already; create another when one of them has ended."
+        )
+    if len(event_password) < 4:
+        raise Refused("The event's password needs at least 4 characters.")
+    result = create_event(
+        ctx, name, terms, owner=owner, join_password_hash=players.hash_password(event_password)
+    )
+    result.answer = (
+        f"The private event {name} ({terms.event_format}) is open. Players (you too) join "
+        f"it with 'emergo join {name} USERID PASSWORD EVENTPASSWORD'; give them the event's "
+        f"password yourself. It starts "
+        + (f"at {_at(terms.starts_at)} or " if terms.starts_at else "")
+        + f"when {terms.max_players} players are in.\n"
+    )
+    return result
+
+
+def require_event(session: Session, name: str) -> Event:
+    event = events.by_name(session, name)
+    if event is None:
+        raise Refused(f"There is no event called {name[:40]}; 'emergo events' lists them.")
+    return event
+
+
+# --- entering and leaving ---------------------------------------------------------------
+
+
+def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None = None) -> Result:
+    """``player`` enters the open event ``name`` (a private one: with its password)."""
+    event = require_event(ctx.session, name)
+    # The event exists: its name is no secret and may be shown (masking hid it, a word
+    # where a password might be).
+    ctx.reveal(event.name, name)
+    if event.status != EVENT_OPEN:
+        raise Refused(f"The event {event.name} is {event.status}: it takes no more players.")
+    if player.userid_key in ROBOTS:
+        raise Refused("The robots join events only to fill empty places.")
+    entered = events.entries(ctx.session, event.id)
+    if any(p.id == player.id for _, p in entered):
+        raise Refused(f"{player.userid} is in the event {event.name} already.")
+    if (
+        event.max_players is not None
+        and len(entered) >= event.max_players
+        and (event.format != LEAGUE)
+    ):
+        raise Refused(f"The event {event.name} is full ({event.max_players} players).")
+    if event.join_password_hash is not None and not (
+        event_password and players.password_matches(event.join_password_hash, event_password)
+    ):
+        raise Refused(
+            f"The event {event.name} is private: join it with its password, 'emergo join "
+            f"{event.name} USERID PASSWORD EVENTPASSWORD' (its creator has it)."
+        )
+    limit = None if event.format == LEAGUE else event.max_players
+    ctx.write(EntryAdded(event.id, player.id, ctx.now, limit))
+    count = len(entered) + 1
+    if event.starts_at is not None:
+        starts = f" It starts at {_at(event.starts_at)}" + (
+            f", or when {limit} players are in." if limit else "."
+        )
+    elif limit:
+        starts = f" It starts when {limit} players are in."
+    else:
+        starts = " It starts when the operator starts it."
+    return Result(
+        summary=f"{player.userid} joined the event {event.name}",
+        answer=f"{player.userid} is in the event {event.name} ({event.format}), player "
+        f"{count}.{starts} Your boards come by mail when a round opens; 'emergo event "
+        f"{event.name}' shows the table.\n",
+        answer_subject=f"Emergo event {event.name}: {player.userid} joined",
+    )
+
+
+def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
+    """``player`` leaves the event: before the start the entry goes; after it, their boards
+    under way are resigned and their games still to come are lost."""
+    event = require_event(ctx.session, name)
+    ctx.reveal(event.name, name)
+    entry = next((e for e, p in events.entries(ctx.session, event.id) if p.id == player.id), None)
+    if entry is None or entry.withdrawn_at is not None:
+        raise Refused(f"{player.userid} is not playing in the event {event.name}.")
+    if event.status not in (EVENT_OPEN, EVENT_RUNNING):
+        raise Refused(f"The event {event.name} is {event.status}.")
+    ctx.write(EntryWithdrawn(event.id, player.id, ctx.now))
+    replies: list[Reply] = []
+    if event.status == EVENT_RUNNING:
+        boards = [
+            b for p, b in events.pairings(ctx.session, event.id)
+            if b is not None and b.status == BOARD_ACTIVE
+            and player.id in (b.white_player_id, b.black_player_id)
+        ]  # fmt: skip
+        full = [games.get_board(ctx.session, b.number) for b in boards]
+        replies = resign_all(
+            ctx,
+            player,
+            [b for b in full if b is not None],
+            headline=f"{player.userid} withdrew from the event {event.name} and resigns.",
+        )
+    text = (
+        f"{player.userid} has left the event {event.name}."
+        + (" Your boards under way are resigned and the games still to come count as "
+           "losses." if event.status == EVENT_RUNNING else "")
+    )  # fmt: skip
+    return Result(
+        summary=f"{player.userid} withdrew from the event {event.name}",
+        answer=text + "\n",
+        answer_subject=f"Emergo event {event.name}: {player.userid} withdrew",
+        replies=replies,
+    )
+
+
+# --- the table --------------------------------------------------------------------------
+
+
+@dataclass
+class EventView:
+    """An event as its mail and page show it."""
+
+    event: Event
+    userids: dict[int, str]
+    lines: list[dict[str, Any]]
+    divisions: list[list[dict[str, Any]]]
+    crosstable: list[dict[str, Any]]
+    schedule: list[dict[str, Any]]
+    next_games: list[dict[str, Any]]
+    winner: str | None
+    tiebreak: str
+    clock: str
+    total_rounds: int
+    withdrawn: list[str] = field(default_factory=list)
+
+
+def _games(pairings: Sequence[tuple[EventPairing, Board | None]]) -> list[Game]:
+    return [Game(p.white_id, p.black_id, p.result) for p, _ in pairings]
+
+
+def event_view(session: Session, event: Event, config: Config | None = None) -> EventView:
+    """The standings (points, then the tie-break), the crosstable, the schedule of every
+    round and each player's next games."""
+    entered = events.entries(session, event.id)
+    pairs = events.pairings(session, event.id)
+    userids = {p.id: p.userid for _, p in entered}
+    withdrawn = [p.userid for e, p in entered if e.withdrawn_at is not None]
+    divisions: list[list[dict[str, Any]]] = []
+    lines: list[dict[str, Any]] = []
+    numbers = sorted({e.division for e, _ in entered}) or [1]
+    for division in numbers:
+        seeded = [p.id for e, p in entered if e.division == division]
+        played = [(p, b) for p, b in pairs if p.division == division]
+        table = [
+            _line(line, userids, event.format) for line in standings(
+                seeded, _games(played), SWISS if event.format == SWISS else ROUND_ROBIN
+            )
+        ]  # fmt: skip
+        divisions.append(table)
+        lines.extend(table)
+    crosstable = _crosstable(event, divisions, pairs, config)
+    schedule = []
+    for pairing, _ in pairs:
+        schedule.append({
+            "round": pairing.round_number,
+            "division": pairing.division,
+            "game": pairing.game,
+            "white": userids.get(pairing.white_id, "?"),
+            "black": userids.get(pairing.black_id, "") if pairing.black_id else "",
+            "board": pairing.board_number,
+            "link": board_link(config, pairing.board_number)
+            if config is not None and pairing.board_number else None,
+            "result": _result_text(pairing.result),
+        })  # fmt: skip
+    next_games = [
+        {
+            "userid": userids.get(pid, "?"),
+            "games": [
+                f"board {p.board_number} against "
+                f"{userids.get(_opponent(p, pid), '?')} "
+                f"({'Ohs, moving first' if p.white_id == pid else 'Eks'})"
+                for p, _ in pairs
+                if p.result is None and p.board_number is not None
+                and pid in (p.white_id, p.black_id)
+            ],
+        }
+        for pid in userids
+    ]  # fmt: skip
+    winner = None
+    if event.status == EVENT_FINISHED and lines:
+        winner = _winner(event, divisions, pairs, userids)
+    return EventView(
+        event=event,
+        userids=userids,
+        lines=lines,
+        divisions=divisions,
+        crosstable=crosstable,
+        schedule=schedule,
+        next_games=[n for n in next_games if n["games"]],
+        winner=winner,
+        tiebreak="Buchholz" if event.format == SWISS else "Sonneborn-Berger",
+        clock=_clock_text(event),
+        total_rounds=_total_rounds(event, entered),
+        withdrawn=withdrawn,
+    )
+
+
+def _opponent(pairing: EventPairing, player: int) -> int:
+    if pairing.white_id == player:
+        return pairing.black_id or 0
+    return pairing.white_id
+
+
+def _line(line: Line, userids: dict[int, str], event_format: str) -> dict[str, Any]:
+    return {
+        "place": line.place, "userid": userids.get(line.player, "?"), "player": line.player,
+        "points": points_text(line.points), "tiebreak": points_text(line.tiebreak),
+        "played": line.played, "won": line.won, "drawn": line.drawn, "lost": line.lost,
+    }  # fmt: skip
+
+
+def _result_text(result: str | None) -> str:
+    return {WHITE_WON: "1-0", BLACK_WON: "0-1", DRAWN: "½-½", BYE: "bye", None: "playing"}[result]
+
+
+def _crosstable(
+    event: Event,
+    divisions: list[list[dict[str, Any]]],
+    pairs: Sequence[tuple[EventPairing, Board | None]],
+    config: Config | None,
+) -> list[dict[str, Any]]:
+    """Each division's players in table order, with their results against each of the
+    others (1, ½, 0 per game; ``*`` while a game is played), the boards they were on."""
+    rows: list[dict[str, Any]] = []
+    for table in divisions:
+        order = [line["player"] for line in table]
+        for line in table:
+            me = line["player"]
+            cells: list[dict[str, Any]] = []
+            for other in order:
+                if other == me:
+                    cells.append({"text": "x", "links": []})
+                    continue
+                marks: list[str] = []
+                links: list[dict[str, Any]] = []
+                for p, _ in pairs:
+                    if {p.white_id, p.black_id} != {me, other}:
+                        continue
+                    marks.append(_score_mark(p, me))
+                    if p.board_number is not None:
+                        links.append({
+                            "board": p.board_number, "mark": marks[-1],
+                            "link": board_link(config, p.board_number) if config else None,
+                        })  # fmt: skip
+                cells.append({"text": "".join(marks) or ".", "links": links})
+            rows.append({
+                "place": line["place"], "userid": line["userid"], "cells": cells,
+                "points": line["points"],
+            })  # fmt: skip
+    return rows
+
+
+def _score_mark(pairing: EventPairing, player: int) -> str:
+    if pairing.result is None:
+        return "*"
+    if pairing.result == DRAWN:
+        return "½"
+    won = (pairing.result == WHITE_WON) == (pairing.white_id == player)
+    return "1" if won else "0"
+
+
+def _winner(
+    event: Event,
+    divisions: list[list[dict[str, Any]]],
+    pairs: Sequence[tuple[EventPairing, Board | None]],
+    userids: dict[int, str],
+) -> str | None:
+    if event.format == KNOCKOUT:
+        last = max((p.round_number for p, _ in pairs), default=0)
+        final = [p for p, _ in pairs if p.round_number == last]
+        champion = _match_result(final)
+        return userids.get(champion) if champion is not None else None
+    return divisions[0][0]["userid"] if divisions and divisions[0] else None
+
+
+def _clock_text(event: Event) -> str:
+    text = (
+        f"a reminder after {event.nag_days} days without a move, the game lost after "
+        f"{event.forfeit_days}"
+    )
+    if event.total_days:
+        text += f", or after {event.total_days} days of thinking time in all"
+    return text + "; vacation days stop the clock ('vacation')."
+
+
+def _total_rounds(event: Event, entered: Sequence[tuple[EventEntry, Player]]) -> int:
+    count = len(entered)
+    if event.format == SWISS:
+        return event.rounds or DEFAULT_SWISS_ROUNDS
+    if event.format == KNOCKOUT:
+        return knockout_rounds(count) if count > 1 else 0
+    numbers = {e.division for e, _ in entered}
+    sizes = [sum(1 for e, _ in entered if e.division == d) for d in numbers]
+    largest = max(sizes, default=0)
+    if largest < 2:
+        return 0
+    return len(berger_rounds(list(range(largest)), event.rounds or 1))
+
+
+def _at(moment: datetime | None) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else "-"
+
+
+def show_event(ctx: UnitOfWork, name: str) -> Result:
+    """``emergo event NAME``: the table, the crosstable, the next games."""
+    event = require_event(ctx.session, name)
+    ctx.reveal(event.name, name)
+    view = event_view(ctx.session, event, ctx.config)
+    return Result(
+        summary=f"sent the table of the event {event.name}",
+        answer=event_text(view),
+        answer_subject=f"Emergo event {event.name}",
+    )
+
+
+def event_text(view: EventView) -> str:
+    event = view.event
+    return render(
+        "event.txt.j2",
+        event_name=event.name, event_format=event.format, status=event.status,
+        round=event.current_round, total_rounds=view.total_rounds,
+        starts=_at(event.starts_at) if event.starts_at else None, rated=event.rated,
+        clock=view.clock, tiebreak=view.tiebreak, divisions=view.divisions,
+        crosstable=view.crosstable, next_games=view.next_games, winner=view.winner,
+        withdrawn=view.withdrawn, season=event.season,
+    )  # fmt: skip
+
+
+def list_events(ctx: UnitOfWork) -> Result:
+    """``emergo events``: the open and running events."""
+    found = events.events_listed(ctx.session, (EVENT_OPEN, EVENT_RUNNING))
+    counts = events.entry_counts(ctx.session, [e.id for e in found])
+    rows = [
+        {
+            "name": e.name, "format": e.format, "status": e.status,
+            "players": counts.get(e.id, 0), "max": e.max_players or "-",
+            "round": e.current_round, "starts": _at(e.starts_at),
+        }
+        for e in found
+    ]  # fmt: skip
+    return Result(
+        summary=f"sent the list of events ({len(rows)})",
+        answer=render("events.txt.j2", rows=rows),
+        answer_subject="Emergo events",
+    )
+
+
+# --- running the events -------------------------------------------------------------------
+
+
+def advance_events(session: Session, config: Config, now: datetime) -> list[Reply]:
+    """The scheduler's step for events (in the caller's write transaction): start the ones
+    due, take the results of the games that ended, open the next rounds, finish the ones
+    played out."""
+    ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
+    replies: list[Reply] = []
+    for event in events.due_events(session):
+        name = event.name
+        # Each event in a savepoint of its own: one that fails (a conflict with a move
+        # stored meanwhile) is tried again next time, and holds up no other.
+        try:
+            with session.begin_nested():
+                if event.status == EVENT_OPEN:
+                    found = start_event(ctx, event) if _due_to_start(session, event, now) else []
+                else:
+                    found = _advance(ctx, event)
+                ctx.apply_pending()
+        except Exception:  # noqa: BLE001
+            log.exception("event %s: not advanced, tried again next time", name)
+            ctx.applied = len(ctx.writes)
+            continue
+        replies += found
+    return replies
+
+
+def _due_to_start(session: Session, event: Event, now: datetime) -> bool:
+    if event.starts_at is not None and now >= event.starts_at:
+        return True
+    if event.max_players is not None and event.format != LEAGUE:
+        return len(events.entries(session, event.id)) >= event.max_players
+    return False
+
+
+def start_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
+    """Open the event's first round (robots fill the empty places first, with ``--robots
+    fill``); an event that cannot be played (fewer than two players) is cancelled, and
+    its players told."""
+    from pbm_emergo.app.event_robots import fill_with_robots
+
+    if event.robots != ROBOTS_NONE:
+        fill_with_robots(ctx, event)
+        ctx.apply_pending()
+    entered = [(e, p) for e, p in events.entries(ctx.session, event.id) if e.withdrawn_at is None]
+    if len(entered) < 2:
+        ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_CANCELLED, ctx.now))
+        ctx.apply_pending()
+        return _tell_all(
+            ctx,
+            event,
+            f"Emergo event {event.name} cancelled",
+            f"The event {event.name} is cancelled: fewer than two players joined.\n",
+        )
+    if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e, _ in entered):
+        _assign_divisions(ctx, event, entered)
+    ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_RUNNING, ctx.now))
+    ctx.apply_pending()
+    ctx.session.refresh(event)
+    return _open_round(ctx, event, 1)
+
+
+def _assign_divisions(
+    ctx: UnitOfWork, event: Event, entered: Sequence[tuple[EventEntry, Player]]
+) -> None:
+    """A first season's divisions, by rating (a division is ``max_players`` strong)."""
+    ranked = sorted(entered, key=lambda ep: (-ep[1].rating, ep[0].seed))
+    size = event.max_players or DEFAULT_DIVISION
+    divisions = league_divisions([p.id for _, p in ranked], size)
+    ctx.write(DivisionsSet(event.id, tuple(
+        (player, number) for number, members in enumerate(divisions, 1) for player in members
+    )))  # fmt: skip
+    ctx.apply_pending()
+
+
+def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
+    """The operator cancels an event: its boards under way go on as ordinary games."""
+    if event.status not in (EVENT_OPEN, EVENT_RUNNING):
+        raise Refused(f"The event {event.name} is {event.status} already.")
+    ctx.write(EventStatusSet(event.id, event.status, EVENT_CANCELLED, ctx.now))
+    return _tell_all(
+        ctx,
+        event,
+        f"Emergo event {event.name} cancelled",
+        f"The event {event.name} is cancelled by the operator. Boards under way go on as "
+        "ordinary games.\n",
+    )
+
+
+def _tell_all(ctx: UnitOfWork, event: Event, subject: str, body: str) -> list[Reply]:
+    replies = []
+    for _, player in events.entries(ctx.session, event.id):
+        address = primary_address(player)
+        if address is not None and player.userid_key not in ROBOTS:
+            replies.append(Reply(to=address, subject=subject, body=body))
+    return replies
+
+
+def _active_ids(ctx: UnitOfWork, event: Event) -> tuple[list[int], set[int], dict[int, int]]:
+    """The players in seed order, those who withdrew, and each one's division."""
+    entered = events.entries(ctx.session, event.id)
+    return (
+        [p.id for _, p in entered],
+        {p.id for e, p in entered if e.withdrawn_at is not None},
+        {p.id: e.division for e, p in entered},
+    )
+
+
+def _plan(ctx: UnitOfWork, event: Event, number: int) -> list[PairingPlanned] | None:
+    """The games of round ``number``, or None when the event is played out."""
+    seeded, withdrawn, division_of = _active_ids(ctx, event)
+    pairs = events.pairings(ctx.session, event.id)
+    if event.format in (ROUND_ROBIN, LEAGUE):
+        planned: list[PairingPlanned] = []
+        for division in sorted(set(division_of.values())):
+            members = [p for p in seeded if division_of[p] == division]
+            rounds = berger_rounds(members, event.rounds or 1)
+            if number <= len(rounds):
+                planned += [
+                    PairingPlanned(g.white, g.black, None, division=division)
+                    for g in rounds[number - 1]
+                ]
+        return planned or None
+    if event.format == SWISS:
+        if number > (event.rounds or DEFAULT_SWISS_ROUNDS):
+            return None
+        from pbm_emergo.app.swiss import swiss_pairings
+
+        active = [p for p in seeded if p not in withdrawn]
+        before = [
+            [Game(p.white_id, p.black_id, p.result) for p, _ in pairs if p.round_number == r]
+            for r in range(1, number)
+        ]
+        return [
+            PairingPlanned(p.white, p.black, None)
+            for p in swiss_pairings(active, before, number, event.rounds or 1)
+        ]
+    # A knock-out: the first round by seed, then the winners of the last round's matches.
+    if number == 1:
+        firsts = first_knockout_round(seeded)
+    else:
+        winners = _round_winners(pairs, number - 1, seeded)
+        if len(winners) < 2:
+            return None
+        firsts = next_knockout_round(winners)
+    return [
+        PairingPlanned(g.white, g.black, None, game=i + 1)
+        for f in firsts
+        for i, g in enumerate(match_games(f))
+    ]
+
+
+def _matches(
+    pairs: Sequence[tuple[EventPairing, Board | None]], number: int
+) -> list[list[EventPairing]]:
+    """A knock-out round's matches: its pairings grouped by the two players, in order."""
+    found: dict[frozenset[int | None], list[EventPairing]] = {}
+    for p, _ in pairs:
+        if p.round_number == number:
+            found.setdefault(frozenset((p.white_id, p.black_id)), []).append(p)
+    return list(found.values())
+
+
+def _match_result(match: Sequence[EventPairing]) -> int | None:
+    """Who goes through a knock-out match (the first game's white is the higher seed)."""
+    first = match[0]
+    if first.black_id is None:
+        return first.white_id
+    games_ = [Game(p.white_id, p.black_id, p.result) for p in match]
+    return match_winner(first.white_id, first.black_id, games_)
+
+
+def _round_winners(
+    pairs: Sequence[tuple[EventPairing, Board | None]], number: int, seeded: Sequence[int]
+) -> list[int]:
+    winners = []
+    for match in _matches(pairs, number):
+        winner = _match_result(match)
+        if winner is not None:
+            winners.append(winner)
+    return winners
+
+
+def _open_round(ctx: UnitOfWork, event: Event, number: int) -> list[Reply]:
+    """Open round ``number``: its boards, and each player's board mail. A game against a
+    player who withdrew is won by the other without a board."""
+    planned = _plan(ctx, event, number)
+    if planned is None:
+        return _finish(ctx, event)
+    return _open_games(ctx, event, number, planned)
+
+
+def _open_games(
+    ctx: UnitOfWork, event: Event, number: int, planned: Sequence[PairingPlanned]
+) -> list[Reply]:
+    _, withdrawn, _ = _active_ids(ctx, event)
+    stored: list[PairingPlanned] = []
+    boards: list[int] = []
+    for game in planned:
+        if game.black_id is None:
+            stored.append(PairingPlanned(game.white_id, None, None, BYE, game.division, game.game))
+            continue
+        if game.white_id in withdrawn or game.black_id in withdrawn:
+            result = (
+                DRAWN
+                if {game.white_id, game.black_id} <= withdrawn
+                else (BLACK_WON if game.white_id in withdrawn else WHITE_WON)
+            )
+            stored.append(PairingPlanned(
+                game.white_id, game.black_id, None, result, game.division, game.game
+            ))  # fmt: skip
+            continue
+        board = games.last_board_number(ctx.session, lock=True) + 1
+        ctx.write(BoardCreated(
+            board, game.white_id, game.black_id, ctx.now, rated=event.rated,
+            blocked_rule="loss", nag_days=event.nag_days, forfeit_days=event.forfeit_days,
+            total_days=event.total_days, event_id=event.id, event_round=number,
+        ))  # fmt: skip
+        ctx.apply_pending()
+        boards.append(board)
+        stored.append(PairingPlanned(
+            game.white_id, game.black_id, board, None, game.division, game.game
+        ))  # fmt: skip
+    expected = number if event.current_round == number else number - 1
+    ctx.write(RoundOpened(event.id, number, ctx.now, tuple(stored), expected))
+    ctx.apply_pending()
+    replies: list[Reply] = []
+    for number_ in boards:
+        board_row = games.get_board(ctx.session, number_)
+        assert board_row is not None
+        state = load_state(ctx.session, board_row)
+        replies += board_mails(
+            ctx, state, new_board=True,
+            headline=f"The event {event.name}, round {number}: {state.white.userid} plays "
+            f"Ohs (o) and moves first, {state.black.userid} plays Eks (x).",
+        )  # fmt: skip
+    if not boards:
+        # Every game of the round was decided without a board: the next round follows.
+        ctx.session.refresh(event)
+        return replies + _advance(ctx, event)
+    return replies
+
+
+def _advance(ctx: UnitOfWork, event: Event) -> list[Reply]:
+    """Take the results of the event's games that ended; when the round is over, open the
+    next one (or a knock-out's deciders), or finish the event."""
+    found = events.pairings(ctx.session, event.id)
+    decided: dict[int, str] = {}
+    for pairing, board in found:
+        if pairing.result is None and board is not None and board.status == BOARD_FINISHED:
+            result = (
+                DRAWN
+                if board.winner is None
+                else (WHITE_WON if board.winner == WHITE else BLACK_WON)
+            )
+            ctx.write(PairingDecided(pairing.id, result))
+            decided[pairing.id] = result
+    ctx.apply_pending()
+    if decided:
+        # The results as stored, for the round's end and the next round's pairings.
+        for pairing, _ in found:
+            ctx.session.refresh(pairing)
+    pairs = found
+    number = event.current_round
+    this_round = [p for p, _ in pairs if p.round_number == number]
+    if any(p.result is None for p in this_round):
+        return []
+    if event.format == KNOCKOUT:
+        deciders = []
+        for match in _matches(pairs, number):
+            if len(match) == 2 and _match_result(match) is None:
+                first = match[0]
+                assert first.black_id is not None
+                game = decider(first.white_id, first.black_id)
+                deciders.append(PairingPlanned(game.white, game.black, None, game=3))
+        if deciders:
+            return _open_games(ctx, event, number, deciders)
+    ctx.write(RoundFinished(event.id, number, ctx.now))
+    ctx.apply_pending()
+    return _open_round(ctx, event, number + 1)
+
+
+def _finish(ctx: UnitOfWork, event: Event) -> list[Reply]:
+    """The event is played out: every player gets the final table; a league opens its next
+    season."""
+    ctx.write(EventStatusSet(event.id, EVENT_RUNNING, EVENT_FINISHED, ctx.now))
+    ctx.apply_pending()
+    ctx.session.refresh(event)
+    view = event_view(ctx.session, event, ctx.config)
+    winner = view.winner or "nobody"
+    body = f"The event {event.name} has ended: {winner} wins.\n\n" + event_text(view)
+    replies = _tell_all(ctx, event, f"Emergo event {event.name}: {winner} wins", body)
+    if event.format == LEAGUE:
+        replies += _next_season(ctx, event, view)
+    return replies
+
+
+def _next_season(ctx: UnitOfWork, event: Event, view: EventView) -> list[Reply]:
+    """The league's next season, open at once, with this season's players moved up and
+    down; it starts when the scheduler next looks (its start time is now)."""
+    _, withdrawn, _ = _active_ids(ctx, event)
+    tables = [[line["player"] for line in table] for table in view.divisions]
+    divisions = next_season(tables, leaving=withdrawn)
+    season = (event.season or 1) + 1
+    league = event.league or event.name
+    name = f"{league}-{season}"
+    ctx.write(EventCreated(
+        name, LEAGUE, ctx.now, rounds=event.rounds, max_players=event.max_players,
+        starts_at=ctx.now, nag_days=event.nag_days, forfeit_days=event.forfeit_days,
+        total_days=event.total_days, robots=ROBOTS_NONE, rated=event.rated,
+        league=league, season=season,
+    ))  # fmt: skip
+    ctx.apply_pending()
+    new = events.by_name(ctx.session, name)
+    assert new is not None
+    for number, members in enumerate(divisions, 1):
+        for player in members:
+            ctx.write(EntryAdded(new.id, player, ctx.now, None, division=number))
+    ctx.apply_pending()
+    moves = []
+    for number, members in enumerate(divisions, 1):
+        for player in members:
+            moves.append(f"{view.userids.get(player, '?')}: division {number}")
+    return _tell_all(
+        ctx,
+        new,
+        f"Emergo league {league}: season {season}",
+        f"Season {season} of the league {league} opens as the event {name}:\n\n"
+        + "\n".join(moves)
+        + "\n\nYour boards come by mail as each round opens.\n",
+    )
+
+
+def due_soon(now: datetime) -> datetime:
+    """A start time a minute from ``now`` (what ``--starts now`` means)."""
+    return now + timedelta(minutes=1)
