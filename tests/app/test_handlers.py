@@ -38,6 +38,9 @@ LINES = {
     "emergo events": "emergo events", "emergo event": "emergo event autumn",
     "emergo join": "emergo join autumn a pw12", "emergo withdraw": "emergo withdraw autumn a pw12",
     "emergo event create": "emergo event create autumn a pw12 swiss evpw",
+    "delete": "delete a pw12", "forgot": "forgot a", "forgot password": "forgot password a",
+    "reset": "reset CODE newpw12", "block": "block a pw12 b", "unblock": "unblock a pw12 b",
+    "emergo note": "emergo note 101 a pw12 a plan",
 }
 
 
