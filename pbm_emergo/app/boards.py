@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm_emergo.app.clock import thinking_time
+from pbm_emergo.app.clock import deadline_lines, side_periods, thinking_time
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
@@ -163,11 +163,7 @@ def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
     """For a board with a total thinking time: each player's time used and left."""
     if state.total_days is None:
         return []
-    periods: dict[str, list[tuple[datetime, datetime]]] = {WHITE: [], BLACK: []}
-    for player_id, start, end in state.vacations:
-        side = state.side_of(player_id)
-        if side is not None:
-            periods[side].append((start, end))
+    periods = side_periods(state)
     used = thinking_time(
         state.created_at,
         [(m.player_id, m.played_at) for m in state.moves],
@@ -366,6 +362,7 @@ def board_view(
         times=times,
         link=link,
         vacations=vacation_lines(state, now) if current else [],
+        deadlines=deadline_lines(state, now) if upto is None else [],
         clocks=clock_lines(state, now) if current and upto is None else [],
         total_days=state.total_days,
         queue=queue or [],

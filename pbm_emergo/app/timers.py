@@ -200,9 +200,9 @@ def _remind(
         return []
     number, now = board.number, ctx.now
     ctx.write(ReminderSent(number, now))
-    view = board_view(
-        load_state(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
-    )
+    # The board as after this reminder (its deadlines count from it).
+    state = load_state(ctx.session, board).replace(last_reminder_at=now)
+    view = board_view(state, link=board_link(ctx.config, number), now=ctx.now)
     # The game is lost no sooner than a day after this reminder is sent.
     left = max(left, REMINDER_NOTICE)
     words = dict(

@@ -72,6 +72,7 @@ from pbm_emergo.game.changes import (
     VoteRemoved,
     VotesDropped,
 )
+from pbm_emergo.game.setting_changes import TimezoneSet
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -226,6 +227,8 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.board, change.player_id, change.address, change.at,
                 limit=change.limit, since=change.since,
             )
+        case TimezoneSet():
+            players.set_timezone(session, change.player_id, change.timezone)
         case _:
             assert_never(change)
 

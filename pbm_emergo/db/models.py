@@ -147,6 +147,8 @@ class Player(Base):
         Boolean, default=False, server_default=false()
     )
     board_limit: Mapped[int | None] = mapped_column(Integer)
+    # The IANA time zone the player reads the times of reminders and forfeits in (timezone).
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player",

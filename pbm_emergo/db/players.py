@@ -603,3 +603,13 @@ __all__ = [
     "use_password_settings",
     "userid_skeleton",
 ]
+
+
+def set_timezone(session: Session, player_id: int, timezone: str) -> None:
+    """The time zone the player reads times in."""
+    session.execute(
+        update(Player)
+        .where(Player.id == player_id)
+        .values(timezone=timezone)
+        .execution_options(synchronize_session=False)
+    )

@@ -49,6 +49,7 @@ class Seat:
     vacation_until: datetime | None = None
     rated_games: int = 0
     autoplay: bool = False
+    timezone: str = "UTC"  # the IANA time zone the player reads times in (`timezone`)
 
     def on_vacation(self, now: datetime) -> bool:
         return self.vacation_until is not None and self.vacation_until > now
@@ -121,6 +122,8 @@ class BoardState:
     # (None: none, or not read: read only for a rated board whose game may end rated soon,
     # see ``may_end_rated``).
     pair_rated_at: datetime | None = None
+    # When the player to move was last reminded of the board (boards.last_reminder_at).
+    last_reminder_at: datetime | None = None
 
     @property
     def active(self) -> bool:

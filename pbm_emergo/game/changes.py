@@ -2,7 +2,8 @@
 re-check in the write transaction needs (:func:`pbm_emergo.db.apply.apply` applies them).
 Here the changes of a game's moves; those of the accounts in
 :mod:`pbm_emergo.game.account_changes`, those around the games (challenges, queues,
-reminders, subscriptions, analyses) in :mod:`pbm_emergo.game.board_changes`. ``Change``
+reminders, subscriptions, analyses) in :mod:`pbm_emergo.game.board_changes`, a player's
+settings in :mod:`pbm_emergo.game.setting_changes`. ``Change``
 and ``CHANGE_TYPES`` cover them all: every write of the shell is one of them.
 
 A change says what the decision relied on (the move count it read, ``boards.queued`` as
@@ -18,6 +19,7 @@ from datetime import datetime
 from pbm_emergo.game.account_changes import ACCOUNT_CHANGE_TYPES, AccountChange
 from pbm_emergo.game.board_changes import BOARD_CHANGE_TYPES, BoardChange
 from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.game.setting_changes import SETTING_CHANGE_TYPES, SettingChange
 from pbm_emergo.rules import Position, Termination
 
 
@@ -124,5 +126,7 @@ MOVE_CHANGE_TYPES = (
     MoveStored, VotesDropped, VoteOpened, VoteRemoved, MovesTakenBack, QueueTaken,
     GameFinished, BoardDeclined,
 )
-Change = MoveChange | AccountChange | BoardChange
-CHANGE_TYPES = MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES
+Change = MoveChange | AccountChange | BoardChange | SettingChange
+CHANGE_TYPES = (
+    MOVE_CHANGE_TYPES + ACCOUNT_CHANGE_TYPES + BOARD_CHANGE_TYPES + SETTING_CHANGE_TYPES
+)

@@ -349,3 +349,15 @@ class PolicyRequest(LoginRequest):
 
     policy: str
     limit: int | None = None
+
+
+# --- a player's settings ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimezoneRequest(LoginRequest):
+    """``timezone userid password ZONE``: ``zone`` an IANA time zone as the time zone data
+    spell it (the command checked it), ``written`` as the line wrote it."""
+
+    zone: str
+    written: str

@@ -46,6 +46,7 @@ from pbm_emergo.db.reads.boards import MoveLine
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board import BoardState
+from pbm_emergo.game.clock import deadline_lines
 from pbm_emergo.game.sentences import status_sentence
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
@@ -231,6 +232,7 @@ class WebView:
                 black_rating=state.black.rating,
                 options=options_text(state),
                 status=status,
+                deadlines=deadline_lines(state, utcnow()),
                 result=None if state.active else result_sentence(state),
                 ratings=(
                     state.rating.lines(state.white.userid, state.black.userid)

@@ -397,3 +397,17 @@ def test_template_refuses_a_missing_variable(name: str) -> None:
     sample.pop(next(iter(sample)))
     with pytest.raises(UndefinedError):
         render(name, **sample)
+
+
+# The clock in view.
+CLOCK_EXTRAS = {
+    "deadlines": [
+        "If bob does not move: a reminder at 2026-12-08 11:00 CET (Europe/Amsterdam), and "
+        "the game is lost on time from 2026-12-29 11:00 CET (Europe/Amsterdam)."
+    ],
+}
+SAMPLES["board.txt.j2"].update(CLOCK_EXTRAS)
+SAMPLES["board/section.html.j2"].update(CLOCK_EXTRAS)
+SAMPLES["timezone.txt.j2"] = {
+    "userid": "bob", "zone": "Europe/Amsterdam", "now": "2026-12-01 11:00 CET (Europe/Amsterdam)",
+}
