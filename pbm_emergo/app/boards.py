@@ -414,10 +414,21 @@ def board_mails(
     # subscribed to; a new board's first mail to the opponent is the challenger's doing
     # (charged to the challenger: game.budget).
     asked: dict[str, bool] = {}
+    # A player with a daily digest (notify digest) gets no board mail of a change someone
+    # else made on a game under way: the digest lists the board. Their own command's
+    # answer, a new board and the end of a game still come at once.
+    digested = {
+        seat.address.lower()
+        for seat in (state.white, state.black)
+        if seat.digest and seat.address and state.active and not new_board
+        and seat.address.lower() != ctx.sender.lower()
+    }
     for address, solicited in (
         (state.white.address, not new_board), (state.black.address, not new_board),
         *((a, True) for a in subscribed),
     ):
+        if address and address.lower() in digested:
+            continue
         if address and address.lower() not in {r.lower() for r in recipients}:
             recipients.append(address)
             asked[address.lower()] = solicited

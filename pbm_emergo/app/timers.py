@@ -48,6 +48,7 @@ from pbm_emergo.app.boards import (
     primary_address,
 )
 from pbm_emergo.app.clock import REMINDER_NOTICE, running, thinking_time
+from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import Turn
 from pbm_emergo.app.unit import UnitOfWork
@@ -85,6 +86,9 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     for board in boards:
         replies.extend(_check_board(ctx, board, clocks))
         ctx.apply_pending()
+    # The daily digests due (notify digest).
+    replies.extend(send_digests(ctx))
+    ctx.apply_pending()
     return replies
 
 

@@ -51,6 +51,7 @@ COMMANDS = [
     "emergo_reject:RejectCommand",
     "emergo_limit:LimitCommand",
     "timezone:TimezoneCommand",
+    "notify_digest:NotifyDigestCommand",
 ]
 
 

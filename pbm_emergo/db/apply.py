@@ -72,7 +72,7 @@ from pbm_emergo.game.changes import (
     VoteRemoved,
     VotesDropped,
 )
-from pbm_emergo.game.setting_changes import TimezoneSet
+from pbm_emergo.game.setting_changes import DigestSent, DigestSet, TimezoneSet
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -229,6 +229,10 @@ def apply_change(session: Session, change: Write) -> None:
             )
         case TimezoneSet():
             players.set_timezone(session, change.player_id, change.timezone)
+        case DigestSet():
+            players.set_digest(session, change.player_id, change.hour, change.at)
+        case DigestSent():
+            players.digest_sent(session, change.player_id, change.at, expected=change.expected)
         case _:
             assert_never(change)
 

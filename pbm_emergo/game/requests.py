@@ -361,3 +361,10 @@ class TimezoneRequest(LoginRequest):
 
     zone: str
     written: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DigestRequest(LoginRequest):
+    """``notify digest userid password HOUR|off``: ``hour`` 0-23 (None for off)."""
+
+    hour: int | None

@@ -54,6 +54,7 @@ from pbm_emergo.rules import Game, Position
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import template_dir
 from pbm_emergo.web.graph import evaluation_graph, value_text
+from pbm_emergo.web.rating_graph import rating_graph
 from pbm_emergo.web.rules import rules_page
 
 log = logging.getLogger(__name__)
@@ -262,6 +263,7 @@ class WebView:
                 raise NotFound(f"There is no player {userid[:64]!r}.")
             return self._page(
                 "player.html.j2", player=found, boards=data.boards_of(session, found.userid),
+                graph=rating_graph(data.rating_history(session, found.userid)),
                 ladder=ladder_texts([found.userid]).get(found.userid),
                 ladder_explanation=LADDER_EXPLANATION,
             )

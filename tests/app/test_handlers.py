@@ -32,6 +32,7 @@ LINES = {
     "emergo history": "emergo history", "emergo seek": "emergo seek a pw12",
     "emergo seeks": "emergo seeks", "emergo accept": "emergo accept a pw12",
     "emergo reject": "emergo reject a pw12", "emergo limit": "emergo limit a pw12 3",
+    "timezone": "timezone a pw12 Europe/Amsterdam", "notify digest": "notify digest a pw12 18",
 }
 
 

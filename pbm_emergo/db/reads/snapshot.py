@@ -32,7 +32,8 @@ def seat_of(player: Player) -> Seat:
     return Seat(
         player.id, player.userid, player.rating, primary_address(player),
         player.vacation_until, rated_games=player.rated_games, autoplay=player.autoplay,
-        timezone=player.timezone,
+        timezone=player.timezone, deviation=player.deviation, volatility=player.volatility,
+        digest=player.digest_hour is not None,
     )
 
 
@@ -105,6 +106,13 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
         watched=facts is None or facts.watched,
         pair_rated_at=pair_rated_at,
         last_reminder_at=board.last_reminder_at,
+        # What each result would do to the ratings (the decisions are pure: the rating
+        # model's results come to them as values).
+        rating_outcomes=(
+            ratings.outcomes(white_seat, black_seat)
+            if board.status == BOARD_ACTIVE and board.rated
+            else ()
+        ),
     )
 
 
