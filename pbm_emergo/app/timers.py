@@ -75,7 +75,8 @@ class ScheduledTask(Protocol):
 
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     """Send the reminders that are due and forfeit the boards whose time ran out (in the
-    caller's write transaction: each board's changes are applied as it is handled)."""
+    caller's write transaction: each board's changes are applied as it is handled); then
+    the daily digests due (:mod:`pbm_emergo.app.digests`)."""
     ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
     replies: list[Reply] = []
     # Only the boards that may need a look, their players in the same query.

@@ -60,6 +60,18 @@ class Seat:
     def on_vacation(self, now: datetime) -> bool:
         return self.vacation_until is not None and self.vacation_until > now
 
+    @property
+    def standing(self) -> Standing:
+        """The player's rating as the rating model reads it."""
+        return Standing(self.rating, self.rated_games, self.deviation, self.volatility)
+
+    def rated(self, standing: Standing) -> Seat:
+        """The seat with the player's rating now ``standing``."""
+        return dataclasses.replace(
+            self, rating=standing.rating, rated_games=standing.rated_games,
+            deviation=standing.deviation, volatility=standing.volatility,
+        )
+
 
 @dataclass(frozen=True)
 class PlayedMove:
@@ -177,10 +189,8 @@ class BoardState:
         board: it ended unrated)."""
         white, black = self.white, self.black
         if rating is not None:
-            white = _rated(white, Standing(white.rating, white.rated_games, white.deviation,
-                                           white.volatility).after(rating, white=True))
-            black = _rated(black, Standing(black.rating, black.rated_games, black.deviation,
-                                           black.volatility).after(rating, white=False))
+            white = white.rated(white.standing.after(rating, white=True))
+            black = black.rated(black.standing.after(rating, white=False))
         return self.replace(
             status=BOARD_FINISHED,
             to_move=None,
@@ -192,13 +202,6 @@ class BoardState:
             white=white,
             black=black,
         )
-
-
-def _rated(seat: Seat, standing: Standing) -> Seat:
-    return dataclasses.replace(
-        seat, rating=standing.rating, rated_games=standing.rated_games,
-        deviation=standing.deviation, volatility=standing.volatility,
-    )
 
 
 @dataclass(frozen=True)

@@ -230,11 +230,7 @@ def resign_all(
         if state.rates_at(now):
             rated_pairs.add(pair)
             white, black = (
-                standing.get(
-                    seat.id,
-                    Standing(seat.rating, seat.rated_games, seat.deviation, seat.volatility),
-                )
-                for seat in (state.white, state.black)
+                standing.get(seat.id, seat.standing) for seat in (state.white, state.black)
             )
             rating = rate(white, black, winner)
             standing[state.white.id] = white.after(rating, white=True)
