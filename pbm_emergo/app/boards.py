@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm_emergo.app.clock import thinking_time
+from pbm_emergo.app.clock import deadline_lines, side_periods, thinking_time
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
@@ -164,11 +164,7 @@ def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
     """For a board with a total thinking time: each player's time used and left."""
     if state.total_days is None:
         return []
-    periods: dict[str, list[tuple[datetime, datetime]]] = {WHITE: [], BLACK: []}
-    for player_id, start, end in state.vacations:
-        side = state.side_of(player_id)
-        if side is not None:
-            periods[side].append((start, end))
+    periods = side_periods(state)
     used = thinking_time(
         state.created_at,
         [(m.player_id, m.played_at) for m in state.moves],
@@ -369,6 +365,7 @@ def board_view(
         times=times,
         link=link,
         vacations=vacation_lines(state, now) if current else [],
+        deadlines=deadline_lines(state, now) if upto is None else [],
         clocks=clock_lines(state, now) if current and upto is None else [],
         total_days=state.total_days,
         queue=queue or [],
@@ -420,10 +417,21 @@ def board_mails(
     # subscribed to; a new board's first mail to the opponent is the challenger's doing
     # (charged to the challenger: game.budget).
     asked: dict[str, bool] = {}
+    # A player with a daily digest (notify digest) gets no board mail of a change someone
+    # else made on a game under way: the digest lists the board. Their own command's
+    # answer, a new board and the end of a game still come at once.
+    digested = {
+        seat.address.lower()
+        for seat in (state.white, state.black)
+        if seat.digest and seat.address and state.active and not new_board
+        and seat.address.lower() != ctx.sender.lower()
+    }
     for address, solicited in (
         (state.white.address, not new_board), (state.black.address, not new_board),
         *((a, True) for a in subscribed),
     ):
+        if address and address.lower() in digested:
+            continue
         if address and address.lower() not in {r.lower() for r in recipients}:
             recipients.append(address)
             asked[address.lower()] = solicited

@@ -294,7 +294,9 @@ def seekers(ctx: UnitOfWork) -> Result:
     ]
     return Result(
         summary=f"sent the list of players seeking games ({len(rows)})",
-        answer=render("seeks.txt.j2", rows=rows, provisional_games=ratings.PROVISIONAL_GAMES),
+        answer=render(
+            "seeks.txt.j2", rows=rows, provisional_deviation=ratings.PROVISIONAL_DEVIATION
+        ),
         answer_subject="Emergo seeks",
     )
 

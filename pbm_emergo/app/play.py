@@ -28,6 +28,7 @@ from pbm_emergo.game.play import (
 from pbm_emergo.game.play import resign_all as decide_resign_all
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.game.sentences import moves_in_lines
+from pbm_emergo.ratings import game_rating
 from pbm_emergo.rules import Termination
 from pbm_emergo.telemetry.sections import timed
 
@@ -116,7 +117,7 @@ def resign_all(
     one starts from."""
     snapshots = [read_snapshot(ctx.session, board, with_queue=False) for board in boards]
     replies: list[Reply] = []
-    for decision in decide_resign_all(snapshots, player.id, headline, ctx.now):
+    for decision in decide_resign_all(snapshots, player.id, headline, ctx.now, game_rating):
         for change in decision.changes:
             ctx.write(change)
         replies += event_mails(ctx, decision.events)

@@ -48,6 +48,7 @@ from pbm_emergo.app.boards import (
     primary_address,
 )
 from pbm_emergo.app.clock import REMINDER_NOTICE, running, thinking_time
+from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import Turn
 from pbm_emergo.app.unit import UnitOfWork
@@ -74,7 +75,8 @@ class ScheduledTask(Protocol):
 
 def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     """Send the reminders that are due and forfeit the boards whose time ran out (in the
-    caller's write transaction: each board's changes are applied as it is handled)."""
+    caller's write transaction: each board's changes are applied as it is handled); then
+    the daily digests due (:mod:`pbm_emergo.app.digests`)."""
     ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
     replies: list[Reply] = []
     # Only the boards that may need a look, their players in the same query.
@@ -85,6 +87,9 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
     for board in boards:
         replies.extend(_check_board(ctx, board, clocks))
         ctx.apply_pending()
+    # The daily digests due (notify digest).
+    replies.extend(send_digests(ctx))
+    ctx.apply_pending()
     return replies
 
 
@@ -200,9 +205,9 @@ def _remind(
         return []
     number, now = board.number, ctx.now
     ctx.write(ReminderSent(number, now))
-    view = board_view(
-        load_state(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
-    )
+    # The board as after this reminder (its deadlines count from it).
+    state = load_state(ctx.session, board).replace(last_reminder_at=now)
+    view = board_view(state, link=board_link(ctx.config, number), now=ctx.now)
     # The game is lost no sooner than a day after this reminder is sent.
     left = max(left, REMINDER_NOTICE)
     words = dict(

@@ -465,6 +465,7 @@ def _standings(session: Session, args: argparse.Namespace) -> int:
             "rank": r.rank,
             "userid": r.userid,
             "rating": r.rating,
+            "deviation": r.deviation,
             "rated_games": r.rated_games,
             "won": r.won,
             "lost": r.lost,
@@ -477,11 +478,13 @@ def _standings(session: Session, args: argparse.Namespace) -> int:
         for r in table
     ]
     rows = [
-        [r.rank, r.userid, r.rating, r.won, r.lost, r.drawn, r.active_boards, r.seeking or None,
-         r.section]
+        [r.rank, r.userid, r.rating, r.deviation, r.won, r.lost, r.drawn, r.active_boards,
+         r.seeking or None, r.section]
         for r in table
     ]
-    headers = ["rank", "userid", "rating", "won", "lost", "drawn", "active", "seeking", "section"]
+    headers = [
+        "rank", "userid", "rating", "rd", "won", "lost", "drawn", "active", "seeking", "section"
+    ]
     _print_list(args, items, format_table(headers, rows))
     return 0
 

@@ -6,9 +6,8 @@ from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import USERID, Grammar, repeated
 from pbm_emergo.game.numbers import (
     INACTIVE_DAYS,
-    K_FACTOR,
-    K_FACTOR_PROVISIONAL,
-    PROVISIONAL_GAMES,
+    PROVISIONAL_DEVIATION,
+    START_DEVIATION,
     START_RATING,
 )
 from pbm_emergo.game.requests import StandingsRequest
@@ -18,14 +17,15 @@ class StandingsCommand(Command):
     name = "emergo standings"
     grammar = Grammar(repeated(USERID, 0))
     description = (
-        "the rating table: rank, rating, won, lost, drawn, active boards, seeking "
+        "the rating table: rank, rating, deviation, won, lost, drawn, active boards, seeking "
         "(also emergo ratings)"
     )
     details = (
-        f"The Elo rating table (also 'emergo ratings'). Everyone starts at {START_RATING}; "
-        f"a rating is provisional for the first {PROVISIONAL_GAMES} rated games "
-        f"(K={K_FACTOR_PROVISIONAL}, then K={K_FACTOR}); unrated boards do "
-        "not count. Columns: rank, userid, rating, games won, lost and drawn, active "
+        f"The Glicko-2 rating table (also 'emergo ratings'). Everyone starts at "
+        f"{START_RATING} with a rating deviation (RD) of {START_DEVIATION:.0f}; each rated "
+        "game makes the deviation smaller, and a rating is provisional while its RD is "
+        f"above {PROVISIONAL_DEVIATION}; unrated boards do "
+        "not count. Columns: rank, userid, rating, RD, games won, lost and drawn, active "
         "boards, and how many more games the player seeks (emergo seek); the robots' "
         "ladder ratings, measured robot against robot, follow the table. Established "
         "players come first, then provisional ones, then players with no rated game in "

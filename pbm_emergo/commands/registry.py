@@ -67,6 +67,8 @@ COMMANDS = [
     "emergo_events:JoinCommand",
     "emergo_events:WithdrawCommand",
     "emergo_events:EventCreateCommand",
+    "timezone:TimezoneCommand",
+    "notify_digest:NotifyDigestCommand",
 ]
 
 

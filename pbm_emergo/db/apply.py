@@ -93,6 +93,7 @@ from pbm_emergo.game.event_changes import (
     RoundOpened,
 )
 from pbm_emergo.game.notes import NoteAdded
+from pbm_emergo.game.setting_changes import DigestSent, DigestSet, TimezoneSet
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -302,6 +303,12 @@ def apply_change(session: Session, change: Write) -> None:
             events.finish_round(session, change.event_id, change.number, change.at)
         case DivisionsSet():
             events.set_divisions(session, change.event_id, change.divisions)
+        case TimezoneSet():
+            players.set_timezone(session, change.player_id, change.timezone)
+        case DigestSet():
+            players.set_digest(session, change.player_id, change.hour, change.at)
+        case DigestSent():
+            players.digest_sent(session, change.player_id, change.at, expected=change.expected)
         case _:
             assert_never(change)
 

@@ -17,6 +17,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     CheckConstraint,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -43,7 +44,9 @@ from pbm_emergo.game.board import BOARD_STATUSES as BOARD_STATUSES
 from pbm_emergo.game.board import SIDES as SIDES
 from pbm_emergo.game.board import WHITE as WHITE
 from pbm_emergo.game.lockout import OTHER_SENDERS as OTHER_SENDERS
+from pbm_emergo.game.numbers import START_DEVIATION as START_DEVIATION
 from pbm_emergo.game.numbers import START_RATING as START_RATING
+from pbm_emergo.game.numbers import START_VOLATILITY as START_VOLATILITY
 from pbm_emergo.game.tournaments import EVENT_FORMATS as EVENT_FORMATS
 from pbm_emergo.game.tournaments import EVENT_STATUSES as EVENT_STATUSES
 from pbm_emergo.game.tournaments import PAIRING_RESULTS as PAIRING_RESULTS
@@ -138,7 +141,7 @@ class Player(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     vacation_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
     rating: Mapped[int] = mapped_column(Integer, default=START_RATING)
-    # Rated games played so far; the rating is provisional while this is below 20.
+    # Rated games played so far.
     rated_games: Mapped[int] = mapped_column(Integer, default=0)
     won: Mapped[int] = mapped_column(Integer, default=0)
     lost: Mapped[int] = mapped_column(Integer, default=0)
@@ -157,6 +160,21 @@ class Player(Base):
         Boolean, default=False, server_default=false()
     )
     board_limit: Mapped[int | None] = mapped_column(Integer)
+    # The IANA time zone the player reads the times of reminders and forfeits in (timezone).
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC", server_default="UTC")
+    # The Glicko-2 rating deviation and volatility beside ``rating``; the rating is
+    # provisional while the deviation is above PROVISIONAL_DEVIATION.
+    deviation: Mapped[float] = mapped_column(
+        Float, default=START_DEVIATION, server_default=str(START_DEVIATION)
+    )
+    volatility: Mapped[float] = mapped_column(
+        Float, default=START_VOLATILITY, server_default=str(START_VOLATILITY)
+    )
+    # notify digest: the hour (0-23, of the player's time zone) of their daily digest of the
+    # boards waiting for them (NULL: none, a board mail a change), and when the last one was
+    # sent or the digest turned on.
+    digest_hour: Mapped[int | None] = mapped_column(Integer)
+    last_digest_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player",

@@ -613,3 +613,55 @@ def password_matches(stored_hash: str, password: str) -> bool:
             return bool(_hasher.verify(stored_hash, password))
     except (VerificationError, InvalidHashError):
         return False
+
+
+def set_timezone(session: Session, player_id: int, timezone: str) -> None:
+    """The time zone the player reads times in."""
+    session.execute(
+        update(Player)
+        .where(Player.id == player_id)
+        .values(timezone=timezone)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def set_digest(session: Session, player_id: int, hour: int | None, at: datetime) -> None:
+    """The player's daily digest at ``hour`` (None: off), counted from ``at``."""
+    session.execute(
+        update(Player)
+        .where(Player.id == player_id)
+        .values(digest_hour=hour, last_digest_at=at)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def digest_sent(
+    session: Session, player_id: int, at: datetime, *, expected: datetime | None
+) -> None:
+    """The player's digest sent at ``at``; it must still be on and last sent at
+    ``expected``, else Conflict (another run sent it, or the player changed it)."""
+    last = Player.last_digest_at
+    result = session.execute(
+        update(Player)
+        .where(
+            Player.id == player_id,
+            Player.digest_hour.is_not(None),
+            last.is_(None) if expected is None else last == expected,
+        )
+        .values(last_digest_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    if rowcount(result) != 1:
+        raise Conflict("The player's digest changed meanwhile.")
+
+
+def digest_players(session: Session) -> list[Player]:
+    """The players with a daily digest (who have not signed off), their addresses loaded."""
+    return list(
+        session.scalars(
+            select(Player)
+            .options(selectinload(Player.addresses))
+            .where(Player.digest_hour.is_not(None), Player.signed_off_at.is_(None))
+            .order_by(Player.id)
+        )
+    )

@@ -1,7 +1,8 @@
-"""Ratings: storing the Elo changes of a finished rated game, and the rating history.
+"""Ratings: storing the Glicko-2 changes of a finished rated game, and the rating history.
 
-The computation and its numbers (start rating, K factors, provisional games) are the pure
-core's (:mod:`pbm_emergo.game.ratings`, re-exported here); this module stores them.
+The computation is the Glicko-2 library's (:mod:`pbm_emergo.ratings`), its numbers (start
+values, the provisional deviation) the pure core's (:mod:`pbm_emergo.game.numbers`,
+:mod:`pbm_emergo.game.ratings`, re-exported here); this module stores them.
 """
 
 from __future__ import annotations
@@ -14,33 +15,32 @@ from sqlalchemy.orm import Session
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import WHITE, Player, RatingChange
 from pbm_emergo.game.numbers import (
-    K_FACTOR,
-    K_FACTOR_PROVISIONAL,
-    PROVISIONAL_GAMES,
+    PROVISIONAL_DEVIATION,
+    START_DEVIATION,
     START_RATING,
+    START_VOLATILITY,
 )
 from pbm_emergo.game.ratings import (
     GameRating,
     Rated,
     Standing,
-    elo_change,
-    game_rating,
     is_provisional,
     rating_text,
 )
+from pbm_emergo.ratings import game_rating, outcomes
 
 __all__ = [
-    "K_FACTOR",
-    "K_FACTOR_PROVISIONAL",
-    "PROVISIONAL_GAMES",
+    "PROVISIONAL_DEVIATION",
+    "START_DEVIATION",
     "START_RATING",
+    "START_VOLATILITY",
     "GameRating",
     "Rated",
     "Standing",
-    "elo_change",
     "game_rating",
     "history_of_board",
     "is_provisional",
+    "outcomes",
     "rating_text",
     "record_result",
 ]
@@ -75,19 +75,28 @@ def record_result(
     rating = game_rating(white, black, winner)
     if expected is not None and rating != expected:
         raise Conflict("The players' ratings changed meanwhile.")
-    for player, change in ((white, rating.white_change), (black, rating.black_change)):
+    for player, standing in (
+        (white, _standing(white).after(rating, white=True)),
+        (black, _standing(black).after(rating, white=False)),
+    ):
         session.add(
             RatingChange(
                 player_id=player.id,
                 board_number=board_number,
                 rating_before=player.rating,
-                rating_after=player.rating + change,
+                rating_after=standing.rating,
                 created_at=now,
             )
         )
-        player.rating += change
-        player.rated_games += 1
+        player.rating = standing.rating
+        player.deviation = standing.deviation
+        player.volatility = standing.volatility
+        player.rated_games = standing.rated_games
     return rating
+
+
+def _standing(player: Player) -> Standing:
+    return Standing(player.rating, player.rated_games, player.deviation, player.volatility)
 
 
 def history_of_board(session: Session, board_number: int) -> dict[int, RatingChange]:

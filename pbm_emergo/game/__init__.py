@@ -14,6 +14,10 @@ decision, renders its events and applies its changes.
 - :mod:`pbm_emergo.game.decision`: ``Decision``, ``Refusal``, ``finish``.
 - :mod:`pbm_emergo.game.changes`, :mod:`pbm_emergo.game.events`: what a decision stores
   (each change with what its re-check needs) and what it reports for the views.
-- :mod:`pbm_emergo.game.ratings`: the Elo changes of a finished rated game.
+- :mod:`pbm_emergo.game.ratings`: a finished rated game's rating changes as values (the
+  Glicko-2 numbers come from :mod:`pbm_emergo.ratings`), provisional by the deviation,
+  which games count.
+- :mod:`pbm_emergo.game.clock`, :mod:`pbm_emergo.game.digest`: the clocks (thinking time,
+  when the reminder and the loss on time come, a player's time zone) and the daily digest.
 - :mod:`pbm_emergo.game.sentences`: the sentences decisions and board mails share.
 """

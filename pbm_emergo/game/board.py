@@ -12,8 +12,8 @@ import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 
-from pbm_emergo.game.numbers import RATED_MOVES_EACH
-from pbm_emergo.game.ratings import GameRating, counts_for_rating
+from pbm_emergo.game.numbers import RATED_MOVES_EACH, START_DEVIATION, START_VOLATILITY
+from pbm_emergo.game.ratings import GameRating, Standing, counts_for_rating
 from pbm_emergo.rules import BLACK as BLACK
 from pbm_emergo.rules import WHITE as WHITE
 from pbm_emergo.rules import BlockedRule, Game, Position, Termination
@@ -49,9 +49,28 @@ class Seat:
     vacation_until: datetime | None = None
     rated_games: int = 0
     autoplay: bool = False
+    timezone: str = "UTC"  # the IANA time zone the player reads times in (`timezone`)
+    # The Glicko-2 rating deviation and volatility beside ``rating``.
+    deviation: float = START_DEVIATION
+    volatility: float = START_VOLATILITY
+    # notify digest: the changes others make come in the player's daily digest, not a mail
+    # each (game/digest.py).
+    digest: bool = False
 
     def on_vacation(self, now: datetime) -> bool:
         return self.vacation_until is not None and self.vacation_until > now
+
+    @property
+    def standing(self) -> Standing:
+        """The player's rating as the rating model reads it."""
+        return Standing(self.rating, self.rated_games, self.deviation, self.volatility)
+
+    def rated(self, standing: Standing) -> Seat:
+        """The seat with the player's rating now ``standing``."""
+        return dataclasses.replace(
+            self, rating=standing.rating, rated_games=standing.rated_games,
+            deviation=standing.deviation, volatility=standing.volatility,
+        )
 
 
 @dataclass(frozen=True)
@@ -124,6 +143,12 @@ class BoardState:
     # A game of a league or tournament: resigning before one's first move resigns it (a
     # loss in the event's table), it does not decline the board.
     in_event: bool = False
+    # When the player to move was last reminded of the board (boards.last_reminder_at).
+    last_reminder_at: datetime | None = None
+    # The rating changes of each result the game may end with now (winner "white",
+    # "black", None for a draw), computed by the shell's rating model from the players'
+    # standings as read: the decisions take the one of the result (:meth:`rating_if`).
+    rating_outcomes: tuple[tuple[str | None, GameRating], ...] = ()
 
     @property
     def active(self) -> bool:
@@ -139,6 +164,10 @@ class BoardState:
         return self.rated and counts_for_rating(
             self.moves_of(self.white.id), self.moves_of(self.black.id), self.pair_rated_at, now
         )
+
+    def rating_if(self, winner: str | None) -> GameRating | None:
+        """The rating changes if the game ends now with ``winner`` (None: not read)."""
+        return next((r for w, r in self.rating_outcomes if w == winner), None)
 
     def seat(self, side: str) -> Seat:
         return self.white if side == WHITE else self.black
@@ -163,14 +192,8 @@ class BoardState:
         board: it ended unrated)."""
         white, black = self.white, self.black
         if rating is not None:
-            white = dataclasses.replace(
-                white, rating=rating.white_before + rating.white_change,
-                rated_games=white.rated_games + 1,
-            )
-            black = dataclasses.replace(
-                black, rating=rating.black_before + rating.black_change,
-                rated_games=black.rated_games + 1,
-            )
+            white = white.rated(white.standing.after(rating, white=True))
+            black = black.rated(black.standing.after(rating, white=False))
         return self.replace(
             status=BOARD_FINISHED,
             to_move=None,

@@ -2,7 +2,8 @@
 re-check in the write transaction needs (:func:`pbm_emergo.db.apply.apply` applies them).
 Here the changes of a game's moves; those of the accounts in
 :mod:`pbm_emergo.game.account_changes`, those around the games (challenges, queues,
-reminders, subscriptions, analyses) in :mod:`pbm_emergo.game.board_changes`. ``Change``
+reminders, subscriptions, analyses) in :mod:`pbm_emergo.game.board_changes`, a player's
+settings in :mod:`pbm_emergo.game.setting_changes`. ``Change``
 and ``CHANGE_TYPES`` cover them all: every write of the shell is one of them.
 
 A change says what the decision relied on (the move count it read, ``boards.queued`` as
@@ -21,6 +22,7 @@ from pbm_emergo.game.board_changes import BOARD_CHANGE_TYPES, BoardChange
 from pbm_emergo.game.event_changes import EVENT_CHANGE_TYPES, EventChange
 from pbm_emergo.game.notes import NoteAdded
 from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.game.setting_changes import SETTING_CHANGE_TYPES, SettingChange
 from pbm_emergo.rules import Position, Termination
 
 
@@ -128,7 +130,14 @@ MOVE_CHANGE_TYPES = (
     GameFinished, BoardDeclined,
 )
 Change = (
-    MoveChange | AccountChange | BoardChange | BlockAdded | BlockRemoved | NoteAdded | EventChange
+    MoveChange
+    | AccountChange
+    | BoardChange
+    | BlockAdded
+    | BlockRemoved
+    | NoteAdded
+    | EventChange
+    | SettingChange
 )
 # What players do for themselves, beside the accounts and the boards.
 SELF_SERVICE_CHANGE_TYPES = (BlockAdded, BlockRemoved, NoteAdded)
@@ -138,4 +147,5 @@ CHANGE_TYPES = (
     + BOARD_CHANGE_TYPES
     + SELF_SERVICE_CHANGE_TYPES
     + EVENT_CHANGE_TYPES
+    + SETTING_CHANGE_TYPES
 )

@@ -10,7 +10,7 @@ from typing import Any
 from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.changes import Change, GameFinished
 from pbm_emergo.game.events import Event
-from pbm_emergo.game.ratings import GameRating, game_rating
+from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Termination
 
 
@@ -56,14 +56,17 @@ def finish(
 ) -> Decision:
     """End the game on ``state``'s board now: for a rated board whose game counts for
     rating (:meth:`BoardState.rates_at`) the ratings move by ``rating``, else by the changes
-    computed from the players' ratings as read (the write re-checks them); a rated board
+    of this result read with the board (:meth:`BoardState.rating_if`; the write re-checks
+    them); a rated board
     whose game does not count ends unrated. No events: the caller says why in its own board
     mail."""
     rated = state.rates_at(now)
     if not rated:
         rating = None
     elif rating is None:
-        rating = game_rating(state.white, state.black, winner)
+        rating = state.rating_if(winner)
+        if rating is None:
+            raise ValueError(f"board {state.number} was read without its rating outcomes")
     change = GameFinished(
         state.number, winner, termination, now, expected_rating=rating, rated=rated
     )

@@ -3,12 +3,14 @@ and the data layer apply them."""
 
 from __future__ import annotations
 
-# A new player's rating.
+# A new player's Glicko-2 rating, rating deviation and volatility (the deviation and the
+# volatility are Glicko-2's own starting values; the rating keeps this server's scale).
 START_RATING = 1600
-# A rating is provisional until this many rated games are played; Elo's K before and after.
-PROVISIONAL_GAMES = 20
-K_FACTOR = 32
-K_FACTOR_PROVISIONAL = 64
+START_DEVIATION = 350.0
+START_VOLATILITY = 0.06
+# A rating is provisional while its deviation is above this (lichess's threshold: about ten
+# rated games against established players bring a newcomer below it).
+PROVISIONAL_DEVIATION = 110
 # A rated board's game moves ratings only when each player made at least this many moves on
 # it, and only when its two players finished no game that moved ratings against each other
 # in this many days before (game/ratings.py, counts_for_rating).

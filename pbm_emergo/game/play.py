@@ -23,7 +23,7 @@ from pbm_emergo.game.changes import (
 )
 from pbm_emergo.game.decision import Decision, Refusal, finish
 from pbm_emergo.game.events import BoardChanged, GameDeclined
-from pbm_emergo.game.ratings import Standing, game_rating
+from pbm_emergo.game.ratings import RatingModel, Standing
 from pbm_emergo.game.sentences import (
     moves_in_lines,
     result_sentence,
@@ -211,11 +211,12 @@ def decline(state: BoardState, player_id: int, comment: str = "") -> Decision:
 
 
 def resign_all(
-    snapshots: Sequence[BoardSnapshot], player_id: int, headline: str, now: datetime
+    snapshots: Sequence[BoardSnapshot], player_id: int, headline: str, now: datetime,
+    rate: RatingModel,
 ) -> list[Decision]:
     """Resign each board of ``snapshots`` for ``player_id`` (signing off, an operator's
     deletion): the final board mail of each says ``headline``. Each resignation moves the
-    ratings the next one starts from."""
+    ratings the next one starts from (by ``rate``, the shell's rating model)."""
     decisions: list[Decision] = []
     standing: dict[int, Standing] = {}
     rated_pairs: set[frozenset[int]] = set()
@@ -229,12 +230,11 @@ def resign_all(
         if state.rates_at(now):
             rated_pairs.add(pair)
             white, black = (
-                standing.get(seat.id, Standing(seat.rating, seat.rated_games))
-                for seat in (state.white, state.black)
+                standing.get(seat.id, seat.standing) for seat in (state.white, state.black)
             )
-            rating = game_rating(white, black, winner)
-            standing[state.white.id] = white.after(rating.white_change)
-            standing[state.black.id] = black.after(rating.black_change)
+            rating = rate(white, black, winner)
+            standing[state.white.id] = white.after(rating, white=True)
+            standing[state.black.id] = black.after(rating, white=False)
         ended = finish(state, winner, Termination.RESIGNED, now, rating)
         event = BoardChanged(ended.state_after, headline)
         decisions.append(Decision(ended.changes, (event,), "", ended.state_after))

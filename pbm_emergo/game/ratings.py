@@ -1,7 +1,12 @@
-"""Elo ratings: the changes a finished rated game makes to its two players' ratings.
+"""Ratings on values: what a finished rated game does to its two players' Glicko-2 ratings,
+and which games count.
 
-The numbers (start rating, K factors, provisional games) are defined here and nowhere else;
-:mod:`pbm_emergo.db.ratings` stores what they compute.
+The computation itself is a library's (Glicko-2, called by :mod:`pbm_emergo.ratings`, outside
+this pure package): the shell hands its results in as values, the rating changes of a
+board's possible results read with the board (``BoardState.rating_outcomes``), or a
+:class:`RatingModel` where one decision ends several games in a row (:func:`resign_all
+<pbm_emergo.game.play.resign_all>`). The numbers (start values, the provisional deviation)
+are :mod:`pbm_emergo.game.numbers`'; :mod:`pbm_emergo.db.ratings` stores the results.
 """
 
 from __future__ import annotations
@@ -11,29 +16,28 @@ from datetime import datetime, timedelta
 from typing import Protocol
 
 from pbm_emergo.game.numbers import (
-    K_FACTOR,
-    K_FACTOR_PROVISIONAL,
     PAIR_RATED_DAYS,
-    PROVISIONAL_GAMES,
+    PROVISIONAL_DEVIATION,
     RATED_MOVES_EACH,
+    START_DEVIATION,
+    START_VOLATILITY,
 )
-from pbm_emergo.rules import WHITE
-
-
-def elo_change(rating: int, opponent: int, score: float, k: int) -> int:
-    """The Elo rating change for a player scoring ``score`` (1, 0.5, 0) against ``opponent``."""
-    expected = 1 / (1 + 10 ** ((opponent - rating) / 400))
-    return round(k * (score - expected))
 
 
 @dataclass(frozen=True)
 class GameRating:
-    """The ratings of a game's two players before it ended, and their changes."""
+    """The ratings of a game's two players before it ended, and their changes; with the
+    rating deviations and volatilities after it (None where not known: a finished game's
+    history keeps the ratings only)."""
 
     white_before: int
     black_before: int
     white_change: int
     black_change: int
+    white_deviation: float | None = None
+    black_deviation: float | None = None
+    white_volatility: float | None = None
+    black_volatility: float | None = None
 
     def lines(self, white: str, black: str) -> list[str]:
         """ "alice 1600 -> 1616 (+16)" for each player."""
@@ -47,46 +51,69 @@ class GameRating:
 
 
 class Rated(Protocol):
-    """A player's standing: their rating and how many rated games made it."""
+    """A player's standing: their rating, its deviation and volatility, and how many rated
+    games made it."""
 
     @property
     def rating(self) -> int: ...
 
     @property
+    def deviation(self) -> float: ...
+
+    @property
+    def volatility(self) -> float: ...
+
+    @property
     def rated_games(self) -> int: ...
+
+
+class RatingModel(Protocol):
+    """The rating changes of a rated game ``white`` and ``black`` finished with ``winner``
+    (``"white"``, ``"black"``, None for a draw)."""
+
+    def __call__(self, white: Rated, black: Rated, winner: str | None) -> GameRating: ...
 
 
 @dataclass(frozen=True)
 class Standing:
     rating: int
     rated_games: int
+    deviation: float = START_DEVIATION
+    volatility: float = START_VOLATILITY
 
-    def after(self, change: int) -> Standing:
-        return Standing(self.rating + change, self.rated_games + 1)
+    def after(self, rating: GameRating, white: bool) -> Standing:
+        """The standing once the game rated by ``rating`` counted (``white``: on its white
+        side)."""
+        if white:
+            change, deviation, volatility = (
+                rating.white_change,
+                rating.white_deviation,
+                rating.white_volatility,
+            )
+        else:
+            change, deviation, volatility = (
+                rating.black_change,
+                rating.black_deviation,
+                rating.black_volatility,
+            )
+        return Standing(
+            self.rating + change,
+            self.rated_games + 1,
+            self.deviation if deviation is None else deviation,
+            self.volatility if volatility is None else volatility,
+        )
 
 
 def is_provisional(player: Rated) -> bool:
-    return player.rated_games < PROVISIONAL_GAMES
+    """Whether the rating is still uncertain: its deviation is above
+    ``PROVISIONAL_DEVIATION``."""
+    return player.deviation > PROVISIONAL_DEVIATION
 
 
 def rating_text(rating: int, provisional: bool) -> str:
     """A rating as every list shows it: the word "provisional" after it while it is
     (the standings put such players under their own heading instead)."""
     return f"{rating} provisional" if provisional else str(rating)
-
-
-def game_rating(white: Rated, black: Rated, winner: str | None) -> GameRating:
-    """The Elo changes of a rated game ``white`` and ``black`` finished with ``winner``
-    (K=32, 64 while a player's rating is provisional)."""
-    white_score = 0.5 if winner is None else (1.0 if winner == WHITE else 0.0)
-    k_white = K_FACTOR_PROVISIONAL if is_provisional(white) else K_FACTOR
-    k_black = K_FACTOR_PROVISIONAL if is_provisional(black) else K_FACTOR
-    return GameRating(
-        white_before=white.rating,
-        black_before=black.rating,
-        white_change=elo_change(white.rating, black.rating, white_score, k_white),
-        black_change=elo_change(black.rating, white.rating, 1 - white_score, k_black),
-    )
 
 
 def counts_for_rating(

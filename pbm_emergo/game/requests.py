@@ -473,3 +473,22 @@ class EventCreateRequest(LoginRequest):
     event_format: str
     event_password: Password
     options: tuple[str, ...]
+
+
+# --- a player's settings ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class TimezoneRequest(LoginRequest):
+    """``timezone userid password ZONE``: ``zone`` an IANA time zone as the time zone data
+    spell it (the command checked it), ``written`` as the line wrote it."""
+
+    zone: str
+    written: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class DigestRequest(LoginRequest):
+    """``notify digest userid password HOUR|off``: ``hour`` 0-23 (None for off)."""
+
+    hour: int | None

@@ -56,6 +56,7 @@ from pbm_emergo.db.reads.boards import MoveLine
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board import BoardState
+from pbm_emergo.game.clock import deadline_lines
 from pbm_emergo.game.records import board_record, record_filename
 from pbm_emergo.game.sentences import status_sentence
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
@@ -64,6 +65,7 @@ from pbm_emergo.rules import Game, Position
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import template_dir
 from pbm_emergo.web.graph import evaluation_graph, value_text
+from pbm_emergo.web.rating_graph import rating_graph
 from pbm_emergo.web.rules import rules_page
 
 log = logging.getLogger(__name__)
@@ -242,6 +244,7 @@ class WebView:
                 black_rating=state.black.rating,
                 options=options_text(state),
                 status=status,
+                deadlines=deadline_lines(state, utcnow()),
                 result=None if state.active else result_sentence(state),
                 ratings=(
                     state.rating.lines(state.white.userid, state.black.userid)
@@ -293,6 +296,7 @@ class WebView:
                 raise NotFound(f"There is no player {userid[:64]!r}.")
             return self._page(
                 "player.html.j2", player=found, boards=data.boards_of(session, found.userid),
+                graph=rating_graph(data.rating_history(session, found.userid)),
                 ladder=ladder_texts([found.userid]).get(found.userid),
                 ladder_explanation=LADDER_EXPLANATION,
             )

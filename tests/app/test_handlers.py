@@ -41,6 +41,7 @@ LINES = {
     "delete": "delete a pw12", "forgot": "forgot a", "forgot password": "forgot password a",
     "reset": "reset CODE newpw12", "block": "block a pw12 b", "unblock": "unblock a pw12 b",
     "emergo note": "emergo note 101 a pw12 a plan",
+    "timezone": "timezone a pw12 Europe/Amsterdam", "notify digest": "notify digest a pw12 18",
 }
 
 

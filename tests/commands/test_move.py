@@ -221,7 +221,7 @@ def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
     ]
     body = replies[0].body
     assert "bob resigned.\nalice (Ohs) wins: bob resigned.\n" in body
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in body
+    assert "Rating changes: alice 1600 -> 1762 (+162), bob 1600 -> 1438 (-162)." in body
     assert "bob writes:\n  Well played." in body
     board = board_row(game)
     assert (board.status, board.winner, board.outcome_reason) == ("finished", "white", "resigned")
@@ -240,7 +240,7 @@ def test_a_finished_board_keeps_its_own_rating_changes(game: Mailer) -> None:
     play_all(game, RATED_OPENING, board=102)
     game.send("emergo resign 102 bob bobpw", sender="bob@example.org")
     [shown] = game.send("emergo show 101")
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in shown.body
+    assert "Rating changes: alice 1600 -> 1762 (+162), bob 1600 -> 1438 (-162)." in shown.body
 
 def test_resign_as_a_move_word_in_an_unrated_game(players: Mailer) -> None:
     players.send("emergo challenge alice bob -unrated")
@@ -334,7 +334,7 @@ def test_elimination_ends_the_game(game: Mailer) -> None:
     loser = "bob" if winner == "alice" else "alice"
     assert [r.subject for r in replies] == ["Emergo Board 101 Game over"] * 2
     assert f"wins: {loser} has no men left." in replies[0].body
-    assert f"{winner} 1600 -> 1632 (+32)" in replies[0].body
+    assert f"{winner} 1600 -> 1762 (+162)" in replies[0].body
     assert f" {len(moves)}. {moves[-1]}\n" in replies[0].body  # the whole list at game end
     board = board_row(game)
     assert (board.winner, board.outcome_reason) == (outcome.winner, "eliminated")

@@ -55,19 +55,19 @@ def player(m: Mailer, userid: str) -> Player:
 
 def test_standings_after_finished_games_match_the_game_over_mails(players: Mailer) -> None:
     over = won_by_alice(players, 101)
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in over[0].body
+    assert "Rating changes: alice 1600 -> 1762 (+162), bob 1600 -> 1438 (-162)." in over[0].body
     carol(players)
     reply = players.one("emergo standings", sender=DAVE)
     assert (reply.to, reply.subject) == (DAVE, "Emergo standings")
     body = reply.body
-    header = " Rank  Userid           Rating   Won  Lost Drawn Active Seeking\n"
-    provisional = body.split("Provisional players (fewer than 20 rated games):\n")[1]
+    header = " Rank  Userid           Rating   RD   Won  Lost Drawn Active Seeking\n"
+    provisional = body.split("Provisional players (rating deviation above 110):\n")[1]
     assert provisional.startswith(header)
-    assert "    1  alice              1632     1     0     0      0       -\n" in provisional
-    assert "    2  bob                1568     0     1     0      0       -\n" in provisional
+    assert "    1  alice              1762  290     1     0     0      0       -\n" in provisional
+    assert "    2  bob                1438  290     0     1     0      0       -\n" in provisional
     # carol and the robots have no rated game: inactive, listed last.
     inactive = body.split(INACTIVE_HEADING)[1]
-    assert "  carol              1600     0     0     0      0       -\n" in inactive
+    assert "  carol              1600  350     0     0     0      0       -\n" in inactive
     assert "robot1" in inactive
     assert body.index("Provisional players") < body.index("Inactive players")
     assert "Established players" not in body
@@ -78,7 +78,7 @@ def test_standings_of_some_players_and_the_ratings_alias(players: Mailer) -> Non
     players.send("emergo challenge alice bob", sender=ALICE)  # board 102, active
     reply = players.one("emergo ratings BOB")
     assert reply.body.startswith("Emergo standings of bob\n")
-    assert "    2  bob                1568     0     1     0      1       -\n" in reply.body
+    assert "    2  bob                1438  290     0     1     0      1       -\n" in reply.body
     assert "alice" not in reply.body.split("Provisional players")[1]
     unknown = players.one("emergo standings nobody1")
     assert unknown.subject == "Emergo error"
@@ -100,12 +100,22 @@ def test_standings_show_the_robots_ladder_ratings_after_the_table(players: Maile
     assert "Ladder Elo" not in players.one("emergo standings alice").body
 
 
-def test_players_are_established_after_twenty_rated_games_and_inactive_after_a_year(
+def test_players_are_established_once_their_deviation_is_small_and_inactive_after_a_year(
     players: Mailer,
 ) -> None:
+    # Results that tell something: they win in turn. One-sided results would leave the
+    # deviations large (each win of the clear favourite says little).
     for number in range(101, 121):
         players.now += timedelta(days=7)  # one rated game of a pair a week
-        won_by_alice(players, number)
+        if number % 2:
+            won_by_alice(players, number)
+        else:
+            players.send("emergo challenge alice bob", sender=ALICE)
+            play_all(players, RATED_OPENING, board=number)
+            players.send(f"emergo resign {number} alice alicepw", sender=ALICE)
+        if number == 110:  # ten games: still provisional (a deviation above 110)
+            early = players.one("emergo standings alice bob").body
+            assert "Established players" not in early
     body = players.one("emergo standings alice bob").body
     established = body.split("Established players:\n")[1].split("\n\n")[0]
     assert "alice" in established and "bob" in established
@@ -144,8 +154,8 @@ def test_history_lists_finished_games_newest_first_with_points(players: Mailer) 
         first_day, "102", "alice", "-", "bob", "alice", "won", "(resigned)", "unrated",
     ]  # fmt: skip
     assert rows[2] == [
-        first_day, "101", "alice", "-", "bob", "alice", "won", "(resigned)", "alice", "+32,", "bob",
-        "-32",
+        first_day, "101", "alice", "-", "bob", "alice", "won", "(resigned)", "alice", "+162,",
+        "bob", "-162",
     ]  # fmt: skip
     assert "104" not in reply.body
 
@@ -445,7 +455,7 @@ def test_seek_lists_and_a_challenge_takes_one_off(players: Mailer) -> None:
     players.send("emergo challenge alice bob", sender=ALICE)
     assert player(players, "bob").seeking == 1
     standings = players.one("emergo standings bob").body
-    assert "  bob                1600     0     0     0      1       1\n" in standings
+    assert "  bob                1600  350     0     0     0      1       1\n" in standings
     # The challenger's own count does not change.
     players.send("emergo challenge carol alice", sender=CAROL)
     assert player(players, "carol").seeking == 1

@@ -63,7 +63,8 @@ from pbm_emergo.game.changes import (
 )
 from pbm_emergo.game.decision import Decision
 from pbm_emergo.game.play import Play, decide_move
-from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.game.ratings import GameRating, Standing
+from pbm_emergo.ratings import game_rating
 from pbm_emergo.rules import Game, Position, Termination
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -193,8 +194,9 @@ def test_queues_finishes_and_declines_re_check(db_sessions: sessionmaker[Session
         resigned = _decide(session, bob, "resign")  # before bob's first move: declines
         assert resigned.changes == (BoardDeclined(101, 0),)
         ended = GameFinished(
-            101, "white", Termination.RESIGNED, NOW, GameRating(1600, 1600, 32, -32)
-        )
+            101, "white", Termination.RESIGNED, NOW,
+            game_rating(Standing(1600, 0), Standing(1600, 0), "white"),
+        )  # fmt: skip
         apply(session, [ended])
         with pytest.raises(errors.BoardFinishedError):
             apply(session, [ended])

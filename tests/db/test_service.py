@@ -12,7 +12,7 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.db import errors, games, players, ratings
+from pbm_emergo.db import errors, games, players
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board, MoveRecord, Player, RatingChange, Vote
 from pbm_emergo.db.session import create_engine_for
@@ -187,7 +187,7 @@ def test_finish_board_updates_results_and_ratings(db_sessions: sessionmaker[Sess
         games.finish_board(session, board.number, "black", "resigned", NOW)
         assert board.status == "finished" and board.winner == "black"
         assert board.outcome_reason == "resigned" and board.to_move is None
-        assert (board.white_rating_change, board.black_rating_change) == (-32, 32)
+        assert (board.white_rating_change, board.black_rating_change) == (-162, 162)
         assert games.player_to_move(board) is None
         with pytest.raises(errors.BoardFinishedError):
             games.finish_board(session, board.number, "white", "resigned", NOW)
@@ -197,10 +197,10 @@ def test_finish_board_updates_results_and_ratings(db_sessions: sessionmaker[Sess
         alice = players.find_player(session, "alice")
         bob = players.find_player(session, "bob")
         assert alice and bob
-        assert (alice.rating, alice.lost, alice.rated_games) == (1568, 1, 1)
-        assert (bob.rating, bob.won) == (1632, 1)
+        assert (alice.rating, alice.lost, alice.rated_games) == (1438, 1, 1)
+        assert (bob.rating, bob.won) == (1762, 1)
         history = session.scalars(select(RatingChange).order_by(RatingChange.id)).all()
-        assert [(h.rating_before, h.rating_after) for h in history] == [(1600, 1568), (1600, 1632)]
+        assert [(h.rating_before, h.rating_after) for h in history] == [(1600, 1438), (1600, 1762)]
         assert session.scalars(select(Vote)).all() == []
 
 
@@ -211,13 +211,6 @@ def test_unrated_draw_changes_no_rating(db_sessions: sessionmaker[Session]) -> N
         games.finish_board(session, board.number, None, "draw agreed", NOW)
         assert (alice.drawn, bob.drawn, alice.rating, bob.rating) == (1, 1, 1600, 1600)
         assert board.white_rating_change is None
-
-
-def test_elo_change() -> None:
-    assert ratings.elo_change(1600, 1600, 1.0, 32) == 16
-    assert ratings.elo_change(1600, 1600, 0.5, 32) == 0
-    assert ratings.elo_change(1800, 1600, 1.0, 32) == 8
-    assert ratings.elo_change(1600, 1800, 1.0, 32) == 24
 
 
 def test_game_over_by_rules_finishes_board(db_sessions: sessionmaker[Session]) -> None:

@@ -22,12 +22,13 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.web.app import create_app
 from tests.support.mailer import Mailer
 
-# userid -> (rating, rated games, days since the last rated game; None: never rated)
+# userid -> (rating, rating deviation, rated games, days since the last rated game; None:
+# never rated)
 LADDER = {
-    "est": (1650, 25, 3),  # established, the lowest rating of the rated ones
-    "prov": (1700, 3, 3),  # provisional: fewer than 20 rated games
-    "old": (1800, 30, 400),  # inactive: no rated game in the last 365 days
-    "fresh": (1600, 0, None),  # inactive: never rated
+    "est": (1650, 60.0, 25, 3),  # established, the lowest rating of the rated ones
+    "prov": (1700, 180.0, 3, 3),  # provisional: a deviation above 110
+    "old": (1800, 50.0, 30, 400),  # inactive: no rated game in the last 365 days
+    "fresh": (1600, 350.0, 0, None),  # inactive: never rated
 }
 # By rating alone (the highest first), "old" would lead and "est" come third.
 EXPECTED = ["est", "prov", "old", "fresh"]
@@ -37,9 +38,10 @@ EXPECTED = ["est", "prov", "old", "fresh"]
 def ladder(quick_argon2: None, db_sessions: sessionmaker[Session]) -> None:
     now = utcnow()
     with db_sessions.begin() as session:
-        for userid, (rating, rated_games, days) in LADDER.items():
+        for userid, (rating, deviation, rated_games, days) in LADDER.items():
             player = create_player(session, userid, "pw", [f"{userid}@example.org"], now)
             player.rating = rating
+            player.deviation = deviation
             player.rated_games = rated_games
             player.won = rated_games
             if days is not None:

@@ -181,7 +181,7 @@ def test_game_over_by_elimination(table: Table) -> None:
     winner = "alice" if outcome.winner == "white" else "bob"
     assert view["outcome"] == {"winner": winner, "reason": "eliminated"}
     assert view["rating_changes"] == (
-        {"white": 32, "black": -32} if winner == "alice" else {"white": -32, "black": 32}
+        {"white": 162, "black": -162} if winner == "alice" else {"white": -162, "black": 162}
     )
     [record] = table.send(f"emergo record {board}", "carol")
     assert f"wins: {'bob' if winner == 'alice' else 'alice'} has no men left." in text(record)

@@ -49,19 +49,19 @@ def test_standings_and_history_match_the_game_over_mails(
     over = post.send(f"emergo resign {board} bob {PW['bob']}", BOB)
     assert subjects(over) == [(ALICE, f"Emergo Board {board} Game over"),
                               (BOB, f"Emergo Board {board} Game over")]  # fmt: skip
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in text(over[0])
+    assert "Rating changes: alice 1600 -> 1762 (+162), bob 1600 -> 1438 (-162)." in text(over[0])
     table = text(post.one("emergo standings", DAVE))
-    assert "Provisional players (fewer than 20 rated games):" in table
-    assert "    1  alice              1632     1     0     0      0       -\n" in table
-    assert "    2  bob                1568     0     1     0      0       -\n" in table
-    assert (rating_of(post, "alice"), rating_of(post, "bob")) == (1632, 1568)
+    assert "Provisional players (rating deviation above 110):" in table
+    assert "    1  alice              1762  290     1     0     0      0       -\n" in table
+    assert "    2  bob                1438  290     0     1     0      0       -\n" in table
+    assert (rating_of(post, "alice"), rating_of(post, "bob")) == (1762, 1438)
     only_bob = post.one("emergo ratings bob", DAVE)
     assert str(only_bob["Subject"]) == "Emergo standings"
     assert "alice" not in text(only_bob).split("Provisional players")[1]
     history = text(post.one("emergo history alice", DAVE))
     [line] = [x for x in history.splitlines() if x[:4].isdigit()]
     assert line.split()[1:] == [str(board), "alice", "-", "bob", "alice", "won", "(resigned)",
-                                "alice", "+32,", "bob", "-32"]  # fmt: skip
+                                "alice", "+162,", "bob", "-162"]  # fmt: skip
     # Error paths: unknown players (maybe passwords typed in the wrong place: masked).
     for command in ("emergo history nobody99", "emergo standings nobody99"):
         unknown = post.one(command, DAVE)
@@ -169,7 +169,7 @@ def test_seek_accept_reject_and_limit(make_post: Callable[..., Post]) -> None:
     seeks = text(post.one("emergo seeks", DAVE))
     assert "bob                      1  1600 provisional      1\n" in seeks
     standings = text(post.one("emergo standings bob", DAVE))
-    assert "  bob                1600     0     0     0      1       1\n" in standings
+    assert "  bob                1600  350     0     0     0      1       1\n" in standings
     # reject: the challenger is told, bob is not.
     post.one(f"emergo reject bob {PW['bob']}", BOB)
     before = len(post.received_by(BOB))

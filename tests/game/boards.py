@@ -17,12 +17,30 @@ from pbm_emergo.game.board import (
     QueueItem,
     Seat,
 )
-from pbm_emergo.rules import Game, Termination
+from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.rules import BLACK, WHITE, Game, Termination
 
 NOW = datetime(2026, 3, 1, 12, 0, tzinfo=UTC)
+# What the shell's rating model says each result would do (its results come to the game as
+# values; these are made up, as the decisions only pass them on): the winner's change, and
+# the deviation after the game.
+WIN_CHANGE, DRAW_CHANGE, DEVIATION_AFTER = 40, 3, 200.0
 ALICE = Seat(1, "alice", 1600, "alice@example.org", rated_games=30)
 BOB = Seat(2, "bob", 1650, "bob@example.org", rated_games=5)
 CAROL_ID = 3
+
+
+def outcome_rating(winner: str | None, white: Seat = ALICE, black: Seat = BOB) -> GameRating:
+    """The rating changes a board of ``white`` and ``black`` was read with for ``winner``."""
+    white_change = {WHITE: WIN_CHANGE, BLACK: -WIN_CHANGE, None: DRAW_CHANGE}[winner]
+    return GameRating(
+        white.rating, black.rating, white_change, -white_change,
+        DEVIATION_AFTER, DEVIATION_AFTER, 0.06, 0.06,
+    )
+
+
+def rating_outcomes(white: Seat, black: Seat) -> tuple[tuple[str | None, GameRating], ...]:
+    return tuple((w, outcome_rating(w, white, black)) for w in (WHITE, BLACK, None))
 
 
 def seat_of_ply(ply: int) -> Seat:
@@ -77,6 +95,7 @@ def snapshot(
         ),
         votes=votes,
         rating=None,
+        rating_outcomes=rating_outcomes(white, black) if rated and status == BOARD_ACTIVE else (),
     )
     return BoardSnapshot(
         state=state,

@@ -12,9 +12,8 @@ from pbm_emergo.game.chain import follow
 from pbm_emergo.game.changes import GameFinished, MoveStored, QueueTaken
 from pbm_emergo.game.events import BoardChanged, QueuedMoveFailed
 from pbm_emergo.game.play import Play, decide_move
-from pbm_emergo.game.ratings import game_rating
 from pbm_emergo.rules import Game, Termination
-from tests.game.boards import ALICE, BOB, NOW, random_game, seat_of_ply, snapshot
+from tests.game.boards import ALICE, BOB, NOW, outcome_rating, random_game, seat_of_ply, snapshot
 
 GAMES = [random_game(seed, 40) for seed in range(20, 26)]
 PLIES = [(g, ply) for g in range(len(GAMES)) for ply in range(len(GAMES[g]) - 1)]
@@ -161,7 +160,7 @@ def test_the_last_move_of_a_game_finishes_it(name: str, rated: bool) -> None:
     outcome = game.outcome()
     assert outcome is not None
     finished = decision.changes[-1]
-    rating = game_rating(ALICE, BOB, outcome.winner) if rated else None
+    rating = outcome_rating(outcome.winner) if rated else None
     assert finished == GameFinished(
         101, outcome.winner, outcome.termination, NOW, expected_rating=rating, rated=rated
     )

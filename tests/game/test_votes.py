@@ -17,9 +17,8 @@ from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.events import BoardChanged, GameDeclined
 from pbm_emergo.game.numbers import RATED_MOVES_EACH
 from pbm_emergo.game.play import Play, decide_move
-from pbm_emergo.game.ratings import game_rating
 from pbm_emergo.rules import Game, Termination
-from tests.game.boards import ALICE, BOB, NOW, random_game, snapshot
+from tests.game.boards import ALICE, BOB, NOW, outcome_rating, random_game, snapshot
 
 MOVES = random_game(7, 30)
 USERIDS = {ALICE.id: "alice", BOB.id: "bob"}
@@ -41,7 +40,7 @@ def test_resigning_ends_the_game_for_the_opponent(ply: int, who: object, rated: 
     winner = BLACK if seat == ALICE else WHITE
     # Rated only once each player made RATED_MOVES_EACH moves (alice moves first).
     counts = rated and ply >= 2 * RATED_MOVES_EACH
-    rating = game_rating(ALICE, BOB, winner) if counts else None
+    rating = outcome_rating(winner) if counts else None
     assert decision.changes == (
         GameFinished(
             101, winner, Termination.RESIGNED, NOW, expected_rating=rating, rated=counts
@@ -101,7 +100,7 @@ def test_a_draw_offer_then_its_answers(ply: int) -> None:
         assert agreed.changes == (
             GameFinished(
                 101, None, Termination.DRAW_AGREED, NOW,
-                expected_rating=game_rating(ALICE, BOB, None) if counts else None,
+                expected_rating=outcome_rating(None) if counts else None,
                 rated=counts,
             ),
         )

@@ -205,5 +205,5 @@ def play_a_short_game(post: Post) -> list[EmailMessage]:
     over = post.send(f"emergo resign {board} bob bob-pw1", BOB)
     assert subjects(over) == [(ALICE, f"Emergo Board {board} Game over"),
                               (BOB, f"Emergo Board {board} Game over")]  # fmt: skip
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in text(over[0])
+    assert "Rating changes: alice 1600 -> 1762 (+162), bob 1600 -> 1438 (-162)." in text(over[0])
     return over

@@ -9,6 +9,7 @@ import pytest
 from jinja2 import StrictUndefined, UndefinedError
 
 import pbm_emergo
+from pbm_emergo.game.digest import WaitingBoard
 from pbm_emergo.rules import Position
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import environment, render, template_dir, template_names
@@ -307,7 +308,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
 
 # Ratings and results, talking, spectators, finding and refusing opponents.
 STANDING = {
-    "rank": 1, "userid": "alice", "rating": 1616, "won": 1, "lost": 0, "drawn": 0,
+    "rank": 1, "userid": "alice", "rating": 1616, "deviation": 290, "won": 1, "lost": 0, "drawn": 0,
     "active_boards": 2, "seeking": 1,
 }
 SAMPLES.update({
@@ -315,7 +316,8 @@ SAMPLES.update({
         "sections": [{"title": "Provisional players", "rows": [STANDING]}],
         "userids": ["alice"],
         "start": 1600,
-        "provisional_games": 20,
+        "start_deviation": 350,
+        "provisional_deviation": 110,
         "inactive_days": 365,
         "ladder": {"robot3": "ladder Elo 1145 (266-2024)"},
         "ladder_explanation": "Ladder Elo: measured robot against robot.",
@@ -348,7 +350,7 @@ SAMPLES.update({
     },
     "seeks.txt.j2": {
         "rows": [{"userid": "alice", "seeking": 2, "rating": "1600 provisional", "active": 0}],
-        "provisional_games": 20,
+        "provisional_deviation": 110,
     },
     "declined.txt.j2": {
         "number": 101, "white": "alice", "black": "bob", "decliner": "bob", "comment": "Sorry",
@@ -403,6 +405,43 @@ SAMPLES.update({
 })
 
 
+# The clock in view.
+CLOCK_EXTRAS = {
+    "deadlines": [
+        "If bob does not move: a reminder at 2026-12-08 11:00 CET (Europe/Amsterdam), and "
+        "the game is lost on time from 2026-12-29 11:00 CET (Europe/Amsterdam)."
+    ],
+}
+SAMPLES["board.txt.j2"].update(CLOCK_EXTRAS)
+SAMPLES["board/section.html.j2"].update(CLOCK_EXTRAS)
+SAMPLES["timezone.txt.j2"] = {
+    "userid": "bob", "zone": "Europe/Amsterdam", "now": "2026-12-01 11:00 CET (Europe/Amsterdam)",
+}
+
+
+# The daily digest.
+SAMPLES["notify_digest.txt.j2"] = {
+    "userid": "alice", "hour": 18, "zone": "Europe/Amsterdam",
+    "next_at": "2026-12-01 18:00 CET (Europe/Amsterdam)",
+}
+SAMPLES["digest.txt.j2"] = {
+    "userid": "alice",
+    "boards": [
+        {
+            "board": WaitingBoard(
+                101, "bob", "Ohs (o)", 3, "27 d 23 h",
+                "a reminder at 2026-12-08 18:00 CET (Europe/Amsterdam), lost on time from "
+                "2026-12-29 18:00 CET (Europe/Amsterdam)",
+                "emergo move 101 alice PASSWORD MOVE",
+            ),
+            "picture": "THE BOARD",
+            "link": "https://emergo.example.org/boards/101",
+        }
+    ],
+    "now": "2026-12-01 18:00 CET (Europe/Amsterdam)",
+}
+
+
 def test_the_environment_is_strict_and_keeps_newlines() -> None:
     env = environment()
     assert env.undefined is StrictUndefined
@@ -434,3 +473,4 @@ def test_template_refuses_a_missing_variable(name: str) -> None:
     sample.pop(next(iter(sample)))
     with pytest.raises(UndefinedError):
         render(name, **sample)
+

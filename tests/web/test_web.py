@@ -162,7 +162,7 @@ def test_standings_and_history(client: TestClient) -> None:
     order = re.findall(r'<a href="/players/(\w+)">', standings.text)
     # bob won a rated game, alice lost one: both provisional; carol has played none: inactive.
     assert [u for u in order if u in ("alice", "bob", "carol")] == ["bob", "alice", "carol"]
-    provisional = standings.text.index("<h2>Provisional players (fewer than 20 rated games)</h2>")
+    provisional = standings.text.index("<h2>Provisional players (rating deviation above 110)</h2>")
     inactive = standings.text.index(
         "<h2>Inactive players (no game under way, no rated game in the last 365 days)"
     )

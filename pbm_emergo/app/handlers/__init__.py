@@ -22,7 +22,7 @@ Handler = Callable[[Context, Any], Result]
 TypedHandler = Callable[[Context, R], Result]
 
 # The handler modules, by family.
-MODULES = ["help", "accounts", "social", "play", "boards", "challenges", "events"]
+MODULES = ["help", "accounts", "social", "play", "boards", "challenges", "events", "settings"]
 
 HANDLERS: dict[type[Request], Handler] = {}
 

@@ -65,6 +65,7 @@ from pbm_emergo.db.reads.players import (
     player_report,
     player_row,
     player_rows,
+    rating_history,
 )
 from pbm_emergo.db.reads.rating_table import (
     ESTABLISHED,
@@ -129,6 +130,7 @@ __all__ = [
     "player_report",
     "player_row",
     "player_rows",
+    "rating_history",
     "queue_figures",
     "standings",
     "totals",

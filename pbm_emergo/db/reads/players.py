@@ -48,10 +48,11 @@ def active_board_counts(
 @dataclass(frozen=True)
 class PlayerLine:
     """A player as the public sees them: no address, nothing of the account.
-    ``provisional``: the rating is (too few rated games)."""
+    ``provisional``: the rating is (its deviation is still large)."""
 
     userid: str
     rating: int
+    deviation: int  # the Glicko-2 rating deviation, rounded
     provisional: bool
     rated_games: int
     won: int
@@ -67,6 +68,7 @@ def player_line(player: Player, active_boards: int) -> PlayerLine:
     return PlayerLine(
         userid=player.userid,
         rating=player.rating,
+        deviation=round(player.deviation),
         provisional=ratings.is_provisional(player),
         rated_games=player.rated_games,
         won=player.won,
@@ -180,6 +182,22 @@ def player_report(session: Session, userid: str) -> PlayerReport | None:
     )
 
 
+def rating_history(session: Session, userid: str) -> tuple[RatingRow, ...]:
+    """The rating history of the player ``userid`` (any letter case), oldest first."""
+    found = session.scalars(
+        select(RatingChange)
+        .join(Player, Player.id == RatingChange.player_id)
+        .where(Player.userid_key == userid_key(userid))
+        .order_by(RatingChange.id)
+    )
+    return tuple(
+        RatingRow(
+            board=h.board_number, before=h.rating_before, after=h.rating_after, at=h.created_at
+        )
+        for h in found
+    )
+
+
 __all__ = [
     "LoginFailureRow",
     "PlayerLine",
@@ -192,4 +210,5 @@ __all__ = [
     "player_report",
     "player_row",
     "player_rows",
+    "rating_history",
 ]

@@ -2,11 +2,12 @@
 /standings and by ``pbm-emergo admin standings`` alike.
 
 The rule is a rated ladder. Every player who has not signed off is listed, in three
-sections: established players (at least ``ratings.PROVISIONAL_GAMES`` rated games), then
-provisional players (fewer), then inactive players (no rated game in the last
+sections: established players (a rating deviation of at most
+``ratings.PROVISIONAL_DEVIATION``), then provisional players (a larger deviation: the rating is
+still uncertain), then inactive players (no rated game in the last
 ``INACTIVE_DAYS`` days, or none at all, and no game under way: a newcomer playing their
 first games is provisional, not inactive); within each, the highest rating first, ties by
-userid. The rank counts down the whole table. The Elo numbers themselves are kept by
+userid. The rank counts down the whole table. The Glicko-2 numbers themselves are kept by
 :mod:`pbm_emergo.db.ratings`.
 """
 
@@ -30,7 +31,9 @@ SECTIONS = (ESTABLISHED, PROVISIONAL, INACTIVE)
 # The headings of the sections, the same in the mail, on the web page and in admin.
 SECTION_TITLES = {
     ESTABLISHED: "Established players",
-    PROVISIONAL: f"Provisional players (fewer than {ratings.PROVISIONAL_GAMES} rated games)",
+    PROVISIONAL: (
+        f"Provisional players (rating deviation above {ratings.PROVISIONAL_DEVIATION})"
+    ),
     INACTIVE: f"Inactive players (no game under way, no rated game in the last {INACTIVE_DAYS} "
     "days)",
 }
@@ -57,6 +60,7 @@ class StandingRow:
     rank: int
     userid: str
     rating: int
+    deviation: int  # the Glicko-2 rating deviation, rounded
     rated_games: int
     won: int
     lost: int
@@ -75,8 +79,8 @@ def _section(player: Player, last_rated: datetime | None, playing: int, now: dat
 
 def standings(session: Session, now: datetime) -> list[StandingRow]:
     """The rating table of every player who has not signed off: established players,
-    provisional players (fewer than 20 rated games), then those with no rated game in the
-    last 365 days; the highest rating first within each."""
+    provisional players (a rating deviation above ``PROVISIONAL_DEVIATION``), then those
+    with no rated game in the last 365 days; the highest rating first within each."""
     last_rated: dict[int, datetime] = {
         player_id: at
         for player_id, at in session.execute(
@@ -98,6 +102,7 @@ def standings(session: Session, now: datetime) -> list[StandingRow]:
             rank=rank,
             userid=p.shown_userid,
             rating=p.rating,
+            deviation=round(p.deviation),
             rated_games=p.rated_games,
             won=p.won,
             lost=p.lost,

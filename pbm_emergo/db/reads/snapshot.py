@@ -32,6 +32,8 @@ def seat_of(player: Player) -> Seat:
     return Seat(
         player.id, player.shown_userid, player.rating, primary_address(player),
         player.vacation_until, rated_games=player.rated_games, autoplay=player.autoplay,
+        timezone=player.timezone, deviation=player.deviation, volatility=player.volatility,
+        digest=player.digest_hour is not None,
     )
 
 
@@ -54,7 +56,13 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
                 black.rating_after - black.rating_before,
             )
     away: list[tuple[int, datetime, datetime]] = []
-    if board.total_days is not None:
+    # The vacations count on a board with a total thinking time, and for the deadlines of
+    # the turn under way when a player's vacation reached into it.
+    turn_began = board.last_move_at or board.created_at
+    if board.total_days is not None or any(
+        p.vacation_until is not None and p.vacation_until > turn_began
+        for p in (board.white_player, board.black_player)
+    ):
         periods = vacations.periods_of(
             session, (board.white_player_id, board.black_player_id), board.created_at
         )
@@ -98,6 +106,14 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
         watched=facts is None or facts.watched,
         pair_rated_at=pair_rated_at,
         in_event=board.event_id is not None,
+        last_reminder_at=board.last_reminder_at,
+        # What each result would do to the ratings (the decisions are pure: the rating
+        # model's results come to them as values).
+        rating_outcomes=(
+            ratings.outcomes(white_seat, black_seat)
+            if board.status == BOARD_ACTIVE and board.rated
+            else ()
+        ),
     )
 
 

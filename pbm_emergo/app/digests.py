@@ -1,0 +1,61 @@
+"""The daily digests (``notify digest``): the scheduler's part. Every run, each player whose
+digest hour has come (of their time zone) since their last digest gets one mail listing
+every board waiting for their move: its picture, the time left, and a reply with one
+``emergo move`` line per board, which a reply with several move lines plays all
+(a body of several command lines is a ``multiple`` mail). With no board waiting, no mail
+that day. When a digest is due is the game's (:mod:`pbm_emergo.game.digest`).
+"""
+
+from __future__ import annotations
+
+from pbm_emergo.app.boards import board_link, duration, load_state, primary_address
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db import games, players
+from pbm_emergo.db.models import BOARD_ACTIVE, Player
+from pbm_emergo.game.clock import local_time
+from pbm_emergo.game.digest import digest_due, waiting_board
+from pbm_emergo.game.setting_changes import DigestSent
+from pbm_emergo.rules import render_board
+from pbm_emergo.views.templating import render
+
+
+def send_digests(ctx: UnitOfWork) -> list[Reply]:
+    """The digests due now (their sending stored in the caller's transaction)."""
+    replies: list[Reply] = []
+    for player in players.digest_players(ctx.session):
+        hour = player.digest_hour
+        if hour is None or not digest_due(hour, player.timezone, player.last_digest_at, ctx.now):
+            continue
+        ctx.write(DigestSent(player.id, ctx.now, player.last_digest_at))
+        replies += _digest(ctx, player)
+    return replies
+
+
+def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
+    address = primary_address(player)
+    if address is None:
+        return []
+    boards = []
+    for board in games.boards_of(ctx.session, player, BOARD_ACTIVE):
+        if board.to_move is None or board.player_of(board.to_move).id != player.id:
+            continue
+        state = load_state(ctx.session, board)
+        boards.append(
+            {
+                "board": waiting_board(state, player.userid, ctx.now, duration),
+                "picture": render_board(state.position, state.white.userid, state.black.userid),
+                "link": board_link(ctx.config, board.number),
+            }
+        )
+    if not boards:
+        return []
+    count = len(boards)
+    body = render(
+        "digest.txt.j2",
+        userid=player.userid,
+        boards=boards,
+        now=local_time(ctx.now, player.timezone),
+    )
+    subject = f"Emergo digest {player.userid}: {count} board{'s' if count != 1 else ''} waiting"
+    return [Reply(to=address, subject=subject, body=body, solicited=True)]

@@ -1,0 +1,63 @@
+"""A player's settings of how the server talks to them: ``timezone``, ``notify digest``."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from pbm_emergo.app.context import Context
+from pbm_emergo.app.handlers import handles
+from pbm_emergo.app.resolve import login
+from pbm_emergo.app.results import Result
+from pbm_emergo.game.clock import local_time
+from pbm_emergo.game.digest import digest_slot
+from pbm_emergo.game.requests import DigestRequest, TimezoneRequest
+from pbm_emergo.game.setting_changes import DigestSet, TimezoneSet
+from pbm_emergo.views.templating import render
+
+
+@handles(TimezoneRequest)
+def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
+    player = login(ctx, request)
+    # A name of the time zone database, not a password typed in the wrong place.
+    ctx.reveal(request.written, request.zone)
+    ctx.write(TimezoneSet(player.id, request.zone))
+    return Result(
+        summary=f"{player.userid} reads times in {request.zone}",
+        answer=render(
+            "timezone.txt.j2",
+            userid=player.userid,
+            zone=request.zone,
+            now=local_time(ctx.now, request.zone),
+        ),
+        answer_subject=f"Emergo: {player.userid} reads times in {request.zone}",
+    )
+
+
+@handles(DigestRequest)
+def digest_request(ctx: Context, request: DigestRequest) -> Result:
+    player = login(ctx, request)
+    ctx.write(DigestSet(player.id, request.hour, ctx.now))
+    hour = request.hour
+    next_at = None
+    if hour is not None:
+        slot = digest_slot(hour, player.timezone, ctx.now) + timedelta(days=1)
+        next_at = local_time(slot, player.timezone)
+    return Result(
+        summary=(
+            f"{player.userid} gets a digest a day at {hour}:00"
+            if hour is not None
+            else f"{player.userid} gets a board mail for every move again"
+        ),
+        answer=render(
+            "notify_digest.txt.j2",
+            userid=player.userid,
+            hour=hour,
+            zone=player.timezone,
+            next_at=next_at,
+        ),
+        answer_subject=(
+            f"Emergo: digest of {player.userid} at {hour}:00"
+            if hour is not None
+            else f"Emergo: digest of {player.userid} off"
+        ),
+    )

@@ -1,0 +1,180 @@
+"""The clocks of a board, on values: how long a player has been thinking (vacations taken
+out), when their next reminder and their loss on time come, and those moments in the time
+zone a player chose.
+
+A player's clock runs while it is their turn and they are not on vacation. The scheduler
+(reminders, forfeits, the total thinking time of ``--totaltime``: :mod:`pbm_emergo.app.timers`)
+and the board mail count time the same way, with these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from functools import cache
+from zoneinfo import ZoneInfo, available_timezones
+
+from pbm_emergo.game.board import BLACK, WHITE, BoardState
+
+# A vacation or other stop of the clock: from, to.
+Period = tuple[datetime, datetime]
+
+# The floors of a challenge's clock options (a challenge starts its game without the
+# challenged player's consent): a reminder after a day at the soonest, a loss on time (by
+# --forfeittime or --totaltime) after three days at the soonest; and the reminder comes
+# before the forfeit time (--nagtime shorter than --forfeittime).
+MIN_NAG_DAYS = 1
+MIN_FORFEIT_DAYS = 3
+# A game is lost on time only this long after a reminder of it was sent to the player, and
+# only once such a reminder was sent in the player's turn (queued or held back is not sent).
+REMINDER_NOTICE = timedelta(days=1)
+
+# The time zone of a player who chose none.
+DEFAULT_TIMEZONE = "UTC"
+
+
+def overlap(periods: Iterable[Period], start: datetime, end: datetime) -> timedelta:
+    """How much of the time from ``start`` to ``end`` the ``periods`` cover (they do not
+    overlap each other: a new vacation ends the current one)."""
+    covered = timedelta()
+    for first, last in periods:
+        low, high = max(first, start), min(last, end)
+        if high > low:
+            covered += high - low
+    return covered
+
+
+def running(start: datetime, end: datetime, periods: Iterable[Period]) -> timedelta:
+    """The time from ``start`` to ``end`` on a clock that stops during ``periods``."""
+    if end <= start:
+        return timedelta()
+    return max(end - start - overlap(periods, start, end), timedelta())
+
+
+def thinking_time(
+    created_at: datetime,
+    moves: Sequence[tuple[int, datetime]],
+    side_of: Callable[[int], str],
+    periods: Mapping[str, Sequence[Period]],
+    to_move: str | None,
+    now: datetime | None,
+) -> dict[str, timedelta]:
+    """Each side's thinking time on a board: from each move (or the board's creation) to the
+    next, for the side that made the next one, and the running turn up to ``now`` for
+    ``to_move``; the side's vacations (``periods``) do not count. ``moves`` are
+    (player id, played at) in order."""
+    spent = {WHITE: timedelta(), BLACK: timedelta()}
+    previous = created_at
+    for player_id, played_at in moves:
+        side = side_of(player_id)
+        spent[side] += running(previous, played_at, periods.get(side, ()))
+        previous = max(previous, played_at)
+    if to_move is not None and now is not None:
+        spent[to_move] += running(previous, now, periods.get(to_move, ()))
+    return spent
+
+
+def side_periods(state: BoardState) -> dict[str, list[Period]]:
+    """The vacations of each side of ``state`` that its read found."""
+    periods: dict[str, list[Period]] = {WHITE: [], BLACK: []}
+    for player_id, start, end in state.vacations:
+        side = state.side_of(player_id)
+        if side is not None:
+            periods[side].append((start, end))
+    return periods
+
+
+@dataclass(frozen=True)
+class Deadlines:
+    """What comes to the player to move if they do not move: the next reminder (None when
+    the game is lost on time before another one is due) and the loss on time (no sooner:
+    it waits for a reminder that reached them, :data:`REMINDER_NOTICE`)."""
+
+    userid: str
+    timezone: str
+    reminder: datetime | None
+    forfeit: datetime
+
+
+def deadlines(state: BoardState, now: datetime) -> Deadlines | None:
+    """When the reminder and the loss on time come on ``state`` as of ``now``, if the player
+    to move does not move and takes no vacation (None: the game is over, or they are on
+    vacation and their clock stands). The scheduler's rules (:mod:`pbm_emergo.app.timers`):
+    a reminder every ``nag_days`` of their clock, and one a day before their time runs out
+    if none came in this turn; lost on time when ``forfeit_days`` (or the total thinking
+    time) ran out, but no sooner than a day after a reminder of this turn."""
+    if not state.active or state.to_move is None:
+        return None
+    seat = state.seat(state.to_move)
+    if seat.on_vacation(now):
+        return None
+    periods = side_periods(state)
+    away = periods[state.to_move]
+    last_move = state.moves[-1].played_at if state.moves else state.created_at
+    waiting = running(last_move, now, away)
+    left = timedelta(days=state.forfeit_days) - waiting
+    if state.total_days is not None:
+        used = thinking_time(
+            state.created_at,
+            [(m.player_id, m.played_at) for m in state.moves],
+            lambda pid: state.side_of(pid) or WHITE,
+            periods,
+            state.to_move,
+            now,
+        )[state.to_move]
+        left = min(left, timedelta(days=state.total_days) - used)
+    reminded_at = state.last_reminder_at
+    reminded = reminded_at is not None and reminded_at >= last_move
+    since_reminder = running(max(reminded_at or state.created_at, last_move), now, away)
+    nag = timedelta(days=state.nag_days)
+    nag_due = now + max(nag - waiting, nag - since_reminder, timedelta())
+    forfeit = now + max(left, timedelta())
+    reminder: datetime | None
+    if reminded and reminded_at is not None:
+        forfeit = max(forfeit, reminded_at + REMINDER_NOTICE)
+        reminder = nag_due if nag_due < forfeit else None
+    else:
+        reminder = max(min(nag_due, forfeit - REMINDER_NOTICE), now)
+        forfeit = max(forfeit, reminder + REMINDER_NOTICE)
+    return Deadlines(seat.userid, seat.timezone, reminder, forfeit)
+
+
+def deadline_lines(state: BoardState, now: datetime | None) -> list[str]:
+    """The board mail's sentences about :func:`deadlines`, in the time zone of the player to
+    move (whose clock it is)."""
+    if now is None:
+        return []
+    due = deadlines(state, now)
+    if due is None:
+        return []
+    forfeit = local_time(due.forfeit, due.timezone)
+    if due.reminder is None:
+        return [f"If {due.userid} does not move, the game is lost on time from {forfeit}."]
+    return [
+        f"If {due.userid} does not move: a reminder at {local_time(due.reminder, due.timezone)},"
+        f" and the game is lost on time from {forfeit}."
+    ]
+
+
+@cache
+def _zone_names() -> dict[str, str]:
+    return {name.lower(): name for name in available_timezones()}
+
+
+def timezone_named(text: str) -> str | None:
+    """The IANA time zone ``text`` names (any letter case: ``europe/amsterdam``), spelled as
+    the database spells it; None when there is no such zone."""
+    if not text.isascii() or len(text) > 64:
+        return None
+    return _zone_names().get(text.lower())
+
+
+def local_time(moment: datetime, timezone: str) -> str:
+    """``moment`` as a player in ``timezone`` reads it: ``2026-12-01 14:00 CET
+    (Europe/Amsterdam)``; in UTC ``2026-12-01 13:00 UTC``. An unknown zone (a name the
+    time zone data no longer has) is read as UTC."""
+    name = timezone_named(timezone) or DEFAULT_TIMEZONE
+    local = moment.astimezone(ZoneInfo(name))
+    shown = f"{local:%Y-%m-%d %H:%M} {local.tzname() or name}"
+    return shown if name in ("UTC", local.tzname()) else f"{shown} ({name})"
