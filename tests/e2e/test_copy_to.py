@@ -114,7 +114,7 @@ def test_a_server_goes_on_from_the_copy_on_postgresql(
     for ply in range(len(RATED_OPENING)):
         _move(post, finished, ply)
     over = post.send(f"emergo resign {finished} bob bob-pw1", BOB)
-    assert "Rating changes: alice 1600 -> 1632" in text(over[0])
+    assert "Rating changes: alice 1600 -> 1762" in text(over[0])
     running = challenge(post)
     for ply in range(3):  # alice, bob, alice: bob to move
         _move(post, running, ply)
