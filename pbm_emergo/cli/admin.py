@@ -23,7 +23,8 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from pbm_emergo.config import Config, load_config
+from pbm_emergo.cli.settings import WrongDatabase, add_config_options, checked_config, config_for
+from pbm_emergo.config import Config
 from pbm_emergo.db import players, ratings, reads
 from pbm_emergo.db.reads import BoardRow, MailRow
 from pbm_emergo.ops.backup import BackupError, backup_database
@@ -42,11 +43,7 @@ class AdminError(Exception):
 
 
 def _config_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", help="a TOML configuration file (PBM_EMERGO_CONFIG)")
-    parser.add_argument("--data-dir", dest="data_dir", help="PBM_EMERGO_DATA_DIR")
-    parser.add_argument(
-        "--database-url", dest="database_url", help="PBM_EMERGO_DATABASE_URL (default: SQLite)"
-    )
+    add_config_options(parser)
 
 
 def register(subparsers: Any) -> None:
@@ -142,9 +139,17 @@ def _positive(text: str) -> int:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load_config(
-        {"data_dir": args.data_dir, "database_url": args.database_url}, config_file=args.config
-    )
+    """The settings of ``db``: it may create and migrate any database it is given."""
+    return config_for(args)
+
+
+def _admin_config(args: argparse.Namespace) -> Config:
+    """The settings of ``admin``: only on the configured, existing database (see
+    :func:`pbm_emergo.cli.settings.checked_config`)."""
+    try:
+        return checked_config(args)
+    except WrongDatabase as err:
+        raise AdminError(str(err)) from None
 
 
 # --- db --------------------------------------------------------------------------------
@@ -203,7 +208,11 @@ def _run(args: argparse.Namespace, action: Any) -> int:
     problems in one line."""
     from pbm_emergo.db.session import create_engine_for
 
-    config = _config(args)
+    try:
+        config = _admin_config(args)
+    except AdminError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
     engine = create_engine_for(config.effective_database_url)
     try:
         with _session(engine) as session:
@@ -668,8 +677,8 @@ def _requeue(session: Session, args: argparse.Namespace) -> int:
 def admin_stats(args: argparse.Namespace) -> int:
     """The figures of :mod:`pbm_emergo.ops.stats`, as text or JSON."""
     try:
-        result = read_stats(_config(args), args.metrics_url)
-    except StatsError as err:
+        result = read_stats(_admin_config(args), args.metrics_url)
+    except (StatsError, AdminError) as err:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
     print(json.dumps(result, indent=2) if args.json else format_stats(result))
@@ -679,9 +688,9 @@ def admin_stats(args: argparse.Namespace) -> int:
 def admin_backup(args: argparse.Namespace) -> int:
     """A copy of the live SQLite database (:mod:`pbm_emergo.ops.backup`)."""
     try:
-        print(backup_database(_config(args), args.path, force=args.force,
+        print(backup_database(_admin_config(args), args.path, force=args.force,
                               parents=args.parents))
-    except BackupError as err:
+    except (BackupError, AdminError) as err:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
     return 0
@@ -809,7 +818,11 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
     from pbm_emergo.db.types import utcnow
     from pbm_emergo.telemetry.logs import event, setup_logging
 
-    config = _config(args)
+    try:
+        config = _admin_config(args)
+    except AdminError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
     if not logging.getLogger().handlers:
         setup_logging(logging.INFO, config.log_format)
     players.hash_at_configured_cost(config)  # a reset password is hashed as the server would

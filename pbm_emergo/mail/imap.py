@@ -112,6 +112,53 @@ def inbox_server(url: str) -> InboxServer:
     return InboxServer(scheme[0], parts.hostname, port, unquote(parts.username), folder)
 
 
+class LoginRefused(Exception):
+    """The mailbox refused the login: the password (or the user) is wrong."""
+
+
+def open_mailbox(
+    server: InboxServer, password_file: Path, ca_file: Path | None,
+    timeout: float = SOCKET_TIMEOUT,
+) -> imaplib.IMAP4:
+    """TLS (implicit, or STARTTLS, which imaplib requires the server to offer), the
+    certificate verified (against ``ca_file`` alone where set: a private CA), then the login
+    with the first line of ``password_file``, read now (a corrected password needs no
+    restart). A refused login raises :class:`LoginRefused`."""
+    context = ssl.create_default_context(cafile=str(ca_file) if ca_file is not None else None)
+    imap: imaplib.IMAP4
+    if server.security == "tls":
+        imap = imaplib.IMAP4_SSL(server.host, server.port, ssl_context=context, timeout=timeout)
+    else:
+        imap = imaplib.IMAP4(server.host, server.port, timeout=timeout)
+        try:
+            imap.starttls(ssl_context=context)
+        except Exception:
+            imap.shutdown()
+            raise
+    try:
+        lines = password_file.read_text(encoding="utf-8").splitlines()
+        if not lines or not lines[0]:
+            raise ValueError(f"{password_file} holds no password on its first line")
+        try:
+            imap.login(server.user, lines[0])
+        except imaplib.IMAP4.error as exc:
+            raise LoginRefused(f"{server.host}:{server.port} refused the login of "
+                               f"{server.user!r} ({exc})") from None
+    except Exception:
+        imap.shutdown()
+        raise
+    return imap
+
+
+def select_folder(imap: imaplib.IMAP4, folder: str) -> str:
+    """Select ``folder``: its UIDVALIDITY."""
+    return _select(imap, folder)
+
+
+def close_mailbox(imap: imaplib.IMAP4) -> None:
+    _close(imap)
+
+
 class TemporaryFailure(Exception):
     """No mail can be stored now (the database, a shutdown): they stay in the folder."""
 
@@ -158,31 +205,8 @@ class MailboxReader:
     # --- the connection --------------------------------------------------------------
 
     def connect(self, server: InboxServer) -> imaplib.IMAP4:
-        """TLS (implicit, or STARTTLS, which imaplib requires the server to offer), the
-        certificate verified, then the login with the password read from its file."""
-        context = ssl.create_default_context(
-            cafile=str(self.ca_file) if self.ca_file is not None else None
-        )
-        imap: imaplib.IMAP4
-        if server.security == "tls":
-            imap = imaplib.IMAP4_SSL(server.host, server.port, ssl_context=context,
-                                     timeout=SOCKET_TIMEOUT)
-        else:
-            imap = imaplib.IMAP4(server.host, server.port, timeout=SOCKET_TIMEOUT)
-            try:
-                imap.starttls(ssl_context=context)
-            except Exception:
-                imap.shutdown()
-                raise
-        try:
-            lines = self.password_file.read_text(encoding="utf-8").splitlines()
-            if not lines or not lines[0]:
-                raise ValueError(f"{self.password_file} holds no password on its first line")
-            imap.login(server.user, lines[0])
-        except Exception:
-            imap.shutdown()
-            raise
-        return imap
+        """The connection of :func:`open_mailbox`, with this reader's files."""
+        return open_mailbox(server, self.password_file, self.ca_file)
 
     def run(self, stopping: threading.Event, on_ready: Callable[[], None] | None = None) -> None:
         """Read the folder until ``stopping`` is set; every failure is logged and followed by
@@ -472,4 +496,5 @@ def _close(imap: imaplib.IMAP4) -> None:
             imap.shutdown()
 
 
-__all__ = ["InboxServer", "MailboxReader", "inbox_server"]
+__all__ = ["InboxServer", "LoginRefused", "MailboxReader", "close_mailbox", "inbox_server",
+           "open_mailbox", "select_folder"]
