@@ -23,8 +23,8 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from pbm_emergo import __version__
-from pbm_emergo.cli.web import WebProcess
 from pbm_emergo.cli.settings import add_config_options, config_for
+from pbm_emergo.cli.web import WebProcess
 from pbm_emergo.config import EVENT_LOOPS, Config, private_folder
 from pbm_emergo.db.session import (
     current_revision,
