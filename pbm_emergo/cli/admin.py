@@ -81,8 +81,11 @@ def register(subparsers: Any) -> None:
     )
     standings.set_defaults(func=admin_standings)
 
-    player = commands.add_parser("player", help="one player: addresses, boards, ratings")
-    player.add_argument("userid", metavar="USERID")
+    player = commands.add_parser(
+        "player", help="one player (by userid or a registered address): addresses, boards, "
+        "ratings"
+    )
+    player.add_argument("userid", metavar="USERID|ADDRESS")
     player.set_defaults(func=admin_player)
 
     mail = commands.add_parser("mail", help="the inbound and outbound mail queues")
@@ -322,6 +325,8 @@ def _result_text(row: BoardRow) -> str:
     outcome = row.outcome
     if outcome is None:
         return "-"
+    if outcome.reason == "void":
+        return "void"
     if outcome.winner is None:
         return f"draw ({outcome.reason})"
     return f"{outcome.winner} won ({outcome.reason})"
@@ -496,7 +501,8 @@ def _standings(session: Session, args: argparse.Namespace) -> int:
 def _player(session: Session, args: argparse.Namespace) -> int:
     report = reads.player_report(session, args.userid)
     if report is None:
-        raise AdminError(f"no player {args.userid!r}")
+        what = "with the address" if "@" in args.userid else ""
+        raise AdminError(f"no player {what + ' ' if what else ''}{args.userid!r}")
     player, failure = report.player, report.login_failures
     item: dict[str, Any] = {
         "userid": player.userid,
@@ -722,7 +728,16 @@ def _register_support(commands: Any) -> None:
     )
     adjudicate.add_argument("board", type=int, metavar="BOARD")
     adjudicate.add_argument("result", metavar="RESULT")
+    adjudicate.add_argument(
+        "--unrated", action="store_true",
+        help="count the result, but change no rating (the board becomes unrated)",
+    )
     adjudicate.set_defaults(func=admin_adjudicate)
+    void = commands.add_parser(
+        "void", help="annul a game: no result counted, no rating change"
+    )
+    void.add_argument("board", type=int, metavar="BOARD")
+    void.set_defaults(func=admin_void)
     delete = commands.add_parser(
         "delete-player", help="delete an account (closed if it has finished games)"
     )
@@ -738,7 +753,7 @@ def _register_support(commands: Any) -> None:
     merge.add_argument("old", metavar="OLD")
     merge.add_argument("kept", metavar="KEPT")
     merge.set_defaults(func=admin_merge_players)
-    for parser in (reset, unlock, resign, adjudicate, delete, merge):
+    for parser in (reset, unlock, resign, adjudicate, void, delete, merge):
         parser.add_argument(
             "--reason", required=True, metavar="TEXT",
             help="why (mailed to the players and logged)",
@@ -777,7 +792,17 @@ def admin_adjudicate(args: argparse.Namespace) -> int:
 
     return _support(
         args, "adjudicate", f"{args.board} {args.result}",
-        lambda ctx: support.adjudicate(ctx, args.board, args.result, args.reason),
+        lambda ctx: support.adjudicate(ctx, args.board, args.result, args.reason,
+                                       rated=not args.unrated),
+    )
+
+
+def admin_void(args: argparse.Namespace) -> int:
+    from pbm_emergo.app import support
+
+    return _support(
+        args, "void", str(args.board),
+        lambda ctx: support.void_board(ctx, args.board, args.reason),
     )
 
 
