@@ -460,3 +460,32 @@ def test_processed_mail_older_than_the_retention_is_deleted(
         assert typ == "OK" and len(data[0].split()) == 1
     finally:
         client.logout()
+
+
+def test_shutdown_while_connecting_to_a_silent_server_is_prompt(tmp_path: Path) -> None:
+    """A server that accepts and never greets: the reader waits in the connection (up to
+    the socket timeout); a stop does not."""
+    import socket
+
+    from pbm_emergo.ops.mailbox_reader import MailboxThread
+
+    password = tmp_path / "password"
+    password.write_text("pw\n")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        config = make_config(tmp_path, inbox=f"imaps://u@127.0.0.1:{port}/INBOX",
+                             inbox_password_file=password)
+        upgrade_to_head(config)
+        reader = MailboxThread(config, InboxHandler(get_sessionmaker(config), config))
+        reader.start()
+        try:
+            conn, _ = silent.accept()  # the reader is connecting
+        finally:
+            started = time.monotonic()
+            reader.stop()
+            stopped_in = time.monotonic() - started
+            dispose_engines()
+        conn.close()
+    assert stopped_in < 5

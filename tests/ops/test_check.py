@@ -144,3 +144,41 @@ def test_the_mailbox_login_and_its_certificate(
     assert status == 1
     found = problem(out, "intake")
     assert "could not be verified" in found and "PBM_EMERGO_INBOX_CA_FILE" in found
+
+
+def test_a_relay_that_does_not_answer_and_a_port_taken_by_another_program(
+    capsys: pytest.CaptureFixture[str], database_url: str, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import socket
+    import threading
+
+    closed = free_port()  # nothing listens there
+    monkeypatch.setenv("PBM_EMERGO_OUTBOUND", f"smtp://127.0.0.1:{closed}")
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", 0))
+        other.listen()
+        monkeypatch.setenv("PBM_EMERGO_SMTP_PORT", str(other.getsockname()[1]))
+
+        def greet() -> None:
+            conn, _ = other.accept()
+            with conn:
+                conn.sendall(b"HTTP/1.1 400 Bad Request\r\n\r\n")
+
+        thread = threading.Thread(target=greet)
+        thread.start()
+        status, out = check(capsys, "--database-url", database_url)
+        thread.join(10)
+    assert status == 1
+    found = problem(out, "outbound")
+    assert f"127.0.0.1:{closed}" in found and "fix: outbound (PBM_EMERGO_OUTBOUND)" in found
+    found = problem(out, "intake")
+    assert "no mail server listens there" in found and "PBM_EMERGO_SMTP_PORT" in found
+
+
+def test_a_database_that_cannot_be_reached(capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"postgresql+psycopg://pbm:secret-pw@127.0.0.1:{free_port()}/pbm_emergo"
+    status, out = check(capsys, "--database-url", url)
+    assert status == 1
+    found = problem(out, "database")
+    assert "cannot be reached" in found and "PBM_EMERGO_DATABASE_URL" in found
+    assert "secret-pw" not in out
