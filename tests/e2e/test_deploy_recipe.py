@@ -75,7 +75,7 @@ def test_the_recipe_names_only_files_it_copies() -> None:
                      "deploy/pbm-emergo.service"}
     for path in named:
         assert (ROOT / path).is_file(), path
-        assert re.search(rf"^(install -m 0644|cat) {re.escape(path)} ", text, re.M), path
+        assert re.search(rf"^(install -m 0644|cp -n|cat) {re.escape(path)} ", text, re.M), path
     main_cf = (ROOT / "deploy" / "postfix" / "main.cf").read_text()
     active = [line for line in main_cf.splitlines() if line and not line.startswith("#")]
     for path in re.findall(r"/etc/postfix/[\w.-]+", "\n".join(active)):
