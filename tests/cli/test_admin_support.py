@@ -596,3 +596,28 @@ def test_player_by_address(
     assert status == 0 and "Player carol" in out
     status, _, err = admin(capsys, database_url, "player", "nobody@example.org")
     assert status == 1 and "no player with the address 'nobody@example.org'" in err
+
+
+def test_admin_mail_masks_every_signup_alike(
+    make_post: Callable[..., Post],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    database_url: str,
+) -> None:
+    """A signup's userid is shown once it exists, long (carolyn: it might have been a
+    password on receipt) or short (dan: shorter than any password); the passwords never.
+    As the replies echo them: the same masking (commands/masking.py)."""
+    post = make_post()
+    post.signup("carolyn", "carolyn-pw1", "carolyn@example.org")
+    post.signup("dan", "dan-pw1", "dan@example.org")
+    taken = post.one("signup carolyn carolyn-pw2", "carolyn2@example.org")
+    assert "signup carolyn ********" in text(taken)
+    failed = post.one("signup erin abc", "erin@example.org")  # too short: no userid made
+    assert failed["Subject"] == "Emergo error"
+    status, out, err = admin(capsys, database_url, "mail", "--queue", "inbound", "--json")
+    assert status == 0, err
+    shown = {(m["address"], m["subject"]) for m in json.loads(out)}
+    assert ("carolyn@example.org", "signup carolyn ********") in shown
+    assert ("dan@example.org", "signup dan ********") in shown
+    assert ("carolyn2@example.org", "signup carolyn ********") in shown
+    assert ("erin@example.org", "signup ******** ********") in shown
+    assert "pw1" not in out and "pw2" not in out
