@@ -242,3 +242,15 @@ def test_a_game_through_the_postfix_lmtp_recipe(recipe_run: Post) -> None:
     assert all(str(m["From"]) == SERVER for m in over)
     # The replies went out through Postfix: its own trace headers.
     assert all(m["Delivered-To"] in ("alice@example.org", "bob@example.org") for m in over)
+
+
+def test_every_recipe_checks_the_setup() -> None:
+    """Every block of docs/deploy.md that starts the server runs `pbm-emergo check`; the
+    mailbox's names the CA-file setting."""
+    blocks = re.findall(r"```sh\n(.*?)```", DEPLOY_MD.read_text(), re.S)
+    starting = [b for b in blocks if "pbm-emergo serve" in b or "enable --now" in b]
+    assert len(starting) >= 4
+    for block in starting:
+        assert "pbm-emergo check" in block, block
+    [mailbox] = [b for b in starting if "PBM_EMERGO_INBOX=" in b]
+    assert "PBM_EMERGO_INBOX_CA_FILE" in mailbox
