@@ -48,7 +48,7 @@ from pbm_emergo.db.session import dispose_engines, get_sessionmaker
 from tests.support.mail import free_port, wait_for
 from tests.support.post import Post, play_a_short_game
 
-from .postfix import PostfixInstance, require_postfix
+from .postfix import POSTCONF, PostfixInstance, require_postfix
 
 pytestmark = pytest.mark.slow
 
@@ -187,12 +187,14 @@ sudo() {{ if [ "$1" = -u ]; then shift 2; fi; "$@"; }}
         "PBM_EMERGO_METRICS_PORT": "0",
         "PBM_EMERGO_REPLY_LIMIT": "100000",
         "PYTHONUNBUFFERED": "1",
+        # Postfix's commands (postmap, postfix) where root finds them.
+        "PATH": f"{Path(POSTCONF).parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
     })
     script = prelude + adapted(recipe())
     postfix.start()
     # The private Postfix as a stock one: the settings the recipe appends are not set yet
     # (a setting named twice makes every Postfix command warn), its transport map empty.
-    subprocess.run(["postconf", "-c", str(postfix.conf), "-X", "relay_domains",
+    subprocess.run([POSTCONF, "-c", str(postfix.conf), "-X", "relay_domains",
                     "transport_maps"], check=True, timeout=60)
     (postfix.conf / "transport").write_text("")
     try:
