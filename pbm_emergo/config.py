@@ -1,8 +1,11 @@
 """Server configuration: defaults, then a TOML file, then the environment, then flags.
 
 Every setting is readable from the environment as ``PBM_EMERGO_<NAME>``; a TOML file (given
-with ``--config`` or ``PBM_EMERGO_CONFIG``) holds the same names in lower case, for example
-``smtp_port = 2525``.
+with ``--config`` or ``PBM_EMERGO_CONFIG``, else :data:`DEFAULT_CONFIG_FILE` where it
+exists) holds the same names in lower case, for example ``smtp_port = 2525``. Every command
+(``serve``, ``worker``, ``web``, ``deliver``, ``admin``, ``check``, ``db``) reads them through
+:func:`load_config`, in that order, so that an operator's shell and the systemd unit see the
+same settings.
 """
 
 from __future__ import annotations
@@ -32,6 +35,10 @@ SMTPUTF8_SETTINGS = ("auto", "yes", "no")
 EVENT_LOOPS = ("uvloop", "asyncio")
 # What the listener speaks on its socket: SMTP, or LMTP for an MTA that delivers by LMTP.
 LISTEN_PROTOCOLS = ("smtp", "lmtp")
+# The configuration file read when neither --config nor PBM_EMERGO_CONFIG names one: where
+# the deploy recipes install it, so that `pbm-emergo admin` in a shell reads what the
+# systemd unit's `serve` reads.
+DEFAULT_CONFIG_FILE = Path("/etc/pbm-emergo/pbm-emergo.toml")
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,9 @@ class Config:
     inbox_processed: str = "move"
     # "yes": the SMTP listener runs beside the mailbox reader; "no": the reader alone.
     inbox_with_listener: str = "no"
+    # Days a mail stays in the folder pbm-emergo/processed (by the date the mailbox received
+    # it) before the reader deletes it; 0: kept for good.
+    inbox_processed_days: int = 30
     # How often the reader looks at a mailbox whose server has no IMAP IDLE.
     inbox_poll_seconds: float = 60.0
     reply_limit: int = 100  # replies to one address per hour
@@ -166,6 +176,8 @@ class Config:
         if self.password_hash_memory_kib < 8 * self.password_hash_parallelism:
             raise ValueError("password_hash_memory_kib must be at least 8 KiB a lane "
                              "(password_hash_parallelism)")
+        if self.inbox_processed_days < 0:
+            raise ValueError("inbox_processed_days must be 0 (kept for good) or more")
         if not self.credential_cache_seconds >= 0:
             raise ValueError("credential_cache_seconds must be 0 or more")
         if self.listen_protocol not in LISTEN_PROTOCOLS:
@@ -438,7 +450,7 @@ def load_config(
     """
     env = os.environ if environ is None else environ
     values: dict[str, Any] = {}
-    path = config_file or env.get(ENV_PREFIX + "CONFIG")
+    path = config_file_path(config_file, env)
     if path:
         with open(path, "rb") as fh:
             data = tomllib.load(fh)
@@ -454,6 +466,18 @@ def load_config(
         if value is not None:
             values[name] = _coerce(name, value)
     return Config(**values)
+
+
+def config_file_path(
+    config_file: str | Path | None = None, environ: Mapping[str, str] | None = None
+) -> Path | None:
+    """The TOML file :func:`load_config` reads: ``config_file`` (``--config``), else
+    ``PBM_EMERGO_CONFIG``, else :data:`DEFAULT_CONFIG_FILE` if it exists; None: none."""
+    env = os.environ if environ is None else environ
+    named = config_file or env.get(ENV_PREFIX + "CONFIG")
+    if named:
+        return Path(named)
+    return DEFAULT_CONFIG_FILE if DEFAULT_CONFIG_FILE.exists() else None
 
 
 # The data (password hashes, addresses, mail) is its owner's alone, whatever the umask: the

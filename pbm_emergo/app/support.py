@@ -16,6 +16,7 @@ hash is stored, and nothing prints it.
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -233,10 +234,13 @@ def resign_board(ctx: UnitOfWork, number: int, userid: str, reason: str) -> Resu
     )
 
 
-def adjudicate(ctx: UnitOfWork, number: int, result: str, reason: str) -> Result:
+def adjudicate(
+    ctx: UnitOfWork, number: int, result: str, reason: str, *, rated: bool = True
+) -> Result:
     """End the game on board ``number`` as the operator decides: ``result`` is the
     winner's userid, or ``draw``. Stored with the reason ``adjudicated`` and rated as any
-    game end; both players (and the subscribers) get the final board mail with the
+    game end (``rated`` False: counted as a win, loss or draw, the ratings untouched, the
+    board unrated); both players (and the subscribers) get the final board mail with the
     operator's reason."""
     reason = _reason(reason)
     board = _active_board(ctx, number)
@@ -248,11 +252,28 @@ def adjudicate(ctx: UnitOfWork, number: int, result: str, reason: str) -> Result
         player, winner = _seat(board, result)
         decided = f"{player.userid} wins"
     turn = Turn(ctx, board, player)
-    state = turn.finish(turn.state, winner, Termination.ADJUDICATED)
-    headline = f"The server's operator adjudicated this game, {decided}: {reason}"
+    state = turn.state if rated else dataclasses.replace(turn.state, rated=False)
+    state = turn.finish(state, winner, Termination.ADJUDICATED)
+    unrated = "" if rated else " (unrated)"
+    headline = f"The server's operator adjudicated this game, {decided}{unrated}: {reason}"
     return Result(
-        summary=f"board {number}: adjudicated, {decided}",
+        summary=f"board {number}: adjudicated, {decided}{unrated}",
         replies=board_mails(ctx, state, headline=headline),
+    )
+
+
+def void_board(ctx: UnitOfWork, number: int, reason: str) -> Result:
+    """Annul the game on board ``number`` (an opponent who vanished after move 1): it ends
+    with the reason ``void``, no winner, no win, loss or draw counted and no rating change;
+    both players (and the subscribers) get the final board mail with the operator's
+    reason."""
+    reason = _reason(reason)
+    board = _active_board(ctx, number)
+    turn = Turn(ctx, board, board.white_player)
+    state = turn.finish(dataclasses.replace(turn.state, rated=False), None, Termination.VOIDED)
+    headline = f"The server's operator declared this game void (no result, no rating): {reason}"
+    return Result(
+        summary=f"board {number}: void", replies=board_mails(ctx, state, headline=headline)
     )
 
 

@@ -51,6 +51,8 @@ COMMANDS = (
     Command("web", "run the read-only web view of the boards (HTTP)", "pbm_emergo.cli.web"),
     Command("db", "database migrations", "pbm_emergo.cli.admin"),
     Command("admin", "inspect games, players and mail in the database", "pbm_emergo.cli.admin"),
+    Command("check", "check the settings: database, mail in, mail out, web URL, data folder; "
+            "each problem with its fix", "pbm_emergo.cli.check"),
     Command("robot-match", "play robot levels (or random) against each other and print the score",
             "pbm_emergo.cli.robot"),
 )  # fmt: skip

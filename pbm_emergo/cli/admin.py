@@ -23,7 +23,8 @@ from typing import Any
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
-from pbm_emergo.config import Config, load_config
+from pbm_emergo.cli.settings import WrongDatabase, add_config_options, checked_config, config_for
+from pbm_emergo.config import Config
 from pbm_emergo.db import ratings, reads
 from pbm_emergo.db.reads import BoardRow, MailRow
 from pbm_emergo.ops.backup import BackupError, backup_database
@@ -42,11 +43,7 @@ class AdminError(Exception):
 
 
 def _config_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", help="a TOML configuration file (PBM_EMERGO_CONFIG)")
-    parser.add_argument("--data-dir", dest="data_dir", help="PBM_EMERGO_DATA_DIR")
-    parser.add_argument(
-        "--database-url", dest="database_url", help="PBM_EMERGO_DATABASE_URL (default: SQLite)"
-    )
+    add_config_options(parser)
 
 
 def register(subparsers: Any) -> None:
@@ -84,8 +81,11 @@ def register(subparsers: Any) -> None:
     )
     standings.set_defaults(func=admin_standings)
 
-    player = commands.add_parser("player", help="one player: addresses, boards, ratings")
-    player.add_argument("userid", metavar="USERID")
+    player = commands.add_parser(
+        "player", help="one player (by userid or a registered address): addresses, boards, "
+        "ratings"
+    )
+    player.add_argument("userid", metavar="USERID|ADDRESS")
     player.set_defaults(func=admin_player)
 
     mail = commands.add_parser("mail", help="the inbound and outbound mail queues")
@@ -144,9 +144,17 @@ def _positive(text: str) -> int:
 
 
 def _config(args: argparse.Namespace) -> Config:
-    return load_config(
-        {"data_dir": args.data_dir, "database_url": args.database_url}, config_file=args.config
-    )
+    """The settings of ``db``: it may create and migrate any database it is given."""
+    return config_for(args)
+
+
+def _admin_config(args: argparse.Namespace) -> Config:
+    """The settings of ``admin``: only on the configured, existing database (see
+    :func:`pbm_emergo.cli.settings.checked_config`)."""
+    try:
+        return checked_config(args)
+    except WrongDatabase as err:
+        raise AdminError(str(err)) from None
 
 
 # --- db --------------------------------------------------------------------------------
@@ -205,7 +213,11 @@ def _run(args: argparse.Namespace, action: Any) -> int:
     problems in one line."""
     from pbm_emergo.db.session import create_engine_for
 
-    config = _config(args)
+    try:
+        config = _admin_config(args)
+    except AdminError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
     engine = create_engine_for(config.effective_database_url)
     try:
         with _session(engine) as session:
@@ -315,6 +327,8 @@ def _result_text(row: BoardRow) -> str:
     outcome = row.outcome
     if outcome is None:
         return "-"
+    if outcome.reason == "void":
+        return "void"
     if outcome.winner is None:
         return f"draw ({outcome.reason})"
     return f"{outcome.winner} won ({outcome.reason})"
@@ -492,7 +506,8 @@ def _standings(session: Session, args: argparse.Namespace) -> int:
 def _player(session: Session, args: argparse.Namespace) -> int:
     report = reads.player_report(session, args.userid)
     if report is None:
-        raise AdminError(f"no player {args.userid!r}")
+        what = "with the address" if "@" in args.userid else ""
+        raise AdminError(f"no player {what + ' ' if what else ''}{args.userid!r}")
     player, failure = report.player, report.login_failures
     item: dict[str, Any] = {
         "userid": player.userid,
@@ -673,8 +688,8 @@ def _requeue(session: Session, args: argparse.Namespace) -> int:
 def admin_stats(args: argparse.Namespace) -> int:
     """The figures of :mod:`pbm_emergo.ops.stats`, as text or JSON."""
     try:
-        result = read_stats(_config(args), args.metrics_url)
-    except StatsError as err:
+        result = read_stats(_admin_config(args), args.metrics_url)
+    except (StatsError, AdminError) as err:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
     print(json.dumps(result, indent=2) if args.json else format_stats(result))
@@ -684,9 +699,9 @@ def admin_stats(args: argparse.Namespace) -> int:
 def admin_backup(args: argparse.Namespace) -> int:
     """A copy of the live SQLite database (:mod:`pbm_emergo.ops.backup`)."""
     try:
-        print(backup_database(_config(args), args.path, force=args.force,
+        print(backup_database(_admin_config(args), args.path, force=args.force,
                               parents=args.parents))
-    except BackupError as err:
+    except (BackupError, AdminError) as err:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
     return 0
@@ -718,7 +733,16 @@ def _register_support(commands: Any) -> None:
     )
     adjudicate.add_argument("board", type=int, metavar="BOARD")
     adjudicate.add_argument("result", metavar="RESULT")
+    adjudicate.add_argument(
+        "--unrated", action="store_true",
+        help="count the result, but change no rating (the board becomes unrated)",
+    )
     adjudicate.set_defaults(func=admin_adjudicate)
+    void = commands.add_parser(
+        "void", help="annul a game: no result counted, no rating change"
+    )
+    void.add_argument("board", type=int, metavar="BOARD")
+    void.set_defaults(func=admin_void)
     delete = commands.add_parser(
         "delete-player", help="delete an account (closed if it has finished games)"
     )
@@ -734,7 +758,7 @@ def _register_support(commands: Any) -> None:
     merge.add_argument("old", metavar="OLD")
     merge.add_argument("kept", metavar="KEPT")
     merge.set_defaults(func=admin_merge_players)
-    for parser in (reset, unlock, resign, adjudicate, delete, merge):
+    for parser in (reset, unlock, resign, adjudicate, void, delete, merge):
         parser.add_argument(
             "--reason", required=True, metavar="TEXT",
             help="why (mailed to the players and logged)",
@@ -773,7 +797,17 @@ def admin_adjudicate(args: argparse.Namespace) -> int:
 
     return _support(
         args, "adjudicate", f"{args.board} {args.result}",
-        lambda ctx: support.adjudicate(ctx, args.board, args.result, args.reason),
+        lambda ctx: support.adjudicate(ctx, args.board, args.result, args.reason,
+                                       rated=not args.unrated),
+    )
+
+
+def admin_void(args: argparse.Namespace) -> int:
+    from pbm_emergo.app import support
+
+    return _support(
+        args, "void", str(args.board),
+        lambda ctx: support.void_board(ctx, args.board, args.reason),
     )
 
 
@@ -812,7 +846,11 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
     from pbm_emergo.db.session import create_engine_for
     from pbm_emergo.telemetry.logs import event, setup_logging
 
-    config = _config(args)
+    try:
+        config = _admin_config(args)
+    except AdminError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
     if not logging.getLogger().handlers:
         setup_logging(logging.INFO, config.log_format)
     engine = create_engine_for(config.effective_database_url)

@@ -20,7 +20,8 @@ import os
 import sys
 from typing import Any, TextIO
 
-from pbm_emergo.config import Config, load_config
+from pbm_emergo.cli.settings import add_config_options, config_for
+from pbm_emergo.config import Config
 from pbm_emergo.telemetry.logs import FORMATS, JSONFormatter, NoMailContent
 
 log = logging.getLogger(__name__)
@@ -44,10 +45,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--recipient", action="append",
                         help="an envelope recipient; more than one: repeat the option "
                              "(default: $RECIPIENT)")
-    parser.add_argument("--config", help="a TOML configuration file (PBM_EMERGO_CONFIG)")
-    parser.add_argument("--data-dir", dest="data_dir", help="PBM_EMERGO_DATA_DIR")
-    parser.add_argument("--database-url", dest="database_url",
-                        help="PBM_EMERGO_DATABASE_URL (default: SQLite in the data dir)")
+    add_config_options(parser)
     parser.add_argument("--address", help="the server's own address (PBM_EMERGO_ADDRESS)")
     parser.add_argument("--max-message-size", dest="max_message_size", type=int,
                         help="bytes (PBM_EMERGO_MAX_MESSAGE_SIZE)")
@@ -57,7 +55,7 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(func=run_deliver)
 
 
-_OPTION_NAMES = ("data_dir", "database_url", "address", "max_message_size", "log_format")
+_OPTION_NAMES = ("address", "max_message_size", "log_format")
 
 
 def run_deliver(args: argparse.Namespace) -> int:
@@ -76,8 +74,7 @@ def deliver(args: argparse.Namespace, source: Any, errors: TextIO) -> int:
     # Any problem of our own setup (a configuration, the database) defers the mail rather
     # than bouncing it: nothing is lost while the operator puts it right.
     try:
-        config = load_config({name: getattr(args, name, None) for name in _OPTION_NAMES},
-                             config_file=args.config)
+        config = config_for(args, _OPTION_NAMES)
     except Exception as exc:  # noqa: BLE001 - whatever it is, the MTA retries
         return fail(EX_TEMPFAIL, f"4.3.5 cannot read the configuration: {exc}")
     _setup_logging(getattr(logging, str(args.log_level).upper(), logging.WARNING),

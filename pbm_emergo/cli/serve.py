@@ -23,8 +23,9 @@ from typing import Any
 from sqlalchemy.engine import make_url
 
 from pbm_emergo import __version__
+from pbm_emergo.cli.settings import add_config_options, config_for
 from pbm_emergo.cli.web import WebProcess
-from pbm_emergo.config import EVENT_LOOPS, Config, load_config, private_folder
+from pbm_emergo.config import EVENT_LOOPS, Config, private_folder
 from pbm_emergo.db.session import (
     current_revision,
     get_engine,
@@ -47,10 +48,7 @@ def register(subparsers: Any) -> None:
         ("worker", "run only the inbox workers and the outbox sender (more processes)"),
     ):
         parser = subparsers.add_parser(name, help=help_text, description=help_text)
-        parser.add_argument("--config", help="a TOML configuration file (PBM_EMERGO_CONFIG)")
-        parser.add_argument("--data-dir", dest="data_dir", help="PBM_EMERGO_DATA_DIR")
-        parser.add_argument("--database-url", dest="database_url",
-                            help="PBM_EMERGO_DATABASE_URL (default: SQLite in the data dir)")
+        add_config_options(parser)
         parser.add_argument("--address", help="the server's own address (PBM_EMERGO_ADDRESS)")
         parser.add_argument("--outbound",
                             help="smtp://host:port or maildir:PATH (PBM_EMERGO_OUTBOUND)")
@@ -111,7 +109,7 @@ def register(subparsers: Any) -> None:
         parser.set_defaults(func=run_serve if name == "serve" else run_worker)
 
 
-_OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit", "workers",
+_OPTION_NAMES = ("address", "outbound", "reply_limit", "workers",
                  "listeners", "worker_nice", "listener_first_seconds",
                  "smtp_host", "smtp_port", "max_message_size", "http_port", "log_format",
                  "metrics_port", "metrics_host", "smtputf8", "event_loop",
@@ -119,8 +117,7 @@ _OPTION_NAMES = ("data_dir", "database_url", "address", "outbound", "reply_limit
 
 
 def _config_from(args: argparse.Namespace) -> Config:
-    overrides = {name: getattr(args, name, None) for name in _OPTION_NAMES}
-    return load_config(overrides, config_file=args.config)
+    return config_for(args, _OPTION_NAMES)
 
 
 def run_serve(args: argparse.Namespace) -> int:

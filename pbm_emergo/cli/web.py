@@ -16,7 +16,8 @@ import signal
 from types import FrameType
 from typing import Any
 
-from pbm_emergo.config import Config, load_config
+from pbm_emergo.cli.settings import add_config_options, config_for
+from pbm_emergo.config import Config
 from pbm_emergo.ops.processes import exit_with_parent
 from pbm_emergo.telemetry.logs import library_level, setup_logging
 
@@ -28,10 +29,7 @@ HELP = "run the read-only web view of the boards (HTTP)"
 
 def register(subparsers: Any) -> None:
     parser = subparsers.add_parser("web", help=HELP, description=HELP)
-    parser.add_argument("--config", help="a TOML configuration file (PBM_EMERGO_CONFIG)")
-    parser.add_argument("--data-dir", dest="data_dir", help="PBM_EMERGO_DATA_DIR")
-    parser.add_argument("--database-url", dest="database_url",
-                        help="PBM_EMERGO_DATABASE_URL (default: SQLite in the data dir)")
+    add_config_options(parser)
     parser.add_argument("--host", dest="http_host",
                         help="address to listen on (PBM_EMERGO_HTTP_HOST, default 127.0.0.1)")
     parser.add_argument("--port", dest="http_port", type=int,
@@ -41,11 +39,7 @@ def register(subparsers: Any) -> None:
 
 
 def run_web(args: argparse.Namespace) -> int:
-    overrides = {
-        name: getattr(args, name, None)
-        for name in ("data_dir", "database_url", "http_host", "http_port")
-    }
-    config = load_config(overrides, config_file=args.config)
+    config = config_for(args, ("http_host", "http_port"))
     setup_logging(getattr(logging, str(args.log_level).upper(), logging.INFO), config.log_format)
     serve_web(config, config.http_port or DEFAULT_PORT)
     return 0

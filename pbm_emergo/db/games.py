@@ -695,7 +695,9 @@ def finish_board(
     BoardFinishedError if the board was already finished (also when a concurrent transaction
     finished it first)."""
     reason = Termination(termination)
-    unrated: dict[str, object] = {} if rated else {"rated": False}
+    unrated: dict[str, object] = (
+        {} if rated and reason is not Termination.VOIDED else {"rated": False}
+    )
     result = session.execute(
         update(Board)
         .where(Board.number == number, Board.status == BOARD_ACTIVE)
@@ -728,6 +730,8 @@ def finish_board(
         )
     }
     white, black = players[board.white_player_id], players[board.black_player_id]
+    if reason is Termination.VOIDED:
+        return None  # annulled: no result counted, no rating (the board is unrated)
     rating = ratings.record_result(
         session, number, white, black, winner, board.rated, now, expected=expected_rating
     )

@@ -306,22 +306,26 @@ def mark_inbound_done(
     status: str = INBOUND_DONE,
     note: str | None = None,
     raw: bytes | None = None,
+    subject: str | None = None,
 ) -> bool:
     """Mark a claimed message processed (``status="ignored"`` for one deliberately not run,
     ``note`` saying why, in last_error; ``raw``: the copy to keep instead of the mail as
-    received, its passwords taken out). Returns False, changing nothing, if the claim was
+    received, its passwords taken out; ``subject``: the command as it may be shown now, in
+    place of the one masked on receipt). Returns False, changing nothing, if the claim was
     lost (expired and taken by another worker): the caller should then roll back."""
     # One statement built once (this runs for every mail). The parse goes with the mail as
     # received (it holds what the raw text holds).
     result = session.connection().execute(
         _MARK_INBOUND_DONE,
         {"inbound": message.id, "claim": message.claimed_by, "done": status, "now": now,
-         "kept": raw, "note": note},
+         "kept": raw, "note": note, "shown": subject},
     )
     values: dict[str, object] = {"claimed_by": None, "claimed_at": None, "status": status,
                                  "processed_at": now, "parsed": None}
     if raw is not None:
         values["raw"] = raw
+    if subject is not None:
+        values["subject"] = subject
     if note is not None:
         values["last_error"] = note
     return released(session, message, result, values)
@@ -342,6 +346,7 @@ _MARK_INBOUND_DONE = (
         parsed=None,
         raw=func.coalesce(bindparam("kept", type_=LargeBinary), _inbound.c.raw),
         last_error=func.coalesce(bindparam("note", type_=String), _inbound.c.last_error),
+        subject=func.coalesce(bindparam("shown", type_=String), _inbound.c.subject),
     )
 )
 

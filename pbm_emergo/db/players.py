@@ -248,6 +248,16 @@ def find_player(session: Session, userid: str) -> Player | None:
     )
 
 
+def find_player_by_address(session: Session, address: str) -> Player | None:
+    """The player who registered ``address`` (any letter case), or None."""
+    return session.scalar(
+        select(Player)
+        .join(PlayerAddress, PlayerAddress.player_id == Player.id)
+        .where(PlayerAddress.address_key == address_key(address))
+        .options(selectinload(Player.addresses))
+    )
+
+
 def active_userids(session: Session) -> list[str]:
     """The userids of every player who has not signed off (for suggestions of a mistyped
     one: the error path only)."""

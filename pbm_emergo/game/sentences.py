@@ -38,6 +38,8 @@ def result_sentence(state: BoardState) -> str:
         }
         because = because_by.get(reason, reason)
         return f"{winner} ({SIDE_NAMES[state.winner]}) wins: {because}."
+    if reason == Termination.VOIDED:
+        return "The game is void: the server's operator annulled it (no result, no rating)."
     stuck = state.seat(state.position.to_move).userid
     draw_by: dict[str, str] = {
         Termination.REPETITION: "the same position came up for the third time",

@@ -29,7 +29,7 @@ from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.results import Write
 from pbm_emergo.app.secrets import Secrets
 from pbm_emergo.commands.language import LANGUAGE
-from pbm_emergo.commands.masking import candidates
+from pbm_emergo.commands.masking import candidates, mask_line
 from pbm_emergo.commands.text import CommandText
 from pbm_emergo.db.vocabulary import database_lookup
 
@@ -100,6 +100,22 @@ def describe(
     return CommandText.read(subject, body, lookup, quote_at=quote_at)
 
 
+def shown_after(session: Session, text: CommandText) -> str | None:
+    """The mail's command line as it may be shown once its commands ran: masked as on
+    receipt (:func:`pbm_emergo.commands.masking.mask_line`), with what exists now, so that a
+    userid the mail signed up is shown from then on as every existing userid is (``signup
+    carol ********``, as ``signup bob ********``, bob being shorter than any password). None
+    where nothing can change, without a read: every word that might be a userid or a board
+    was known on receipt (a move, a challenge), or the mail is a ``multiple`` one."""
+    if text.multiple or not text.line or text.known is None:
+        return None
+    userids, boards = candidates([text.line])
+    if userids <= text.known.userids and boards <= text.known.boards:
+        return None
+    shown = mask_line(text.line, database_lookup(session, candidates)([text.line]))[:900]
+    return shown if shown != text.command else None
+
+
 def _scrubber(words: set[str]) -> Callable[[str], str]:
     return Secrets(words=words).scrub
 
@@ -118,5 +134,5 @@ def redact(
 
 __all__ = [
     "CommandMail", "CommandProcessor", "CommandText", "Reply", "Write", "check_passwords_ahead",
-    "describe", "dispatch", "redact",
+    "describe", "dispatch", "redact", "shown_after",
 ]

@@ -33,11 +33,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import datetime
 import hashlib
 import imaplib
 import logging
 import re
 import select
+import socket
 import ssl
 import threading
 import time
@@ -65,6 +67,13 @@ DEFER_PAUSE_FIRST, DEFER_PAUSE_MAX = 60.0, 3600.0
 DEFER_GIVE_UP = 24 * 3600.0
 SOCKET_TIMEOUT = 60.0  # a server silent this long in a command is taken as gone
 BACKOFF_FIRST, BACKOFF_MAX = 1.0, 300.0  # seconds between reconnections, doubling
+# After a refused login the password is not tried again for this long, doubling up to the
+# second figure, unless its file changes: a provider may lock an account after a few failed
+# logins in a row (as the outbound submission login, pbm_emergo.mail.outbound).
+LOGIN_RETRY_FIRST, LOGIN_RETRY_MAX = 60.0, 3600.0
+# How often the folder pbm-emergo/processed is cleared of mails older than
+# inbox_processed_days.
+EXPIRE_EVERY_SECONDS = 24 * 3600.0
 IDLE_CHECK_SECONDS = 1.0  # how often a wait in IDLE looks whether the reader is stopping
 
 
@@ -112,6 +121,53 @@ def inbox_server(url: str) -> InboxServer:
     return InboxServer(scheme[0], parts.hostname, port, unquote(parts.username), folder)
 
 
+class LoginRefused(Exception):
+    """The mailbox refused the login: the password (or the user) is wrong."""
+
+
+def open_mailbox(
+    server: InboxServer, password_file: Path, ca_file: Path | None,
+    timeout: float = SOCKET_TIMEOUT,
+) -> imaplib.IMAP4:
+    """TLS (implicit, or STARTTLS, which imaplib requires the server to offer), the
+    certificate verified (against ``ca_file`` alone where set: a private CA), then the login
+    with the first line of ``password_file``, read now (a corrected password needs no
+    restart). A refused login raises :class:`LoginRefused`."""
+    context = ssl.create_default_context(cafile=str(ca_file) if ca_file is not None else None)
+    imap: imaplib.IMAP4
+    if server.security == "tls":
+        imap = imaplib.IMAP4_SSL(server.host, server.port, ssl_context=context, timeout=timeout)
+    else:
+        imap = imaplib.IMAP4(server.host, server.port, timeout=timeout)
+        try:
+            imap.starttls(ssl_context=context)
+        except Exception:
+            imap.shutdown()
+            raise
+    try:
+        lines = password_file.read_text(encoding="utf-8").splitlines()
+        if not lines or not lines[0]:
+            raise ValueError(f"{password_file} holds no password on its first line")
+        try:
+            imap.login(server.user, lines[0])
+        except imaplib.IMAP4.error as exc:
+            raise LoginRefused(f"{server.host}:{server.port} refused the login of "
+                               f"{server.user!r} ({exc})") from None
+    except Exception:
+        imap.shutdown()
+        raise
+    return imap
+
+
+def select_folder(imap: imaplib.IMAP4, folder: str) -> str:
+    """Select ``folder``: its UIDVALIDITY."""
+    return _select(imap, folder)
+
+
+def close_mailbox(imap: imaplib.IMAP4) -> None:
+    _close(imap)
+
+
 class TemporaryFailure(Exception):
     """No mail can be stored now (the database, a shutdown): they stay in the folder."""
 
@@ -154,59 +210,86 @@ class MailboxReader:
         self.deferred: dict[tuple[str, str], _Deferred] = {}
         # A test stands in for a crash between storing and moving here.
         self.after_store: Callable[[int], None] | None = None
+        self._imap: imaplib.IMAP4 | None = None  # the open connection (see interrupt)
+        self.processed_days = config.inbox_processed_days
+        self._next_expiry = 0.0  # time.monotonic() of the next clearing of processed
 
     # --- the connection --------------------------------------------------------------
 
     def connect(self, server: InboxServer) -> imaplib.IMAP4:
-        """TLS (implicit, or STARTTLS, which imaplib requires the server to offer), the
-        certificate verified, then the login with the password read from its file."""
-        context = ssl.create_default_context(
-            cafile=str(self.ca_file) if self.ca_file is not None else None
-        )
-        imap: imaplib.IMAP4
-        if server.security == "tls":
-            imap = imaplib.IMAP4_SSL(server.host, server.port, ssl_context=context,
-                                     timeout=SOCKET_TIMEOUT)
-        else:
-            imap = imaplib.IMAP4(server.host, server.port, timeout=SOCKET_TIMEOUT)
-            try:
-                imap.starttls(ssl_context=context)
-            except Exception:
-                imap.shutdown()
-                raise
-        try:
-            lines = self.password_file.read_text(encoding="utf-8").splitlines()
-            if not lines or not lines[0]:
-                raise ValueError(f"{self.password_file} holds no password on its first line")
-            imap.login(server.user, lines[0])
-        except Exception:
-            imap.shutdown()
-            raise
-        return imap
+        """The connection of :func:`open_mailbox`, with this reader's files."""
+        return open_mailbox(server, self.password_file, self.ca_file)
 
     def run(self, stopping: threading.Event, on_ready: Callable[[], None] | None = None) -> None:
-        """Read the folder until ``stopping`` is set; every failure is logged and followed by
-        a new connection, the pause doubling from 1 s to 5 minutes while they fail."""
+        """Read the folder until ``stopping`` is set; every failure is followed by a new
+        connection, the pause doubling from 1 s to 5 minutes while they fail. A refused
+        login is not tried again for a minute, then for longer each time (up to an hour), so
+        that the provider does not lock the account; a change of the password file ends the
+        wait. Each problem is logged once, until a login works again."""
         pause = BACKOFF_FIRST
+        login_pause = LOGIN_RETRY_FIRST
+        logged: str | None = None  # the problem last logged, until a login works
         while not stopping.is_set():
             try:
                 imap = self._connect(self.server)
-            except Exception as exc:  # noqa: BLE001 - the server, the network, the login
-                log.warning("cannot log in to %s: %s; next try in %.0f s",
-                            self.server.url, _reason(exc), pause)
+            except LoginRefused as exc:
+                problem = (f"{exc}: check the password in {self.password_file} (an app "
+                           "password, where the provider asks for one)")
+                if problem != logged:
+                    log.error("cannot log in to %s: %s; not tried again for %.0f s (longer "
+                              "after each refusal) unless that file changes", self.server.url,
+                              problem, login_pause)
+                    logged = problem
+                self._wait_for_password(stopping, login_pause)
+                login_pause = min(LOGIN_RETRY_MAX, login_pause * 2)
+                continue
+            except Exception as exc:  # noqa: BLE001 - the server, the network, TLS
+                problem = _reason(exc) + _hint(exc)
+                if problem != logged:
+                    log.warning("cannot log in to %s: %s; trying again, from %.0f s apart to "
+                                "%.0f s apart (logged again when it changes)",
+                                self.server.url, problem, pause, BACKOFF_MAX)
+                    logged = problem
                 stopping.wait(pause)
                 pause = min(BACKOFF_MAX, pause * 2)
                 continue
+            if logged is not None:
+                log.info("logged in to %s again", self.server.url)
+                logged = None
+            login_pause = LOGIN_RETRY_FIRST
+            self._imap = imap
             try:
                 self._session(imap, stopping, on_ready)
                 pause = BACKOFF_FIRST
             except Exception as exc:  # noqa: BLE001 - a dropped connection, a restart
+                if stopping.is_set():
+                    break  # interrupted at shutdown: the mail in hand is read again later
                 log.warning("mailbox %s: %s; reconnecting in %.0f s",
                             self.server.url, _reason(exc), pause)
                 stopping.wait(pause)
                 pause = min(BACKOFF_MAX, pause * 2)
             finally:
+                self._imap = None
                 _close(imap)
+
+    def interrupt(self) -> None:
+        """Cut the open connection (from another thread, at shutdown): whatever the reader
+        waits for ends at once. A mail stored and not yet moved is read again after the
+        next start and only moved (a duplicate)."""
+        imap = self._imap
+        if imap is not None:
+            with contextlib.suppress(OSError):
+                imap.socket().shutdown(socket.SHUT_RDWR)
+
+    def _wait_for_password(self, stopping: threading.Event, seconds: float) -> None:
+        """Wait ``seconds``, or until stopping, or until the password file changes."""
+        stamp = _stamp(self.password_file)
+        deadline = time.monotonic() + seconds
+        while not stopping.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0 or _stamp(self.password_file) != stamp:
+                return
+            stopping.wait(min(IDLE_CHECK_SECONDS, left))
 
     def close(self) -> None:
         self._loop.close()
@@ -219,6 +302,10 @@ class MailboxReader:
         log.info("reading %s (%s)", self.server.url,
                  "IDLE" if idle else f"polled every {self.poll_seconds:g} s")
         while not stopping.is_set():
+            if self.processed_days and time.monotonic() >= self._next_expiry:
+                self.expire_processed(imap, folders)
+                _select(imap, self.server.folder)
+                self._next_expiry = time.monotonic() + EXPIRE_EVERY_SECONDS
             self.read_folder(imap, folders, uidvalidity)
             if on_ready is not None:
                 on_ready()  # logged in, and what was waiting is taken
@@ -286,6 +373,22 @@ class MailboxReader:
                         "the mails after it are read on", uid, self.server.url, answer,
                         DEFER_PAUSE_FIRST)
         return taken
+
+    def expire_processed(self, imap: imaplib.IMAP4, folders: _Folders) -> int:
+        """Delete the mails of pbm-emergo/processed that the mailbox received more than
+        ``inbox_processed_days`` ago (their internal date); how many. They were stored long
+        ago, and they hold their senders' passwords in clear."""
+        typ, _ = imap.select(_quoted(folders.existing(PROCESSED_FOLDER)))
+        if typ != "OK":
+            return 0  # no such folder yet
+        before = datetime.date.today() - datetime.timedelta(days=self.processed_days)
+        uids = _uids(_ok(imap.uid("SEARCH", "BEFORE", before.strftime("%d-%b-%Y"))))
+        if uids:
+            _ok(imap.uid("STORE", ",".join(uids), "+FLAGS.SILENT", r"(\Deleted)"))
+            _ok(imap.expunge())
+            log.info("%d mail(s) received before %s deleted from %s (inbox_processed_days = "
+                     "%d)", len(uids), before.isoformat(), PROCESSED_FOLDER, self.processed_days)
+        return len(uids)
 
     def _defer_again(self, imap: imaplib.IMAP4, folders: _Folders, uid: str,
                      aside: _Deferred, answer: str) -> bool:
@@ -384,6 +487,10 @@ class _Folders:
         match = re.match(rb'\(.*?\) "(.)"', found[0] or b"") if found else None
         self.delimiter = match.group(1).decode() if match else "/"
 
+    def existing(self, name: str) -> str:
+        """``name`` with the server's delimiter, not created."""
+        return self.created.get(name) or name.replace("/", self.delimiter)
+
     def named(self, name: str) -> str:
         if name not in self.created:
             folder = name.replace("/", self.delimiter)
@@ -460,6 +567,25 @@ def _body(data: list[Any]) -> bytes | None:
     return None
 
 
+def _hint(exc: BaseException) -> str:
+    """What to do about a connection failure, where a setting fixes it."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        return (" (if a private CA signed the server's certificate, name the CA's certificate "
+                "in PBM_EMERGO_INBOX_CA_FILE)")
+    if isinstance(exc, FileNotFoundError):
+        return " (PBM_EMERGO_INBOX_CA_FILE or PBM_EMERGO_INBOX_PASSWORD_FILE)"
+    return ""
+
+
+def _stamp(path: Path) -> tuple[int, ...] | None:
+    """What tells whether a file changed (None: it cannot be read)."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_mtime_ns, found.st_size, found.st_ino)
+
+
 def _reason(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
@@ -472,4 +598,5 @@ def _close(imap: imaplib.IMAP4) -> None:
             imap.shutdown()
 
 
-__all__ = ["InboxServer", "MailboxReader", "inbox_server"]
+__all__ = ["InboxServer", "LoginRefused", "MailboxReader", "close_mailbox", "inbox_server",
+           "open_mailbox", "select_folder"]

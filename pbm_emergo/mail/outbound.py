@@ -178,6 +178,17 @@ class SMTPTransport:
         with self._lock:
             self._quit()
 
+    def try_connection(self) -> None:
+        """Connect as a delivery would (TLS, the login), then QUIT: raises
+        :class:`DeliveryError` naming the problem (``pbm-emergo check``)."""
+        with self._lock:
+            try:
+                self._connect()
+            except (smtplib.SMTPException, OSError) as exc:
+                raise DeliveryError(f"{self.host}:{self.port}: {type(exc).__name__}: {exc}",
+                                    permanent=False) from exc
+            self._quit()
+
     # --- one connection ----------------------------------------------------------------
 
     def _connect(self) -> smtplib.SMTP:
@@ -408,6 +419,9 @@ def _closed_by_relay(exc: BaseException) -> bool:
     )
 
 
+MAILDIR_SUBFOLDERS = ("new", "cur", "tmp")
+
+
 def _describe(code: int, text: bytes | str) -> str:
     if isinstance(text, bytes):
         text = text.decode("utf-8", "replace")
@@ -415,14 +429,18 @@ def _describe(code: int, text: bytes | str) -> str:
 
 
 class MaildirTransport:
-    """Delivery into a local maildir (the default: a new user sees replies with no mail setup)."""
+    """Delivery into a local maildir (the default: a new user sees replies with no mail setup).
+    The maildir and any of its subfolders ``new``, ``cur``, ``tmp`` that are missing (a
+    folder made by hand) are made (0700) before each mail."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
 
     def deliver(self, sender: str, recipient: str, raw: bytes) -> None:
         try:
-            box = mailbox.Maildir(self.path, create=True)
+            for sub in MAILDIR_SUBFOLDERS:
+                (self.path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
+            box = mailbox.Maildir(self.path, create=False)
             box.add(raw.replace(b"\r\n", b"\n"))
         except OSError as exc:
             raise DeliveryError(f"maildir {self.path}: {exc}", permanent=False) from exc

@@ -47,6 +47,7 @@ from pbm_emergo.mail.commands import (
     describe,
     dispatch,
     redact,
+    shown_after,
 )
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
@@ -116,6 +117,7 @@ class Answering:
     claimed: InboundMessage
     parsed: ParsedMail
     kept: bytes  # its redacted copy, which replaces the mail as received
+    commands: CommandText | None = None  # as read on receipt (the command shown again)
 
 
 class InboxWorker:
@@ -299,7 +301,8 @@ class InboxWorker:
                 raise LostClaim(inbound_id)
             return Outcome(inbound_id, "ignored")
         answered = self.answer(
-            parsed.command_mail(), text, now, Answering(claimed, parsed, kept), reading=reading
+            parsed.command_mail(), text, now, Answering(claimed, parsed, kept, text),
+            reading=reading
         )
         return Outcome(inbound_id, "done", answered.queued)
 
@@ -405,7 +408,12 @@ class InboxWorker:
         claimed = answering.claimed
         # The conditional UPDATE that marks the mail done is also the check that this
         # worker still holds the claim; if not, everything here rolls back.
-        if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept):
+        shown = (
+            shown_after(session, answering.commands) if answering.commands is not None
+            else None
+        )
+        if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept,
+                                       subject=shown):
             raise LostClaim(claimed.id)
         parsed = answering.parsed
         return self.outbox.enqueue(

@@ -14,6 +14,8 @@ from pbm_emergo.mail.inbound import InboxHandler
 
 log = logging.getLogger(__name__)
 
+STOP_SECONDS = 4.0  # the longest a shutdown waits for the mailbox reader
+
 
 class MailboxThread:
     """Runs a :class:`MailboxReader` until stopped; the reader reconnects by itself."""
@@ -30,12 +32,21 @@ class MailboxThread:
         self._thread.start()
 
     def stop(self, timeout: float = 60.0) -> None:
-        """Stop reading: the mail in hand is stored and moved first."""
+        """Stop reading within :data:`STOP_SECONDS`, whatever the reader is doing: the mail
+        in hand is stored and moved if that takes less; then the connection is cut (a
+        stored mail not yet moved is only moved after the next start). A reader still
+        connecting is left behind (a daemon thread: it holds nothing)."""
         self.stopping.set()
-        if self._thread is not None:
-            self._thread.join(timeout)
-            if self._thread.is_alive():
-                log.error("the mailbox reader is still busy at shutdown")
+        if self._thread is None:
+            return
+        grace = min(timeout, STOP_SECONDS)
+        self._thread.join(grace * 0.8)
+        if self._thread.is_alive():
+            self.reader.interrupt()
+            self._thread.join(grace * 0.2)
+        if self._thread.is_alive():
+            log.warning("the mailbox reader did not stop (connecting to the server): left "
+                        "behind")
 
     def _run(self) -> None:
         try:

@@ -46,6 +46,9 @@ class Termination(enum.StrEnum):
     FORFEIT = "forfeit"
     #: The server's operator decided the result (a win or a draw), with a reason.
     ADJUDICATED = "adjudicated"
+    #: The server's operator annulled the game: no result (no win, loss or draw counted)
+    #: and no rating change.
+    VOIDED = "void"
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,6 +6,7 @@ the final board mail of a game the operator resigned."""
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import Callable
@@ -528,3 +529,95 @@ def wait_for_mail(post: Post, address: str, subject: str) -> EmailMessage:
     mail = wait_for(found)
     assert isinstance(mail, EmailMessage)
     return mail
+
+
+# --- unrated and void results ------------------------------------------------------------
+
+
+def test_adjudicate_unrated_counts_the_result_and_moves_no_rating(
+    capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session],
+) -> None:
+    number = alice_against_bob(db_sessions)
+    status, out, err = admin(capsys, database_url, "adjudicate", str(number), "bob",
+                             "--unrated", "--reason", "alice vanished")
+    assert (status, err) == (0, "")
+    assert out == f"board {number}: adjudicated, bob wins (unrated); 2 mail(s) queued\n"
+    board = board_row(db_sessions, number)
+    assert (board.status, board.winner, board.outcome_reason, board.rated) == (
+        "finished", "black", "adjudicated", False
+    )
+    alice, bob = player(db_sessions, "alice"), player(db_sessions, "bob")
+    assert alice is not None and bob is not None
+    assert (alice.lost, bob.won, alice.rated_games, bob.rated_games) == (1, 1, 0, 0)
+    assert alice.rating == bob.rating == 1600
+    with db_sessions() as session:
+        assert session.scalar(select(func.count()).select_from(RatingChange)) == 0
+    for mail in outbox(db_sessions):
+        assert "adjudicated this game, bob wins (unrated): alice vanished" in text(mail)
+
+
+def test_void_annuls_a_game_no_result_no_rating(
+    capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session],
+) -> None:
+    number = alice_against_bob(db_sessions, moves=1)
+    status, out, err = admin(capsys, database_url, "void", str(number),
+                             "--reason", "bob vanished after move 1")
+    assert (status, err) == (0, "")
+    assert out == f"board {number}: void; 2 mail(s) queued\n"
+    board = board_row(db_sessions, number)
+    assert (board.status, board.winner, board.outcome_reason, board.rated) == (
+        "finished", None, "void", False
+    )
+    for userid in ("alice", "bob"):
+        found = player(db_sessions, userid)
+        assert found is not None
+        assert (found.won, found.lost, found.drawn, found.rated_games, found.rating) == (
+            0, 0, 0, 0, 1600
+        )
+    assert to_and_subject(outbox(db_sessions))[0][0] in (ALICE, BOB)
+    for mail in outbox(db_sessions):
+        assert "declared this game void (no result, no rating): bob vanished" in text(mail)
+        assert "The game is void" in text(mail)
+    status, out, _ = admin(capsys, database_url, "show", str(number))
+    assert "Result: void" in out
+    # A finished game's result stands.
+    status, _, err = admin(capsys, database_url, "void", str(number), "--reason", "again")
+    assert status == 1 and "over already (void)" in err
+
+
+def test_player_by_address(
+    capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session],
+) -> None:
+    signup(db_sessions, "carol", "Carol@Example.org", "c2@example.org")
+    status, out, err = admin(capsys, database_url, "player", "carol@example.ORG", "--json")
+    assert status == 0, err
+    assert json.loads(out)["userid"] == "carol"
+    status, out, _ = admin(capsys, database_url, "player", "c2@example.org")
+    assert status == 0 and "Player carol" in out
+    status, _, err = admin(capsys, database_url, "player", "nobody@example.org")
+    assert status == 1 and "no player with the address 'nobody@example.org'" in err
+
+
+def test_admin_mail_masks_every_signup_alike(
+    make_post: Callable[..., Post],  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+    database_url: str,
+) -> None:
+    """A signup's userid is shown once it exists, long (carolyn: it might have been a
+    password on receipt) or short (dan: shorter than any password); the passwords never.
+    As the replies echo them: the same masking (commands/masking.py)."""
+    post = make_post()
+    post.signup("carolyn", "carolyn-pw1", "carolyn@example.org")
+    post.signup("dan", "dan-pw1", "dan@example.org")
+    taken = post.one("signup carolyn carolyn-pw2", "carolyn2@example.org")
+    assert "signup carolyn ********" in text(taken)
+    failed = post.one("signup erin abc", "erin@example.org")  # too short: no userid made
+    assert failed["Subject"] == "Emergo error"
+    status, out, err = admin(capsys, database_url, "mail", "--queue", "inbound", "--json")
+    assert status == 0, err
+    shown = {(m["address"], m["subject"]) for m in json.loads(out)}
+    assert ("carolyn@example.org", "signup carolyn ********") in shown
+    assert ("dan@example.org", "signup dan ********") in shown
+    assert ("carolyn2@example.org", "signup carolyn ********") in shown
+    assert ("erin@example.org", "signup ******** ********") in shown
+    assert "pw1" not in out and "pw2" not in out

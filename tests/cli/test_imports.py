@@ -39,7 +39,7 @@ SERVER_MODULES = [
 ]
 # The commands of `pbm-emergo --help`, in order.
 COMMAND_NAMES = ["moves", "board", "rules", "serve", "worker", "deliver", "web", "db", "admin",
-                 "robot-match"]
+                 "check", "robot-match"]
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:

@@ -92,9 +92,9 @@ def test_a_whole_game_by_lmtp_through_serve_lmtp(lmtp_serve: Post) -> None:
 
 
 def lmtp_transport_line(domain: str, port: int) -> str:
-    """The LMTP line of deploy/postfix/transport, for ``domain`` and ``port``."""
-    example = re.search(r"^#\s*(\S+)\s+(lmtp:\[127\.0\.0\.1\]:)(\d+)$",
-                        (DEPLOY / "postfix" / "transport").read_text(), re.MULTILINE)
+    """The line of deploy/postfix/transport-lmtp, for ``domain`` and ``port``."""
+    example = re.search(r"^(\S+)\s+(lmtp:\[127\.0\.0\.1\]:)(\d+)$",
+                        (DEPLOY / "postfix" / "transport-lmtp").read_text(), re.MULTILINE)
     assert example is not None
     assert (example.group(1), example.group(3)) == ("emergo.example.org", "2525")
     return f"{domain} {example.group(2)}{port}\n"

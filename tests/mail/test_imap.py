@@ -378,3 +378,114 @@ def test_a_mail_slow_to_parse_is_moved_aside_and_the_next_mail_is_stored(
     finally:
         server.stop()
         dispose_engines()
+
+
+def test_a_refused_login_waits_a_minute_is_logged_once_and_shutdown_is_prompt(
+    tmp_path: Path, imap_server: dovecot.Dovecot, caplog: pytest.LogCaptureFixture,
+) -> None:
+    from pbm_emergo.ops.mailbox_reader import MailboxThread
+
+    wrong = tmp_path / "wrong-password"
+    wrong.write_text("wrong-Secret-5d1e\n")
+    config = inbox_config(tmp_path, imap_server, inbox_password_file=wrong)
+    reader = MailboxThread(config, InboxHandler(get_sessionmaker(config), config))
+    failed = imap_server.log_text().count("auth failed")
+    reader.start()
+    try:
+        wait_for(lambda: "cannot log in to" in caplog.text, timeout=20)
+        # Before, the password was tried again after 1, 2 and 4 s; now after a minute.
+        time.sleep(4)
+        assert caplog.text.count("cannot log in to") == 1
+        assert "not tried again for 60 s" in caplog.text
+        assert str(wrong) in caplog.text and "wrong-Secret-5d1e" not in caplog.text
+        assert imap_server.log_text().count("auth failed") - failed <= 1
+    finally:
+        started = time.monotonic()
+        reader.stop()
+        stopped_in = time.monotonic() - started
+        dispose_engines()
+    assert stopped_in < 5
+
+
+def test_shutdown_while_reading_in_idle_is_prompt(
+    tmp_path: Path, imap_server: dovecot.Dovecot,
+) -> None:
+    from pbm_emergo.ops.mailbox_reader import MailboxThread
+
+    config = inbox_config(tmp_path, imap_server)
+    reader = MailboxThread(config, InboxHandler(get_sessionmaker(config), config))
+    reader.start()
+    try:
+        assert reader.ready.wait(30)
+    finally:
+        started = time.monotonic()
+        reader.stop()
+        stopped_in = time.monotonic() - started
+        dispose_engines()
+    assert stopped_in < 5
+
+
+def test_processed_mail_older_than_the_retention_is_deleted(
+    tmp_path: Path, imap_server: dovecot.Dovecot,
+) -> None:
+    import imaplib
+
+    from pbm_emergo.ops.mailbox_reader import MailboxThread
+
+    client = imap_server.connect()
+    try:
+        client.create(PROCESSED.split(".")[0])
+        client.create(PROCESSED)
+        for days, message_id in ((40, "<old@example.org>"), (3, "<recent@example.org>")):
+            raw = command_mail("emergo help", message_id=message_id).as_bytes(
+                policy=policy.SMTP)
+            received = imaplib.Time2Internaldate(time.time() - days * 86400)
+            typ, data = client.append(PROCESSED, None, received, raw)
+            assert typ == "OK", data
+    finally:
+        client.logout()
+    config = inbox_config(tmp_path, imap_server, inbox_processed_days=30)
+    reader = MailboxThread(config, InboxHandler(get_sessionmaker(config), config))
+    reader.start()
+    try:
+        assert reader.ready.wait(30)
+        wait_for(lambda: imap_server.count(PROCESSED) == 1, timeout=20)
+    finally:
+        reader.stop()
+        dispose_engines()
+    client = imap_server.connect()
+    try:
+        client.select(PROCESSED, readonly=True)
+        typ, data = client.search(None, "HEADER", "Message-ID", "recent@example.org")
+        assert typ == "OK" and len(data[0].split()) == 1
+    finally:
+        client.logout()
+
+
+def test_shutdown_while_connecting_to_a_silent_server_is_prompt(tmp_path: Path) -> None:
+    """A server that accepts and never greets: the reader waits in the connection (up to
+    the socket timeout); a stop does not."""
+    import socket
+
+    from pbm_emergo.ops.mailbox_reader import MailboxThread
+
+    password = tmp_path / "password"
+    password.write_text("pw\n")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        config = make_config(tmp_path, inbox=f"imaps://u@127.0.0.1:{port}/INBOX",
+                             inbox_password_file=password)
+        upgrade_to_head(config)
+        reader = MailboxThread(config, InboxHandler(get_sessionmaker(config), config))
+        reader.start()
+        try:
+            conn, _ = silent.accept()  # the reader is connecting
+        finally:
+            started = time.monotonic()
+            reader.stop()
+            stopped_in = time.monotonic() - started
+            dispose_engines()
+        conn.close()
+    assert stopped_in < 5

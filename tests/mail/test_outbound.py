@@ -162,3 +162,18 @@ def test_claimed_replies_whose_read_fails_are_read_next_time_not_left_to_their_l
     [row] = outbound(session_factory)
     assert (row.status, row.attempts) == ("sent", 1)  # not claimed a second time
     assert len(relay.handler.received) == 1
+
+
+def test_a_maildir_missing_its_subfolders_gets_them(tmp_path: Path) -> None:
+    """A maildir made by hand with only new/ (or an empty folder): the missing tmp/ and
+    cur/ are made, private, and the mail is delivered rather than failing every time."""
+    import stat
+
+    for target, present in ((tmp_path / "half", ("new",)), (tmp_path / "empty", ())):
+        target.mkdir()
+        for sub in present:
+            (target / sub).mkdir(mode=0o755)
+        MaildirTransport(target).deliver("s@e.test", "r@example.org", b"Subject: x\r\n\r\nx\r\n")
+        assert len(list((target / "new").iterdir())) == 1
+        for sub in ("cur", "tmp"):
+            assert stat.S_IMODE((target / sub).stat().st_mode) == 0o700

@@ -43,7 +43,7 @@ from pbm_emergo.mail.outbound import (
 )
 from pbm_emergo.ops.server import MailServer
 from tests.support.clock import START, Clock
-from tests.support.mail import SERVER_ADDRESS, RecordingHandler, Relay, free_port
+from tests.support.mail import SERVER_ADDRESS, RecordingHandler, Relay, free_port, make_config
 from tests.support.post import ALICE, BOB, Post, challenge
 
 from .support import outbound, queue_reply
@@ -424,3 +424,29 @@ def test_a_game_is_played_with_replies_through_starttls_and_a_login(
     )
     assert isinstance(server.handler, RecordingHandler)
     assert PASSWORD not in logs.text
+
+
+# --- pbm-emergo check -----------------------------------------------------------------------
+
+
+def test_check_logs_in_once_and_names_the_fix_of_a_wrong_password_or_an_unknown_ca(
+    submission: Callable[..., Submission], certs: Certs, password_file: Path, tmp_path: Path,
+) -> None:
+    from pbm_emergo.ops.check import check_outbound
+
+    server = submission("starttls")
+    config = make_config(tmp_path, outbound=server.url, outbound_password_file=password_file,
+                         outbound_ca_file=certs.ca)
+    found = check_outbound(config)
+    assert not found.problem, found
+    assert "STARTTLS and the login" in found.detail
+    assert server.logins.attempts == [(USER, True)] and not server.handler.received
+    wrong = tmp_path / "wrong-password"
+    wrong.write_text("not-the-password\n")
+    found = check_outbound(dataclasses.replace(config, outbound_password_file=wrong))
+    assert found.problem and "refused the login" in found.detail
+    assert found.fix is not None and "PBM_EMERGO_OUTBOUND_PASSWORD_FILE" in found.fix
+    assert "not-the-password" not in found.detail + found.fix
+    found = check_outbound(dataclasses.replace(config, outbound_ca_file=None))
+    assert found.problem and "could not be verified" in found.detail
+    assert found.fix is not None and "PBM_EMERGO_OUTBOUND_CA_FILE" in found.fix

@@ -193,6 +193,7 @@ def test_terminations_are_the_words_the_database_stores() -> None:
         "DRAW_AGREED": "draw agreed",
         "FORFEIT": "forfeit",
         "ADJUDICATED": "adjudicated",
+        "VOIDED": "void",
     }
     assert Termination("draw agreed") is Termination.DRAW_AGREED
     assert f"{Termination.NO_LEGAL_ENTRY}" == "no legal entry"

@@ -159,9 +159,14 @@ def _failures_row(failures: list[LoginFailure], registered: set[str]) -> LoginFa
 
 
 def player_report(session: Session, userid: str) -> PlayerReport | None:
-    """The player ``userid`` (any letter case) with their boards, rating history and wrong
-    passwords, or None if there is no such player."""
-    player = players.find_player(session, userid)
+    """The player ``userid`` (any letter case), or the one who registered that address
+    (``userid`` holds an @), with their boards, rating history and wrong passwords, or None
+    if there is no such player."""
+    player = (
+        players.find_player_by_address(session, userid)
+        if "@" in userid
+        else players.find_player(session, userid)
+    )
     if player is None:
         return None
     boards = [board_row(b) for b in games.boards_of(session, player)]
