@@ -34,6 +34,7 @@ from pbm_emergo.game.account_changes import (
     AddressesChanged,
     AttackNoticeMarked,
     Confirmations,
+    ExpiredConfirmationsDropped,
     LoginFailureRecorded,
     LoginFailuresCleared,
     MailBudgetCharged,
@@ -47,6 +48,7 @@ from pbm_emergo.game.account_changes import (
     VacationStarted,
 )
 from pbm_emergo.game.board_changes import (
+    AnalysisFinished,
     AnalysisRequested,
     AutoplaySet,
     BoardCreated,
@@ -115,6 +117,7 @@ def apply_change(session: Session, change: Write) -> None:
             games.finish_board(
                 session, change.board, change.winner, change.termination, change.at,
                 expected_rating=change.expected_rating, rated=change.rated,
+                expected_ply=change.expected_ply,
             )
         case BoardDeclined():
             challenges.remove_declined_board(session, change.board, change.expected_ply)
@@ -212,7 +215,9 @@ def apply_change(session: Session, change: Write) -> None:
         case AutoplaySet():
             autoplay.set_autoplay(session, change.player_id, change.on)
         case ReminderSent():
-            games.set_reminded(session, change.board, change.at)
+            games.set_reminded(
+                session, change.board, change.at, expected_ply=change.expected_ply
+            )
         case SubscriptionAdded():
             spectators.add_subscription(session, change.player_id, change.board, change.at)
         case SubscriptionsRemoved():
@@ -225,6 +230,13 @@ def apply_change(session: Session, change: Write) -> None:
             analyses.add_request(
                 session, change.board, change.player_id, change.address, change.at,
                 limit=change.limit, since=change.since,
+            )
+        case ExpiredConfirmationsDropped():
+            players.drop_expired_confirmations(session, change.at)
+        case AnalysisFinished():
+            analyses.finish(
+                session, change.request_id,
+                None if change.report is None else dict(change.report), change.at,
             )
         case _:
             assert_never(change)

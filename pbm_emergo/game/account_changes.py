@@ -216,15 +216,24 @@ class MailBudgetCharged:
     since: datetime
 
 
+@dataclass(frozen=True)
+class ExpiredConfirmationsDropped:
+    """The address confirmations whose code expired by ``at`` forgotten (the scheduler)."""
+
+    at: datetime
+
+
 AccountChange = (
     PasswordHashStored | LoginFailureRecorded | OldLoginFailuresForgotten
     | AttackNoticeMarked | LoginFailuresCleared | PlayerCreated | AddressesChanged
     | AddressConfirmed | SignedOff | VacationStarted | VacationEnded | AccountClosed
     | PlayerDeleted | PlayersMerged | MailBudgetCharged
+    | ExpiredConfirmationsDropped
 )
 ACCOUNT_CHANGE_TYPES = (
     PasswordHashStored, LoginFailureRecorded, OldLoginFailuresForgotten,
     AttackNoticeMarked, LoginFailuresCleared, PlayerCreated, AddressesChanged,
     AddressConfirmed, SignedOff, VacationStarted, VacationEnded, AccountClosed,
     PlayerDeleted, PlayersMerged, MailBudgetCharged,
+    ExpiredConfirmationsDropped,
 )

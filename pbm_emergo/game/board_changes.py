@@ -102,10 +102,12 @@ class AutoplaySet:
 
 @dataclass(frozen=True)
 class ReminderSent:
-    """A reminder to move on ``board`` sent at ``at``."""
+    """A reminder to move on ``board`` sent at ``at``; the board must still be active at
+    ``expected_ply`` moves when that is not None (a move meanwhile: the reminder is void)."""
 
     board: int
     at: datetime
+    expected_ply: int | None = None
 
 
 # --- spectators --------------------------------------------------------------------------
@@ -156,13 +158,26 @@ class AnalysisRequested:
     since: datetime
 
 
+@dataclass(frozen=True)
+class AnalysisFinished:
+    """The analysis request ``request_id`` answered at ``at``, with the board's ``report``
+    (the data of :class:`pbm_emergo.robot.analysis.Report`) for the one that keeps it,
+    None for the others; answered meanwhile: conflict."""
+
+    request_id: int
+    report: dict[str, object] | None
+    at: datetime
+
+
 BoardChange = (
     BoardCreated | RobotGamesUnderLimit | SeekTaken | SeekingSet | ChallengePolicySet
     | QueueReplaced | QueueCleared | AutoplaySet | ReminderSent | SubscriptionAdded
     | SubscriptionsRemoved | NotificationsToggled | AnalysisRequested
+    | AnalysisFinished
 )
 BOARD_CHANGE_TYPES = (
     BoardCreated, RobotGamesUnderLimit, SeekTaken, SeekingSet, ChallengePolicySet,
     QueueReplaced, QueueCleared, AutoplaySet, ReminderSent, SubscriptionAdded,
     SubscriptionsRemoved, NotificationsToggled, AnalysisRequested,
+    AnalysisFinished,
 )

@@ -56,15 +56,16 @@ def finish(
 ) -> Decision:
     """End the game on ``state``'s board now: for a rated board whose game counts for
     rating (:meth:`BoardState.rates_at`) the ratings move by ``rating``, else by the changes
-    computed from the players' ratings as read (the write re-checks them); a rated board
-    whose game does not count ends unrated. No events: the caller says why in its own board
-    mail."""
+    computed from the players' ratings as read (the write re-checks them, and the move count
+    ``state`` is at); a rated board whose game does not count ends unrated. No events: the
+    caller says why in its own board mail."""
     rated = state.rates_at(now)
     if not rated:
         rating = None
     elif rating is None:
         rating = game_rating(state.white, state.black, winner)
     change = GameFinished(
-        state.number, winner, termination, now, expected_rating=rating, rated=rated
+        state.number, winner, termination, now, expected_rating=rating, rated=rated,
+        expected_ply=state.ply,
     )
     return Decision((change,), (), "", state.finished(winner, termination, rating))
