@@ -1,11 +1,13 @@
 """The operator's support cases: a new password, a lock-out lifted, a board resigned or
 adjudicated, a player deleted or merged into another.
 
-``pbm-emergo admin`` runs each in a unit of work that applies at once (its session is the
-write transaction, as the scheduler's is) and mails the replies through the outbox. Every
-case takes the operator's ``reason``, which the mails to the players carry and the command
-line logs. A case the server cannot carry out raises :class:`Refused` with what to do
-instead.
+``pbm-emergo admin`` runs each through :func:`run_case`, as the scheduler runs its timed
+work (:class:`pbm_emergo.app.runner.Runner`): the case reads, decides and renders in a
+reading session, then one short write transaction stores its changes (each re-checking
+what the case read: a move meanwhile conflicts, and the case starts over from a fresh
+read) and queues its mails through the outbox. Every case takes the operator's
+``reason``, which the mails to the players carry and the command line logs. A case the
+server cannot carry out raises :class:`Refused` with what to do instead.
 
 Board results go through the same steps as the players' own
 (:func:`pbm_emergo.app.boards.finish_game`): rated as any game end, the final board mail to
@@ -17,16 +19,21 @@ hash is stored, and nothing prints it.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pbm_emergo.app.addresses import CODE_ALPHABET
 from pbm_emergo.app.boards import board_mails, other_side
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import Turn, resign_all
 from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.runner import Ran, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players, support
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.game.account_changes import (
     AccountClosed,
     LoginFailuresCleared,
@@ -37,6 +44,9 @@ from pbm_emergo.game.account_changes import (
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from pbm_emergo.config import Config
 
 # A new password: 12 characters of the confirmation codes' alphabet (60 random bits), in
 # groups of four, easy to copy from a mail.
@@ -336,3 +346,25 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
             body,
         ),
     )
+
+
+# --- running a case ------------------------------------------------------------------------
+
+
+def run_case(
+    factory: SessionFactory, config: Config, case: Callable[[UnitOfWork], Result],
+    now: datetime,
+) -> tuple[Result | None, Ran]:
+    """Run one support case (``case`` of a unit of work, at ``now``) as a runner's
+    operation: its result as last decided (None when given up after conflicts) and what
+    was stored and queued. A :class:`Refused` goes to the caller, nothing stored."""
+    decided: list[Result] = []
+
+    def operation(session: Session, at: datetime) -> Work:
+        ctx = UnitOfWork(session=session, config=config, now=at)
+        result = case(ctx)
+        decided[:] = [result]
+        return Work(tuple(ctx.writes), tuple(result.replies), result.summary)
+
+    ran = Runner(factory, config, clock=lambda: now).perform(operation, now=now)
+    return (None if ran.conflicted else decided[0]), ran

@@ -793,18 +793,17 @@ def admin_merge_players(args: argparse.Namespace) -> int:
 
 
 def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> int:
-    """Run one support case as the scheduler runs timed work: a unit of work whose session
-    is the write transaction, its writes applied, its mails queued in the outbox in the
-    same transaction; then print its summary and log one line with the operator's reason.
-    A refusal is reported in one line and changes nothing."""
+    """Run one support case as the scheduler runs timed work (``app.support.run_case``):
+    read, decided and its mails rendered in a reading session, then its writes stored and
+    its mails queued in the outbox in one short write transaction; then print its summary
+    and log one line with the operator's reason. A refusal is reported in one line and
+    changes nothing."""
     import logging
 
     from sqlalchemy.orm import sessionmaker
 
-    from pbm_emergo.app.outbox import Outbox
-    from pbm_emergo.app.results import Refused, Result
-    from pbm_emergo.app.unit import UnitOfWork
-    from pbm_emergo.db.errors import Conflict
+    from pbm_emergo.app.results import Refused
+    from pbm_emergo.app.support import run_case
     from pbm_emergo.db.session import create_engine_for
     from pbm_emergo.db.types import utcnow
     from pbm_emergo.telemetry.logs import event, setup_logging
@@ -817,22 +816,21 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
     sessions = sessionmaker(engine, expire_on_commit=False)
     now = utcnow()
     try:
-        with sessions.begin() as session:
-            ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
-            result: Result = case(ctx)
-            ctx.apply_pending()
-            outbox = Outbox(config, clock=lambda: now)
-            mailed = sum(outbox.queue(session, reply) for reply in result.replies)
+        result, ran = run_case(sessions, config, case, now)
     except Refused as refused:
         print(f"pbm-emergo admin: {refused.reason}", file=sys.stderr)
-        return 1
-    except Conflict as conflict:
-        print(f"pbm-emergo admin: {conflict}; nothing was changed, run it again", file=sys.stderr)
         return 1
     except DBAPIError as err:
         return _database_error(err)
     finally:
         engine.dispose()
+    if result is None:
+        print(
+            "pbm-emergo admin: the board or player changed meanwhile, again and again; "
+            "nothing was changed, run it again", file=sys.stderr,
+        )
+        return 1
+    mailed = ran.queued
     event(
         logging.getLogger(__name__), logging.INFO, "admin", action=action, target=target,
         reason=" ".join(args.reason.split()), result=result.summary, mails=len(result.replies),

@@ -366,7 +366,7 @@ class InboxWorker:
         applied in one transaction, each seeing the lines before it."""
         with self.session_factory.begin() as session:
             replies, _ = self.processor(
-                session, mail, self.config, now, text=text, apply_at_once=True
+                session, mail, self.config, now, text=text, in_order=True
             )
             built = self._built_replies(replies, now, answering)
             queued = self._store(session, built, now, answering)
