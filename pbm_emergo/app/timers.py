@@ -242,7 +242,9 @@ def _remind(
     if address is None:
         return []
     number, now = board.number, ctx.now
-    ctx.write(ReminderSent(number, now, expected_ply=board.ply))
+    ctx.write(
+        ReminderSent(number, now, expected_ply=board.ply, expected_last=board.last_reminder_at)
+    )
     view = board_view(
         load_state(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
     )

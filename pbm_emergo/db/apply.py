@@ -216,7 +216,8 @@ def apply_change(session: Session, change: Write) -> None:
             autoplay.set_autoplay(session, change.player_id, change.on)
         case ReminderSent():
             games.set_reminded(
-                session, change.board, change.at, expected_ply=change.expected_ply
+                session, change.board, change.at, expected_ply=change.expected_ply,
+                expected_last=change.expected_last,
             )
         case SubscriptionAdded():
             spectators.add_subscription(session, change.player_id, change.board, change.at)

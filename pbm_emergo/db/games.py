@@ -741,12 +741,18 @@ def finish_board(
 
 
 def set_reminded(
-    session: Session, number: int, now: datetime, *, expected_ply: int | None = None
+    session: Session, number: int, now: datetime, *, expected_ply: int | None = None,
+    expected_last: datetime | None = None,
 ) -> None:
     """Note the reminder sent at ``now``; with ``expected_ply``, Conflict unless the board is
-    still active at that move count (a move came meanwhile: the reminder is void)."""
-    at_ply = () if expected_ply is None else (Board.ply == expected_ply,
-                                              Board.status == BOARD_ACTIVE)
+    still active at that move count (a move came meanwhile: the reminder is void) and its
+    last reminder is still ``expected_last`` (another run reminded first)."""
+    at_ply = () if expected_ply is None else (
+        Board.ply == expected_ply,
+        Board.status == BOARD_ACTIVE,
+        Board.last_reminder_at.is_(None) if expected_last is None
+        else Board.last_reminder_at == expected_last,
+    )
     result = session.execute(
         update(Board)
         .where(Board.number == number, *at_ply)

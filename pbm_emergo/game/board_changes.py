@@ -102,12 +102,15 @@ class AutoplaySet:
 
 @dataclass(frozen=True)
 class ReminderSent:
-    """A reminder to move on ``board`` sent at ``at``; the board must still be active at
-    ``expected_ply`` moves when that is not None (a move meanwhile: the reminder is void)."""
+    """A reminder to move on ``board`` sent at ``at``. When ``expected_ply`` is not None the
+    board must still be active at that move count (a move meanwhile: the reminder is void)
+    with its last reminder still ``expected_last`` (another scheduler run reminded first:
+    no second reminder)."""
 
     board: int
     at: datetime
     expected_ply: int | None = None
+    expected_last: datetime | None = None
 
 
 # --- spectators --------------------------------------------------------------------------
