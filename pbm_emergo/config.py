@@ -147,6 +147,10 @@ class Config:
     smtputf8: str = "auto"
     # The listener's event loop, one of EVENT_LOOPS (see pbm_emergo.mail.inbound).
     event_loop: str = "uvloop"
+    # How long a board mail to a robot's opponent waits for the robot's answer, in seconds:
+    # an answer within it takes the mail's place, so a turn against a robot is one mail
+    # (pbm_emergo.app.outbox). 0: every board mail goes at once.
+    robot_reply_wait: float = 30.0
 
     def __post_init__(self) -> None:
         if self.smtputf8 not in SMTPUTF8_SETTINGS:
@@ -165,6 +169,8 @@ class Config:
                              "(password_hash_parallelism)")
         if not self.credential_cache_seconds >= 0:
             raise ValueError("credential_cache_seconds must be 0 or more")
+        if not self.robot_reply_wait >= 0:
+            raise ValueError("robot_reply_wait must be 0 or more")
         if self.listen_protocol not in LISTEN_PROTOCOLS:
             raise ValueError(f"listen_protocol must be one of {', '.join(LISTEN_PROTOCOLS)}, "
                              f"not {self.listen_protocol!r}")

@@ -45,6 +45,7 @@ from pbm_emergo.game.sentences import (
     status_sentence,
     undo_first_move,
 )
+from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Position, Termination, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
@@ -427,9 +428,15 @@ def board_mails(
     # " **": the mail carries a comment to read (as pbmserv marks it).
     subject = f"{view.subject} **" if comment else view.subject
     players = {a.lower() for a in (state.white.address, state.black.address) if a}
+    # A robot to answer: the mail waits a little for the robot's, which takes its place
+    # (app.outbox); not a new board's first mail, which says how to decline the game.
+    robot_next = (
+        state.active and state.to_move is not None and not new_board
+        and state.seat(state.to_move).userid.lower() in ROBOTS
+    )
     mails = [
         Reply(to=r, subject=subject, body=view.text, board=state.number, html=html,
-              solicited=asked[r.lower()])
+              solicited=asked[r.lower()], awaits_robot=robot_next)
         for r in recipients if r.lower() in players or not comment
     ]
     watching = [r for r in recipients if r.lower() not in players]
@@ -440,7 +447,7 @@ def board_mails(
         public_html = board_html(public.subject, [public.html])
         mails += [
             Reply(to=r, subject=public.subject, body=public.text, board=state.number,
-                  html=public_html, solicited=True)
+                  html=public_html, solicited=True, awaits_robot=robot_next)
             for r in watching
         ]
     return mails

@@ -68,6 +68,9 @@ class Reply:
     # The account whose logged-in command caused it: a mail to others counts against that
     # account's hourly budget too (app.budget). None: no command logged in.
     account: int | None = None
+    # A board mail sent while a robot is to answer on its board: held for a short wait
+    # (Config.robot_reply_wait) for the robot's board mail to take its place (app.outbox).
+    awaits_robot: bool = False
 
 
 

@@ -144,7 +144,12 @@ class Runner:
         hourly cap; how many mails go out now. A failed re-check rolls it all back."""
         with self.factory.begin() as session:
             apply(session, changes)
-            return self.outbox.enqueue(session, built, now) if built else 0
+            return self.enqueue(session, built, now) if built else 0
+
+    def enqueue(self, session: Session, built: Sequence[BuiltReply], now: datetime) -> int:
+        """Queue the built mail in the write transaction (:meth:`Outbox.enqueue`); how many
+        go out now. A runner whose mail is queued otherwise says so here."""
+        return self.outbox.enqueue(session, built, now)
 
 
 __all__ = ["ATTEMPTS", "Operation", "Ran", "Runner", "Work"]
