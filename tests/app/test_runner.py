@@ -121,4 +121,3 @@ def _play(game: Game, ply: int, now: datetime) -> None:
         move = str(state.position.legal_moves()[0])
         request = Play.parse(101, seat.id, seat.userid, move)
         apply(session, decide_move(snapshot, request, now).changes)
-
