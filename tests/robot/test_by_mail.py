@@ -322,6 +322,38 @@ def test_a_turn_against_a_robot_is_one_mail_with_both_moves(site: Site) -> None:
             break
 
 
+def test_a_robot_slower_than_the_wait_sends_its_own_mail(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """robot1 thinks longer than the wait: alice's board mail goes alone when the wait is
+    over, and the robot's answer comes as a mail of its own after it."""
+    restart_with(site, robot_reply_wait=0.5)
+    number = challenge(site, "alice", "robot1")
+    thinking = threading.Event()
+    release = threading.Event()
+    real = robots.think
+
+    def slow_think(*args: Any, **kwargs: Any) -> Any:
+        thinking.set()
+        release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(robots, "think", slow_think)
+    before = len(site.mails_to_alice(number))
+    move = Position().legal_moves()[0]
+    try:
+        [mine] = site.send(f"emergo move {number} alice {PASSWORD} {move}#1")
+        assert thinking.wait(30)
+    finally:
+        release.set()
+    assert f"alice played {move} (move 1)." in text(mine)
+    assert "robot1 played" not in text(mine)
+    site.wait_for_turn(number, "white")
+    mails = site.mails_to_alice(number)
+    assert len(mails) == before + 2
+    assert "robot1 played" in text(mails[-1])
+
+
 @pytest.mark.slow
 def test_a_fast_game_against_robot1_never_meets_the_hourly_cap(site: Site) -> None:
     """alice mails each of her moves against robot1 as soon as it is her turn, 70 moves of
