@@ -160,6 +160,10 @@ class Config:
     # The web console at /admin (pbm_emergo.web.console): the file of its operators, made
     # by ``pbm-emergo admin console-user NAME``. None: no console.
     console_users_file: Path | None = None
+    # How long a board mail to a robot's opponent waits for the robot's answer, in seconds:
+    # an answer within it takes the mail's place, so a turn against a robot is one mail
+    # (pbm_emergo.app.outbox). 0: every board mail goes at once.
+    robot_reply_wait: float = 30.0
 
     def __post_init__(self) -> None:
         if self.smtputf8 not in SMTPUTF8_SETTINGS:
@@ -180,6 +184,8 @@ class Config:
             raise ValueError("inbox_processed_days must be 0 (kept for good) or more")
         if not self.credential_cache_seconds >= 0:
             raise ValueError("credential_cache_seconds must be 0 or more")
+        if not self.robot_reply_wait >= 0:
+            raise ValueError("robot_reply_wait must be 0 or more")
         if self.listen_protocol not in LISTEN_PROTOCOLS:
             raise ValueError(f"listen_protocol must be one of {', '.join(LISTEN_PROTOCOLS)}, "
                              f"not {self.listen_protocol!r}")

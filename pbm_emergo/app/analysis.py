@@ -26,13 +26,15 @@ from typing import TYPE_CHECKING
 
 from pbm_emergo.app.boards import load_state, result_sentence
 from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.runner import Operation, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import analyses, games
-from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
-from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
-from pbm_emergo.game.board_changes import AnalysisRequested
+from pbm_emergo.db.session import Session, SessionFactory
+from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.board_changes import AnalysisFinished, AnalysisRequested
 from pbm_emergo.robot.analysis import MoveVerdict, Report, men, moves_analysed
 from pbm_emergo.rules import MoveError, render_board
 from pbm_emergo.views.picture import board_picture
@@ -220,23 +222,21 @@ class _Job:
     nodes: list[int] = field(default_factory=lambda: [0])
 
 
-class AnalysisRunner:
+class AnalysisRunner(Runner):
     """Makes the analyses waiting, one move a :meth:`step`, in turn by player; the robots'
-    runner calls :meth:`step` between its answers. ``queue`` puts a mail in the outbox.
-    Nothing is kept but the board in progress: after a restart it is started again."""
+    runner calls :meth:`step` between its answers. A finished analysis is stored and mailed
+    as a :class:`~pbm_emergo.app.runner.Runner` does (:func:`answered`). Nothing is kept but
+    the board in progress: after a restart it is started again."""
 
     def __init__(
         self,
         factory: SessionFactory,
         config: Config,
-        queue: Callable[[Session, Reply], int],
-        clock: Callable[[], datetime],
+        *,
+        outbox: Outbox | None = None,
+        clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        self.factory = factory
-        self.reads = read_sessions(factory)
-        self.config = config
-        self.queue = queue
-        self.clock = clock
+        super().__init__(factory, config, outbox=outbox, clock=clock)
         self.job: _Job | None = None
         # Player id -> when an analysis of theirs was last taken up (a count).
         self.last_served: dict[int, int] = {}
@@ -259,10 +259,8 @@ class AnalysisRunner:
             log.error("board %d cannot be analysed: %s", job.number, err)
         self.job = None
         report = Report(tuple(job.done), job.nodes[0], time.perf_counter() - job.started)
-        try:
-            sent = self._store(job.number, report)
-        except Conflict:
-            sent = 0
+        ran = self.perform(answered(job.number, report))
+        sent = len(ran.work.replies) if ran.work is not None else 0
         log.info("analysis of board %d: %d moves, %d nodes, %.1f s, %d mails", job.number,
                  len(report.verdicts), report.nodes, report.seconds, sent)
         return 1
@@ -291,30 +289,30 @@ class AnalysisRunner:
         return _Job(first.board_number, first.player_id, verdicts, time.perf_counter(),
                     nodes=nodes)
 
-    def _store(self, number: int, report: Report) -> int:
-        return _store(self.factory, self.queue, number, report, self.clock())
 
 
-@write_turn
-def _store(
-    factory: SessionFactory,
-    queue: Callable[[Session, Reply], int],
-    number: int,
-    report: Report,
-    now: datetime,
-) -> int:
-    """Store the board's analysis with the first request waiting for it, mark the others
-    answered, and queue a mail for each; how many mails."""
-    with factory.begin() as session:
+def answered(number: int, report: Report) -> Operation:
+    """The runner's operation that answers the requests waiting for board ``number``'s
+    analysis: stored with the first of them, the others marked answered (each re-checked to
+    be still waiting), and a mail for each, rendered before the write transaction."""
+
+    def operation(session: Session, now: datetime) -> Work | None:
         board = games.get_board(session, number)
         waiting = analyses.queued(session, number)
         if board is None or not waiting:
-            return 0
+            return None
         data = report.to_data()
-        for index, waiter in enumerate(waiting):
-            analyses.finish(session, waiter.id, data if index == 0 else None, now)
-            queue(session, compose(session, board, report, waiter.address))
-        return len(waiting)
+        return Work(
+            tuple(
+                AnalysisFinished(waiter.id, data if index == 0 else None, now)
+                for index, waiter in enumerate(waiting)
+            ),
+            tuple(compose(session, board, report, waiter.address) for waiter in waiting),
+        )
+
+    return operation
 
 
-__all__ = ["DAY", "AnalysisRunner", "compose", "request", "seconds_per_move", "subject"]
+__all__ = [
+    "DAY", "AnalysisRunner", "answered", "compose", "request", "seconds_per_move", "subject",
+]

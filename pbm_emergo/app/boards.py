@@ -46,6 +46,7 @@ from pbm_emergo.game.sentences import (
     status_sentence,
     undo_first_move,
 )
+from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Position, Termination, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
@@ -443,9 +444,15 @@ def board_mails(
         None if state.active
         else record_attachment(state, ctx.config.address, options_text(state))
     )
+    # A robot to answer: the mail waits a little for the robot's, which takes its place
+    # (app.outbox); not a new board's first mail, which says how to decline the game.
+    robot_next = (
+        state.active and state.to_move is not None and not new_board
+        and state.seat(state.to_move).userid.lower() in ROBOTS
+    )
     mails = [
         Reply(to=r, subject=subject, body=view.text, board=state.number, html=html,
-              solicited=asked[r.lower()], attachment=record)
+              solicited=asked[r.lower()], attachment=record, awaits_robot=robot_next)
         for r in recipients if r.lower() in players or not comment
     ]
     watching = [r for r in recipients if r.lower() not in players]
@@ -456,7 +463,8 @@ def board_mails(
         public_html = board_html(public.subject, [public.html])
         mails += [
             Reply(to=r, subject=public.subject, body=public.text, board=state.number,
-                  html=public_html, solicited=True, attachment=record)
+                  html=public_html, solicited=True, attachment=record,
+                  awaits_robot=robot_next)
             for r in watching
         ]
     return mails

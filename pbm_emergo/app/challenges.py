@@ -150,7 +150,7 @@ def challenge(
     note_challenge(ctx, challenged)
     # The board takes the next number; the write re-checks that nobody took it first
     # (run inside the write transaction, nobody can).
-    number = games.last_board_number(ctx.session, lock=ctx.apply_at_once) + 1
+    number = games.last_board_number(ctx.session, lock=ctx.locks) + 1
     now = ctx.now
     ctx.write(BoardCreated(
         number, white.id, black.id, now, rated=options.rated,

@@ -6,18 +6,39 @@ from dataclasses import dataclass, field
 
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
+from pbm_emergo.db.apply import apply
 from pbm_emergo.game.requests import Request
 from pbm_emergo.game.words import Known
 
 
 @dataclass
 class Context(UnitOfWork):
-    """A unit of work run for the command lines of one mail: what masking found of them."""
+    """A unit of work run for the command lines of one mail: what masking found of them.
+
+    ``in_order``: the mail runs inside its write transaction (a ``multiple`` mail, whose
+    lines each see the lines before them, or one that lost its race to other mails
+    several times: :class:`pbm_emergo.mail.worker.InboxWorker`); ``session`` is that
+    transaction and each line's writes are applied when the line has finished
+    (:meth:`apply_line`)."""
 
     # The userids and boards of the mail's command lines that exist (see masking).
     known: Known = field(default_factory=Known)
     # True while running the lines of a `multiple` mail.
     in_multiple: bool = False
+    in_order: bool = False
+    applied: int = 0  # how many of ``writes`` were applied (in_order)
+
+    @property
+    def locks(self) -> bool:
+        return self.in_order
+
+    def apply_line(self) -> None:
+        """In order: apply the writes of the line just run, in the write transaction."""
+        if not self.in_order:
+            return
+        apply(self.session, self.writes[self.applied :])
+        self.applied = len(self.writes)
+        self.session.flush()
 
 
 def usage_error(request: Request, reason: str | None = None) -> Refused:

@@ -111,7 +111,7 @@ class LineOutcome:
 
 def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
     """Run one command line; errors become an error text, never an exception (a Conflict
-    while applying writes at once goes up: the whole mail starts over)."""
+    while applying a line's writes in order goes up: the whole mail starts over)."""
     ctx.masked_line = language.masked(line, ctx.known)
     notices_before = len(ctx.notices)
     writes_before = len(ctx.writes)
@@ -135,7 +135,7 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         ctx.notices[notices_before:] = ctx.budget.within(ctx.notices[notices_before:])
         replies = ctx.budget.within(err.replies) + ctx.notices[notices_before:]
         _write_charged(ctx, spent_before)
-        ctx.apply_pending()
+        ctx.apply_line()
         return LineOutcome(
             line=ctx.masked_line,
             ok=False,
@@ -149,7 +149,7 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
             replies=ctx.budget.tagged(replies),
             start_here=isinstance(err, NoCommand),
         )
-    ctx.apply_pending()
+    ctx.apply_line()
     return LineOutcome(
         line=ctx.masked_line,
         ok=True,
@@ -212,16 +212,16 @@ def error_text(err: Refused, line: str, *, folded: bool = False) -> str:
 
 def dispatch(
     session: Session, mail: CommandMail, config: Config, now: datetime,
-    *, language: Language, text: MailCommands, apply_at_once: bool = False,
+    *, language: Language, text: MailCommands, in_order: bool = False,
 ) -> tuple[list[Reply], list[Write]]:
     """Run the command(s) of one mail, as read on receipt (``text``), each line made a
-    request by ``language``: every reply it causes, and the writes to store (none left with
-    ``apply_at_once``: then ``session`` is the write transaction and each command's writes
-    are applied as it finishes)."""
+    request by ``language``: every reply it causes, and the writes to store (none left
+    ``in_order``: then ``session`` is the write transaction and each command's writes are
+    applied as it finishes: :class:`~pbm_emergo.app.context.Context`)."""
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
         sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
-        apply_at_once=apply_at_once,
+        in_order=in_order,
     )
     # What may be shown of the command lines, and what must be kept out of every reply.
     lines = text.echoed

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.boards import board_link, board_mails
 from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
+from pbm_emergo.app.context import Context
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
@@ -611,10 +612,12 @@ def list_events(ctx: UnitOfWork) -> Result:
 
 
 def advance_events(session: Session, config: Config, now: datetime) -> list[Reply]:
-    """The scheduler's step for events (in the caller's write transaction): start the ones
-    due, take the results of the games that ended, open the next rounds, finish the ones
-    played out."""
-    ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
+    """The scheduler's step for events: start the ones due, take the results of the games
+    that ended, open the next rounds, finish the ones played out. It runs inside the
+    caller's write transaction, as a ``multiple`` mail does (:class:`Context`, in order):
+    each stage reads what the stage before it wrote (a round's boards, then its pairings),
+    its writes applied as it ends."""
+    ctx = Context(session=session, config=config, now=now, in_order=True)
     replies: list[Reply] = []
     for event in events.due_events(session):
         name = event.name
@@ -626,13 +629,26 @@ def advance_events(session: Session, config: Config, now: datetime) -> list[Repl
                     found = start_event(ctx, event) if _due_to_start(session, event, now) else []
                 else:
                     found = _advance(ctx, event)
-                ctx.apply_pending()
+                ctx.apply_line()
         except Exception:  # noqa: BLE001
             log.exception("event %s: not advanced, tried again next time", name)
             ctx.applied = len(ctx.writes)
             continue
         replies += found
     return replies
+
+
+def start_now(session: Session, config: Config, now: datetime, name: str) -> Result:
+    """``pbm-emergo admin event start NAME``: open the event's first round now, inside the
+    caller's write transaction as :func:`advance_events` runs."""
+    ctx = Context(session=session, config=config, now=now, in_order=True)
+    event = require_event(session, name)
+    if event.status != EVENT_OPEN:
+        raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
+    replies = start_event(ctx, event)
+    ctx.apply_line()
+    session.refresh(event)
+    return Result(summary=f"the event {event.name} is {event.status}", replies=replies)
 
 
 def _due_to_start(session: Session, event: Event, now: datetime) -> bool:
@@ -643,7 +659,7 @@ def _due_to_start(session: Session, event: Event, now: datetime) -> bool:
     return False
 
 
-def start_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
+def start_event(ctx: Context, event: Event) -> list[Reply]:
     """Open the event's first round (robots fill the empty places first, with ``--robots
     fill``); an event that cannot be played (fewer than two players) is cancelled, and
     its players told."""
@@ -651,11 +667,11 @@ def start_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
 
     if event.robots != ROBOTS_NONE:
         fill_with_robots(ctx, event)
-        ctx.apply_pending()
+        ctx.apply_line()
     entered = [(e, p) for e, p in events.entries(ctx.session, event.id) if e.withdrawn_at is None]
     if len(entered) < 2:
         ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_CANCELLED, ctx.now))
-        ctx.apply_pending()
+        ctx.apply_line()
         return _tell_all(
             ctx,
             event,
@@ -665,13 +681,13 @@ def start_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
     if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e, _ in entered):
         _assign_divisions(ctx, event, entered)
     ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_RUNNING, ctx.now))
-    ctx.apply_pending()
+    ctx.apply_line()
     ctx.session.refresh(event)
     return _open_round(ctx, event, 1)
 
 
 def _assign_divisions(
-    ctx: UnitOfWork, event: Event, entered: Sequence[tuple[EventEntry, Player]]
+    ctx: Context, event: Event, entered: Sequence[tuple[EventEntry, Player]]
 ) -> None:
     """A first season's divisions, by rating (a division is ``max_players`` strong)."""
     ranked = sorted(entered, key=lambda ep: (-ep[1].rating, ep[0].seed))
@@ -680,7 +696,7 @@ def _assign_divisions(
     ctx.write(DivisionsSet(event.id, tuple(
         (player, number) for number, members in enumerate(divisions, 1) for player in members
     )))  # fmt: skip
-    ctx.apply_pending()
+    ctx.apply_line()
 
 
 def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
@@ -791,7 +807,7 @@ def _round_winners(
     return winners
 
 
-def _open_round(ctx: UnitOfWork, event: Event, number: int) -> list[Reply]:
+def _open_round(ctx: Context, event: Event, number: int) -> list[Reply]:
     """Open round ``number``: its boards, and each player's board mail. A game against a
     player who withdrew is won by the other without a board."""
     planned = _plan(ctx, event, number)
@@ -801,7 +817,7 @@ def _open_round(ctx: UnitOfWork, event: Event, number: int) -> list[Reply]:
 
 
 def _open_games(
-    ctx: UnitOfWork, event: Event, number: int, planned: Sequence[PairingPlanned]
+    ctx: Context, event: Event, number: int, planned: Sequence[PairingPlanned]
 ) -> list[Reply]:
     _, withdrawn, _ = _active_ids(ctx, event)
     stored: list[PairingPlanned] = []
@@ -826,14 +842,14 @@ def _open_games(
             blocked_rule="loss", nag_days=event.nag_days, forfeit_days=event.forfeit_days,
             total_days=event.total_days, event_id=event.id, event_round=number,
         ))  # fmt: skip
-        ctx.apply_pending()
+        ctx.apply_line()
         boards.append(board)
         stored.append(PairingPlanned(
             game.white_id, game.black_id, board, None, game.division, game.game
         ))  # fmt: skip
     expected = number if event.current_round == number else number - 1
     ctx.write(RoundOpened(event.id, number, ctx.now, tuple(stored), expected))
-    ctx.apply_pending()
+    ctx.apply_line()
     replies: list[Reply] = []
     for number_ in boards:
         board_row = games.get_board(ctx.session, number_)
@@ -851,7 +867,7 @@ def _open_games(
     return replies
 
 
-def _advance(ctx: UnitOfWork, event: Event) -> list[Reply]:
+def _advance(ctx: Context, event: Event) -> list[Reply]:
     """Take the results of the event's games that ended; when the round is over, open the
     next one (or a knock-out's deciders), or finish the event."""
     found = events.pairings(ctx.session, event.id)
@@ -865,7 +881,7 @@ def _advance(ctx: UnitOfWork, event: Event) -> list[Reply]:
             )
             ctx.write(PairingDecided(pairing.id, result))
             decided[pairing.id] = result
-    ctx.apply_pending()
+    ctx.apply_line()
     if decided:
         # The results as stored, for the round's end and the next round's pairings.
         for pairing, _ in found:
@@ -886,15 +902,15 @@ def _advance(ctx: UnitOfWork, event: Event) -> list[Reply]:
         if deciders:
             return _open_games(ctx, event, number, deciders)
     ctx.write(RoundFinished(event.id, number, ctx.now))
-    ctx.apply_pending()
+    ctx.apply_line()
     return _open_round(ctx, event, number + 1)
 
 
-def _finish(ctx: UnitOfWork, event: Event) -> list[Reply]:
+def _finish(ctx: Context, event: Event) -> list[Reply]:
     """The event is played out: every player gets the final table; a league opens its next
     season."""
     ctx.write(EventStatusSet(event.id, EVENT_RUNNING, EVENT_FINISHED, ctx.now))
-    ctx.apply_pending()
+    ctx.apply_line()
     ctx.session.refresh(event)
     view = event_view(ctx.session, event, ctx.config)
     winner = view.winner or "nobody"
@@ -905,7 +921,7 @@ def _finish(ctx: UnitOfWork, event: Event) -> list[Reply]:
     return replies
 
 
-def _next_season(ctx: UnitOfWork, event: Event, view: EventView) -> list[Reply]:
+def _next_season(ctx: Context, event: Event, view: EventView) -> list[Reply]:
     """The league's next season, open at once, with this season's players moved up and
     down; it starts when the scheduler next looks (its start time is now)."""
     _, withdrawn, _ = _active_ids(ctx, event)
@@ -920,13 +936,13 @@ def _next_season(ctx: UnitOfWork, event: Event, view: EventView) -> list[Reply]:
         total_days=event.total_days, robots=ROBOTS_NONE, rated=event.rated,
         league=league, season=season,
     ))  # fmt: skip
-    ctx.apply_pending()
+    ctx.apply_line()
     new = events.by_name(ctx.session, name)
     assert new is not None
     for number, members in enumerate(divisions, 1):
         for player in members:
             ctx.write(EntryAdded(new.id, player, ctx.now, None, division=number))
-    ctx.apply_pending()
+    ctx.apply_line()
     moves = []
     for number, members in enumerate(divisions, 1):
         for player in members:

@@ -71,6 +71,9 @@ class Reply:
     account: int | None = None
     # A file sent with it (the game record of a finished board): multipart/mixed.
     attachment: Attachment | None = None
+    # A board mail sent while a robot is to answer on its board: held for a short wait
+    # (Config.robot_reply_wait) for the robot's board mail to take its place (app.outbox).
+    awaits_robot: bool = False
 
 
 

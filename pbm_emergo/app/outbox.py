@@ -6,8 +6,10 @@ dead-lettered mail's notice) hands them to one :class:`Outbox`, as Mailman's run
 put their mail in one queue. It builds each reply into mail bytes (the same mail to several
 people built once and readdressed), and queues them within the per-address cap: a reply
 over the cap is held and sent in a later hour, never dropped, and the address gets one
-notice that it reached the limit. The outbox sender (:mod:`pbm_emergo.mail.outbound`)
-delivers what is queued.
+notice that it reached the limit. A board mail sent while a robot is to answer waits a
+little for the robot's board mail, which takes its place: one mail a turn against a robot
+(:meth:`Outbox.enqueue`). The outbox sender (:mod:`pbm_emergo.mail.outbound`) delivers what
+is queued.
 
 Building renders; queueing writes. Build before the write transaction where the replies are
 known before it, and queue inside it, in the same transaction as the changes the replies
@@ -142,9 +144,18 @@ class Outbox:
         inbound_id: int | None = None,
         charged_to: str = "",
         sender: str | None = None,
+        takes_over_held: bool = False,
+        capped: bool = True,
     ) -> int:
         """Put built replies in the outbox, within the per-address cap; returns how many
         mails go out now.
+
+        A board mail to a robot's opponent (:attr:`Reply.awaits_robot`) is held for
+        ``Config.robot_reply_wait`` seconds; with ``takes_over_held`` (the robots' board
+        mails) a reply takes the place of the mail held for the same address and board,
+        which then goes at once as this reply: one mail a turn against a robot, counted
+        once against the cap. ``capped`` False (the operator's mail): no reply is held by
+        the cap.
 
         One query counts what each address got in the last hour. The reply that reaches the
         cap brings one "reply limit reached" notice (threaded like the replies:
@@ -157,26 +168,40 @@ class Outbox:
         (as in :meth:`build_all`).
 
         """
-        sent = outbox.replies_sent_to_each(
-            session, [b.recipient for b in replies], now - RATE_WINDOW
+        queued = 0
+        if takes_over_held:
+            left = []
+            for built in replies:
+                if built.reply.board is not None and outbox.take_over_held(
+                    session, built.reply.board, built.recipient, built.raw, now,
+                    message_id=built.message_id, subject=built.subject,
+                ):
+                    queued += 1
+                else:
+                    left.append(built)
+            replies = left
+        sent = (
+            outbox.replies_sent_to_each(
+                session, [b.recipient for b in replies], now - RATE_WINDOW
+            )
+            if capped else {}
         )
         rows: list[dict[str, Any]] = []
-        queued = 0
         for built in replies:
             payer = charged_to if budget.charged(built.reply, charged_to) else None
             threaded = answers_sender(built.recipient, sender)
             queued += self._rows(
                 built, now, in_reply_to if threaded else None,
                 references if threaded else (), inbound_id, sent, rows, payer,
-                built.reply.account if payer else None,
-
+                built.reply.account if payer else None, capped=capped,
             )
         outbox.queue_outbound(session, rows)
         return queued
 
     def queue(self, session: Session, reply: Reply) -> int:
-        """Build and queue a reply that answers no mail (reminders, timeouts, robots' and
-        analyses' mail, support cases), at the clock's time; how many mails go out now."""
+        """Build and queue a reply that answers no mail, at the clock's time, in the caller's
+        write transaction; how many mails go out now. (The runners build theirs before the
+        write transaction: :class:`pbm_emergo.app.runner.Runner`.)"""
         now = self.clock()
         built = self.build(reply, now)
         return 0 if built is None else self.enqueue(session, [built], now)
@@ -192,6 +217,8 @@ class Outbox:
         rows: list[dict[str, Any]],
         charged_to: str | None,
         charged_account: int | None,
+        *,
+        capped: bool = True,
     ) -> int:
         """Add one reply's outbox rows to ``rows``, counting it in ``sent`` (recipient ->
         mails this hour); returns how many go out now (a held reply goes later)."""
@@ -199,7 +226,7 @@ class Outbox:
         sent_recently = sent.get(recipient, 0)
         limit = max(1, self.config.reply_limit)
         queued = 0
-        if sent_recently == limit:
+        if capped and sent_recently == limit:
             # The one notice goes out; the reply itself is held like the ones after it.
             notice = reply_mail(
                 Reply(
@@ -226,11 +253,20 @@ class Outbox:
                 )
             )
             queued, sent_recently = 1, sent_recently + 1
-        over = sent_recently - limit  # 1 for the first reply held
+        over = sent_recently - limit if capped else 0  # 1 for the first reply held
         sent[recipient] = sent_recently + 1
         # A held reply waits for a later hour (at most ``limit`` of them due in each), never
         # dropped: a player's own board mail must arrive even when others flooded them.
         due = now + RATE_WINDOW * -(-over // limit) if over > 0 else None
+        note = (
+            f"held: more than {limit} mails to this address in an hour; "
+            f"sent from {due:%Y-%m-%d %H:%M} UTC" if due is not None else None
+        )
+        wait = self.config.robot_reply_wait
+        if due is None and built.reply.awaits_robot and wait > 0:
+            # The robot's answer takes its place if it comes within the wait (one mail a
+            # turn); else it goes alone then.
+            due, note = now + timedelta(seconds=wait), outbox.AWAITING_ROBOT
         rows.append(
             outbox.outbound_row(
                 recipient,
@@ -241,16 +277,15 @@ class Outbox:
                 board_number=built.reply.board,
                 inbound_id=inbound_id,
                 status=OUTBOUND_PENDING,
-                last_error=(
-                    f"held: more than {limit} mails to this address in an hour; "
-                    f"sent from {due:%Y-%m-%d %H:%M} UTC" if due is not None else None
-                ),
+                last_error=note,
                 charged_to=charged_to,
                 charged_account=charged_account,
                 due=due,
                 secret=built.reply.secret,
             )
         )
+        if note == outbox.AWAITING_ROBOT:
+            return queued
         if due is not None:
             log.warning("reply to %s held until %s: more than %d an hour", recipient,
                         f"{due:%H:%M}", limit)

@@ -42,14 +42,14 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.analysis import AnalysisRunner
-from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.outbox import BuiltReply, Outbox
 from pbm_emergo.app.play import Turn, robot_action
 from pbm_emergo.app.results import Refused
+from pbm_emergo.app.runner import Operation, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
-from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
-from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
+from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import RobotGamesUnderLimit
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
@@ -275,49 +275,41 @@ def _score_for_robot(position: Position, task: Task, seconds: float, think_with:
 # --- storing what the robot did ---------------------------------------------------------
 
 
-@write_turn
-def store(
-    factory: SessionFactory,
-    config: Config,
-    queue: Callable[[Session, Reply], int],
-    task: Task,
-    action: Action,
-    now: datetime,
-) -> bool:
-    """Store ``action`` through the game operations and queue its board mails, in one write
-    transaction (at the process's own priority: :func:`write_turn`); False (and nothing
-    stored) when the board moved on meanwhile."""
-    try:
-        with factory.begin() as session:
-            board = games.get_board(session, task.number)
-            if board is None or board.status != BOARD_ACTIVE or board.ply != task.ply:
-                return False
-            robot = board.white_player if task.robot_side == 0 else board.black_player
-            if robot.id != task.robot_id:
-                return False
-            ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
-            if action.kind == "move" and board.to_move != (
-                "white" if task.robot_side == 0 else "black"
-            ):
-                return False
-            turn = Turn(ctx, board, robot, with_queue=action.kind == "move")
-            if action.kind not in ("move", "resign"):
-                open_kinds = {v.kind for v in turn.state.votes if v.player_id != robot.id}
-                if task.kind not in open_kinds:
-                    return False
-            result = robot_action(turn, action.kind, action.notation)
-            ctx.apply_pending()
-            for reply in result.replies:
-                queue(session, reply)
-    except Conflict:
-        return False
-    log.info("%s on board %d: %s %s", task.robot, task.number, action.kind, action.notation)
-    return True
+def answering(config: Config, task: Task, action: Action) -> Operation:
+    """The runner's operation that stores ``action`` (:class:`~pbm_emergo.app.runner.Runner`):
+    the board read again and checked to be where ``task`` found it, the robot's action
+    decided by the same game operations as a person's mail (so its board mails look like
+    anyone's) and its board mails rendered, all in a reading session; None when the board
+    moved on meanwhile. The changes re-check the move count, so a move that comes after
+    this read conflicts in the write."""
+
+    def operation(session: Session, now: datetime) -> Work | None:
+        board = games.get_board(session, task.number)
+        if board is None or board.status != BOARD_ACTIVE or board.ply != task.ply:
+            return None
+        robot = board.white_player if task.robot_side == 0 else board.black_player
+        if robot.id != task.robot_id:
+            return None
+        if action.kind == "move" and board.to_move != (
+            "white" if task.robot_side == 0 else "black"
+        ):
+            return None
+        ctx = UnitOfWork(session=session, config=config, now=now)
+        turn = Turn(ctx, board, robot, with_queue=action.kind == "move")
+        if action.kind not in ("move", "resign"):
+            open_kinds = {v.kind for v in turn.state.votes if v.player_id != robot.id}
+            if task.kind not in open_kinds:
+                return None
+        result = robot_action(turn, action.kind, action.notation)
+        return Work(tuple(ctx.writes), tuple(result.replies), result.summary)
+
+    return operation
 
 
-class RobotRunner:
-    """Finds robot work in the database, thinks, and stores the answers; ``queue`` puts each
-    board mail in the outbox (:mod:`pbm_emergo.ops.robot_process` runs it in the server).
+class RobotRunner(Runner):
+    """Finds robot work in the database, thinks, and stores the answers as a
+    :class:`~pbm_emergo.app.runner.Runner` (:func:`answering`), their board mails queued
+    through ``outbox`` (:mod:`pbm_emergo.ops.robot_process` runs it in the server).
 
     The boards waiting are taken one at a time in turn by player (:meth:`in_turn`), and
     looked over again between answers (:meth:`look_again`)."""
@@ -326,22 +318,17 @@ class RobotRunner:
         self,
         factory: SessionFactory,
         config: Config,
-        queue: Callable[[Session, Reply], int],
         *,
+        outbox: Outbox | None = None,
         clock: Callable[[], datetime] = utcnow,
         seconds: float | None = None,
         think_with: Think | None = None,
         poll_seconds: float = 1.0,
     ) -> None:
-        self.factory = factory
-        self.reads = read_sessions(factory)
-        self.config = config
-        self.clock = clock
+        super().__init__(factory, config, outbox=outbox, clock=clock)
         self.seconds = robot_seconds() if seconds is None else seconds
         self.think_with = think_with
         self.poll_seconds = poll_seconds
-        # Puts a board mail in the outbox (`app.outbox.Outbox.queue`, given by the server).
-        self.queue = queue
         # Tasks whose answer the game refused: not tried again (it would refuse
         # again) until the board changes.
         self.refused: set[tuple[int, int, str]] = set()
@@ -356,7 +343,13 @@ class RobotRunner:
         self.looked_at = 0.0
         self.look_seconds = 0.0
         # The analyses of finished games, one move between two robot answers.
-        self.analyses = AnalysisRunner(factory, config, queue, clock)
+        self.analyses = AnalysisRunner(factory, config, outbox=self.outbox, clock=clock)
+
+    def enqueue(self, session: Session, built: Sequence[BuiltReply], now: datetime) -> int:
+        """A robot's board mail takes the place of the board mail held for its answer
+        (:meth:`Outbox.enqueue`): the opponent gets one mail for their move and the
+        robot's."""
+        return self.outbox.enqueue(session, built, now, takes_over_held=True)
 
     def in_turn(self, waiting: Sequence[Waiting]) -> list[Waiting]:
         """The boards waiting, in the order the robots take them: of the player the robots
@@ -429,7 +422,7 @@ class RobotRunner:
             if stopping is not None and stopping.is_set():
                 break  # stopping: the task is found again after the restart
             try:
-                stored = store(self.factory, self.config, self.queue, task, action, self.clock())
+                stored = self.perform(answering(self.config, task, action)).stored
             except Refused as err:
                 log.error("%s on board %d: %s refused: %s", task.robot, task.number,
                           action.kind, err.reason)
@@ -438,6 +431,9 @@ class RobotRunner:
             else:
                 log.debug("board %d: %s thought %.2f s", task.number, task.robot,
                           time.perf_counter() - started)
+                if stored:
+                    log.info("%s on board %d: %s %s", task.robot, task.number, action.kind,
+                             action.notation)
             done += stored
             if not stored:
                 tried.add((task.number, task.ply))

@@ -1,11 +1,13 @@
 """The operator's support cases: a new password, a lock-out lifted, a board resigned or
 adjudicated, a player deleted or merged into another.
 
-``pbm-emergo admin`` runs each in a unit of work that applies at once (its session is the
-write transaction, as the scheduler's is) and mails the replies through the outbox. Every
-case takes the operator's ``reason``, which the mails to the players carry and the command
-line logs. A case the server cannot carry out raises :class:`Refused` with what to do
-instead.
+``pbm-emergo admin`` runs each through :func:`run_case`, as the scheduler runs its timed
+work (:class:`pbm_emergo.app.runner.Runner`): the case reads, decides and renders in a
+reading session, then one short write transaction stores its changes (each re-checking
+what the case read: a move meanwhile conflicts, and the case starts over from a fresh
+read) and queues its mails through the outbox. Every case takes the operator's
+``reason``, which the mails to the players carry and the command line logs. A case the
+server cannot carry out raises :class:`Refused` with what to do instead.
 
 Board results go through the same steps as the players' own
 (:func:`pbm_emergo.app.boards.finish_game`): rated as any game end, the final board mail to
@@ -18,21 +20,24 @@ from __future__ import annotations
 
 import dataclasses
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from pbm_emergo.app.addresses import CODE_ALPHABET
 from pbm_emergo.app.boards import board_mails, other_side
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import Outbox
+from pbm_emergo.app.outbox import BuiltReply
 from pbm_emergo.app.play import Turn, resign_all
 from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.runner import Ran, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, players, support
+from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
-from pbm_emergo.db.session import SessionFactory
+from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.account_changes import (
     AccountClosed,
@@ -44,6 +49,9 @@ from pbm_emergo.game.account_changes import (
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
+
+if TYPE_CHECKING:
+    from pbm_emergo.config import Config
 
 # A new password: 12 characters of the confirmation codes' alphabet (60 random bits), in
 # groups of four, easy to copy from a mail.
@@ -365,13 +373,42 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
     )
 
 
+# --- running a case ------------------------------------------------------------------------
+
+
+def run_case(
+    factory: SessionFactory, config: Config, case: Callable[[UnitOfWork], Result],
+    now: datetime,
+) -> tuple[Result | None, Ran]:
+    """Run one support case (``case`` of a unit of work, at ``now``) as a runner's
+    operation: its result as last decided (None when given up after conflicts) and what
+    was stored and queued. A :class:`Refused` goes to the caller, nothing stored."""
+    decided: list[Result] = []
+
+    def operation(session: Session, at: datetime) -> Work:
+        ctx = UnitOfWork(session=session, config=config, now=at)
+        result = case(ctx)
+        decided[:] = [result]
+        return Work(tuple(ctx.writes), tuple(result.replies), result.summary)
+
+    ran = _SupportRunner(factory, config, clock=lambda: now).perform(operation, now=now)
+    return (None if ran.conflicted else decided[0]), ran
+
+
+class _SupportRunner(Runner):
+    """The operator's mail is never held by the hourly cap: a reset password or an
+    adjudication reaches the player now, however much mail they got this hour."""
+
+    def enqueue(self, session: Session, built: Sequence[BuiltReply], now: datetime) -> int:
+        return self.outbox.enqueue(session, built, now, capped=False)
+
+
 # --- carrying out a case -------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class CarriedOut:
-    """A case done: its result, and how many of its mails the outbox queued (the others
-    are held back by the hourly reply limit)."""
+    """A case done: its result, and how many of its mails the outbox queued."""
 
     result: Result
     mailed: int
@@ -384,7 +421,7 @@ class CarriedOut:
     def summary(self) -> str:
         """The result in one line, with its mails, as the command line and the console
         print it."""
-        held = f" ({self.held} held back by the hourly reply limit)" if self.held else ""
+        held = f" ({self.held} held back)" if self.held else ""
         return f"{self.result.summary}; {len(self.result.replies)} mail(s) queued{held}"
 
 
@@ -394,16 +431,13 @@ def carry_out(
     case: Callable[[UnitOfWork], Result],
     now: datetime | None = None,
 ) -> CarriedOut:
-    """Run one support ``case`` as the scheduler runs timed work: a unit of work whose
-    session is the write transaction, its writes applied, its mails queued in the outbox
-    in the same transaction. Raises :class:`Refused` (or the database's Conflict), and then
-    nothing changed. ``pbm-emergo admin`` and the web console both run their cases here."""
+    """Run one support ``case`` through the runner (:func:`run_case`). Raises
+    :class:`Refused`, or :class:`Conflict` when the board or player changed meanwhile on
+    every attempt; then nothing changed. ``pbm-emergo admin`` and the web console both run
+    their cases here."""
     now = utcnow() if now is None else now
     players.hash_at_configured_cost(config)  # a reset password is hashed as the server would
-    with sessions.begin() as session:
-        ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
-        result = case(ctx)
-        ctx.apply_pending()
-        outbox = Outbox(config, clock=lambda: now)
-        mailed = sum(outbox.queue(session, reply) for reply in result.replies)
-    return CarriedOut(result, mailed)
+    result, ran = run_case(sessions, config, case, now)
+    if result is None:
+        raise Conflict("the board or player changed meanwhile, again and again")
+    return CarriedOut(result, ran.queued)

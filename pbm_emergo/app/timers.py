@@ -1,6 +1,8 @@
 """Timed work on active boards: reminders (nag time) and losses on time.
 
-The server's scheduler calls :func:`scheduled` every half minute (see ``pbm_emergo.ops.server``).
+The server's scheduler runs :class:`Scheduler` every half minute (see ``pbm_emergo.ops.server``):
+:func:`scheduled` decides on one read of the boards, and each board's reminder or loss on
+time is stored in a short write transaction of its own.
 A board's clock runs from its last move (or its creation) while a player is to move:
 
 * after ``nag_days`` without a move, the player to move gets a reminder (Subject
@@ -32,7 +34,7 @@ A lock never stops the clock beyond the vacation allowance.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
@@ -50,13 +52,17 @@ from pbm_emergo.app.boards import (
 from pbm_emergo.app.clock import REMINDER_NOTICE, running, thinking_time
 from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.play import Turn
+from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import games, players, vacations
+from pbm_emergo.db import games, vacations
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.reads.reminders import reminder_delivery
+from pbm_emergo.db.session import SessionFactory
+from pbm_emergo.db.types import utcnow
 from pbm_emergo.db.vacations import Period
-from pbm_emergo.game.account_changes import VacationStarted
+from pbm_emergo.game.account_changes import ExpiredConfirmationsDropped, VacationStarted
 from pbm_emergo.game.board_changes import ReminderSent
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
@@ -67,30 +73,70 @@ if TYPE_CHECKING:
 
 
 class ScheduledTask(Protocol):
-    """Timed work (reminders, timeouts) as the server's scheduler runs it: every 30 seconds,
-    inside one transaction, mailing the replies it returns (:func:`scheduled`, or a test's)."""
+    """Timed work (reminders, timeouts) as the server's scheduler runs it every 30 seconds:
+    read in a reading session (no write lock), decided and rendered there, one
+    :class:`~pbm_emergo.app.runner.Work` a board (:func:`scheduled`, or a test's); the
+    :class:`Scheduler` stores each in a write transaction of its own."""
 
-    def __call__(self, session: Session, config: Config, now: datetime) -> list[Reply]: ...
+    def __call__(self, session: Session, config: Config, now: datetime) -> list[Work]: ...
 
 
-def scheduled(session: Session, config: Config, now: datetime) -> list[Reply]:
-    """Send the reminders that are due and forfeit the boards whose time ran out (in the
-    caller's write transaction: each board's changes are applied as it is handled); then
-    the daily digests due (:mod:`pbm_emergo.app.digests`)."""
-    ctx = UnitOfWork(session=session, config=config, now=now, apply_at_once=True)
-    replies: list[Reply] = []
+def scheduled(session: Session, config: Config, now: datetime) -> list[Work]:
+    """The reminders that are due and the losses on time of the boards whose time ran out,
+    decided on what ``session`` reads and rendered: one :class:`Work` a board that needs
+    one, each re-checking the move count it read (a move meanwhile voids it), the
+    forgetting of expired address codes, and the daily digests due
+    (:mod:`pbm_emergo.app.digests`)."""
+    ctx = UnitOfWork(session=session, config=config, now=now)
+    # Codes for addresses that nobody confirmed within their time are forgotten.
+    work = [Work((ExpiredConfirmationsDropped(now),))]
     # Only the boards that may need a look, their players in the same query.
     boards = games.boards_to_check(session, now)
-    # Codes for addresses that nobody confirmed within their time are forgotten.
-    players.drop_expired_confirmations(session, now)
     clocks = _Clocks.read(session, boards)
     for board in boards:
-        replies.extend(_check_board(ctx, board, clocks))
-        ctx.apply_pending()
+        before = len(ctx.writes)
+        replies = _check_board(ctx, board, clocks)
+        changes = tuple(ctx.writes[before:])
+        if changes or replies:
+            work.append(Work(changes, tuple(replies), f"board {board.number}"))
     # The daily digests due (notify digest).
-    replies.extend(send_digests(ctx))
-    ctx.apply_pending()
-    return replies
+    before = len(ctx.writes)
+    replies = send_digests(ctx)
+    changes = tuple(ctx.writes[before:])
+    if changes or replies:
+        work.append(Work(changes, tuple(replies), "digests"))
+    return work
+
+
+scheduled_work: ScheduledTask = scheduled
+
+
+class Scheduler(Runner):
+    """The runner of the timed work (``pbm-emergo serve``'s scheduler thread calls
+    :meth:`run_once`): one read of every board that may need a look (``scheduled``), then
+    each board's work stored in one short write transaction of its own with its mails
+    (:meth:`~pbm_emergo.app.runner.Runner.store`). A board whose work conflicts (a move
+    came meanwhile) is left as it is: the next run, half a minute later, looks at it
+    again."""
+
+    def __init__(
+        self,
+        factory: SessionFactory,
+        config: Config,
+        *,
+        scheduled: ScheduledTask | None = None,
+        outbox: Outbox | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        super().__init__(factory, config, outbox=outbox, clock=clock)
+        self.scheduled: ScheduledTask = scheduled_work if scheduled is None else scheduled
+
+    def run_once(self) -> int:
+        """Run the timed work due now; how many mails go out now."""
+        now = self.clock()
+        with self.reads() as session:
+            works = self.scheduled(session, self.config, now)
+        return sum(self.store(work, now).queued for work in works)
 
 
 class _Clocks:
@@ -204,7 +250,9 @@ def _remind(
     if address is None:
         return []
     number, now = board.number, ctx.now
-    ctx.write(ReminderSent(number, now))
+    ctx.write(
+        ReminderSent(number, now, expected_ply=board.ply, expected_last=board.last_reminder_at)
+    )
     # The board as after this reminder (its deadlines count from it).
     state = load_state(ctx.session, board).replace(last_reminder_at=now)
     view = board_view(state, link=board_link(ctx.config, number), now=ctx.now)

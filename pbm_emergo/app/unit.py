@@ -3,8 +3,9 @@
 Anything may open one: a mail's commands, the scheduler, the robots. It reads through
 ``session``; its writes wait in ``writes`` as typed changes (:mod:`pbm_emergo.game.changes`
 and its siblings: values, each re-checking what was read; no callable of the session)
-until the owner of the unit (the mail worker, the scheduler, the robots' runner) applies
-them (:func:`pbm_emergo.db.apply.apply`) in one short write transaction.
+until the owner of the unit (a :class:`pbm_emergo.app.runner.Runner`: the mail worker, the
+scheduler, the robots' runner ...) applies them (:func:`pbm_emergo.db.apply.apply`) in one
+short write transaction.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Write
 from pbm_emergo.app.secrets import Secrets
 from pbm_emergo.db import outbox
-from pbm_emergo.db.apply import apply
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
@@ -33,9 +33,7 @@ class UnitOfWork:
     ``session`` reads. A command does not write through it: it hands its changes to
     :meth:`write` (changes that re-check what the command read), and the caller applies
     them (:func:`pbm_emergo.db.apply.apply`) in one short write transaction after the
-    command has answered. With ``apply_at_once`` (the lines of a ``multiple`` mail, the
-    scheduler) the session is the write transaction itself and each command's writes are
-    applied when it has finished, so that the next command sees them.
+    command has answered.
     """
 
     session: Session
@@ -50,7 +48,6 @@ class UnitOfWork:
     # True only when our MTA found that the mail passed its From domain's DMARC (else SPF)
     # check: only such mail may lock out a registered address (app.lockout).
     sender_proven: bool = False
-    apply_at_once: bool = False
     # The command line as it may be shown back: only words known not to be secret.
     masked_line: str = ""
     # What no reply may contain: the hidden words, the passwords verified so far.
@@ -68,8 +65,6 @@ class UnitOfWork:
     password_failures: int = 0
     # The writes of the commands that succeeded, in order (see the class docstring).
     writes: list[Write] = field(default_factory=list)
-
-    applied: int = 0  # how many of ``writes`` were applied (apply_at_once)
     _budget: mail_budget.MailBudget | None = field(default=None, repr=False)
 
     @property
@@ -99,10 +94,8 @@ class UnitOfWork:
         """Store ``change`` with the command's answer (see the class docstring)."""
         self.writes.append(change)
 
-    def apply_pending(self) -> None:
-        """With ``apply_at_once``: apply the writes not applied yet, in the session."""
-        if not self.apply_at_once:
-            return
-        apply(self.session, self.writes[self.applied :])
-        self.applied = len(self.writes)
-        self.session.flush()
+    @property
+    def locks(self) -> bool:
+        """Whether ``session`` is the write transaction, so that a read may lock what its
+        change re-checks (a mail run in order: :class:`pbm_emergo.app.context.Context`)."""
+        return False

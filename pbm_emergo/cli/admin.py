@@ -832,10 +832,11 @@ def admin_merge_players(args: argparse.Namespace) -> int:
 
 
 def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> int:
-    """Run one support case as the scheduler runs timed work: a unit of work whose session
-    is the write transaction, its writes applied, its mails queued in the outbox in the
-    same transaction; then print its summary and log one line with the operator's reason.
-    A refusal is reported in one line and changes nothing."""
+    """Run one support case as the scheduler runs timed work (``app.support.carry_out``):
+    read, decided and its mails rendered in a reading session, then its writes stored and
+    its mails queued in the outbox in one short write transaction; then print its summary
+    and log one line with the operator's reason. A refusal is reported in one line and
+    changes nothing."""
     import logging
 
     from sqlalchemy.orm import sessionmaker
@@ -1042,18 +1043,48 @@ def admin_event_create(args: argparse.Namespace) -> int:
 
 
 def admin_event_start(args: argparse.Namespace) -> int:
+    """Open an event's first round now: in one write transaction, as the scheduler's step
+    for events runs (each stage reads what the one before it wrote), its mails queued in
+    the same transaction."""
+    import logging
+
+    from sqlalchemy.orm import sessionmaker
+
     from pbm_emergo.app import events
-    from pbm_emergo.app.results import Refused, Result
+    from pbm_emergo.app.outbox import Outbox
+    from pbm_emergo.app.results import Refused
+    from pbm_emergo.db.session import create_engine_for
+    from pbm_emergo.db.types import utcnow
+    from pbm_emergo.telemetry.logs import event, setup_logging
 
-    def start(ctx: Any) -> Result:
-        event = events.require_event(ctx.session, args.name)
-        if event.status != "open":
-            raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
-        replies = events.start_event(ctx, event)
-        ctx.session.refresh(event)
-        return Result(summary=f"the event {event.name} is {event.status}", replies=replies)
-
-    return _support(args, "event start", args.name, start)
+    try:
+        config = _admin_config(args)
+    except AdminError as err:
+        print(f"pbm-emergo admin: {err}", file=sys.stderr)
+        return 1
+    if not logging.getLogger().handlers:
+        setup_logging(logging.INFO, config.log_format)
+    engine = create_engine_for(config.effective_database_url)
+    now = utcnow()
+    try:
+        with sessionmaker(engine, expire_on_commit=False).begin() as session:
+            result = events.start_now(session, config, now, args.name)
+            outbox = Outbox(config, clock=lambda: now)
+            mailed = sum(outbox.queue(session, reply) for reply in result.replies)
+    except Refused as refused:
+        print(f"pbm-emergo admin: {refused.reason}", file=sys.stderr)
+        return 1
+    except DBAPIError as err:
+        return _database_error(err)
+    finally:
+        engine.dispose()
+    event(
+        logging.getLogger(__name__), logging.INFO, "admin", action="event start",
+        target=args.name, reason=" ".join(args.reason.split()), result=result.summary,
+        mails=len(result.replies),
+    )
+    print(f"{result.summary}; {mailed} mail(s) queued")
+    return 0
 
 
 def admin_event_cancel(args: argparse.Namespace) -> int:

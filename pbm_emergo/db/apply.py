@@ -39,6 +39,7 @@ from pbm_emergo.game.account_changes import (
     AddressesChanged,
     AttackNoticeMarked,
     Confirmations,
+    ExpiredConfirmationsDropped,
     LoginFailureRecorded,
     LoginFailuresCleared,
     MailBudgetCharged,
@@ -55,6 +56,7 @@ from pbm_emergo.game.account_changes import (
 )
 from pbm_emergo.game.blocks import BlockAdded, BlockRemoved
 from pbm_emergo.game.board_changes import (
+    AnalysisFinished,
     AnalysisRequested,
     AutoplaySet,
     BoardCreated,
@@ -139,6 +141,7 @@ def apply_change(session: Session, change: Write) -> None:
             games.finish_board(
                 session, change.board, change.winner, change.termination, change.at,
                 expected_rating=change.expected_rating, rated=change.rated,
+                expected_ply=change.expected_ply,
             )
         case BoardDeclined():
             challenges.remove_declined_board(session, change.board, change.expected_ply)
@@ -236,7 +239,10 @@ def apply_change(session: Session, change: Write) -> None:
         case AutoplaySet():
             autoplay.set_autoplay(session, change.player_id, change.on)
         case ReminderSent():
-            games.set_reminded(session, change.board, change.at)
+            games.set_reminded(
+                session, change.board, change.at, expected_ply=change.expected_ply,
+                expected_last=change.expected_last,
+            )
         case SubscriptionAdded():
             spectators.add_subscription(session, change.player_id, change.board, change.at)
         case SubscriptionsRemoved():
@@ -309,6 +315,13 @@ def apply_change(session: Session, change: Write) -> None:
             players.set_digest(session, change.player_id, change.hour, change.at)
         case DigestSent():
             players.digest_sent(session, change.player_id, change.at, expected=change.expected)
+        case ExpiredConfirmationsDropped():
+            players.drop_expired_confirmations(session, change.at)
+        case AnalysisFinished():
+            analyses.finish(
+                session, change.request_id,
+                None if change.report is None else dict(change.report), change.at,
+            )
         case _:
             assert_never(change)
 

@@ -686,6 +686,7 @@ def finish_board(
     *,
     expected_rating: ratings.GameRating | None = None,
     rated: bool = True,
+    expected_ply: int | None = None,
 ) -> ratings.GameRating | None:
     """End the game: ``winner`` is "white", "black" or None (a draw). Updates won/lost/drawn,
     and for a rated board the Elo ratings with a rating_history line each (``expected_rating``:
@@ -693,14 +694,16 @@ def finish_board(
     moves of the board are dropped. ``rated`` False: the game did not count for rating
     (game/ratings.py, counts_for_rating): the board is stored as unrated. Raises
     BoardFinishedError if the board was already finished (also when a concurrent transaction
-    finished it first)."""
+    finished it first); ``expected_ply``: the move count the caller read (StaleMoveError if
+    another move came meanwhile)."""
     reason = Termination(termination)
     unrated: dict[str, object] = (
         {} if rated and reason is not Termination.VOIDED else {"rated": False}
     )
+    at_ply = () if expected_ply is None else (Board.ply == expected_ply,)
     result = session.execute(
         update(Board)
-        .where(Board.number == number, Board.status == BOARD_ACTIVE)
+        .where(Board.number == number, Board.status == BOARD_ACTIVE, *at_ply)
         .values(
             status=BOARD_FINISHED,
             winner=winner,
@@ -713,6 +716,9 @@ def finish_board(
         .execution_options(synchronize_session=False)
     )
     if rowcount(result) != 1:
+        status = session.scalar(select(Board.status).where(Board.number == number))
+        if expected_ply is not None and status == BOARD_ACTIVE:
+            raise StaleMoveError(number, expected_ply, None)
         raise BoardFinishedError(f"Board {number} is already finished.")
     board = session.get(Board, number, populate_existing=True)
     assert board is not None
@@ -742,13 +748,27 @@ def finish_board(
     return rating
 
 
-def set_reminded(session: Session, number: int, now: datetime) -> None:
-    session.execute(
+def set_reminded(
+    session: Session, number: int, now: datetime, *, expected_ply: int | None = None,
+    expected_last: datetime | None = None,
+) -> None:
+    """Note the reminder sent at ``now``; with ``expected_ply``, Conflict unless the board is
+    still active at that move count (a move came meanwhile: the reminder is void) and its
+    last reminder is still ``expected_last`` (another run reminded first)."""
+    at_ply = () if expected_ply is None else (
+        Board.ply == expected_ply,
+        Board.status == BOARD_ACTIVE,
+        Board.last_reminder_at.is_(None) if expected_last is None
+        else Board.last_reminder_at == expected_last,
+    )
+    result = session.execute(
         update(Board)
-        .where(Board.number == number)
+        .where(Board.number == number, *at_ply)
         .values(last_reminder_at=now)
         .execution_options(synchronize_session=False)
     )
+    if expected_ply is not None and rowcount(result) != 1:
+        raise Conflict(f"Board {number} has changed meanwhile; no reminder was sent.")
 
 
 # --- votes -----------------------------------------------------------------------------

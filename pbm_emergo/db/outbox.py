@@ -114,6 +114,41 @@ def outbound_row(
     }
 
 
+#: The note of a board mail held for a robot's answer (app.outbox: one mail a turn).
+AWAITING_ROBOT = "held for the robot's answer, which takes its place"
+
+
+def take_over_held(
+    session: Session, board: int, recipient: str, raw: bytes, now: datetime, *,
+    message_id: str | None, subject: str | None,
+) -> bool:
+    """Put the mail ``raw`` in the place of the board mail to ``recipient`` held for a
+    robot's answer on ``board``, if one is still held (pending, not claimed): it keeps its
+    row (the mail it answers, its place in the hourly count) and is due now. False when
+    none is held (the robot answered after the wait: the held mail went alone)."""
+    held = session.scalar(
+        select(_outbound.c.id)
+        .where(
+            _outbound.c.board_number == board,
+            _outbound.c.recipient == recipient.strip().lower(),
+            _outbound.c.status == OUTBOUND_PENDING,
+            _outbound.c.last_error == AWAITING_ROBOT,
+        )
+        .order_by(_outbound.c.id.desc())
+        .limit(1)
+    )
+    if held is None:
+        return False
+    taken = session.execute(
+        update(_outbound)
+        .where(_outbound.c.id == held, _outbound.c.status == OUTBOUND_PENDING,
+               _outbound.c.last_error == AWAITING_ROBOT)
+        .values(raw=raw, message_id=message_id, subject=subject, last_error=None,
+                next_attempt_at=now)
+    )
+    return rowcount(taken) == 1
+
+
 def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Store outbox rows (:func:`outbound_row`) with one INSERT, when nobody needs their ids."""
     if rows:
@@ -486,4 +521,6 @@ __all__ = [
     "replies_sent_to_each",
     "requeue_outbound",
     "retry_delay",
+    "AWAITING_ROBOT",
+    "take_over_held",
 ]

@@ -242,12 +242,20 @@ class PasswordResetUsed:
     at: datetime
 
 
+@dataclass(frozen=True)
+class ExpiredConfirmationsDropped:
+    """The address confirmations whose code expired by ``at`` forgotten (the scheduler)."""
+
+    at: datetime
+
+
 AccountChange = (
     PasswordHashStored | LoginFailureRecorded | OldLoginFailuresForgotten
     | AttackNoticeMarked | LoginFailuresCleared | PlayerCreated | AddressesChanged
     | AddressConfirmed | SignedOff | VacationStarted | VacationEnded | AccountClosed
     | PlayerDeleted | PlayersMerged | MailBudgetCharged
     | PasswordResetMailed | PasswordResetUsed
+    | ExpiredConfirmationsDropped
 )
 ACCOUNT_CHANGE_TYPES = (
     PasswordHashStored, LoginFailureRecorded, OldLoginFailuresForgotten,
@@ -255,4 +263,5 @@ ACCOUNT_CHANGE_TYPES = (
     AddressConfirmed, SignedOff, VacationStarted, VacationEnded, AccountClosed,
     PlayerDeleted, PlayersMerged, MailBudgetCharged,
     PasswordResetMailed, PasswordResetUsed,
+    ExpiredConfirmationsDropped,
 )

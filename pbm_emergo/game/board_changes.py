@@ -105,10 +105,15 @@ class AutoplaySet:
 
 @dataclass(frozen=True)
 class ReminderSent:
-    """A reminder to move on ``board`` sent at ``at``."""
+    """A reminder to move on ``board`` sent at ``at``. When ``expected_ply`` is not None the
+    board must still be active at that move count (a move meanwhile: the reminder is void)
+    with its last reminder still ``expected_last`` (another scheduler run reminded first:
+    no second reminder)."""
 
     board: int
     at: datetime
+    expected_ply: int | None = None
+    expected_last: datetime | None = None
 
 
 # --- spectators --------------------------------------------------------------------------
@@ -185,15 +190,28 @@ class SubmittedMoveDropped:
     player_id: int
 
 
+@dataclass(frozen=True)
+class AnalysisFinished:
+    """The analysis request ``request_id`` answered at ``at``, with the board's ``report``
+    (the data of :class:`pbm_emergo.robot.analysis.Report`) for the one that keeps it,
+    None for the others; answered meanwhile: conflict."""
+
+    request_id: int
+    report: dict[str, object] | None
+    at: datetime
+
+
 BoardChange = (
     BoardCreated | RobotGamesUnderLimit | SeekTaken | SeekingSet | ChallengePolicySet
     | QueueReplaced | QueueCleared | AutoplaySet | ReminderSent | SubscriptionAdded
     | SubscriptionsRemoved | NotificationsToggled | AnalysisRequested
     | MoveSubmitted | SubmittedMoveDropped
+    | AnalysisFinished
 )
 BOARD_CHANGE_TYPES = (
     BoardCreated, RobotGamesUnderLimit, SeekTaken, SeekingSet, ChallengePolicySet,
     QueueReplaced, QueueCleared, AutoplaySet, ReminderSent, SubscriptionAdded,
     SubscriptionsRemoved, NotificationsToggled, AnalysisRequested,
     MoveSubmitted, SubmittedMoveDropped,
+    AnalysisFinished,
 )

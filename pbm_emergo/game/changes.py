@@ -102,7 +102,10 @@ class GameFinished:
     """The game ended: the board finished, the result counted, and for a rated board the
     ratings moved by ``expected_rating`` (the changes the mails announce; re-checked when
     not None); ``rated`` False: the game did not count for rating, the board is stored as
-    unrated. The board must still be active."""
+    unrated. The board must still be active, and at ``expected_ply`` moves when that is not
+    None (the move count the decision read, or reached by the moves stored before it), so
+    that a game ended off the mail path (on time, by a robot, by the operator) is not ended
+    over a move that came meanwhile."""
 
     board: int
     winner: str | None
@@ -110,6 +113,7 @@ class GameFinished:
     at: datetime
     expected_rating: GameRating | None = None
     rated: bool = True
+    expected_ply: int | None = None
 
 
 @dataclass(frozen=True)

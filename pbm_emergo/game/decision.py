@@ -57,9 +57,8 @@ def finish(
     """End the game on ``state``'s board now: for a rated board whose game counts for
     rating (:meth:`BoardState.rates_at`) the ratings move by ``rating``, else by the changes
     of this result read with the board (:meth:`BoardState.rating_if`; the write re-checks
-    them); a rated board
-    whose game does not count ends unrated. No events: the caller says why in its own board
-    mail."""
+    them, and the move count ``state`` is at); a rated board whose game does not count ends
+    unrated. No events: the caller says why in its own board mail."""
     rated = state.rates_at(now)
     if not rated:
         rating = None
@@ -68,6 +67,7 @@ def finish(
         if rating is None:
             raise ValueError(f"board {state.number} was read without its rating outcomes")
     change = GameFinished(
-        state.number, winner, termination, now, expected_rating=rating, rated=rated
+        state.number, winner, termination, now, expected_rating=rating, rated=rated,
+        expected_ply=state.ply,
     )
     return Decision((change,), (), "", state.finished(winner, termination, rating))

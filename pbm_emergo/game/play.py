@@ -8,6 +8,7 @@ it, renders the events and stores the changes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -140,10 +141,26 @@ def decide_robot_action(
     assert side is not None
     turn = _Turn(snapshot, snapshot.state.seat(side), "", now)
     if kind == "move":
-        return _play_move(turn, notation)
+        return _saying_the_move_answered(snapshot.state, robot_id, _play_move(turn, notation))
     if kind == "resign":
         return _resign(turn)
     return _answer(turn, accept=kind == "accept")
+
+
+def _saying_the_move_answered(state: BoardState, robot_id: int, decision: Decision) -> Decision:
+    """A robot's move whose board mail also says the opponent's move it answers: that mail
+    takes the place of the opponent's own board mail when it comes soon enough (one mail a
+    turn against a robot: app.outbox), so it tells both moves."""
+    if not state.moves or state.moves[-1].player_id == robot_id:
+        return decision
+    last = state.moves[-1]
+    said = f"{state.opponent(robot_id).userid} played {last.label} (move {last.number})."
+    events = tuple(
+        dataclasses.replace(event, headline=f"{said} {event.headline}")
+        if isinstance(event, BoardChanged) and event.headline else event
+        for event in decision.events
+    )
+    return dataclasses.replace(decision, events=events)
 
 
 def _play_move(turn: _Turn, text: str) -> Decision:

@@ -40,8 +40,8 @@ if TYPE_CHECKING:
 
 class CommandProcessor(Protocol):
     """Runs the commands of one mail (``text``: as read on receipt) in ``session``: the
-    replies, and the writes to store. With ``apply_at_once`` ``session`` is the write
-    transaction: each command's writes are applied as it finishes, none are returned."""
+    replies, and the writes to store. ``in_order``: ``session`` is the write transaction,
+    each command's writes are applied as it finishes, none are returned."""
 
     def __call__(
         self,
@@ -51,7 +51,7 @@ class CommandProcessor(Protocol):
         now: datetime,
         *,
         text: CommandText,
-        apply_at_once: bool = False,
+        in_order: bool = False,
     ) -> tuple[list[Reply], list[Write]]: ...
 
 
@@ -62,7 +62,7 @@ def dispatch(
     now: datetime,
     *,
     text: CommandText | None = None,
-    apply_at_once: bool = False,
+    in_order: bool = False,
 ) -> tuple[list[Reply], list[Write]]:
     """Run the command(s) of ``mail`` (``text``: as read on receipt; read here from the
     mail when not given) in ``session``: the replies, and the writes to store (see
@@ -72,7 +72,7 @@ def dispatch(
     if text is None:
         text = CommandText.read(mail.subject, mail.body)
     return dispatcher.dispatch(
-        session, mail, config, now, language=LANGUAGE, text=text, apply_at_once=apply_at_once
+        session, mail, config, now, language=LANGUAGE, text=text, in_order=in_order
     )
 
 

@@ -25,7 +25,8 @@ from datetime import datetime
 from typing import Any
 
 from pbm_emergo.app.messages import CommandMail, Reply
-from pbm_emergo.app.outbox import BuiltReply, Outbox
+from pbm_emergo.app.outbox import BuiltReply
+from pbm_emergo.app.runner import ATTEMPTS, Runner
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
@@ -37,7 +38,7 @@ from pbm_emergo.db.models import (
     INBOUND_PROCESSING,
     InboundMessage,
 )
-from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
+from pbm_emergo.db.session import Session, SessionFactory, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.commands import (
     CommandProcessor,
@@ -61,10 +62,11 @@ log = logging.getLogger(__name__)
 # A mail whose writes keep conflicting with other mails' is given up after this many tries
 # (it is retried later, like any failure).
 MAX_CONFLICTS = 20
-# After this many conflicts a mail runs inside its write transaction (as a `multiple` mail
-# does): nothing it read can change before it writes, so a mail that keeps losing a race
-# (a challenge whose board number another worker took each time) ends it.
-OPTIMISTIC_ATTEMPTS = 3
+# After as many conflicts as any runner starts over after (app.runner), a mail is not given
+# up but runs inside its write transaction (as a `multiple` mail does): nothing it read can
+# change before it writes, so a mail that keeps losing a race (a challenge whose board
+# number another worker took each time) ends it.
+OPTIMISTIC_ATTEMPTS = ATTEMPTS
 
 
 def default_processor() -> CommandProcessor:
@@ -120,8 +122,11 @@ class Answering:
     commands: CommandText | None = None  # as read on receipt (the command shown again)
 
 
-class InboxWorker:
-    """Takes stored mail in arrival order (per board) and handles it."""
+class InboxWorker(Runner):
+    """Takes stored mail in arrival order (per board) and handles it: the runner of stored
+    mail (:class:`~pbm_emergo.app.runner.Runner`), whose operation is a mail's commands and
+    whose write transaction also marks the mail done; a failure is counted on the mail,
+    which is dead-lettered after its last attempt."""
 
     def __init__(
         self,
@@ -131,12 +136,9 @@ class InboxWorker:
         *,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
+        super().__init__(session_factory, config, clock=clock)
         self.session_factory = session_factory
-        self.config = config
-        self.outbox = Outbox(config, clock=clock)
-        self.reads = read_sessions(session_factory)
         self.processor = processor or default_processor()
-        self.clock = clock
         # Claims whose failure could not be recorded (the database was unwritable).
         self._unreleased: list[tuple[InboundMessage, str]] = []
         self._lock = threading.Lock()
@@ -369,7 +371,7 @@ class InboxWorker:
         applied in one transaction, each seeing the lines before it."""
         with self.session_factory.begin() as session:
             replies, _ = self.processor(
-                session, mail, self.config, now, text=text, apply_at_once=True
+                session, mail, self.config, now, text=text, in_order=True
             )
             built = self._built_replies(replies, now, answering)
             queued = self._store(session, built, now, answering)

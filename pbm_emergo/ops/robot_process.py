@@ -2,7 +2,7 @@
 :class:`pbm_emergo.app.robots.RobotRunner` in a process of its own (``pbm-emergo serve``) or
 a thread (tests), starts it again if it dies, and stops it with the server. The runner's game
 logic lives in :mod:`pbm_emergo.app.robots`; this module gives it the outbox
-(:meth:`pbm_emergo.app.outbox.Outbox.queue`), the process's priority and its signals.
+(:class:`pbm_emergo.app.outbox.Outbox`), the process's priority and its signals.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ def robot_runner(
     poll_seconds: float = 1.0,
 ) -> RobotRunner:
     """A robot runner whose board mails go to the outbox as the scheduler's do."""
-    queue = Outbox(config, clock=clock).queue
-    return RobotRunner(factory, config, queue, clock=clock, poll_seconds=poll_seconds)
+    outbox = Outbox(config, clock=clock)
+    return RobotRunner(factory, config, outbox=outbox, clock=clock, poll_seconds=poll_seconds)
 
 
 class RobotPlayer:

@@ -28,8 +28,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.events import advance_events
 from pbm_emergo.app.outbox import Outbox
-from pbm_emergo.app.timers import ScheduledTask
-from pbm_emergo.app.timers import scheduled as timed_work
+from pbm_emergo.app.timers import ScheduledTask, Scheduler
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.session import read_sessions
@@ -67,11 +66,13 @@ class MailServer:
         poll_seconds: float = POLL_SECONDS,
         scheduler_seconds: float = SCHEDULER_SECONDS,
         scheduled: ScheduledTask | None = None,
+        on_scheduled: Callable[[], None] | None = None,
         clock: Callable[[], datetime] = utcnow,
         processes: bool = False,
     ) -> None:
         self.config = config
-        self.scheduled = scheduled
+        # Told after each run of the timed work has stored what it did (tests wait for it).
+        self.on_scheduled = on_scheduled
         self.session_factory = session_factory
         self.clock = clock
         self.poll_seconds = poll_seconds
@@ -82,6 +83,10 @@ class MailServer:
         self.worker = InboxWorker(session_factory, config, processor, clock=clock)
         # The scheduler's mail, and the notices of the mail it gives up on.
         self.outbox = Outbox(config, clock=clock)
+        # The timed work (reminders, losses on time): ``scheduled``, else the game's.
+        self.scheduler = Scheduler(
+            session_factory, config, scheduled=scheduled, outbox=self.outbox, clock=clock
+        )
         self.reads = read_sessions(session_factory)
         # work=False (``serve --no-workers``): the listener alone; `pbm-emergo worker`
         # processes handle the mail.
@@ -291,13 +296,12 @@ class MailServer:
 
     def _run_timed_work(self) -> None:
         """Timed work (reminders, timeouts): the ``scheduled`` given, else the game's
-        (:func:`pbm_emergo.app.timers.scheduled`)."""
-        scheduled = self.scheduled if self.scheduled is not None else timed_work
-        with self.session_factory.begin() as session:
-            replies = scheduled(session, self.config, self.clock())
-            queued = sum(self.outbox.queue(session, reply) for reply in replies)
+        (:func:`pbm_emergo.app.timers.scheduled`), run by the scheduler's runner."""
+        queued = self.scheduler.run_once()
         if queued:
             self._wake_sender()
+        if self.on_scheduled is not None:
+            self.on_scheduled()
 
     def _advance_events(self) -> None:
         """Leagues and tournaments (:func:`pbm_emergo.app.events.advance_events`): start

@@ -12,6 +12,8 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
+from pbm_emergo.db.apply import apply
+from pbm_emergo.db.session import read_sessions
 
 START = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 T = TypeVar("T")
@@ -23,8 +25,9 @@ def _quick_argon2(quick_argon2: None) -> None:
 
 
 class Game:
-    """Runs game operations as the scheduler or the robots do: each in one write
-    transaction, its writes applied as it finishes, one minute apart."""
+    """Runs game operations as the scheduler or the robots do (app.runner): each reads and
+    decides in a reading session, then its writes are applied in one write transaction;
+    one minute apart."""
 
     def __init__(self, factory: sessionmaker[Session], config: Config) -> None:
         self.factory = factory
@@ -38,13 +41,14 @@ class Game:
         mail came from there); its writes are stored when it returns (a Refused stores
         nothing)."""
         self.now += timedelta(minutes=1)
-        with self.factory.begin() as session:
+        with read_sessions(self.factory)() as session:
             unit = UnitOfWork(
                 session=session, config=self.config, now=self.now, sender=sender,
-                sender_proven=proven, apply_at_once=True,
+                sender_proven=proven,
             )
             result = operation(unit)
-            unit.apply_pending()
+        with self.factory.begin() as session:
+            apply(session, unit.writes)
         return result
 
 

@@ -10,10 +10,9 @@ from datetime import timedelta
 from sqlalchemy import select
 
 from pbm_emergo.app.analysis import AnalysisRunner
-from pbm_emergo.app.messages import Reply
 from pbm_emergo.db import analyses, games
 from pbm_emergo.db import players as players_db
-from pbm_emergo.db.models import AnalysisRequest
+from pbm_emergo.db.models import AnalysisRequest, OutboundMessage
 
 from .conftest import Game
 
@@ -36,13 +35,7 @@ def test_requests_are_taken_in_turn_by_player_and_shared_by_board(game: Game) ->
                 session, board, player.id, f"{player.userid}@example.org",
                 game.now + timedelta(minutes=minutes), limit=3, since=game.now,
             )
-    sent: list[tuple[str, int | None]] = []
-
-    def queue(session: object, reply: Reply) -> int:
-        sent.append((reply.to, reply.board))
-        return len(sent)
-
-    runner = AnalysisRunner(game.factory, game.config, queue, lambda: game.now)
+    runner = AnalysisRunner(game.factory, game.config, clock=lambda: game.now)
     steps = 0
     while runner.step():
         steps += 1
@@ -50,6 +43,11 @@ def test_requests_are_taken_in_turn_by_player_and_shared_by_board(game: Game) ->
     # A board without moves is one step (no move to judge: stored at once); bob's
     # request comes before alice's second, and carol's is answered with bob's.
     assert steps == 3
+    with game.factory() as session:
+        sent = [
+            (row.recipient, row.board_number)
+            for row in session.scalars(select(OutboundMessage).order_by(OutboundMessage.id))
+        ]
     assert sent == [("alice@example.org", first), ("bob@example.org", third),
                     ("carol@example.org", third), ("alice@example.org", second)]  # fmt: skip
     with game.factory() as session:

@@ -11,7 +11,6 @@ import pytest
 from sqlalchemy.orm import Session
 
 from pbm_emergo.app import accounts, challenges, play, robots
-from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
@@ -136,11 +135,8 @@ def runner(game: Game, answered: list[int]) -> robots.RobotRunner:
         answered.append(seed // 1000)  # the seed is the board number * 1000 + its ply
         return first_legal(position)
 
-    def queue(session: Session, reply: Reply) -> int:
-        return 0
-
     return robots.RobotRunner(
-        game.factory, game.config, queue, seconds=1.0, think_with=think, poll_seconds=0.0
+        game.factory, game.config, seconds=1.0, think_with=think, poll_seconds=0.0
     )
 
 

@@ -621,3 +621,46 @@ def test_admin_mail_masks_every_signup_alike(
     assert ("carolyn2@example.org", "signup carolyn ********") in shown
     assert ("erin@example.org", "signup ******** ********") in shown
     assert "pw1" not in out and "pw2" not in out
+
+
+# --- the hourly cap ------------------------------------------------------------------------
+
+
+def test_the_operators_mail_is_never_held_by_the_hourly_cap(
+    capsys: pytest.CaptureFixture[str],
+    database_url: str,
+    db_sessions: sessionmaker[Session],
+) -> None:
+    """alice got as many mails this hour as the cap allows: a new password and the final
+    board of a game the operator adjudicated still go to her now, without a "reply limit
+    reached" notice."""
+    from pbm_emergo.config import load_config
+    from pbm_emergo.db import outbox as outbox_db
+
+    number = alice_against_bob(db_sessions)
+    now = datetime.now(UTC)
+    limit = load_config().reply_limit
+    with db_sessions.begin() as session:
+        outbox_db.queue_outbound(session, [
+            outbox_db.outbound_row(ALICE, b"Subject: earlier\r\n\r\nx\r\n", now, status="sent")
+            for _ in range(limit)
+        ])  # fmt: skip
+    status, out, err = admin(capsys, database_url, "reset-password", "alice", "--reason", REASON)
+    assert (status, err) == (0, "")
+    assert out == f"new password of alice mailed to {ALICE}; 1 mail(s) queued\n"
+    status, out, err = admin(
+        capsys, database_url, "adjudicate", str(number), "bob", "--reason", "a dead draw"
+    )
+    assert (status, err) == (0, "")
+    assert out == f"board {number}: adjudicated, bob wins; 2 mail(s) queued\n"
+    with db_sessions() as session:
+        rows = session.scalars(
+            select(OutboundMessage).where(OutboundMessage.status == "pending")
+        ).all()
+    assert sorted((row.recipient, row.subject) for row in rows) == sorted([
+        (ALICE, "Emergo: new password for alice"),
+        (ALICE, f"Emergo Board {number} Game over"),
+        (BOB, f"Emergo Board {number} Game over"),
+    ])  # fmt: skip
+    assert all(row.last_error is None and row.next_attempt_at <= datetime.now(UTC)
+               for row in rows)  # fmt: skip

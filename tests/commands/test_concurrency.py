@@ -133,11 +133,11 @@ def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
 
     def another_worker_creates_a_board(
         session: Session, mail: CommandMail, config: Config, now: datetime,
-        *, text: CommandText, apply_at_once: bool = False,
+        *, text: CommandText, in_order: bool = False,
     ) -> tuple[list[Reply], list[Write]]:
         # The commands have read and answered, before their write; while ours holds the
         # write transaction the other has to wait.
-        ran = dispatch(session, mail, config, now, text=text, apply_at_once=apply_at_once)
+        ran = dispatch(session, mail, config, now, text=text, in_order=in_order)
         other.create_a_board()
         return ran
 

@@ -207,6 +207,44 @@ def test_queues_finishes_and_declines_re_check(db_sessions: sessionmaker[Session
         assert games.get_board(session, 101) is None
 
 
+def test_an_end_or_a_reminder_off_the_mail_path_re_checks_the_move_count(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    """A game ended, or a reminder noted, as of a move count the board has left meanwhile
+    (a move came while the scheduler, a robot or the operator decided): StaleMoveError or
+    Conflict, nothing stored; as of the move count it is at, stored. A reminder noted by
+    another run since it was read conflicts too."""
+    with db_sessions.begin() as session:
+        alice, bob = _board(session)
+        apply(session, _decide(session, alice, _first_moves(1)[0]).changes)
+    with db_sessions.begin() as session:
+        resigned = _decide(session, alice, "resign")
+    ended = resigned.changes[0]
+    assert isinstance(ended, GameFinished) and ended.expected_ply == 1
+    with pytest.raises(errors.StaleMoveError), db_sessions.begin() as session:
+        apply(session, [dataclasses.replace(ended, expected_ply=0)])
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [ReminderSent(101, NOW, expected_ply=0)])
+    with db_sessions() as session:
+        board = games.get_board(session, 101)
+        assert board is not None and board.status == "active" and board.last_reminder_at is None
+    with db_sessions.begin() as session:
+        apply(session, [ReminderSent(101, NOW, expected_ply=1)])
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [ReminderSent(101, NOW, expected_ply=1)])  # another run reminded
+    later = NOW + timedelta(days=3)
+    with db_sessions.begin() as session:
+        apply(session, [ReminderSent(101, later, expected_ply=1, expected_last=NOW), ended])
+    with db_sessions() as session:
+        board = games.get_board(session, 101)
+        assert board is not None and board.status == "finished" and board.winner == "black"
+        assert board.last_reminder_at == later
+    with pytest.raises(errors.BoardFinishedError), db_sessions.begin() as session:
+        apply(session, [ended])
+    with pytest.raises(errors.Conflict), db_sessions.begin() as session:
+        apply(session, [ReminderSent(101, later, expected_ply=1, expected_last=later)])
+
+
 def test_a_queued_move_played_with_the_move(db_sessions: sessionmaker[Session]) -> None:
     from pbm_emergo.db import autoplay
 

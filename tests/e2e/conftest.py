@@ -54,7 +54,7 @@ def make_post(
             backoff=Backoff(base=timedelta(milliseconds=100), cap=timedelta(seconds=1)),
             poll_seconds=0.2,
             scheduler_seconds=0.2,
-            scheduled=post.scheduled,
+            on_scheduled=post.scheduler_ran,
             clock=clock,
         )
         post.server = server

@@ -15,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.runner import Work
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.mail.commands import CommandText, Write, dispatch
@@ -129,11 +130,11 @@ def test_stop_finishes_the_message_in_hand(
 
     def slow(
         session: Session, mail: CommandMail, config: Config, now: datetime,
-        *, text: CommandText, apply_at_once: bool = False,
+        *, text: CommandText, in_order: bool = False,
     ) -> tuple[list[Reply], list[Write]]:
         started.set()
         threading.Event().wait(1.0)  # the message is in hand when stop() comes
-        return dispatch(session, mail, config, now, text=text, apply_at_once=apply_at_once)
+        return dispatch(session, mail, config, now, text=text, in_order=in_order)
 
     server = make_server(db_config, db_sessions, relay.url, processor=slow)
     server.start()
@@ -251,12 +252,12 @@ def test_scheduler_mails_what_the_scheduled_task_returns(
 ) -> None:
     calls: list[datetime] = []
 
-    def reminders(session: Session, config: Config, now: datetime) -> list[Reply]:
+    def reminders(session: Session, config: Config, now: datetime) -> list[Work]:
         calls.append(now)
         if len(calls) > 1:
             return []
-        return [Reply("bob@example.org", "Emergo Board 101 bob", "Your move.\n",
-                      board=101)]
+        return [Work(replies=(Reply("bob@example.org", "Emergo Board 101 bob", "Your move.\n",
+                                    board=101),))]
 
     server = make_server(db_config, db_sessions, relay.url, scheduler_seconds=0.2,
                          scheduled=reminders)

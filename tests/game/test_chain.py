@@ -162,7 +162,8 @@ def test_the_last_move_of_a_game_finishes_it(name: str, rated: bool) -> None:
     finished = decision.changes[-1]
     rating = outcome_rating(outcome.winner) if rated else None
     assert finished == GameFinished(
-        101, outcome.winner, outcome.termination, NOW, expected_rating=rating, rated=rated
+        101, outcome.winner, outcome.termination, NOW, expected_rating=rating, rated=rated,
+        expected_ply=ply + 1,  # the board as the move before it leaves it
     )
     stored = decision.changes[0]
     assert isinstance(stored, MoveStored) and stored.to_move is None

@@ -171,3 +171,26 @@ def test_a_move_answers_no_to_the_draw_offer_of_the_opponent() -> None:
     assert isinstance(stored, MoveStored) and not stored.expected_no_votes
     assert dropped == VotesDropped(101, keep_draw_of=ALICE.id)
     assert decision.state_after.votes == (OpenVote("draw", ALICE.id, 4),)
+
+
+@pytest.mark.parametrize("ply", [1, 2, 7, 20])
+def test_a_robots_move_tells_the_move_it_answers(ply: int) -> None:
+    """bob plays as a robot would: its board mail says alice's move before its own, since
+    it takes the place of her own board mail (one mail a turn against a robot)."""
+    from pbm_emergo.game.play import decide_robot_action
+
+    moves = GAMES[0]
+    robot = seat_of_ply(ply)
+    before = snapshot(moves[:ply])
+    decision = decide_robot_action(before, robot.id, "move", moves[ply], NOW)
+    [event] = decision.events
+    assert isinstance(event, BoardChanged)
+    person = "bob" if robot.id == ALICE.id else "alice"
+    assert event.headline == (
+        f"{person} played {moves[ply - 1]} (move {ply}). "
+        f"{robot.userid} played {moves[ply]} (move {ply + 1})."
+    )
+    alone = decide_robot_action(snapshot(), ALICE.id, "move", moves[0], NOW)
+    assert [e.headline for e in alone.events if isinstance(e, BoardChanged)] == [
+        f"alice played {moves[0]} (move 1)."
+    ]

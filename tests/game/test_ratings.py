@@ -88,11 +88,11 @@ def test_resigning_every_board_carries_the_ratings_from_one_to_the_next() -> Non
     expected = [
         (BLACK, first), (WHITE, None), (BLACK, third), (BLACK, None),
     ]  # fmt: skip
-    for decision, (winner, rating) in zip(decisions, expected, strict=True):
+    for board, decision, (winner, rating) in zip(boards, decisions, expected, strict=True):
         assert decision.changes == (
             GameFinished(
                 101, winner, Termination.RESIGNED, NOW, expected_rating=rating,
-                rated=rating is not None,
+                rated=rating is not None, expected_ply=board.state.ply,
             ),
         )  # fmt: skip
         assert decision.events == (BoardChanged(decision.state_after, "alice signed off."),)
@@ -166,19 +166,19 @@ def test_a_pair_rated_within_the_week_ends_unrated_even_when_long() -> None:
     recent = dataclasses.replace(recent, state=recent.state.replace(pair_rated_at=NOW - 6 * DAY))
     (decision,) = resign_all([recent], ALICE.id, "bye", NOW, model)
     assert decision.changes == (
-        GameFinished(101, BLACK, Termination.RESIGNED, NOW, expected_rating=None, rated=False),
+        GameFinished(
+            101, BLACK, Termination.RESIGNED, NOW, expected_rating=None, rated=False,
+            expected_ply=recent.state.ply,
+        ),
     )
     assert not decision.state_after.rated
     a_week = dataclasses.replace(recent, state=recent.state.replace(pair_rated_at=NOW - 7 * DAY))
     (decision,) = resign_all([a_week], ALICE.id, "bye", NOW, model)
     assert decision.changes == (
         GameFinished(
-            101,
-            BLACK,
-            Termination.RESIGNED,
-            NOW,
-            expected_rating=model(ALICE, BOB, BLACK),
-            rated=True,
+            101, BLACK, Termination.RESIGNED, NOW,
+            expected_rating=model(ALICE, BOB, BLACK), rated=True,
+            expected_ply=a_week.state.ply,
         ),
     )
 

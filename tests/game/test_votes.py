@@ -43,7 +43,8 @@ def test_resigning_ends_the_game_for_the_opponent(ply: int, who: object, rated: 
     rating = outcome_rating(winner) if counts else None
     assert decision.changes == (
         GameFinished(
-            101, winner, Termination.RESIGNED, NOW, expected_rating=rating, rated=counts
+            101, winner, Termination.RESIGNED, NOW, expected_rating=rating, rated=counts,
+            expected_ply=ply,
         ),
     )
     assert decision.state_after.rated == counts
@@ -101,7 +102,7 @@ def test_a_draw_offer_then_its_answers(ply: int) -> None:
             GameFinished(
                 101, None, Termination.DRAW_AGREED, NOW,
                 expected_rating=outcome_rating(None) if counts else None,
-                rated=counts,
+                rated=counts, expected_ply=ply,
             ),
         )
         assert agreed.summary == "agreed to a draw on board 101"

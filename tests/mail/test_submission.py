@@ -404,7 +404,7 @@ def test_a_game_is_played_with_replies_through_starttls_and_a_login(
     mail_server = MailServer(
         config, db_sessions, backoff=Backoff(base=timedelta(milliseconds=100),
                                              cap=timedelta(seconds=1)),
-        poll_seconds=0.2, scheduler_seconds=0.2, scheduled=post.scheduled,
+        poll_seconds=0.2, scheduler_seconds=0.2, on_scheduled=post.scheduler_ran,
     )
     post.server = mail_server
     mail_server.start()

@@ -49,7 +49,7 @@ class Echo:
         now: datetime,
         *,
         text: CommandText,
-        apply_at_once: bool = False,
+        in_order: bool = False,
     ) -> tuple[list[Reply], list[Write]]:
         self.seen.append(mail)
         self.texts.append(text)

@@ -21,7 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.app import robots
 from pbm_emergo.config import Config
 from pbm_emergo.db import players
-from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage, Player
+from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, OutboundMessage, Player
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
@@ -279,3 +279,110 @@ def test_robots_refuse_passwords(
         [reply] = site.send(f"emergo move {number} robot1 {password} undo")
         assert text(reply).startswith("Wrong password for robot1.")
     assert site.board(number).ply == 0
+
+
+
+# --- one mail a turn -----------------------------------------------------------------------
+
+
+def restart_with(site: Site, **settings: Any) -> None:
+    site.stop()
+    site.config = dataclasses.replace(site.config, **settings)
+    site.start()
+
+
+def played(site: Site, number: int, move: int) -> str:
+    """The notation of move ``move`` on board ``number``, as stored."""
+    with site.reads.begin() as session:
+        return str(session.scalars(
+            select(MoveRecord.notation)
+            .where(MoveRecord.board_number == number, MoveRecord.number == move)
+        ).one())  # fmt: skip
+
+
+def test_a_turn_against_a_robot_is_one_mail_with_both_moves(site: Site) -> None:
+    """alice's board mail waits for robot1's answer, which takes its place: one mail a
+    turn, the answer to her move mail, saying her move and the robot's."""
+    restart_with(site, robot_reply_wait=120.0)  # however busy the machine, robot1 answers
+    number = challenge(site, "alice", "robot1")
+    before = len(site.mails_to_alice(number))
+    rng = random.Random(7)
+    for turn in range(1, 4):
+        board = site.wait_for_turn(number, "white")
+        move = rng.choice(Position.from_text(board.position).legal_moves())
+        [mail] = site.send(f"emergo move {number} alice {PASSWORD} {move}#{board.ply + 1}")
+        after = site.wait_for_turn(number, "white")
+        said = text(mail)
+        assert f"alice played {move} (move {board.ply + 1})." in said
+        if after.ply > board.ply + 1:
+            robots_move = played(site, number, board.ply + 2)
+            assert f"robot1 played {robots_move} (move {board.ply + 2})." in said
+        assert len(site.mails_to_alice(number)) == before + turn
+        if after.status != "active":
+            break
+
+
+def test_a_robot_slower_than_the_wait_sends_its_own_mail(
+    site: Site, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """robot1 thinks longer than the wait: alice's board mail goes alone when the wait is
+    over, and the robot's answer comes as a mail of its own after it."""
+    restart_with(site, robot_reply_wait=0.5)
+    number = challenge(site, "alice", "robot1")
+    thinking = threading.Event()
+    release = threading.Event()
+    real = robots.think
+
+    def slow_think(*args: Any, **kwargs: Any) -> Any:
+        thinking.set()
+        release.wait(60)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(robots, "think", slow_think)
+    before = len(site.mails_to_alice(number))
+    move = Position().legal_moves()[0]
+    try:
+        [mine] = site.send(f"emergo move {number} alice {PASSWORD} {move}#1")
+        assert thinking.wait(30)
+    finally:
+        release.set()
+    assert f"alice played {move} (move 1)." in text(mine)
+    assert "robot1 played" not in text(mine)
+    site.wait_for_turn(number, "white")
+    mails = site.mails_to_alice(number)
+    assert len(mails) == before + 2
+    assert "robot1 played" in text(mails[-1])
+
+
+@pytest.mark.slow
+def test_a_fast_game_against_robot1_never_meets_the_hourly_cap(site: Site) -> None:
+    """alice mails each of her moves against robot1 as soon as it is her turn, 70 moves of
+    play in all (a new game when one ends), under a cap of half the default (50 mails an
+    hour): one mail a turn keeps her under it, so no mail of hers is held and no "reply
+    limit reached" notice comes; two mails a turn would have met it near move 45."""
+    restart_with(site, reply_limit=50, robot_reply_wait=120.0)
+    rng = random.Random(11)
+    boards = [challenge(site, "alice", "robot1")]
+    moves = turns = 0
+    while moves < 70:
+        board = site.wait_for_turn(boards[-1], "white")
+        if board.status != "active":
+            moves += board.ply
+            boards.append(challenge(site, "alice", "robot1"))
+            continue
+        if moves + board.ply >= 70:
+            break
+        move = rng.choice(Position.from_text(board.position).legal_moves())
+        [mail] = site.send(f"emergo move {boards[-1]} alice {PASSWORD} {move}#{board.ply + 1}")
+        assert f"alice played {move} (move {board.ply + 1})." in text(mail)
+        turns += 1
+    # Each new board's mail, then one a turn.
+    mails = [m for number in boards for m in site.mails_to_alice(number)]
+    assert len(mails) == len(boards) + turns
+    with site.reads.begin() as session:
+        rows = session.execute(
+            select(OutboundMessage.subject, OutboundMessage.last_error)
+            .where(OutboundMessage.recipient == ALICE)
+        ).all()
+    assert all(error is None for _, error in rows), [e for _, e in rows if e]
+    assert "Emergo: reply limit reached" not in {subject for subject, _ in rows}
