@@ -45,7 +45,7 @@ from pbm_emergo.game.sentences import (
     status_sentence,
     undo_first_move,
 )
-from pbm_emergo.rules import Position, Termination, render_board
+from pbm_emergo.rules import Position, Termination, position_words, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
@@ -298,12 +298,15 @@ def board_view(
     now: datetime | None = None,
     new_board: bool = False,
     queue: list[str] | None = None,
+    style: str = "diagram",
 ) -> BoardView:
     """The board mail text of a board; with ``upto``, as it was after that many moves
     (``position`` is then the position after them). ``link``: the board's web page.
     ``now``: the time of the mail (vacations, thinking time); ``new_board``: the first mail
     of a new board; ``queue``: the lines about a player's queued moves (only for that
-    player's eyes). Every mail lists the whole game, as a compact score sheet."""
+    player's eyes); ``style``: ``list`` says the position in words instead of drawing the
+    diamond (``board USERID PASSWORD list``). Every mail lists the whole game, as a compact
+    score sheet."""
     notations = [m.notation for m in state.moves]
     labels = [m.label for m in state.moves]
     if upto is not None:
@@ -360,6 +363,10 @@ def board_view(
         moves_total=len(notations),
         move_lines=score_sheet(labels),
         board=render_board(position, state.white.userid, state.black.userid),
+        words=(
+            position_words(position, notations[-1] if notations else None)
+            if style == "list" else None
+        ),
         comment=comment or None,
         commenter=commenter,
         last_move=last_move,
@@ -413,6 +420,16 @@ def board_mails(
     if not state.active:  # the final board mail also goes to those who asked (emergo notify)
         watchers += spectators.notified(ctx.session, state.number)
     subscribed = [primary_address(p) for p in watchers]
+    # Who asked for the position in words (board USERID PASSWORD list), by address.
+    listeners = {
+        address.lower()
+        for address, style in (
+            (state.white.address, state.white.board_style),
+            (state.black.address, state.black.board_style),
+            *((primary_address(p), p.board_style) for p in watchers),
+        )
+        if address and style == "list"
+    }
     # The players asked for the mail of their game under way, subscribers for what they
     # subscribed to; a new board's first mail to the opponent is the challenger's doing
     # (charged to the challenger: game.budget).
@@ -427,20 +444,35 @@ def board_mails(
     # " **": the mail carries a comment to read (as pbmserv marks it).
     subject = f"{view.subject} **" if comment else view.subject
     players = {a.lower() for a in (state.white.address, state.black.address) if a}
+    listed: dict[bool, str] = {}
+
+    def text_for(address: str, public: bool) -> str:
+        """The text part for ``address``: in words for those who asked (made once)."""
+        if address.lower() not in listeners:
+            return public_view.text if public else view.text
+        if public not in listed:
+            listed[public] = board_view(
+                state, comment=None if public else comment,
+                commenter=None if public else commenter, headline=headline, link=link,
+                now=ctx.now, new_board=new_board, style="list",
+            ).text
+        return listed[public]
+
+    public_view = view
     mails = [
-        Reply(to=r, subject=subject, body=view.text, board=state.number, html=html,
+        Reply(to=r, subject=subject, body=text_for(r, False), board=state.number, html=html,
               solicited=asked[r.lower()])
         for r in recipients if r.lower() in players or not comment
     ]
     watching = [r for r in recipients if r.lower() not in players]
     if comment and watching:
-        public = board_view(
+        public_view = board_view(
             state, headline=headline, link=link, now=ctx.now, new_board=new_board
         )
-        public_html = board_html(public.subject, [public.html])
+        public_html = board_html(public_view.subject, [public_view.html])
         mails += [
-            Reply(to=r, subject=public.subject, body=public.text, board=state.number,
-                  html=public_html, solicited=True)
+            Reply(to=r, subject=public_view.subject, body=text_for(r, True),
+                  board=state.number, html=public_html, solicited=True)
             for r in watching
         ]
     return mails

@@ -50,6 +50,7 @@ COMMANDS = [
     "emergo_accept:AcceptCommand",
     "emergo_reject:RejectCommand",
     "emergo_limit:LimitCommand",
+    "board:BoardStyleCommand",
 ]
 
 

@@ -50,6 +50,7 @@ from pbm_emergo.game.board_changes import (
     AnalysisRequested,
     AutoplaySet,
     BoardCreated,
+    BoardStyleSet,
     ChallengePolicySet,
     NotificationsToggled,
     QueueCleared,
@@ -226,6 +227,8 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.board, change.player_id, change.address, change.at,
                 limit=change.limit, since=change.since,
             )
+        case BoardStyleSet():
+            autoplay.set_board_style(session, change.player_id, change.style)
         case _:
             assert_never(change)
 

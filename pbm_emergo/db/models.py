@@ -147,6 +147,11 @@ class Player(Base):
         Boolean, default=False, server_default=false()
     )
     board_limit: Mapped[int | None] = mapped_column(Integer)
+    # How the text part of the player's board mails shows the position (board USERID
+    # PASSWORD list|diagram): the ASCII diamond, or the position in words.
+    board_style: Mapped[str] = mapped_column(
+        String(16), default="diagram", server_default="diagram"
+    )
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player",

@@ -49,6 +49,7 @@ class Seat:
     vacation_until: datetime | None = None
     rated_games: int = 0
     autoplay: bool = False
+    board_style: str = "diagram"  # how their board mails show the position: or "list"
 
     def on_vacation(self, now: datetime) -> bool:
         return self.vacation_until is not None and self.vacation_until > now

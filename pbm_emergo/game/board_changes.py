@@ -156,13 +156,26 @@ class AnalysisRequested:
     since: datetime
 
 
+# --- how a player's board mails show the position --------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardStyleSet:
+    """The player's board mails show the position as ``style``: ``diagram`` or ``list``."""
+
+    player_id: int
+    style: str
+
+
 BoardChange = (
     BoardCreated | RobotGamesUnderLimit | SeekTaken | SeekingSet | ChallengePolicySet
     | QueueReplaced | QueueCleared | AutoplaySet | ReminderSent | SubscriptionAdded
     | SubscriptionsRemoved | NotificationsToggled | AnalysisRequested
+    | BoardStyleSet
 )
 BOARD_CHANGE_TYPES = (
     BoardCreated, RobotGamesUnderLimit, SeekTaken, SeekingSet, ChallengePolicySet,
     QueueReplaced, QueueCleared, AutoplaySet, ReminderSent, SubscriptionAdded,
     SubscriptionsRemoved, NotificationsToggled, AnalysisRequested,
+    BoardStyleSet,
 )

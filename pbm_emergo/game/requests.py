@@ -349,3 +349,13 @@ class PolicyRequest(LoginRequest):
 
     policy: str
     limit: int | None = None
+
+
+# --- how board mails show the position ----------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardStyleRequest(LoginRequest):
+    """``board userid password list|diagram``: ``style`` is ``list`` or ``diagram``."""
+
+    style: str

@@ -7,6 +7,11 @@ from pbm_emergo.rules.position import LETTERS, SIDES, Column, Position
 
 _HEADER = "     " + "".join(f"{c:<4}" for c in "123456789")
 _TICKS = "     " + "|   " * 9
+# What the codes mean, under every diagram: "x5" is one column of five men, not five men.
+KEY = (
+    "  Key: . empty cell, o one Ohs man, x one Eks man; x5: a column of",
+    "  5 men with an Eks man on top (tall columns are spelled out above).",
+)
 
 
 def cell_code(column: Column | None) -> str:
@@ -24,11 +29,14 @@ def composition(column: Column) -> str:
     return " ".join(part for part in (top * column.own, bottom * column.prisoners) if part)
 
 
-def render_board(position: Position, white_name: str = "Ohs", black_name: str = "Eks") -> str:
-    """The board as pbmserv draws it, then the tall columns and the men in hand.
+def render_board(
+    position: Position, white_name: str | None = None, black_name: str | None = None
+) -> str:
+    """The board as pbmserv draws it, then the tall columns, the men in hand and the key.
 
     Rows ``A``..``I``, four characters per column, a blank line after each row. Every
-    column of more than one man is spelled out below the board, top to bottom.
+    column of more than one man is spelled out below the board, top to bottom. The players'
+    names follow the sides' in the hands' lines when given (``Ohs (alice) inhand: 7``).
     """
     columns = position.columns()
     lines = [_HEADER, _TICKS]
@@ -46,6 +54,9 @@ def render_board(position: Position, white_name: str = "Ohs", black_name: str = 
     if tall:
         lines.extend(f"  {cell}: {composition(col)}" for cell, col in tall)
         lines.append("")
-    lines.append(f"  Ohs ({white_name}) inhand: {position.in_hand('white')}")
-    lines.append(f"  Eks ({black_name}) inhand: {position.in_hand('black')}")
+    for side, name in (("Ohs", white_name), ("Eks", black_name)):
+        who = f"{side} ({name})" if name and name != side else side
+        lines.append(f"  {who} inhand: {position.in_hand('white' if side == 'Ohs' else 'black')}")
+    lines.append("")
+    lines.extend(KEY)
     return "\n".join(lines) + "\n"

@@ -54,9 +54,7 @@ def position_lines(position: Position, last_move: str | None = None) -> list[str
             continue
         lines.append(f"Row {row}:")
         lines.extend(f"  {cell}: {piece_words(columns[cell])}" for cell in cells)
-    lines.append(
-        f"In hand: Ohs {position.in_hand(WHITE)}, Eks {position.in_hand(BLACK)}"
-    )
+    lines.append(f"In hand: Ohs {position.in_hand(WHITE)}, Eks {position.in_hand(BLACK)}")
     if last_move:
         mover = BLACK if position.to_move == WHITE else WHITE
         lines.append(f"Last move: {last_move}, by {SIDE_WORDS[mover]}")

@@ -27,7 +27,7 @@ def test_challenge_opens_a_board_and_mails_both_players(players: Mailer) -> None
     ]
     body = replies[0].body
     assert body.startswith("Emergo Board 101: alice (Ohs, o, 1600) against bob (Eks, x, 1600)\n")
-    assert "It is alice's turn (Ohs, o): move 1." in body
+    assert "It is alice's turn (Ohs): move 1." in body
     assert "alice writes:\n  Good luck!\n" in body and "-- " not in body
     assert "  Ohs (alice) inhand: 12\n  Eks (bob) inhand: 12\n" in body
     assert "To decline this game, send 'emergo resign 101 YOURID PASSWORD'" in body
@@ -97,7 +97,7 @@ def test_a_move_mails_the_board_to_both_players(game: Mailer) -> None:
     ]
     body = replies[1].body
     assert "alice played e4 (move 1)." in body
-    assert "It is bob's turn (Eks, x): move 2." in body
+    assert "It is bob's turn (Eks): move 2." in body
     assert "Moves:\n  1. e4\n" in body
     assert " E - .   .   .   o   .   .   .   .   .   " in body
     assert "alice writes:\n  Here we go." in body

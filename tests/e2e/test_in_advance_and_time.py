@@ -99,7 +99,7 @@ def test_a_queued_move_by_mail_and_one_that_became_illegal(
     assert error.startswith(f"bob, your queued move h4 on Emergo Board {board} could not be")
     assert "Why: Capture is compulsory" in error
     assert "It is your turn: mail the Subject" in error
-    assert "It is bob's turn (Eks, x): move 6." in error  # the board, as it stands
+    assert "It is bob's turn (Eks): move 6." in error  # the board, as it stands
     assert len(moves_of(post, board)) == 5 and queued(post, board) == []
 
 

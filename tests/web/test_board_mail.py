@@ -101,7 +101,7 @@ def test_the_board_mail_after_a_capture(game: Mailer) -> None:
         "e6": ("landed",),
     }  # fmt: skip
     # The words of the text part are there too: players, whose turn, hands, moves.
-    assert "It is bob&#39;s turn (Eks, x): move 32." in reply.html
+    assert "It is bob&#39;s turn (Eks): move 32." in reply.html
     assert "Ohs (alice) in hand: <b>0</b>" in reply.html
     assert "g4xg6xe6" in reply.html and "Last move g4xg6xe6" in reply.html
 

@@ -66,7 +66,7 @@ def test_the_board_page_draws_the_current_position(client: TestClient) -> None:
         position.to_text()
     )
     assert {c.name: c.last for c in cells.cells.values() if c.last} == {"f7": ("landed",)}
-    assert "It is alice&#39;s turn (Ohs, o): move 13." in page.text
+    assert "It is alice&#39;s turn (Ohs): move 13." in page.text
     assert "move 12 of 12" in page.text
     # Every move, with a link to the board after it; comments are for the players only.
     for n, notation in enumerate(PLAYED, start=1):

@@ -1,9 +1,10 @@
 """The account requests: ``signup``, ``change password``, ``change address``, ``confirm``,
-``signoff``, ``vacation``."""
+``signoff``, ``vacation``, ``board``."""
 
 from __future__ import annotations
 
 from pbm_emergo.app.addresses import change_addresses, confirm_address
+from pbm_emergo.app.board_style import set_board_style
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.membership import change_password, signoff, signup
@@ -11,6 +12,7 @@ from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.vacations import set_vacation
 from pbm_emergo.game.requests import (
+    BoardStyleRequest,
     ChangeAddressRequest,
     ChangePasswordRequest,
     ConfirmRequest,
@@ -49,3 +51,8 @@ def signoff_request(ctx: Context, request: SignoffRequest) -> Result:
 @handles(VacationRequest)
 def vacation_request(ctx: Context, request: VacationRequest) -> Result:
     return set_vacation(ctx, login(ctx, request), request.days)
+
+
+@handles(BoardStyleRequest)
+def board_style_request(ctx: Context, request: BoardStyleRequest) -> Result:
+    return set_board_style(ctx, login(ctx, request), request.style)

@@ -32,6 +32,7 @@ def seat_of(player: Player) -> Seat:
     return Seat(
         player.id, player.userid, player.rating, primary_address(player),
         player.vacation_until, rated_games=player.rated_games, autoplay=player.autoplay,
+        board_style=player.board_style,
     )
 
 
