@@ -91,6 +91,7 @@ RESERVED_USERIDS = frozenset(
         "vacation",
         "white",
         "pbmserv",
+        "diagram",
     ]
 )
 

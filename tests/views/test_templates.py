@@ -404,7 +404,9 @@ def test_template_refuses_a_missing_variable(name: str) -> None:
 
 # --- text that fits: every text template within 72 columns --------------------------------
 
-LONG_NAMES = {name: f"{name}_{'long' * 5}"[:20] for name in ("alice", "alice2", "bob", "carol", "eve", "zed")}
+LONG_NAMES = {
+    name: f"{name}_{'long' * 5}"[:20] for name in ("alice", "alice2", "bob", "carol", "eve", "zed")
+}
 ALL_OPTIONS = (
     "unrated; a blocked player draws; reminder after 14 days, forfeit after 60 days; "
     "100 days of thinking time each"
