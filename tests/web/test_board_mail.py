@@ -80,7 +80,7 @@ def test_the_picture_places_every_cell_of_the_diamond() -> None:
     )
     e6 = next(c for c in picture.cells if c.name == "e6")
     assert (e6.cap, e6.own, e6.prisoners, e6.marks) == ("white", 1, 2, (LANDED,))
-    assert e6.description == "e6: 1 white man over 2 black men; the last move went here"
+    assert e6.description == "e6: Ohs man, 2 Eks prisoners; the last move went here"
 
 
 # --- board mails from the command layer ----------------------------------------------------
