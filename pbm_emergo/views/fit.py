@@ -30,10 +30,43 @@ def width_of(line: str) -> int:
 
 
 def fit(text: str, width: int = WIDTH) -> str:
-    """``text`` with every line longer than ``width`` wrapped at spaces."""
-    if all(width_of(line) <= width for line in text.split("\n")):
+    """``text`` with every line longer than ``width`` wrapped at spaces. A line's last
+    words carry over into the next line when that line continues the same sentence (a
+    template's own hard-wrapped paragraph: same indent, the broken line ends mid-sentence),
+    so that a paragraph reflows rather than leaving a word alone on a line."""
+    lines = text.split("\n")
+    if all(width_of(line) <= width for line in lines):
         return text
-    return "\n".join(_fit_line(line, width) for line in text.split("\n"))
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        pieces = _fit_line(lines[i], width).split("\n")
+        following = lines[i + 1] if i + 1 < len(lines) else None
+        if len(pieces) > 1 and following is not None and _continues(lines[i], following):
+            last = pieces.pop().lstrip(" ")  # its value marks kept, in order
+            lines[i + 1] = _indent_of(following) + last + " " + following.lstrip(" ")
+        out.extend(pieces)
+        i += 1
+    return "\n".join(out)
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" "))]
+
+
+def _continues(line: str, following: str) -> bool:
+    """Whether ``following`` goes on with the sentence ``line`` leaves unfinished."""
+    visible, next_visible = line.translate(_MARKS), following.translate(_MARKS)
+    if not next_visible.strip() or next_visible.lstrip().startswith(">"):
+        return False
+    if visible.rstrip().endswith((".", ":", "!", "?", ")")) and not visible.rstrip().endswith(
+        ("e.g.", "i.e.")
+    ):
+        return False
+    lead = _LEAD.match(next_visible)
+    if lead is None or lead[2]:
+        return False  # the next line is a list item of its own
+    return _indent_of(next_visible) == _indent_of(visible)
 
 
 def _fit_line(line: str, width: int) -> str:

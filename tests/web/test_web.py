@@ -164,7 +164,7 @@ def test_standings_and_history(client: TestClient) -> None:
     assert [u for u in order if u in ("alice", "bob", "carol")] == ["bob", "alice", "carol"]
     provisional = standings.text.index("<h2>Provisional players (fewer than 20 rated games)</h2>")
     inactive = standings.text.index(
-        "<h2>Inactive players (no game under way, no rated game in the last 365 days)"
+        "<h2>Inactive players (no game under way, no rated game for 365 days)"
     )
     assert provisional < standings.text.index('href="/players/alice"') < inactive
     assert inactive < standings.text.index('href="/players/carol"')

@@ -31,8 +31,7 @@ SECTIONS = (ESTABLISHED, PROVISIONAL, INACTIVE)
 SECTION_TITLES = {
     ESTABLISHED: "Established players",
     PROVISIONAL: f"Provisional players (fewer than {ratings.PROVISIONAL_GAMES} rated games)",
-    INACTIVE: f"Inactive players (no game under way, no rated game in the last {INACTIVE_DAYS} "
-    "days)",
+    INACTIVE: f"Inactive players (no game under way, no rated game for {INACTIVE_DAYS} days)",
 }
 
 __all__ = [
