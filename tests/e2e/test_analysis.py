@@ -85,9 +85,12 @@ def test_analysis_by_mail_queued_made_off_the_mail_path_and_stored(
 
     # A player: answered at once with when to expect it; the analysis follows.
     queued = post.one(f"emergo analyze {board} bob {PW['bob']}", BOB)
-    assert str(queued["Subject"]) == f"Emergo analysis {board}"
-    assert f"Your analysis of board {board} is queued; expect it within about" in text(queued)
+    # A short acknowledgement, with a Subject of its own (the analysis has the other one).
+    assert str(queued["Subject"]) == f"Emergo analysis {board} queued"
+    assert text(queued).startswith(f"Your analysis of board {board} is queued.\n")
+    assert "Expect it within about" in text(queued)
     assert "It is analysis 1 of the 1 you may ask for in 24 hours." in text(queued)
+    assert all(len(line) <= 72 for line in text(queued).splitlines())
     assert PW["bob"] not in text(queued)
 
     [mail] = wait_for(lambda: analysis_mails(post, BOB, board), timeout=60)

@@ -37,7 +37,10 @@ _NOTE = {
 ANALYSIS = {
     "number": 101, "white": "alice", "black": "bob",
     "result": "alice (Ohs) wins: bob resigned.",
-    "rows": [{"number": 7, "userid": "bob", "played": "c5xc3", "mark": "??", "score": "-2.10"}],
+    "rows": [
+        {"number": 7, "userid": "bob", "played": "c5xc3", "mark": "??", "score": "-2.10",
+         "label": "blunder"},
+    ],
     "notes": [_NOTE],
     "turning": _NOTE,
     "diagram": "BOARD",
@@ -47,6 +50,7 @@ ANALYSIS = {
     }],
     "nodes": 12345,
     "seconds": "3",
+    "listing": False,
 }
 
 SAMPLES: dict[str, dict[str, Any]] = {
@@ -464,3 +468,15 @@ def test_every_text_template_fits_72_columns(name: str) -> None:
             continue  # a variant without a value this template cannot do without
         too_long = [line for line in text.splitlines() if len(line) > 72]
         assert not too_long, f"{name} with {context}"
+
+
+def test_the_analysis_reads_aloud_in_list_mode() -> None:
+    """For a player who asked for ``board list``: the position in words, each move a
+    sentence (no table of padded columns and punctuation marks to read out)."""
+    words = position_words(Position().play("e4"), "e4")
+    text = render("analysis.txt.j2", **{**ANALYSIS, "diagram": words, "listing": True})
+    assert "The position after move 7, in words, row by row:\n" in text
+    assert "  e4: Ohs man\n" in text
+    assert "  Move 7, bob: c5xc3, value -2.10, a blunder.\n" in text
+    assert "??" not in text
+    assert "from Ohs's side" in " ".join(text.split())
