@@ -124,10 +124,12 @@ class HelpRequest(Request):
     help. ``entries``: every listed command (the registry's help, as plain data);
     ``topic``: the command asked about (its usage wrapped, its description, its details
     as mailed), None for the summary; ``unknown_topic``: a topic that names no command, as
-    it may be shown; ``emergo``: the Emergo help page."""
+    it may be shown; ``emergo``: the Emergo help page; ``rules``: the rules for players
+    (``help rules``)."""
 
     entries: tuple[HelpEntry, ...]
     emergo: bool = False
+    rules: bool = False
     topic: CommandHelp | None = None
     unknown_topic: str | None = None
 

@@ -92,6 +92,7 @@ RESERVED_USERIDS = frozenset(
         "white",
         "pbmserv",
         "diagram",
+        "rules",
     ]
 )
 

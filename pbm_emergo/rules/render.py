@@ -30,13 +30,19 @@ def composition(column: Column) -> str:
 
 
 def render_board(
-    position: Position, white_name: str | None = None, black_name: str | None = None
+    position: Position,
+    white_name: str | None = None,
+    black_name: str | None = None,
+    *,
+    key: bool = True,
 ) -> str:
     """The board as pbmserv draws it, then the tall columns, the men in hand and the key.
 
     Rows ``A``..``I``, four characters per column, a blank line after each row. Every
     column of more than one man is spelled out below the board, top to bottom. The players'
     names follow the sides' in the hands' lines when given (``Ohs (alice) inhand: 7``).
+    ``key``: the two lines that say what the codes mean (the rules' pictures, which
+    explain them in their text, leave them out).
     """
     columns = position.columns()
     lines = [_HEADER, _TICKS]
@@ -57,6 +63,7 @@ def render_board(
     for side, name in (("Ohs", white_name), ("Eks", black_name)):
         who = f"{side} ({name})" if name and name != side else side
         lines.append(f"  {who} inhand: {position.in_hand('white' if side == 'Ohs' else 'black')}")
-    lines.append("")
-    lines.extend(KEY)
+    if key:
+        lines.append("")
+        lines.extend(KEY)
     return "\n".join(lines) + "\n"

@@ -56,7 +56,11 @@ ANALYSIS = {
 SAMPLES: dict[str, dict[str, Any]] = {
     "help.txt.j2": {"address": "pbm@example.org", "commands": COMMANDS, "unknown_topic": None},
     "help_command.txt.j2": {"usage": "help [topic]", "description": "d", "details": "more"},
-    "emergo_help.txt.j2": {"address": "pbm@example.org", "board": "BOARD", "commands": COMMANDS},
+    "emergo_help.txt.j2": {
+        "address": "pbm@example.org", "rules": "THE RULES\n", "board": "BOARD",
+        "commands": COMMANDS,
+    },
+    "rules.txt.j2": {"address": "pbm@example.org", "rules": "THE RULES\n"},
     "multiple.txt.j2": {
         "results": [
             {"line": "help", "ok": True, "summary": "sent", "text": "TEXT", "same_as": None,
