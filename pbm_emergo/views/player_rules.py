@@ -79,6 +79,7 @@ def player_rules_markdown() -> str:
 def _plain(markdown: str, web_url: str | None) -> str:
     """Markdown as a mail's plain text: headings without their marks (and a line under),
     no emphasis or code marks, a link as its words (and where it leads, on the web)."""
+
     def link(match: re.Match[str]) -> str:
         if web_url and match[2].startswith("/"):
             return f"{match[1]} ({web_url.rstrip('/')}{match[2]})"
