@@ -1,8 +1,9 @@
 """A newcomer's first visit to the web view: the front page says how to join (the server's
 address from the configuration, the first three mails, the rules), /rules teaches the rules
-with pictures (docs/rules-for-players.md) and /rules/engine shows docs/rules.md, every board page explains its picture, and the pages have one look (dark mode
-too) without loading anything from anywhere. In Chromium: no sideways scrolling on a phone,
-dark mode, and the screenshots docs/ shows."""
+with pictures (docs/rules-for-players.md) and /rules/engine shows docs/rules.md, every board
+page explains its picture, and the pages have one look (dark mode too) without loading
+anything from anywhere. In Chromium: no sideways scrolling on a phone, dark mode, and the
+screenshots docs/ shows."""
 
 from __future__ import annotations
 
