@@ -199,7 +199,7 @@ REPLY = (
     "Your move, alice.\n"
     "\n"
     "On Sat, 21 Nov 2026 at 10:00, pbmserv@localhost wrote:\n"
-    "> Emergo Board {board}: alice (Ohs, o, 1600) against bob (Eks, x, 1600)\n"
+    "> Emergo Board {board}: alice (Ohs, 1600) against bob (Eks, 1600)\n"
     "> bob may answer with 'emergo move {board} bob PASSWORD accept'\n"
 )
 

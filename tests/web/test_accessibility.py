@@ -16,7 +16,7 @@ from pbm_emergo.rules.words import piece_words
 from tests.support.mailer import Mailer
 from tests.support.servers import running, web_server
 
-from .support import CAPTURE_GAME
+from .support import CAPTURE_GAME, shoot
 
 pytest.importorskip("playwright.sync_api")  # the browser fixture: tests/web/conftest.py
 
@@ -86,4 +86,7 @@ def test_the_board_page_and_the_rules_read_as_tables_of_named_cells(
         after = tables.nth(2).aria_snapshot()
         assert 'cell "e6: Ohs man, 1 Eks prisoner; the last move went here"' in after
         assert 'cell "e5: empty; captured in the last move"' in after
+        # The capture as a phone shows it (docs/screenshots/rules-capture-375.png).
+        page.evaluate("document.getElementById('capturing').scrollIntoView()")
+        shoot(page, tmp_path, "rules-capture-375.png", full_page=False)
         page.close()
