@@ -40,12 +40,8 @@ class Game:
         self.now += timedelta(minutes=1)
         with self.factory.begin() as session:
             unit = UnitOfWork(
-                session=session,
-                config=self.config,
-                now=self.now,
-                sender=sender,
-                sender_proven=proven,
-                apply_at_once=True,
+                session=session, config=self.config, now=self.now, sender=sender,
+                sender_proven=proven, apply_at_once=True,
             )
             result = operation(unit)
             unit.apply_pending()

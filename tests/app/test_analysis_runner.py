@@ -34,13 +34,8 @@ def test_requests_are_taken_in_turn_by_player_and_shared_by_board(game: Game) ->
         for minutes, board, player in ((0, first, alice), (1, second, alice), (2, third, bob),
                                        (3, third, carol)):  # fmt: skip
             analyses.add_request(
-                session,
-                board,
-                player.id,
-                f"{player.userid}@example.org",
-                game.now + timedelta(minutes=minutes),
-                limit=3,
-                since=game.now,
+                session, board, player.id, f"{player.userid}@example.org",
+                game.now + timedelta(minutes=minutes), limit=3, since=game.now,
             )
     sent: list[tuple[str, int | None]] = []
 

@@ -99,7 +99,9 @@ def test_a_refused_challenge_and_a_sought_game(players: Game) -> None:
     with pytest.raises(Refused, match="bob does not accept challenges at the moment"):
         players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)
 
-    policy = players.run(lambda unit: challenges.limit_challenges(unit, player(unit, "bob"), 1))
+    policy = players.run(
+        lambda unit: challenges.limit_challenges(unit, player(unit, "bob"), 1)
+    )
     assert policy.summary == (
         "bob accepts challenges while they have fewer than 1 active board (now 0)"
     )
@@ -128,5 +130,7 @@ def test_a_login_checks_the_password_and_counts_a_wrong_one(players: Game) -> No
     with pytest.raises(Refused) as refused:
         players.run(lambda unit: accounts.authenticate(unit, "bob", "wrong"), sender=BOB)
     assert refused.value.writes  # the wrong password is counted all the same (by its owner)
-    found = players.run(lambda unit: accounts.authenticate(unit, "bob", "bobpw").userid, sender=BOB)
+    found = players.run(
+        lambda unit: accounts.authenticate(unit, "bob", "bobpw").userid, sender=BOB
+    )
     assert found == "bob"

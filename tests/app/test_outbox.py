@@ -51,9 +51,8 @@ def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
     replies = [Reply("alice@example.org", f"Emergo reply {n}", f"text {n}\n") for n in range(5)]
     built = box.build_all(replies, NOW, in_reply_to=ASKED, references=("<root@example.org>",))
     with session_factory.begin() as session:
-        queued = box.enqueue(
-            session, built, NOW, in_reply_to=ASKED, references=("<root@example.org>",)
-        )
+        queued = box.enqueue(session, built, NOW, in_reply_to=ASKED,
+                             references=("<root@example.org>",))
     assert queued == 3  # two replies and the notice now; three replies later
     out = outbound(session_factory)
     hour, two_hours = NOW + timedelta(hours=1), NOW + timedelta(hours=2)
@@ -75,7 +74,7 @@ def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
     # The notice goes once: the next reply that hour is held without another.
     with session_factory.begin() as session:
         assert box.queue(session, Reply("alice@example.org", "Emergo later", "later\n")) == 0
-    later = outbound(session_factory)[len(out) :]
+    later = outbound(session_factory)[len(out):]
     assert [(parsed(o.raw)["Subject"], o.next_attempt_at) for o in later] == [
         ("Emergo later", two_hours)
     ]
@@ -103,8 +102,7 @@ def test_the_same_mail_to_several_people_is_readdressed(
     with session_factory.begin() as session:
         assert box.enqueue(session, [first, second], NOW) == 2
     assert [o.recipient for o in outbound(session_factory)] == [
-        "alice@example.org",
-        "bob@example.org",
+        "alice@example.org", "bob@example.org"
     ]
 
 
@@ -115,10 +113,7 @@ def test_only_the_answer_to_the_sender_refers_to_their_mail(config: Config) -> N
         for to in ("Alice@Example.org", "bob@example.org", "carol@example.org")
     ]
     mine, bobs, carols = box.build_all(
-        board,
-        NOW,
-        in_reply_to=ASKED,
-        references=("<older@alice-host.example>",),
+        board, NOW, in_reply_to=ASKED, references=("<older@alice-host.example>",),
         sender="alice@example.org",
     )
     own = parsed(mine.raw)
@@ -155,17 +150,8 @@ def test_mail_to_others_is_charged_to_the_sender_who_caused_it(
     ]
     built = box.build_all(replies, NOW, in_reply_to=ASKED)
     with session_factory.begin() as session:
-        assert (
-            box.enqueue(
-                session,
-                built,
-                NOW,
-                in_reply_to=ASKED,
-                inbound_id=inbound_id,
-                charged_to="alice@example.org",
-            )
-            == 3
-        )
+        assert box.enqueue(session, built, NOW, in_reply_to=ASKED, inbound_id=inbound_id,
+                           charged_to="alice@example.org") == 3
     out = outbound(session_factory)
     assert [(o.recipient, o.charged_to, o.inbound_id) for o in out] == [
         ("alice@example.org", None, inbound_id),
@@ -189,9 +175,7 @@ def test_a_dead_letter_tells_its_sender(
         box.notify_dead(session, dead, {inbound_id: notice})
     [out] = outbound(session_factory)
     assert (out.recipient, out.inbound_id, out.message_id) == (
-        "alice@example.org",
-        inbound_id,
-        notice.message_id,
+        "alice@example.org", inbound_id, notice.message_id
     )
     mail = parsed(out.raw)
     assert (mail["Subject"], mail["In-Reply-To"]) == ("Emergo error", ASKED)

@@ -66,9 +66,9 @@ def test_a_player_has_at_most_the_setting_of_active_robot_games(players: Game) -
     challenge(players, "bob", "robot3", BOB)
     challenge(players, "alice", "bob", ALICE)
     # A game over frees its place.
-    players.run(
-        lambda unit: play.resign(play.Turn(unit, _board(unit, started[0]), _player(unit, "alice")))
-    )
+    players.run(lambda unit: play.resign(
+        play.Turn(unit, _board(unit, started[0]), _player(unit, "alice"))
+    ))
     challenge(players, "robot1", "alice", ALICE)
 
 
@@ -92,16 +92,9 @@ def test_two_mails_at_once_cannot_both_take_the_last_place(players: Game) -> Non
         with pytest.raises(Conflict, match="Another robot game started meanwhile"):
             _apply(players, second)  # the mail starts over, and then is refused
     with players.factory() as session:
-        assert (
-            len(
-                games.active_boards_against(
-                    session,
-                    _id(session, "alice"),
-                    [_id(session, name) for name in ("robot1", "robot2", "robot3")],
-                )
-            )
-            == 3
-        )
+        assert len(games.active_boards_against(session, _id(session, "alice"), [
+            _id(session, name) for name in ("robot1", "robot2", "robot3")
+        ])) == 3
 
 
 def _unit(game: Game, session: Session) -> UnitOfWork:
@@ -138,7 +131,8 @@ def first_legal(position: Position, *args: Any, **kwargs: Any) -> Decision:
 
 
 def runner(game: Game, answered: list[int]) -> robots.RobotRunner:
-    def think(position: Position, level: int, seconds: float, seed: int, **kwargs: Any) -> Decision:
+    def think(position: Position, level: int, seconds: float, seed: int,
+              **kwargs: Any) -> Decision:
         answered.append(seed // 1000)  # the seed is the board number * 1000 + its ply
         return first_legal(position)
 
@@ -178,9 +172,9 @@ def test_of_one_players_boards_the_one_waiting_longest_goes_first(game: Game) ->
     sign_up(game)
     alice_to_move = challenge(game, "alice", "robot1", ALICE)
     waiting_longer = challenge(game, "robot2", "alice", ALICE)
-    game.run(
-        lambda unit: play.play(unit, _player(unit, "alice"), _board(unit, alice_to_move), "e4")
-    )
+    game.run(lambda unit: play.play(
+        unit, _player(unit, "alice"), _board(unit, alice_to_move), "e4"
+    ))
     answered: list[int] = []
     assert runner(game, answered).run_once() == 2
     assert answered == [waiting_longer, alice_to_move]

@@ -66,11 +66,8 @@ def run_scheduler(mailer: Mailer, after: timedelta, *, delivered: bool = True) -
         for reply in replies:
             session.add(
                 OutboundMessage(
-                    recipient=reply.to.lower(),
-                    raw=reply.body.encode(),
-                    subject=reply.subject,
-                    board_number=reply.board,
-                    created_at=mailer.now,
+                    recipient=reply.to.lower(), raw=reply.body.encode(), subject=reply.subject,
+                    board_number=reply.board, created_at=mailer.now,
                     next_attempt_at=mailer.now,
                     status="sent" if delivered else "pending",
                     sent_at=mailer.now if delivered else None,

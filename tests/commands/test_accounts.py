@@ -36,8 +36,7 @@ def test_signup_stores_an_argon2id_hash_and_never_echoes_the_password(mailer: Ma
 
 def test_signup_with_addresses_registers_the_sender_and_asks_the_others(mailer: Mailer) -> None:
     replies = mailer.send(
-        "signup alice pw1234 Alice@Work.example a@home.example",
-        sender="alice@work.example",
+        "signup alice pw1234 Alice@Work.example a@home.example", sender="alice@work.example",
         sender_auth="pass",
     )
     assert sorted((r.to, r.subject) for r in replies) == [
@@ -48,18 +47,20 @@ def test_signup_with_addresses_registers_the_sender_and_asks_the_others(mailer: 
     assert addresses == ["Alice@Work.example"]
 
 
+
 @pytest.mark.parametrize(
     "address",
     ["\u00e9l\u202eve@example.org", "a\\b@example.org", "a\x01b@example.org", "<a@example.org>"],
 )
-def test_signup_refuses_an_address_no_reply_could_be_sent_to(mailer: Mailer, address: str) -> None:
+def test_signup_refuses_an_address_no_reply_could_be_sent_to(
+    mailer: Mailer, address: str
+) -> None:
     # Control characters reach a command through a `multiple` body line.
     reply = mailer.one("multiple", body=f"signup alice pw1234 {address}\n")
     assert "is not a mail address" in reply.body
     with mailer.factory() as session:
         # No account made (the robots' accounts are there from the migration).
         assert session.scalars(select(Player).where(Player.userid_key == "alice")).first() is None
-
 
 @pytest.mark.parametrize(
     ("userid", "why"),
@@ -108,8 +109,7 @@ def test_change_password(players: Mailer) -> None:
 def test_change_address_tells_the_dropped_address(players: Mailer) -> None:
     # Sent from the new address, proven by our MTA: no confirmation needed.
     replies = players.send(
-        "change address alice alicepw alice@new.example",
-        sender="alice@new.example",
+        "change address alice alicepw alice@new.example", sender="alice@new.example",
         sender_auth="pass",
     )
     assert sorted((r.to, r.subject) for r in replies) == [

@@ -39,9 +39,8 @@ def test_a_move_planned_on_a_board_that_moved_on_is_not_stored(
     for n, move in enumerate(("e4", "c5")):
         with reads() as session:
             planned.append(
-                dispatch(
-                    session, mail(f"emergo move 101 alice alicepw {move}", n), db_config, game.now
-                )
+                dispatch(session, mail(f"emergo move 101 alice alicepw {move}", n), db_config,
+                         game.now)
             )
     # Both were read as move 1 and both would tell the players so.
     for replies, _ in planned:
@@ -52,9 +51,8 @@ def test_a_move_planned_on_a_board_that_moved_on_is_not_stored(
         apply(session, planned[1][1])
     assert notations(game) == ["e4"]
     # Started over from a fresh read, the second mail is refused with the board as it is.
-    [refused] = answer(
-        db_sessions, mail("emergo move 101 alice alicepw c5", 3), db_config, game.now
-    )
+    [refused] = answer(db_sessions, mail("emergo move 101 alice alicepw c5", 3), db_config,
+                       game.now)
     assert refused.subject == "Emergo Board 101 Error"
     assert refused.body.startswith("It is not your turn on board 101: it is bob's.")
     assert notations(game) == ["e4"]
@@ -115,10 +113,8 @@ class OtherWorker:
         for worker in self.threads:
             worker.join(30)
         with self.db_sessions() as session:
-            return {
-                b.number: (b.white_player_id, b.black_player_id)
-                for b in session.scalars(select(Board))
-            }
+            return {b.number: (b.white_player_id, b.black_player_id)
+                    for b in session.scalars(select(Board))}
 
 
 def challenge_board(replies: list[Reply]) -> int:
@@ -136,13 +132,8 @@ def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
     other = OtherWorker(players, db_sessions)
 
     def another_worker_creates_a_board(
-        session: Session,
-        mail: CommandMail,
-        config: Config,
-        now: datetime,
-        *,
-        text: CommandText,
-        apply_at_once: bool = False,
+        session: Session, mail: CommandMail, config: Config, now: datetime,
+        *, text: CommandText, apply_at_once: bool = False,
     ) -> tuple[list[Reply], list[Write]]:
         # The commands have read and answered, before their write; while ours holds the
         # write transaction the other has to wait.
@@ -151,9 +142,8 @@ def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
         return ran
 
     mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<race@x.org>")
-    number = challenge_board(
-        answer(db_sessions, mail, db_config, players.now, processor=another_worker_creates_a_board)
-    )
+    number = challenge_board(answer(db_sessions, mail, db_config, players.now,
+                                    processor=another_worker_creates_a_board))
     boards = other.boards()
     assert len(other.threads) == OPTIMISTIC_ATTEMPTS + 1
     # The other workers' boards took 101, 102, 103 from under it; the fourth, created
@@ -165,9 +155,7 @@ def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
 
 
 def test_inside_its_write_transaction_a_challenge_keeps_the_number_it_read(
-    players: Mailer,
-    db_sessions: sessionmaker[Session],
-    db_config: Config,
+    players: Mailer, db_sessions: sessionmaker[Session], db_config: Config,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Another worker takes the next board number right after the challenge read it, every

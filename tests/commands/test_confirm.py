@@ -66,7 +66,9 @@ def test_code_mails_asked_by_others_are_capped_but_never_the_owners_own(mailer: 
         replies = mailer.send(f"signup vic{n} vicpw1 {VICTIM}", sender=asker)
         assert sorted(r.to for r in replies) == sorted([asker, VICTIM])
     reply = mailer.one(f"signup vic9 vicpw1 {VICTIM}", sender="oscar@example.org")
-    assert flat(reply.body).startswith(f"{VICTIM} was mailed 3 confirmation codes asked from other")
+    assert flat(reply.body).startswith(
+        f"{VICTIM} was mailed 3 confirmation codes asked from other"
+    )
     # Its owner always gets a code, from the address itself: the answer carries it.
     [answer] = mailer.send("signup victim vicpw1", sender=VICTIM)
     assert (answer.to, answer.subject) == (VICTIM, code_subject("victim"))

@@ -80,7 +80,8 @@ def test_the_arity_is_checked_before_the_command_runs() -> None:
     with pytest.raises(UsageError) as raised:
         move.check_arguments(["101", "alice", "secret1"])
     assert raised.value.reason == (
-        "The command emergo move needs these arguments: emergo move board userid password MOVE[#n]."
+        "The command emergo move needs these arguments: "
+        "emergo move board userid password MOVE[#n]."
     )
     move.check_arguments(["101", "alice", "secret1", "e4"])  # fits: no error
 
@@ -198,16 +199,11 @@ def test_commands_usage(name: str, usage: str) -> None:
 def test_each_part_takes_its_words() -> None:
     queue = Grammar(BOARD, USERID, PASSWORD, repeated(named(WORD, "MOVE[#n]"), 1, 20))
     assert [(p.key, start, end) for p, start, end in queue.spans(6)] == [
-        ("board", 0, 1),
-        ("userid", 1, 2),
-        ("password", 2, 3),
-        ("move", 3, 6),
+        ("board", 0, 1), ("userid", 1, 2), ("password", 2, 3), ("move", 3, 6)
     ]
     seek = Grammar(USERID, PASSWORD, optional(named(WORD, "N|off")))
     assert [(p.key, start, end) for p, start, end in seek.spans(2)] == [
-        ("userid", 0, 1),
-        ("password", 1, 2),
-        ("n", 2, 2),
+        ("userid", 0, 1), ("password", 1, 2), ("n", 2, 2)
     ]
     # A part of variable length leaves the later parts their least.
     message = Grammar(USERID, PASSWORD, named(USERID, "to"), repeated(named(USERID, "to"), 0))

@@ -198,10 +198,8 @@ def test_multiple_is_listed_but_not_nested() -> None:
         ("emergo show 101 s3cret", "emergo show 101 ********"),
         # What is known is shown: boards and userids that exist, options, moves, keywords.
         ("emergo show 101#3", "emergo show 101#3"),
-        (
-            "emergo challenge alice bob -unrated --nagtime=3",
-            "emergo challenge alice bob -unrated --nagtime=3",
-        ),
+        ("emergo challenge alice bob -unrated --nagtime=3", "emergo challenge alice bob "
+         "-unrated --nagtime=3"),
         ("emergo move 101 bob hush e4xc4xc6#17", "emergo move 101 bob ******** e4xc4xc6#17"),
         ("emergo games alice inactive", "emergo games alice inactive"),
         ("emergo show 4242", "emergo show ********"),

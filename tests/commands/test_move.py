@@ -106,6 +106,7 @@ def test_a_move_mails_the_board_to_both_players(game: Mailer) -> None:
     assert notations(game) == ["e4"]
 
 
+
 def test_a_move_replays_no_game(game: Mailer, monkeypatch: pytest.MonkeyPatch) -> None:
     # The board row keeps the position and the repetition keys: a move resumes the game from
     # them; replaying the move list is work that grows with the length of every game.
@@ -122,7 +123,6 @@ def test_a_move_replays_no_game(game: Mailer, monkeypatch: pytest.MonkeyPatch) -
     assert [r.subject for r in replies] == ["Emergo Board 101 alice"] * 2
     assert replays == []
     assert notations(game) == ["e4", "e6", "d4", "d6"]
-
 
 def test_move_list_is_a_score_sheet_of_the_whole_game(game: Mailer) -> None:
     replies = play_all(game, ["e4", "e6", "c5"])
@@ -229,6 +229,7 @@ def test_resign_ends_a_rated_game_with_rating_changes(game: Mailer) -> None:
     assert flat(finished.body).startswith("The game on board 101 is over: alice (Ohs) wins")
 
 
+
 def test_a_finished_board_keeps_its_own_rating_changes(game: Mailer) -> None:
     # The rating lines of board 101 must not move when a later game changes the ratings
     # (a week later: only the first rated game of a pair in a week moves ratings).
@@ -239,8 +240,9 @@ def test_a_finished_board_keeps_its_own_rating_changes(game: Mailer) -> None:
     play_all(game, RATED_OPENING, board=102)
     game.send("emergo resign 102 bob bobpw", sender="bob@example.org")
     [shown] = game.send("emergo show 101")
-    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in flat(shown.body)
-
+    assert "Rating changes: alice 1600 -> 1632 (+32), bob 1600 -> 1568 (-32)." in flat(
+        shown.body
+    )
 
 def test_resign_as_a_move_word_in_an_unrated_game(players: Mailer) -> None:
     players.send("emergo challenge alice bob -unrated")

@@ -81,9 +81,7 @@ def test_with_votes_failures_and_subscribers_the_move_reads_them(
             "emergo move 101 bob bobpw c5", sender="bob@example.org", sender_auth="pass"
         )
     assert sorted(r.to for r in replies) == [
-        "alice@example.org",
-        "bob@example.org",
-        "carol@example.org",
+        "alice@example.org", "bob@example.org", "carol@example.org"
     ]
     assert selecting(seen, "votes") and selecting(seen, "login_failures")
     assert selecting(seen, "players")  # the subscribers

@@ -23,7 +23,8 @@ def queue(m: Mailer, userid: str, items: str, board: int = 101) -> list[Reply]:
 
 
 def autoplay(m: Mailer, userid: str, setting: str) -> list[Reply]:
-    return m.send(f"emergo autoplay {userid} {PASSWORD[userid]} {setting}", sender=ADDRESS[userid])
+    return m.send(f"emergo autoplay {userid} {PASSWORD[userid]} {setting}",
+                  sender=ADDRESS[userid])
 
 
 def marks(m: Mailer, number: int = 101) -> list[tuple[str, str | None]]:

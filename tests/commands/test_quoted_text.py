@@ -43,7 +43,9 @@ SPANISH_OUTLOOK = (
     "De: Alice <alice@example.org>\nEnviado el: lunes, 23 de noviembre de 2026 10:00\n"
     "Para: pbmserv@localhost\nAsunto: {quoted}\n"
 )
-GERMAN_GMAIL = "Am Mo., 23. Nov. 2026 um 10:00 Uhr schrieb Alice <alice@example.org>:\n{quoted}\n"
+GERMAN_GMAIL = (
+    "Am Mo., 23. Nov. 2026 um 10:00 Uhr schrieb Alice <alice@example.org>:\n{quoted}\n"
+)
 FRENCH_GMAIL = "Le lun. 23 nov. 2026 à 10:00, Alice <alice@example.org> a écrit :\n{quoted}\n"
 QUOTES = [
     GERMAN_OUTLOOK, GERMAN_ORIGINAL, FRENCH_OUTLOOK, FRENCH_NO_BREAK_SPACE, DUTCH_OUTLOOK,
@@ -87,10 +89,8 @@ def test_a_planted_command_in_a_quoted_chat_is_not_run(players: Mailer) -> None:
     Outlook's form, read for its commands: nothing of the quote runs."""
     players.send("emergo challenge alice bob", sender=ALICE)
     players.signup("mallory", "mallorypw", MALLORY)
-    body = (
-        "Danke!\n\n"
-        + GERMAN_OUTLOOK.format(quoted="Emergo chat 101 mallory")
-        + ("\nemergo challenge bob mallory\n")
+    body = "Danke!\n\n" + GERMAN_OUTLOOK.format(quoted="Emergo chat 101 mallory") + (
+        "\nemergo challenge bob mallory\n"
     )
     replies = players.send("Re: Emergo chat 101 mallory", body, sender=BOB)
     assert [r.to for r in replies] == [BOB]

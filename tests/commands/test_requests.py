@@ -51,21 +51,13 @@ def request(line: str, known: Known | None = None) -> Request:
 def test_a_move_names_its_board_login_and_move() -> None:
     move = request("emergo move 101#7 alice secret1 e4xc4#3")
     assert move == MoveRequest(
-        command="emergo move",
-        usage="emergo move board userid password MOVE[#n]",
-        board=101,
-        upto=7,
-        userid="alice",
-        password=Password("secret1"),
-        move="e4xc4#3",
+        command="emergo move", usage="emergo move board userid password MOVE[#n]",
+        board=101, upto=7, userid="alice", password=Password("secret1"), move="e4xc4#3",
     )
     resign = request("Emergo Resign 0102 bob hush")
     assert isinstance(resign, MoveRequest)
     assert (resign.command, resign.board, resign.upto, resign.move) == (
-        "emergo resign",
-        102,
-        None,
-        "resign",
+        "emergo resign", 102, None, "resign"
     )
 
 
@@ -78,74 +70,34 @@ def test_a_password_is_never_shown() -> None:
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
-        (
-            "signup erin pw12 erin@example.org e2@example.org",
-            SignupRequest(
-                command="signup",
-                usage="signup userid password [address ...]",
-                userid="erin",
-                password=Password("pw12"),
-                addresses=("erin@example.org", "e2@example.org"),
-            ),
-        ),
-        (
-            "change password bob old1 new1",
-            ChangePasswordRequest(
-                command="change password",
-                usage="change password userid old new",
-                userid="bob",
-                password=Password("old1"),
-                new=Password("new1"),
-            ),
-        ),
-        (
-            "change address bob pw12 b@example.org",
-            ChangeAddressRequest(
-                command="change address",
-                usage="change address userid password address ...",
-                userid="bob",
-                password=Password("pw12"),
-                addresses=("b@example.org",),
-            ),
-        ),
-        (
-            "confirm ABCD-EFGH",
-            ConfirmRequest(
-                command="confirm",
-                usage="confirm CODE",
-                code=Password("ABCD-EFGH"),
-            ),
-        ),
-        (
-            "signoff bob pw12",
-            SignoffRequest(
-                command="signoff",
-                usage="signoff userid password",
-                userid="bob",
-                password=Password("pw12"),
-            ),
-        ),
-        (
-            "vacation bob pw12 OFF",
-            VacationRequest(
-                command="vacation",
-                usage="vacation userid password DAYS|off",
-                userid="bob",
-                password=Password("pw12"),
-                days=None,
-            ),
-        ),
+        ("signup erin pw12 erin@example.org e2@example.org", SignupRequest(
+            command="signup", usage="signup userid password [address ...]", userid="erin",
+            password=Password("pw12"), addresses=("erin@example.org", "e2@example.org"),
+        )),
+        ("change password bob old1 new1", ChangePasswordRequest(
+            command="change password", usage="change password userid old new",
+            userid="bob", password=Password("old1"), new=Password("new1"),
+        )),
+        ("change address bob pw12 b@example.org", ChangeAddressRequest(
+            command="change address", usage="change address userid password address ...",
+            userid="bob", password=Password("pw12"), addresses=("b@example.org",),
+        )),
+        ("confirm ABCD-EFGH", ConfirmRequest(
+            command="confirm", usage="confirm CODE", code=Password("ABCD-EFGH"),
+        )),
+        ("signoff bob pw12", SignoffRequest(
+            command="signoff", usage="signoff userid password", userid="bob",
+            password=Password("pw12"),
+        )),
+        ("vacation bob pw12 OFF", VacationRequest(
+            command="vacation", usage="vacation userid password DAYS|off", userid="bob",
+            password=Password("pw12"), days=None,
+        )),
         ("list", ListRequest(command="list", usage="list")),
-        (
-            "message bob pw12 alice carol",
-            MessageRequest(
-                command="message",
-                usage="message userid password to [to ...]",
-                userid="bob",
-                password=Password("pw12"),
-                to=("alice", "carol"),
-            ),
-        ),
+        ("message bob pw12 alice carol", MessageRequest(
+            command="message", usage="message userid password to [to ...]", userid="bob",
+            password=Password("pw12"), to=("alice", "carol"),
+        )),
     ],
 )
 def test_account_requests(line: str, expected: Request) -> None:
@@ -156,19 +108,14 @@ def test_board_requests() -> None:
     challenge = request("emergo challenge alice bob --nagtime=3 -unrated")
     assert isinstance(challenge, ChallengeRequest)
     assert (challenge.white, challenge.black, challenge.options) == (
-        "alice",
-        "bob",
-        ("--nagtime=3", "-unrated"),
+        "alice", "bob", ("--nagtime=3", "-unrated")
     )
     queue = request("emergo queue 101 bob pw12 e4=d5 c3=g7")
     assert isinstance(queue, QueueRequest)
     assert (queue.board.number, queue.userid, queue.moves) == (101, "bob", ("e4=d5", "c3=g7"))
     assert request("emergo autoplay bob pw12 On") == AutoplayRequest(
-        command="emergo autoplay",
-        usage="emergo autoplay userid password on|off",
-        userid="bob",
-        password=Password("pw12"),
-        on=True,
+        command="emergo autoplay", usage="emergo autoplay userid password on|off",
+        userid="bob", password=Password("pw12"), on=True,
     )
     show = request("emergo show 101#3 alice ALL")
     assert isinstance(show, ShowRequest)
@@ -234,20 +181,14 @@ def test_help_requests_carry_the_registry_entries() -> None:
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
-        (
-            "emergo move 1x1 alice pw12 e4",
-            "'1x1' is not a board number (boards are numbered from 101).",
-        ),
-        (
-            "emergo subscribe one bob pw12",
-            "The command emergo subscribe needs a board number or 'all' first: "
-            "emergo subscribe 101 USERID PASSWORD.",
-        ),
-        (
-            "emergo sub one bob pw12",
-            "The command emergo subscribe needs a board number or 'all' first: "
-            "emergo subscribe 101 USERID PASSWORD.",
-        ),
+        ("emergo move 1x1 alice pw12 e4",
+         "'1x1' is not a board number (boards are numbered from 101)."),
+        ("emergo subscribe one bob pw12",
+         "The command emergo subscribe needs a board number or 'all' first: "
+         "emergo subscribe 101 USERID PASSWORD."),
+        ("emergo sub one bob pw12",
+         "The command emergo subscribe needs a board number or 'all' first: "
+         "emergo subscribe 101 USERID PASSWORD."),
         ("multiple", "'multiple' works only as the Subject of a mail, not inside one."),
         ("emergo mve 101", "There is no command 'emergo mve'. Did you mean 'emergo move'?"),
         ("emergo move " + " ".join(["x"] * 41), "The command has more than 40 arguments."),
@@ -260,13 +201,8 @@ def test_lines_without_a_request_are_unfit(line: str, reason: str) -> None:
 
 
 def test_a_wrong_value_is_a_usage_error_before_the_password() -> None:
-    for line in (
-        "vacation bob pw12 soon",
-        "emergo autoplay bob pw12 maybe",
-        "emergo seek bob pw12 1000",
-        "emergo limit bob pw12 many",
-        "emergo show all",
-    ):
+    for line in ("vacation bob pw12 soon", "emergo autoplay bob pw12 maybe",
+                 "emergo seek bob pw12 1000", "emergo limit bob pw12 many", "emergo show all"):
         with pytest.raises(UsageError) as usage:
             request(line)
         assert usage.value.template == "error/usage.txt.j2"

@@ -56,8 +56,7 @@ def test_the_board_resolver_refuses_a_move_number_where_none_is_taken(game: Mail
         pytest.raises(Refused) as refused,
     ):
         resolve.board_and_facts(
-            ctx,
-            BoardRef(request.board, request.upto),
+            ctx, BoardRef(request.board, request.upto),
             alone=lambda board, upto: f"{board.number} then {upto}",
         )
     assert refused.value.reason == "101 then 1"

@@ -51,11 +51,11 @@ def test_show_players_boards_with_filters(players: Mailer) -> None:
     assert none.subject == "Emergo error"
 
 
+
 def test_show_two_players_sends_their_common_board_once(game: Mailer) -> None:
     [reply] = game.send("emergo show alice bob")
     assert reply.subject == "Emergo Board 101 alice"
     assert reply.body.count("Emergo Board 101:") == 1
-
 
 def test_show_unknown(game: Mailer) -> None:
     assert game.one("emergo show 555").body.startswith("There is no board 555.")

@@ -244,7 +244,9 @@ def test_a_move_with_a_comment_marks_its_board_mails(players: Mailer) -> None:
     assert {r.subject for r in commented} == {"Emergo Board 101 alice **"}
     assert "bob writes:\n  Your turn!" in commented[0].body
     # Only a signature or quoted text: no comment, no mark.
-    quoted = players.send("emergo move 101 alice alicepw c5", "-- \nAlice\n", sender=ALICE)
+    quoted = players.send(
+        "emergo move 101 alice alicepw c5", "-- \nAlice\n", sender=ALICE
+    )
     assert {r.subject for r in quoted} == {"Emergo Board 101 bob"}
 
 
@@ -257,7 +259,9 @@ def test_chat_goes_to_the_players_subscribers_and_the_sender(players: Mailer) ->
     players.send("emergo challenge alice bob", sender=ALICE)
     players.one("emergo subscribe 101 carol carolpw", sender=CAROL)
     players.one("emergo subscribe 101 dave davepw", sender=DAVE)
-    replies = players.send("emergo chat 101 bob bobpw", "Nice opening!\n\n-- \nBob", sender=BOB)
+    replies = players.send(
+        "emergo chat 101 bob bobpw", "Nice opening!\n\n-- \nBob", sender=BOB
+    )
     assert sorted(r.to for r in replies) == [ALICE, BOB, CAROL, DAVE]
     assert {r.subject for r in replies} == {"Emergo chat 101 bob"}
     assert {r.board for r in replies} == {101}
@@ -629,9 +633,9 @@ def test_help_describes_each_command(mailer: Mailer, topic: str, first_line: str
 
 
 def test_the_subject_of_a_mail_run_from_its_body_is_masked_in_the_kept_copy() -> None:
-    subject, kept, scrub = redact(
-        describe("Re: my password is hunter22", "emergo move 101 bob bobpw e6\nhunter22 again\n")
-    )
+    subject, kept, scrub = redact(describe(
+        "Re: my password is hunter22", "emergo move 101 bob bobpw e6\nhunter22 again\n"
+    ))
     assert "hunter22" not in subject and "hunter22" not in kept
     assert "bobpw" not in kept and "bobpw" not in scrub("bobpw")
     assert subject == "Re: my password is ********"  # "password" is a reserved word
@@ -647,10 +651,7 @@ def test_history_lists_at_most_100_games(players: Mailer) -> None:
         for n in range(101):
             board = games.create_board(session, alice, bob, players.now, rated=False)
             games.finish_board(
-                session,
-                board.number,
-                "white",
-                Termination.RESIGNED,
+                session, board.number, "white", Termination.RESIGNED,
                 players.now + timedelta(minutes=n),
             )
     body = players.one("emergo history").body

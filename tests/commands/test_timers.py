@@ -57,9 +57,7 @@ def test_forfeit_after_the_forfeit_time(game: Mailer) -> None:
     assert "alice (Ohs) wins: bob did not move in time." in replies[0].body
     finished = board(game.factory)
     assert (finished.status, finished.winner, finished.outcome_reason) == (
-        "finished",
-        "white",
-        "forfeit",
+        "finished", "white", "forfeit"
     )
     assert run_scheduler(game, timedelta(days=30)) == []  # a finished board is left alone
 
@@ -86,7 +84,9 @@ def test_vacation_pauses_reminders_and_forfeits_and_stops_the_clock(game: Mailer
         "Nag: Emergo Board 101 alice"
     ]
     game.now = start + timedelta(days=47, minutes=-1)
-    assert {r.subject for r in run_scheduler(game, timedelta())} == {"Nag: Emergo Board 101 alice"}
+    assert {r.subject for r in run_scheduler(game, timedelta())} == {
+        "Nag: Emergo Board 101 alice"
+    }
     game.now = start + timedelta(days=48, minutes=-1)
     assert run_scheduler(game, timedelta()) == []
     assert board(game.factory).status == "active"
@@ -124,19 +124,8 @@ def test_admin_view_shows_the_forfeit(game: Mailer, db_config: Config) -> None:
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert (
-            main(
-                [
-                    "admin",
-                    "show",
-                    "101",
-                    "--json",
-                    "--database-url",
-                    db_config.effective_database_url,
-                ]
-            )
-            == 0
-        )
+        assert main(["admin", "show", "101", "--json", "--database-url",
+                     db_config.effective_database_url]) == 0
     shown = json.loads(out.getvalue())
     assert shown["outcome"] == {"winner": "bob", "reason": "forfeit"}
     assert shown["to_move"] is None

@@ -121,10 +121,8 @@ def test_total_time_in_the_board_mail_and_a_loss_on_time(players: Mailer) -> Non
     move(players, "alice", "e4")
     players.now += timedelta(days=2, hours=6)
     replies = move(players, "bob", "e6")
-    assert (
-        "Thinking time (3 days each): alice 10 h 1 min used, 2 d 13 h left; bob 2 d 6 h "
+    assert "Thinking time (3 days each): alice 10 h 1 min used, 2 d 13 h left; bob 2 d 6 h " \
         "used, 17 h 59 min left." in " ".join(replies[0].body.split())
-    )
     move(players, "alice", "c4")
     # bob has less than a day left as his turn begins: a reminder at once (the scheduler
     # looks at such boards at once, not after a day), and the loss not before a day later.

@@ -131,7 +131,7 @@ def test_the_engine_rules_page_renders_the_specification(client: TestClient) -> 
 
 
 def test_the_rules_markdown_cannot_put_markup_in_the_page() -> None:
-    rules = render_rules("# Title\n\n<script>alert(1)</script>\n\n## A <b>b</b>\n\ntext\n")
+    rules = render_rules('# Title\n\n<script>alert(1)</script>\n\n## A <b>b</b>\n\ntext\n')
     assert "<script" not in rules.html and "&lt;script&gt;" in rules.html
     assert "<b>" not in rules.html
     assert rules.title == "Title" and rules.headings == ("A <b>b</b>",)
@@ -177,11 +177,8 @@ class Resources(HTMLParser):
         if tag in ("script", "link", "img", "iframe", "object", "embed", "svg", "video",
                    "audio", "source", "base"):  # fmt: skip
             self.found.append(tag)
-        if (
-            "src" in values
-            or "srcset" in values
-            or "style" in values
-            and "url(" in str(values["style"])
+        if "src" in values or "srcset" in values or "style" in values and "url(" in str(
+            values["style"]
         ):
             self.found.append(f"{tag} loads something")
         href = values.get("href") or ""
@@ -232,7 +229,6 @@ def test_the_front_page_stays_light(client: TestClient) -> None:
 
 
 # --- in Chromium -----------------------------------------------------------------------------
-
 
 def scroll_width(page: Any) -> int:
     width = page.evaluate("document.scrollingElement.scrollWidth")
