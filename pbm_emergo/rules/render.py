@@ -60,9 +60,9 @@ def render_board(
     if tall:
         lines.extend(f"  {cell}: {composition(col)}" for cell, col in tall)
         lines.append("")
-    for side, name in (("Ohs", white_name), ("Eks", black_name)):
-        who = f"{side} ({name})" if name and name != side else side
-        lines.append(f"  {who} inhand: {position.in_hand('white' if side == 'Ohs' else 'black')}")
+    for side, colour, player in (("Ohs", "white", white_name), ("Eks", "black", black_name)):
+        who = f"{side} ({player})" if player and player != side else side
+        lines.append(f"  {who} inhand: {position.in_hand(colour)}")
     if key:
         lines.append("")
         lines.extend(KEY)
