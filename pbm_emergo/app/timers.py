@@ -194,14 +194,16 @@ def _reminder_subject(board: Board, player: Player) -> str:
 def _remind(
     ctx: UnitOfWork, board: Board, player: Player, waiting: timedelta, left: timedelta
 ) -> list[Reply]:
-    """The reminder to the player to move (none without an address to send it to)."""
+    """The reminder to the player to move (none without an address to send it to), its
+    board as the player chose to see it (`board USERID PASSWORD list`)."""
     address = primary_address(player)
     if address is None:
         return []
     number, now = board.number, ctx.now
     ctx.write(ReminderSent(number, now))
     view = board_view(
-        load_state(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now
+        load_state(ctx.session, board), link=board_link(ctx.config, number), now=ctx.now,
+        style=player.board_style,
     )
     # The game is lost no sooner than a day after this reminder is sent.
     left = max(left, REMINDER_NOTICE)

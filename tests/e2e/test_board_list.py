@@ -35,6 +35,11 @@ def test_a_player_who_asks_for_the_list_gets_the_position_in_words(
     for mail in mails.values():
         assert all(len(line) <= 72 for line in text(mail).splitlines())
 
+    # emergo show from bob's address: as his board mails; from alice's: the diamond.
+    shown = text(post.one(f"emergo show {board}", BOB))
+    assert "  e4: Ohs man\n" in shown and " E - " not in shown
+    assert " E - " in text(post.one(f"emergo show {board}", ALICE))
+
     back = post.one("board bob bob-pw1 diagram", BOB)
     assert str(back["Subject"]) == "Emergo board diagram for bob"
     mails = {str(m["To"]): m for m in post.send(f"emergo move {board} bob bob-pw1 e6", BOB)}
