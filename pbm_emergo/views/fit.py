@@ -40,8 +40,13 @@ def fit(text: str, width: int = WIDTH) -> str:
     out: list[str] = []
     i = 0
     while i < len(lines):
-        pieces = _fit_line(lines[i], width).split("\n")
         following = lines[i + 1] if i + 1 < len(lines) else None
+        # A line that heads an indented block (a command's usage over its description)
+        # continues half-way in, so that its second line is not read as a new item.
+        deeper = following is not None and following.strip() != "" and len(
+            _indent_of(following.translate(_MARKS))
+        ) > len(_indent_of(lines[i].translate(_MARKS)))
+        pieces = _fit_line(lines[i], width, 2 if deeper else 0).split("\n")
         if len(pieces) > 1 and following is not None and _continues(lines[i], following):
             last = pieces.pop().lstrip(" ")  # its value marks kept, in order
             lines[i + 1] = _indent_of(following) + last + " " + following.lstrip(" ")
@@ -69,13 +74,13 @@ def _continues(line: str, following: str) -> bool:
     return _indent_of(next_visible) == _indent_of(visible)
 
 
-def _fit_line(line: str, width: int) -> str:
+def _fit_line(line: str, width: int, hang: int = 0) -> str:
     visible = line.translate(_MARKS)
     if len(visible) <= width or visible.startswith(">"):
         return line
     lead = _LEAD.match(visible)
     assert lead is not None  # the pattern matches the empty string
-    indent = " " * len(lead[0]) if lead[2] else lead[1]
+    indent = " " * len(lead[0]) if lead[2] else lead[1] + " " * hang
     if len(indent) > width // 2:
         indent = ""
     start = len(line) - len(line.lstrip(" " + OPEN + CLOSE))

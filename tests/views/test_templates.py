@@ -12,6 +12,7 @@ from jinja2 import StrictUndefined, UndefinedError
 import pbm_emergo
 from pbm_emergo.rules import Position, position_words, render_board
 from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.player_rules import Figure
 from pbm_emergo.views.templating import environment, render, template_dir, template_names
 
 COMMANDS = [
@@ -128,6 +129,10 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "board/picture.html.j2": {"picture": PICTURE, "white": "alice", "black": "bob"},
     "board/cell.html.j2": {"cell": PICTURE.cells[20]},
+    "rules/figure.html.j2": {
+        "figure": Figure(Position(), "e4", "Ohs enters on e4."),
+        "pictures": [("Before", board_picture(Position())), ("After e4", PICTURE)],
+    },
     "preview.html.j2": {
         "picture": PICTURE,
         "number": 101,
