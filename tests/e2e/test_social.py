@@ -59,8 +59,11 @@ def test_standings_and_history_match_the_game_over_mails(
     assert str(only_bob["Subject"]) == "Emergo standings"
     assert "alice" not in text(only_bob).split("Provisional players")[1]
     history = text(post.one("emergo history alice", DAVE))
-    [line] = [x for x in history.splitlines() if x[:4].isdigit()]
-    assert line.split()[1:] == [str(board), "alice", "-", "bob", "alice", "won", "(resigned)",
+    # Two lines a game: the date, board and players, then the result and the points.
+    lines = history.splitlines()
+    [at] = [n for n, x in enumerate(lines) if x[:4].isdigit()]
+    line = f"{lines[at]} {lines[at + 1]}"
+    assert line.split()[1:] == [str(board), "alice", "-", "bob", "alice", "won", "(resigned);",
                                 "alice", "+32,", "bob", "-32"]  # fmt: skip
     # Error paths: unknown players (maybe passwords typed in the wrong place: masked).
     for command in ("emergo history nobody99", "emergo standings nobody99"):
