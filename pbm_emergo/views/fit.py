@@ -43,9 +43,12 @@ def fit(text: str, width: int = WIDTH) -> str:
         following = lines[i + 1] if i + 1 < len(lines) else None
         # A line that heads an indented block (a command's usage over its description)
         # continues half-way in, so that its second line is not read as a new item.
-        deeper = following is not None and following.strip() != "" and len(
-            _indent_of(following.translate(_MARKS))
-        ) > len(_indent_of(lines[i].translate(_MARKS)))
+        deeper = (
+            following is not None
+            and following.strip() != ""
+            and len(_indent_of(following.translate(_MARKS)))
+            > len(_indent_of(lines[i].translate(_MARKS)))
+        )
         pieces = _fit_line(lines[i], width, 2 if deeper else 0).split("\n")
         if len(pieces) > 1 and following is not None and _continues(lines[i], following):
             last = pieces.pop().lstrip(" ")  # its value marks kept, in order

@@ -30,7 +30,8 @@ def help_texts(ctx: Context, request: HelpRequest) -> Result:
         return Result(
             summary="sent the rules",
             answer=render(
-                "rules.txt.j2", address=ctx.config.address,
+                "rules.txt.j2",
+                address=ctx.config.address,
                 rules=player_rules_text(ctx.config.web_url),
             ),
             answer_subject="Emergo rules",
