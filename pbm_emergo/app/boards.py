@@ -62,6 +62,7 @@ __all__ = [
     "at",
     "board_html",
     "board_link",
+    "board_style_of",
     "board_mails",
     "board_view",
     "finish_game",
@@ -384,6 +385,15 @@ def board_view(
         picture=board_picture(position, notations[-1] if notations else None),
     )
     return BoardView(subject=subject, text=text, html=html)
+
+
+def board_style_of(state: BoardState, address: str) -> str:
+    """How a mail to ``address`` shows the board: ``list`` when it is the board mail
+    address of a player of the board who chose ``board USERID PASSWORD list``."""
+    for seat in (state.white, state.black):
+        if seat.board_style == "list" and seat.address and seat.address.lower() == address.lower():
+            return "list"
+    return "diagram"
 
 
 def board_html(title: str, sections: list[str], notice: list[str] | None = None) -> str:

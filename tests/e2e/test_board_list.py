@@ -40,6 +40,11 @@ def test_a_player_who_asks_for_the_list_gets_the_position_in_words(
     assert "  e4: Ohs man\n" in shown and " E - " not in shown
     assert " E - " in text(post.one(f"emergo show {board}", ALICE))
 
+    # An error mail with the board (an illegal move): in words too.
+    error = post.one(f"emergo move {board} bob bob-pw1 e4", BOB)
+    assert "Error" in str(error["Subject"])
+    assert "  e4: Ohs man\n" in text(error) and " E - " not in text(error)
+
     back = post.one("board bob bob-pw1 diagram", BOB)
     assert str(back["Subject"]) == "Emergo board diagram for bob"
     mails = {str(m["To"]): m for m in post.send(f"emergo move {board} bob bob-pw1 e6", BOB)}
