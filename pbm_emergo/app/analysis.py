@@ -35,8 +35,9 @@ from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import AnalysisFinished, AnalysisRequested
-from pbm_emergo.robot.analysis import MoveVerdict, Report, men, moves_analysed
-from pbm_emergo.rules import MoveError, render_board
+from pbm_emergo.robot.analysis import MoveVerdict, Report, moves_analysed
+from pbm_emergo.robot.search import WIN
+from pbm_emergo.rules import MoveError, position_words, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
@@ -52,6 +53,12 @@ SIDE_NAMES = ("Ohs", "Eks")
 
 def subject(number: int) -> str:
     return f"Emergo analysis {number}"
+
+
+def queued_subject(number: int) -> str:
+    """The Subject of the answer that an analysis is queued: not the analysis's own, so
+    that the analysis, when it comes, is told apart from the acknowledgement."""
+    return f"Emergo analysis {number} queued"
 
 
 def seconds_per_move(config: Config, moves: int) -> float:
@@ -85,7 +92,9 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
         )
     stored = analyses.stored_report(ctx.session, number)
     if stored is not None:
-        reply = compose(ctx.session, board, Report.from_data(stored), ctx.sender)
+        reply = compose(
+            ctx.session, board, Report.from_data(stored), ctx.sender, player.board_style
+        )
         return Result(
             summary=f"sent the stored analysis of board {number}",
             answer=reply.body,
@@ -98,11 +107,12 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
         return Result(
             summary=f"the analysis of board {number} is already queued",
             answer=(
-                f"Your analysis of board {number} is already queued; it comes by mail "
-                f"within about {_minutes(ctx.config, board, waiting)}. Nothing more "
-                "was counted against your analyses of the day.\n"
+                f"Your analysis of board {number} is already queued.\n"
+                f"It comes within about {_minutes(ctx.config, board, waiting)}, in a mail "
+                f"with the Subject '{subject(number)}'.\n"
+                "Nothing more was counted against your analyses of the day.\n"
             ),
-            answer_subject=subject(number),
+            answer_subject=queued_subject(number),
             answer_board=number,
         )
     limit = max(0, ctx.config.analyses_per_day)
@@ -120,12 +130,12 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     return Result(
         summary=f"queued the analysis of board {number}",
         answer=(
-            f"Your analysis of board {number} is queued; expect it within about "
-            f"{_minutes(ctx.config, board, waiting)}, in a mail with the Subject "
-            f"'{subject(number)}'. It is analysis {used + 1} of the {limit} you may ask for "
-            "in 24 hours.\n"
+            f"Your analysis of board {number} is queued.\n"
+            f"Expect it within about {_minutes(ctx.config, board, waiting)}, in a mail "
+            f"with the Subject '{subject(number)}'.\n"
+            f"It is analysis {used + 1} of the {limit} you may ask for in 24 hours.\n"
         ),
-        answer_subject=subject(number),
+        answer_subject=queued_subject(number),
         answer_board=number,
     )
 
@@ -142,8 +152,13 @@ def _minutes(config: Config, board: Board, waiting: list[analyses.Queued]) -> st
 # --- the mail -----------------------------------------------------------------------------
 
 
-def compose(session: Session, board: Board, report: Report, to: str) -> Reply:
-    """The analysis mail for ``to``: text (72 columns) and HTML."""
+def compose(
+    session: Session, board: Board, report: Report, to: str, style: str = "diagram"
+) -> Reply:
+    """The analysis mail for ``to``: text (72 columns) and HTML. Every value is from
+    Ohs's side, as on the web graph. ``style``: ``list`` (the player's ``board list``)
+    says the turning point's position in words and each move as a sentence, for a screen
+    reader."""
     state = load_state(session, board)
     white, black = board.white_player.userid, board.black_player.userid
     names = (white, black)
@@ -152,11 +167,19 @@ def compose(session: Session, board: Board, report: Report, to: str) -> Reply:
     diagram, picture = None, None
     if turning is not None:
         game = games.load_game(session, board, upto=turning.number)
-        diagram = render_board(game.position, white, black)
+        diagram = (
+            position_words(game.position, turning.played)
+            if style == "list"
+            else render_board(game.position, white, black)
+        )
         picture = board_picture(game.position, turning.played)
     summaries = [
-        {"userid": names[side], "side": SIDE_NAMES[side], "summary": report.summary(side),
-         "average": f"{report.summary(side).average_loss / 100:.2f}"}
+        {
+            "userid": names[side],
+            "side": SIDE_NAMES[side],
+            "summary": report.summary(side),
+            "average": f"{report.summary(side).average_loss / 100:.2f}",
+        }
         for side in (0, 1)
     ]
     context = {
@@ -171,6 +194,7 @@ def compose(session: Session, board: Board, report: Report, to: str) -> Reply:
         "summaries": summaries,
         "nodes": report.nodes,
         "seconds": f"{report.seconds:.0f}",
+        "listing": style == "list",
     }
     return Reply(
         to=to,
@@ -182,12 +206,23 @@ def compose(session: Session, board: Board, report: Report, to: str) -> Reply:
     )
 
 
+def ohs_men(score: int, side: int) -> str:
+    """A value of the mover's (``side``: 0 Ohs, 1 Eks) in men from Ohs's side, as the web
+    graph shows it: ``+1.35`` is Ohs a man and a third ahead, ``Eks wins by force``."""
+    ohs = score if side == 0 else -score
+    if ohs >= WIN // 2:
+        return "Ohs wins by force"
+    if ohs <= -WIN // 2:
+        return "Eks wins by force"
+    return f"{ohs / 100:+.2f}"
+
+
 def _row(verdict: MoveVerdict, names: tuple[str, str]) -> dict[str, object]:
     return {
         "number": verdict.number,
         "userid": names[verdict.side],
         "played": verdict.played,
-        "score": men(verdict.score),
+        "score": ohs_men(verdict.score, verdict.side),
         "label": verdict.label,
         "mark": {"inaccuracy": "?!", "mistake": "?", "blunder": "??"}.get(verdict.label, ""),
     }
@@ -199,9 +234,9 @@ def _note(verdict: MoveVerdict, names: tuple[str, str]) -> dict[str, object]:
         "userid": names[verdict.side],
         "played": verdict.played,
         "label": verdict.label or "slip",
-        "score": men(verdict.score),
+        "score": ohs_men(verdict.score, verdict.side),
         "best": verdict.best,
-        "best_score": men(verdict.best_score),
+        "best_score": ohs_men(verdict.best_score, verdict.side),
         "loss": f"{verdict.loss / 100:.2f}",
         "line": " ".join(verdict.line),
     }
@@ -283,11 +318,13 @@ class AnalysisRunner(Runner):
         self.last_served[first.player_id] = self.taken
         nodes = [0]
         verdicts = moves_analysed(
-            moves, seconds_per_move=seconds_per_move(self.config, len(moves)),
-            blocked=blocked, seed=first.board_number, spent=nodes,
+            moves,
+            seconds_per_move=seconds_per_move(self.config, len(moves)),
+            blocked=blocked,
+            seed=first.board_number,
+            spent=nodes,
         )
-        return _Job(first.board_number, first.player_id, verdicts, time.perf_counter(),
-                    nodes=nodes)
+        return _Job(first.board_number, first.player_id, verdicts, time.perf_counter(), nodes=nodes)
 
 
 
@@ -307,12 +344,21 @@ def answered(number: int, report: Report) -> Operation:
                 AnalysisFinished(waiter.id, data if index == 0 else None, now)
                 for index, waiter in enumerate(waiting)
             ),
-            tuple(compose(session, board, report, waiter.address) for waiter in waiting),
+            tuple(
+                compose(session, board, report, waiter.address, _asker(board, waiter).board_style)
+                for waiter in waiting
+            ),
         )
 
     return operation
 
 
+def _asker(board: Board, waiter: analyses.Queued) -> Player:
+    """The player of ``board`` who asked for the analysis ``waiter``."""
+    return board.white_player if waiter.player_id == board.white_player_id else board.black_player
+
+
 __all__ = [
-    "DAY", "AnalysisRunner", "answered", "compose", "request", "seconds_per_move", "subject",
+    "DAY", "AnalysisRunner", "answered", "compose", "ohs_men", "queued_subject", "request",
+    "seconds_per_move", "subject",
 ]

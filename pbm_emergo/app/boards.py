@@ -47,7 +47,7 @@ from pbm_emergo.game.sentences import (
     undo_first_move,
 )
 from pbm_emergo.robot import ROBOTS
-from pbm_emergo.rules import Position, Termination, render_board
+from pbm_emergo.rules import Position, Termination, position_words, render_board
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
@@ -64,6 +64,7 @@ __all__ = [
     "at",
     "board_html",
     "board_link",
+    "board_style_of",
     "board_mails",
     "board_view",
     "finish_game",
@@ -297,13 +298,15 @@ def board_view(
     new_board: bool = False,
     queue: list[str] | None = None,
     turned: bool = False,
+    style: str = "diagram",
 ) -> BoardView:
     """The board mail text of a board; with ``upto``, as it was after that many moves
     (``position`` is then the position after them). ``link``: the board's web page.
     ``now``: the time of the mail (vacations, thinking time); ``new_board``: the first mail
     of a new board; ``queue``: the lines about a player's queued moves (only for that
-    player's eyes); ``turned``: the text board seen from Eks's side of the table. Every
-    mail lists the whole game, as a compact score sheet."""
+    player's eyes); ``turned``: the text board seen from Eks's side of the table;
+    ``style``: ``list`` says the position in words instead of drawing the diamond (``board
+    USERID PASSWORD list``). Every mail lists the whole game, as a compact score sheet."""
     notations = [m.notation for m in state.moves]
     labels = [m.label for m in state.moves]
     if upto is not None:
@@ -360,6 +363,10 @@ def board_view(
         moves_total=len(notations),
         move_lines=score_sheet(labels),
         board=render_board(position, state.white.userid, state.black.userid, turned=turned),
+        words=(
+            position_words(position, notations[-1] if notations else None)
+            if style == "list" else None
+        ),
         comment=comment or None,
         commenter=commenter,
         last_move=last_move,
@@ -378,6 +385,15 @@ def board_view(
         picture=board_picture(position, notations[-1] if notations else None),
     )
     return BoardView(subject=subject, text=text, html=html)
+
+
+def board_style_of(state: BoardState, address: str) -> str:
+    """How a mail to ``address`` shows the board: ``list`` when it is the board mail
+    address of a player of the board who chose ``board USERID PASSWORD list``."""
+    for seat in (state.white, state.black):
+        if seat.board_style == "list" and seat.address and seat.address.lower() == address.lower():
+            return "list"
+    return "diagram"
 
 
 def board_html(title: str, sections: list[str], notice: list[str] | None = None) -> str:
@@ -414,6 +430,16 @@ def board_mails(
     if not state.active:  # the final board mail also goes to those who asked (emergo notify)
         watchers += spectators.notified(ctx.session, state.number)
     subscribed = [primary_address(p) for p in watchers]
+    # Who asked for the position in words (board USERID PASSWORD list), by address.
+    listeners = {
+        address.lower()
+        for address, style in (
+            (state.white.address, state.white.board_style),
+            (state.black.address, state.black.board_style),
+            *((primary_address(p), p.board_style) for p in watchers),
+        )
+        if address and style == "list"
+    }
     # The players asked for the mail of their game under way, subscribers for what they
     # subscribed to; a new board's first mail to the opponent is the challenger's doing
     # (charged to the challenger: game.budget).
@@ -450,20 +476,35 @@ def board_mails(
         state.active and state.to_move is not None and not new_board
         and state.seat(state.to_move).userid.lower() in ROBOTS
     )
+    listed: dict[bool, str] = {}
+
+    def text_for(address: str, public: bool) -> str:
+        """The text part for ``address``: in words for those who asked (made once)."""
+        if address.lower() not in listeners:
+            return public_view.text if public else view.text
+        if public not in listed:
+            listed[public] = board_view(
+                state, comment=None if public else comment,
+                commenter=None if public else commenter, headline=headline, link=link,
+                now=ctx.now, new_board=new_board, style="list",
+            ).text
+        return listed[public]
+
+    public_view = view
     mails = [
-        Reply(to=r, subject=subject, body=view.text, board=state.number, html=html,
+        Reply(to=r, subject=subject, body=text_for(r, False), board=state.number, html=html,
               solicited=asked[r.lower()], attachment=record, awaits_robot=robot_next)
         for r in recipients if r.lower() in players or not comment
     ]
     watching = [r for r in recipients if r.lower() not in players]
     if comment and watching:
-        public = board_view(
+        public_view = board_view(
             state, headline=headline, link=link, now=ctx.now, new_board=new_board
         )
-        public_html = board_html(public.subject, [public.html])
+        public_html = board_html(public_view.subject, [public_view.html])
         mails += [
-            Reply(to=r, subject=public.subject, body=public.text, board=state.number,
-                  html=public_html, solicited=True, attachment=record,
+            Reply(to=r, subject=public_view.subject, body=text_for(r, True),
+                  board=state.number, html=public_html, solicited=True, attachment=record,
                   awaits_robot=robot_next)
             for r in watching
         ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from pbm_emergo.app.boards import board_mails, board_view
+from pbm_emergo.app.boards import board_mails, board_style_of, board_view
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
@@ -29,7 +29,7 @@ def carry_out(
     try:
         decision = decide()
     except Refusal as refusal:
-        raise refused(state, refusal) from None
+        raise refused(state, refusal, board_style_of(state, ctx.sender)) from None
     return result_of(ctx, decision)
 
 
@@ -40,12 +40,13 @@ def result_of(ctx: UnitOfWork, decision: Decision) -> Result:
     return Result(summary=decision.summary, replies=event_mails(ctx, decision.events))
 
 
-def refused(state: BoardState, refusal: Refusal) -> Refused:
-    """The error reply of ``refusal`` on the board read as ``state``."""
+def refused(state: BoardState, refusal: Refusal, style: str = "diagram") -> Refused:
+    """The error reply of ``refusal`` on the board read as ``state`` (``style``: how the
+    board is shown to the sender, ``list`` or ``diagram``)."""
     return Refused(
         refusal.reason,
         board=state.number,
-        board_text=board_view(state).text if refusal.with_board else None,
+        board_text=board_view(state, style=style).text if refusal.with_board else None,
         template=refusal.template,
         writes=list(refusal.changes),
         **refusal.details,

@@ -245,7 +245,8 @@ def _reminder_subject(board: Board, player: Player) -> str:
 def _remind(
     ctx: UnitOfWork, board: Board, player: Player, waiting: timedelta, left: timedelta
 ) -> list[Reply]:
-    """The reminder to the player to move (none without an address to send it to)."""
+    """The reminder to the player to move (none without an address to send it to), its
+    board as the player chose to see it (`board USERID PASSWORD list`)."""
     address = primary_address(player)
     if address is None:
         return []
@@ -255,7 +256,9 @@ def _remind(
     )
     # The board as after this reminder (its deadlines count from it).
     state = load_state(ctx.session, board).replace(last_reminder_at=now)
-    view = board_view(state, link=board_link(ctx.config, number), now=ctx.now)
+    view = board_view(
+        state, link=board_link(ctx.config, number), now=ctx.now, style=player.board_style
+    )
     # The game is lost no sooner than a day after this reminder is sent.
     left = max(left, REMINDER_NOTICE)
     words = dict(

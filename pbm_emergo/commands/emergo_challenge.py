@@ -19,9 +19,9 @@ class ChallengeCommand(Command):
         optional(named(WORD, "--forfeittime=DAYS")),
         optional(named(WORD, "--totaltime=DAYS")),
     )
-    description = "open a new board; u1 plays Ohs (White, moves first)"
+    description = "open a new board; u1 plays Ohs and moves first, u2 plays Eks"
     details = (
-        "Opens a new board between the players u1 and u2; u1 plays Ohs (o, White) and moves "
+        "Opens a new board between the players u1 and u2; u1 plays Ohs (white) and moves "
         "first. Send it from a registered address of u1 or u2. Options: -unrated (no rating "
         "change), -blocked=draw (a blocked player draws instead of losing), --nagtime=DAYS "
         "(a reminder after that many days without a move, default 7, at least 1), "

@@ -17,8 +17,9 @@ class HelpCommand(Command):
     grammar = Grammar(repeated(named(WORD, "topic"), 0, 3, shown="[topic]"))
     description = "this summary; 'help emergo' gives the rules and 'help COMMAND' one command"
     details = (
-        "Without a topic: the list of commands. 'help emergo' is the Emergo help page (the "
-        "rules, the board, the notation); 'help move' or 'help change password' describes "
+        "Without a topic: the list of commands. 'help rules' teaches the rules of Emergo with "
+        "pictures; 'help emergo' is the Emergo help page (the rules, the board, the "
+        "notation, the commands); 'help move' or 'help change password' describes "
         "one command."
     )
 
@@ -27,6 +28,8 @@ class HelpCommand(Command):
         entries = registry.help_entries()
         if topic == "emergo":
             return self.made(HelpRequest, entries=entries, emergo=True)
+        if topic == "rules":
+            return self.made(HelpRequest, entries=entries, rules=True)
         if topic:
             command = find_topic(topic)
             if command is not None:

@@ -69,6 +69,7 @@ COMMANDS = [
     "emergo_events:EventCreateCommand",
     "timezone:TimezoneCommand",
     "notify_digest:NotifyDigestCommand",
+    "board:BoardStyleCommand",
 ]
 
 

@@ -60,6 +60,7 @@ from pbm_emergo.game.board_changes import (
     AnalysisRequested,
     AutoplaySet,
     BoardCreated,
+    BoardStyleSet,
     ChallengePolicySet,
     MoveSubmitted,
     NotificationsToggled,
@@ -322,6 +323,8 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.request_id,
                 None if change.report is None else dict(change.report), change.at,
             )
+        case BoardStyleSet():
+            autoplay.set_board_style(session, change.player_id, change.style)
         case _:
             assert_never(change)
 

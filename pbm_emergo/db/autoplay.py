@@ -127,6 +127,16 @@ def take_queue(session: Session, number: int, ids: Sequence[int]) -> None:
     _sync_flag(session, number)
 
 
+def set_board_style(session: Session, player_id: int, style: str) -> None:
+    """How the player's board mails show the position: ``diagram`` or ``list``."""
+    session.execute(
+        update(Player)
+        .where(Player.id == player_id)
+        .values(board_style=style)
+        .execution_options(synchronize_session=False)
+    )
+
+
 def set_autoplay(session: Session, player_id: int, on: bool) -> None:
     """Switch the player's autoplay on or off."""
     session.execute(

@@ -175,6 +175,11 @@ class Player(Base):
     # sent or the digest turned on.
     digest_hour: Mapped[int | None] = mapped_column(Integer)
     last_digest_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    # How the text part of the player's board mails shows the position (board USERID
+    # PASSWORD list|diagram): the ASCII diamond, or the position in words.
+    board_style: Mapped[str] = mapped_column(
+        String(16), default="diagram", server_default="diagram"
+    )
 
     addresses: Mapped[list[PlayerAddress]] = relationship(
         back_populates="player",

@@ -56,6 +56,7 @@ class Seat:
     # notify digest: the changes others make come in the player's daily digest, not a mail
     # each (game/digest.py).
     digest: bool = False
+    board_style: str = "diagram"  # how their board mails show the position: or "list"
 
     def on_vacation(self, now: datetime) -> bool:
         return self.vacation_until is not None and self.vacation_until > now

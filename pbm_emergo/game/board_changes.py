@@ -201,12 +201,24 @@ class AnalysisFinished:
     at: datetime
 
 
+# --- how a player's board mails show the position --------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardStyleSet:
+    """The player's board mails show the position as ``style``: ``diagram`` or ``list``."""
+
+    player_id: int
+    style: str
+
+
 BoardChange = (
     BoardCreated | RobotGamesUnderLimit | SeekTaken | SeekingSet | ChallengePolicySet
     | QueueReplaced | QueueCleared | AutoplaySet | ReminderSent | SubscriptionAdded
     | SubscriptionsRemoved | NotificationsToggled | AnalysisRequested
     | MoveSubmitted | SubmittedMoveDropped
     | AnalysisFinished
+    | BoardStyleSet
 )
 BOARD_CHANGE_TYPES = (
     BoardCreated, RobotGamesUnderLimit, SeekTaken, SeekingSet, ChallengePolicySet,
@@ -214,4 +226,5 @@ BOARD_CHANGE_TYPES = (
     SubscriptionsRemoved, NotificationsToggled, AnalysisRequested,
     MoveSubmitted, SubmittedMoveDropped,
     AnalysisFinished,
+    BoardStyleSet,
 )

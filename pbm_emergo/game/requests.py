@@ -124,10 +124,12 @@ class HelpRequest(Request):
     help. ``entries``: every listed command (the registry's help, as plain data);
     ``topic``: the command asked about (its usage wrapped, its description, its details
     as mailed), None for the summary; ``unknown_topic``: a topic that names no command, as
-    it may be shown; ``emergo``: the Emergo help page."""
+    it may be shown; ``emergo``: the Emergo help page; ``rules``: the rules for players
+    (``help rules``)."""
 
     entries: tuple[HelpEntry, ...]
     emergo: bool = False
+    rules: bool = False
     topic: CommandHelp | None = None
     unknown_topic: str | None = None
 
@@ -492,3 +494,11 @@ class DigestRequest(LoginRequest):
     """``notify digest userid password HOUR|off``: ``hour`` 0-23 (None for off)."""
 
     hour: int | None
+# --- how board mails show the position ----------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class BoardStyleRequest(LoginRequest):
+    """``board userid password list|diagram``: ``style`` is ``list`` or ``diagram``."""
+
+    style: str

@@ -9,7 +9,6 @@ from pbm_emergo.game.board import BLACK, WHITE, BoardState, other_side
 from pbm_emergo.rules import Move, Position, Termination
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
-SIDE_LETTERS = {WHITE: "o", BLACK: "x"}
 
 MOVE_GUARD = re.compile(r"(.*?)#([0-9]{1,6})")
 
@@ -55,8 +54,9 @@ def result_sentence(state: BoardState) -> str:
 
 
 def side_label(side: str) -> str:
-    """``"Ohs, o"``: a side as the status sentence names it."""
-    return f"{SIDE_NAMES[side]}, {SIDE_LETTERS[side]}"
+    """``"Ohs"``: a side as the status sentence names it (the letters o and x are only
+    the diagram's key)."""
+    return SIDE_NAMES[side]
 
 
 def status_sentence(

@@ -91,6 +91,8 @@ RESERVED_USERIDS = frozenset(
         "vacation",
         "white",
         "pbmserv",
+        "diagram",
+        "rules",
     ]
 )
 

@@ -20,6 +20,7 @@ from pbm_emergo.rules.game import BlockedRule, Game, Outcome, Termination
 from pbm_emergo.rules.move import Move, MoveKind
 from pbm_emergo.rules.position import BLACK, WHITE, Column, Position
 from pbm_emergo.rules.render import render_board
+from pbm_emergo.rules.words import position_words
 
 __all__ = [
     "BLACK",
@@ -38,5 +39,6 @@ __all__ = [
     "Outcome",
     "Position",
     "Termination",
+    "position_words",
     "render_board",
 ]

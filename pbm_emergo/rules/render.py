@@ -8,6 +8,11 @@ from pbm_emergo.rules.position import LETTERS, SIDES, Column, Position
 _HEADER = "     " + "".join(f"{c:<4}" for c in "123456789")
 _TURNED_HEADER = "     " + "".join(f"{c:<4}" for c in "987654321")
 _TICKS = "     " + "|   " * 9
+# What the codes mean, under every diagram: "x5" is one column of five men, not five men.
+KEY = (
+    "  Key: . empty cell, o one Ohs man, x one Eks man; x5: a column of",
+    "  5 men with an Eks man on top (tall columns are spelled out above).",
+)
 
 
 def cell_code(column: Column | None) -> str:
@@ -27,17 +32,21 @@ def composition(column: Column) -> str:
 
 def render_board(
     position: Position,
-    white_name: str = "Ohs",
-    black_name: str = "Eks",
+    white_name: str | None = None,
+    black_name: str | None = None,
     *,
+    key: bool = True,
     turned: bool = False,
 ) -> str:
-    """The board as pbmserv draws it, then the tall columns and the men in hand.
+    """The board as pbmserv draws it, then the tall columns, the men in hand and the key.
 
     Rows ``A``..``I``, four characters per column, a blank line after each row. Every
-    column of more than one man is spelled out below the board, top to bottom.
-    ``turned``: the board seen from the other side of the table (row ``I`` at the top,
-    column 9 on the left), the cells keeping their names.
+    column of more than one man is spelled out below the board, top to bottom. The players'
+    names follow the sides' in the hands' lines when given (``Ohs (alice) inhand: 7``).
+    ``key``: the two lines that say what the codes mean (the rules' pictures, which
+    explain them in their text, leave them out). ``turned``: the board seen from the other
+    side of the table (row ``I`` at the top, column 9 on the left), the cells keeping their
+    names.
     """
     columns = position.columns()
     order = range(8, -1, -1) if turned else range(9)
@@ -57,6 +66,10 @@ def render_board(
     if tall:
         lines.extend(f"  {cell}: {composition(col)}" for cell, col in tall)
         lines.append("")
-    lines.append(f"  Ohs ({white_name}) inhand: {position.in_hand('white')}")
-    lines.append(f"  Eks ({black_name}) inhand: {position.in_hand('black')}")
+    for side, colour, player in (("Ohs", "white", white_name), ("Eks", "black", black_name)):
+        who = f"{side} ({player})" if player and player != side else side
+        lines.append(f"  {who} inhand: {position.in_hand(colour)}")
+    if key:
+        lines.append("")
+        lines.extend(KEY)
     return "\n".join(lines) + "\n"

@@ -19,12 +19,12 @@ from functools import cache, lru_cache
 from markupsafe import Markup
 
 from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
+from pbm_emergo.rules.words import piece_words
 from pbm_emergo.views.templating import render_html
 
 SIZE = 9
 ROW_LETTERS = "abcdefghi"
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
-COLOUR_NAMES = {WHITE: "white", BLACK: "black"}
 
 # The part a cell played in the last move (also the CSS class the web pages style).
 START = "start"  # where the moving piece stood (a step or a capture)
@@ -50,7 +50,8 @@ class CellPicture:
     own: int  # men of the cap colour
     prisoners: int  # enemy men under them
     marks: tuple[str, ...]  # START / LANDED / CAPTURED: its part in the last move
-    # The cell in words: ``c4: 3 white men over 5 black; captured in the last move``.
+    # The cell in words, as the list board says it (rules/words.py), and its part in the
+    # last move: ``c4: Ohs column of 3, 5 Eks prisoners; captured in the last move``.
     description: str = field(init=False, compare=False, repr=False)
     # Its <td> as templates/board/cell.html.j2 draws it (board/picture.html.j2 puts it in).
     html: Markup = field(init=False, compare=False, repr=False)
@@ -73,10 +74,7 @@ class CellPicture:
         if self.cap is None:
             text = f"{self.name}: empty"
         else:
-            text = f"{self.name}: {_men(self.own, COLOUR_NAMES[self.cap])}"
-            if self.prisoners:
-                colour = self.prisoner_colour or ""
-                text += f" over {_men(self.prisoners, COLOUR_NAMES[colour])}"
+            text = f"{self.name}: {piece_words(Column(self.cap, self.own, self.prisoners))}"
         parts = [_MARK_WORDS[m] for m in self.marks]
         return text + ("; " + ", ".join(parts) if parts else "")
 
@@ -90,15 +88,21 @@ class BoardPicture:
     black_in_hand: int
     to_move: str  # "white" / "black"
     last_move: str | None  # its notation, None before the first move
+    legal_moves: int = 0  # how many the player to move has
+
+    @property
+    def to_move_side(self) -> str:
+        """``Ohs`` / ``Eks``: the side to move, as every reply names it."""
+        return SIDE_NAMES[self.to_move]
+
+    @property
+    def last_mover_side(self) -> str:
+        return SIDE_NAMES[BLACK if self.to_move == WHITE else WHITE]
 
     @property
     def cells(self) -> list[CellPicture]:
         """The 41 cells in row-major (sorted) order."""
         return [cell for row in self.rows for cell in row if cell is not None]
-
-
-def _men(n: int, colour: str) -> str:
-    return f"{n} {colour} man" if n == 1 else f"{n} {colour} men"
 
 
 @cache
@@ -160,6 +164,7 @@ def board_picture(position: Position, last_move: str | None = None) -> BoardPict
         black_in_hand=position.in_hand(BLACK),
         to_move=position.to_move,
         last_move=last_move,
+        legal_moves=len(position.legal_moves()),
     )
 
 

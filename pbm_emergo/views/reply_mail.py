@@ -24,6 +24,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
 from typing import Protocol
 
+from pbm_emergo.views.fit import fit
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES, cut_to_size, fit_alternative
 from pbm_emergo.wire import policies
 from pbm_emergo.wire.addresses import clean_address
@@ -139,7 +140,9 @@ def _compose(
         if ref and _UNSAFE.search(ref):
             raise ValueError(f"not a message id: {ref!r}")
     domain = server_address.rpartition("@")[2] or "localhost"
-    body = reply.body.replace("\r\n", "\n").replace("\r", "\n")
+    # Every line within 72 columns, whatever put it together (the templates' own lines
+    # already are; a sentence the code built may not be).
+    body = fit(reply.body.replace("\r\n", "\n").replace("\r", "\n"))
     if not body.endswith("\n"):
         body += "\n"
     # One reply is at most MAX_REPLY_BYTES, so that a short mail cannot ask for a long one:

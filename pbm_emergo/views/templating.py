@@ -26,6 +26,7 @@ from markupsafe import Markup
 
 from pbm_emergo.telemetry.sections import timed
 from pbm_emergo.views import rendered
+from pbm_emergo.views.fit import fit
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -102,9 +103,10 @@ def _indent_block(text: str, prefix: str = "  ") -> str:
 
 def render(name: str, **context: Any) -> str:
     """Render the template ``name`` (a path inside the templates folder): a
-    :class:`~pbm_emergo.views.rendered.Rendered` text, which knows where its values are."""
+    :class:`~pbm_emergo.views.rendered.Rendered` text, which knows where its values are.
+    Every line fits 72 columns (:func:`~pbm_emergo.views.fit.fit`)."""
     with timed("render"):
-        return rendered.rendered(environment().get_template(name).render(**context))
+        return rendered.rendered(fit(environment().get_template(name).render(**context)))
 
 
 def template_names() -> list[str]:

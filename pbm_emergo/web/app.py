@@ -66,7 +66,7 @@ from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import template_dir
 from pbm_emergo.web.graph import evaluation_graph, value_text
 from pbm_emergo.web.rating_graph import rating_graph
-from pbm_emergo.web.rules import rules_page
+from pbm_emergo.web.rules import player_rules_page, rules_page
 
 log = logging.getLogger(__name__)
 
@@ -343,7 +343,10 @@ class WebView:
         return self._read(page)
 
     def rules(self, request: Request) -> Response:
-        return self._page("rules.html.j2", rules=rules_page())
+        return self._page("rules.html.j2", rules=player_rules_page(), engine=False)
+
+    def engine_rules(self, request: Request) -> Response:
+        return self._page("rules.html.j2", rules=rules_page(), engine=True)
 
     # --- leagues and tournaments ---------------------------------------------------------
 
@@ -496,9 +499,11 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
     site = Site.of(config or Config())
     view = WebView(session_factory, site)
     rules_page()  # a missing docs/rules.md stops the start, not the first visitor
+    player_rules_page()
     routes: list[BaseRoute] = [
         Route("/", view.index),
         Route("/rules", view.rules),
+        Route("/rules/engine", view.engine_rules),
         Route("/boards/{number}.record", view.board_record),
         Route("/boards/{number}", view.board),
         Route("/players/{userid}", view.player),

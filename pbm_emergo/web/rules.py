@@ -1,4 +1,7 @@
-"""The rules page (``/rules``): ``docs/rules.md`` rendered to HTML once, when the site starts.
+"""The rules pages, rendered to HTML once, when the site starts: ``/rules`` is the rules as a
+player learns them (``docs/rules-for-players.md``, with its pictures drawn as the board is:
+:mod:`pbm_emergo.views.player_rules`), ``/rules/engine`` the engine's specification
+(``docs/rules.md``), linked from the first for the curious.
 
 The file is found as the data package ``pbm_emergo.docs``: the build maps the top-level
 ``docs/`` folder into the package and ships ``rules.md`` with it (pyproject.toml), so an
@@ -21,7 +24,10 @@ from pathlib import Path
 from markdown_it import MarkdownIt
 from markupsafe import Markup
 
-from pbm_emergo.views.templating import data_dir
+from pbm_emergo.rules import Position
+from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.player_rules import Figure, blocks, player_rules_markdown
+from pbm_emergo.views.templating import data_dir, render_html
 
 RULES_FILE = "rules.md"
 # Where the players' part ends: the rest describes pbm_emergo.rules for programmers.
@@ -69,8 +75,56 @@ def render_rules(markdown: str) -> RulesPage:
 
 @cache
 def rules_page() -> RulesPage:
-    """The rules, read and rendered once a process."""
+    """The engine's rules (``/rules/engine``), read and rendered once a process."""
     return render_rules(rules_path().read_text(encoding="utf-8"))
 
 
-__all__ = ["RulesPage", "render_rules", "rules_page", "rules_path", "slug"]
+def render_player_rules(markdown: str) -> RulesPage:
+    """The rules for players as HTML: the text rendered as :func:`render_rules` does, each
+    picture as the board's picture (before and after its move) in a figure."""
+    parts: list[str] = []
+    title = "How to play Emergo"
+    headings: list[str] = []
+    for block in blocks(markdown):
+        if isinstance(block, Figure):
+            parts.append(
+                render_html(
+                    "rules/figure.html.j2",
+                    figure=block,
+                    pictures=[
+                        (caption, board_picture(position, move))
+                        for caption, position, move in _pictures(block)
+                    ],
+                )
+            )
+        else:
+            page = render_rules(block)
+            if page.title != "Emergo rules":
+                title = page.title
+            headings.extend(page.headings)
+            parts.append(page.html)
+    return RulesPage(title, Markup("\n").join(parts), tuple(headings))
+
+
+def _pictures(figure: Figure) -> list[tuple[str, Position, str | None]]:
+    after = figure.after
+    if after is None or figure.move is None:
+        return [("", figure.position, None)]
+    return [("Before", figure.position, None), (f"After {figure.move}", after, figure.move)]
+
+
+@cache
+def player_rules_page() -> RulesPage:
+    """The rules for players (``/rules``), read and rendered once a process."""
+    return render_player_rules(player_rules_markdown())
+
+
+__all__ = [
+    "RulesPage",
+    "player_rules_page",
+    "render_player_rules",
+    "render_rules",
+    "rules_page",
+    "rules_path",
+    "slug",
+]

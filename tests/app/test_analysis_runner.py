@@ -9,10 +9,11 @@ from datetime import timedelta
 
 from sqlalchemy import select
 
-from pbm_emergo.app.analysis import AnalysisRunner
+from pbm_emergo.app.analysis import AnalysisRunner, ohs_men
 from pbm_emergo.db import analyses, games
 from pbm_emergo.db import players as players_db
 from pbm_emergo.db.models import AnalysisRequest, OutboundMessage
+from pbm_emergo.robot.search import WIN
 
 from .conftest import Game
 
@@ -55,3 +56,12 @@ def test_requests_are_taken_in_turn_by_player_and_shared_by_board(game: Game) ->
         assert [r.status for r in rows] == ["done"] * 4
         assert [r.report is not None for r in rows] == [True, True, True, False]
         assert analyses.stored_report(session, third) == rows[2].report
+
+
+def test_the_values_are_from_ohs_side_as_on_the_web_graph() -> None:
+    # The engine scores a move from its mover's side; the mail, like the graph, from Ohs's.
+    assert (ohs_men(150, 0), ohs_men(150, 1)) == ("+1.50", "-1.50")
+    assert (ohs_men(-40, 1), ohs_men(0, 1)) == ("+0.40", "+0.00")
+    assert ohs_men(WIN - 3, 1) == "Eks wins by force"
+    assert ohs_men(WIN - 3, 0) == "Ohs wins by force"
+    assert ohs_men(-WIN + 3, 1) == "Ohs wins by force"

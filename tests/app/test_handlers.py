@@ -42,6 +42,7 @@ LINES = {
     "reset": "reset CODE newpw12", "block": "block a pw12 b", "unblock": "unblock a pw12 b",
     "emergo note": "emergo note 101 a pw12 a plan",
     "timezone": "timezone a pw12 Europe/Amsterdam", "notify digest": "notify digest a pw12 18",
+    "board": "board a pw12 list",
 }
 
 

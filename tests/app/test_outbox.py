@@ -19,6 +19,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.db.models import INBOUND_DEAD, InboundMessage, OutboundMessage
 from pbm_emergo.mail.inbound import InboxHandler
 from tests.support.mail import command_mail
+from tests.support.text import flat
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 ASKED = "<ask-1@example.org>"
@@ -67,7 +68,7 @@ def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
     notice = parsed(out[2].raw)
     assert notice["In-Reply-To"] == ASKED
     assert notice["References"] == f"<root@example.org> {ASKED}"
-    assert "held, not lost" in notice.get_content()
+    assert "held, not lost" in flat(notice.get_content())
     held = [o for o in out if o.next_attempt_at > NOW]
     assert all((o.last_error or "").startswith("held: more than 2 mails") for o in held)
     # The notice goes once: the next reply that hour is held without another.

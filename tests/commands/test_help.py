@@ -11,6 +11,7 @@ from pbm_emergo.commands.text import command_lines, comment_text, masked
 from pbm_emergo.config import Config
 from pbm_emergo.mail.commands import dispatch
 from pbm_emergo.mail.quotes import quote_start
+from tests.support.text import flat
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -31,7 +32,7 @@ def test_help_lists_every_command_from_the_registry() -> None:
     assert reply.subject == "Emergo help"
     for command in all_commands():
         # An alias (emergo ratings, emergo sub ...) is named by the command it stands for.
-        assert (command.usage() if command.listed else command.name) in reply.body
+        assert (command.usage() if command.listed else command.name) in flat(reply.body)
     assert "pbmserv@localhost" in reply.body
 
 
@@ -220,18 +221,34 @@ def test_emergo_help_has_rules_board_notation_and_commands(subject: str) -> None
     [reply] = send(subject)
     assert reply.subject == "Emergo help"
     body = reply.body
-    assert render_board(Position(), "Ohs", "Eks") in body
-    for heading in ("Rules of Emergo", "Capturing.", "Entering.", "End of the game.",
-                    "How to write a move", "Commands"):  # fmt: skip
+    assert render_board(Position()) in body
+    for heading in ("How to play Emergo", "\nCapturing\n", "\nEntering\n",
+                    "\nThe end of the game\n", "How to write a move", "Commands"):  # fmt: skip
         assert heading in body
     for fact in ("Maximum capture", "shadowpiece", "e5 on the very first move", "No feeding",
                  "third time", "e4xc4xc6xe6xe4xc4", "e4-e5", "#n"):  # fmt: skip
-        assert fact in body
+        assert fact in flat(body)
     for command in all_commands():
-        assert (command.usage() if command.listed else command.name) in body
+        assert (command.usage() if command.listed else command.name) in flat(body)
 
 
 def test_emergo_help_with_a_topic_is_help_on_that_command() -> None:
     [reply] = send("emergo help move")
     assert reply.subject == "Emergo help: emergo move"
     assert reply.body.startswith("emergo move board userid password MOVE[#n]\n")
+
+
+def test_help_rules_teaches_the_game_with_pictures() -> None:
+    [reply] = send("help rules")
+    assert reply.subject == "Emergo rules"
+    body = reply.body
+    assert body.startswith("How to play Emergo\n")
+    for heading in ("The board", "Your turn", "Capturing", "Jumping on", "Columns and prisoners",
+                    "Entering", "The end of the game", "Writing your moves"):  # fmt: skip
+        assert f"\n{heading}\n" in body
+    # The pictures: the diamond, a capture before and after, a column spelled out.
+    assert "\nAfter e4xe6:\n" in body and "\nAfter c3xc5xe5xg5:\n" in body
+    assert " E - .   .   .   o   x   .   .   .   .   \n" in body
+    assert "  g5: o xxx\n" in body
+    assert "#" not in body and "`" not in body and "**" not in body  # no markdown marks
+    assert all(len(line) <= 72 for line in body.splitlines())

@@ -95,7 +95,7 @@ def test_a_queued_move_that_became_illegal_is_not_played(game: Mailer) -> None:
     )
     assert "your queue on this board is now empty" in error.body
     assert "It is your turn: mail the Subject\n  emergo move 101 bob PASSWORD MOVE" in error.body
-    assert "It is bob's turn (Eks, x): move 4." in error.body  # with the board
+    assert "It is bob's turn (Eks): move 4." in error.body  # with the board
     assert notations(game) == ["h5", "d7", "d8"]
     assert queued_rows(game) == []
 

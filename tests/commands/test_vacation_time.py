@@ -11,6 +11,7 @@ from sqlalchemy import select
 
 from pbm_emergo.db.models import Board, Player, Vacation
 from tests.support.mailer import Mailer
+from tests.support.text import flat
 
 from .support import board, move, run_scheduler
 
@@ -34,16 +35,16 @@ def stored(m: Mailer, userid: str = "alice") -> tuple[datetime | None, list[int]
 def test_vacation_and_off(players: Mailer) -> None:
     reply = players.one("vacation alice alicepw 10")
     assert reply.subject == "Emergo: alice on vacation until 2026-12-01"
-    assert reply.body.startswith(
-        "alice is on vacation for 10 days, until 2026-12-01 10:03 UTC.\n"
+    assert flat(reply.body).startswith(
+        "alice is on vacation for 10 days, until 2026-12-01 10:03 UTC. "
     )
-    assert "Vacation left for 2026: 20 days (of 30 a year)." in reply.body
+    assert "Vacation left for 2026: 20 days (of 30 a year)." in flat(reply.body)
     assert stored(players) == (players.now + timedelta(days=10), [10])
     players.now += timedelta(days=1, hours=12)
     off = players.one("vacation alice alicepw off")
     assert off.subject == "Emergo: vacation of alice ended"
     # Two days began: they count, the other eight are given back.
-    assert "Vacation left for 2026: 28 days (of 30 a year)." in off.body
+    assert "Vacation left for 2026: 28 days (of 30 a year)." in flat(off.body)
     assert stored(players) == (None, [2])
     assert vacation(players, "off").startswith("alice is not on vacation.")
 
@@ -52,14 +53,14 @@ def test_the_yearly_allowance(players: Mailer) -> None:
     vacation(players, "25")
     players.now += timedelta(days=26)
     refused = vacation(players, "6")
-    assert refused.startswith(
+    assert flat(refused).startswith(
         "You asked for 6 days of vacation, but alice has 5 days left for 2026 (of 30 a year); "
         "nothing was changed."
     )
     assert "Vacation left for 2026: 0 days" in vacation(players, "5")
     # A new vacation replaces the current one, which then counts the days it began.
     players.now += timedelta(hours=1)
-    assert "instead of until" in vacation(players, "1")
+    assert "instead of until" in flat(vacation(players, "1"))
     # A new calendar year, a new allowance.
     players.now = datetime(2027, 1, 2, 9, 0, tzinfo=UTC)
     assert "Vacation left for 2027: 0 days (of 30 a year)." in vacation(players, "30")
@@ -67,21 +68,21 @@ def test_the_yearly_allowance(players: Mailer) -> None:
 
 def test_the_allowance_is_configurable(players: Mailer) -> None:
     players.config = dataclasses.replace(players.config, vacation_days=3)
-    assert vacation(players, "4").startswith(
+    assert flat(vacation(players, "4")).startswith(
         "You asked for 4 days of vacation, but alice has 3 days left for 2026 (of 3 a year)"
     )
 
 
 def test_vacation_errors(players: Mailer) -> None:
     usage = players.one("vacation alice alicepw soon")
-    assert usage.body.startswith("Write a number of days or off after the password")
+    assert flat(usage.body).startswith("Write a number of days or off after the password")
     assert players.one("vacation alice alicepw 0").body.startswith(
         "A vacation lasts at least 1 day."
     )
     wrong = players.one("vacation alice wrongpw 5")
-    assert wrong.body.startswith("Wrong password for alice.")
+    assert flat(wrong.body).startswith("Wrong password for alice.")
     assert players.one("vacation zed zedpw 5").body.startswith("There is no player 'zed'.")
-    assert players.one("vacation alice").body.startswith(
+    assert flat(players.one("vacation alice").body).startswith(
         "The command vacation needs these arguments: vacation userid password DAYS|off."
     )
     assert stored(players) == (None, [])
@@ -93,7 +94,7 @@ def test_the_opponents_board_mails_say_until_when(game: Mailer) -> None:
     replies = move(game, "alice", "propose")
     assert (
         "bob is on vacation until 2026-11-26 10:05 UTC: no reminders and no loss on time "
-        "until then; their clock stops." in replies[0].body
+        "until then; their clock stops." in flat(replies[0].body)
     )
 
 
@@ -110,7 +111,7 @@ def test_new_boards_and_reminders_say_so_in_the_subject(players: Mailer) -> None
 
 def test_total_time_in_the_board_mail_and_a_loss_on_time(players: Mailer) -> None:
     replies = players.send("emergo challenge alice bob --totaltime=3")
-    body = replies[0].body
+    body = flat(replies[0].body)
     assert "; 3 days of thinking time each." in body
     assert "Thinking time (3 days each): alice none used, 3 d left; bob none used, 3 d left." in (
         body
@@ -127,15 +128,15 @@ def test_total_time_in_the_board_mail_and_a_loss_on_time(players: Mailer) -> Non
     # looks at such boards at once, not after a day), and the loss not before a day later.
     [nag] = run_scheduler(players, timedelta())
     assert nag.subject == "Nag: Emergo Board 101 bob"
-    assert nag.body.startswith(
-        "bob, it is your turn on Emergo Board 101, and your thinking time is running out.\n"
+    assert flat(nag.body).startswith(
+        "bob, it is your turn on Emergo Board 101, and your thinking time is running out. "
         "If you do not move within 1 more day, you lose the game on time."
     )
     assert run_scheduler(players, timedelta(hours=23, minutes=59)) == []
     replies = run_scheduler(players, timedelta(minutes=1))
     assert {r.subject for r in replies} == {"Emergo Board 101 Game over"}
     assert "bob has used up the total thinking time of 3 days and loses the game on time." in (
-        replies[0].body
+        flat(replies[0].body)
     )
     finished = board(players.factory)
     assert (finished.winner, finished.outcome_reason) == ("white", "forfeit")
@@ -151,12 +152,14 @@ def test_a_vacation_stops_the_total_time(players: Mailer) -> None:
     [nag] = run_scheduler(players, timedelta(days=2))
     assert nag.subject == "Nag: Emergo Board 101 bob"
     replies = run_scheduler(players, timedelta(days=1))
-    assert "bob has used up the total thinking time of 3 days" in replies[0].body
+    assert "bob has used up the total thinking time of 3 days" in flat(replies[0].body)
 
 
 def test_total_time_errors(players: Mailer) -> None:
     bad = players.one("emergo challenge alice bob --totaltime=0")
-    assert bad.body.startswith("The option --totaltime=0 needs a number of days from 3 to 365.")
+    assert flat(bad.body).startswith(
+        "The option --totaltime=0 needs a number of days from 3 to 365."
+    )
     with players.factory() as session:
         assert session.scalars(select(Board)).first() is None
 
@@ -174,7 +177,7 @@ def test_an_open_draw_offer_is_accepted_instead_of_a_forfeit(game: Mailer) -> No
         "bob did not move for 28 days; alice's draw offer was still open, so it is accepted "
         "instead of a loss on time." in " ".join(replies[0].body.split())
     )
-    assert "The game is a draw: both players agreed." in replies[0].body
+    assert "The game is a draw: both players agreed." in flat(replies[0].body)
     finished = board(game.factory)
     assert (finished.winner, finished.outcome_reason) == (None, "draw agreed")
 

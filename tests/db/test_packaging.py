@@ -60,7 +60,8 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
     assert "pbm_emergo/migrations/env.py" in names
     assert any(n.startswith("pbm_emergo/migrations/versions/") for n in names)
     assert "pbm_emergo/templates/board.txt.j2" in names
-    assert "pbm_emergo/docs/rules.md" in names  # the web view's /rules page
+    assert "pbm_emergo/docs/rules.md" in names  # the web view's /rules/engine page
+    assert "pbm_emergo/docs/rules-for-players.md" in names  # /rules and help rules
 
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
@@ -91,6 +92,12 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
     )
     assert rules.stdout.splitlines() == [str(installed / "pbm_emergo/docs/rules.md"),
                                          "Board and names"]  # fmt: skip
+    players = subprocess.run(
+        [sys.executable, "-c", "from pbm_emergo.web.rules import player_rules_page; "
+         "print(player_rules_page().title)"],
+        cwd=elsewhere, env=env, capture_output=True, text=True, check=True,
+    )
+    assert players.stdout.splitlines() == ["How to play Emergo"]
     cli("db", "upgrade")
     assert "(up to date)" in cli("db", "current")
     assert json.loads(cli("admin", "games", "--json")) == []

@@ -17,6 +17,7 @@ from sqlalchemy import func, select
 from pbm_emergo.db.models import AnalysisRequest
 from tests.support.mail import wait_for
 from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
+from tests.support.text import flat
 
 CAROL = "carol@example.org"
 PW = {"alice": "alice-pw1", "bob": "bob-pw1", "carol": "carol-pw1"}
@@ -69,8 +70,8 @@ def test_analysis_by_mail_queued_made_off_the_mail_path_and_stored(
     # While the game goes on: refused, and nothing queued.
     active = post.one(f"emergo analyse {board} alice {PW['alice']}", ALICE)
     assert str(active["Subject"]) == f"Emergo Board {board} Error"
-    assert f"Board {board} is still being played" in text(active)
-    assert "Ask again when it is over." in text(active)
+    assert f"Board {board} is still being played" in flat(text(active))
+    assert "Ask again when it is over." in flat(text(active))
     assert requests(post) == 0
 
     post.send(f"emergo resign {board} alice {PW['alice']}", ALICE)
@@ -79,16 +80,19 @@ def test_analysis_by_mail_queued_made_off_the_mail_path_and_stored(
     post.signup("carol", PW["carol"], CAROL)
     stranger = post.one(f"emergo analyse {board} carol {PW['carol']}", CAROL)
     assert str(stranger["Subject"]) == f"Emergo Board {board} Error"
-    assert f"carol did not play on board {board}" in text(stranger)
-    assert "alice and bob" in text(stranger)
+    assert f"carol did not play on board {board}" in flat(text(stranger))
+    assert "alice and bob" in flat(text(stranger))
     assert requests(post) == 0
 
     # A player: answered at once with when to expect it; the analysis follows.
     queued = post.one(f"emergo analyze {board} bob {PW['bob']}", BOB)
-    assert str(queued["Subject"]) == f"Emergo analysis {board}"
-    assert f"Your analysis of board {board} is queued; expect it within about" in text(queued)
-    assert "It is analysis 1 of the 1 you may ask for in 24 hours." in text(queued)
-    assert PW["bob"] not in text(queued)
+    # A short acknowledgement, with a Subject of its own (the analysis has the other one).
+    assert str(queued["Subject"]) == f"Emergo analysis {board} queued"
+    assert text(queued).startswith(f"Your analysis of board {board} is queued.\n")
+    assert "Expect it within about" in flat(text(queued))
+    assert "It is analysis 1 of the 1 you may ask for in 24 hours." in flat(text(queued))
+    assert all(len(line) <= 72 for line in text(queued).splitlines())
+    assert PW["bob"] not in flat(text(queued))
 
     [mail] = wait_for(lambda: analysis_mails(post, BOB, board), timeout=60)
     notes = text(mail)
@@ -120,10 +124,10 @@ def test_analysis_by_mail_queued_made_off_the_mail_path_and_stored(
     second = finished_game(post, MOVES[:4])
     over = post.one(f"emergo analyse {second} bob {PW['bob']}", BOB)
     assert str(over["Subject"]) == f"Emergo Board {second} Error"
-    assert "bob has asked for 1 analysis in the last 24 hours" in text(over)
-    assert "Ask again tomorrow" in text(over)
+    assert "bob has asked for 1 analysis in the last 24 hours" in flat(text(over))
+    assert "Ask again tomorrow" in flat(text(over))
     assert requests(post) == 1
     # alice has used none of hers: queued.
     mine = post.one(f"emergo analyse {second} alice {PW['alice']}", ALICE)
-    assert "is queued" in text(mine)
+    assert "is queued" in flat(text(mine))
     wait_for(lambda: analysis_mails(post, ALICE, second), timeout=60)

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 from pbm_emergo.rules import Game
 from tests.support.post import ALICE, BOB, Post, challenge, text
+from tests.support.text import flat
 
 
 def test_a_typo_is_answered_with_the_command_meant(make_post: Callable[..., Post]) -> None:
@@ -27,7 +28,7 @@ def test_an_unknown_player_is_echoed_and_similar_names_are_offered(
 ) -> None:
     post = make_post()
     reply = post.one("emergo challenge alice robot9", ALICE)
-    assert text(reply).startswith(
+    assert flat(text(reply)).startswith(
         "There is no player 'robot9'. Players with similar names: robot1, robot2, robot3."
     )
     assert "  emergo challenge alice robot9\n" in text(reply)

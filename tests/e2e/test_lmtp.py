@@ -142,7 +142,7 @@ def test_postfix_delivers_to_the_listener_by_lmtp(
     assert reply["From"] == SERVER
     assert reply["In-Reply-To"] == "<via-postfix-lmtp@player.test>"
     body = reply.get_body(preferencelist=("plain",))
-    assert body is not None and "Rules of Emergo" in body.get_content()
+    assert body is not None and "How to play Emergo" in body.get_content()
     # Postfix's lmtp client delivered it, and each recipient got its own 250 for the one
     # stored mail.
     log = postfix.log_text()

@@ -67,7 +67,7 @@ def test_help_and_emergo_help_end_to_end(
     assert general["To"] == "alice@example.org" and emergo["To"] == "bob@example.org"
     assert general["Subject"] == "Emergo help"
     assert "emergo help" in general.get_content()
-    assert "Rules of Emergo" in emergo.get_content()
+    assert "How to play Emergo" in emergo.get_content()
     for reply in (general, emergo):
         assert reply["From"] == SERVER_ADDRESS
         assert reply["Auto-Submitted"] == "auto-replied"

@@ -55,7 +55,7 @@ def test_mail_through_postfix_and_back(
     assert reply["In-Reply-To"] == "<via-postfix@player.test>"
     assert reply["Auto-Submitted"] == "auto-replied"
     body = reply.get_body(preferencelist=("plain",))
-    assert body is not None and "Rules of Emergo" in body.get_content()
+    assert body is not None and "How to play Emergo" in body.get_content()
     # It really went through Postfix, both ways: Postfix's own trace headers.
     assert reply["Delivered-To"] == PLAYER
     assert any("mx.player.test" in str(r) for r in reply.get_all("Received", []))

@@ -68,7 +68,7 @@ def test_thirty_help_lines_get_the_help_once(server: int, relay: Relay) -> None:
     reply = reply_to(relay, "<help30@example.org>")
     assert len(reply.as_bytes()) <= LIMIT + HEADERS
     text = text_of(reply)
-    assert text.count("Rules of Emergo") == 1
+    assert text.count("How to play Emergo") == 1
     assert text.count("(The same answer as for line 1 above.)") == 29
     assert text.count("> emergo help") == 30  # every line's result is still listed
 

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db.models import AddressConfirmation, Player
 from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 from tests.support.signup import code_subject, confirmation_code
+from tests.support.text import flat
 
 EVE = "eve@evil.example"
 VICTIM = "victim@stranger.example"
@@ -116,7 +117,7 @@ def test_a_stranger_cannot_keep_the_owner_from_getting_a_code(
         assert len(post.send(f"signup vic{n} vic-pw-1 {VICTIM}", f"eve{n}@evil.example")) == 2
     refused = post.one(f"signup vic4 vic-pw-1 {VICTIM}", "eve4@evil.example")
     assert text(refused).startswith(f"{VICTIM} was mailed 3 confirmation codes")
-    assert f"send the command from {VICTIM} itself" in text(refused)
+    assert f"send the command from {VICTIM} itself" in flat(text(refused))
     # Forged requests "from" the victim do not count against the owner either.
     for n in range(3):
         post.send(f"signup forged{n} vic-pw-1", VICTIM)

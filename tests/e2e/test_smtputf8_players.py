@@ -28,6 +28,7 @@ from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, free_port
 from tests.support.post import reply_ids, wait_for_replies
 from tests.support.signup import confirmation_code
+from tests.support.text import flat
 from tests.support.utf8_relay import Relayed, Utf8Relay, send_any, utf8_mail
 
 JOERG = "jörg@bücher.example"
@@ -200,7 +201,7 @@ def test_a_non_ascii_player_is_told_why_not_where_the_relay_lacks_smtputf8(
         [error] = post.send(command, sender)
         assert_plain_mail_to(error, sender)
         assert error.msg["Subject"] == "Emergo error"
-        first = text(error).splitlines()[0]
+        first = flat(text(error).split("\n\n")[0])
         assert "mail relay cannot deliver to non-ASCII addresses" in first
         assert "plain ASCII address" in first
         # Not named: a word not known to be no password is masked in every reply.

@@ -59,8 +59,11 @@ def test_standings_and_history_match_the_game_over_mails(
     assert str(only_bob["Subject"]) == "Emergo standings"
     assert "alice" not in text(only_bob).split("Provisional players")[1]
     history = text(post.one("emergo history alice", DAVE))
-    [line] = [x for x in history.splitlines() if x[:4].isdigit()]
-    assert line.split()[1:] == [str(board), "alice", "-", "bob", "alice", "won", "(resigned)",
+    # Two lines a game: the date, board and players, then the result and the points.
+    lines = history.splitlines()
+    [at] = [n for n, x in enumerate(lines) if x[:4].isdigit()]
+    line = f"{lines[at]} {lines[at + 1]}"
+    assert line.split()[1:] == [str(board), "alice", "-", "bob", "alice", "won", "(resigned);",
                                 "alice", "+162,", "bob", "-162"]  # fmt: skip
     # Error paths: unknown players (maybe passwords typed in the wrong place: masked).
     for command in ("emergo history nobody99", "emergo standings nobody99"):
@@ -199,7 +202,7 @@ REPLY = (
     "Your move, alice.\n"
     "\n"
     "On Sat, 21 Nov 2026 at 10:00, pbmserv@localhost wrote:\n"
-    "> Emergo Board {board}: alice (Ohs, o, 1600) against bob (Eks, x, 1600)\n"
+    "> Emergo Board {board}: alice (Ohs, 1600) against bob (Eks, 1600)\n"
     "> bob may answer with 'emergo move {board} bob PASSWORD accept'\n"
 )
 

@@ -399,7 +399,7 @@ def test_through_postfix_pipe_transport(postgres_database_url: str, tmp_path: Pa
         print(log[-4000:])
     [reply] = [m for m in mails if m["In-Reply-To"] == "<via-pipe@player.test>"]
     body = reply.get_body(("plain",))
-    assert body is not None and "Rules of Emergo" in body.get_content()
+    assert body is not None and "How to play Emergo" in body.get_content()
     [bounce] = [m for m in mails if "MAILER-DAEMON" in str(m["From"])]
     assert "550 5.1.1 No such user here" in bounce.as_string()
     with Session(get_engine(config)) as session:

@@ -29,10 +29,14 @@ def test_the_empty_board_is_the_pbmserv_diagram() -> None:
         "",
         " I -                 .                   ",
         "",
-        "  Ohs (Ohs) inhand: 12",
-        "  Eks (Eks) inhand: 12",
+        "  Ohs inhand: 12",
+        "  Eks inhand: 12",
+        "",
+        "  Key: . empty cell, o one Ohs man, x one Eks man; x5: a column of",
+        "  5 men with an Eks man on top (tall columns are spelled out above).",
     ]
-    # Lines 17-38 of reference/pbmserv-emergo-help.txt.
+    # Lines 17-38 of reference/pbmserv-emergo-help.txt, without the players' names (the
+    # help's "Ohs (Ohs)" said the side twice), then the key of the codes.
     assert render_board(Position()) == "\n".join(expected) + "\n"
 
 
@@ -60,7 +64,8 @@ def test_cells_men_and_columns() -> None:
     assert "  e1: xx o" in lines
     assert not any(line.startswith("  i5:") for line in lines)
     assert lines.index("  c4: ooo xxxxx") < lines.index("  d4: oo") < lines.index("  e1: xx o")
-    assert board.endswith("  Ohs (alice) inhand: 2\n  Eks (bob) inhand: 4\n")
+    assert "  Ohs (alice) inhand: 2\n  Eks (bob) inhand: 4\n" in board
+    assert max(len(line) for line in lines) <= 72
 
 
 def test_the_tallest_column_fits_its_field() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,8 +11,9 @@ from jinja2 import StrictUndefined, UndefinedError
 
 import pbm_emergo
 from pbm_emergo.game.digest import WaitingBoard
-from pbm_emergo.rules import Position
+from pbm_emergo.rules import Position, position_words, render_board
 from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.player_rules import Figure
 from pbm_emergo.views.templating import environment, render, template_dir, template_names
 
 COMMANDS = [
@@ -37,7 +39,10 @@ _NOTE = {
 ANALYSIS = {
     "number": 101, "white": "alice", "black": "bob",
     "result": "alice (Ohs) wins: bob resigned.",
-    "rows": [{"number": 7, "userid": "bob", "played": "c5xc3", "mark": "??", "score": "-2.10"}],
+    "rows": [
+        {"number": 7, "userid": "bob", "played": "c5xc3", "mark": "??", "score": "-2.10",
+         "label": "blunder"},
+    ],
     "notes": [_NOTE],
     "turning": _NOTE,
     "diagram": "BOARD",
@@ -47,12 +52,17 @@ ANALYSIS = {
     }],
     "nodes": 12345,
     "seconds": "3",
+    "listing": False,
 }
 
 SAMPLES: dict[str, dict[str, Any]] = {
     "help.txt.j2": {"address": "pbm@example.org", "commands": COMMANDS, "unknown_topic": None},
     "help_command.txt.j2": {"usage": "help [topic]", "description": "d", "details": "more"},
-    "emergo_help.txt.j2": {"address": "pbm@example.org", "board": "BOARD", "commands": COMMANDS},
+    "emergo_help.txt.j2": {
+        "address": "pbm@example.org", "rules": "THE RULES\n", "board": "BOARD",
+        "commands": COMMANDS,
+    },
+    "rules.txt.j2": {"address": "pbm@example.org", "rules": "THE RULES\n"},
     "multiple.txt.j2": {
         "results": [
             {"line": "help", "ok": True, "summary": "sent", "text": "TEXT", "same_as": None,
@@ -87,6 +97,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "move_lines": ["  1. e4"],
         "decline": "To decline this game, send 'emergo resign 101 YOURID PASSWORD'.",
         "board": "BOARD",
+        "words": None,
         "comment": "Hi",
         "commenter": "alice",
         "last_move": "Last move.",
@@ -119,6 +130,10 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "board/picture.html.j2": {"picture": PICTURE, "white": "alice", "black": "bob"},
     "board/cell.html.j2": {"cell": PICTURE.cells[20]},
+    "rules/figure.html.j2": {
+        "figure": Figure(Position(), "e4", "Ohs enters on e4."),
+        "pictures": [("Before", board_picture(Position())), ("After e4", PICTURE)],
+    },
     "preview.html.j2": {
         "picture": PICTURE,
         "number": 101,
@@ -372,6 +387,7 @@ SAMPLES.update({
         "board_text": "THE BOARD\n",
     },
     "autoplay.txt.j2": {"userid": "alice", "on": True, "played": [101]},
+    "board_style.txt.j2": {"userid": "alice", "style": "list", "example": "THE BOARD\n"},
     "vacation.txt.j2": {
         "userid": "alice", "until": "2026-12-01 10:00 UTC", "days": 10, "left": 20,
         "allowance": 30, "year": 2026, "replaced": "2026-11-25 10:00 UTC",
@@ -474,3 +490,78 @@ def test_template_refuses_a_missing_variable(name: str) -> None:
     with pytest.raises(UndefinedError):
         render(name, **sample)
 
+
+# --- text that fits: every text template within 72 columns --------------------------------
+
+LONG_NAMES = {
+    name: f"{name}_{'long' * 5}"[:20] for name in ("alice", "alice2", "bob", "carol", "eve", "zed")
+}
+ALL_OPTIONS = (
+    "unrated; a blocked player draws; reminder after 14 days, forfeit after 60 days; "
+    "100 days of thinking time each"
+)
+_NAME = re.compile(r"\b(" + "|".join(sorted(LONG_NAMES, key=len, reverse=True)) + r")\b")
+_BOARDS = ("BOARD", "THE BOARD\n", "BOARD ONE\n", "BOARD TWO\n")
+
+
+def _longer(value: Any) -> Any:
+    """A sample value as a long game would make it: 20-character userids, a real board
+    (the diagram with both names), every option of a challenge."""
+    if isinstance(value, str):
+        if value in _BOARDS:
+            position = Position().play("e4").play("e6")
+            return render_board(position, LONG_NAMES["alice"], LONG_NAMES["bob"])
+        if value == "rated":
+            return ALL_OPTIONS
+        return _NAME.sub(lambda m: LONG_NAMES[m[1]], value)
+    if isinstance(value, dict):
+        return {k: _longer(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_longer(v) for v in value)
+    return value
+
+
+def _variants(name: str) -> list[dict[str, Any]]:
+    """The sample, and the sample with each boolean flipped and each optional value left
+    out (None), so that every branch of a template is seen once."""
+    sample = _longer(SAMPLES[name])
+    found = [sample]
+    for key, value in sample.items():
+        if isinstance(value, bool):
+            found.append({**sample, key: not value})
+        elif value is not None and key not in ("number", "userid", "board", "board_text"):
+            found.append({**sample, key: None})
+    if name == "board_style.txt.j2":
+        found.append({**sample, "style": "diagram"})
+    if name == "board.txt.j2":
+        words = position_words(Position().play("e4").play("e6"), "e6")
+        found.append({**sample, "words": words})
+    return found
+
+
+TEXT_TEMPLATES = [name for name in sorted(SAMPLES) if name.endswith(".txt.j2")]
+
+
+@pytest.mark.parametrize("name", TEXT_TEMPLATES)
+def test_every_text_template_fits_72_columns(name: str) -> None:
+    for n, context in enumerate(_variants(name)):
+        try:
+            text = render(name, **context)
+        except (AttributeError, TypeError, UndefinedError):
+            if n == 0:
+                raise
+            continue  # a variant without a value this template cannot do without
+        too_long = [line for line in text.splitlines() if len(line) > 72]
+        assert not too_long, f"{name} with {context}"
+
+
+def test_the_analysis_reads_aloud_in_list_mode() -> None:
+    """For a player who asked for ``board list``: the position in words, each move a
+    sentence (no table of padded columns and punctuation marks to read out)."""
+    words = position_words(Position().play("e4"), "e4")
+    text = render("analysis.txt.j2", **{**ANALYSIS, "diagram": words, "listing": True})
+    assert "The position after move 7, in words, row by row:\n" in text
+    assert "  e4: Ohs man\n" in text
+    assert "  Move 7, bob: c5xc3, value -2.10, a blunder.\n" in text
+    assert "??" not in text
+    assert "from Ohs's side" in " ".join(text.split())

@@ -72,7 +72,7 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 KEPT = {
     "board-mail.png", "board-page.png", "board-page-1280.png", "home-375.png", "home-1280.png",
     "home-dark-375.png", "rules-375.png", "rules-1280.png", "analysis-375.png",
-    "analysis-1280.png",
+    "analysis-1280.png", "rules-capture-375.png",
     "console-board.png", "console-support.png",
     "events-375.png", "events-1280.png", "event-375.png", "event-1280.png",
 }  # fmt: skip

@@ -80,7 +80,7 @@ def test_the_picture_places_every_cell_of_the_diamond() -> None:
     )
     e6 = next(c for c in picture.cells if c.name == "e6")
     assert (e6.cap, e6.own, e6.prisoners, e6.marks) == ("white", 1, 2, (LANDED,))
-    assert e6.description == "e6: 1 white man over 2 black men; the last move went here"
+    assert e6.description == "e6: Ohs man, 2 Eks prisoners; the last move went here"
 
 
 # --- board mails from the command layer ----------------------------------------------------
@@ -101,7 +101,7 @@ def test_the_board_mail_after_a_capture(game: Mailer) -> None:
         "e6": ("landed",),
     }  # fmt: skip
     # The words of the text part are there too: players, whose turn, hands, moves.
-    assert "It is bob&#39;s turn (Eks, x): move 32." in reply.html
+    assert "It is bob&#39;s turn (Eks): move 32." in reply.html
     assert "Ohs (alice) in hand: <b>0</b>" in reply.html
     assert "g4xg6xe6" in reply.html and "Last move g4xg6xe6" in reply.html
 

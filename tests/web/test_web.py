@@ -66,7 +66,7 @@ def test_the_board_page_draws_the_current_position(client: TestClient) -> None:
         position.to_text()
     )
     assert {c.name: c.last for c in cells.cells.values() if c.last} == {"f7": ("landed",)}
-    assert "It is alice&#39;s turn (Ohs, o): move 13." in page.text
+    assert "It is alice&#39;s turn (Ohs): move 13." in page.text
     assert "move 12 of 12" in page.text
     # Every move, with a link to the board after it; comments are for the players only.
     for n, notation in enumerate(PLAYED, start=1):
@@ -164,7 +164,7 @@ def test_standings_and_history(client: TestClient) -> None:
     assert [u for u in order if u in ("alice", "bob", "carol")] == ["bob", "alice", "carol"]
     provisional = standings.text.index("<h2>Provisional players (rating deviation above 110)</h2>")
     inactive = standings.text.index(
-        "<h2>Inactive players (no game under way, no rated game in the last 365 days)"
+        "<h2>Inactive players (no game under way, no rated game for 365 days)"
     )
     assert provisional < standings.text.index('href="/players/alice"') < inactive
     assert inactive < standings.text.index('href="/players/carol"')

@@ -1,8 +1,9 @@
 """A newcomer's first visit to the web view: the front page says how to join (the server's
-address from the configuration, the first three mails, the rules), /rules shows the rules of
-docs/rules.md, every board page explains its picture, and the pages have one look (dark mode
-too) without loading anything from anywhere. In Chromium: no sideways scrolling on a phone,
-dark mode, and the screenshots docs/ shows."""
+address from the configuration, the first three mails, the rules), /rules teaches the rules
+with pictures (docs/rules-for-players.md) and /rules/engine shows docs/rules.md, every board
+page explains its picture, and the pages have one look (dark mode too) without loading
+anything from anywhere. In Chromium: no sideways scrolling on a phone, dark mode, and the
+screenshots docs/ shows."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from starlette.testclient import TestClient
 
 from pbm_emergo.config import Config
+from pbm_emergo.views.player_rules import player_rules_markdown
 from pbm_emergo.web.app import create_app
 from pbm_emergo.web.rules import ENGINE_HEADING, render_rules, rules_path
 from tests.support.mailer import Mailer
@@ -26,8 +28,8 @@ from tests.support.servers import running, web_server
 from .support import CAPTURE_GAME, shoot
 
 SERVER = "games@emergo.example.org"
-PAGES = ["/", "/rules", "/boards/101", "/boards/102", "/boards/101?move=0", "/players/alice",
-         "/standings", "/history", "/boards/999"]  # fmt: skip
+PAGES = ["/", "/rules", "/rules/engine", "/boards/101", "/boards/102", "/boards/101?move=0",
+         "/players/alice", "/standings", "/history", "/boards/999"]  # fmt: skip
 PHONE = {"width": 375, "height": 740}
 WIDE = {"width": 1280, "height": 900}
 
@@ -59,12 +61,17 @@ def text_of(html: str) -> str:
     return " ".join(re.sub(r"<[^>]+>", " ", html).split())
 
 
-def players_headings() -> list[str]:
+def engine_headings() -> list[str]:
     """The second-level headings of docs/rules.md before the section on the rules engine."""
     markdown = rules_path().read_text(encoding="utf-8")
     end = ENGINE_HEADING.search(markdown)
     assert end is not None
     return re.findall(r"^## (.+)$", markdown[: end.start()], re.MULTILINE)
+
+
+def players_headings() -> list[str]:
+    """The second-level headings of docs/rules-for-players.md."""
+    return re.findall(r"^## (.+)$", player_rules_markdown(), re.MULTILINE)
 
 
 def test_the_front_page_says_how_to_join(client: TestClient) -> None:
@@ -91,19 +98,36 @@ def test_without_a_configuration_the_front_page_shows_the_default_address(
     assert 'href="mailto:pbmserv@localhost"' in page.text
 
 
-def test_the_rules_page_renders_the_rules_of_the_docs(client: TestClient) -> None:
+def test_the_rules_page_teaches_the_rules_for_players_with_pictures(
+    client: TestClient,
+) -> None:
     page = client.get("/rules")
     assert page.status_code == 200
     headings = players_headings()
-    assert len(headings) >= 8 and "Capture" in headings
+    assert len(headings) >= 8 and "Capturing" in headings
     found = re.findall(r'<h2 id="([a-z0-9-]+)">(.+?)</h2>', page.text)
     assert [title for _, title in found] == headings
-    assert "<h1" in page.text and "rules this server enforces" in page.text
-    # Notation shows as code; the programmers' part (the engine, its Python API) is left out.
-    assert "<code>e4xc4</code>" in page.text
-    assert "Python API" not in page.text and "from pbm_emergo.rules import" not in page.text
+    assert "<h1" in page.text and "How to play Emergo" in page.text
+    # The pictures are the board's own: the empty diamond, then before and after each move.
+    assert page.text.count('class="emergo-board"') == 8
+    assert "After e4xe6" in page.text and "After c3xc5xe5xg5" in page.text
+    assert '<figcaption style="margin:6px 0 0;text-align:center">Ohs jumps from e4' in page.text
+    assert "<code>e4xe6</code>" in page.text
+    # The engine's specification is a link away, for the curious.
+    assert 'href="/rules/engine"' in page.text
     # The board legend links to a section that exists.
-    assert ("men-pieces-hands", "Men, pieces, hands") in found
+    assert ("columns-and-prisoners", "Columns and prisoners") in found
+
+
+def test_the_engine_rules_page_renders_the_specification(client: TestClient) -> None:
+    page = client.get("/rules/engine")
+    assert page.status_code == 200
+    found = re.findall(r'<h2 id="([a-z0-9-]+)">(.+?)</h2>', page.text)
+    assert [title for _, title in found] == engine_headings()
+    assert "rules this server enforces" in page.text and "<code>e4xc4</code>" in page.text
+    # The programmers' part (the engine, its Python API) is left out.
+    assert "Python API" not in page.text and "from pbm_emergo.rules import" not in page.text
+    assert 'href="/rules"' in page.text
 
 
 def test_the_rules_markdown_cannot_put_markup_in_the_page() -> None:

@@ -1,10 +1,11 @@
 """The account requests: ``signup``, ``change password``, ``change address``, ``confirm``,
-``signoff``, ``vacation``."""
+``signoff``, ``vacation``, ``board``."""
 
 from __future__ import annotations
 
 from pbm_emergo.app.addresses import change_addresses, confirm_address
 from pbm_emergo.app.blocks import set_block
+from pbm_emergo.app.board_style import set_board_style
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.membership import change_password, delete_account, signoff, signup
@@ -14,6 +15,7 @@ from pbm_emergo.app.results import Result
 from pbm_emergo.app.vacations import set_vacation
 from pbm_emergo.game.requests import (
     BlockRequest,
+    BoardStyleRequest,
     ChangeAddressRequest,
     ChangePasswordRequest,
     ConfirmRequest,
@@ -77,3 +79,6 @@ def reset_request(ctx: Context, request: ResetRequest) -> Result:
 @handles(BlockRequest)
 def block_request(ctx: Context, request: BlockRequest) -> Result:
     return set_block(ctx, login(ctx, request), request.other, on=request.on)
+@handles(BoardStyleRequest)
+def board_style_request(ctx: Context, request: BoardStyleRequest) -> Result:
+    return set_board_style(ctx, login(ctx, request), request.style)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from pbm_emergo.app import resolve
-from pbm_emergo.app.accounts import require_player
+from pbm_emergo.app.accounts import is_registered, require_player
 from pbm_emergo.app.boards import (
     SIDE_NAMES,
     at,
@@ -179,7 +179,7 @@ def show(ctx: Context, request: ShowRequest) -> Result:
         views.append(
             board_view(
                 state, position=position, upto=upto, link=link,
-                now=ctx.now, queue=queue,
+                now=ctx.now, queue=queue, style=_style_for_sender(ctx, board),
             )
         )
     if len(views) == 1:
@@ -410,6 +410,8 @@ def note(ctx: Context, request: NoteRequest) -> Result:
     board, _ = resolve.board(ctx, request.board, alone=True)
     player = login(ctx, request, board=board.number)
     return add_note(ctx, player, board, request.text)
+
+
 # `all show` sends at most this many boards in one mail (one reply's size holds about so
 # many text boards).
 MAX_ALL_BOARDS = 40
@@ -486,3 +488,14 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
         answer_subject=subject,
         answer_html=board_html(subject, [v.html for v in views]),
     )
+
+
+def _style_for_sender(ctx: Context, board: Board) -> str:
+    """``list`` when the mail comes from a registered address of a player of the board
+    who chose ``board USERID PASSWORD list`` (a board shown to them as their board mails
+    are), else ``diagram``."""
+    if ctx.sender:
+        for player in (board.white_player, board.black_player):
+            if player.board_style == "list" and is_registered(player, ctx.sender):
+                return "list"
+    return "diagram"

@@ -8,21 +8,34 @@ from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.results import Result
 from pbm_emergo.game.requests import HelpEntry, HelpRequest
 from pbm_emergo.rules import Position, render_board
+from pbm_emergo.views.player_rules import player_rules_text
 from pbm_emergo.views.templating import render
 
 
 def emergo_help_text(ctx: Context, entries: tuple[HelpEntry, ...]) -> str:
-    """The Emergo help page (also ``help emergo``)."""
+    """The Emergo help page (also ``help emergo``): the rules for players, the notation,
+    the commands."""
     return render(
         "emergo_help.txt.j2",
         address=ctx.config.address,
-        board=render_board(Position(), white_name="Ohs", black_name="Eks"),
+        rules=player_rules_text(ctx.config.web_url),
+        board=render_board(Position()),
         commands=[entry.shown() for entry in entries],
     )
 
 
 @handles(HelpRequest)
 def help_texts(ctx: Context, request: HelpRequest) -> Result:
+    if request.rules:
+        return Result(
+            summary="sent the rules",
+            answer=render(
+                "rules.txt.j2",
+                address=ctx.config.address,
+                rules=player_rules_text(ctx.config.web_url),
+            ),
+            answer_subject="Emergo rules",
+        )
     if request.emergo:
         return Result(
             summary="sent the Emergo help page",

@@ -31,11 +31,8 @@ SECTIONS = (ESTABLISHED, PROVISIONAL, INACTIVE)
 # The headings of the sections, the same in the mail, on the web page and in admin.
 SECTION_TITLES = {
     ESTABLISHED: "Established players",
-    PROVISIONAL: (
-        f"Provisional players (rating deviation above {ratings.PROVISIONAL_DEVIATION})"
-    ),
-    INACTIVE: f"Inactive players (no game under way, no rated game in the last {INACTIVE_DAYS} "
-    "days)",
+    PROVISIONAL: f"Provisional players (rating deviation above {ratings.PROVISIONAL_DEVIATION})",
+    INACTIVE: f"Inactive players (no game under way, no rated game for {INACTIVE_DAYS} days)",
 }
 
 __all__ = [

@@ -34,6 +34,7 @@ def seat_of(player: Player) -> Seat:
         player.vacation_until, rated_games=player.rated_games, autoplay=player.autoplay,
         timezone=player.timezone, deviation=player.deviation, volatility=player.volatility,
         digest=player.digest_hour is not None,
+        board_style=player.board_style,
     )
 
 

@@ -1,0 +1,104 @@
+"""Text that fits: every line of a text reply within 72 columns.
+
+Mail readers show plain text as it comes, often in a narrow window or read aloud line by
+line; a line longer than about 72 characters wraps badly or scrolls. The templates keep
+their own lines short; :func:`fit` wraps whatever a value made longer (a long userid, a
+board's options, a sentence built by the code), at spaces, each continuation indented
+like the line it continues (and under a list item's text). Quoted lines (``>``) and words
+longer than a line (an address, a link) are left whole.
+
+It works on text that may still hold the value marks of :mod:`pbm_emergo.views.rendered`
+(they take no column), so that a template's output keeps knowing where its values are.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pbm_emergo.views.rendered import CLOSE, OPEN
+
+WIDTH = 72
+
+_MARKS = str.maketrans("", "", OPEN + CLOSE)
+# The hanging indent of a line: its leading spaces, and a list item's mark after them.
+_LEAD = re.compile(r"( *)(?:([-*]|[0-9]{1,3}[.)]) )?")
+
+
+def width_of(line: str) -> int:
+    """The columns a line takes (the value marks take none)."""
+    return len(line.translate(_MARKS))
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """``text`` with every line longer than ``width`` wrapped at spaces. A line's last
+    words carry over into the next line when that line continues the same sentence (a
+    template's own hard-wrapped paragraph: same indent, the broken line ends mid-sentence),
+    so that a paragraph reflows rather than leaving a word alone on a line."""
+    lines = text.split("\n")
+    if all(width_of(line) <= width for line in lines):
+        return text
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        following = lines[i + 1] if i + 1 < len(lines) else None
+        # A line that heads an indented block (a command's usage over its description)
+        # continues half-way in, so that its second line is not read as a new item.
+        deeper = (
+            following is not None
+            and following.strip() != ""
+            and len(_indent_of(following.translate(_MARKS)))
+            > len(_indent_of(lines[i].translate(_MARKS)))
+        )
+        pieces = _fit_line(lines[i], width, 2 if deeper else 0).split("\n")
+        if len(pieces) > 1 and following is not None and _continues(lines[i], following):
+            last = pieces.pop().lstrip(" ")  # its value marks kept, in order
+            lines[i + 1] = _indent_of(following) + last + " " + following.lstrip(" ")
+        out.extend(pieces)
+        i += 1
+    return "\n".join(out)
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" "))]
+
+
+def _continues(line: str, following: str) -> bool:
+    """Whether ``following`` goes on with the sentence ``line`` leaves unfinished."""
+    visible, next_visible = line.translate(_MARKS), following.translate(_MARKS)
+    if not next_visible.strip() or next_visible.lstrip().startswith(">"):
+        return False
+    if visible.rstrip().endswith((".", ":", "!", "?", ")")) and not visible.rstrip().endswith(
+        ("e.g.", "i.e.")
+    ):
+        return False
+    lead = _LEAD.match(next_visible)
+    if lead is None or lead[2]:
+        return False  # the next line is a list item of its own
+    return _indent_of(next_visible) == _indent_of(visible)
+
+
+def _fit_line(line: str, width: int, hang: int = 0) -> str:
+    visible = line.translate(_MARKS)
+    if len(visible) <= width or visible.startswith(">"):
+        return line
+    lead = _LEAD.match(visible)
+    assert lead is not None  # the pattern matches the empty string
+    indent = " " * len(lead[0]) if lead[2] else lead[1] + " " * hang
+    if len(indent) > width // 2:
+        indent = ""
+    start = len(line) - len(line.lstrip(" " + OPEN + CLOSE))
+    head, words = line[:start], line[start:].split(" ")
+    lines: list[str] = []
+    current, size = head + words[0], len(lead[1]) + width_of(words[0])
+    for word in words[1:]:
+        size_of_word = width_of(word)
+        if size + 1 + size_of_word <= width or size_of_word == 0:
+            current, size = current + " " + word, size + 1 + size_of_word
+        else:
+            lines.append(current.rstrip(" "))
+            current, size = indent + word, len(indent) + size_of_word
+    lines.append(current)
+    return "\n".join(lines)
+
+
+__all__ = ["WIDTH", "fit", "width_of"]

@@ -1,0 +1,59 @@
+"""Text that fits 72 columns (pbm_emergo/views/fit.py): what is wrapped and how, and what
+is left whole."""
+
+from __future__ import annotations
+
+from pbm_emergo.views.fit import fit
+from pbm_emergo.views.rendered import CLOSE, OPEN, unmark
+from pbm_emergo.views.templating import render
+
+
+def test_short_text_is_left_as_it_is() -> None:
+    text = "Row e:\n  e4: Ohs man\n\n     1   2   3\n"
+    assert fit(text) is text
+
+
+def test_a_long_line_breaks_at_spaces_under_its_own_indent() -> None:
+    line = "  " + " ".join(f"word{n}" for n in range(30))
+    lines = fit(line).split("\n")
+    assert all(len(x) <= 72 for x in lines) and len(lines) > 1
+    assert all(x.startswith("  word") for x in lines)
+    assert " ".join(fit(line).split()) == " ".join(line.split())
+
+
+def test_a_list_item_continues_under_its_text_and_a_usage_under_itself() -> None:
+    item = "- " + "a long list item that goes on and on " * 3
+    second = fit(item).split("\n")[1]
+    assert second.startswith("  ") and second[2] != " "
+    usage = "  emergo challenge u1 u2 [-unrated] [-blocked=draw] [--nagtime=DAYS] [--forfeit=D]"
+    wrapped = fit(usage + "\n      open a new board").split("\n")
+    assert wrapped[1].startswith("    [") and wrapped[2] == "      open a new board"
+
+
+def test_a_hard_wrapped_paragraph_reflows_instead_of_leaving_a_word_alone() -> None:
+    text = (
+        "This server has sent 2 mails to your address in the last hour, the most it\n"
+        "sends to one address in an hour.\n\nNext.\n"
+    )
+    lines = fit(text).split("\n")
+    assert lines[0].endswith("the most") and lines[1].startswith("it sends to one address")
+    assert "Next." in lines and all(len(x) <= 72 for x in lines)
+
+
+def test_quoted_lines_and_long_words_are_left_whole() -> None:
+    quoted = "> " + "quoted text " * 10
+    link = "https://emergo.example.org/" + "x" * 80
+    assert fit(quoted) == quoted
+    assert link in fit(f"The board on the web: {link}").split("\n")
+
+
+def test_the_value_marks_stay_around_their_values() -> None:
+    # A template's values stay marked through the wrapping, so masking still knows them.
+    marked = "Wrong password for " + OPEN + "alice" + CLOSE + ". " + "More words here. " * 5
+    text, spans = unmark(fit(marked))
+    assert [text[a:b] for a, b in spans] == ["alice"]
+
+
+def test_a_rendered_reply_fits() -> None:
+    reply = render("notice/reply_cut.txt.j2", limit_kb=64, left=12)
+    assert all(len(line) <= 72 for line in reply.splitlines())
