@@ -39,6 +39,7 @@ from tests.support.clock import Clock
 from tests.support.mail import wait_for
 from tests.support.moves import play_stored
 from tests.support.post import ALICE, BOB, Post, challenge, text
+from tests.support.text import flat
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 CAROL = "carol@example.org"
@@ -553,7 +554,7 @@ def test_adjudicate_unrated_counts_the_result_and_moves_no_rating(
     with db_sessions() as session:
         assert session.scalar(select(func.count()).select_from(RatingChange)) == 0
     for mail in outbox(db_sessions):
-        assert "adjudicated this game, bob wins (unrated): alice vanished" in text(mail)
+        assert "adjudicated this game, bob wins (unrated): alice vanished" in flat(text(mail))
 
 
 def test_void_annuls_a_game_no_result_no_rating(
@@ -576,8 +577,8 @@ def test_void_annuls_a_game_no_result_no_rating(
         )
     assert to_and_subject(outbox(db_sessions))[0][0] in (ALICE, BOB)
     for mail in outbox(db_sessions):
-        assert "declared this game void (no result, no rating): bob vanished" in text(mail)
-        assert "The game is void" in text(mail)
+        assert "declared this game void (no result, no rating): bob vanished" in flat(text(mail))
+        assert "The game is void" in flat(text(mail))
     status, out, _ = admin(capsys, database_url, "show", str(number))
     assert "Result: void" in out
     # A finished game's result stands.

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.timers import scheduled
+from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board, MoveRecord, OutboundMessage
 from tests.support.mailer import Mailer
 
@@ -61,18 +62,25 @@ def run_scheduler(mailer: Mailer, after: timedelta, *, delivered: bool = True) -
     in the outbox as sent, as the outbox sender would; a reminder counts only once sent),
     else left queued."""
     mailer.now += after
-    with mailer.factory.begin() as session:
-        replies = scheduled(session, mailer.config, mailer.now)
-        for reply in replies:
-            session.add(
-                OutboundMessage(
-                    recipient=reply.to.lower(), raw=reply.body.encode(), subject=reply.subject,
-                    board_number=reply.board, created_at=mailer.now,
-                    next_attempt_at=mailer.now,
-                    status="sent" if delivered else "pending",
-                    sent_at=mailer.now if delivered else None,
+    # As the Scheduler runs it: read, decide and render, then each board's work written
+    # with its mails (recorded here as the outbox would, sent at once or left queued).
+    with mailer.factory() as session:
+        works = scheduled(session, mailer.config, mailer.now)
+    replies: list[Reply] = []
+    for work in works:
+        with mailer.factory.begin() as session:
+            apply(session, work.changes)
+            for reply in work.replies:
+                session.add(
+                    OutboundMessage(
+                        recipient=reply.to.lower(), raw=reply.body.encode(),
+                        subject=reply.subject, board_number=reply.board,
+                        created_at=mailer.now, next_attempt_at=mailer.now,
+                        status="sent" if delivered else "pending",
+                        sent_at=mailer.now if delivered else None,
+                    )
                 )
-            )
+        replies.extend(work.replies)
     return replies
 
 

@@ -11,11 +11,12 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.timers import scheduled
 from pbm_emergo.db.models import AddressConfirmation, Player
 from tests.support.mailer import Mailer
 from tests.support.signup import code_subject, confirmation_code
 from tests.support.text import flat
+
+from .support import run_scheduler
 
 VICTIM = "victim@stranger.example"
 
@@ -46,8 +47,7 @@ def test_a_code_is_valid_for_seven_days_then_forgotten(mailer: Mailer) -> None:
     assert flat(reply.body).startswith("No address is waiting for this code")
     assert "confirm ********" in flat(reply.body)  # the code is never echoed
     assert waiting(mailer.factory) == 1
-    with mailer.factory.begin() as session:
-        scheduled(session, mailer.config, mailer.now)
+    run_scheduler(mailer, timedelta(0))
     assert waiting(mailer.factory) == 0
     assert addresses(mailer.factory, "vic") == []
 

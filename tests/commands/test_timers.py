@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 from datetime import timedelta
 
-from sqlalchemy import update
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.timers import scheduled
+from pbm_emergo.app.timers import Scheduler, scheduled
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import OutboundMessage, Player
 from tests.support.mailer import Mailer
-from tests.support.waits import scaled
 
 from .support import board, run_scheduler
 
@@ -134,42 +132,23 @@ def test_admin_view_shows_the_forfeit(game: Mailer, db_config: Config) -> None:
 def test_two_schedulers_at_once_send_one_reminder(
     game: Mailer, db_sessions: sessionmaker[Session], db_config: Config
 ) -> None:
-    # Every server and worker process runs the scheduler: on a shared PostgreSQL database
-    # two runs at the same moment must not both remind (or both forfeit) one board.
-    import threading
-    import time
-
-    from sqlalchemy import text
-
-    def waiting_for_a_lock(factory: sessionmaker[Session]) -> bool:
-        with factory() as session:
-            count = session.execute(
-                text("SELECT count(*) FROM pg_locks WHERE NOT granted")
-            ).scalar()
-        return bool(count)
-
-    postgres = db_sessions.kw["bind"].dialect.name == "postgresql"
+    # Every server and worker process runs the scheduler: two runs that read the board at
+    # the same moment both decide to remind it, but the reminder re-checks the last
+    # reminder it read, so only the first to store it sends it.
     later = game.now + timedelta(days=7, minutes=1)
-    second: list[Reply] = []
-
-    def other_run() -> None:
-        with db_sessions.begin() as session:
-            second.extend(scheduled(session, db_config, later))
-
-    with db_sessions.begin() as session:
+    one, other = (Scheduler(db_sessions, db_config, clock=lambda: later) for _ in range(2))
+    with one.reads() as session:
         first = scheduled(session, db_config, later)
-        thread = threading.Thread(target=other_run)
-        thread.start()
-        if postgres:
-            # The other run either skips our board at once or waits for our row lock.
-            deadline = time.monotonic() + scaled(20)
-            while thread.is_alive() and not waiting_for_a_lock(db_sessions):
-                assert time.monotonic() < deadline
-                time.sleep(0.02)
-    thread.join(scaled(30))
-    assert not thread.is_alive()
-    assert [r.subject for r in first] == ["Nag: Emergo Board 101 alice"]
-    assert second == []
+    with other.reads() as session:
+        second = scheduled(session, db_config, later)
+    nags = [["Nag: Emergo Board 101 alice"]]
+    assert [[r.subject for r in w.replies] for w in first if w.replies] == nags
+    assert [[r.subject for r in w.replies] for w in second if w.replies] == nags
+    assert [one.store(w, later).conflicted for w in first if w.replies] == [False]
+    assert [other.store(w, later).conflicted for w in second if w.replies] == [True]
+    with db_sessions() as session:
+        sent = session.scalars(select(OutboundMessage.subject)).all()
+    assert sent.count("Nag: Emergo Board 101 alice") == 1
 
 
 def reminders_failed(game: Mailer) -> None:

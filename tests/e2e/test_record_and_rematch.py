@@ -25,6 +25,7 @@ from pbm_emergo.rules import Position, render_board
 from pbm_emergo.rules.record import parse_record, replay
 from pbm_emergo.web.app import create_app
 from tests.support.post import ALICE, BOB, RATED_OPENING, Post, challenge, subjects, text
+from tests.support.text import flat
 
 PW = {"alice": "alice-pw1", "bob": "bob-pw1"}
 
@@ -285,7 +286,7 @@ def test_showas_shows_the_board_from_that_players_side(make_post: Callable[..., 
     position = stored_position(post, board)
     assert render_board(position, "alice", "bob", turned=True) in body
     as_alice = text(post.one(f"emergo showas {board} alice", BOB))
-    assert "It is bob's turn; you wait." in as_alice
+    assert "It is bob's turn; you wait." in flat(as_alice)
     assert render_board(position, "alice", "bob") in as_alice
 
 
