@@ -67,7 +67,7 @@ SESSION_COOKIE = "pbm_emergo_console"
 UNKNOWN_OPERATOR = ""
 SUPPORT_TEMPLATE = "console_support.html"
 # The support cases the console offers, in the order of its page.
-CASES = ("reset-password", "unlock", "resign", "adjudicate", "requeue")
+CASES = ("reset-password", "unlock", "resign", "adjudicate", "void", "requeue")
 # On every answer of the console: never in a frame of another site, never kept in a cache
 # (its pages show players' addresses).
 CONSOLE_HEADERS = {
@@ -301,7 +301,7 @@ class BoardView(ReadOnlyView, model=Board):
         Board.moves: _moves,
     }
 
-    @action("resign-or-adjudicate", label="Resign or adjudicate", add_in_list=False)
+    @action("resign-or-adjudicate", label="Resign, adjudicate or void", add_in_list=False)
     async def resign_or_adjudicate(self, request: Request) -> Response:
         return _support_link(request, board=request.query_params.get("pks", ""))
 
@@ -441,13 +441,19 @@ def _case(form: dict[str, str]) -> tuple[str, Callable[[UnitOfWork], Result]]:
         return userid, lambda ctx: support.reset_password(ctx, userid, reason, address=address)
     if kind == "unlock":
         return userid, lambda ctx: support.unlock(ctx, userid, reason)
-    if kind in ("resign", "adjudicate") and board < 1:
+    if kind in ("resign", "adjudicate", "void") and board < 1:
         raise Refused("Give the board's number.")
     if kind == "resign":
         return f"{board} {userid}", lambda ctx: support.resign_board(ctx, board, userid, reason)
     if kind == "adjudicate":
         result = form.get("result", "").strip()
-        return f"{board} {result}", lambda ctx: support.adjudicate(ctx, board, result, reason)
+        # The form's "unrated" box, as the command line's --unrated.
+        rated = not form.get("unrated")
+        return f"{board} {result}{'' if rated else ' unrated'}", lambda ctx: support.adjudicate(
+            ctx, board, result, reason, rated=rated
+        )
+    if kind == "void":
+        return str(board), lambda ctx: support.void_board(ctx, board, reason)
     raise Refused(f"There is no support case {kind!r}.")
 
 

@@ -1,6 +1,8 @@
 """From SQLite to PostgreSQL (``pbm-emergo admin copy-to``): a server on SQLite with finished
-and running games, both mail queues and ratings is copied into PostgreSQL, and a server
-started on the copy goes on where the first stopped, with no difference a player can see."""
+and running games, both mail queues, ratings, an event under way, a password reset, a
+block, a note and a submitted move is copied into PostgreSQL (every table, as many rows),
+and a server started on the copy goes on where the first stopped, with no difference a
+player can see."""
 
 from __future__ import annotations
 
@@ -16,7 +18,18 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.cli import main
 from pbm_emergo.config import Config
 from pbm_emergo.db import players
-from pbm_emergo.db.models import Board, InboundMessage, OutboundMessage, Player
+from pbm_emergo.db.models import (
+    Base,
+    Block,
+    Board,
+    Event,
+    EventEntry,
+    EventPairing,
+    EventRound,
+    GameNote,
+    PasswordReset,
+    SubmittedMove,
+)
 from pbm_emergo.db.session import create_engine_for
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.outbound import Backoff
@@ -24,7 +37,7 @@ from pbm_emergo.ops.server import MailServer
 from tests.support.clock import Clock
 from tests.support.mail import SERVER_ADDRESS, Relay, free_port
 from tests.support.moves import RATED_OPENING
-from tests.support.post import BOB, Post, challenge, subjects, text
+from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
 from tests.support.postgres import PostgresDatabases
 
 pytestmark = [
@@ -63,7 +76,7 @@ def start_server(
         server = MailServer(
             config, sessions,
             backoff=Backoff(base=timedelta(milliseconds=100), cap=timedelta(seconds=1)),
-            poll_seconds=0.2, scheduler_seconds=0.2, scheduled=post.scheduled, clock=clock,
+            poll_seconds=0.2, scheduler_seconds=0.2, on_scheduled=post.scheduler_ran, clock=clock,
         )  # fmt: skip
         post.server = server
         server.start()
@@ -93,11 +106,36 @@ def _copy_to(config: Config, target: str, capsys: pytest.CaptureFixture[str]) ->
 
 
 def _counts(sessions: sessionmaker[Session]) -> dict[str, int]:
+    """The rows of every table."""
     with sessions() as session:
         return {
-            model.__tablename__: session.scalar(select(func.count()).select_from(model)) or 0
-            for model in (Player, Board, InboundMessage, OutboundMessage)
+            table.name: session.scalar(select(func.count()).select_from(table)) or 0
+            for table in Base.metadata.sorted_tables
         }
+
+
+# The tables of the later parts, each given rows below before the copy.
+LATER_TABLES = (Event, EventEntry, EventRound, EventPairing, PasswordReset, Block, GameNote,
+                SubmittedMove)  # fmt: skip
+
+
+def _more_of_everything(post: Post, running: int) -> None:
+    """Rows in the later tables, by the players' mail: a private event that starts (its
+    entries, round and pairing, and its board), a password reset, a block, a note and a
+    submitted move."""
+    [opened] = post.send("emergo event create pals alice alice-pw1 round-robin pa1s "
+                         "--max-players=2", ALICE)  # fmt: skip
+    assert "is open" in text(opened), text(opened)
+    for userid, address in (("alice", ALICE), ("bob", BOB)):
+        [joined] = post.send(f"emergo join pals {userid} {userid}-pw1 pa1s", address)
+        assert f"{userid} is in the event pals" in text(joined), text(joined)
+    post.wait_for_scheduler()  # full: the event starts, its board opens
+    # The code to the registered address, and the same answer to the sender as to anyone.
+    assert len(post.send("forgot carol", CAROL)) == 2
+    post.one("block carol carol-pw1 bob", CAROL)
+    post.one(f"emergo note {running} alice alice-pw1 keep the centre", ALICE)
+    [submitted] = post.send(f"emergo submit {running} bob bob-pw1 {RATED_OPENING[3]}", BOB)
+    assert "confirm" in text(submitted), text(submitted)
 
 
 def test_a_server_goes_on_from_the_copy_on_postgresql(
@@ -118,10 +156,13 @@ def test_a_server_goes_on_from_the_copy_on_postgresql(
     running = challenge(post)
     for ply in range(3):  # alice, bob, alice: bob to move
         _move(post, running, ply)
+    _more_of_everything(post, running)
     standings = text(post.one("emergo standings", CAROL))
     show = text(post.one(f"emergo show {running}", CAROL))
     before = _counts(post.sessions)
-    assert before["inbound_messages"] and before["outbound_messages"]
+    for table in ("inbound_messages", "outbound_messages",
+                  *(model.__tablename__ for model in LATER_TABLES)):  # fmt: skip
+        assert before[table], table
     post.server.stop()  # as docs/operations.md says: stop the server, then copy
 
     status, output = _copy_to(db_config, postgres_database_url, capsys)
@@ -138,7 +179,10 @@ def test_a_server_goes_on_from_the_copy_on_postgresql(
     assert moved.board(running).ply == 4
     # New rows get new ids past the copied ones (the sequences were reset): a new board
     # and a new player.
-    assert challenge(moved) == running + 1
+    with moved.sessions() as session:
+        last_board = session.scalar(select(func.max(Board.number)))
+    assert last_board is not None and last_board > running  # the event's
+    assert challenge(moved) == last_board + 1
     moved.signup("dave", "dave-pw1", "dave@example.org")
 
 

@@ -11,13 +11,20 @@ import re
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.testclient import TestClient
 
 from pbm_emergo.cli import main
 from pbm_emergo.config import Config
-from pbm_emergo.db.models import INBOUND_DEAD, Board, InboundMessage, OutboundMessage, Player
+from pbm_emergo.db.models import (
+    INBOUND_DEAD,
+    Board,
+    InboundMessage,
+    OutboundMessage,
+    Player,
+    RatingChange,
+)
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.lockout import MAX_FAILURES
 from pbm_emergo.web.app import create_app
@@ -257,6 +264,58 @@ def test_each_support_action_is_carried_out_and_logged_with_the_operator(
 
     for action in ("reset-password", "unlock", "resign", "adjudicate", "requeue"):
         assert re.search(rf"console operator=olga action={action} ", caplog.text), action
+
+
+def test_unrated_adjudication_and_void_are_carried_out_and_logged_with_the_operator(
+    client: TestClient,
+    game: Mailer,
+    db_sessions: sessionmaker[Session],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The command line's ``admin adjudicate --unrated`` and ``admin void``, as forms."""
+    caplog.set_level(logging.INFO)
+    page = client.get("/admin/support").text
+    assert 'id="case-void"' in page and 'name="unrated"' in page
+    game.send("emergo challenge alice bob")  # board 102
+    status, page = _support(client, case="adjudicate", board="101", result="bob",
+                            unrated="yes", reason="alice vanished")  # fmt: skip
+    assert status == 200, page
+    assert "board 101: adjudicated, bob wins (unrated); 2 mail(s) queued" in page
+    status, page = _support(client, case="void", board="102", reason="bob vanished")
+    assert status == 200, page
+    assert "board 102: void; 2 mail(s) queued" in page
+    with db_sessions() as session:
+        adjudicated, voided = session.get(Board, 101), session.get(Board, 102)
+        assert adjudicated is not None and voided is not None
+        assert (adjudicated.status, adjudicated.winner, adjudicated.outcome_reason,
+                adjudicated.rated) == ("finished", "black", "adjudicated", False)  # fmt: skip
+        assert (voided.status, voided.winner, voided.outcome_reason, voided.rated) == (
+            "finished",
+            None,
+            "void",
+            False,
+        )
+        alice, bob = (
+            session.scalars(select(Player).where(Player.userid == userid)).one()
+            for userid in ("alice", "bob")
+        )
+        # The unrated result counts; the void one does not; no rating moves.
+        assert (alice.lost, bob.won, alice.drawn, bob.drawn) == (1, 1, 0, 0)
+        assert (alice.rated_games, bob.rated_games, alice.rating, bob.rating) == (0, 0, 1600, 1600)
+        assert session.scalar(select(func.count()).select_from(RatingChange)) == 0
+    assert re.search(
+        r'console operator=olga action=adjudicate target="101 bob unrated" .*'
+        r'result="board 101: adjudicated, bob wins \(unrated\)"',
+        caplog.text,
+    ), caplog.text
+    assert re.search(
+        r'console operator=olga action=void target=102 reason="bob vanished" '
+        r'result="board 102: void"',
+        caplog.text,
+    ), caplog.text
+    # A finished game's result stands.
+    status, page = _support(client, case="void", board="101", reason="again")
+    assert status == 400 and "over already" in page
 
 
 def test_a_refused_action_says_why_and_changes_nothing(
