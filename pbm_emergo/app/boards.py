@@ -12,7 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm_emergo.app.clock import deadline_lines, side_periods, thinking_time
+from pbm_emergo.app.clock import (
+    TimeBank,
+    bank_left,
+    deadline_lines,
+    side_periods,
+    thinking_time,
+)
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
@@ -155,6 +161,13 @@ def options_text(state: BoardState) -> str:
     parts.append(f"reminder after {state.nag_days} days, forfeit after {state.forfeit_days} days")
     if state.total_days is not None:
         parts.append(f"{_days(state.total_days)} of thinking time each")
+    if state.timebank_hours is not None:
+        parts.append(
+            f"a time bank of {state.timebank_hours} hours each, "
+            f"{state.increment_hours or 0} hours added a move (up to the bank's size)"
+        )
+    if state.weekends_off:
+        parts.append("the clocks stop at weekends (Saturday and Sunday in each player's time zone)")
     return "; ".join(parts)
 
 
@@ -163,10 +176,26 @@ def _days(n: int) -> str:
 
 
 def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
-    """For a board with a total thinking time: each player's time used and left."""
+    """For a board with a total thinking time: each player's time used and left; with a
+    time bank: what is left of each player's bank."""
+    bank = TimeBank.of(state.timebank_hours, state.increment_hours)
+    if bank is not None:
+        left = bank_left(
+            state.created_at,
+            [(m.player_id, m.played_at) for m in state.moves],
+            lambda pid: state.side_of(pid) or WHITE,
+            side_periods(state, now),
+            state.to_move if state.active else None,
+            now,
+            bank,
+        )
+        return [
+            f"{state.seat(side).userid} {_spent(left[side])} left in the time bank"
+            for side in (WHITE, BLACK)
+        ]
     if state.total_days is None:
         return []
-    periods = side_periods(state)
+    periods = side_periods(state, now)
     used = thinking_time(
         state.created_at,
         [(m.player_id, m.played_at) for m in state.moves],

@@ -46,6 +46,9 @@ class ChallengeOptions:
     nag_days: int = DEFAULT_NAG_DAYS
     forfeit_days: int = DEFAULT_FORFEIT_DAYS
     total_days: int | None = None
+    timebank_hours: int | None = None
+    increment_hours: int | None = None
+    weekends_off: bool = False
 
 
 def parse_options(words: Sequence[str]) -> ChallengeOptions:
@@ -63,6 +66,14 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
             options.rated = name == "rated"
         elif name == "blocked" and value in ("draw", "loss"):
             options.blocked_rule = value
+        elif name == "weekends" and value is None:
+            options.weekends_off = True
+        elif name in ("timebank", "increment") and value is not None:
+            hours = _hours(word, name, value)
+            if name == "timebank":
+                options.timebank_hours = hours
+            else:
+                options.increment_hours = hours
         elif name in ("nagtime", "forfeittime", "totaltime") and value is not None:
             days = _days(word, name, value)
             if name == "nagtime":
@@ -74,7 +85,8 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
         else:
             raise Refused(
                 f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
-                "--nagtime=DAYS, --forfeittime=DAYS and --totaltime=DAYS."
+                "--nagtime=DAYS, --forfeittime=DAYS, --totaltime=DAYS, -timebank=240h, "
+                "-increment=36h and -weekends."
             )
     if options.nag_days >= options.forfeit_days:
         raise Refused(
@@ -82,7 +94,39 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
             f"forfeit time (--forfeittime={options.forfeit_days}), so that the reminder comes "
             "before the game can be lost on time; no board was started."
         )
+    check_time_bank(options.timebank_hours, options.increment_hours)
     return options
+
+
+def check_time_bank(timebank_hours: int | None, increment_hours: int | None) -> None:
+    """Refused unless a time bank's terms hold: an increment only with a time bank, and
+    no more than the bank holds."""
+    if increment_hours is not None and timebank_hours is None:
+        raise Refused(
+            "The option -increment= adds time to a time bank: give -timebank= too (for "
+            "example -timebank=240h -increment=36h); no board was started."
+        )
+    if timebank_hours is not None and (increment_hours or 0) > timebank_hours:
+        raise Refused(
+            "The increment (-increment=) is more than the time bank holds (-timebank=); no "
+            "board was started."
+        )
+
+
+def _hours(word: str, name: str, value: str) -> int:
+    """The hours of ``-timebank=`` or ``-increment=``: ``240h``, ``10d`` or ``10`` (days).
+    A time bank holds at least MIN_FORFEIT_DAYS days (a challenge starts at once: time to
+    hear of it); an increment may be 0."""
+    number, unit = (value[:-1], value[-1]) if value[-1:] in ("h", "d") else (value, "d")
+    floor = 0 if name == "increment" else MIN_FORFEIT_DAYS * 24
+    digits = number.isascii() and number.isdigit() and len(number) <= 5
+    hours = int(number) * (1 if unit == "h" else 24) if digits else -1
+    if not floor <= hours <= MAX_DAYS * 24:
+        raise Refused(
+            f"The option {word[:40]} needs a time in hours (240h) or days (10d) from "
+            f"{floor} hours to {MAX_DAYS} days; no board was started."
+        )
+    return hours
 
 
 def _days(word: str, name: str, value: str) -> int:
@@ -156,14 +200,32 @@ def challenge(
         number, white.id, black.id, now, rated=options.rated,
         blocked_rule=options.blocked_rule, nag_days=options.nag_days,
         forfeit_days=options.forfeit_days, total_days=options.total_days,
+        timebank_hours=options.timebank_hours, increment_hours=options.increment_hours,
+        weekends_off=options.weekends_off,
     ))  # fmt: skip
     start = Position()
     state = BoardState(
-        number=number, white=seat_of(white), black=seat_of(black), rated=options.rated,
-        blocked_rule=options.blocked_rule, nag_days=options.nag_days,
-        forfeit_days=options.forfeit_days, created_at=now, status=BOARD_ACTIVE,
-        ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,
-        position=start, moves=(), votes=(), rating=None, total_days=options.total_days,
+        number=number,
+        white=seat_of(white),
+        black=seat_of(black),
+        rated=options.rated,
+        blocked_rule=options.blocked_rule,
+        nag_days=options.nag_days,
+        forfeit_days=options.forfeit_days,
+        created_at=now,
+        status=BOARD_ACTIVE,
+        ply=start.ply,
+        to_move=start.to_move,
+        winner=None,
+        outcome_reason=None,
+        position=start,
+        moves=(),
+        votes=(),
+        rating=None,
+        total_days=options.total_days,
+        timebank_hours=options.timebank_hours,
+        increment_hours=options.increment_hours,
+        weekends_off=options.weekends_off,
     )
     replies = board_mails(
         ctx,
@@ -310,11 +372,21 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     except Refusal as refusal:
         raise Refused(refusal.reason, board=board.number) from None
     options = ChallengeOptions(
-        rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
-        forfeit_days=terms.forfeit_days, total_days=terms.total_days,
+        rated=terms.rated,
+        blocked_rule=terms.blocked_rule,
+        nag_days=terms.nag_days,
+        forfeit_days=terms.forfeit_days,
+        total_days=terms.total_days,
+        timebank_hours=terms.timebank_hours,
+        increment_hours=terms.increment_hours,
+        weekends_off=terms.weekends_off,
     )
     result = challenge(
-        ctx, terms.white, terms.black, options, challenger=player,
+        ctx,
+        terms.white,
+        terms.black,
+        options,
+        challenger=player,
         headline=(
             f"A rematch of board {terms.of_board}, {player.userid} asked: {terms.white} "
             f"plays Ohs (o) and moves first, {terms.black} plays Eks (x). "

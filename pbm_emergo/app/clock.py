@@ -14,6 +14,9 @@ from pbm_emergo.game.clock import (
     side_periods,
     thinking_time,
 )
+from pbm_emergo.game.clock import TimeBank as TimeBank
+from pbm_emergo.game.clock import bank_left as bank_left
+from pbm_emergo.game.clock import weekends as weekends
 
 __all__ = [
     "MIN_FORFEIT_DAYS",

@@ -208,6 +208,8 @@ def apply_change(session: Session, change: Write) -> None:
                 blocked_rule=change.blocked_rule, nag_days=change.nag_days,
                 forfeit_days=change.forfeit_days, total_days=change.total_days,
                 number=change.number, event_id=change.event_id, event_round=change.event_round,
+                timebank_hours=change.timebank_hours, increment_hours=change.increment_hours,
+                weekends_off=change.weekends_off,
             )
         case MailBudgetCharged():
             outbox.recheck_mail_budget(

@@ -295,6 +295,12 @@ class Board(Base):
         ForeignKey("events.id", ondelete="SET NULL"), index=True
     )
     event_round: Mapped[int | None] = mapped_column(Integer)
+    # `-timebank=` / `-increment=`: each player's capped time bank and what a move adds to
+    # it, in hours (NULL: no time bank; what is left is counted from the moves' times).
+    timebank_hours: Mapped[int | None] = mapped_column(Integer)
+    increment_hours: Mapped[int | None] = mapped_column(Integer)
+    # `-weekends`: the clocks stop on Saturdays and Sundays in each player's time zone.
+    weekends_off: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     white_player: Mapped[Player] = relationship(foreign_keys=[white_player_id])
     black_player: Mapped[Player] = relationship(foreign_keys=[black_player_id])

@@ -1,0 +1,37 @@
+"""A board's capped time bank and weekend pause.
+
+- boards.timebank_hours, boards.increment_hours: ``-timebank=`` and ``-increment=``, each
+  player's capped time bank and what a move adds to it (NULL: no time bank).
+- boards.weekends_off: ``-weekends``, the clocks stop on Saturdays and Sundays in each
+  player's time zone.
+
+Revision ID: 0018_clocks_time_bank
+Revises: 0017_text_board_style
+Create Date: 2026-12-06 12:00:00
+
+"""
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = '0018_clocks_time_bank'
+down_revision: str | None = '0017_text_board_style'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    with op.batch_alter_table('boards', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('timebank_hours', sa.Integer(), nullable=True))
+        batch_op.add_column(sa.Column('increment_hours', sa.Integer(), nullable=True))
+        batch_op.add_column(
+            sa.Column('weekends_off', sa.Boolean(), server_default=sa.false(), nullable=False)
+        )
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('boards', schema=None) as batch_op:
+        batch_op.drop_column('weekends_off')
+        batch_op.drop_column('increment_hours')
+        batch_op.drop_column('timebank_hours')
