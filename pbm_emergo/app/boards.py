@@ -211,6 +211,16 @@ def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
     ]
 
 
+def clock_title(state: BoardState) -> str:
+    """What :func:`clock_lines` are: the thinking time, or the time bank, of each player."""
+    if state.timebank_hours is not None:
+        return (
+            f"Time bank ({state.timebank_hours} hours each, "
+            f"{state.increment_hours or 0} hours added a move)"
+        )
+    return f"Thinking time ({_days(state.total_days or 0)} each)"
+
+
 def _spent(delta: timedelta) -> str:
     return "none" if delta <= timedelta() else duration(delta)
 
@@ -404,7 +414,7 @@ def board_view(
         vacations=vacation_lines(state, now) if current else [],
         deadlines=deadline_lines(state, now) if upto is None else [],
         clocks=clock_lines(state, now) if current and upto is None else [],
-        total_days=state.total_days,
+        clock_title=clock_title(state),
         queue=queue or [],
     )
     text = render("board.txt.j2", **context)
