@@ -1,9 +1,11 @@
-"""A board's capped time bank and weekend pause.
+"""A board's capped time bank and weekend pause; the end of a vacation told.
 
 - boards.timebank_hours, boards.increment_hours: ``-timebank=`` and ``-increment=``, each
   player's capped time bank and what a move adds to it (NULL: no time bank).
 - boards.weekends_off: ``-weekends``, the clocks stop on Saturdays and Sundays in each
   player's time zone.
+- vacations.end_told: the player was told that the vacation ended (the vacations stored
+  before it count as told: no mail about old news).
 
 Revision ID: 0018_clocks_time_bank
 Revises: 0017_text_board_style
@@ -28,9 +30,17 @@ def upgrade() -> None:
         batch_op.add_column(
             sa.Column('weekends_off', sa.Boolean(), server_default=sa.false(), nullable=False)
         )
+    with op.batch_alter_table('vacations', schema=None) as batch_op:
+        batch_op.add_column(
+            sa.Column('end_told', sa.Boolean(), server_default=sa.false(), nullable=False)
+        )
+    vacations = sa.table('vacations', sa.column('end_told', sa.Boolean()))
+    op.execute(vacations.update().values(end_told=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('vacations', schema=None) as batch_op:
+        batch_op.drop_column('end_told')
     with op.batch_alter_table('boards', schema=None) as batch_op:
         batch_op.drop_column('weekends_off')
         batch_op.drop_column('increment_hours')

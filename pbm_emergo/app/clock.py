@@ -16,6 +16,7 @@ from pbm_emergo.game.clock import (
 )
 from pbm_emergo.game.clock import TimeBank as TimeBank
 from pbm_emergo.game.clock import bank_left as bank_left
+from pbm_emergo.game.clock import local_time as local_time
 from pbm_emergo.game.clock import weekends as weekends
 
 __all__ = [

@@ -53,6 +53,7 @@ from pbm_emergo.app.clock import (
     REMINDER_NOTICE,
     TimeBank,
     bank_left,
+    local_time,
     running,
     thinking_time,
     weekends,
@@ -64,12 +65,16 @@ from pbm_emergo.app.play import Turn
 from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, vacations
-from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.models import Board, Player, Vacation
 from pbm_emergo.db.reads.reminders import reminder_delivery
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.db.vacations import Period
-from pbm_emergo.game.account_changes import ExpiredConfirmationsDropped, VacationStarted
+from pbm_emergo.game.account_changes import (
+    ExpiredConfirmationsDropped,
+    VacationEndTold,
+    VacationStarted,
+)
 from pbm_emergo.game.board_changes import ReminderSent
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
@@ -106,6 +111,15 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Work]:
         changes = tuple(ctx.writes[before:])
         if changes or replies:
             work.append(Work(changes, tuple(replies), f"board {board.number}"))
+    # The players whose vacation ran out are told.
+    for vacation, player in vacations.ended_untold(session, now):
+        work.append(
+            Work(
+                (VacationEndTold(vacation.id),),
+                tuple(_vacation_over(ctx, vacation, player)),
+                f"vacation {vacation.id}",
+            )
+        )
     # The daily digests due (notify digest).
     before = len(ctx.writes)
     replies = send_digests(ctx)
@@ -372,3 +386,23 @@ def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: str) -> li
         )
     state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
     return board_mails(ctx, state, headline=f"{why} and loses the game on time.")
+
+
+def _vacation_over(ctx: UnitOfWork, vacation: Vacation, player: Player) -> list[Reply]:
+    """The mail that tells ``player`` their vacation ran out: their clocks run again (none
+    when they are on a newer vacation already, or have no address)."""
+    address = primary_address(player)
+    if address is None or (player.vacation_until is not None and player.vacation_until > ctx.now):
+        return []
+    allowance, year = ctx.config.vacation_days, ctx.now.year
+    left = max(allowance - vacations.days_taken(ctx.session, player.id, year), 0)
+    body = render(
+        "notice/vacation_over.txt.j2",
+        userid=player.userid,
+        ended=local_time(vacation.ends_at, player.timezone),
+        left=left,
+        allowance=allowance,
+        year=year,
+    )
+    subject = f"Emergo: the vacation of {player.userid} is over"
+    return [Reply(to=address, subject=subject, body=body)]

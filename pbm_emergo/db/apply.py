@@ -52,6 +52,7 @@ from pbm_emergo.game.account_changes import (
     PlayersMerged,
     SignedOff,
     VacationEnded,
+    VacationEndTold,
     VacationStarted,
 )
 from pbm_emergo.game.blocks import BlockAdded, BlockRemoved
@@ -195,6 +196,8 @@ def apply_change(session: Session, change: Write) -> None:
             vacations.end_vacation(
                 session, change.player_id, change.at, expected=change.expected
             )
+        case VacationEndTold():
+            vacations.mark_end_told(session, change.vacation_id)
         case AccountClosed():
             support.close_account(session, change.player_id, change.at)
         case PlayerDeleted():

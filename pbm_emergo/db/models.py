@@ -403,6 +403,9 @@ class Vacation(Base):
     starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime())
     days: Mapped[int] = mapped_column(Integer)
+    # The player was told it ended: by the scheduler's mail when it ran out, or by the
+    # reply to the command that ended or replaced it.
+    end_told: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Subscription(Base):

@@ -1,7 +1,8 @@
 """By mail: clocks that fit a life. A capped time bank (``-timebank=72h -increment=24h``):
 each move's thinking time is taken from it, each move adds the increment up to the cap, and
 an empty bank loses on time, but only after a reminder reached the player. A weekend pause
-(``-weekends``): Saturdays and Sundays in the player's time zone do not count.
+(``-weekends``): Saturdays and Sundays in the player's time zone do not count. A player is
+told when a vacation starts (the reply) and when it ran out (the scheduler's mail).
 
 Through the real listener, workers and scheduler (on the test's clock), SQLite and
 PostgreSQL."""
@@ -133,3 +134,32 @@ def test_a_weekend_does_not_count(make_post: Callable[..., Post], clock: Clock) 
     clock.now = monday + timedelta(days=3, minutes=3)
     post.wait_for_scheduler()
     assert post.board(101).outcome_reason == "forfeit"
+
+
+def test_a_player_is_told_when_a_vacation_starts_and_ends(
+    make_post: Callable[..., Post], clock: Clock
+) -> None:
+    post = make_post()
+    [started] = post.send(f"vacation bob {PW['bob']} 2", BOB)
+    until = clock.now + timedelta(days=2)
+    assert str(started["Subject"]) == f"Emergo: bob on vacation until {until:%Y-%m-%d}"
+    assert "bob is on vacation for 2 days" in flat(text(started))
+    # While it lasts, nothing; once it ran out, the scheduler tells bob, once.
+    clock.now = until - timedelta(minutes=1)
+    post.wait_for_scheduler()
+    assert [m for m in post.received_by(BOB) if "is over" in str(m["Subject"])] == []
+    clock.now = until + timedelta(minutes=1)
+    post.wait_for_scheduler()
+    post.wait_for_scheduler()
+    [over] = [m for m in post.received_by(BOB) if "is over" in str(m["Subject"])]
+    assert str(over["Subject"]) == "Emergo: the vacation of bob is over"
+    assert f"bob, your vacation ended at {until:%Y-%m-%d %H:%M} UTC." in flat(text(over))
+    assert "Vacation left for" in text(over) and PW["bob"] not in text(over)
+    # A vacation ended by its player is told by the reply, not by a second mail.
+    post.send(f"vacation bob {PW['bob']} 3", BOB)
+    [ended] = post.send(f"vacation bob {PW['bob']} off", BOB)
+    assert str(ended["Subject"]) == "Emergo: vacation of bob ended"
+    clock.now += timedelta(days=4)
+    post.wait_for_scheduler()
+    post.wait_for_scheduler()
+    assert len([m for m in post.received_by(BOB) if "is over" in str(m["Subject"])]) == 1
