@@ -15,6 +15,7 @@ from datetime import datetime, timedelta
 from pbm_emergo.app.clock import (
     TimeBank,
     bank_left,
+    clock_terms_text,
     deadline_lines,
     side_periods,
     thinking_time,
@@ -161,13 +162,9 @@ def options_text(state: BoardState) -> str:
     parts.append(f"reminder after {state.nag_days} days, forfeit after {state.forfeit_days} days")
     if state.total_days is not None:
         parts.append(f"{_days(state.total_days)} of thinking time each")
-    if state.timebank_hours is not None:
-        parts.append(
-            f"a time bank of {state.timebank_hours} hours each, "
-            f"{state.increment_hours or 0} hours added a move (up to the bank's size)"
-        )
-    if state.weekends_off:
-        parts.append("the clocks stop at weekends (Saturday and Sunday in each player's time zone)")
+    terms = clock_terms_text(state.timebank_hours, state.increment_hours, state.weekends_off)
+    if terms is not None:
+        parts.append(terms)
     return "; ".join(parts)
 
 

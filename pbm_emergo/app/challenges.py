@@ -14,7 +14,13 @@ from dataclasses import dataclass
 
 from pbm_emergo.app.accounts import check_reachable, is_registered, require_player
 from pbm_emergo.app.boards import BoardState, board_mails, load_state, seat_of
-from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
+from pbm_emergo.app.clock import (
+    MAX_TIME_BANK_HOURS,
+    MIN_FORFEIT_DAYS,
+    MIN_NAG_DAYS,
+    hours_of,
+    time_bank_fault,
+)
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
@@ -69,7 +75,7 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
         elif name == "weekends" and value is None:
             options.weekends_off = True
         elif name in ("timebank", "increment") and value is not None:
-            hours = _hours(word, name, value)
+            hours = _hours(word, value)
             if name == "timebank":
                 options.timebank_hours = hours
             else:
@@ -99,32 +105,19 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
 
 
 def check_time_bank(timebank_hours: int | None, increment_hours: int | None) -> None:
-    """Refused unless a time bank's terms hold: an increment only with a time bank, and
-    no more than the bank holds."""
-    if increment_hours is not None and timebank_hours is None:
-        raise Refused(
-            "The option -increment= adds time to a time bank: give -timebank= too (for "
-            "example -timebank=240h -increment=36h); no board was started."
-        )
-    if timebank_hours is not None and (increment_hours or 0) > timebank_hours:
-        raise Refused(
-            "The increment (-increment=) is more than the time bank holds (-timebank=); no "
-            "board was started."
-        )
+    """Refused unless a time bank's terms hold (:func:`~pbm_emergo.game.clock.time_bank_fault`)."""
+    fault = time_bank_fault(timebank_hours, increment_hours)
+    if fault is not None:
+        raise Refused(f"{fault[:-1]}; no board was started.")
 
 
-def _hours(word: str, name: str, value: str) -> int:
-    """The hours of ``-timebank=`` or ``-increment=``: ``240h``, ``10d`` or ``10`` (days).
-    A time bank holds at least MIN_FORFEIT_DAYS days (a challenge starts at once: time to
-    hear of it); an increment may be 0."""
-    number, unit = (value[:-1], value[-1]) if value[-1:] in ("h", "d") else (value, "d")
-    floor = 0 if name == "increment" else MIN_FORFEIT_DAYS * 24
-    digits = number.isascii() and number.isdigit() and len(number) <= 5
-    hours = int(number) * (1 if unit == "h" else 24) if digits else -1
-    if not floor <= hours <= MAX_DAYS * 24:
+def _hours(word: str, value: str) -> int:
+    """The hours of ``-timebank=`` or ``-increment=``: ``240h``, ``10d`` or ``10`` (days)."""
+    hours = hours_of(value)
+    if hours is None or hours > MAX_TIME_BANK_HOURS:
         raise Refused(
-            f"The option {word[:40]} needs a time in hours (240h) or days (10d) from "
-            f"{floor} hours to {MAX_DAYS} days; no board was started."
+            f"The option {word[:40]} needs a time in hours (240h) or days (10d), at most "
+            f"{MAX_DAYS} days; no board was started."
         )
     return hours
 

@@ -30,6 +30,11 @@ MIN_FORFEIT_DAYS = 3
 # only once such a reminder was sent in the player's turn (queued or held back is not sent).
 REMINDER_NOTICE = timedelta(days=1)
 
+# A time bank (-timebank=) holds from MIN_FORFEIT_DAYS (a game starts without the other
+# player's consent: time to hear of it) to a year; its increment from none to all of it.
+MIN_TIME_BANK_HOURS = MIN_FORFEIT_DAYS * 24
+MAX_TIME_BANK_HOURS = 365 * 24
+
 # The time zone of a player who chose none.
 DEFAULT_TIMEZONE = "UTC"
 
@@ -141,6 +146,49 @@ class TimeBank:
         if cap_hours is None:
             return None
         return cls(timedelta(hours=cap_hours), timedelta(hours=increment_hours or 0))
+
+
+def hours_of(value: str) -> int | None:
+    """The hours of a clock option's value: ``240h``, ``10d`` or ``10`` (days); None when
+    it is none of these."""
+    number, unit = (value[:-1], value[-1]) if value[-1:] in ("h", "d") else (value, "d")
+    if not (number.isascii() and number.isdigit() and len(number) <= 5):
+        return None
+    return int(number) * (1 if unit == "h" else 24)
+
+
+def time_bank_fault(timebank_hours: int | None, increment_hours: int | None) -> str | None:
+    """What is wrong with a time bank's terms, in a sentence (None: they hold)."""
+    if increment_hours is not None and timebank_hours is None:
+        return (
+            "The option -increment= adds time to a time bank: give -timebank= too (for "
+            "example -timebank=240h -increment=36h)."
+        )
+    if timebank_hours is None:
+        return None
+    if not MIN_TIME_BANK_HOURS <= timebank_hours <= MAX_TIME_BANK_HOURS:
+        return (
+            f"The time bank (-timebank=) holds from {MIN_TIME_BANK_HOURS} hours "
+            f"({MIN_FORFEIT_DAYS} days) to {MAX_TIME_BANK_HOURS // 24} days."
+        )
+    if (increment_hours or 0) > timebank_hours:
+        return "The increment (-increment=) is more than the time bank holds (-timebank=)."
+    return None
+
+
+def clock_terms_text(
+    timebank_hours: int | None, increment_hours: int | None, weekends_off: bool
+) -> str | None:
+    """The time bank and the weekend pause in words (None: neither)."""
+    parts = []
+    if timebank_hours is not None:
+        parts.append(
+            f"a time bank of {timebank_hours} hours each, {increment_hours or 0} hours added "
+            "a move (up to the bank's size)"
+        )
+    if weekends_off:
+        parts.append("the clocks stop at weekends (Saturday and Sunday in each player's time zone)")
+    return "; ".join(parts) or None
 
 
 def weekends(timezone: str, start: datetime, end: datetime) -> list[Period]:

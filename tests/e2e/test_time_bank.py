@@ -93,7 +93,7 @@ def test_a_time_bank_reminds_a_day_before_it_runs_out(
 def test_time_bank_options_that_do_not_hold_are_refused(make_post: Callable[..., Post]) -> None:
     post = make_post()
     for options, start in (
-        ("-timebank=24h", "The option -timebank=24h needs a time in hours"),
+        ("-timebank=24h", "The time bank (-timebank=) holds from 72 hours"),
         ("-increment=36h", "The option -increment= adds time to a time bank"),
         ("-timebank=72h -increment=80h", "The increment (-increment=) is more than"),
         ("-timebank=lots", "The option -timebank=lots needs a time in hours"),
