@@ -4,6 +4,8 @@
   player's capped time bank and what a move adds to it (NULL: no time bank).
 - boards.weekends_off: ``-weekends``, the clocks stop on Saturdays and Sundays in each
   player's time zone.
+- events.timebank_hours, events.increment_hours, events.weekends_off: the same for the
+  games of an event (``admin event create --timebank --increment --weekends``).
 - vacations.end_told: the player was told that the vacation ended (the vacations stored
   before it count as told: no mail about old news).
 
@@ -30,6 +32,12 @@ def upgrade() -> None:
         batch_op.add_column(
             sa.Column('weekends_off', sa.Boolean(), server_default=sa.false(), nullable=False)
         )
+    with op.batch_alter_table('events', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('timebank_hours', sa.Integer(), nullable=True))
+        batch_op.add_column(sa.Column('increment_hours', sa.Integer(), nullable=True))
+        batch_op.add_column(
+            sa.Column('weekends_off', sa.Boolean(), server_default=sa.false(), nullable=False)
+        )
     with op.batch_alter_table('vacations', schema=None) as batch_op:
         batch_op.add_column(
             sa.Column('end_told', sa.Boolean(), server_default=sa.false(), nullable=False)
@@ -41,6 +49,10 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table('vacations', schema=None) as batch_op:
         batch_op.drop_column('end_told')
+    with op.batch_alter_table('events', schema=None) as batch_op:
+        batch_op.drop_column('weekends_off')
+        batch_op.drop_column('increment_hours')
+        batch_op.drop_column('timebank_hours')
     with op.batch_alter_table('boards', schema=None) as batch_op:
         batch_op.drop_column('weekends_off')
         batch_op.drop_column('increment_hours')

@@ -292,6 +292,8 @@ def apply_change(session: Session, change: Write) -> None:
                 total_days=change.total_days, robots=change.robots, rated=change.rated,
                 owner_id=change.owner_id, join_password_hash=change.join_password_hash,
                 league=change.league, season=change.season,
+                timebank_hours=change.timebank_hours, increment_hours=change.increment_hours,
+                weekends_off=change.weekends_off,
             )
         case EntryAdded():
             events.add_entry(

@@ -728,6 +728,11 @@ class Event(Base):
     total_days: Mapped[int | None] = mapped_column(Integer)
     robots: Mapped[str] = mapped_column(String(8), default="none")
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    # A capped time bank and a weekend pause for the event's games, as a challenge's
+    # -timebank=, -increment= (hours; NULL: none) and -weekends.
+    timebank_hours: Mapped[int | None] = mapped_column(Integer)
+    increment_hours: Mapped[int | None] = mapped_column(Integer)
+    weekends_off: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # A private event (``emergo event create``): its creator, and its join password's hash.
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
     join_password_hash: Mapped[str | None] = mapped_column(String(PASSWORD_HASH_LENGTH))
