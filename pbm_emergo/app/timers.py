@@ -12,7 +12,12 @@ A board's clock runs from its last move (or its creation) while a player is to m
 * after ``forfeit_days`` without a move, the player to move loses the game ("forfeit"), and
   both players get the final board mail;
 * on a board with a total thinking time (``--totaltime=DAYS``), a player whose thinking
-  time over the game reaches it loses on time too.
+  time over the game reaches it loses on time too;
+* on a board with a time bank (``-timebank=``, ``-increment=``), a player whose bank is
+  empty loses on time too (:func:`pbm_emergo.game.clock.bank_left`);
+* on a board with ``-weekends``, Saturdays and Sundays in the player's time zone do not
+  count, as a vacation does not;
+* a player whose vacation ran out is told, once (``vacations.end_told``).
 
 No game is lost on time without a reminder that reached the player: only once a reminder of
 the board was sent to them in this turn (the outbox says ``sent``: queued, held back by a
