@@ -284,6 +284,10 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "userid": "bob", "number": 101, "until": "2026-11-22 10:00 UTC", "left": 29,
         "allowance": 30, "year": 2026,
     },
+    "notice/vacation_over.txt.j2": {
+        "userid": "bob", "ended": "2026-11-22 10:00 UTC", "left": 28, "allowance": 30,
+        "year": 2026,
+    },
     "error/error.txt.j2": ERROR,
     "error/wrong_password.txt.j2": {
         **ERROR, "userid": "bob", "attempts_left": 0, "locked_until": "11:00", "registered": True,
@@ -377,7 +381,7 @@ BOARD_EXTRAS = {
     "vacations": ["bob is on vacation until 2026-12-01 10:00 UTC."],
     "queue": ["Your queued move (only you see this): d5 as move 4."],
     "clocks": ["alice 1 h used, 9 d 23 h left", "bob none used, 10 d left"],
-    "total_days": 10,
+    "clock_title": "Thinking time (10 days each)",
 }
 SAMPLES["board.txt.j2"].update(BOARD_EXTRAS)
 SAMPLES["board/section.html.j2"].update(BOARD_EXTRAS)
