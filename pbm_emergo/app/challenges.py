@@ -198,26 +198,12 @@ def challenge(
     ))  # fmt: skip
     start = Position()
     state = BoardState(
-        number=number,
-        white=seat_of(white),
-        black=seat_of(black),
-        rated=options.rated,
-        blocked_rule=options.blocked_rule,
-        nag_days=options.nag_days,
-        forfeit_days=options.forfeit_days,
-        created_at=now,
-        status=BOARD_ACTIVE,
-        ply=start.ply,
-        to_move=start.to_move,
-        winner=None,
-        outcome_reason=None,
-        position=start,
-        moves=(),
-        votes=(),
-        rating=None,
-        total_days=options.total_days,
-        timebank_hours=options.timebank_hours,
-        increment_hours=options.increment_hours,
+        number=number, white=seat_of(white), black=seat_of(black), rated=options.rated,
+        blocked_rule=options.blocked_rule, nag_days=options.nag_days,
+        forfeit_days=options.forfeit_days, created_at=now, status=BOARD_ACTIVE,
+        ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,
+        position=start, moves=(), votes=(), rating=None, total_days=options.total_days,
+        timebank_hours=options.timebank_hours, increment_hours=options.increment_hours,
         weekends_off=options.weekends_off,
     )
     replies = board_mails(
@@ -365,21 +351,13 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     except Refusal as refusal:
         raise Refused(refusal.reason, board=board.number) from None
     options = ChallengeOptions(
-        rated=terms.rated,
-        blocked_rule=terms.blocked_rule,
-        nag_days=terms.nag_days,
-        forfeit_days=terms.forfeit_days,
-        total_days=terms.total_days,
-        timebank_hours=terms.timebank_hours,
-        increment_hours=terms.increment_hours,
+        rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
+        forfeit_days=terms.forfeit_days, total_days=terms.total_days,
+        timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
         weekends_off=terms.weekends_off,
     )
     result = challenge(
-        ctx,
-        terms.white,
-        terms.black,
-        options,
-        challenger=player,
+        ctx, terms.white, terms.black, options, challenger=player,
         headline=(
             f"A rematch of board {terms.of_board}, {player.userid} asked: {terms.white} "
             f"plays Ohs (o) and moves first, {terms.black} plays Eks (x). "
