@@ -324,6 +324,7 @@ def _remind(
         number=board.number,
         days=waiting.days,
         days_left=-(-left // timedelta(days=1)),  # whole days, rounded up
+        weekends=board.weekends_off,
     )
     body = render("notice/reminder.txt.j2", **words, board_text=view.text)
     subject = _reminder_subject(board, player)

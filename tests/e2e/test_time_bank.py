@@ -125,6 +125,8 @@ def test_a_weekend_does_not_count(make_post: Callable[..., Post], clock: Clock) 
     clock.now = monday + timedelta(days=1, minutes=1)
     post.wait_for_scheduler()
     assert nags(post, ALICE) == ["Nag: Emergo Board 101 alice"]
+    [nag] = [m for m in post.received_by(ALICE) if "Nag:" in str(m["Subject"])]
+    assert "If you do not move within 2 more days (weekends do not count)" in flat(text(nag))
     clock.now = monday + timedelta(days=2, minutes=2)
     post.wait_for_scheduler()
     assert len(nags(post, ALICE)) == 2  # a day of her clock later

@@ -278,6 +278,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "number": 101,
         "days": 7,
         "days_left": 21,
+        "weekends": True,
         "board_text": "THE BOARD\n",
     },
     "notice/lock_vacation.txt.j2": {
