@@ -227,7 +227,9 @@ def private_terms(event_format: str, words: Sequence[str], now: datetime) -> Eve
             values["starts_at"] = _relative(word, value, now)
         elif key == "weekends" and value is None:
             values["weekends_off"] = True
-        elif key in ("timebank", "increment") and value is not None and hours_of(value):
+        elif key in ("timebank", "increment") and value is not None and (
+            hours_of(value) is not None
+        ):
             values[f"{key}_hours"] = hours_of(value)
         elif key in ("rounds", "max-players", "nagtime", "forfeittime", "totaltime") and (
             value is not None and value.isascii() and value.isdigit() and len(value) <= 3

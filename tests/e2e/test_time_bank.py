@@ -68,9 +68,7 @@ def test_a_time_bank_game_is_lost_only_once_the_bank_is_empty_and_a_reminder_cam
     post.wait_for_scheduler()
     assert post.board(101).outcome_reason == "forfeit"
     over = [m for m in post.received_by(BOB) if "Game over" in str(m["Subject"])]
-    assert "alice has used up their time bank and loses the game on time." in flat(
-        text(over[0])
-    )
+    assert "alice has used up their time bank and loses the game on time." in flat(text(over[0]))
 
 
 def test_a_time_bank_reminds_a_day_before_it_runs_out(
