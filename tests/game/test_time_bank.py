@@ -11,12 +11,16 @@ from pbm_emergo.game.clock import (
     TimeBank,
     bank_left,
     clock_reaches,
+    clock_terms_text,
     deadline_lines,
     deadlines,
+    hours_of,
     merged,
     running,
+    time_bank_fault,
     weekends,
 )
+from pbm_emergo.game.rematch import rematch_terms
 from tests.game.boards import ALICE, BOB, NOW, snapshot
 
 HOUR, DAY = timedelta(hours=1), timedelta(days=1)
@@ -125,3 +129,36 @@ def test_a_time_bank_game_over_a_weekend() -> None:
     due = deadlines(state, friday_noon)
     assert due is not None
     assert due.forfeit == datetime(2026, 3, 4, 12, tzinfo=UTC)  # 12h + weekend + 60h
+
+
+def test_the_time_bank_options_read_and_checked() -> None:
+    assert [hours_of(v) for v in ("240h", "10d", "10", "0h", "lots", "h", "-5h")] == [
+        240, 240, 240, 0, None, None, None,
+    ]  # fmt: skip
+    assert time_bank_fault(240, 36) is None and time_bank_fault(None, None) is None
+    assert time_bank_fault(72, 0) is None
+    for bank, increment, start in (
+        (None, 36, "The option -increment= adds time to a time bank"),
+        (24, None, "The time bank (-timebank=) holds from 72 hours"),
+        (72, 80, "The increment (-increment=) is more than"),
+        (366 * 24, None, "The time bank (-timebank=) holds from 72 hours"),
+    ):
+        fault = time_bank_fault(bank, increment)
+        assert fault is not None and fault.startswith(start)
+
+
+def test_the_clock_terms_in_words() -> None:
+    assert clock_terms_text(None, None, False) is None
+    assert clock_terms_text(240, 36, True) == (
+        "a time bank of 240 hours each, 36 hours added a move (up to the bank's size); the "
+        "clocks stop at weekends (Saturday and Sunday in each player's time zone)"
+    )
+
+
+def test_a_rematch_keeps_the_time_bank_and_the_weekend_pause() -> None:
+    state = snapshot(["e4"]).state.replace(
+        status="finished", to_move=None, timebank_hours=240, increment_hours=36,
+        weekends_off=True,
+    )  # fmt: skip
+    terms = rematch_terms(state, BOB.id)
+    assert (terms.timebank_hours, terms.increment_hours, terms.weekends_off) == (240, 36, True)
