@@ -12,7 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm_emergo.app.clock import deadline_lines, side_periods, thinking_time
+from pbm_emergo.app.clock import (
+    TimeBank,
+    bank_left,
+    clock_terms_text,
+    deadline_lines,
+    side_periods,
+    thinking_time,
+)
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
@@ -155,6 +162,9 @@ def options_text(state: BoardState) -> str:
     parts.append(f"reminder after {state.nag_days} days, forfeit after {state.forfeit_days} days")
     if state.total_days is not None:
         parts.append(f"{_days(state.total_days)} of thinking time each")
+    terms = clock_terms_text(state.timebank_hours, state.increment_hours, state.weekends_off)
+    if terms is not None:
+        parts.append(terms)
     return "; ".join(parts)
 
 
@@ -163,10 +173,26 @@ def _days(n: int) -> str:
 
 
 def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
-    """For a board with a total thinking time: each player's time used and left."""
+    """For a board with a total thinking time: each player's time used and left; with a
+    time bank: what is left of each player's bank."""
+    bank = TimeBank.of(state.timebank_hours, state.increment_hours)
+    if bank is not None:
+        left = bank_left(
+            state.created_at,
+            [(m.player_id, m.played_at) for m in state.moves],
+            lambda pid: state.side_of(pid) or WHITE,
+            side_periods(state, now),
+            state.to_move if state.active else None,
+            now,
+            bank,
+        )
+        return [
+            f"{state.seat(side).userid} {_spent(left[side])} left in the time bank"
+            for side in (WHITE, BLACK)
+        ]
     if state.total_days is None:
         return []
-    periods = side_periods(state)
+    periods = side_periods(state, now)
     used = thinking_time(
         state.created_at,
         [(m.player_id, m.played_at) for m in state.moves],
@@ -180,6 +206,16 @@ def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
         f"{state.seat(side).userid} {_spent(used[side])} used, {_spent(total - used[side])} left"
         for side in (WHITE, BLACK)
     ]
+
+
+def clock_title(state: BoardState) -> str:
+    """What :func:`clock_lines` are: the thinking time, or the time bank, of each player."""
+    if state.timebank_hours is not None:
+        return (
+            f"Time bank ({state.timebank_hours} hours each, "
+            f"{state.increment_hours or 0} hours added a move)"
+        )
+    return f"Thinking time ({_days(state.total_days or 0)} each)"
 
 
 def _spent(delta: timedelta) -> str:
@@ -375,7 +411,7 @@ def board_view(
         vacations=vacation_lines(state, now) if current else [],
         deadlines=deadline_lines(state, now) if upto is None else [],
         clocks=clock_lines(state, now) if current and upto is None else [],
-        total_days=state.total_days,
+        clock_title=clock_title(state),
         queue=queue or [],
     )
     text = render("board.txt.j2", **context)

@@ -14,7 +14,13 @@ from dataclasses import dataclass
 
 from pbm_emergo.app.accounts import check_reachable, is_registered, require_player
 from pbm_emergo.app.boards import BoardState, board_mails, load_state, seat_of
-from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
+from pbm_emergo.app.clock import (
+    MAX_TIME_BANK_HOURS,
+    MIN_FORFEIT_DAYS,
+    MIN_NAG_DAYS,
+    hours_of,
+    time_bank_fault,
+)
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
@@ -46,6 +52,9 @@ class ChallengeOptions:
     nag_days: int = DEFAULT_NAG_DAYS
     forfeit_days: int = DEFAULT_FORFEIT_DAYS
     total_days: int | None = None
+    timebank_hours: int | None = None
+    increment_hours: int | None = None
+    weekends_off: bool = False
 
 
 def parse_options(words: Sequence[str]) -> ChallengeOptions:
@@ -63,6 +72,14 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
             options.rated = name == "rated"
         elif name == "blocked" and value in ("draw", "loss"):
             options.blocked_rule = value
+        elif name == "weekends" and value is None:
+            options.weekends_off = True
+        elif name in ("timebank", "increment") and value is not None:
+            hours = _hours(word, value)
+            if name == "timebank":
+                options.timebank_hours = hours
+            else:
+                options.increment_hours = hours
         elif name in ("nagtime", "forfeittime", "totaltime") and value is not None:
             days = _days(word, name, value)
             if name == "nagtime":
@@ -74,7 +91,8 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
         else:
             raise Refused(
                 f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
-                "--nagtime=DAYS, --forfeittime=DAYS and --totaltime=DAYS."
+                "--nagtime=DAYS, --forfeittime=DAYS, --totaltime=DAYS, -timebank=240h, "
+                "-increment=36h and -weekends."
             )
     if options.nag_days >= options.forfeit_days:
         raise Refused(
@@ -82,7 +100,26 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
             f"forfeit time (--forfeittime={options.forfeit_days}), so that the reminder comes "
             "before the game can be lost on time; no board was started."
         )
+    check_time_bank(options.timebank_hours, options.increment_hours)
     return options
+
+
+def check_time_bank(timebank_hours: int | None, increment_hours: int | None) -> None:
+    """Refused unless a time bank's terms hold (:func:`~pbm_emergo.game.clock.time_bank_fault`)."""
+    fault = time_bank_fault(timebank_hours, increment_hours)
+    if fault is not None:
+        raise Refused(f"{fault[:-1]}; no board was started.")
+
+
+def _hours(word: str, value: str) -> int:
+    """The hours of ``-timebank=`` or ``-increment=``: ``240h``, ``10d`` or ``10`` (days)."""
+    hours = hours_of(value)
+    if hours is None or hours > MAX_TIME_BANK_HOURS:
+        raise Refused(
+            f"The option {word[:40]} needs a time in hours (240h) or days (10d), at most "
+            f"{MAX_DAYS} days; no board was started."
+        )
+    return hours
 
 
 def _days(word: str, name: str, value: str) -> int:
@@ -156,6 +193,8 @@ def challenge(
         number, white.id, black.id, now, rated=options.rated,
         blocked_rule=options.blocked_rule, nag_days=options.nag_days,
         forfeit_days=options.forfeit_days, total_days=options.total_days,
+        timebank_hours=options.timebank_hours, increment_hours=options.increment_hours,
+        weekends_off=options.weekends_off,
     ))  # fmt: skip
     start = Position()
     state = BoardState(
@@ -164,6 +203,8 @@ def challenge(
         forfeit_days=options.forfeit_days, created_at=now, status=BOARD_ACTIVE,
         ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,
         position=start, moves=(), votes=(), rating=None, total_days=options.total_days,
+        timebank_hours=options.timebank_hours, increment_hours=options.increment_hours,
+        weekends_off=options.weekends_off,
     )
     replies = board_mails(
         ctx,
@@ -312,6 +353,8 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     options = ChallengeOptions(
         rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
         forfeit_days=terms.forfeit_days, total_days=terms.total_days,
+        timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
+        weekends_off=terms.weekends_off,
     )
     result = challenge(
         ctx, terms.white, terms.black, options, challenger=player,

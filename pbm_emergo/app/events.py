@@ -20,7 +20,13 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.boards import board_link, board_mails
-from pbm_emergo.app.clock import MIN_FORFEIT_DAYS, MIN_NAG_DAYS
+from pbm_emergo.app.clock import (
+    MIN_FORFEIT_DAYS,
+    MIN_NAG_DAYS,
+    clock_terms_text,
+    hours_of,
+    time_bank_fault,
+)
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import resign_all
@@ -112,6 +118,9 @@ class EventTerms:
     total_days: int | None = None
     robots: str = ROBOTS_NONE
     rated: bool = True
+    timebank_hours: int | None = None
+    increment_hours: int | None = None
+    weekends_off: bool = False
 
 
 def check_name(name: str) -> str:
@@ -144,6 +153,9 @@ def check_terms(terms: EventTerms) -> EventTerms:
         raise Refused(f"--totaltime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}.")
     if terms.nag_days >= terms.forfeit_days:
         raise Refused("The reminder time (--nagtime) must be shorter than the forfeit time.")
+    fault = time_bank_fault(terms.timebank_hours, terms.increment_hours)
+    if fault is not None:
+        raise Refused(fault)
     return terms
 
 
@@ -174,11 +186,17 @@ def create_event(
         owner_id=owner.id if owner else None, join_password_hash=join_password_hash,
         league=name if terms.event_format == LEAGUE else None,
         season=1 if terms.event_format == LEAGUE else None,
+        timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
+        weekends_off=terms.weekends_off,
     ))  # fmt: skip
+    clock = clock_text(
+        terms.nag_days, terms.forfeit_days, terms.total_days, terms.timebank_hours,
+        terms.increment_hours, terms.weekends_off,
+    )  # fmt: skip
     return Result(
         summary=f"created the event {name}",
         answer=f"The event {name} ({terms.event_format}) is open: players join it with "
-        f"'emergo join {name} USERID PASSWORD'.\n",
+        f"'emergo join {name} USERID PASSWORD'.\nThe clock of its games: {clock}\n",
         answer_subject=f"Emergo event {name}",
     )
 
@@ -207,6 +225,12 @@ def private_terms(event_format: str, words: Sequence[str], now: datetime) -> Eve
             values["rated"] = False
         elif key == "starts" and value is not None:
             values["starts_at"] = _relative(word, value, now)
+        elif key == "weekends" and value is None:
+            values["weekends_off"] = True
+        elif key in ("timebank", "increment") and value is not None and (
+            hours_of(value) is not None
+        ):
+            values[f"{key}_hours"] = hours_of(value)
         elif key in ("rounds", "max-players", "nagtime", "forfeittime", "totaltime") and (
             value is not None and value.isascii() and value.isdigit() and len(value) <= 3
         ):
@@ -218,7 +242,8 @@ def private_terms(event_format: str, words: Sequence[str], now: datetime) -> Eve
         else:
             raise Refused(
                 f"Unknown option '{word[:40]}': the options are --rounds=N, --max-players=N, "
-                "--starts=+Nd or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, -unrated."
+                "--starts=+Nd or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, "
+                "-timebank=240h, -increment=36h, -weekends, -unrated."
             )
     values.setdefault("max_players", PRIVATE_MAX_PLAYERS)
     if values["max_players"] > PRIVATE_MAX_PLAYERS:
@@ -323,7 +348,7 @@ def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None 
         summary=f"{player.userid} joined the event {event.name}",
         answer=f"{player.userid} is in the event {event.name} ({event.format}), player "
         f"{count}.{starts} Your boards come by mail when a round opens; 'emergo event "
-        f"{event.name}' shows the table.\n",
+        f"{event.name}' shows the table.\nThe clock of its games: {_clock_text(event)}\n",
         answer_subject=f"Emergo event {event.name}: {player.userid} joined",
     )
 
@@ -537,12 +562,29 @@ def _winner(
 
 
 def _clock_text(event: Event) -> str:
-    text = (
-        f"a reminder after {event.nag_days} days without a move, the game lost after "
-        f"{event.forfeit_days}"
-    )
-    if event.total_days:
-        text += f", or after {event.total_days} days of thinking time in all"
+    return clock_text(
+        event.nag_days, event.forfeit_days, event.total_days, event.timebank_hours,
+        event.increment_hours, event.weekends_off,
+    )  # fmt: skip
+
+
+def clock_text(
+    nag_days: int,
+    forfeit_days: int,
+    total_days: int | None,
+    timebank_hours: int | None,
+    increment_hours: int | None,
+    weekends_off: bool,
+) -> str:
+    """An event's clock and vacation policy, in a sentence (its page and its mails)."""
+    text = f"a reminder after {nag_days} days without a move, the game lost after {forfeit_days}"
+    if total_days:
+        text += f", or after {total_days} days of thinking time in all"
+    if timebank_hours is not None:
+        text += ", or when the time bank runs out"
+    terms = clock_terms_text(timebank_hours, increment_hours, weekends_off)
+    if terms is not None:
+        text += f"; {terms}"
     return text + "; vacation days stop the clock ('vacation')."
 
 
@@ -841,6 +883,8 @@ def _open_games(
             board, game.white_id, game.black_id, ctx.now, rated=event.rated,
             blocked_rule="loss", nag_days=event.nag_days, forfeit_days=event.forfeit_days,
             total_days=event.total_days, event_id=event.id, event_round=number,
+            timebank_hours=event.timebank_hours, increment_hours=event.increment_hours,
+            weekends_off=event.weekends_off,
         ))  # fmt: skip
         ctx.apply_line()
         boards.append(board)
@@ -858,7 +902,8 @@ def _open_games(
         replies += board_mails(
             ctx, state, new_board=True,
             headline=f"The event {event.name}, round {number}: {state.white.userid} plays "
-            f"Ohs (o) and moves first, {state.black.userid} plays Eks (x).",
+            f"Ohs (o) and moves first, {state.black.userid} plays Eks (x). The clock: "
+            f"{_clock_text(event)}",
         )  # fmt: skip
     if not boards:
         # Every game of the round was decided without a board: the next round follows.
@@ -934,7 +979,8 @@ def _next_season(ctx: Context, event: Event, view: EventView) -> list[Reply]:
         name, LEAGUE, ctx.now, rounds=event.rounds, max_players=event.max_players,
         starts_at=ctx.now, nag_days=event.nag_days, forfeit_days=event.forfeit_days,
         total_days=event.total_days, robots=ROBOTS_NONE, rated=event.rated,
-        league=league, season=season,
+        league=league, season=season, timebank_hours=event.timebank_hours,
+        increment_hours=event.increment_hours, weekends_off=event.weekends_off,
     ))  # fmt: skip
     ctx.apply_line()
     new = events.by_name(ctx.session, name)

@@ -12,7 +12,12 @@ A board's clock runs from its last move (or its creation) while a player is to m
 * after ``forfeit_days`` without a move, the player to move loses the game ("forfeit"), and
   both players get the final board mail;
 * on a board with a total thinking time (``--totaltime=DAYS``), a player whose thinking
-  time over the game reaches it loses on time too.
+  time over the game reaches it loses on time too;
+* on a board with a time bank (``-timebank=``, ``-increment=``), a player whose bank is
+  empty loses on time too (:func:`pbm_emergo.game.clock.bank_left`);
+* on a board with ``-weekends``, Saturdays and Sundays in the player's time zone do not
+  count, as a vacation does not;
+* a player whose vacation ran out is told, once (``vacations.end_told``).
 
 No game is lost on time without a reminder that reached the player: only once a reminder of
 the board was sent to them in this turn (the outbox says ``sent``: queued, held back by a
@@ -49,7 +54,15 @@ from pbm_emergo.app.boards import (
     other_side,
     primary_address,
 )
-from pbm_emergo.app.clock import REMINDER_NOTICE, running, thinking_time
+from pbm_emergo.app.clock import (
+    REMINDER_NOTICE,
+    TimeBank,
+    bank_left,
+    local_time,
+    running,
+    thinking_time,
+    weekends,
+)
 from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
@@ -57,12 +70,16 @@ from pbm_emergo.app.play import Turn
 from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, vacations
-from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.models import Board, Player, Vacation
 from pbm_emergo.db.reads.reminders import reminder_delivery
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.db.vacations import Period
-from pbm_emergo.game.account_changes import ExpiredConfirmationsDropped, VacationStarted
+from pbm_emergo.game.account_changes import (
+    ExpiredConfirmationsDropped,
+    VacationEndTold,
+    VacationStarted,
+)
 from pbm_emergo.game.board_changes import ReminderSent
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render
@@ -99,6 +116,15 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Work]:
         changes = tuple(ctx.writes[before:])
         if changes or replies:
             work.append(Work(changes, tuple(replies), f"board {board.number}"))
+    # The players whose vacation ran out are told.
+    for vacation, player in vacations.ended_untold(session, now):
+        work.append(
+            Work(
+                (VacationEndTold(vacation.id),),
+                tuple(_vacation_over(ctx, vacation, player)),
+                f"vacation {vacation.id}",
+            )
+        )
     # The daily digests due (notify digest).
     before = len(ctx.writes)
     replies = send_digests(ctx)
@@ -159,31 +185,57 @@ class _Clocks:
         since = min(b.created_at for b in boards)
         ids = {b.white_player_id for b in boards} | {b.black_player_id for b in boards}
         periods = vacations.periods_of(session, ids, since)
-        moves = games.move_times(session, [b.number for b in boards if b.total_days is not None])
-        return cls(periods, moves)
+        counted = [
+            b.number for b in boards if b.total_days is not None or b.timebank_hours is not None
+        ]
+        return cls(periods, games.move_times(session, counted))
 
     def on_vacation(self, player: Player, now: datetime) -> bool:
         """Whether ``player`` is on vacation at ``now`` (one taken in this run counts)."""
         until = self.on_vacation_until.get(player.id, player.vacation_until)
         return until is not None and until > now
 
-    def waited(self, player: Player, since: datetime, now: datetime) -> timedelta:
-        """How long ``player``'s clock ran from ``since`` to ``now`` (vacations left out)."""
-        return running(since, now, self.periods.get(player.id, ()))
+    def stops(self, board: Board, player: Player, now: datetime) -> list[Period]:
+        """When ``player``'s clock on ``board`` stood: their vacations, and the weekends in
+        their time zone on a board with ``-weekends``."""
+        periods = list(self.periods.get(player.id, ()))
+        if board.weekends_off:
+            periods += weekends(player.timezone, board.created_at, now)
+        return periods
+
+    def waited(self, board: Board, player: Player, since: datetime, now: datetime) -> timedelta:
+        """How long ``player``'s clock on ``board`` ran from ``since`` to ``now``."""
+        return running(since, now, self.stops(board, player, now))
+
+    def _side_stops(self, board: Board, now: datetime) -> dict[str, list[Period]]:
+        return {
+            "white": self.stops(board, board.white_player, now),
+            "black": self.stops(board, board.black_player, now),
+        }
 
     def thinking(self, board: Board, now: datetime) -> dict[str, timedelta]:
         """Each side's thinking time on a board with a total thinking time."""
-        white, black = board.white_player_id, board.black_player_id
+        white = board.white_player_id
         return thinking_time(
             board.created_at,
             self.moves.get(board.number, []),
             lambda pid: "white" if pid == white else "black",
-            {
-                "white": self.periods.get(white, []),
-                "black": self.periods.get(black, []),
-            },
+            self._side_stops(board, now),
             board.to_move,
             now,
+        )
+
+    def banked(self, board: Board, bank: TimeBank, now: datetime) -> dict[str, timedelta]:
+        """What is left of each side's time bank on a board with one."""
+        white = board.white_player_id
+        return bank_left(
+            board.created_at,
+            self.moves.get(board.number, []),
+            lambda pid: "white" if pid == white else "black",
+            self._side_stops(board, now),
+            board.to_move,
+            now,
+            bank,
         )
 
 
@@ -192,7 +244,7 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
     if player is None or clocks.on_vacation(player, ctx.now):
         return []
     last_move = board.last_move_at or board.created_at
-    waiting = clocks.waited(player, last_move, ctx.now)
+    waiting = clocks.waited(board, player, last_move, ctx.now)
     left = timedelta(days=board.forfeit_days) - waiting
     why = f"{player.userid} did not move for {board.forfeit_days} days"
     if board.total_days is not None and board.to_move is not None:
@@ -203,6 +255,12 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
                 f"{player.userid} has used up the total thinking time of "
                 f"{board.total_days} day{'s' if board.total_days != 1 else ''}"
             )
+    bank = TimeBank.of(board.timebank_hours, board.increment_hours)
+    if bank is not None and board.to_move is not None:
+        banked = clocks.banked(board, bank, ctx.now)[board.to_move]
+        if banked < left:
+            left = banked
+            why = f"{player.userid} has used up their time bank"
     reminded = board.last_reminder_at is not None and board.last_reminder_at >= last_move
     if left <= timedelta():
         # Out of time, but lost only once a reminder reached the player in this turn and a
@@ -228,7 +286,7 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
             return []
         return _remind(ctx, board, player, waiting, left)
     since_reminder = clocks.waited(
-        player, max(board.last_reminder_at or board.created_at, last_move), ctx.now
+        board, player, max(board.last_reminder_at or board.created_at, last_move), ctx.now
     )
     nag = timedelta(days=board.nag_days)
     # The reminders every nag time, and one a day before the time runs out in any case (a
@@ -266,6 +324,7 @@ def _remind(
         number=board.number,
         days=waiting.days,
         days_left=-(-left // timedelta(days=1)),  # whole days, rounded up
+        weekends=board.weekends_off,
     )
     body = render("notice/reminder.txt.j2", **words, board_text=view.text)
     subject = _reminder_subject(board, player)
@@ -333,3 +392,23 @@ def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: str) -> li
         )
     state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
     return board_mails(ctx, state, headline=f"{why} and loses the game on time.")
+
+
+def _vacation_over(ctx: UnitOfWork, vacation: Vacation, player: Player) -> list[Reply]:
+    """The mail that tells ``player`` their vacation ran out: their clocks run again (none
+    when they are on a newer vacation already, or have no address)."""
+    address = primary_address(player)
+    if address is None or (player.vacation_until is not None and player.vacation_until > ctx.now):
+        return []
+    allowance, year = ctx.config.vacation_days, ctx.now.year
+    left = max(allowance - vacations.days_taken(ctx.session, player.id, year), 0)
+    body = render(
+        "notice/vacation_over.txt.j2",
+        userid=player.userid,
+        ended=local_time(vacation.ends_at, player.timezone),
+        left=left,
+        allowance=allowance,
+        year=year,
+    )
+    subject = f"Emergo: the vacation of {player.userid} is over"
+    return [Reply(to=address, subject=subject, body=body)]

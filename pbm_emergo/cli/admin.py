@@ -986,6 +986,18 @@ def _register_events(commands: Any) -> None:
     create.add_argument(
         "--totaltime", type=_positive, metavar="D", help="each player's thinking days a game"
     )
+    create.add_argument(
+        "--timebank", type=_clock_hours, metavar="T",
+        help="each player's capped time bank a game: 240h or 10d (a time bank game)",
+    )
+    create.add_argument(
+        "--increment", type=_clock_hours, metavar="T",
+        help="what each move adds to the time bank, up to its size: 36h or 1d",
+    )
+    create.add_argument(
+        "--weekends", action="store_true",
+        help="the clocks stop on Saturdays and Sundays in each player's time zone",
+    )
     create.add_argument("--robots", choices=ROBOT_POLICIES, default="none")
     create.add_argument("--rated", choices=("yes", "no"), default="yes")
     create.set_defaults(func=admin_event_create, reason="event create")
@@ -1000,6 +1012,16 @@ def _register_events(commands: Any) -> None:
         _config_options(parser)
     _config_options(create)
     _config_options(listing)
+
+
+def _clock_hours(text: str) -> int:
+    """``--timebank`` and ``--increment``: hours (36h) or days (10d, or 10)."""
+    from pbm_emergo.app.clock import hours_of
+
+    hours = hours_of(text)
+    if hours is None:
+        raise argparse.ArgumentTypeError(f"{text!r}: hours (240h) or days (10d)")
+    return hours
 
 
 def parse_when(text: str | None, now: datetime) -> datetime | None:
@@ -1036,7 +1058,8 @@ def admin_event_create(args: argparse.Namespace) -> int:
         event_format=args.event_format, rounds=args.rounds, max_players=args.max_players,
         starts_at=starts, nag_days=args.nagtime or DEFAULT_NAG_DAYS,
         forfeit_days=args.forfeittime or DEFAULT_FORFEIT_DAYS, total_days=args.totaltime,
-        robots=args.robots, rated=args.rated == "yes",
+        robots=args.robots, rated=args.rated == "yes", timebank_hours=args.timebank,
+        increment_hours=args.increment, weekends_off=args.weekends,
     )
     return _support(args, "event create", args.name,
                     lambda ctx: events.create_event(ctx, args.name, terms))

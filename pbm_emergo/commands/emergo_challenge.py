@@ -18,6 +18,9 @@ class ChallengeCommand(Command):
         optional(named(WORD, "--nagtime=DAYS")),
         optional(named(WORD, "--forfeittime=DAYS")),
         optional(named(WORD, "--totaltime=DAYS")),
+        optional(named(WORD, "-timebank=240h")),
+        optional(named(WORD, "-increment=36h")),
+        optional(named(WORD, "-weekends")),
     )
     description = "open a new board; u1 plays Ohs and moves first, u2 plays Eks"
     details = (
@@ -27,7 +30,12 @@ class ChallengeCommand(Command):
         "(a reminder after that many days without a move, default 7, at least 1), "
         "--forfeittime=DAYS (the game is lost after that many days without a move, default "
         "28, at least 3, and longer than the nag time), --totaltime=DAYS (each player's "
-        "total thinking time over the game, at least 3; running out loses on time). No game "
+        "total thinking time over the game, at least 3; running out loses on time), "
+        "-timebank=240h (a capped time bank: each player starts with that much, in hours "
+        "or days (10d), at least 3 days; each move's thinking time is taken from it, and "
+        "running out loses on time), -increment=36h (what each move adds to the bank, up "
+        "to its cap), -weekends (the clock stops on Saturdays and Sundays in each "
+        "player's time zone). Vacations stop the clock too. No game "
         "is lost on time until a day after a reminder was mailed to the player. Both players "
         "get the board."
     )

@@ -105,7 +105,7 @@ class EventCreateCommand(Command):
         secret("EVENTPASSWORD"),
         rest(
             "[--rounds=N] [--max-players=N] [--starts=+Nd] [--nagtime=D] [--forfeittime=D] "
-            "[--totaltime=D] [-unrated]"
+            "[--totaltime=D] [-timebank=240h] [-increment=36h] [-weekends] [-unrated]"
         ),
     )
     description = "create a private event (round-robin, swiss or knockout) others join"
@@ -116,7 +116,8 @@ class EventCreateCommand(Command):
         "--rounds=N (a Swiss's rounds; a round robin played twice: 2), --max-players=N "
         "(at most 16; full starts it), --starts=+Nd or +Nh (the start, at most 30 days "
         "ahead; without it the event starts when full), and the clock of a challenge: "
-        "--nagtime=D, --forfeittime=D, --totaltime=D, -unrated. A player has at most two "
+        "--nagtime=D, --forfeittime=D, --totaltime=D, -timebank=240h, -increment=36h, "
+        "-weekends, -unrated. A player has at most two "
         "private events open or running at a time."
     )
     section = "emergo"

@@ -48,7 +48,10 @@ MAX_ECHO_CHARS = 200
 _NOTATION = r"[a-i][1-9](?:[-x:][a-i][1-9])*x?"
 _MOVE = re.compile(rf"{_NOTATION}(?:={_NOTATION})?(?:#[0-9]{{1,5}})?", re.IGNORECASE)
 _OPTION = re.compile(r"--?([a-z]+)(?:=([a-z0-9]{1,12}))?", re.IGNORECASE)
-OPTION_NAMES = frozenset({"rated", "unrated", "blocked", "nagtime", "forfeittime", "totaltime"})
+OPTION_NAMES = frozenset(
+    {"rated", "unrated", "blocked", "nagtime", "forfeittime", "totaltime"}
+    | {"timebank", "increment", "weekends"}
+)
 # A board number, optionally with a move number ("101", "101#7").
 _BOARD = re.compile(r"([0-9]{1,9})(?:#[0-9]{1,5})?")
 

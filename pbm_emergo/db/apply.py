@@ -52,6 +52,7 @@ from pbm_emergo.game.account_changes import (
     PlayersMerged,
     SignedOff,
     VacationEnded,
+    VacationEndTold,
     VacationStarted,
 )
 from pbm_emergo.game.blocks import BlockAdded, BlockRemoved
@@ -195,6 +196,8 @@ def apply_change(session: Session, change: Write) -> None:
             vacations.end_vacation(
                 session, change.player_id, change.at, expected=change.expected
             )
+        case VacationEndTold():
+            vacations.mark_end_told(session, change.vacation_id)
         case AccountClosed():
             support.close_account(session, change.player_id, change.at)
         case PlayerDeleted():
@@ -208,6 +211,8 @@ def apply_change(session: Session, change: Write) -> None:
                 blocked_rule=change.blocked_rule, nag_days=change.nag_days,
                 forfeit_days=change.forfeit_days, total_days=change.total_days,
                 number=change.number, event_id=change.event_id, event_round=change.event_round,
+                timebank_hours=change.timebank_hours, increment_hours=change.increment_hours,
+                weekends_off=change.weekends_off,
             )
         case MailBudgetCharged():
             outbox.recheck_mail_budget(
@@ -287,6 +292,8 @@ def apply_change(session: Session, change: Write) -> None:
                 total_days=change.total_days, robots=change.robots, rated=change.rated,
                 owner_id=change.owner_id, join_password_hash=change.join_password_hash,
                 league=change.league, season=change.season,
+                timebank_hours=change.timebank_hours, increment_hours=change.increment_hours,
+                weekends_off=change.weekends_off,
             )
         case EntryAdded():
             events.add_entry(

@@ -174,6 +174,9 @@ def create_board(
     number: int | None = None,
     event_id: int | None = None,
     event_round: int | None = None,
+    timebank_hours: int | None = None,
+    increment_hours: int | None = None,
+    weekends_off: bool = False,
 ) -> Board:
     """A new active board; ``white`` (Ohs) moves first. ``number``: the number a command
     announced (Conflict if it was taken meanwhile); else the next one."""
@@ -206,6 +209,9 @@ def create_board(
         to_move=start.to_move,
         event_id=event_id,
         event_round=event_round,
+        timebank_hours=timebank_hours,
+        increment_hours=increment_hours,
+        weekends_off=weekends_off,
     )
     session.add(board)
     session.flush()
@@ -301,7 +307,12 @@ def boards_to_check(session: Session, now: datetime) -> Sequence[Board]:
         select(Board)
         .where(
             Board.status == BOARD_ACTIVE,
-            or_(idle_since <= now - timedelta(days=1), Board.total_days.is_not(None)),
+            or_(
+                idle_since <= now - timedelta(days=1),
+                Board.total_days.is_not(None),
+                Board.timebank_hours.is_not(None),
+                Board.weekends_off.is_(True),
+            ),
         )
         .options(
             selectinload(Board.white_player).selectinload(Player.addresses),

@@ -295,6 +295,12 @@ class Board(Base):
         ForeignKey("events.id", ondelete="SET NULL"), index=True
     )
     event_round: Mapped[int | None] = mapped_column(Integer)
+    # `-timebank=` / `-increment=`: each player's capped time bank and what a move adds to
+    # it, in hours (NULL: no time bank; what is left is counted from the moves' times).
+    timebank_hours: Mapped[int | None] = mapped_column(Integer)
+    increment_hours: Mapped[int | None] = mapped_column(Integer)
+    # `-weekends`: the clocks stop on Saturdays and Sundays in each player's time zone.
+    weekends_off: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     white_player: Mapped[Player] = relationship(foreign_keys=[white_player_id])
     black_player: Mapped[Player] = relationship(foreign_keys=[black_player_id])
@@ -397,6 +403,9 @@ class Vacation(Base):
     starts_at: Mapped[datetime] = mapped_column(UTCDateTime())
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime())
     days: Mapped[int] = mapped_column(Integer)
+    # The player was told it ended: by the scheduler's mail when it ran out, or by the
+    # reply to the command that ended or replaced it.
+    end_told: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Subscription(Base):
@@ -719,6 +728,11 @@ class Event(Base):
     total_days: Mapped[int | None] = mapped_column(Integer)
     robots: Mapped[str] = mapped_column(String(8), default="none")
     rated: Mapped[bool] = mapped_column(Boolean, default=True)
+    # A capped time bank and a weekend pause for the event's games, as a challenge's
+    # -timebank=, -increment= (hours; NULL: none) and -weekends.
+    timebank_hours: Mapped[int | None] = mapped_column(Integer)
+    increment_hours: Mapped[int | None] = mapped_column(Integer)
+    weekends_off: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     # A private event (``emergo event create``): its creator, and its join password's hash.
     owner_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
     join_password_hash: Mapped[str | None] = mapped_column(String(PASSWORD_HASH_LENGTH))

@@ -168,6 +168,14 @@ class VacationEnded:
     expected: datetime | None
 
 
+@dataclass(frozen=True)
+class VacationEndTold:
+    """The player was told that their vacation ``vacation_id`` ended (Conflict when a run
+    told them meanwhile)."""
+
+    vacation_id: int
+
+
 # --- the operator's support cases --------------------------------------------------------
 
 
@@ -256,6 +264,7 @@ AccountChange = (
     | PlayerDeleted | PlayersMerged | MailBudgetCharged
     | PasswordResetMailed | PasswordResetUsed
     | ExpiredConfirmationsDropped
+    | VacationEndTold
 )
 ACCOUNT_CHANGE_TYPES = (
     PasswordHashStored, LoginFailureRecorded, OldLoginFailuresForgotten,
@@ -264,4 +273,5 @@ ACCOUNT_CHANGE_TYPES = (
     PlayerDeleted, PlayersMerged, MailBudgetCharged,
     PasswordResetMailed, PasswordResetUsed,
     ExpiredConfirmationsDropped,
+    VacationEndTold,
 )

@@ -150,6 +150,11 @@ class BoardState:
     # "black", None for a draw), computed by the shell's rating model from the players'
     # standings as read: the decisions take the one of the result (:meth:`rating_if`).
     rating_outcomes: tuple[tuple[str | None, GameRating], ...] = ()
+    # A capped time bank (-timebank=, -increment=: hours; None: none), and whether the
+    # clock stops at weekends in the player's time zone (-weekends).
+    timebank_hours: int | None = None
+    increment_hours: int | None = None
+    weekends_off: bool = False
 
     @property
     def active(self) -> bool:

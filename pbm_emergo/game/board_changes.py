@@ -31,6 +31,10 @@ class BoardCreated:
     # A game of an event: the event and its round.
     event_id: int | None = None
     event_round: int | None = None
+    # The time bank and the weekend pause (see BoardState).
+    timebank_hours: int | None = None
+    increment_hours: int | None = None
+    weekends_off: bool = False
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
@@ -30,15 +30,32 @@ MIN_FORFEIT_DAYS = 3
 # only once such a reminder was sent in the player's turn (queued or held back is not sent).
 REMINDER_NOTICE = timedelta(days=1)
 
+# A time bank (-timebank=) holds from MIN_FORFEIT_DAYS (a game starts without the other
+# player's consent: time to hear of it) to a year; its increment from none to all of it.
+MIN_TIME_BANK_HOURS = MIN_FORFEIT_DAYS * 24
+MAX_TIME_BANK_HOURS = 365 * 24
+
 # The time zone of a player who chose none.
 DEFAULT_TIMEZONE = "UTC"
 
 
+def merged(periods: Iterable[Period]) -> list[Period]:
+    """``periods`` as periods that do not overlap each other, in order (a vacation over a
+    weekend stops the clock once)."""
+    joined: list[Period] = []
+    for first, last in sorted(periods):
+        if joined and first <= joined[-1][1]:
+            joined[-1] = (joined[-1][0], max(joined[-1][1], last))
+        elif last > first:
+            joined.append((first, last))
+    return joined
+
+
 def overlap(periods: Iterable[Period], start: datetime, end: datetime) -> timedelta:
-    """How much of the time from ``start`` to ``end`` the ``periods`` cover (they do not
-    overlap each other: a new vacation ends the current one)."""
+    """How much of the time from ``start`` to ``end`` the ``periods`` cover (where two
+    overlap, once)."""
     covered = timedelta()
-    for first, last in periods:
+    for first, last in merged(periods):
         low, high = max(first, start), min(last, end)
         if high > low:
             covered += high - low
@@ -50,6 +67,21 @@ def running(start: datetime, end: datetime, periods: Iterable[Period]) -> timede
     if end <= start:
         return timedelta()
     return max(end - start - overlap(periods, start, end), timedelta())
+
+
+def clock_reaches(start: datetime, amount: timedelta, stops: Iterable[Period]) -> datetime:
+    """When a clock that starts at ``start`` and stands during ``stops`` has run
+    ``amount``."""
+    moment = start
+    for first, last in merged(stops):
+        if last <= moment:
+            continue
+        if first > moment:
+            if moment + amount <= first:
+                return moment + amount
+            amount -= first - moment
+        moment = last
+    return moment + amount
 
 
 def thinking_time(
@@ -75,13 +107,122 @@ def thinking_time(
     return spent
 
 
-def side_periods(state: BoardState) -> dict[str, list[Period]]:
-    """The vacations of each side of ``state`` that its read found."""
+def bank_left(
+    created_at: datetime,
+    moves: Sequence[tuple[int, datetime]],
+    side_of: Callable[[int], str],
+    periods: Mapping[str, Sequence[Period]],
+    to_move: str | None,
+    now: datetime | None,
+    bank: TimeBank,
+) -> dict[str, timedelta]:
+    """What is left of each side's time bank: it starts full (``bank.cap``), each move's
+    thinking time (as :func:`thinking_time` counts it) is taken from it, and each move adds
+    ``bank.increment`` up to the cap; the running turn of ``to_move`` is taken up to
+    ``now``. Below zero, the side ran out of time."""
+    left = {WHITE: bank.cap, BLACK: bank.cap}
+    previous = created_at
+    for player_id, played_at in moves:
+        side = side_of(player_id)
+        spent = running(previous, played_at, periods.get(side, ()))
+        left[side] = min(left[side] - spent + bank.increment, bank.cap)
+        previous = max(previous, played_at)
+    if to_move is not None and now is not None:
+        left[to_move] -= running(previous, now, periods.get(to_move, ()))
+    return left
+
+
+@dataclass(frozen=True)
+class TimeBank:
+    """A capped time bank (``-timebank=240h -increment=36h``): each player starts with
+    ``cap``, and each move adds ``increment`` to what is left, up to ``cap``."""
+
+    cap: timedelta
+    increment: timedelta
+
+    @classmethod
+    def of(cls, cap_hours: int | None, increment_hours: int | None) -> TimeBank | None:
+        """The time bank of a board's stored terms (None: the board has none)."""
+        if cap_hours is None:
+            return None
+        return cls(timedelta(hours=cap_hours), timedelta(hours=increment_hours or 0))
+
+
+def hours_of(value: str) -> int | None:
+    """The hours of a clock option's value: ``240h``, ``10d`` or ``10`` (days); None when
+    it is none of these."""
+    number, unit = (value[:-1], value[-1]) if value[-1:] in ("h", "d") else (value, "d")
+    if not (number.isascii() and number.isdigit() and len(number) <= 5):
+        return None
+    return int(number) * (1 if unit == "h" else 24)
+
+
+def time_bank_fault(timebank_hours: int | None, increment_hours: int | None) -> str | None:
+    """What is wrong with a time bank's terms, in a sentence (None: they hold)."""
+    if increment_hours is not None and timebank_hours is None:
+        return (
+            "The option -increment= adds time to a time bank: give -timebank= too (for "
+            "example -timebank=240h -increment=36h)."
+        )
+    if timebank_hours is None:
+        return None
+    if not MIN_TIME_BANK_HOURS <= timebank_hours <= MAX_TIME_BANK_HOURS:
+        return (
+            f"The time bank (-timebank=) holds from {MIN_TIME_BANK_HOURS} hours "
+            f"({MIN_FORFEIT_DAYS} days) to {MAX_TIME_BANK_HOURS // 24} days."
+        )
+    if (increment_hours or 0) > timebank_hours:
+        return "The increment (-increment=) is more than the time bank holds (-timebank=)."
+    return None
+
+
+def clock_terms_text(
+    timebank_hours: int | None, increment_hours: int | None, weekends_off: bool
+) -> str | None:
+    """The time bank and the weekend pause in words (None: neither)."""
+    parts = []
+    if timebank_hours is not None:
+        parts.append(
+            f"a time bank of {timebank_hours} hours each, {increment_hours or 0} hours added "
+            "a move (up to the bank's size)"
+        )
+    if weekends_off:
+        parts.append("the clocks stop at weekends (Saturday and Sunday in each player's time zone)")
+    return "; ".join(parts) or None
+
+
+def weekends(timezone: str, start: datetime, end: datetime) -> list[Period]:
+    """The weekends (Saturday 00:00 to Monday 00:00 in ``timezone``, the player's) that
+    meet the time from ``start`` to ``end``: the clock of a board with ``-weekends`` stops
+    during them."""
+    if end <= start:
+        return []
+    zone = ZoneInfo(timezone_named(timezone) or DEFAULT_TIMEZONE)
+    day = start.astimezone(zone).date()
+    day -= timedelta(days=(day.weekday() - 5) % 7)  # the Saturday on or before it
+    last = end.astimezone(zone).date()
+    found: list[Period] = []
+    while day <= last:
+        saturday = datetime.combine(day, time(), zone)
+        monday = datetime.combine(day + timedelta(days=2), time(), zone)
+        first, until = saturday.astimezone(start.tzinfo), monday.astimezone(start.tzinfo)
+        if until > start and first < end:
+            found.append((first, until))
+        day += timedelta(days=7)
+    return found
+
+
+def side_periods(state: BoardState, now: datetime | None = None) -> dict[str, list[Period]]:
+    """The times each side's clock of ``state`` stands: the vacations its read found, and
+    on a board with ``-weekends`` the weekends in the player's time zone up to ``now``."""
     periods: dict[str, list[Period]] = {WHITE: [], BLACK: []}
     for player_id, start, end in state.vacations:
         side = state.side_of(player_id)
         if side is not None:
             periods[side].append((start, end))
+    if state.weekends_off and now is not None:
+        for side in (WHITE, BLACK):
+            periods[side] += weekends(state.seat(side).timezone, state.created_at, now)
     return periods
 
 
@@ -109,27 +250,33 @@ def deadlines(state: BoardState, now: datetime) -> Deadlines | None:
     seat = state.seat(state.to_move)
     if seat.on_vacation(now):
         return None
-    periods = side_periods(state)
+    periods = side_periods(state, now)
     away = periods[state.to_move]
     last_move = state.moves[-1].played_at if state.moves else state.created_at
     waiting = running(last_move, now, away)
     left = timedelta(days=state.forfeit_days) - waiting
+    moves = [(m.player_id, m.played_at) for m in state.moves]
+    side_of: Callable[[int], str] = lambda pid: state.side_of(pid) or WHITE  # noqa: E731
     if state.total_days is not None:
-        used = thinking_time(
-            state.created_at,
-            [(m.player_id, m.played_at) for m in state.moves],
-            lambda pid: state.side_of(pid) or WHITE,
-            periods,
-            state.to_move,
-            now,
-        )[state.to_move]
-        left = min(left, timedelta(days=state.total_days) - used)
+        used = thinking_time(state.created_at, moves, side_of, periods, state.to_move, now)
+        left = min(left, timedelta(days=state.total_days) - used[state.to_move])
+    bank = TimeBank.of(state.timebank_hours, state.increment_hours)
+    if bank is not None:
+        banked = bank_left(state.created_at, moves, side_of, periods, state.to_move, now, bank)
+        left = min(left, banked[state.to_move])
     reminded_at = state.last_reminder_at
     reminded = reminded_at is not None and reminded_at >= last_move
     since_reminder = running(max(reminded_at or state.created_at, last_move), now, away)
     nag = timedelta(days=state.nag_days)
-    nag_due = now + max(nag - waiting, nag - since_reminder, timedelta())
-    forfeit = now + max(left, timedelta())
+    # The moments the clock reaches the nag time and the end of the time: later than the
+    # clock time left on a board whose clock stops at weekends.
+    ahead = (
+        weekends(seat.timezone, now, now + 2 * max(left, nag) + timedelta(days=3))
+        if state.weekends_off
+        else []
+    )
+    nag_due = clock_reaches(now, max(nag - waiting, nag - since_reminder, timedelta()), ahead)
+    forfeit = clock_reaches(now, max(left, timedelta()), ahead)
     reminder: datetime | None
     if reminded and reminded_at is not None:
         forfeit = max(forfeit, reminded_at + REMINDER_NOTICE)

@@ -26,6 +26,10 @@ class EventCreated:
     join_password_hash: str | None = None
     league: str | None = None
     season: int | None = None
+    # The time bank and the weekend pause of its games (see BoardState).
+    timebank_hours: int | None = None
+    increment_hours: int | None = None
+    weekends_off: bool = False
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,9 @@ class RematchTerms:
     nag_days: int
     forfeit_days: int
     total_days: int | None
+    timebank_hours: int | None = None
+    increment_hours: int | None = None
+    weekends_off: bool = False
 
     @property
     def challenged(self) -> str:
@@ -58,4 +61,7 @@ def rematch_terms(state: BoardState, player_id: int) -> RematchTerms:
         nag_days=state.nag_days,
         forfeit_days=state.forfeit_days,
         total_days=state.total_days,
+        timebank_hours=state.timebank_hours,
+        increment_hours=state.increment_hours,
+        weekends_off=state.weekends_off,
     )

@@ -278,11 +278,16 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "number": 101,
         "days": 7,
         "days_left": 21,
+        "weekends": True,
         "board_text": "THE BOARD\n",
     },
     "notice/lock_vacation.txt.j2": {
         "userid": "bob", "number": 101, "until": "2026-11-22 10:00 UTC", "left": 29,
         "allowance": 30, "year": 2026,
+    },
+    "notice/vacation_over.txt.j2": {
+        "userid": "bob", "ended": "2026-11-22 10:00 UTC", "left": 28, "allowance": 30,
+        "year": 2026,
     },
     "error/error.txt.j2": ERROR,
     "error/wrong_password.txt.j2": {
@@ -377,7 +382,7 @@ BOARD_EXTRAS = {
     "vacations": ["bob is on vacation until 2026-12-01 10:00 UTC."],
     "queue": ["Your queued move (only you see this): d5 as move 4."],
     "clocks": ["alice 1 h used, 9 d 23 h left", "bob none used, 10 d left"],
-    "total_days": 10,
+    "clock_title": "Thinking time (10 days each)",
 }
 SAMPLES["board.txt.j2"].update(BOARD_EXTRAS)
 SAMPLES["board/section.html.j2"].update(BOARD_EXTRAS)

@@ -60,9 +60,13 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
     # The vacations count on a board with a total thinking time, and for the deadlines of
     # the turn under way when a player's vacation reached into it.
     turn_began = board.last_move_at or board.created_at
-    if board.total_days is not None or any(
-        p.vacation_until is not None and p.vacation_until > turn_began
-        for p in (board.white_player, board.black_player)
+    if (
+        board.total_days is not None
+        or board.timebank_hours is not None
+        or any(
+            p.vacation_until is not None and p.vacation_until > turn_began
+            for p in (board.white_player, board.black_player)
+        )
     ):
         periods = vacations.periods_of(
             session, (board.white_player_id, board.black_player_id), board.created_at
@@ -108,6 +112,9 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
         pair_rated_at=pair_rated_at,
         in_event=board.event_id is not None,
         last_reminder_at=board.last_reminder_at,
+        timebank_hours=board.timebank_hours,
+        increment_hours=board.increment_hours,
+        weekends_off=board.weekends_off,
         # What each result would do to the ratings (the decisions are pure: the rating
         # model's results come to them as values).
         rating_outcomes=(
