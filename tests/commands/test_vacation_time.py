@@ -146,7 +146,9 @@ def test_a_vacation_stops_the_total_time(players: Mailer) -> None:
     players.send("emergo challenge alice bob --totaltime=3")
     move(players, "alice", "e4")
     vacation(players, "3", userid="bob")
-    assert run_scheduler(players, timedelta(days=3)) == []
+    # No reminder and no loss while away; only the vacation's end is told.
+    after = run_scheduler(players, timedelta(days=3))
+    assert [r.subject for r in after] == ["Emergo: the vacation of bob is over"]
     assert board(players.factory).status == "active"
     # Two days of bob's clock after the vacation: one day left, the reminder; then the loss.
     [nag] = run_scheduler(players, timedelta(days=2))
