@@ -77,7 +77,10 @@ def test_vacation_pauses_reminders_and_forfeits_and_stops_the_clock(game: Mailer
     # The vacation's 20 days do not count: alice's clock reaches 7 days 27 days after the
     # board was made, and 28 days 48 days after.
     game.now = start + timedelta(days=27, minutes=-1)
-    assert run_scheduler(game, timedelta()) == []
+    # No reminder yet; the vacation's end is told.
+    assert [r.subject for r in run_scheduler(game, timedelta())] == [
+        "Emergo: the vacation of alice is over"
+    ]
     assert [r.subject for r in run_scheduler(game, timedelta(minutes=2))] == [
         "Nag: Emergo Board 101 alice"
     ]
