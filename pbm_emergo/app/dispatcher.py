@@ -27,6 +27,8 @@ from pbm_emergo.db import outbox, players
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
+from pbm_emergo.views import i18n
+from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -233,8 +235,19 @@ def dispatch(
         )
     ctx.known = known
     ctx.secrets.words = language.hidden_words(lines, ctx.known)
-    replies, writes = _dispatch(ctx, language, mail, text)
+    with speaking(reply_language(session, mail)):
+        replies, writes = _dispatch(ctx, language, mail, text)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
+
+
+def reply_language(session: Session | None, mail: CommandMail) -> str | None:
+    """The language of the replies to a mail's sender: the one their player chose, else
+    the one the mail says it is written in (Content-Language), else None (English)."""
+    chosen = (
+        players.language_of_address(session, mail.sender)
+        if session is not None and mail.sender else None
+    )
+    return chosen or i18n.supported(mail.content_language.split(",")[0])
 
 
 def _dispatch(
@@ -248,7 +261,7 @@ def _dispatch(
             log.info("mail without a command from %s: not answered", mail.sender)
             return [], []
         err = NoCommand(
-            "Your mail has no command: write the command in the Subject line.",
+            i18n._("Your mail has no command: write the command in the Subject line."),
             template="error/start_here.txt.j2",
         )
         return [Reply(to=mail.sender, subject=START_HERE_SUBJECT, body=error_text(err, ""))], []

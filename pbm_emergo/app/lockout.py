@@ -44,6 +44,7 @@ from pbm_emergo.game.lockout import (
     FailureCount,
     count_wrong_password,
 )
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -219,7 +220,7 @@ def wrong_password(
                 ),
             )
     return Refused(
-        f"Wrong password for {player.userid}.",
+        i18n._("Wrong password for %(userid)s.", userid=player.userid),
         board=board,
         template="error/wrong_password.txt.j2",
         userid=player.userid,

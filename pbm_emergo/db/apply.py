@@ -96,7 +96,7 @@ from pbm_emergo.game.event_changes import (
     RoundOpened,
 )
 from pbm_emergo.game.notes import NoteAdded
-from pbm_emergo.game.setting_changes import DigestSent, DigestSet, TimezoneSet
+from pbm_emergo.game.setting_changes import DigestSent, DigestSet, LanguageSet, TimezoneSet
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -312,6 +312,8 @@ def apply_change(session: Session, change: Write) -> None:
             events.set_divisions(session, change.event_id, change.divisions)
         case TimezoneSet():
             players.set_timezone(session, change.player_id, change.timezone)
+        case LanguageSet():
+            players.set_language(session, change.player_id, change.language)
         case DigestSet():
             players.set_digest(session, change.player_id, change.hour, change.at)
         case DigestSent():

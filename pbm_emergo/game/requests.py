@@ -502,3 +502,13 @@ class BoardStyleRequest(LoginRequest):
     """``board userid password list|diagram``: ``style`` is ``list`` or ``diagram``."""
 
     style: str
+
+
+# --- the language of a player's replies ---------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRequest(LoginRequest):
+    """``language userid password LANG``: ``language`` a locale the server writes in."""
+
+    language: str

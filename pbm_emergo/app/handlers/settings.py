@@ -1,4 +1,5 @@
-"""A player's settings of how the server talks to them: ``timezone``, ``notify digest``."""
+"""A player's settings of how the server talks to them: ``timezone``, ``notify digest``,
+``language``."""
 
 from __future__ import annotations
 
@@ -10,8 +11,11 @@ from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.game.clock import local_time
 from pbm_emergo.game.digest import digest_slot
-from pbm_emergo.game.requests import DigestRequest, TimezoneRequest
-from pbm_emergo.game.setting_changes import DigestSet, TimezoneSet
+from pbm_emergo.game.languages import NAMES
+from pbm_emergo.game.requests import DigestRequest, LanguageRequest, TimezoneRequest
+from pbm_emergo.game.setting_changes import DigestSet, LanguageSet, TimezoneSet
+from pbm_emergo.views import i18n
+from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 
 
@@ -61,3 +65,19 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
             else f"Emergo: digest of {player.userid} off"
         ),
     )
+
+
+@handles(LanguageRequest)
+def language_request(ctx: Context, request: LanguageRequest) -> Result:
+    player = login(ctx, request)
+    ctx.write(LanguageSet(player.id, request.language))
+    # The answer is the first reply in the new language.
+    with speaking(request.language):
+        return Result(
+            summary=f"{player.userid} reads replies in {request.language}",
+            answer=render(
+                "language.txt.j2", userid=player.userid, language=NAMES[request.language]
+            ),
+            answer_subject=i18n._("Emergo: %(userid)s reads replies in %(language)s",
+                             userid=player.userid, language=NAMES[request.language]),
+        )

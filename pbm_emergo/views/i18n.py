@@ -1,0 +1,77 @@
+"""The language of a reply: gettext catalogs (Babel) and the locale a reply is written in.
+
+The catalogs are ``pbm_emergo/locale/<lang>/LC_MESSAGES/messages.po``, compiled to the
+``.mo`` files beside them (committed, so that an editable install and a wheel both carry
+them; ``pybabel compile`` after every change: docs/development.md). English is the
+templates' own text: its catalog translates nothing.
+
+The reply being rendered is written in the locale of :func:`current`, which the code that
+knows the recipient sets with :func:`speaking` (the sender of a mail, each player a board
+mail goes to); the templates' ``{% trans %}`` blocks and the ``_()`` of the Python side read
+it at render time. Command words are never translated: a Dutch reply still quotes
+``emergo move ...``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.support import NullTranslations, Translations
+
+from pbm_emergo.game.languages import DEFAULT, LANGUAGES, NAMES, language_named
+
+__all__ = ["DEFAULT", "LANGUAGES", "NAMES", "current", "speaking", "supported"]
+
+DOMAIN = "messages"
+
+_current: ContextVar[str] = ContextVar("reply_locale", default=DEFAULT)
+
+
+def locale_dir() -> Path:
+    """The folder of the catalogs (inside the package, in a wheel as in a checkout)."""
+    return Path(__file__).resolve().parents[1] / "locale"
+
+
+def supported(tag: str | None) -> str | None:
+    """The locale of ours that a language tag (``nl``, ``de-CH``, ``fr_BE``) names."""
+    return language_named(tag)
+
+
+def current() -> str:
+    """The locale the reply now rendered is written in."""
+    return _current.get()
+
+
+@contextmanager
+def speaking(locale: str | None) -> Iterator[None]:
+    """Render what is rendered inside in ``locale`` (None or unknown: English)."""
+    token = _current.set(supported(locale) or DEFAULT)
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+@cache
+def translations(locale: str) -> NullTranslations:
+    """The compiled catalog of ``locale`` (English: none, the text as written)."""
+    if locale == DEFAULT:
+        return NullTranslations()
+    return Translations.load(str(locale_dir()), [locale], DOMAIN)
+
+
+def _(message: str, **values: Any) -> str:
+    """``message`` in the current locale, its ``%(name)s`` placeholders filled in."""
+    text = translations(current()).gettext(message)
+    return text % values if values else text
+
+
+def ngettext(singular: str, plural: str, count: int, **values: Any) -> str:
+    """The singular or plural of a message in the current locale; ``%(num)s`` is ``count``."""
+    text = translations(current()).ngettext(singular, plural, count)
+    return text % {"num": count, **values}
