@@ -1,0 +1,67 @@
+"""Replies in the player's language by mail: ``language USERID PASSWORD de`` makes help,
+errors and board mails German for that player only, command words staying English; a mail's
+``Content-Language`` speaks for a sender who has chosen none. Through the real listener,
+SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tests.support.post import ALICE, BOB, Post, challenge, text
+
+
+def test_a_player_who_sets_german_gets_german_replies(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    answer = post.one("language bob bob-pw1 de", BOB)
+    assert str(answer["Subject"]) == "Emergo: bob liest Antworten auf Deutsch"
+    assert "bob liest Antworten ab jetzt auf Deutsch" in text(answer)
+    assert "  language bob PASSWORD en\n" in text(answer)  # the command words stay English
+    assert "bob-pw1" not in text(answer)
+
+    helped = text(post.one("help", BOB))
+    assert helped.startswith("Hilfe zum Emergo-Mailserver ")
+    assert "Befehle für das Konto:\n" in helped
+    assert "  emergo move " in helped  # usages as they are written
+    assert all(len(line) <= 72 for line in helped.splitlines())
+
+    wrong = text(post.one("timezone bob wrong-pw UTC", BOB))
+    assert "Falsches Passwort für bob." in wrong
+    assert "Schicke 'help' für die Liste der Befehle." in wrong
+
+    usage = text(post.one("language bob bob-pw1", BOB))
+    assert "Schreibe es so:\n  language userid password LANG\n" in usage
+
+    board = challenge(post)
+    mails = {str(m["To"]): m for m in post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)}
+    german, english = text(mails[BOB]), text(mails[ALICE])
+    assert "Züge:\n" in german
+    assert "Moves:\n" in english and "Züge" not in english  # alice chose nothing
+    # The help in English for alice, as before.
+    assert text(post.one("help", ALICE)).startswith("Help for the Emergo mail server ")
+
+    # Back to English.
+    post.one("language bob bob-pw1 en", BOB)
+    assert text(post.one("help", BOB)).startswith("Help for the Emergo mail server ")
+
+
+def test_content_language_speaks_until_the_player_chooses(make_post: Callable[..., Post]) -> None:
+    post = make_post()
+    dutch = text(post.one("help", ALICE, headers={"Content-Language": "nl-NL"}))
+    assert dutch.startswith("Hulp bij de Emergo-mailserver ")
+    french = text(post.one("help", ALICE, headers={"Content-Language": "fr, en"}))
+    assert french.startswith("Aide du serveur de courriel Emergo ")
+    assert text(post.one("help", ALICE)).startswith("Help for the Emergo mail server ")
+    # A choice wins over the header.
+    post.one("language alice alice-pw1 de", ALICE)
+    chosen = text(post.one("help", ALICE, headers={"Content-Language": "nl"}))
+    assert chosen.startswith("Hilfe zum Emergo-Mailserver ")
+
+
+def test_an_unknown_language_is_refused_and_changes_nothing(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    refused = text(post.one("language bob bob-pw1 klingon", BOB))
+    assert "Write en, nl, de or fr after the password" in refused
+    assert "bob-pw1" not in refused
+    assert text(post.one("help", BOB)).startswith("Help for the Emergo mail server ")
