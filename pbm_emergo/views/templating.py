@@ -99,15 +99,22 @@ def html_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> 
     return env
 
 
-def install_translations(env: Environment, translations: NullTranslations) -> None:
+def install_translations(
+    env: Environment, translations: NullTranslations, *, mark: bool = True
+) -> None:
     """Give ``env``'s ``{% trans %}`` blocks (and ``_()``) the catalog ``translations``.
 
     New-style gettext (the block's variables as keyword arguments, ``%(name)s`` in the
     catalogs), with each variable marked as a value while the sentence around it stays the
     template's own words (:mod:`pbm_emergo.views.rendered`): a translated sentence must not
-    hide where its values are from the secrets' scrubber."""
+    hide where its values are from the secrets' scrubber. ``mark=False``: an environment
+    whose output is not unmarked (the web pages), the values put in as they are."""
 
     def words(context: Context, text: str, variables: dict[str, Any]) -> str:
+        if not mark:
+            if context.eval_ctx.autoescape:
+                return Markup(text) % variables
+            return text % variables
         if context.eval_ctx.autoescape:
             values = {k: Markup(rendered.marked_value(escape(v))) for k, v in variables.items()}
             return rendered.TemplateMarkup(Markup(text) % values)
