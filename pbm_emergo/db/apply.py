@@ -174,6 +174,8 @@ def apply_change(session: Session, change: Write) -> None:
                 password_hash=change.password_hash,
             )
             _add_confirmations(session, player.id, change.confirmations)
+            if change.language is not None:
+                players.set_language(session, player.id, change.language)
             # The password just set is as good as one just checked.
             credentials.cache().remember(player.id, change.password_hash, change.password)
         case AddressesChanged():

@@ -144,6 +144,7 @@ class SignupRequest(Request):
     userid: str
     password: Password
     addresses: tuple[str, ...]
+    language: str | None = None  # language=LANG among the words: the replies' language
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tests.support.post import ALICE, BOB, Post, challenge, text
+from tests.support.signup import confirmation_code
 
 
 def test_a_player_who_sets_german_gets_german_replies(make_post: Callable[..., Post]) -> None:
@@ -65,3 +66,22 @@ def test_an_unknown_language_is_refused_and_changes_nothing(
     assert "Write en, nl, de or fr after the password" in refused
     assert "bob-pw1" not in refused
     assert text(post.one("help", BOB)).startswith("Help for the Emergo mail server ")
+
+
+def test_signup_with_a_language_and_with_a_content_language(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    carol, dave = "carol@example.org", "dave@example.org"
+    code_mail = post.one("signup carol carol-pw1 language=nl", carol)
+    assert "language=nl" not in str(code_mail["To"])
+    post.one(f"confirm {confirmation_code(text(code_mail))}", carol)
+    assert text(post.one("help", carol)).startswith("Hulp bij de Emergo-mailserver ")
+
+    # No option: the signup mail's Content-Language stays the player's language.
+    code_mail = post.one("signup dave dave-pw1", dave, headers={"Content-Language": "fr-CA"})
+    post.one(f"confirm {confirmation_code(text(code_mail))}", dave)
+    assert text(post.one("help", dave)).startswith("Aide du serveur de courriel Emergo ")
+
+    refused = text(post.one("signup erin erin-pw1 language=tlh", "erin@example.org"))
+    assert "Write language=en, language=nl, language=de or language=fr." in refused
