@@ -337,7 +337,10 @@ def board_view(
             spent[side] += max(move.played_at - previous, timedelta())
             previous = move.played_at
         last = state.moves[-1]
-        last_move = f"Last move: {at(last.played_at)} (move {last.number}, {last.notation})."
+        last_move = i18n._(
+            "Last move: %(when)s (move %(number)s, %(move)s).",
+            when=i18n.moment(last.played_at, "UTC"), number=last.number, move=last.notation,
+        )
         times = [f"{state.seat(side).userid} {duration(spent[side])}" for side in (WHITE, BLACK)]
     current = upto is None or upto >= state.ply
     context = dict(

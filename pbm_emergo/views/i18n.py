@@ -17,15 +17,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from babel.dates import format_date, format_time
+from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
+from pbm_emergo.game.clock import DEFAULT_TIMEZONE, local_time, timezone_named
 from pbm_emergo.game.languages import DEFAULT, LANGUAGES, NAMES, language_named
 
-__all__ = ["DEFAULT", "LANGUAGES", "NAMES", "current", "speaking", "supported"]
+__all__ = [
+    "DEFAULT", "LANGUAGES", "NAMES", "current", "moment", "number", "speaking", "supported"
+]
 
 DOMAIN = "messages"
 
@@ -75,3 +82,29 @@ def ngettext(singular: str, plural: str, count: int, **values: Any) -> str:
     """The singular or plural of a message in the current locale; ``%(num)s`` is ``count``."""
     text = translations(current()).ngettext(singular, plural, count)
     return text % {"num": count, **values}
+
+
+def moment(when: datetime, timezone: str) -> str:
+    """``when`` as the reader of the current locale in ``timezone`` reads it: in English
+    ``2026-12-01 14:00 CET (Europe/Amsterdam)`` (:func:`~pbm_emergo.game.clock.local_time`),
+    in the others the locale's long date and 24-hour time (``1. Dezember 2026 14:00 CET
+    (Europe/Amsterdam)``), with the zone's abbreviation and name as in English."""
+    locale = current()
+    if locale == DEFAULT:
+        return local_time(when, timezone)
+    name = timezone_named(timezone) or DEFAULT_TIMEZONE
+    local = when.astimezone(ZoneInfo(name))
+    abbreviation = local.tzname() or name
+    shown = (
+        f"{format_date(local, 'long', locale=locale)} "
+        f"{format_time(local, 'HH:mm', locale=locale)} {abbreviation}"
+    )
+    return shown if name in ("UTC", abbreviation) else f"{shown} ({name})"
+
+
+def number(value: float) -> str:
+    """A number as the current locale writes it (English: as Python does, ``1600``)."""
+    locale = current()
+    if locale == DEFAULT:
+        return str(value)
+    return format_decimal(value, locale=locale, group_separator=False)

@@ -6,7 +6,9 @@ SQLite and PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import timedelta
 
+from tests.support.clock import Clock
 from tests.support.post import ALICE, BOB, Post, challenge, text
 from tests.support.signup import confirmation_code
 
@@ -35,7 +37,7 @@ def test_a_player_who_sets_german_gets_german_replies(make_post: Callable[..., P
     board = challenge(post)
     mails = {str(m["To"]): m for m in post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)}
     german, english = text(mails[BOB]), text(mails[ALICE])
-    assert "Züge:\n" in german
+    assert "Züge:\n" in german and "Letzter Zug: " in german
     assert "Moves:\n" in english and "Züge" not in english  # alice chose nothing
     # The help in English for alice, as before.
     assert text(post.one("help", ALICE)).startswith("Help for the Emergo mail server ")
@@ -85,3 +87,20 @@ def test_signup_with_a_language_and_with_a_content_language(
 
     refused = text(post.one("signup erin erin-pw1 language=tlh", "erin@example.org"))
     assert "Write language=en, language=nl, language=de or language=fr." in refused
+
+
+def test_a_reminder_comes_in_the_players_language(
+    make_post: Callable[..., Post], clock: Clock
+) -> None:
+    post = make_post()
+    post.one("language bob bob-pw1 de", BOB)
+    board = challenge(post, "--nagtime=1 --forfeittime=3")
+    post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)
+    clock.now += timedelta(days=1, minutes=1)
+    post.wait_for_scheduler()
+    [nag] = [m for m in post.received_by(BOB) if "Nag:" in str(m["Subject"])]
+    body = text(nag)
+    assert body.startswith(f"bob, du bist auf Emergo-Brett {board} seit 1 Tag am Zug.\n")
+    assert f"  emergo move {board} bob PASSWORD MOVE\n" in body  # the command words English
+    assert "Züge:\n" in body
+    assert all(len(line) <= 72 for line in body.splitlines())

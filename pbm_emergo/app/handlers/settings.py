@@ -9,7 +9,6 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
-from pbm_emergo.game.clock import local_time
 from pbm_emergo.game.digest import digest_slot
 from pbm_emergo.game.languages import NAMES
 from pbm_emergo.game.requests import DigestRequest, LanguageRequest, TimezoneRequest
@@ -31,7 +30,7 @@ def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
             "timezone.txt.j2",
             userid=player.userid,
             zone=request.zone,
-            now=local_time(ctx.now, request.zone),
+            now=i18n.moment(ctx.now, request.zone),
         ),
         answer_subject=f"Emergo: {player.userid} reads times in {request.zone}",
     )
@@ -45,7 +44,7 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
     next_at = None
     if hour is not None:
         slot = digest_slot(hour, player.timezone, ctx.now) + timedelta(days=1)
-        next_at = local_time(slot, player.timezone)
+        next_at = i18n.moment(slot, player.timezone)
     return Result(
         summary=(
             f"{player.userid} gets a digest a day at {hour}:00"
