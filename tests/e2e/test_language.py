@@ -25,6 +25,7 @@ def test_a_player_who_sets_german_gets_german_replies(make_post: Callable[..., P
     assert helped.startswith("Hilfe zum Emergo-Mailserver ")
     assert "Befehle für das Konto:\n" in helped
     assert "  emergo move " in helped  # usages as they are written
+    assert "      die Sprache deiner Antworten: en, nl, de oder fr\n" in helped
     assert all(len(line) <= 72 for line in helped.splitlines())
 
     wrong = text(post.one("timezone bob wrong-pw UTC", BOB))
