@@ -30,6 +30,7 @@ def test_a_player_who_sets_german_gets_german_replies(make_post: Callable[..., P
 
     wrong = text(post.one("timezone bob wrong-pw UTC", BOB))
     assert "Falsches Passwort für bob." in wrong
+    assert "Bei Passwörtern zählt Groß- und Kleinschreibung. Vergessen? " in " ".join(wrong.split())
     assert "Schicke 'help' für die Liste der Befehle." in wrong
 
     usage = text(post.one("language bob bob-pw1", BOB))
