@@ -14,9 +14,10 @@ it at render time. Command words are never translated: a Dutch reply still quote
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -30,13 +31,22 @@ from babel.support import NullTranslations, Translations
 from pbm_emergo.game.clock import DEFAULT_TIMEZONE, local_time, timezone_named
 from pbm_emergo.game.languages import DEFAULT, LANGUAGES, NAMES, language_named
 
-__all__ = [
-    "DEFAULT", "LANGUAGES", "NAMES", "current", "moment", "number", "speaking", "supported"
-]
+__all__ = ["DEFAULT", "LANGUAGES", "NAMES", "current", "moment", "number", "speaking", "supported"]
 
 DOMAIN = "messages"
 
-_current: ContextVar[str] = ContextVar("reply_locale", default=DEFAULT)
+
+@dataclass(frozen=True)
+class Undecided:
+    """The language of a mail's replies before anything needed it: ``chosen`` looks up the
+    language the sender's player chose (a query, made only if a reply is rendered before
+    the mail's login tells: :func:`settle`), ``written`` is the mail's Content-Language."""
+
+    chosen: Callable[[], str | None]
+    written: str | None = None
+
+
+_current: ContextVar[str | Undecided] = ContextVar("reply_locale", default=DEFAULT)
 
 
 def locale_dir() -> Path:
@@ -51,13 +61,26 @@ def supported(tag: str | None) -> str | None:
 
 def current() -> str:
     """The locale the reply now rendered is written in."""
-    return _current.get()
+    value = _current.get()
+    if isinstance(value, Undecided):
+        value = supported(value.chosen()) or supported(value.written) or DEFAULT
+        _current.set(value)
+    return value
+
+
+def settle(chosen: str | None) -> None:
+    """The mail logged in as a player who chose ``chosen`` (None: none): the replies are in
+    it (else in the mail's own language), unless their language is decided already."""
+    value = _current.get()
+    if isinstance(value, Undecided):
+        _current.set(supported(chosen) or supported(value.written) or DEFAULT)
 
 
 @contextmanager
-def speaking(locale: str | None) -> Iterator[None]:
-    """Render what is rendered inside in ``locale`` (None or unknown: English)."""
-    token = _current.set(supported(locale) or DEFAULT)
+def speaking(locale: str | Undecided | None) -> Iterator[None]:
+    """Render what is rendered inside in ``locale`` (None or unknown: English; undecided:
+    as :func:`current` and :func:`settle` decide)."""
+    token = _current.set(locale if isinstance(locale, Undecided) else supported(locale) or DEFAULT)
     try:
         yield
     finally:

@@ -35,6 +35,7 @@ def test_a_player_who_sets_german_gets_german_replies(make_post: Callable[..., P
 
     usage = text(post.one("language bob bob-pw1", BOB))
     assert "Schreibe es so:\n  language userid password LANG\n" in usage
+    assert usage.startswith("Der Befehl language braucht diese Argumente: language")
 
     board = challenge(post)
     mails = {str(m["To"]): m for m in post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)}
@@ -106,3 +107,17 @@ def test_a_reminder_comes_in_the_players_language(
     assert f"  emergo move {board} bob PASSWORD MOVE\n" in body  # the command words English
     assert "Züge:\n" in body
     assert all(len(line) <= 72 for line in body.splitlines())
+
+
+def test_an_unknown_command_is_named_in_the_players_language(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    post.one("language bob bob-pw1 fr", BOB)
+    refused = text(post.one("emergo mvoe 101 bob bob-pw1 e4", BOB))
+    assert refused.replace("\n", " ").startswith(
+        "Il n'y a pas de commande 'emergo mvoe'. Vouliez-vous dire 'emergo move'\u00a0?"
+    )
+    assert "bob-pw1" not in refused
+    english = text(post.one("emergo mvoe 101 alice alice-pw1 e4", ALICE))
+    assert english.startswith("There is no command 'emergo mvoe'. Did you mean 'emergo move'?")
