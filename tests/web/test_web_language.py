@@ -64,3 +64,14 @@ def test_the_switch_in_the_page_wins_and_is_kept(client: TestClient) -> None:
 def test_accept_language_is_read_by_quality() -> None:
     assert accepted("fr;q=0.4, de-CH, en;q=0.8, nl;q=0") == ["de-CH", "en", "fr"]
     assert accepted("*") == [] and accepted("") == []
+
+
+def test_the_lists_in_dutch(client: TestClient) -> None:
+    dutch = {"Accept-Language": "nl"}
+    standings = client.get("/standings", headers=dutch).text
+    assert "<h1>Ranglijst</h1>" in standings and "<th>Speler</th>" in standings
+    assert '<a href="/players/alice">alice</a>' in standings
+    history = client.get("/history", headers=dutch).text
+    assert "<h1>Afgelopen partijen</h1>" in history
+    assert "<p>Er is nog geen partij afgelopen.</p>" in history
+    assert "<h1>Standings</h1>" in client.get("/standings").text
