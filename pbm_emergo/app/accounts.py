@@ -20,6 +20,7 @@ from pbm_emergo.db.models import Player
 from pbm_emergo.game.account_changes import PasswordHashStored
 from pbm_emergo.game.words import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
 from pbm_emergo.robot import ROBOTS
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 MAX_PASSWORD = 128
@@ -113,8 +114,8 @@ def require_player(
     if player is None or not player.active:
         # A word that may be a password is not echoed (it would show as ********).
         named = (
-            "There is no player by that name" if userid in ctx.secrets.words
-            else f"There is no player '{userid[:40]}'"
+            i18n._("There is no player by that name") if userid in ctx.secrets.words
+            else i18n._("There is no player '%(userid)s'", userid=userid[:40])
         )
         raise Refused(f"{named}.{similar_players(ctx, userid)}", board=board)
     return player
@@ -131,7 +132,8 @@ def similar_players(ctx: UnitOfWork, userid: str) -> str:
     near.sort(key=lambda n: (-difflib.SequenceMatcher(None, key, n).ratio(), n))
     if not near:
         return ""
-    return " Players with similar names: " + ", ".join(names[n] for n in near) + "."
+    similar = ", ".join(names[n] for n in near)
+    return " " + i18n._("Players with similar names: %(names)s.", names=similar)
 
 
 def is_registered(player: Player, address: str) -> bool:

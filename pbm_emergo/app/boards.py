@@ -55,6 +55,8 @@ from pbm_emergo.game.sentences import (
 )
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Position, Termination, position_words, render_board
+from pbm_emergo.views import i18n
+from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
@@ -371,7 +373,10 @@ def board_view(
             spent[side] += max(move.played_at - previous, timedelta())
             previous = move.played_at
         last = state.moves[-1]
-        last_move = f"Last move: {at(last.played_at)} (move {last.number}, {last.notation})."
+        last_move = i18n._(
+            "Last move: %(when)s (move %(number)s, %(move)s).",
+            when=i18n.moment(last.played_at, "UTC"), number=last.number, move=last.notation,
+        )
         times = [f"{state.seat(side).userid} {duration(spent[side])}" for side in (WHITE, BLACK)]
     current = upto is None or upto >= state.ply
     context = dict(
@@ -456,10 +461,13 @@ def board_mails(
     (``new_board``: the first mails of a new board). A comment is for the two players
     only: subscribers get the board without it (as the web pages show it)."""
     link = board_link(ctx.config, state.number)
-    view = board_view(
-        state, comment=comment, commenter=commenter, headline=headline,
-        link=link, now=ctx.now, new_board=new_board,
-    )
+    # The text part in each recipient's language (the sender's as their mail's replies are);
+    # the English one, the HTML picture and the Subject for all.
+    with speaking(None):
+        view = board_view(
+            state, comment=comment, commenter=commenter, headline=headline,
+            link=link, now=ctx.now, new_board=new_board,
+        )
     html = board_html(view.subject, [view.html])
     recipients: list[str] = []
     watchers = games.subscribers(ctx.session, state.number) if state.watched else []
@@ -512,19 +520,34 @@ def board_mails(
         state.active and state.to_move is not None and not new_board
         and state.seat(state.to_move).userid.lower() in ROBOTS
     )
-    listed: dict[bool, str] = {}
+    languages = {
+        address.lower(): language
+        for address, language in (
+            (state.white.address, state.white.language),
+            (state.black.address, state.black.language),
+            *((primary_address(p), p.language) for p in watchers),
+        )
+        if address and language
+    }
+    languages.setdefault(ctx.sender.lower(), i18n.current())
+    made: dict[tuple[bool, str, str], str] = {}
 
     def text_for(address: str, public: bool) -> str:
-        """The text part for ``address``: in words for those who asked (made once)."""
-        if address.lower() not in listeners:
+        """The text part for ``address``: in words for those who asked, in their language
+        (each kind made once)."""
+        style = "list" if address.lower() in listeners else "diagram"
+        language = i18n.supported(languages.get(address.lower())) or i18n.DEFAULT
+        if style == "diagram" and language == i18n.DEFAULT:
             return public_view.text if public else view.text
-        if public not in listed:
-            listed[public] = board_view(
-                state, comment=None if public else comment,
-                commenter=None if public else commenter, headline=headline, link=link,
-                now=ctx.now, new_board=new_board, style="list",
-            ).text
-        return listed[public]
+        key = (public, style, language)
+        if key not in made:
+            with speaking(language):
+                made[key] = board_view(
+                    state, comment=None if public else comment,
+                    commenter=None if public else commenter, headline=headline, link=link,
+                    now=ctx.now, new_board=new_board, style=style,
+                ).text
+        return made[key]
 
     public_view = view
     mails = [
@@ -534,9 +557,10 @@ def board_mails(
     ]
     watching = [r for r in recipients if r.lower() not in players]
     if comment and watching:
-        public_view = board_view(
-            state, headline=headline, link=link, now=ctx.now, new_board=new_board
-        )
+        with speaking(None):
+            public_view = board_view(
+                state, headline=headline, link=link, now=ctx.now, new_board=new_board
+            )
         public_html = board_html(public_view.subject, [public_view.html])
         mails += [
             Reply(to=r, subject=public_view.subject, body=text_for(r, True),

@@ -13,10 +13,10 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, Player
-from pbm_emergo.game.clock import local_time
 from pbm_emergo.game.digest import digest_due, waiting_board
 from pbm_emergo.game.setting_changes import DigestSent
 from pbm_emergo.rules import render_board
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
@@ -51,11 +51,12 @@ def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
     if not boards:
         return []
     count = len(boards)
-    body = render(
-        "digest.txt.j2",
-        userid=player.userid,
-        boards=boards,
-        now=local_time(ctx.now, player.timezone),
-    )
+    with i18n.speaking(player.language):  # the player's language, not the scheduler's
+        body = render(
+            "digest.txt.j2",
+            userid=player.userid,
+            boards=boards,
+            now=i18n.moment(ctx.now, player.timezone),
+        )
     subject = f"Emergo digest {player.userid}: {count} board{'s' if count != 1 else ''} waiting"
     return [Reply(to=address, subject=subject, body=body, solicited=True)]

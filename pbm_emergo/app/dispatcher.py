@@ -27,6 +27,8 @@ from pbm_emergo.db import outbox, players
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
+from pbm_emergo.views import i18n
+from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -178,7 +180,24 @@ class NoCommand(Refused):
 def refusal(unfit: Unfit) -> Refused:
     """The refusal of a line the mail language made no request of."""
     kind = NoCommand if unfit.start_here else Refused
-    return kind(unfit.reason, template=unfit.template, **unfit.details)
+    return kind(reason_of(unfit), template=unfit.template, **unfit.details)
+
+
+def reason_of(unfit: Unfit) -> str:
+    """The reason of a refused line in the reader's language, where the command layer
+    said which of its general sentences it is (it has no catalogs); else as it wrote it."""
+    details = unfit.details
+    if details.get("needs"):
+        return i18n._(
+            "The command %(name)s needs these arguments: %(usage)s.",
+            name=details["needs"], usage=details["usage"],
+        )
+    if details.get("unknown"):
+        reason = i18n._("There is no command '%(name)s'.", name=details["unknown"])
+        if details.get("meant"):
+            reason += " " + i18n._("Did you mean '%(command)s'?", command=details["meant"])
+        return reason
+    return unfit.reason
 
 
 def answers_start_here(ctx: Context) -> bool:
@@ -233,8 +252,23 @@ def dispatch(
         )
     ctx.known = known
     ctx.secrets.words = language.hidden_words(lines, ctx.known)
-    replies, writes = _dispatch(ctx, language, mail, text)
+    with speaking(reply_language(session, mail)):
+        replies, writes = _dispatch(ctx, language, mail, text)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
+
+
+def reply_language(session: Session | None, mail: CommandMail) -> i18n.Undecided:
+    """The language of the replies to a mail's sender: the one the player chose whom the
+    mail logs in as, else the one the sender's address is registered for chose (looked up
+    only if a reply needs it before a login), else the one the mail says it is written in
+    (Content-Language), else English."""
+
+    def chosen() -> str | None:
+        if session is None or not mail.sender:
+            return None
+        return players.language_of_address(session, mail.sender)
+
+    return i18n.Undecided(chosen, mail.content_language.split(",")[0].strip() or None)
 
 
 def _dispatch(
@@ -248,7 +282,7 @@ def _dispatch(
             log.info("mail without a command from %s: not answered", mail.sender)
             return [], []
         err = NoCommand(
-            "Your mail has no command: write the command in the Subject line.",
+            i18n._("Your mail has no command: write the command in the Subject line."),
             template="error/start_here.txt.j2",
         )
         return [Reply(to=mail.sender, subject=START_HERE_SUBJECT, body=error_text(err, ""))], []

@@ -44,6 +44,7 @@ from pbm_emergo.game.lockout import (
     FailureCount,
     count_wrong_password,
 )
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -187,39 +188,42 @@ def wrong_password(
     writes: list[Write] = list(counted.changes)
     locked = counted.locked
     notices: list[Reply] = []
+    # The notices are the account owner's mail: in their language, not the sender's.
     if locked and sender.registered:
-        notices = _to_player(
-            player,
-            f"Emergo notice: {player.userid} locked for {ctx.sender}",
-            render(
-                "notice/locked.txt.j2",
-                userid=player.userid,
-                sender=ctx.sender,
-                count=MAX_FAILURES,
-                locked_until=at(locked[0][1]),
-            ),
-        )
+        with i18n.speaking(player.language):
+            notices = _to_player(
+                player,
+                f"Emergo notice: {player.userid} locked for {ctx.sender}",
+                render(
+                    "notice/locked.txt.j2",
+                    userid=player.userid,
+                    sender=ctx.sender,
+                    count=MAX_FAILURES,
+                    locked_until=at(locked[0][1]),
+                ),
+            )
     elif locked:
         other = rows.get(OTHER_SENDERS)
         told = None if other is None else other.notified_at
         if told is None or now - told >= NOTICE_INTERVAL:
             writes.append(AttackNoticeMarked(player_id, now, told))
-            notices = _to_player(
-                player,
-                f"Emergo notice: someone is guessing the password of {player.userid}",
-                render(
-                    "notice/under_attack.txt.j2",
-                    userid=player.userid,
-                    sender=ctx.sender,
-                    forged=not ctx.sender_trusted,
-                    unproven=sender.unproven,
-                    count=MAX_FAILURES,
-                    locked_until=at(max(until for _, until in locked)),
-                    registered=[a.address for a in player.addresses],
-                ),
-            )
+            with i18n.speaking(player.language):
+                notices = _to_player(
+                    player,
+                    f"Emergo notice: someone is guessing the password of {player.userid}",
+                    render(
+                        "notice/under_attack.txt.j2",
+                        userid=player.userid,
+                        sender=ctx.sender,
+                        forged=not ctx.sender_trusted,
+                        unproven=sender.unproven,
+                        count=MAX_FAILURES,
+                        locked_until=at(max(until for _, until in locked)),
+                        registered=[a.address for a in player.addresses],
+                    ),
+                )
     return Refused(
-        f"Wrong password for {player.userid}.",
+        i18n._("Wrong password for %(userid)s.", userid=player.userid),
         board=board,
         template="error/wrong_password.txt.j2",
         userid=player.userid,

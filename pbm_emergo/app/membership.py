@@ -24,6 +24,9 @@ from pbm_emergo.app.addresses import (
     request_confirmations,
     sender_vouches_for,
 )
+from pbm_emergo.app.addresses import (
+    Request as ConfirmationRequest,
+)
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
@@ -35,13 +38,17 @@ from pbm_emergo.game.account_changes import (
     PlayerCreated,
     SignedOff,
 )
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
 def signup(
-    ctx: UnitOfWork, userid: str, password: str, addresses: Sequence[str] = ()
+    ctx: UnitOfWork, userid: str, password: str, addresses: Sequence[str] = (),
+    *, language: str | None = None,
 ) -> Result:
-    """Create the account ``userid``; ``addresses`` default to the sender's.
+    """Create the account ``userid``; ``addresses`` default to the sender's. ``language``:
+    of the player's replies (None: the language the reply to this mail is written in, its
+    Content-Language, when that is not English; else none chosen).
 
     The sender's address is registered at once only when our MTA proved the mail came
     from it; otherwise the answer is the code that registers it (and nothing else goes to
@@ -63,10 +70,21 @@ def signup(
     # The slow hash is made here, before the write transaction.
     password_hash = players.hash_password(password)
     # The account, its codes, and the password remembered as one just checked.
+    if language is None and i18n.current() != i18n.DEFAULT:
+        language = i18n.current()
     ctx.write(PlayerCreated(
         userid, tuple(now_), ctx.now, password_hash,
-        request.confirmations(ctx, replaces=False), password=password,
+        request.confirmations(ctx, replaces=False), password=password, language=language,
     ))  # fmt: skip
+    with i18n.speaking(language or i18n.current()):
+        return _signed_up(ctx, userid, request, now_, waiting)
+
+
+def _signed_up(
+    ctx: UnitOfWork, userid: str, request: ConfirmationRequest, now_: list[str],
+    waiting: list[Waiting],
+) -> Result:
+    """The answer to a signup."""
     if request.own_code is not None:
         # The sender's address was not proven (so nothing is registered at once): the
         # first mail to it is its code, and nothing else.

@@ -36,6 +36,9 @@ class CommandMail:
     # own MTA (RFC 8601; the configured authserv_id): "pass", "fail", "none" (no result), or
     # "" when no authserv_id is configured. "fail": the From address may well be forged.
     sender_auth: str = ""
+    # The mail's Content-Language header ("" when none): the language of the replies to a
+    # sender who has chosen none.
+    content_language: str = ""
 
     @property
     def sender_trusted(self) -> bool:

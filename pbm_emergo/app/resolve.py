@@ -18,6 +18,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.requests import BoardRef, LoginRequest, Password
+from pbm_emergo.views import i18n
 
 # The reason given when a board argument has a move number (``101#7``) where the request
 # takes none: from the board and that number.
@@ -83,7 +84,10 @@ def login_as(
     known: Sequence[Player] = (),
     no_failures: Collection[int] = (),
 ) -> Player:
-    """As :func:`login`, for a userid and password given apart (``emergo move``)."""
-    return authenticate(
+    """As :func:`login`, for a userid and password given apart (``emergo move``). The
+    mail's replies are in the language of the player it logs in as."""
+    player = authenticate(
         ctx, userid, password.text, board=board, known=known, no_failures=no_failures
     )
+    i18n.settle(player.language)
+    return player

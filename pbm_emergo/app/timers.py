@@ -82,6 +82,7 @@ from pbm_emergo.game.account_changes import (
 )
 from pbm_emergo.game.board_changes import ReminderSent
 from pbm_emergo.rules import Termination
+from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -314,22 +315,24 @@ def _remind(
     )
     # The board as after this reminder (its deadlines count from it).
     state = load_state(ctx.session, board).replace(last_reminder_at=now)
-    view = board_view(
-        state, link=board_link(ctx.config, number), now=ctx.now, style=player.board_style
-    )
-    # The game is lost no sooner than a day after this reminder is sent.
-    left = max(left, REMINDER_NOTICE)
-    words = dict(
-        userid=player.userid,
-        number=board.number,
-        days=waiting.days,
-        days_left=-(-left // timedelta(days=1)),  # whole days, rounded up
-        weekends=board.weekends_off,
-    )
-    body = render("notice/reminder.txt.j2", **words, board_text=view.text)
-    subject = _reminder_subject(board, player)
-    # The HTML part: the reminder's own words (the text without the board), then the board.
-    notice = render("notice/reminder.txt.j2", **words, board_text="").splitlines()
+    # In the player's language: the scheduler answers nobody's mail.
+    with speaking(player.language):
+        view = board_view(
+            state, link=board_link(ctx.config, number), now=ctx.now, style=player.board_style
+        )
+        # The game is lost no sooner than a day after this reminder is sent.
+        left = max(left, REMINDER_NOTICE)
+        words = dict(
+            userid=player.userid,
+            number=board.number,
+            days=waiting.days,
+            days_left=-(-left // timedelta(days=1)),  # whole days, rounded up
+            weekends=board.weekends_off,
+        )
+        body = render("notice/reminder.txt.j2", **words, board_text=view.text)
+        subject = _reminder_subject(board, player)
+        # The HTML part: the reminder's own words (the text without the board), then the board.
+        notice = render("notice/reminder.txt.j2", **words, board_text="").splitlines()
     return [
         Reply(
             to=address,

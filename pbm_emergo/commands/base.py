@@ -85,8 +85,11 @@ class Command:
 
     @classmethod
     def usage_error(cls, reason: str | None = None) -> UsageError:
+        # ``needs``: the command's name when the reason is the general one, which the shell
+        # words in the reader's language.
         return UsageError(
             reason or f"The command {cls.name} needs these arguments: {cls.usage()}.",
             template="error/usage.txt.j2",
             usage=cls.usage(),
+            needs=None if reason else cls.name,
         )

@@ -31,14 +31,18 @@ def unknown_command(words: list[str], meant: str | None = None, *, alone: bool =
             template="error/start_here.txt.j2",
             start_here=True,
         )
+    unknown: str | None = None  # the words named as no command (the shell words the reason)
     if words and words[0].lower() == "emergo":
         name = " ".join(words[:2]).lower()
-        reason = (
-            f"There is no command '{name}'."
-            if len(words) > 1
-            else "The command 'emergo' needs a second word such as help, challenge, move or show."
-        )
+        if len(words) > 1:
+            unknown = name
+            reason = f"There is no command '{name}'."
+        else:
+            reason = (
+                "The command 'emergo' needs a second word such as help, challenge, move or show."
+            )
     else:
+        unknown = words[0].lower() if words else None
         reason = f"There is no command '{words[0].lower()}'." if words else "There is no command."
     if meant is not None:
         reason += f" Did you mean '{meant}'?"
@@ -46,6 +50,8 @@ def unknown_command(words: list[str], meant: str | None = None, *, alone: bool =
         reason,
         template="error/unknown_command.txt.j2",
         commands=[entry.shown() for entry in registry.help_entries()],
+        unknown=unknown,
+        meant=meant,
     )
 
 

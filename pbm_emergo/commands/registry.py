@@ -70,6 +70,7 @@ COMMANDS = [
     "timezone:TimezoneCommand",
     "notify_digest:NotifyDigestCommand",
     "board:BoardStyleCommand",
+    "reply_language:LanguageCommand",
 ]
 
 

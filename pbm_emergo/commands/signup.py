@@ -4,7 +4,11 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import NEW_PASSWORD, WORD, Grammar, named, repeated
+from pbm_emergo.game.languages import language_named
 from pbm_emergo.game.requests import Password, SignupRequest
+
+# signup's option for the language of the replies (``language=nl``).
+LANGUAGE_OPTION = "language="
 
 
 class SignupCommand(Command):
@@ -19,12 +23,24 @@ class SignupCommand(Command):
         "address of this mail is used. An address is registered once its owner confirms "
         "it: it is mailed a code (your own address gets it as the answer), to send back as "
         "'confirm CODE'; only mail your mail host proved to come from your address is "
-        "registered at once. Passwords are stored only as argon2id hashes and never shown."
+        "registered at once. Passwords are stored only as argon2id hashes and never shown. "
+        "Add language=nl (or en, de, fr) among the addresses for replies in that language "
+        "(else the language your mail says it is written in, else English; see 'help "
+        "language')."
     )
 
     def request(self, args: Arguments) -> SignupRequest:
         # No login: the account does not exist yet.
+        words = args.words_of("address")
+        options = [w for w in words if w.lower().startswith(LANGUAGE_OPTION)]
+        language = None
+        for option in options:
+            language = language_named(option[len(LANGUAGE_OPTION) :])
+            if language is None:
+                raise self.usage_error(
+                    "Write language=en, language=nl, language=de or language=fr."
+                )
         return self.made(
             SignupRequest, userid=args.word("userid"), password=Password(args.word("password")),
-            addresses=tuple(args.words_of("address")),
+            addresses=tuple(w for w in words if w not in options), language=language,
         )

@@ -97,7 +97,7 @@ from pbm_emergo.game.event_changes import (
     RoundOpened,
 )
 from pbm_emergo.game.notes import NoteAdded
-from pbm_emergo.game.setting_changes import DigestSent, DigestSet, TimezoneSet
+from pbm_emergo.game.setting_changes import DigestSent, DigestSet, LanguageSet, TimezoneSet
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -175,6 +175,8 @@ def apply_change(session: Session, change: Write) -> None:
                 password_hash=change.password_hash,
             )
             _add_confirmations(session, player.id, change.confirmations)
+            if change.language is not None:
+                players.set_language(session, player.id, change.language)
             # The password just set is as good as one just checked.
             credentials.cache().remember(player.id, change.password_hash, change.password)
         case AddressesChanged():
@@ -319,6 +321,8 @@ def apply_change(session: Session, change: Write) -> None:
             events.set_divisions(session, change.event_id, change.divisions)
         case TimezoneSet():
             players.set_timezone(session, change.player_id, change.timezone)
+        case LanguageSet():
+            players.set_language(session, change.player_id, change.language)
         case DigestSet():
             players.set_digest(session, change.player_id, change.hour, change.at)
         case DigestSent():

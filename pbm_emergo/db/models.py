@@ -187,6 +187,10 @@ class Player(Base):
         cascade="all, delete-orphan",
     )
 
+    # The language of the player's replies (language, signup's language=): en, nl, de, fr;
+    # NULL until chosen (English, unless their signup mail said its language).
+    language: Mapped[str | None] = mapped_column(String(8))
+
     @property
     def active(self) -> bool:
         return self.signed_off_at is None

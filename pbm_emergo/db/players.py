@@ -675,3 +675,23 @@ def digest_players(session: Session) -> list[Player]:
             .order_by(Player.id)
         )
     )
+
+
+def set_language(session: Session, player_id: int, language: str) -> None:
+    """The language of the player's replies."""
+    session.execute(
+        update(Player)
+        .where(Player.id == player_id)
+        .values(language=language)
+        .execution_options(synchronize_session=False)
+    )
+
+
+def language_of_address(session: Session, address: str) -> str | None:
+    """The language chosen by the player an address is registered for (None: none chosen,
+    or no player)."""
+    return session.scalar(
+        select(Player.language)
+        .join(PlayerAddress, PlayerAddress.player_id == Player.id)
+        .where(PlayerAddress.address_key == address_key(address))
+    )

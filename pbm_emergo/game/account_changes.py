@@ -112,6 +112,7 @@ class PlayerCreated:
     password_hash: str
     confirmations: Confirmations
     password: str = field(repr=False)
+    language: str | None = None  # the language of the player's replies (None: not chosen)
 
 
 @dataclass(frozen=True)

@@ -57,6 +57,7 @@ class Seat:
     # each (game/digest.py).
     digest: bool = False
     board_style: str = "diagram"  # how their board mails show the position: or "list"
+    language: str | None = None  # the language of their replies (None: not chosen)
 
     def on_vacation(self, now: datetime) -> bool:
         return self.vacation_until is not None and self.vacation_until > now

@@ -144,6 +144,7 @@ class SignupRequest(Request):
     userid: str
     password: Password
     addresses: tuple[str, ...]
+    language: str | None = None  # language=LANG among the words: the replies' language
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -502,3 +503,13 @@ class BoardStyleRequest(LoginRequest):
     """``board userid password list|diagram``: ``style`` is ``list`` or ``diagram``."""
 
     style: str
+
+
+# --- the language of a player's replies ---------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class LanguageRequest(LoginRequest):
+    """``language userid password LANG``: ``language`` a locale the server writes in."""
+
+    language: str

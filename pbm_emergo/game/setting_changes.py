@@ -37,5 +37,13 @@ class DigestSent:
     expected: datetime | None
 
 
-SettingChange = TimezoneSet | DigestSet | DigestSent
-SETTING_CHANGE_TYPES: tuple[type, ...] = (TimezoneSet, DigestSet, DigestSent)
+@dataclass(frozen=True)
+class LanguageSet:
+    """The player's replies are written in ``language`` (a locale the server writes)."""
+
+    player_id: int
+    language: str
+
+
+SettingChange = TimezoneSet | DigestSet | DigestSent | LanguageSet
+SETTING_CHANGE_TYPES: tuple[type, ...] = (TimezoneSet, DigestSet, DigestSent, LanguageSet)

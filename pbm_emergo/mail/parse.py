@@ -85,6 +85,8 @@ class ParsedMail:
     # Which bound of :mod:`pbm_emergo.mail.limits` the raw mail passes, or None: such a mail
     # is not parsed at all (and the listener refuses it).
     over_limit: str | None = None
+    # The mail's Content-Language header (RFC 3282), as written: "" when it has none.
+    content_language: str = ""
 
     def to_stored(self) -> dict[str, Any]:
         """What the worker needs of the parse that the row does not hold already (the
@@ -98,6 +100,7 @@ class ParsedMail:
             "defects": list(self.defects),
             "sender_auth": self.sender_auth,
             "quote_at": self.quote_at,
+            "content_language": self.content_language,
         }
         if self.commands is not None:
             stored["commands"] = self.commands.to_stored()
@@ -127,6 +130,7 @@ class ParsedMail:
             sender_auth=str(stored["sender_auth"]),
             commands=None if commands is None else CommandText.from_stored(commands),
             quote_at=None if quote_at is None else int(quote_at),
+            content_language=str(stored.get("content_language") or ""),
         )
 
     def command_mail(self) -> CommandMail:
@@ -137,6 +141,7 @@ class ParsedMail:
             body=self.body,
             message_id=self.message_id,
             sender_auth=self.sender_auth,
+            content_language=self.content_language,
         )
 
 
@@ -270,6 +275,7 @@ def _parse(
             or _answering_our_error(msg, raw_subject, subject, body, quote_at)
         ),
         sender_auth=_sender_auth(msg, from_address, authserv_id),
+        content_language=(plain.text("Content-Language") or "")[:64],
         quote_at=quote_at,
     )
 

@@ -76,6 +76,22 @@ class RenderedMarkup(Markup):
         return Markup(Rendered(str(self), self.spans).marked())
 
 
+class TemplateWords(str):
+    """A template's own (translated) sentence with its values already marked inside: output
+    as it is, not marked as one value (a ``{% trans %}`` block)."""
+
+
+class TemplateMarkup(Markup):
+    """As :class:`TemplateWords`, in an HTML template."""
+
+
+def marked_value(value: Any) -> str:
+    """``value`` between marks, as :func:`mark_value` outputs it."""
+    if isinstance(value, Rendered | RenderedMarkup):
+        return str(value.marked())
+    return OPEN + str(value).translate(_UNMARK) + CLOSE
+
+
 def spans_of(text: str | Markup) -> tuple[Span, ...] | None:
     """The value spans of a rendered text, or None for a text of unknown origin."""
     return getattr(text, "spans", None) if isinstance(text, Rendered | RenderedMarkup) else None
@@ -84,6 +100,8 @@ def spans_of(text: str | Markup) -> tuple[Span, ...] | None:
 @pass_context  # at render time only: Jinja would run a plain one on constants when compiling
 def mark_value(_context: Context, value: Any) -> Any:
     """The environments' ``finalize``: a value as output, between marks."""
+    if isinstance(value, TemplateWords | TemplateMarkup):
+        return str.__str__(value) if isinstance(value, TemplateWords) else Markup(value)
     if isinstance(value, Rendered | RenderedMarkup):
         return value.marked()
     text = str(value).translate(_UNMARK)

@@ -9,7 +9,9 @@ editable install) ``templates`` next to the package directory. Set ``PBM_EMERGO_
 use another folder, for instance reworded copies of the replies.
 
 The environment is strict (an unknown variable is an error, never an empty string) and
-keeps the trailing newline of each template. Board drawings come from
+keeps the trailing newline of each template. Each locale has its own environment, with
+Jinja's i18n extension and that locale's catalog (:mod:`pbm_emergo.views.i18n`):
+:func:`render` renders in the locale the reply is written in. Board drawings come from
 :func:`pbm_emergo.rules.render_board`, never from template logic.
 """
 
@@ -21,11 +23,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
-from markupsafe import Markup
+from babel.support import NullTranslations
+from jinja2 import Environment, FileSystemLoader, StrictUndefined, pass_context
+from jinja2.runtime import Context
+from markupsafe import Markup, escape
 
 from pbm_emergo.telemetry.sections import timed
-from pbm_emergo.views import rendered
+from pbm_emergo.views import i18n, rendered
 from pbm_emergo.views.fit import fit
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
@@ -57,8 +61,9 @@ def template_dir() -> Path:
 
 
 @cache
-def environment(folder: Path | None = None) -> Environment:
-    """The Jinja environment for ``folder`` (default: :func:`template_dir`)."""
+def environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> Environment:
+    """The Jinja environment for ``folder`` (default: :func:`template_dir`), its
+    ``{% trans %}`` blocks in ``locale``."""
     env = Environment(
         loader=FileSystemLoader(str(folder or template_dir())),
         undefined=StrictUndefined,
@@ -67,14 +72,16 @@ def environment(folder: Path | None = None) -> Environment:
         lstrip_blocks=True,
         autoescape=False,  # plain-text mail, never HTML
         finalize=rendered.mark_value,  # what is a value and what the template's own words
+        extensions=["jinja2.ext.i18n"],
     )
+    install_translations(env, i18n.translations(locale))
     env.filters["indent_block"] = _indent_block
     env.filters["wordwrap"] = rendered.wordwrap
     return env
 
 
 @cache
-def html_environment(folder: Path | None = None) -> Environment:
+def html_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> Environment:
     """The Jinja environment of the HTML templates (``*.html.j2``): as :func:`environment`,
     but every value is HTML-escaped unless it is already :class:`Markup`."""
     env = Environment(
@@ -85,15 +92,56 @@ def html_environment(folder: Path | None = None) -> Environment:
         lstrip_blocks=True,
         autoescape=True,
         finalize=rendered.mark_value,
+        extensions=["jinja2.ext.i18n"],
     )
+    install_translations(env, i18n.translations(locale))
     env.filters["wordwrap"] = rendered.wordwrap
     return env
 
 
+def install_translations(
+    env: Environment, translations: NullTranslations, *, mark: bool = True
+) -> None:
+    """Give ``env``'s ``{% trans %}`` blocks (and ``_()``) the catalog ``translations``.
+
+    New-style gettext (the block's variables as keyword arguments, ``%(name)s`` in the
+    catalogs), with each variable marked as a value while the sentence around it stays the
+    template's own words (:mod:`pbm_emergo.views.rendered`): a translated sentence must not
+    hide where its values are from the secrets' scrubber. ``mark=False``: an environment
+    whose output is not unmarked (the web pages), the values put in as they are."""
+
+    def words(context: Context, text: str, variables: dict[str, Any]) -> str:
+        if not mark:
+            if context.eval_ctx.autoescape:
+                return Markup(text) % variables
+            return text % variables
+        if context.eval_ctx.autoescape:
+            values = {k: Markup(rendered.marked_value(escape(v))) for k, v in variables.items()}
+            return rendered.TemplateMarkup(Markup(text) % values)
+        marked = {k: rendered.marked_value(v) for k, v in variables.items()}
+        return rendered.TemplateWords(text % marked)
+
+    @pass_context
+    def gettext(context: Context, message: str, **variables: Any) -> str:
+        return words(context, translations.gettext(message), variables)
+
+    @pass_context
+    def ngettext(
+        context: Context, singular: str, plural: str, num: int, **variables: Any
+    ) -> str:
+        variables.setdefault("num", num)
+        return words(context, translations.ngettext(singular, plural, num), variables)
+
+    env.newstyle_gettext = True  # type: ignore[attr-defined]
+    env.globals.update(gettext=gettext, ngettext=ngettext, _=gettext)
+
+
 def render_html(name: str, **context: Any) -> Markup:
-    """Render the HTML template ``name``; the result is safe to put into another one."""
+    """Render the HTML template ``name`` in the current locale; the result is safe to put
+    into another one."""
     with timed("render"):
-        return rendered.rendered_markup(html_environment().get_template(name).render(**context))
+        template = html_environment(None, i18n.current()).get_template(name)
+        return rendered.rendered_markup(template.render(**context))
 
 
 def _indent_block(text: str, prefix: str = "  ") -> str:
@@ -102,11 +150,13 @@ def _indent_block(text: str, prefix: str = "  ") -> str:
 
 
 def render(name: str, **context: Any) -> str:
-    """Render the template ``name`` (a path inside the templates folder): a
+    """Render the template ``name`` (a path inside the templates folder), in the locale of
+    the reply (:func:`pbm_emergo.views.i18n.current`): a
     :class:`~pbm_emergo.views.rendered.Rendered` text, which knows where its values are.
     Every line fits 72 columns (:func:`~pbm_emergo.views.fit.fit`)."""
     with timed("render"):
-        return rendered.rendered(fit(environment().get_template(name).render(**context)))
+        template = environment(None, i18n.current()).get_template(name)
+        return rendered.rendered(fit(template.render(**context)))
 
 
 def template_names() -> list[str]:

@@ -38,6 +38,7 @@ from typing import Any
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -62,9 +63,11 @@ from pbm_emergo.game.sentences import status_sentence
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import Game, Position
+from pbm_emergo.views import i18n
 from pbm_emergo.views.picture import board_picture
-from pbm_emergo.views.templating import template_dir
+from pbm_emergo.views.templating import install_translations, template_dir
 from pbm_emergo.web.graph import evaluation_graph, value_text
+from pbm_emergo.web.language import LanguageMiddleware
 from pbm_emergo.web.rating_graph import rating_graph
 from pbm_emergo.web.rules import player_rules_page, rules_page
 
@@ -89,8 +92,9 @@ SECURITY_HEADERS = {
 
 
 @cache
-def page_environment(folder: Path | None = None) -> Environment:
-    """The page templates, with the reply templates (the board picture) behind them."""
+def page_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> Environment:
+    """The page templates, with the reply templates (the board picture) behind them; their
+    ``{% trans %}`` blocks in ``locale``."""
     env = Environment(
         loader=ChoiceLoader(
             [FileSystemLoader(str(PAGE_TEMPLATES)), FileSystemLoader(str(folder or template_dir()))]
@@ -99,7 +103,9 @@ def page_environment(folder: Path | None = None) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         autoescape=True,
+        extensions=["jinja2.ext.i18n"],
     )
+    install_translations(env, i18n.translations(locale), mark=False)
     env.filters["when"] = _when
     env.filters["value_text"] = value_text
     env.globals["losses"] = {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER}
@@ -134,7 +140,10 @@ class NotFound(HTTPException):
 
 
 def _render(site: Site, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
-    html = page_environment().get_template(name).render(site=site, **context)
+    language = i18n.current()
+    html = page_environment(None, language).get_template(name).render(
+        site=site, language=language, languages=i18n.NAMES, **context
+    )
     return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
 
 
@@ -522,6 +531,7 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
         debug=False,
         routes=routes,
         exception_handlers={HTTPException: http_error, Exception: server_error},
+        middleware=[Middleware(LanguageMiddleware)],
     )
     app.state.site = site
     app.router.redirect_slashes = False  # _slash_redirect does it, without the Host header

@@ -43,6 +43,7 @@ LINES = {
     "emergo note": "emergo note 101 a pw12 a plan",
     "timezone": "timezone a pw12 Europe/Amsterdam", "notify digest": "notify digest a pw12 18",
     "board": "board a pw12 list",
+    "language": "language a pw12 de",
 }
 
 

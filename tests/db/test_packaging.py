@@ -62,6 +62,8 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
     assert "pbm_emergo/templates/board.txt.j2" in names
     assert "pbm_emergo/docs/rules.md" in names  # the web view's /rules/engine page
     assert "pbm_emergo/docs/rules-for-players.md" in names  # /rules and help rules
+    for lang in ("nl", "de", "fr"):  # the compiled catalogs of the replies and pages
+        assert f"pbm_emergo/locale/{lang}/LC_MESSAGES/messages.mo" in names
 
     installed = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(installed)
@@ -98,6 +100,12 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
         cwd=elsewhere, env=env, capture_output=True, text=True, check=True,
     )
     assert players.stdout.splitlines() == ["How to play Emergo"]
+    german = subprocess.run(
+        [sys.executable, "-c", "from pbm_emergo.views.i18n import speaking, _\n"
+         "with speaking('de'): print(_('Your command:'))"],
+        cwd=elsewhere, env=env, capture_output=True, text=True, check=True,
+    )
+    assert german.stdout.splitlines() == ["Dein Befehl:"]
     cli("db", "upgrade")
     assert "(up to date)" in cli("db", "current")
     assert json.loads(cli("admin", "games", "--json")) == []

@@ -66,9 +66,10 @@ def command_mail(
     msg["Subject"] = subject
     if message_id is not None:
         msg["Message-ID"] = message_id
+    msg.set_content(body or "\n")
+    # After the content: set_content drops the Content-* headers (Content-Language) set before.
     for name, value in (headers or {}).items():
         msg[name] = value
-    msg.set_content(body or "\n")
     return msg
 
 

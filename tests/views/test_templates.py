@@ -11,7 +11,9 @@ from jinja2 import StrictUndefined, UndefinedError
 
 import pbm_emergo
 from pbm_emergo.game.digest import WaitingBoard
+from pbm_emergo.game.languages import LANGUAGES
 from pbm_emergo.rules import Position, position_words, render_board
+from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.player_rules import Figure
 from pbm_emergo.views.templating import environment, render, template_dir, template_names
@@ -462,6 +464,9 @@ SAMPLES["digest.txt.j2"] = {
     "now": "2026-12-01 18:00 CET (Europe/Amsterdam)",
 }
 
+# The language of a player's replies.
+SAMPLES["language.txt.j2"] = {"userid": "bob", "language": "Nederlands"}
+
 
 def test_the_environment_is_strict_and_keeps_newlines() -> None:
     env = environment()
@@ -547,11 +552,13 @@ def _variants(name: str) -> list[dict[str, Any]]:
 TEXT_TEMPLATES = [name for name in sorted(SAMPLES) if name.endswith(".txt.j2")]
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("name", TEXT_TEMPLATES)
-def test_every_text_template_fits_72_columns(name: str) -> None:
+def test_every_text_template_fits_72_columns(name: str, language: str) -> None:
     for n, context in enumerate(_variants(name)):
         try:
-            text = render(name, **context)
+            with speaking(language):
+                text = render(name, **context)
         except (AttributeError, TypeError, UndefinedError):
             if n == 0:
                 raise

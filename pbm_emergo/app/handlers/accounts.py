@@ -31,7 +31,10 @@ from pbm_emergo.game.requests import (
 @handles(SignupRequest)
 def signup_request(ctx: Context, request: SignupRequest) -> Result:
     # No login: the account does not exist yet.
-    return signup(ctx, request.userid, request.password.text, list(request.addresses))
+    return signup(
+        ctx, request.userid, request.password.text, list(request.addresses),
+        language=request.language,
+    )
 
 
 @handles(ChangePasswordRequest)

@@ -1,4 +1,5 @@
-"""A player's settings of how the server talks to them: ``timezone``, ``notify digest``."""
+"""A player's settings of how the server talks to them: ``timezone``, ``notify digest``,
+``language``."""
 
 from __future__ import annotations
 
@@ -8,10 +9,12 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
-from pbm_emergo.game.clock import local_time
 from pbm_emergo.game.digest import digest_slot
-from pbm_emergo.game.requests import DigestRequest, TimezoneRequest
-from pbm_emergo.game.setting_changes import DigestSet, TimezoneSet
+from pbm_emergo.game.languages import NAMES
+from pbm_emergo.game.requests import DigestRequest, LanguageRequest, TimezoneRequest
+from pbm_emergo.game.setting_changes import DigestSet, LanguageSet, TimezoneSet
+from pbm_emergo.views import i18n
+from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 
 
@@ -27,7 +30,7 @@ def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
             "timezone.txt.j2",
             userid=player.userid,
             zone=request.zone,
-            now=local_time(ctx.now, request.zone),
+            now=i18n.moment(ctx.now, request.zone),
         ),
         answer_subject=f"Emergo: {player.userid} reads times in {request.zone}",
     )
@@ -41,7 +44,7 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
     next_at = None
     if hour is not None:
         slot = digest_slot(hour, player.timezone, ctx.now) + timedelta(days=1)
-        next_at = local_time(slot, player.timezone)
+        next_at = i18n.moment(slot, player.timezone)
     return Result(
         summary=(
             f"{player.userid} gets a digest a day at {hour}:00"
@@ -61,3 +64,19 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
             else f"Emergo: digest of {player.userid} off"
         ),
     )
+
+
+@handles(LanguageRequest)
+def language_request(ctx: Context, request: LanguageRequest) -> Result:
+    player = login(ctx, request)
+    ctx.write(LanguageSet(player.id, request.language))
+    # The answer is the first reply in the new language.
+    with speaking(request.language):
+        return Result(
+            summary=f"{player.userid} reads replies in {request.language}",
+            answer=render(
+                "language.txt.j2", userid=player.userid, language=NAMES[request.language]
+            ),
+            answer_subject=i18n._("Emergo: %(userid)s reads replies in %(language)s",
+                             userid=player.userid, language=NAMES[request.language]),
+        )

@@ -35,6 +35,7 @@ def seat_of(player: Player) -> Seat:
         timezone=player.timezone, deviation=player.deviation, volatility=player.volatility,
         digest=player.digest_hour is not None,
         board_style=player.board_style,
+        language=player.language,
     )
 
 
