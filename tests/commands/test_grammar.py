@@ -59,7 +59,7 @@ def test_fits_counts_against_the_bounds() -> None:
         ("emergo move", 4, 4),
         ("emergo resign", 3, 3),
         ("emergo queue", 4, 23),
-        ("emergo challenge", 2, 7),
+        ("emergo challenge", 2, 10),
         ("emergo preview", 2, 31),
         ("emergo show", 1, None),
         ("emergo games", 0, None),
@@ -183,7 +183,8 @@ def test_usage_is_made_from_the_parts() -> None:
         (
             "emergo challenge",
             "emergo challenge u1 u2 [-unrated] [-blocked=draw] [--nagtime=DAYS] "
-            "[--forfeittime=DAYS] [--totaltime=DAYS]",
+            "[--forfeittime=DAYS] [--totaltime=DAYS] [-timebank=240h] [-increment=36h] "
+            "[-weekends]",
         ),
         ("emergo subscribe", "emergo subscribe board|all userid password"),
         ("emergo sub", "emergo sub board|all userid password"),
