@@ -29,8 +29,10 @@ from pbm_emergo.app.clock import (
 )
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.messages import Reply
+from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.support import CarriedOut
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import events, games, players
 from pbm_emergo.db.models import (
@@ -46,6 +48,8 @@ from pbm_emergo.db.models import (
     Player,
 )
 from pbm_emergo.db.reads.snapshot import load_state, primary_address
+from pbm_emergo.db.session import SessionFactory
+from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import BoardCreated
 from pbm_emergo.game.event_changes import (
     DivisionsSet,
@@ -680,17 +684,23 @@ def advance_events(session: Session, config: Config, now: datetime) -> list[Repl
     return replies
 
 
-def start_now(session: Session, config: Config, now: datetime, name: str) -> Result:
-    """``pbm-emergo admin event start NAME``: open the event's first round now, inside the
-    caller's write transaction as :func:`advance_events` runs."""
-    ctx = Context(session=session, config=config, now=now, in_order=True)
-    event = require_event(session, name)
-    if event.status != EVENT_OPEN:
-        raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
-    replies = start_event(ctx, event)
-    ctx.apply_line()
-    session.refresh(event)
-    return Result(summary=f"the event {event.name} is {event.status}", replies=replies)
+def start_now(sessions: SessionFactory, config: Config, name: str) -> CarriedOut:
+    """``pbm-emergo admin event start NAME``: open the event's first round now, in one
+    write transaction as :func:`advance_events` runs (each stage reads what the one before
+    it wrote), its mails queued in the same transaction."""
+    now = utcnow()
+    with sessions.begin() as session:
+        ctx = Context(session=session, config=config, now=now, in_order=True)
+        event = require_event(session, name)
+        if event.status != EVENT_OPEN:
+            raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
+        replies = start_event(ctx, event)
+        ctx.apply_line()
+        session.refresh(event)
+        result = Result(summary=f"the event {event.name} is {event.status}", replies=replies)
+        outbox = Outbox(config, clock=lambda: now)
+        mailed = sum(outbox.queue(session, reply) for reply in replies)
+    return CarriedOut(result, mailed)
 
 
 def _due_to_start(session: Session, event: Event, now: datetime) -> bool:

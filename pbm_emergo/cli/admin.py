@@ -831,7 +831,9 @@ def admin_merge_players(args: argparse.Namespace) -> int:
     )
 
 
-def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> int:
+def _support(
+    args: argparse.Namespace, action: str, target: str, case: Any, *, carry: Any = None
+) -> int:
     """Run one support case as the scheduler runs timed work (``app.support.carry_out``):
     read, decided and its mails rendered in a reading session, then its writes stored and
     its mails queued in the outbox in one short write transaction; then print its summary
@@ -856,7 +858,9 @@ def _support(args: argparse.Namespace, action: str, target: str, case: Any) -> i
         setup_logging(logging.INFO, config.log_format)
     engine = create_engine_for(config.effective_database_url)
     try:
-        done = carry_out(sessionmaker(engine, expire_on_commit=False), config, case)
+        sessions = sessionmaker(engine, expire_on_commit=False)
+        # ``carry``: a case that cannot run as the runners do (an event's start, in order).
+        done = carry(sessions, config) if carry else carry_out(sessions, config, case)
     except Refused as refused:
         print(f"pbm-emergo admin: {refused.reason}", file=sys.stderr)
         return 1
@@ -1066,48 +1070,10 @@ def admin_event_create(args: argparse.Namespace) -> int:
 
 
 def admin_event_start(args: argparse.Namespace) -> int:
-    """Open an event's first round now: in one write transaction, as the scheduler's step
-    for events runs (each stage reads what the one before it wrote), its mails queued in
-    the same transaction."""
-    import logging
-
-    from sqlalchemy.orm import sessionmaker
-
     from pbm_emergo.app import events
-    from pbm_emergo.app.outbox import Outbox
-    from pbm_emergo.app.results import Refused
-    from pbm_emergo.db.session import create_engine_for
-    from pbm_emergo.db.types import utcnow
-    from pbm_emergo.telemetry.logs import event, setup_logging
 
-    try:
-        config = _admin_config(args)
-    except AdminError as err:
-        print(f"pbm-emergo admin: {err}", file=sys.stderr)
-        return 1
-    if not logging.getLogger().handlers:
-        setup_logging(logging.INFO, config.log_format)
-    engine = create_engine_for(config.effective_database_url)
-    now = utcnow()
-    try:
-        with sessionmaker(engine, expire_on_commit=False).begin() as session:
-            result = events.start_now(session, config, now, args.name)
-            outbox = Outbox(config, clock=lambda: now)
-            mailed = sum(outbox.queue(session, reply) for reply in result.replies)
-    except Refused as refused:
-        print(f"pbm-emergo admin: {refused.reason}", file=sys.stderr)
-        return 1
-    except DBAPIError as err:
-        return _database_error(err)
-    finally:
-        engine.dispose()
-    event(
-        logging.getLogger(__name__), logging.INFO, "admin", action="event start",
-        target=args.name, reason=" ".join(args.reason.split()), result=result.summary,
-        mails=len(result.replies),
-    )
-    print(f"{result.summary}; {mailed} mail(s) queued")
-    return 0
+    return _support(args, "event start", args.name, None,
+                    carry=lambda sessions, config: events.start_now(sessions, config, args.name))
 
 
 def admin_event_cancel(args: argparse.Namespace) -> int:
