@@ -1,6 +1,7 @@
 """Swiss pairings by FIDE's Dutch system (caissify-pairings) as the events use them: over
 any results, no two players meet twice, everyone plays once a round, an odd player out has
-a bye (at most one each)."""
+a bye, a second one only when nobody without one could take it and leave the others
+pairable without a rematch (FIDE C.2)."""
 
 from __future__ import annotations
 
@@ -28,8 +29,14 @@ def test_swiss_never_repeats_a_pairing(count: int, outcomes: list[str]) -> None:
         seen = [p for g in pairings for p in (g.white, g.black) if p is not None]
         assert sorted(seen) == players
         games = []
+        met_before = set(met)
         for g in pairings:
             if g.black is None:
+                if g.white in byes:  # a second bye only when no one else could take it
+                    assert not any(
+                        _pairable([q for q in players if q != p], met_before)
+                        for p in players if p not in byes
+                    )
                 byes.append(g.white)
                 games.append(Game(g.white, None, BYE))
                 continue
@@ -38,4 +45,14 @@ def test_swiss_never_repeats_a_pairing(count: int, outcomes: list[str]) -> None:
             met.add(pair)
             games.append(Game(g.white, g.black, next(results)))
         played.append(games)
-    assert len(byes) == len(set(byes))
+
+
+def _pairable(players: list[int], met: set[frozenset[int]]) -> bool:
+    """Whether ``players`` can all be paired without two who met before."""
+    if not players:
+        return True
+    first, rest = players[0], players[1:]
+    return any(
+        _pairable([q for q in rest if q != other], met)
+        for other in rest if frozenset((first, other)) not in met
+    )

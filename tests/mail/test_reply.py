@@ -124,7 +124,10 @@ def test_any_subject_body_and_board_give_exactly_our_headers(
     assert msg["References"].split()[-1] == "<c@e.org>"
     expected = body.replace("\r\n", "\n").replace("\r", "\n")
     expected = expected if expected.endswith("\n") else expected + "\n"
-    assert text(msg) == expected
+    if all(len(line) <= 72 for line in expected.splitlines()):
+        assert text(msg) == expected
+    else:  # wrapped at 72 columns (views/fit.py): every word kept, in order
+        assert " ".join(text(msg).split()) == " ".join(expected.split())
 
 
 @pytest.mark.parametrize("html", [None, "<p>" + "the board " * 400 + "</p>"])
