@@ -107,6 +107,8 @@ def page_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> 
     install_translations(env, i18n.translations(locale), mark=False)
     env.filters["when"] = words.when
     env.filters["number"] = words.number
+    env.filters["signed"] = words.signed
+    env.filters["event_status"] = words.event_status
     env.filters["value_text"] = value_text
     env.filters["verdict"] = words.verdict
     env.filters["verdict_loss"] = words.verdict_loss

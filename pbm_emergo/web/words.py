@@ -73,6 +73,17 @@ def verdict_loss(label: str, loss: int) -> str:
     return i18n._("%(men)s lost.", men=men)
 
 
+def event_status(status: str) -> str:
+    """The state of a league or tournament (``open``, ``running``, ``finished``)."""
+    names = {
+        "open": i18n._("open"),
+        "running": i18n._("running"),
+        "finished": i18n._("finished"),
+        "cancelled": i18n._("cancelled"),
+    }
+    return names.get(status, status)
+
+
 def section_title(section: str) -> str:
     """The heading of a section of the standings (:mod:`pbm_emergo.db.reads.rating_table`)."""
     if section == ESTABLISHED:
@@ -118,6 +129,7 @@ def ladder_explanation() -> str:
 
 __all__ = [
     "day",
+    "event_status",
     "ladder_explanation",
     "ladder_text",
     "ladder_texts",
