@@ -109,6 +109,7 @@ def page_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> 
     env.filters["number"] = words.number
     env.filters["signed"] = words.signed
     env.filters["event_status"] = words.event_status
+    env.filters["reason"] = words.reason
     env.filters["value_text"] = value_text
     env.filters["verdict"] = words.verdict
     env.filters["verdict_loss"] = words.verdict_loss

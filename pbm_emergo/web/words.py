@@ -84,6 +84,22 @@ def event_status(status: str) -> str:
     return names.get(status, status)
 
 
+def reason(termination: str) -> str:
+    """How a game ended (:class:`pbm_emergo.rules.game.Termination`'s stored words)."""
+    names = {
+        "eliminated": i18n._("eliminated"),
+        "blocked": i18n._("blocked"),
+        "no legal entry": i18n._("no legal entry"),
+        "threefold repetition": i18n._("threefold repetition"),
+        "resigned": i18n._("resigned"),
+        "draw agreed": i18n._("draw agreed"),
+        "forfeit": i18n._("forfeit"),
+        "adjudicated": i18n._("adjudicated"),
+        "void": i18n._("void"),
+    }
+    return names.get(termination, termination)
+
+
 def section_title(section: str) -> str:
     """The heading of a section of the standings (:mod:`pbm_emergo.db.reads.rating_table`)."""
     if section == ESTABLISHED:
@@ -134,6 +150,7 @@ __all__ = [
     "ladder_text",
     "ladder_texts",
     "number",
+    "reason",
     "section_title",
     "signed",
     "verdict",
