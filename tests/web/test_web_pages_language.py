@@ -44,9 +44,7 @@ def played(game: Mailer, database_url: str) -> Mailer:
 
 
 @pytest.fixture
-def client(
-    played: Mailer, db_sessions: sessionmaker[Session]
-) -> Iterator[TestClient]:
+def client(played: Mailer, db_sessions: sessionmaker[Session]) -> Iterator[TestClient]:
     report = analyse(["e4", "d6", "c4"], seconds_per_move=5.0, node_limit=300, seed=102)
     now = utcnow()
     with db_sessions.begin() as session:
@@ -73,7 +71,8 @@ def test_a_dutch_browser_gets_the_dutch_board_page(client: TestClient) -> None:
     # The board's own table: its caption, headers, cells and lines in Dutch.
     assert "Het bord: rijen a (boven) tot i, kolommen 1 (links) tot 9; Eks aan zet" in html
     assert 'aria-label="kolom 5"' in html and 'aria-label="rij e"' in html
-    assert 'aria-label="e6: schijf van Ohs, 2 gevangenen van Eks; hierheen ging de laatste zet"' in html
+    e6 = "e6: schijf van Ohs, 2 gevangenen van Eks; hierheen ging de laatste zet"
+    assert f'aria-label="{e6}"' in html
     assert "Laatste zet g4xg6xe6, door Ohs:" in html
     assert "Reading the board" not in html and "against" not in html
     # Move words and notation stay as they are.
@@ -103,7 +102,7 @@ def test_a_dutch_browser_gets_the_dutch_player_event_and_standings_pages(
     assert "<th>Speler</th>" in standings
     index = client.get("/", headers=DUTCH).text
     assert "<h2>Borden in het spel</h2>" in index and "<h2>Recente uitslagen</h2>" in index
-    assert "<td>bob won <span class=\"muted\">(opgegeven)</span></td>" in index
+    assert '<td>bob won <span class="muted">(opgegeven)</span></td>' in index
     missing = client.get("/boards/999", headers=DUTCH)
     assert missing.status_code == 404
     assert "<h1>404 Niet gevonden</h1>" in missing.text and "Er is geen bord 999." in missing.text
@@ -155,8 +154,10 @@ def german_words(cell: str, column: Column | None) -> str:
     if column is None:
         return f"{cell}: leer"
     owner, enemy = ("Ohs", "Eks") if column.owner == "white" else ("Eks", "Ohs")
-    text = f"{cell}: Stein von {owner}" if column.own == 1 else (
-        f"{cell}: Turm von {owner} aus {column.own} Steinen"
+    text = (
+        f"{cell}: Stein von {owner}"
+        if column.own == 1
+        else (f"{cell}: Turm von {owner} aus {column.own} Steinen")
     )
     if column.prisoners == 1:
         text += f", 1 Gefangener von {enemy}"
@@ -204,7 +205,7 @@ def test_the_values_of_the_pages_in_each_locale() -> None:
     moment = datetime(2026, 12, 1, 14, 0, tzinfo=UTC)
     expected = {
         "en": ("1.35", "+1.35", "-0.40", "2026-12-01 14:00 UTC", "(95% interval"),
-        "de": ("1,35", "+1,35", "-0,40", "1. Dezember 2026 14:00 UTC", "(in Klammern das 95\u00a0%"),
+        "de": ("1,35", "+1,35", "-0,40", "1. Dezember 2026 14:00 UTC", "Klammern das 95\u00a0%"),
         "fr": ("1,35", "+1,35", "-0,40", "1 décembre 2026 14:00 UTC", "(intervalle à 95\u00a0%"),
         "nl": ("1,35", "+1,35", "-0,40", "1 december 2026 14:00 UTC", "(tussen haakjes het 95%"),
     }
