@@ -46,26 +46,30 @@ def cell_words(name: str, column: Column | None) -> str:
     (:func:`pbm_emergo.rules.words.piece_words`): ``e4: Ohs column of 3, 1 Eks prisoner``."""
     if column is None:
         return i18n._("%(cell)s: empty", cell=name)
-    owner = SIDE_NAMES[column.owner]
+    side = SIDE_NAMES[column.owner]
     enemy = SIDE_NAMES[BLACK if column.owner == WHITE else WHITE]
-    values = {"cell": name, "owner": owner, "enemy": enemy, "men": column.own}
-    if column.own == 1:
-        if not column.prisoners:
-            return i18n._("%(cell)s: %(owner)s man", **values)
-        return i18n.ngettext(
-            "%(cell)s: %(owner)s man, %(num)s %(enemy)s prisoner",
-            "%(cell)s: %(owner)s man, %(num)s %(enemy)s prisoners",
-            column.prisoners,
-            **values,
-        )
     if not column.prisoners:
-        return i18n._("%(cell)s: %(owner)s column of %(men)s", **values)
-    return i18n.ngettext(
-        "%(cell)s: %(owner)s column of %(men)s, %(num)s %(enemy)s prisoner",
-        "%(cell)s: %(owner)s column of %(men)s, %(num)s %(enemy)s prisoners",
-        column.prisoners,
-        **values,
-    )
+        if column.own == 1:
+            return f"{name}: " + i18n._("%(side)s man", side=side)
+        return f"{name}: " + i18n._("%(side)s column of %(own)s", side=side, own=column.own)
+    if column.own == 1:
+        piece = i18n.ngettext(
+            "%(side)s man, %(num)s %(enemy)s prisoner",
+            "%(side)s man, %(num)s %(enemy)s prisoners",
+            column.prisoners,
+            side=side,
+            enemy=enemy,
+        )
+    else:
+        piece = i18n.ngettext(
+            "%(side)s column of %(own)s, %(num)s %(enemy)s prisoner",
+            "%(side)s column of %(own)s, %(num)s %(enemy)s prisoners",
+            column.prisoners,
+            side=side,
+            enemy=enemy,
+            own=column.own,
+        )
+    return f"{name}: {piece}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,7 +71,7 @@ def test_a_dutch_browser_gets_the_dutch_board_page(client: TestClient) -> None:
     # The board's own table: its caption, headers, cells and lines in Dutch.
     assert "Het bord: rijen a (boven) tot i, kolommen 1 (links) tot 9; Eks aan zet" in html
     assert 'aria-label="kolom 5"' in html and 'aria-label="rij e"' in html
-    e6 = "e6: schijf van Ohs, 2 gevangenen van Eks; hierheen ging de laatste zet"
+    e6 = "e6: Ohs-schijf, 2 Eks-gevangenen; hierheen ging de laatste zet"
     assert f'aria-label="{e6}"' in html
     assert "Laatste zet g4xg6xe6, door Ohs:" in html
     assert "Reading the board" not in html and "against" not in html
@@ -143,7 +143,7 @@ def test_english_pages_stay_english_after_a_german_one(client: TestClient) -> No
     english = client.get("/boards/101?lang=en").text
     assert 'aria-label="e6: Ohs man, 2 Eks prisoners; the last move went here"' in english
     assert "The board: rows a (top) to i, columns 1 (left) to 9; Eks to move" in english
-    assert "Stein von" not in english
+    assert "Ohs-Stein" not in english
 
 
 # --- the board page read by a screen reader, in German ------------------------------------
@@ -154,15 +154,14 @@ def german_words(cell: str, column: Column | None) -> str:
     if column is None:
         return f"{cell}: leer"
     owner, enemy = ("Ohs", "Eks") if column.owner == "white" else ("Eks", "Ohs")
-    text = (
-        f"{cell}: Stein von {owner}"
-        if column.own == 1
-        else (f"{cell}: Turm von {owner} aus {column.own} Steinen")
-    )
+    if column.own == 1:
+        text = f"{cell}: {owner}-Stein"
+    else:
+        text = f"{cell}: {owner}-Turm aus {column.own} Steinen"
     if column.prisoners == 1:
-        text += f", 1 Gefangener von {enemy}"
+        text += f", 1 {enemy}-Gefangener"
     elif column.prisoners:
-        text += f", {column.prisoners} Gefangene von {enemy}"
+        text += f", {column.prisoners} {enemy}-Gefangene"
     return text
 
 
@@ -187,7 +186,7 @@ def test_a_german_board_page_reads_its_cells_in_german(
             assert f'rowheader "Reihe {row}"' in tree
         for cell in CELLS:
             assert f'cell "{german_words(cell, position.column(cell))}' in tree, cell
-        assert 'cell "e6: Stein von Ohs, 2 Gefangene von Eks; hierhin ging der letzte Zug"' in tree
+        assert 'cell "e6: Ohs-Stein, 2 Eks-Gefangene; hierhin ging der letzte Zug"' in tree
         assert "; im letzten Zug geschlagen" in tree
         count = len(position.legal_moves())
         moves = "1 legaler Zug" if count == 1 else f"{count} legale Züge"
