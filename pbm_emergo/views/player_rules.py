@@ -5,7 +5,9 @@ Each language has its own document beside the English one, ``rules-for-players.L
 (``rules-for-players.nl.md`` ...): a long text is translated whole, not sentence by
 sentence through the catalogs. The reader's language (:func:`pbm_emergo.views.i18n.current`)
 picks it; a language without one reads the English. Every document has the same pictures
-in the same order, only their captions translated (tests check it).
+in the same order, only their captions translated (tests check it). A translation's
+headings carry the English heading's anchor (``## Het bord {#the-board}``), so that a link
+to a section (``/rules#columns-and-prisoners``) finds it in every language.
 
 The markdown holds its pictures as fenced blocks of the kind ``position``::
 
@@ -34,6 +36,20 @@ from pbm_emergo.views.templating import data_dir
 PLAYER_RULES_FILE = "rules-for-players.md"
 _FIGURE = re.compile(r"^```position\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+# A heading's own anchor: ``## Het bord {#the-board}``.
+_ANCHOR = re.compile(r"^(#{1,6} .*?) *\{#([a-z0-9-]+)\} *$", re.MULTILINE)
+
+
+def anchored(markdown: str) -> tuple[str, dict[str, str]]:
+    """The markdown without its headings' ``{#anchor}`` marks, and each marked heading's
+    words with its anchor."""
+    anchors: dict[str, str] = {}
+
+    def unmark(match: re.Match[str]) -> str:
+        anchors[match[1].lstrip("#").strip()] = match[2]
+        return match[1]
+
+    return _ANCHOR.sub(unmark, markdown), anchors
 
 
 @dataclass(frozen=True)
@@ -106,7 +122,7 @@ def _plain(markdown: str, web_url: str | None) -> str:
         return match[1]
 
     lines = []
-    for line in markdown.splitlines():
+    for line in anchored(markdown)[0].splitlines():
         heading = re.match(r"#{1,6} (.*)", line)
         if heading:
             title = heading[1].strip()
@@ -160,6 +176,7 @@ def _player_rules_text(web_url: str | None, locale: str) -> str:
 
 __all__ = [
     "PLAYER_RULES_FILE",
+    "anchored",
     "Figure",
     "blocks",
     "figure_text",

@@ -28,7 +28,7 @@ from markupsafe import Markup
 from pbm_emergo.rules import Position
 from pbm_emergo.views import i18n
 from pbm_emergo.views.picture import board_picture
-from pbm_emergo.views.player_rules import Figure, blocks, player_rules_markdown
+from pbm_emergo.views.player_rules import Figure, anchored, blocks, player_rules_markdown
 from pbm_emergo.views.templating import data_dir, render_html
 
 RULES_FILE = "rules.md"
@@ -56,9 +56,10 @@ def slug(text: str) -> str:
 
 
 def render_rules(markdown: str) -> RulesPage:
-    """The players' part of the rules markdown as HTML, its headings with ids."""
+    """The players' part of the rules markdown as HTML, its headings with ids (their own
+    ``{#anchor}``, else :func:`slug` of their words)."""
     end = ENGINE_HEADING.search(markdown)
-    text = markdown[: end.start()] if end else markdown
+    text, anchors = anchored(markdown[: end.start()] if end else markdown)
     md = MarkdownIt("js-default")  # CommonMark with tables, raw HTML off
     tokens = md.parse(text)
     title = "Emergo rules"
@@ -67,7 +68,7 @@ def render_rules(markdown: str) -> RulesPage:
         if token.type != "heading_open":
             continue
         words = tokens[index + 1].content
-        token.attrSet("id", slug(words))
+        token.attrSet("id", anchors.get(words) or slug(words))
         if token.tag == "h1":
             title = words
         elif token.tag == "h2":
