@@ -559,7 +559,9 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
     site = Site.of(config or Config())
     view = WebView(session_factory, site)
     rules_page()  # a missing docs/rules.md stops the start, not the first visitor
-    player_rules_page()
+    for language in i18n.LANGUAGES:
+        with i18n.speaking(language):
+            player_rules_page()
     routes: list[BaseRoute] = [
         Route("/", view.index),
         Route("/rules", view.rules),
