@@ -215,3 +215,19 @@ def test_the_values_of_the_pages_in_each_locale() -> None:
             assert words.when(moment) == when, locale
             assert ladder in words.ladder_explanation(), locale
             assert words.number(1600) == "1600", locale  # a rating has no group separator
+
+
+@pytest.mark.parametrize("lang", ["nl", "de", "fr"])
+def test_every_page_renders_in_each_language(client: TestClient, lang: str) -> None:
+    pages = [
+        "/", "/boards/101", "/boards/101?move=0", "/boards/102", "/players/alice",
+        "/players/bob", "/standings", "/history", "/events", "/events/autumn", "/rules",
+    ]  # fmt: skip
+    for path in pages:
+        page = client.get(path, headers={"Accept-Language": lang})
+        assert page.status_code == 200, (lang, path)
+        assert f'<html lang="{lang}">' in page.text, (lang, path)
+        assert page.headers["Content-Language"] == lang
+    wrong = client.get("/boards/101?move=99", headers={"Accept-Language": lang})
+    assert wrong.status_code == 400 and "?move=" in wrong.text and "31" in wrong.text
+    assert "must be between" not in wrong.text
