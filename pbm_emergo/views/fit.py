@@ -35,7 +35,9 @@ def fit(text: str, width: int = WIDTH) -> str:
     template's own hard-wrapped paragraph: same indent, the broken line ends mid-sentence),
     so that a paragraph reflows rather than leaving a word alone on a line."""
     lines = text.split("\n")
-    if all(width_of(line) <= width for line in lines):
+    # The marks only ever make a line shorter than it reads: most texts are told apart by
+    # their raw lengths alone, without taking the marks out of each line.
+    if max(map(len, lines)) <= width or all(width_of(line) <= width for line in lines):
         return text
     out: list[str] = []
     i = 0
