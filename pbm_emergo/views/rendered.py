@@ -35,6 +35,9 @@ class Rendered(str):
     (None: not known, all of it counts as a value)."""
 
     spans: tuple[Span, ...] | None
+    # The marked text it was made of, when that is what :meth:`marked` would make again
+    # (each value one pair of marks): a text put into another template is not marked anew.
+    source: str | None = None
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> Rendered:
         made = super().__new__(cls, text)
@@ -46,6 +49,8 @@ class Rendered(str):
 
     def marked(self) -> str:
         """The text with its value spans marked again (to be put into another template)."""
+        if self.source is not None:
+            return self.source
         if self.spans is None:
             return OPEN + self + CLOSE
         parts: list[str] = []
@@ -63,6 +68,7 @@ class RenderedMarkup(Markup):
     those count as values all through."""
 
     spans: tuple[Span, ...] | None
+    source: str | None = None  # as in Rendered
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> RenderedMarkup:
         made = super().__new__(cls, text)
@@ -73,6 +79,8 @@ class RenderedMarkup(Markup):
         return (RenderedMarkup, (str(self), self.spans))
 
     def marked(self) -> Markup:
+        if self.source is not None:
+            return Markup(self.source)
         return Markup(Rendered(str(self), self.spans).marked())
 
 
@@ -100,6 +108,10 @@ def spans_of(text: str | Markup) -> tuple[Span, ...] | None:
 @pass_context  # at render time only: Jinja would run a plain one on constants when compiling
 def mark_value(_context: Context, value: Any) -> Any:
     """The environments' ``finalize``: a value as output, between marks."""
+    if type(value) is str:  # the most common value, and never one of the kinds below
+        if OPEN in value or CLOSE in value:
+            value = value.translate(_UNMARK)
+        return OPEN + value + CLOSE
     if isinstance(value, TemplateWords | TemplateMarkup):
         return str.__str__(value) if isinstance(value, TemplateWords) else Markup(value)
     if isinstance(value, Rendered | RenderedMarkup):
@@ -120,13 +132,46 @@ def wordwrap(environment: Environment, text: str, *args: Any, **kwargs: Any) -> 
 
 
 _MARKS = re.compile(f"([{OPEN}{CLOSE}])")
+# One value between its marks, no mark inside.
+_FLAT_VALUE = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")
+
+
+def _flat_spans(marked: str) -> tuple[Span, ...] | None:
+    """The spans of ``marked`` when each of its values is one pair of marks with none
+    inside (how a template's output nearly always is), else None. Each value's span in
+    the text without marks is where it stands, less the two marks of each value before
+    it; an empty value has none."""
+    opens = marked.count(OPEN)
+    found = [m.span() for m in _FLAT_VALUE.finditer(marked)]
+    if len(found) != opens or marked.count(CLOSE) != opens:
+        return None
+    return tuple(
+        (start - 2 * k, end - 2 * k - 2) for k, (start, end) in enumerate(found) if end - start > 2
+    )
 
 
 def unmark(marked: str) -> tuple[str, tuple[Span, ...]]:
     """The text without its marks, and the spans the marks enclosed (nested marks count
     once; a stray close mark is dropped)."""
+    text, spans, _source = _unmarked(marked)
+    return text, spans
+
+
+def _unmarked(marked: str) -> tuple[str, tuple[Span, ...], str | None]:
+    """:func:`unmark`, and ``marked`` again when it is what :meth:`Rendered.marked` makes
+    of the text and its spans (each value one pair of marks, none empty), else None."""
     if OPEN not in marked and CLOSE not in marked:
-        return marked, ()
+        return marked, (), marked
+    flat = _flat_spans(marked)
+    if flat is not None:
+        source = marked if len(flat) == marked.count(OPEN) else None
+        return marked.replace(OPEN, "").replace(CLOSE, ""), flat, source
+    text, spans = _unmark_nested(marked)
+    return text, spans, None
+
+
+def _unmark_nested(marked: str) -> tuple[str, tuple[Span, ...]]:
+    """:func:`unmark` of a text whose marks nest or stray."""
     parts: list[str] = []
     spans: list[Span] = []
     length = depth = start = 0
@@ -150,11 +195,15 @@ def unmark(marked: str) -> tuple[str, tuple[Span, ...]]:
 
 def rendered(marked: str) -> Rendered:
     """A template's output (with marks) as a :class:`Rendered` text."""
-    text, spans = unmark(marked)
-    return Rendered(text, spans)
+    text, spans, source = _unmarked(marked)
+    made = Rendered(text, spans)
+    made.source = source
+    return made
 
 
 def rendered_markup(marked: str) -> RenderedMarkup:
     """An HTML template's output (with marks) as a :class:`RenderedMarkup` text."""
-    text, spans = unmark(marked)
-    return RenderedMarkup(text, spans)
+    text, spans, source = _unmarked(marked)
+    made = RenderedMarkup(text, spans)
+    made.source = source
+    return made
