@@ -132,22 +132,25 @@ def wordwrap(environment: Environment, text: str, *args: Any, **kwargs: Any) -> 
 
 
 _MARKS = re.compile(f"([{OPEN}{CLOSE}])")
-# One value between its marks, no mark inside.
-_FLAT_VALUE = re.compile(f"{OPEN}[^{OPEN}{CLOSE}]*{CLOSE}")
 
 
 def _flat_spans(marked: str) -> tuple[Span, ...] | None:
     """The spans of ``marked`` when each of its values is one pair of marks with none
-    inside (how a template's output nearly always is), else None. Each value's span in
-    the text without marks is where it stands, less the two marks of each value before
-    it; an empty value has none."""
-    opens = marked.count(OPEN)
-    found = [m.span() for m in _FLAT_VALUE.finditer(marked)]
-    if len(found) != opens or marked.count(CLOSE) != opens:
+    inside (how a template's output nearly always is), else None (an empty value has no
+    span)."""
+    pieces = marked.split(OPEN)
+    if CLOSE in pieces[0]:
         return None
-    return tuple(
-        (start - 2 * k, end - 2 * k - 2) for k, (start, end) in enumerate(found) if end - start > 2
-    )
+    spans: list[Span] = []
+    at = len(pieces[0])
+    for piece in pieces[1:]:
+        value, close, rest = piece.partition(CLOSE)
+        if not close or CLOSE in rest:
+            return None
+        if value:
+            spans.append((at, at + len(value)))
+        at += len(value) + len(rest)
+    return tuple(spans)
 
 
 def unmark(marked: str) -> tuple[str, tuple[Span, ...]]:

@@ -97,6 +97,9 @@ WRITE_UTF8 = WRITE.clone(utf8=True)
 # octets: the reply module folds its values to 78 characters when it stores them (the
 # Header folder would give a value with a long first word a space in front).
 WRITE_COMPAT32 = Compat32Writing(linesep="\r\n", mangle_from_=False, max_line_length=998)
+# The library's compat32 as it is (the redacted copies of processed mail), plain values
+# written without the Header round.
+COMPAT32 = Compat32Writing()
 
 
 def write_policy(address: str) -> policy.EmailPolicy[EmailMessage]:
@@ -105,6 +108,6 @@ def write_policy(address: str) -> policy.EmailPolicy[EmailMessage]:
 
 
 __all__ = [
-    "READ", "WRITE", "WRITE_COMPAT32", "WRITE_UTF8", "CachedHeaderRegistry",
+    "COMPAT32", "READ", "WRITE", "WRITE_COMPAT32", "WRITE_UTF8", "CachedHeaderRegistry",
     "ReadingHeaderRegistry", "write_policy",
 ]

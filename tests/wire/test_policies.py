@@ -100,3 +100,4 @@ def test_the_reply_policy_writes_every_header_as_compat32_does(name: str, value:
             return repr(error)
 
     assert folded(policies.WRITE_COMPAT32) == folded(COMPAT32)
+    assert folded(policies.COMPAT32) == folded(policy.compat32)
