@@ -14,8 +14,10 @@ gives a plain ``str``, which is scrubbed everywhere.
 
 from __future__ import annotations
 
+import operator
 import re
-from typing import Any
+from itertools import repeat
+from typing import Any, TypeVar
 
 from jinja2 import Environment, pass_context, pass_environment
 from jinja2.filters import do_wordwrap
@@ -34,15 +36,23 @@ class Rendered(str):
     """A rendered text, with the spans (start, end) of the values the template put in
     (None: not known, all of it counts as a value)."""
 
-    spans: tuple[Span, ...] | None
+    _spans: tuple[Span, ...] | None
     # The marked text it was made of, when that is what :meth:`marked` would make again
-    # (each value one pair of marks): a text put into another template is not marked anew.
+    # (each value one pair of marks, none empty): a text put into another template is not
+    # marked anew, and its spans are worked out of it only when asked for (by the secrets'
+    # scrubber, when a reply holds a secret's word at all).
     source: str | None = None
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> Rendered:
         made = super().__new__(cls, text)
-        made.spans = spans
+        made._spans = spans
         return made
+
+    @property
+    def spans(self) -> tuple[Span, ...] | None:
+        if self._spans is None and self.source is not None:
+            self._spans = _flat_spans(self.source)
+        return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Rendered, (str(self), self.spans))
@@ -67,13 +77,19 @@ class RenderedMarkup(Markup):
     own operations (``+``, ``join``, ``format``) make new ones of this class without spans:
     those count as values all through."""
 
-    spans: tuple[Span, ...] | None
+    _spans: tuple[Span, ...] | None
     source: str | None = None  # as in Rendered
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> RenderedMarkup:
         made = super().__new__(cls, text)
-        made.spans = spans
+        made._spans = spans
         return made
+
+    @property
+    def spans(self) -> tuple[Span, ...] | None:
+        if self._spans is None and self.source is not None:
+            self._spans = _flat_spans(self.source)
+        return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (RenderedMarkup, (str(self), self.spans))
@@ -82,6 +98,9 @@ class RenderedMarkup(Markup):
         if self.source is not None:
             return Markup(self.source)
         return Markup(Rendered(str(self), self.spans).marked())
+
+
+_R = TypeVar("_R", Rendered, RenderedMarkup)
 
 
 class TemplateWords(str):
@@ -156,21 +175,37 @@ def _flat_spans(marked: str) -> tuple[Span, ...] | None:
 def unmark(marked: str) -> tuple[str, tuple[Span, ...]]:
     """The text without its marks, and the spans the marks enclosed (nested marks count
     once; a stray close mark is dropped)."""
-    text, spans, _source = _unmarked(marked)
-    return text, spans
-
-
-def _unmarked(marked: str) -> tuple[str, tuple[Span, ...], str | None]:
-    """:func:`unmark`, and ``marked`` again when it is what :meth:`Rendered.marked` makes
-    of the text and its spans (each value one pair of marks, none empty), else None."""
     if OPEN not in marked and CLOSE not in marked:
-        return marked, (), marked
+        return marked, ()
     flat = _flat_spans(marked)
     if flat is not None:
-        source = marked if len(flat) == marked.count(OPEN) else None
-        return marked.replace(OPEN, "").replace(CLOSE, ""), flat, source
+        return marked.replace(OPEN, "").replace(CLOSE, ""), flat
+    return _unmark_nested(marked)
+
+
+def _plain_source(marked: str) -> bool:
+    """Whether each value of ``marked`` is one pair of marks with no mark inside and
+    something between them (then its spans follow from it alone: :func:`_flat_spans`).
+    Told by whole-string operations: every piece after an open mark holds a close mark,
+    and there are as many of those as pieces (so exactly one in each)."""
+    pieces = marked.split(OPEN)
+    return (
+        CLOSE not in pieces[0]
+        and marked.count(CLOSE) == len(pieces) - 1
+        and OPEN + CLOSE not in marked
+        and all(map(operator.contains, pieces[1:], repeat(CLOSE)))
+    )
+
+
+def _made(cls: type[_R], marked: str) -> _R:
+    """A template's output (with marks) as a ``cls`` text: its spans read from the marks
+    only when asked for, where the marks are plain."""
+    if _plain_source(marked):
+        made = cls(marked.replace(OPEN, "").replace(CLOSE, ""))
+        made.source = marked
+        return made
     text, spans = _unmark_nested(marked)
-    return text, spans, None
+    return cls(text, spans)
 
 
 def _unmark_nested(marked: str) -> tuple[str, tuple[Span, ...]]:
@@ -198,15 +233,9 @@ def _unmark_nested(marked: str) -> tuple[str, tuple[Span, ...]]:
 
 def rendered(marked: str) -> Rendered:
     """A template's output (with marks) as a :class:`Rendered` text."""
-    text, spans, source = _unmarked(marked)
-    made = Rendered(text, spans)
-    made.source = source
-    return made
+    return _made(Rendered, marked)
 
 
 def rendered_markup(marked: str) -> RenderedMarkup:
     """An HTML template's output (with marks) as a :class:`RenderedMarkup` text."""
-    text, spans, source = _unmarked(marked)
-    made = RenderedMarkup(text, spans)
-    made.source = source
-    return made
+    return _made(RenderedMarkup, marked)

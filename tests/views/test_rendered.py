@@ -30,3 +30,9 @@ def test_a_rendered_text_marks_its_values_again_as_its_spans_say(marked: str) ->
 def test_a_flat_text_unmarks_to_its_values() -> None:
     marked = f"Board {OPEN}101{CLOSE}: {OPEN}alice{CLOSE}{OPEN}{CLOSE} to move"
     assert rendered.unmark(marked) == ("Board 101: alice to move", ((6, 9), (11, 16)))
+
+
+@given(MARKED)
+def test_a_rendered_text_has_the_spans_unmark_finds(marked: str) -> None:
+    for made in (rendered.rendered(marked), rendered.rendered_markup(marked)):
+        assert (str(made), made.spans) == rendered._unmark_nested(marked)
