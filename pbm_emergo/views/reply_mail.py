@@ -19,9 +19,11 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime
 from email.charset import QP, Charset
+from email.generator import BytesGenerator
 from email.header import Header
 from email.message import EmailMessage
 from email.utils import format_datetime, make_msgid
+from io import BytesIO
 from typing import Protocol
 
 from pbm_emergo.views.fit import fit
@@ -103,7 +105,7 @@ def reply_mail(
     parses them: a quarter of the time it takes to build and write a board mail).
     ValueError as in :func:`build_reply`."""
     msg, mail = _compose(reply, server_address, now, in_reply_to, references)
-    return ReplyMail(msg.as_bytes(policy=policies.WRITE_COMPAT32), *mail)
+    return ReplyMail(_written(msg), *mail)
 
 
 def build_reply(
@@ -377,4 +379,23 @@ def _with_headers(
 def reply_bytes(msg: EmailMessage) -> bytes:
     """The wire form (CRLF line ends) of a mail made by :func:`build_reply`, as stored in the
     outbox and handed to the relay."""
-    return msg.as_bytes(policy=policies.WRITE_COMPAT32)
+    return _written(msg)
+
+
+class _ReplyGenerator(BytesGenerator):
+    """The library's generator (made only with :data:`policies.WRITE_COMPAT32`), writing a
+    text body in one piece with every line end (CR LF, CR or LF) made the policy's, as the
+    library's ``_write_lines`` does line by line (that was a tenth of the time it took to
+    write a board mail)."""
+
+    def _write_lines(self, lines: str) -> None:
+        if lines:
+            one = lines.replace("\r\n", "\n").replace("\r", "\n")
+            self.write(one.replace("\n", policies.WRITE_COMPAT32.linesep))
+
+
+def _written(msg: EmailMessage) -> bytes:
+    """``msg.as_bytes(policy=policies.WRITE_COMPAT32)``, by :class:`_ReplyGenerator`."""
+    out = BytesIO()
+    _ReplyGenerator(out, mangle_from_=False, policy=policies.WRITE_COMPAT32).flatten(msg)
+    return out.getvalue()

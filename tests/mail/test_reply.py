@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.views.reply_mail import (
+    _compose,
+    _written,
     build_reply,
     readdressed_bytes,
     reply_bytes,
@@ -21,6 +23,7 @@ from pbm_emergo.views.reply_mail import (
     rethreaded_bytes,
     sanitise_subject,
 )
+from pbm_emergo.wire import policies
 from pbm_emergo.wire.marks import LOOP_HEADER
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -207,3 +210,14 @@ def test_a_rethreaded_mail_takes_no_unsafe_message_id() -> None:
     with pytest.raises(ValueError):
         rethreaded_bytes(mail.raw, "b@example.org", server_address=SERVER, subject="x",
                          board=101, in_reply_to="<a@b>\r\nBcc: x@y.org")
+
+
+@settings(max_examples=300)
+@given(
+    body=st.text(alphabet=st.sampled_from(list("ab é\r\n")), max_size=200),
+    html=st.one_of(st.none(), st.text(alphabet=st.sampled_from(list("<p>x \r\n")), max_size=90)),
+)
+def test_a_reply_is_written_as_the_library_writes_it(body: str, html: str | None) -> None:
+    reply = Reply("alice@example.org", "Emergo Board 101 bob", body, board=101, html=html)
+    msg, _ = _compose(reply, SERVER, NOW, "<c@e.org>", ())
+    assert _written(msg) == msg.as_bytes(policy=policies.WRITE_COMPAT32)
