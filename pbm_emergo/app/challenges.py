@@ -39,6 +39,7 @@ from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
 from pbm_emergo.game.rematch import rematch_terms
 from pbm_emergo.rules import Position
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
@@ -145,7 +146,7 @@ def challenge(
     options: ChallengeOptions | Sequence[str] = (),
     *,
     challenger: Player | None = None,
-    headline: str | None = None,
+    headline: str | Callable[[], str] | None = None,
 ) -> Result:
     """Open a new board: ``white_userid`` plays Ohs and moves first. The sender must be a
     registered address of one of the two (the challenger), unless ``challenger`` is given:
@@ -213,8 +214,10 @@ def challenge(
         commenter=challenger.userid,
         new_board=True,
         headline=headline or (
-            f"A new game: {white.userid} plays Ohs (o) and moves first, "
-            f"{black.userid} plays Eks (x)."
+            lambda: i18n._(
+                "A new game: %(white)s plays Ohs (o) and moves first, %(black)s plays Eks (x).",
+                white=white.userid, black=black.userid,
+            )
         ),
     )
     return Result(summary=f"started board {number}", replies=replies)
@@ -358,11 +361,12 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     )
     result = challenge(
         ctx, terms.white, terms.black, options, challenger=player,
-        headline=(
-            f"A rematch of board {terms.of_board}, {player.userid} asked: {terms.white} "
-            f"plays Ohs (o) and moves first, {terms.black} plays Eks (x). "
-            f"{terms.challenged} accepts by moving, or declines by resigning before their "
-            "first move."
+        headline=lambda: i18n._(
+            "A rematch of board %(board)s, %(asked)s asked: %(white)s plays Ohs (o) and "
+            "moves first, %(black)s plays Eks (x). %(challenged)s accepts by moving, or "
+            "declines by resigning before their first move.",
+            board=terms.of_board, asked=player.userid, white=terms.white, black=terms.black,
+            challenged=terms.challenged,
         ),
     )
     result.summary = f"{result.summary} (a rematch of board {terms.of_board})"

@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app import lockout
 from pbm_emergo.app.boards import (
-    at,
     board_html,
     board_link,
     board_mails,
@@ -58,7 +57,6 @@ from pbm_emergo.app.clock import (
     REMINDER_NOTICE,
     TimeBank,
     bank_left,
-    local_time,
     running,
     thinking_time,
     weekends,
@@ -82,6 +80,7 @@ from pbm_emergo.game.account_changes import (
 )
 from pbm_emergo.game.board_changes import ReminderSent
 from pbm_emergo.rules import Termination
+from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 
@@ -362,15 +361,16 @@ def _hold_for_lock_out(
     address = primary_address(player)
     if address is None:
         return []
-    body = render(
-        "notice/lock_vacation.txt.j2",
-        userid=player.userid,
-        number=board.number,
-        until=at(until),
-        left=left - 1,
-        allowance=allowance,
-        year=year,
-    )
+    with speaking(player.language):  # the scheduler answers nobody's mail
+        body = render(
+            "notice/lock_vacation.txt.j2",
+            userid=player.userid,
+            number=board.number,
+            until=i18n.moment(until, "UTC"),
+            left=left - 1,
+            allowance=allowance,
+            year=year,
+        )
     subject = f"Emergo notice: board {board.number} not lost on time, {player.userid} on vacation"
     return [Reply(to=address, subject=subject, body=body, board=board.number)]
 
@@ -405,13 +405,14 @@ def _vacation_over(ctx: UnitOfWork, vacation: Vacation, player: Player) -> list[
         return []
     allowance, year = ctx.config.vacation_days, ctx.now.year
     left = max(allowance - vacations.days_taken(ctx.session, player.id, year), 0)
-    body = render(
-        "notice/vacation_over.txt.j2",
-        userid=player.userid,
-        ended=local_time(vacation.ends_at, player.timezone),
-        left=left,
-        allowance=allowance,
-        year=year,
-    )
+    with speaking(player.language):  # the scheduler answers nobody's mail
+        body = render(
+            "notice/vacation_over.txt.j2",
+            userid=player.userid,
+            ended=i18n.moment(vacation.ends_at, player.timezone),
+            left=left,
+            allowance=allowance,
+            year=year,
+        )
     subject = f"Emergo: the vacation of {player.userid} is over"
     return [Reply(to=address, subject=subject, body=body)]
