@@ -234,15 +234,22 @@ def check_challenge(
         challenger is not None and blocks.blocks(ctx.session, challenged.id, challenger.id)
     ):
         raise Refused(
-            f"{challenged.userid} does not accept challenges at the moment, so no board was "
-            "started."
+            i18n._(
+                "%(userid)s does not accept challenges at the moment, so no board was started.",
+                userid=challenged.userid,
+            )
         )
     limit = challenged.board_limit
     if limit is not None and challenges.active_boards(ctx.session, challenged.id) >= limit:
         raise Refused(
-            f"{challenged.userid} plays as many games as they want at the moment ({limit} "
-            f"active board{'s' if limit != 1 else ''}), so no board was started; try again "
-            "when one of them has ended."
+            i18n.ngettext(
+                "%(userid)s plays as many games as they want at the moment (%(num)s active "
+                "board), so no board was started; try again when one of them has ended.",
+                "%(userid)s plays as many games as they want at the moment (%(num)s active "
+                "boards), so no board was started; try again when one of them has ended.",
+                limit,
+                userid=challenged.userid,
+            )
         )
 
 
@@ -257,12 +264,17 @@ def note_challenge(ctx: UnitOfWork, challenged: Player) -> None:
 
 def policy_text(userid: str, refuses: bool, limit: int | None, active: int) -> str:
     if refuses:
-        return f"{userid} refuses every challenge."
+        return i18n._("%(userid)s refuses every challenge.", userid=userid)
     if limit is None:
-        return f"{userid} accepts every challenge."
-    return (
-        f"{userid} accepts challenges while they have fewer than {limit} active "
-        f"board{'s' if limit != 1 else ''} (now {active})."
+        return i18n._("%(userid)s accepts every challenge.", userid=userid)
+    return i18n.ngettext(
+        "%(userid)s accepts challenges while they have fewer than %(num)s active board "
+        "(now %(active)s).",
+        "%(userid)s accepts challenges while they have fewer than %(num)s active boards "
+        "(now %(active)s).",
+        limit,
+        userid=userid,
+        active=active,
     )
 
 
@@ -291,13 +303,16 @@ def limit_challenges(ctx: UnitOfWork, player: Player, limit: int | None) -> Resu
 def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
     refuses, limit = policy(player)
     ctx.write(ChallengePolicySet(player.id, refuses, limit))
-    text = policy_text(
-        player.userid, refuses, limit, challenges.active_boards(ctx.session, player.id)
-    )
+    active = challenges.active_boards(ctx.session, player.id)
+    with i18n.speaking(None):  # the operator's log
+        summary = policy_text(player.userid, refuses, limit, active).rstrip(".")
+    text = policy_text(player.userid, refuses, limit, active)
     return Result(
-        summary=text.rstrip("."),
+        summary=summary,
         answer=text
-        + "\n\nA refused challenge gets an error mail to the challenger; you are not told.\n",
+        + "\n\n"
+        + i18n._("A refused challenge gets an error mail to the challenger; you are not told.")
+        + "\n",
         answer_subject=f"Emergo challenges: {player.userid}",
     )
 
@@ -310,14 +325,18 @@ def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
     ctx.write(SeekingSet(player.id, count))
     if count:
         wanted = f"{count} more game{'s' if count != 1 else ''}"
-        text = (
-            f"{player.userid} is seeking {wanted}. Others see it in 'emergo seeks' and "
-            "'emergo standings'; each challenge of you takes one off."
+        text = i18n.ngettext(
+            "%(userid)s is seeking %(num)s more game. Others see it in 'emergo seeks' and "
+            "'emergo standings'; each challenge of you takes one off.",
+            "%(userid)s is seeking %(num)s more games. Others see it in 'emergo seeks' and "
+            "'emergo standings'; each challenge of you takes one off.",
+            count,
+            userid=player.userid,
         )
         summary = f"{player.userid} seeks {wanted}"
     else:
-        text = f"{player.userid} is no longer seeking games."
-        summary = text.rstrip(".")
+        text = i18n._("%(userid)s is no longer seeking games.", userid=player.userid)
+        summary = f"{player.userid} is no longer seeking games"
     return Result(
         summary=summary, answer=text + "\n", answer_subject=f"Emergo seek: {player.userid}"
     )
