@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from pbm_emergo.app.timers import _out_of_time
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render, render_in
 from tests.views.test_templates import SAMPLES
@@ -144,3 +145,22 @@ def test_french_puts_a_no_break_space_before_a_colon() -> None:
         "fr", "notice/support_password.txt.j2", **SAMPLES["notice/support_password.txt.j2"]
     )
     assert "Votre nouveau mot de passe est\u00a0:" in text
+
+
+@pytest.mark.parametrize(
+    ("why", "offered_by", "german"),
+    [
+        (("idle", 28), None, "bob hat 28 Tage nicht gezogen und verliert die Partie auf Zeit."),
+        (("total", 1), None, "bob hat die gesamte Bedenkzeit von 1 Tag verbraucht und"),
+        (("bank", 0), "alice", "das Remisangebot von alice stand noch"),
+    ],
+)
+def test_a_loss_on_time_is_told_in_the_readers_language(
+    why: tuple[str, int], offered_by: str | None, german: str
+) -> None:
+    with speaking("de"):
+        assert german in _out_of_time(why, "bob", offered_by)
+    with speaking(None):
+        assert _out_of_time(("idle", 28), "bob", None) == (
+            "bob did not move for 28 days and loses the game on time."
+        )
