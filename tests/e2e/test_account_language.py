@@ -92,3 +92,23 @@ def test_a_message_and_a_chat_reach_each_player_in_their_language(
     }
     assert text(answers[BOB]).startswith(f"bob schreibt auf Emergo-Brett {board} ")
     assert text(answers[ALICE]).startswith(f"bob writes on Emergo Board {board} ")
+
+
+def test_challenge_settings_and_refusals_in_the_senders_language(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    post.one("language bob bob-pw1 nl", BOB)
+    seeking = post.one("emergo seek bob bob-pw1 2", BOB)
+    assert str(seeking["Subject"]) == "Emergo seek: bob"
+    assert flat(text(seeking)).startswith("bob zoekt nog 2 partijen.")
+    assert flat(text(post.one("emergo reject bob bob-pw1", BOB))).startswith(
+        "bob weigert elke uitdaging."
+    )
+    # The challenger is refused in the challenger's language (English), bob is not told.
+    refused = post.one("emergo challenge alice bob", ALICE)
+    assert "bob does not accept challenges at the moment" in flat(text(refused))
+    # A Dutch sender's bad address is refused in Dutch (the word masked: it might be a
+    # password typed in the wrong place).
+    wrong = flat(text(post.one("change address bob bob-pw1 not-an-address", BOB)))
+    assert wrong.startswith("'********' is geen mailadres.")
