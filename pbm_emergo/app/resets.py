@@ -101,18 +101,21 @@ def reset(ctx: UnitOfWork, code: str, new: str) -> Result:
     # Whoever holds the code reads the player's mail: the old locks have no point.
     ctx.write(LoginFailuresCleared(player.id))
     subject = f"Emergo: password of {player.userid} changed"
-    def body() -> str:
-        return render(
-            "reset.txt.j2", userid=player.userid, sender=ctx.sender,
+    # The answer in the sender's language, the registered addresses told in the player's.
+    body = render(
+        "reset.txt.j2", userid=player.userid, sender=ctx.sender, at=i18n.moment(ctx.now, "UTC")
+    )
+    with i18n.speaking(player.language):
+        told = render(
+            "reset.txt.j2",
+            userid=player.userid,
+            sender=ctx.sender,
             at=i18n.moment(ctx.now, "UTC"),
         )
-
-    with i18n.speaking(player.language):
-        told = body()
     sender = ctx.sender.lower()
     return Result(
         summary=f"set a new password for {player.userid} with a reset code",
-        answer=body(),
+        answer=body,
         answer_subject=subject,
         replies=[
             # Every registered address is told, in the player's language.
