@@ -39,6 +39,7 @@ from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
 from pbm_emergo.game.rematch import rematch_terms
 from pbm_emergo.rules import Position
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
@@ -349,7 +350,7 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     try:
         terms = rematch_terms(load_state(ctx.session, board), player.id)
     except Refusal as refusal:
-        raise Refused(refusal.reason, board=board.number) from None
+        raise Refused(said(refusal.reason), board=board.number) from None
     options = ChallengeOptions(
         rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
         forfeit_days=terms.forfeit_days, total_days=terms.total_days,

@@ -12,6 +12,7 @@ from pbm_emergo.game.changes import Change, GameFinished
 from pbm_emergo.game.events import Event
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Termination
+from pbm_emergo.rules.reasons import Reason
 
 
 @dataclass(frozen=True)
@@ -28,21 +29,22 @@ class Decision:
 
 
 class Refusal(Exception):
-    """A request the game refuses: ``reason`` is one plain sentence; ``template`` names the
+    """A request the game refuses: ``reason`` is one plain sentence (or a reason the shell
+    says in the player's language; ``str()`` of it is the English sentence); ``template`` names the
     error template under ``templates/error/`` and ``details`` are its extra variables;
     ``with_board``: the error reply shows the board as read. ``changes`` are stored all the
     same (a request that turned out void is removed)."""
 
     def __init__(
         self,
-        reason: str,
+        reason: str | Reason,
         *,
         template: str = "error/error.txt.j2",
         with_board: bool = True,
         changes: tuple[Change, ...] = (),
         **details: Any,
     ) -> None:
-        super().__init__(reason)
+        super().__init__(str(reason))
         self.reason = reason
         self.template = template
         self.with_board = with_board

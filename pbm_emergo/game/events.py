@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbm_emergo.game.board import BoardState, Seat
+from pbm_emergo.rules.reasons import Reason
 
 
 @dataclass(frozen=True)
@@ -27,7 +28,7 @@ class QueuedMoveFailed:
     state: BoardState
     player: Seat
     notation: str
-    why: str
+    why: str | Reason
 
 
 @dataclass(frozen=True)

@@ -57,29 +57,23 @@ NAME: tuple[str, ...] = tuple(CELLS[n] if n >= 0 else "" for n in NUMBER)
 #: Bitmask of every cell on the board.
 VALID: int = sum(1 << g for g in GRID)
 #: Bitmask of the rim: cells with fewer than four neighbours (never capturable).
-RIM: int = sum(1 << g for g in GRID if any(NUMBER[g + d] < 0 for d in DIRECTIONS))
+RIM: int = sum(
+    1 << g for g in GRID if any(NUMBER[g + d] < 0 for d in DIRECTIONS)
+)
 CENTRE: int = INDEX["e5"]
 
 #: ``STEPS[g]``: tuple of (direction index, neighbour grid index) for each neighbour of g.
 STEPS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
-    tuple(
-        (d, g + off)
-        for d, off in enumerate(DIRECTIONS)
-        if 0 <= g + off < GRID_SIZE and NUMBER[g + off] >= 0
-    )
-    if 0 <= g < GRID_SIZE and NUMBER[g] >= 0
-    else ()
+    tuple((d, g + off) for d, off in enumerate(DIRECTIONS) if 0 <= g + off < GRID_SIZE
+          and NUMBER[g + off] >= 0)
+    if 0 <= g < GRID_SIZE and NUMBER[g] >= 0 else ()
     for g in range(GRID_SIZE)
 )
 #: ``JUMPS[g]``: tuple of (direction index, jumped grid index, landing grid index).
 JUMPS: tuple[tuple[tuple[int, int, int], ...], ...] = tuple(
-    tuple(
-        (d, g + off, g + 2 * off)
-        for d, off in enumerate(DIRECTIONS)
-        if 0 <= g + 2 * off < GRID_SIZE and NUMBER[g + 2 * off] >= 0
-    )
-    if NUMBER[g] >= 0
-    else ()
+    tuple((d, g + off, g + 2 * off) for d, off in enumerate(DIRECTIONS)
+          if 0 <= g + 2 * off < GRID_SIZE and NUMBER[g + 2 * off] >= 0)
+    if NUMBER[g] >= 0 else ()
     for g in range(GRID_SIZE)
 )
 

@@ -81,7 +81,8 @@ class Column(NamedTuple):
 _ENTRY: dict[int, Move] = {g: Move.from_path("enter", (g,)) for g in GRID}
 _STEP: dict[int, tuple[Move | None, ...]] = {
     g: tuple(
-        Move.from_path("step", (g, g + off)) if NUMBER[g + off] >= 0 else None for off in DIRECTIONS
+        Move.from_path("step", (g, g + off)) if NUMBER[g + off] >= 0 else None
+        for off in DIRECTIONS
     )
     for g in GRID
 }
@@ -145,15 +146,7 @@ class Position:
     """The full state of a game between two moves. Immutable."""
 
     __slots__ = (
-        "_cells",
-        "_masks",
-        "_hands",
-        "_side",
-        "_ply",
-        "_legal",
-        "_size",
-        "_key",
-        "_zobrist",
+        "_cells", "_masks", "_hands", "_side", "_ply", "_legal", "_size", "_key", "_zobrist"
     )
 
     _cells: tuple[int, ...]
@@ -571,10 +564,8 @@ class Position:
                 return move
         if written.kind == "capture" and len(written.cells) == 2:
             matches = [
-                m
-                for m in legal
-                if m.kind == "capture"
-                and m.cells[0] == written.cells[0]
+                m for m in legal
+                if m.kind == "capture" and m.cells[0] == written.cells[0]
                 and m.cells[-1] == written.cells[1]
             ]
             if len(matches) == 1:
@@ -765,11 +756,7 @@ class Position:
             raise ValueError(f"more than {MEN_PER_SIDE} men of one colour in {text!r}")
         side = LETTERS.index(parts[0])
         return cls._make(
-            tuple(cells),
-            (masks[0], masks[1]),
-            hands,
-            side,
-            ply,
+            tuple(cells), (masks[0], masks[1]), hands, side, ply,
             _full_zobrist(cells, hands, side),
         )
 

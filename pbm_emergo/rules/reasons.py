@@ -10,7 +10,7 @@ Reasons are built only on the error path, so they cost the search nothing.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["TEXTS", "Reason", "reason"]
 
@@ -98,15 +98,17 @@ TEXTS: dict[str, str | tuple[str, str]] = {
 
 @dataclass(frozen=True, slots=True)
 class Reason:
-    """One reason: its ``code`` (a key of :data:`TEXTS`) and its ``values`` as (name, value)
-    pairs; ``str()`` is the English sentence."""
+    """One reason: its ``code`` and its ``values`` as (name, value) pairs; ``str()`` is the
+    English sentence: ``english``, or the code's text in :data:`TEXTS` (the layers above the
+    rules give their own reasons' text)."""
 
     code: str
     values: tuple[tuple[str, str | int | Reason], ...] = ()
+    english: str | tuple[str, str] | None = field(default=None, compare=False)
 
     def text(self) -> str:
         """The English text of the code (singular or plural by ``num``), unfilled."""
-        text = TEXTS[self.code]
+        text = TEXTS[self.code] if self.english is None else self.english
         if isinstance(text, tuple):
             return text[0] if dict(self.values).get("num") == 1 else text[1]
         return text

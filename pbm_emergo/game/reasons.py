@@ -1,0 +1,27 @@
+"""Why the game refuses a move, as a value (:class:`~pbm_emergo.rules.reasons.Reason`), so
+that the shell can say it in the player's language; ``str()`` of it is the English sentence
+of :data:`TEXTS`."""
+
+from __future__ import annotations
+
+from pbm_emergo.rules.reasons import Reason
+
+__all__ = ["TEXTS", "refusal"]
+
+TEXTS: dict[str, str | tuple[str, str]] = {
+    "not_on_board": (
+        "%(userid)s does not play on board %(board)s: it is %(white)s against %(black)s."
+    ),
+    "stale_guard": "Board %(board)s is at move %(expected)s, not move %(given)s: nothing was done.",
+    "not_your_turn": "It is not your turn on board %(board)s: it is %(userid)s's.",
+    "ambiguous_move": (
+        "%(move)s matches several capture routes on board %(board)s; write the whole route."
+    ),
+    "illegal_move": "%(move)s is not a legal move on board %(board)s now.",
+    "queued_as": "it was queued as move %(given)s, but the next move is move %(expected)s.",
+}
+
+
+def refusal(code: str, **values: str | int | Reason) -> Reason:
+    """The game's reason ``code`` naming ``values``."""
+    return Reason(code, tuple(values.items()), TEXTS[code])
