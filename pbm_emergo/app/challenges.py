@@ -350,7 +350,7 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     try:
         terms = rematch_terms(load_state(ctx.session, board), player.id)
     except Refusal as refusal:
-        raise Refused(said(refusal.reason), board=board.number) from None
+        raise Refused(said(refusal.reason_value or refusal.reason), board=board.number) from None
     options = ChallengeOptions(
         rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
         forfeit_days=terms.forfeit_days, total_days=terms.total_days,

@@ -48,7 +48,7 @@ def refused(state: BoardState, refusal: Refusal, style: str = "diagram") -> Refu
     """The error reply of ``refusal`` on the board read as ``state`` (``style``: how the
     board is shown to the sender, ``list`` or ``diagram``)."""
     return Refused(
-        said(refusal.reason),
+        said(refusal.reason_value or refusal.reason),
         board=state.number,
         board_text=board_view(state, style=style).text if refusal.with_board else None,
         template=refusal.template,
@@ -92,7 +92,7 @@ def queued_move_mails(ctx: UnitOfWork, failure: QueuedMoveFailed) -> list[Reply]
             userid=failure.player.userid,
             number=state.number,
             notation=failure.notation,
-            why=said(failure.why),
+            why=said(failure.why_value or failure.why),
             your_turn=state.active
             and state.to_move is not None
             and state.seat(state.to_move).id == failure.player.id,

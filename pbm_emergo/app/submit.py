@@ -63,7 +63,8 @@ def confirm(ctx: UnitOfWork, player: Player, board: Board) -> Result:
         )
     except Refusal as refusal:
         raise Refused(
-            said(refusal.reason), board=board.number, writes=list(refusal.changes)
+            said(refusal.reason_value or refusal.reason),
+            board=board.number, writes=list(refusal.changes),
         ) from None
     result = play(ctx, player, board, move.notation, comment=ctx.comment or move.comment)
     ctx.write(SubmittedMoveDropped(board.number, player.id))

@@ -72,7 +72,7 @@ class QueueFailure:
 
     player: Seat
     notation: str
-    why: str | Reason
+    why: Reason | str
 
 
 class Chain:
@@ -233,7 +233,13 @@ class Chain:
         events: list[Event] = [
             BoardChanged(state, self.headline(), comment=comment, commenter=commenter)
         ]
-        events += [QueuedMoveFailed(state, f.player, f.notation, f.why) for f in self.failures]
+        events += [
+            QueuedMoveFailed(
+                state, f.player, f.notation, str(f.why),
+                f.why if isinstance(f.why, Reason) else None,
+            )
+            for f in self.failures
+        ]
         return Decision(tuple(changes), tuple(events), self.summary(state), state)
 
 

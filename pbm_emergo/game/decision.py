@@ -29,9 +29,10 @@ class Decision:
 
 
 class Refusal(Exception):
-    """A request the game refuses: ``reason`` is one plain sentence (or a reason the shell
-    says in the player's language; ``str()`` of it is the English sentence); ``template`` names the
-    error template under ``templates/error/`` and ``details`` are its extra variables;
+    """A request the game refuses: ``reason`` is one plain sentence in English
+    (``reason_value``: as a value the shell says in the player's language, where it was
+    given one); ``template`` names the error template under ``templates/error/`` and
+    ``details`` are its extra variables;
     ``with_board``: the error reply shows the board as read. ``changes`` are stored all the
     same (a request that turned out void is removed)."""
 
@@ -45,7 +46,8 @@ class Refusal(Exception):
         **details: Any,
     ) -> None:
         super().__init__(str(reason))
-        self.reason = reason
+        self.reason = str(reason)
+        self.reason_value = reason if isinstance(reason, Reason) else None
         self.template = template
         self.with_board = with_board
         self.changes = changes

@@ -18,6 +18,7 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "%(move)s matches several capture routes on board %(board)s; write the whole route."
     ),
     "illegal_move": "%(move)s is not a legal move on board %(board)s now.",
+    "not_a_board": "'%(word)s' is not a board number (boards are numbered from 101).",
     "queued_as": "it was queued as move %(given)s, but the next move is move %(expected)s.",
 }
 

@@ -145,6 +145,55 @@ MESSAGES: dict[str, Say] = {
     ),
     "queued_as": lambda v: i18n._(
         "it was queued as move %(given)s, but the next move is move %(expected)s.", **v
+    ),    "not_a_board": lambda v: i18n._(
+        "'%(word)s' is not a board number (boards are numbered from 101).", **v
+    ),
+    # the commands (pbm_emergo/commands/reasons.py)
+    "start_here": lambda v: i18n._(
+        "This server plays Emergo by mail, and your mail has no command it knows."
+    ),
+    "emergo_alone": lambda v: i18n._(
+        "The command 'emergo' needs a second word such as help, challenge, move or show."
+    ),
+    "emergo_alone_meant": lambda v: i18n._(
+        "The command 'emergo' needs a second word such as help, challenge, move or show. "
+        "Did you mean '%(meant)s'?",
+        **v,
+    ),
+    "too_many_arguments": lambda v: i18n._("The command has more than %(num)s arguments.", **v),
+    "multiple_inside": lambda v: i18n._(
+        "'multiple' works only as the Subject of a mail, not inside one."
+    ),
+    "board_or_all": lambda v: i18n._(
+        "The command %(command)s needs a board number or 'all' first: "
+        "%(command)s 101 USERID PASSWORD.",
+        **v,
+    ),
+    "seek_number": lambda v: i18n._(
+        "The number of games sought is a number from 0 to %(num)s, or off.", **v
+    ),
+    "digest_hour": lambda v: i18n._(
+        "Write the hour of your digest (0 to 23, in your time zone) or off after the "
+        "password: notify digest userid password HOUR|off."
+    ),
+    "board_style": lambda v: i18n._(
+        "Write list or diagram after the password: board userid password list|diagram."
+    ),
+    "vacation_days": lambda v: i18n._(
+        "Write a number of days or off after the password: vacation userid password DAYS|off."
+    ),
+    "autoplay_on_off": lambda v: i18n._(
+        "Write on or off after the password: emergo autoplay userid password on|off."
+    ),
+    "limit_number": lambda v: i18n._(
+        "The limit is a number of active boards from 0 to %(num)s, or off.", **v
+    ),
+    "no_time_zone": lambda v: i18n._(
+        "The ZONE after the password is no time zone: write a name of the IANA time zone "
+        "database, such as Europe/Amsterdam, America/New_York or UTC."
+    ),
+    "signup_language": lambda v: i18n._(
+        "Write language=en, language=nl, language=de or language=fr."
     ),
 }
 
