@@ -22,7 +22,8 @@ MESSAGES: dict[str, Say] = {
     "capture_compulsory": lambda v: i18n.ngettext(
         "Capture is compulsory: you must capture, taking %(num)s man (for example %(example)s).",
         "Capture is compulsory: you must capture, taking %(num)s men (for example %(example)s).",
-        v["num"], **v,
+        v["num"],
+        **v,
     ),
     "no_piece": lambda v: i18n._("There is no piece on %(cell)s.", **v),
     "not_yours": lambda v: i18n._("The piece on %(cell)s is not yours.", **v),
@@ -31,33 +32,38 @@ MESSAGES: dict[str, Say] = {
         "Legal captures: %(legal)s.",
         "No maximum capture route jumps from %(start)s to %(end)s: you must take %(num)s men. "
         "Legal captures: %(legal)s.",
-        v["num"], **v,
+        v["num"],
+        **v,
     ),
     "not_a_route_must_take": lambda v: i18n.ngettext(
         "%(move)s is not a capture route: %(why)s You must take %(num)s man; "
         "legal captures: %(legal)s.",
         "%(move)s is not a capture route: %(why)s You must take %(num)s men; "
         "legal captures: %(legal)s.",
-        v["num"], **v,
+        v["num"],
+        **v,
     ),
     "short_capture_one": lambda v: i18n.ngettext(
         "%(move)s takes 1 man, but maximum capture is compulsory and you must take %(num)s man: "
         "continue the route, e.g. %(example)s.",
         "%(move)s takes 1 man, but maximum capture is compulsory and you must take %(num)s men: "
         "continue the route, e.g. %(example)s.",
-        v["num"], **v,
+        v["num"],
+        **v,
     ),
     "short_capture": lambda v: i18n.ngettext(
         "%(move)s takes %(taken)s men, but maximum capture is compulsory and you must take "
         "%(num)s man: continue the route, e.g. %(example)s.",
         "%(move)s takes %(taken)s men, but maximum capture is compulsory and you must take "
         "%(num)s men: continue the route, e.g. %(example)s.",
-        v["num"], **v,
+        v["num"],
+        **v,
     ),
     "not_maximum": lambda v: i18n.ngettext(
         "%(move)s is not a maximum capture: you must take %(num)s man. Legal captures: %(legal)s.",
         "%(move)s is not a maximum capture: you must take %(num)s men. Legal captures: %(legal)s.",
-        v["num"], **v,
+        v["num"],
+        **v,
     ),
     "no_piece_no_capture": lambda v: i18n._(
         "There is no piece on %(cell)s, and there is no capture here.", **v
@@ -89,7 +95,8 @@ MESSAGES: dict[str, Say] = {
         "not move until all your men are entered.",
         "You still have %(num)s men in hand: you must enter a man; pieces on the board may "
         "not move until all your men are entered.",
-        v["num"], **v,
+        v["num"],
+        **v,
     ),
     "step_occupied": lambda v: i18n._(
         "Cell %(cell)s is occupied: a piece steps only to a vacant neighbouring cell.", **v
@@ -140,12 +147,11 @@ MESSAGES: dict[str, Say] = {
         "%(move)s matches several capture routes on board %(board)s; write the whole route.",
         **v,
     ),
-    "illegal_move": lambda v: i18n._(
-        "%(move)s is not a legal move on board %(board)s now.", **v
-    ),
+    "illegal_move": lambda v: i18n._("%(move)s is not a legal move on board %(board)s now.", **v),
     "queued_as": lambda v: i18n._(
         "it was queued as move %(given)s, but the next move is move %(expected)s.", **v
-    ),    "not_a_board": lambda v: i18n._(
+    ),
+    "not_a_board": lambda v: i18n._(
         "'%(word)s' is not a board number (boards are numbered from 101).", **v
     ),
     # the commands (pbm_emergo/commands/reasons.py)
@@ -204,7 +210,6 @@ def said(value: str | Reason) -> str:
     if not isinstance(value, Reason):
         return value
     values = {
-        name: said(inner) if isinstance(inner, Reason) else inner
-        for name, inner in value.values
+        name: said(inner) if isinstance(inner, Reason) else inner for name, inner in value.values
     }
     return MESSAGES[value.code](values)
