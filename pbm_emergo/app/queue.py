@@ -28,6 +28,7 @@ from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
+from pbm_emergo.game.reasons import refusal
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -51,8 +52,12 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     side = board.side_of(player)
     if side is None:
         raise Refused(
-            f"{player.userid} does not play on board {number}: it is "
-            f"{board.white_player.userid} against {board.black_player.userid}.",
+            said(
+                refusal(
+                    "not_on_board", userid=player.userid, board=number,
+                    white=board.white_player.userid, black=board.black_player.userid,
+                )
+            ),
             board=number,
         )
     state = load_state(ctx.session, board)
@@ -64,9 +69,12 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
         )
     if board.to_move == side:
         raise Refused(
-            f"It is your turn on board {number}: play your move with 'emergo move {number} "
-            f"{player.userid} PASSWORD MOVE'. A move is queued only while the opponent "
-            "is to move.",
+            i18n._(
+                "It is your turn on board %(number)s: play your move with 'emergo move "
+                "%(number)s %(userid)s PASSWORD MOVE'. A move is queued only while the "
+                "opponent is to move.",
+                number=number, userid=player.userid,
+            ),
             board=number,
         )
     queue = parse_queue(state, player, items)

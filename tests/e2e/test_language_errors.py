@@ -39,6 +39,10 @@ def test_a_german_player_gets_the_reason_of_an_illegal_move_in_german(
     assert malformed.startswith("a1 ist kein Feld des Emergo-Bretts.\n")
     assert "Zo schrijf" not in malformed and "Zugs" not in malformed
 
+    queued = text(post.one(f"emergo queue {board} bob bob-pw1 e6", BOB))
+    assert queued.startswith(f"Du bist auf Brett {board} am Zug: ")
+    assert f"'emergo move {board} bob PASSWORD MOVE'" in flat(queued)
+
     usage = text(post.one("board bob bob-pw1 sideways", BOB))
     assert usage.startswith("Schreib nach dem Passwort list oder diagram: ")
     assert "  board userid password list|diagram" in usage  # the syntax stays English
@@ -47,6 +51,11 @@ def test_a_german_player_gets_the_reason_of_an_illegal_move_in_german(
     english = text(post.one(f"emergo move {board} alice alice-pw1 e6", ALICE))
     assert english.startswith(f"It is not your turn on board {board}: it is bob's.\n")
     post.send(f"emergo move {board} bob bob-pw1 e6", BOB)
+    # A conditional queue whose opponent's move is not legal: the queue's sentence and the
+    # engine's reason inside it, both German.
+    queued = text(post.one(f"emergo queue {board} bob bob-pw1 e4=d5", BOB))
+    assert queued.startswith("Der Zug des Gegners e4 wäre nicht erlaubt: ")
+    assert "Feld e4 ist besetzt" in flat(queued)
     english = text(post.one(f"emergo move {board} alice alice-pw1 e6", ALICE))
     assert english.startswith(f"e6 is not a legal move on board {board} now.\n")
     assert "Why: Cell e6 is occupied: men are entered on vacant cells only." in flat(english)
