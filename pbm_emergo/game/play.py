@@ -281,10 +281,11 @@ def _refuse_second_vote(turn: _Turn) -> None:
     """A player has at most one open vote on a board: refuse another until it is answered."""
     mine = next((v for v in turn.state.votes if v.player_id == turn.seat.id), None)
     if mine is not None:
-        what = "offered a draw" if mine.kind == "draw" else "asked to take back a move"
         raise Refusal(
-            f"You have already {what} on board {turn.number}; wait for "
-            f"{turn.other.userid}'s answer.",
+            refusal(
+                "draw_offered" if mine.kind == "draw" else "undo_asked",
+                board=turn.number, userid=turn.other.userid,
+            ),
             with_board=False,
         )
 
@@ -301,12 +302,11 @@ def _request_undo(turn: _Turn) -> Decision:
     state = turn.state
     first = undo_first_move(state, turn.seat.id, state.ply)
     if first is None:
-        raise Refusal(f"You have no move to take back on board {turn.number}.")
+        raise Refusal(refusal("nothing_to_undo", board=turn.number))
     _refuse_second_vote(turn)
     if _vote(state, "undo") is not None:
         raise Refusal(
-            f"{turn.other.userid} has asked to take back a move on board {turn.number}; "
-            "answer that first with accept or reject.",
+            refusal("undo_pending", userid=turn.other.userid, board=turn.number),
             with_board=False,
         )
     return _open_vote(
@@ -322,8 +322,10 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
     vote = next((v for v in state.votes if v.player_id == other.id), None)
     if vote is None:
         raise Refusal(
-            f"{other.userid} has neither offered a draw nor asked to take back a move on "
-            f"board {number}, so there is nothing to {'accept' if accept else 'reject'}.",
+            refusal(
+                "nothing_to_accept" if accept else "nothing_to_reject",
+                userid=other.userid, board=number,
+            ),
             with_board=False,
         )
     what = "draw offer" if vote.kind == "draw" else "request to take back a move"
@@ -345,7 +347,7 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
     first = undo_first_move(state, other.id, vote.ply)
     if first is None or vote.ply != state.ply:  # the board moved on: the request is void
         raise Refusal(
-            f"The request to take back a move on board {number} no longer fits the game.",
+            refusal("undo_void", board=number),
             with_board=False,
             changes=(removed,),
         )

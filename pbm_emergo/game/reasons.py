@@ -18,6 +18,27 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "%(move)s matches several capture routes on board %(board)s; write the whole route."
     ),
     "illegal_move": "%(move)s is not a legal move on board %(board)s now.",
+    "draw_offered": (
+        "You have already offered a draw on board %(board)s; wait for %(userid)s's answer."
+    ),
+    "undo_asked": (
+        "You have already asked to take back a move on board %(board)s; wait for "
+        "%(userid)s's answer."
+    ),
+    "nothing_to_undo": "You have no move to take back on board %(board)s.",
+    "undo_pending": (
+        "%(userid)s has asked to take back a move on board %(board)s; answer that first "
+        "with accept or reject."
+    ),
+    "nothing_to_accept": (
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to accept."
+    ),
+    "nothing_to_reject": (
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to reject."
+    ),
+    "undo_void": "The request to take back a move on board %(board)s no longer fits the game.",
     "not_a_board": "'%(word)s' is not a board number (boards are numbered from 101).",
     "queued_as": "it was queued as move %(given)s, but the next move is move %(expected)s.",
 }

@@ -151,6 +151,34 @@ MESSAGES: dict[str, Say] = {
     "queued_as": lambda v: i18n._(
         "it was queued as move %(given)s, but the next move is move %(expected)s.", **v
     ),
+    "draw_offered": lambda v: i18n._(
+        "You have already offered a draw on board %(board)s; wait for %(userid)s's answer.",
+        **v,
+    ),
+    "undo_asked": lambda v: i18n._(
+        "You have already asked to take back a move on board %(board)s; wait for "
+        "%(userid)s's answer.",
+        **v,
+    ),
+    "nothing_to_undo": lambda v: i18n._("You have no move to take back on board %(board)s.", **v),
+    "undo_pending": lambda v: i18n._(
+        "%(userid)s has asked to take back a move on board %(board)s; answer that first "
+        "with accept or reject.",
+        **v,
+    ),
+    "nothing_to_accept": lambda v: i18n._(
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to accept.",
+        **v,
+    ),
+    "nothing_to_reject": lambda v: i18n._(
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to reject.",
+        **v,
+    ),
+    "undo_void": lambda v: i18n._(
+        "The request to take back a move on board %(board)s no longer fits the game.", **v
+    ),
     "not_a_board": lambda v: i18n._(
         "'%(word)s' is not a board number (boards are numbered from 101).", **v
     ),
