@@ -39,6 +39,24 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "%(board)s, so there is nothing to reject."
     ),
     "undo_void": "The request to take back a move on board %(board)s no longer fits the game.",
+    "rematch_stranger": (
+        "You did not play on board %(board)s: only its two players can ask for a rematch."
+    ),
+    "rematch_early": (
+        "The game on board %(board)s is not over yet: a rematch follows a finished game."
+    ),
+    "submit_not_a_move": (
+        "Only a move can be submitted, not '%(text)s': send 'emergo move %(board)s %(userid)s "
+        "PASSWORD %(text)s' for that."
+    ),
+    "nothing_submitted": (
+        "%(userid)s has no submitted move on board %(board)s: send 'emergo submit %(board)s "
+        "%(userid)s PASSWORD MOVE' first."
+    ),
+    "submitted_dropped": (
+        "Your submitted move %(move)s on board %(board)s was dropped: the board's moves "
+        "changed after you submitted it. Nothing was played; submit again if you still want it."
+    ),
     "not_a_board": "'%(word)s' is not a board number (boards are numbered from 101).",
     "queued_as": "it was queued as move %(given)s, but the next move is move %(expected)s.",
 }

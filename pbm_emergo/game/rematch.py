@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.decision import Refusal
+from pbm_emergo.game.reasons import refusal
 
 __all__ = ["RematchTerms", "rematch_terms"]
 
@@ -40,13 +41,12 @@ def rematch_terms(state: BoardState, player_id: int) -> RematchTerms:
     play on it or its game is not over."""
     if player_id not in (state.white.id, state.black.id):
         raise Refusal(
-            f"You did not play on board {state.number}: only its two players can ask for a "
-            "rematch.",
+            refusal("rematch_stranger", board=state.number),
             with_board=False,
         )
     if state.active:
         raise Refusal(
-            f"The game on board {state.number} is not over yet: a rematch follows a finished game.",
+            refusal("rematch_early", board=state.number),
             with_board=False,
         )
     return RematchTerms(

@@ -179,6 +179,27 @@ MESSAGES: dict[str, Say] = {
     "undo_void": lambda v: i18n._(
         "The request to take back a move on board %(board)s no longer fits the game.", **v
     ),
+    "rematch_stranger": lambda v: i18n._(
+        "You did not play on board %(board)s: only its two players can ask for a rematch.", **v
+    ),
+    "rematch_early": lambda v: i18n._(
+        "The game on board %(board)s is not over yet: a rematch follows a finished game.", **v
+    ),
+    "submit_not_a_move": lambda v: i18n._(
+        "Only a move can be submitted, not '%(text)s': send 'emergo move %(board)s %(userid)s "
+        "PASSWORD %(text)s' for that.",
+        **v,
+    ),
+    "nothing_submitted": lambda v: i18n._(
+        "%(userid)s has no submitted move on board %(board)s: send 'emergo submit %(board)s "
+        "%(userid)s PASSWORD MOVE' first.",
+        **v,
+    ),
+    "submitted_dropped": lambda v: i18n._(
+        "Your submitted move %(move)s on board %(board)s was dropped: the board's moves "
+        "changed after you submitted it. Nothing was played; submit again if you still want it.",
+        **v,
+    ),
     "not_a_board": lambda v: i18n._(
         "'%(word)s' is not a board number (boards are numbered from 101).", **v
     ),
