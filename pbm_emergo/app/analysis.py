@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import math
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -38,6 +39,7 @@ from pbm_emergo.game.board_changes import AnalysisFinished, AnalysisRequested
 from pbm_emergo.robot.analysis import MoveVerdict, Report, moves_analysed
 from pbm_emergo.robot.search import WIN
 from pbm_emergo.rules import MoveError, position_words, render_board
+from pbm_emergo.views import i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
@@ -78,16 +80,22 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     number = board.number
     if board.status == BOARD_ACTIVE:
         raise Refused(
-            f"Board {number} is still being played, and only a finished game can be "
-            "analysed: the engine's verdict would be advice during the game. Ask again "
-            "when it is over.",
+            i18n._(
+                "Board %(number)s is still being played, and only a finished game can be "
+                "analysed: the engine's verdict would be advice during the game. Ask again "
+                "when it is over.",
+                number=number,
+            ),
             board=number,
         )
     if board.side_of(player) is None:
         raise Refused(
-            f"{player.userid} did not play on board {number}, and only its two players "
-            f"({board.white_player.userid} and {board.black_player.userid}) may ask for "
-            "its analysis.",
+            i18n._(
+                "%(userid)s did not play on board %(number)s, and only its two players "
+                "(%(white)s and %(black)s) may ask for its analysis.",
+                userid=player.userid, number=number,
+                white=board.white_player.userid, black=board.black_player.userid,
+            ),
             board=number,
         )
     stored = analyses.stored_report(ctx.session, number)
@@ -106,11 +114,10 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     if any(q.board_number == number and q.player_id == player.id for q in waiting):
         return Result(
             summary=f"the analysis of board {number} is already queued",
-            answer=(
-                f"Your analysis of board {number} is already queued.\n"
-                f"It comes within about {_minutes(ctx.config, board, waiting)}, in a mail "
-                f"with the Subject '{subject(number)}'.\n"
-                "Nothing more was counted against your analyses of the day.\n"
+            answer=_lines(
+                i18n._("Your analysis of board %(number)s is already queued.", number=number),
+                _comes(_minutes(ctx.config, board, waiting), number),
+                i18n._("Nothing more was counted against your analyses of the day."),
             ),
             answer_subject=queued_subject(number),
             answer_board=number,
@@ -120,33 +127,65 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     used = analyses.requests_since(ctx.session, player.id, since)
     if used >= limit:
         raise Refused(
-            f"{player.userid} has asked for {limit} analys{'i' if limit == 1 else 'e'}s in "
-            "the last 24 hours, the most one player may ask for in a day: the engine's "
-            "time is shared by everyone. Ask again tomorrow; an analysis already made "
-            "(of a board anyone has had analysed) is sent at once and counts nothing.",
+            i18n.ngettext(
+                "%(userid)s has asked for %(num)s analysis in the last 24 hours, the most one "
+                "player may ask for in a day: the engine's time is shared by everyone. Ask "
+                "again tomorrow; an analysis already made (of a board anyone has had "
+                "analysed) is sent at once and counts nothing.",
+                "%(userid)s has asked for %(num)s analyses in the last 24 hours, the most one "
+                "player may ask for in a day: the engine's time is shared by everyone. Ask "
+                "again tomorrow; an analysis already made (of a board anyone has had "
+                "analysed) is sent at once and counts nothing.",
+                limit, userid=player.userid,
+            ),
             board=number,
         )
     ctx.write(AnalysisRequested(number, player.id, ctx.sender, ctx.now, limit, since))
     return Result(
         summary=f"queued the analysis of board {number}",
-        answer=(
-            f"Your analysis of board {number} is queued.\n"
-            f"Expect it within about {_minutes(ctx.config, board, waiting)}, in a mail "
-            f"with the Subject '{subject(number)}'.\n"
-            f"It is analysis {used + 1} of the {limit} you may ask for in 24 hours.\n"
+        answer=_lines(
+            i18n._("Your analysis of board %(number)s is queued.", number=number),
+            i18n.ngettext(
+                "Expect it within about %(num)s minute, in a mail with the Subject "
+                "'%(subject)s'.",
+                "Expect it within about %(num)s minutes, in a mail with the Subject "
+                "'%(subject)s'.",
+                _minutes(ctx.config, board, waiting), subject=subject(number),
+            ),
+            i18n.ngettext(
+                "It is analysis %(used)s of the %(num)s you may ask for in 24 hours.",
+                "It is analysis %(used)s of the %(num)s you may ask for in 24 hours.",
+                limit, used=used + 1,
+            ),
         ),
         answer_subject=queued_subject(number),
         answer_board=number,
     )
 
 
-def _minutes(config: Config, board: Board, waiting: list[analyses.Queued]) -> str:
+def _minutes(config: Config, board: Board, waiting: list[analyses.Queued]) -> int:
     """How long the analyses waiting and this one take at most, in minutes."""
     boards = {q.board_number for q in waiting} - {board.number}
     own = seconds_per_move(config, board.ply) * (board.ply + 1)
     seconds = own + len(boards) * config.analysis_seconds_per_game
-    minutes = max(1, math.ceil(seconds * 1.5 / 60))  # and the robots' moves in between
-    return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return max(1, math.ceil(seconds * 1.5 / 60))  # and the robots' moves in between
+
+
+def _comes(minutes: int, number: int) -> str:
+    """When an analysis already asked for comes, and with which Subject."""
+    return i18n.ngettext(
+        "It comes within about %(num)s minute, in a mail with the Subject '%(subject)s'.",
+        "It comes within about %(num)s minutes, in a mail with the Subject '%(subject)s'.",
+        minutes, subject=subject(number),
+    )
+
+
+def _lines(*lines: str) -> str:
+    """An answer of a few lines, each wrapped at 72 columns."""
+    return "".join(
+        textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False) + "\n"
+        for line in lines
+    )
 
 
 # --- the mail -----------------------------------------------------------------------------
@@ -178,7 +217,7 @@ def compose(
             "userid": names[side],
             "side": SIDE_NAMES[side],
             "summary": report.summary(side),
-            "average": f"{report.summary(side).average_loss / 100:.2f}",
+            "average": i18n.decimal(report.summary(side).average_loss / 100),
         }
         for side in (0, 1)
     ]
@@ -192,9 +231,10 @@ def compose(
         "turning": _note(turning, names) if turning is not None else None,
         "diagram": diagram,
         "summaries": summaries,
-        "nodes": report.nodes,
-        "seconds": f"{report.seconds:.0f}",
+        "nodes": i18n.count(report.nodes),
+        "seconds": i18n.decimal(report.seconds, 0),
         "listing": style == "list",
+        "lang": i18n.current(),
     }
     return Reply(
         to=to,
@@ -211,10 +251,10 @@ def ohs_men(score: int, side: int) -> str:
     graph shows it: ``+1.35`` is Ohs a man and a third ahead, ``Eks wins by force``."""
     ohs = score if side == 0 else -score
     if ohs >= WIN // 2:
-        return "Ohs wins by force"
+        return i18n._("Ohs wins by force")
     if ohs <= -WIN // 2:
-        return "Eks wins by force"
-    return f"{ohs / 100:+.2f}"
+        return i18n._("Eks wins by force")
+    return i18n.decimal(ohs / 100, signed=True)
 
 
 def _row(verdict: MoveVerdict, names: tuple[str, str]) -> dict[str, object]:
@@ -237,7 +277,7 @@ def _note(verdict: MoveVerdict, names: tuple[str, str]) -> dict[str, object]:
         "score": ohs_men(verdict.score, verdict.side),
         "best": verdict.best,
         "best_score": ohs_men(verdict.best_score, verdict.side),
-        "loss": f"{verdict.loss / 100:.2f}",
+        "loss": i18n.decimal(verdict.loss / 100),
         "line": " ".join(verdict.line),
     }
 
@@ -344,13 +384,19 @@ def answered(number: int, report: Report) -> Operation:
                 AnalysisFinished(waiter.id, data if index == 0 else None, now)
                 for index, waiter in enumerate(waiting)
             ),
-            tuple(
-                compose(session, board, report, waiter.address, _asker(board, waiter).board_style)
-                for waiter in waiting
-            ),
+            tuple(_composed_for(session, board, report, waiter) for waiter in waiting),
         )
 
     return operation
+
+
+def _composed_for(
+    session: Session, board: Board, report: Report, waiter: analyses.Queued
+) -> Reply:
+    """The analysis mail for the player who asked ``waiter``, in their language."""
+    asker = _asker(board, waiter)
+    with i18n.speaking(asker.language):
+        return compose(session, board, report, waiter.address, asker.board_style)
 
 
 def _asker(board: Board, waiter: analyses.Queued) -> Player:

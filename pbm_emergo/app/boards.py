@@ -59,6 +59,7 @@ from pbm_emergo.rules import Position, Termination, position_words, render_board
 from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html
 
 __all__ = [
@@ -125,7 +126,7 @@ def get_board_and_facts(ctx: UnitOfWork, text: str) -> tuple[Board, BoardFacts, 
 def _board_ref(text: str) -> tuple[int, int | None]:
     ref = parse_board_ref(text)
     if ref is None:
-        raise Refused(not_a_board(text))
+        raise Refused(said(not_a_board(text)))
     return ref
 
 

@@ -40,6 +40,7 @@ from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
 from pbm_emergo.game.rematch import rematch_terms
 from pbm_emergo.rules import Position
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
@@ -371,7 +372,7 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     try:
         terms = rematch_terms(load_state(ctx.session, board), player.id)
     except Refusal as refusal:
-        raise Refused(_rematch_refused(refusal, board.number), board=board.number) from None
+        raise Refused(said(refusal.reason_value or refusal.reason), board=board.number) from None
     options = ChallengeOptions(
         rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
         forfeit_days=terms.forfeit_days, total_days=terms.total_days,
@@ -390,19 +391,3 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     )
     result.summary = f"{result.summary} (a rematch of board {terms.of_board})"
     return result
-
-
-def _rematch_refused(refusal: Refusal, number: int) -> str:
-    """Why a rematch is refused, in the reader's language."""
-    why = refusal.details.get("why")
-    if why == "not_a_player":
-        return i18n._(
-            "You did not play on board %(board)s: only its two players can ask for a rematch.",
-            board=number,
-        )
-    if why == "not_over":
-        return i18n._(
-            "The game on board %(board)s is not over yet: a rematch follows a finished game.",
-            board=number,
-        )
-    return refusal.reason

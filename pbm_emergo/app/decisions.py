@@ -9,6 +9,7 @@ declined); the mails they become are drawn here, through the board mail of
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from pbm_emergo.app.boards import board_mails, board_style_of, board_view
 from pbm_emergo.app.messages import Reply
@@ -17,7 +18,9 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.decision import Decision, Refusal
 from pbm_emergo.game.events import BoardChanged, Event, GameDeclined, QueuedMoveFailed
+from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_in
 
 
@@ -45,13 +48,18 @@ def refused(state: BoardState, refusal: Refusal, style: str = "diagram") -> Refu
     """The error reply of ``refusal`` on the board read as ``state`` (``style``: how the
     board is shown to the sender, ``list`` or ``diagram``)."""
     return Refused(
-        refusal.reason,
+        said(refusal.reason_value or refusal.reason),
         board=state.number,
         board_text=board_view(state, style=style).text if refusal.with_board else None,
         template=refusal.template,
         writes=list(refusal.changes),
-        **refusal.details,
+        **said_details(refusal.details),
     )
+
+
+def said_details(details: dict[str, Any]) -> dict[str, Any]:
+    """An error template's variables, the reasons among them said in the reader's language."""
+    return {name: said(v) if isinstance(v, Reason) else v for name, v in details.items()}
 
 
 def event_mails(ctx: UnitOfWork, events: Iterable[Event]) -> list[Reply]:
@@ -78,17 +86,18 @@ def queued_move_mails(ctx: UnitOfWork, failure: QueuedMoveFailed) -> list[Reply]
         return []
     state = failure.state
     view = board_view(state, now=ctx.now)
-    body = render(
-        "error/queued_move.txt.j2",
-        userid=failure.player.userid,
-        number=state.number,
-        notation=failure.notation,
-        why=failure.why,
-        your_turn=state.active
-        and state.to_move is not None
-        and state.seat(state.to_move).id == failure.player.id,
-        board_text=view.text,
-    )
+    with i18n.speaking(failure.player.language):  # the player's language, not the mover's
+        body = render(
+            "error/queued_move.txt.j2",
+            userid=failure.player.userid,
+            number=state.number,
+            notation=failure.notation,
+            why=said(failure.why_value or failure.why),
+            your_turn=state.active
+            and state.to_move is not None
+            and state.seat(state.to_move).id == failure.player.id,
+            board_text=view.text,
+        )
     return [
         Reply(
             to=address, subject=f"Emergo Board {state.number} Error", body=body,

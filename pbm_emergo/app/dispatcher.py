@@ -29,6 +29,7 @@ from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
 from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -197,7 +198,7 @@ def reason_of(unfit: Unfit) -> str:
         if details.get("meant"):
             reason += " " + i18n._("Did you mean '%(command)s'?", command=details["meant"])
         return reason
-    return unfit.reason
+    return said(unfit.reason_value or unfit.reason)
 
 
 def answers_start_here(ctx: Context) -> bool:

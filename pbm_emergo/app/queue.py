@@ -28,6 +28,7 @@ from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
+from pbm_emergo.game.reasons import refusal
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -36,6 +37,8 @@ from pbm_emergo.rules import (
     MoveError,
     Position,
 )
+from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 # The word that removes a player's queue instead of replacing it.
@@ -49,8 +52,12 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     side = board.side_of(player)
     if side is None:
         raise Refused(
-            f"{player.userid} does not play on board {number}: it is "
-            f"{board.white_player.userid} against {board.black_player.userid}.",
+            said(
+                refusal(
+                    "not_on_board", userid=player.userid, board=number,
+                    white=board.white_player.userid, black=board.black_player.userid,
+                )
+            ),
             board=number,
         )
     state = load_state(ctx.session, board)
@@ -62,9 +69,12 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
         )
     if board.to_move == side:
         raise Refused(
-            f"It is your turn on board {number}: play your move with 'emergo move {number} "
-            f"{player.userid} PASSWORD MOVE'. A move is queued only while the opponent "
-            "is to move.",
+            i18n._(
+                "It is your turn on board %(number)s: play your move with 'emergo move "
+                "%(number)s %(userid)s PASSWORD MOVE'. A move is queued only while the "
+                "opponent is to move.",
+                number=number, userid=player.userid,
+            ),
             board=number,
         )
     queue = parse_queue(state, player, items)
@@ -115,35 +125,46 @@ def parse_queue(state: BoardState, player: Player, items: Sequence[str]) -> list
     conditional = [item for item in items if "=" in item]
     if conditional and len(conditional) != len(items):
         raise _error(
-            state, "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
-            "(for example e4xe6=d5 c3=g7); a plain queued move stands alone.",
+            state, i18n._(
+                "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
+                "(for example e4xe6=d5 c3=g7); a plain queued move stands alone."
+            ),
         )
     if not conditional:
         if len(items) != 1:
             raise _error(
-                state, "Queue one move (for example d5), or conditional items of the form "
-                "OPPONENTMOVE=YOURMOVE.",
+                state, i18n._(
+                    "Queue one move (for example d5), or conditional items of the form "
+                    "OPPONENTMOVE=YOURMOVE."
+                ),
             )
         text = _guarded(state, items[0], number)
         try:
             written = Move.from_text(text)
         except InvalidMoveError as err:
-            raise _error(state, str(err)) from None
+            raise _error(state, said(err.reason or str(err))) from None
         return [QueueItem(player.id, str(written), number)]
     queue: list[QueueItem] = []
     position = state.position
     seen: set[str] = set()
     for item in items:
         theirs_text, _, mine_text = item.partition("=")
-        theirs = _legal(state, position, theirs_text, f"The opponent's move {theirs_text[:40]}")
+        theirs = _legal(state, position, theirs_text, None)
         if str(theirs) in seen:
-            raise _error(state, f"The queue names the opponent's move {theirs} twice.")
+            raise _error(
+                state, i18n._("The queue names the opponent's move %(move)s twice.", move=theirs)
+            )
         seen.add(str(theirs))
         after = position.play(theirs)
         mine_text = _guarded(state, mine_text, number)
         if not after.legal_moves():
-            raise _error(state, f"After {theirs} the game is over: there is nothing to answer.")
-        mine = _legal(state, after, mine_text, f"Your answer {mine_text[:40]} to {theirs}")
+            raise _error(
+                state,
+                i18n._(
+                    "After %(move)s the game is over: there is nothing to answer.", move=theirs
+                ),
+            )
+        mine = _legal(state, after, mine_text, str(theirs))
         queue.append(QueueItem(player.id, str(mine), number, if_move=str(theirs)))
     return queue
 
@@ -154,22 +175,58 @@ def _guarded(state: BoardState, text: str, number: int) -> str:
     if guard is not None and guard != number:
         raise _error(
             state,
-            f"Board {state.number} is at move {state.ply + 1}, so your queued move would be "
-            f"move {number}, not move {guard}: nothing was queued.",
+            i18n._(
+                "Board %(board)s is at move %(ply)s, so your queued move would be move "
+                "%(number)s, not move %(guard)s: nothing was queued.",
+                board=state.number, ply=state.ply + 1, number=number, guard=guard,
+            ),
         )
     return move
 
 
-def _legal(state: BoardState, position: Position, text: str, what: str) -> Move:
+def _legal(state: BoardState, position: Position, text: str, answering: str | None) -> Move:
+    """The move ``text`` in ``position``: the opponent's move of a conditional item, or
+    (``answering`` the opponent's move) the answer to it."""
     try:
         return position.parse_move(text)
     except AmbiguousMoveError as err:
         routes = ", ".join(str(m) for m in err.candidates)
-        raise _error(state, f"{what} matches several capture routes ({routes}).") from None
+        if answering is None:
+            reason = i18n._(
+                "The opponent's move %(move)s matches several capture routes (%(routes)s).",
+                move=text[:40], routes=routes,
+            )
+        else:
+            reason = i18n._(
+                "Your answer %(move)s to %(theirs)s matches several capture routes "
+                "(%(routes)s).",
+                move=text[:40], theirs=answering, routes=routes,
+            )
+        raise _error(state, reason) from None
     except IllegalMoveError as err:
-        raise _error(state, f"{what} would not be legal: {err}") from None
+        why = said(err.reason or str(err))
+        if answering is None:
+            reason = i18n._(
+                "The opponent's move %(move)s would not be legal: %(why)s", move=text[:40], why=why
+            )
+        else:
+            reason = i18n._(
+                "Your answer %(move)s to %(theirs)s would not be legal: %(why)s",
+                move=text[:40], theirs=answering, why=why,
+            )
+        raise _error(state, reason) from None
     except MoveError as err:
-        raise _error(state, f"{what} is not a move: {err}") from None
+        why = said(err.reason or str(err))
+        if answering is None:
+            reason = i18n._(
+                "The opponent's move %(move)s is not a move: %(why)s", move=text[:40], why=why
+            )
+        else:
+            reason = i18n._(
+                "Your answer %(move)s to %(theirs)s is not a move: %(why)s",
+                move=text[:40], theirs=answering, why=why,
+            )
+        raise _error(state, reason) from None
 
 
 def _error(state: BoardState, reason: str) -> Refused:

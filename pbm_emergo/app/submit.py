@@ -13,6 +13,7 @@ from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.play import Play
 from pbm_emergo.game.submit import decide_confirm, decide_submit
 from pbm_emergo.rules import render_board
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 __all__ = ["confirm", "submit"]
@@ -61,7 +62,10 @@ def confirm(ctx: UnitOfWork, player: Player, board: Board) -> Result:
             board.number, player.userid, found, submitted.last_move_id(ctx.session, board.number)
         )
     except Refusal as refusal:
-        raise Refused(refusal.reason, board=board.number, writes=list(refusal.changes)) from None
+        raise Refused(
+            said(refusal.reason_value or refusal.reason),
+            board=board.number, writes=list(refusal.changes),
+        ) from None
     result = play(ctx, player, board, move.notation, comment=ctx.comment or move.comment)
     ctx.write(SubmittedMoveDropped(board.number, player.id))
     result.summary = f"confirmed: {result.summary}"

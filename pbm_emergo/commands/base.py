@@ -17,6 +17,7 @@ from pbm_emergo.commands.arguments import Arguments
 from pbm_emergo.commands.grammar import NOTHING, Grammar
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import Known
+from pbm_emergo.rules.reasons import Reason
 
 __all__ = ["Arguments", "Command", "Request", "Unfit", "UsageError"]
 
@@ -84,7 +85,7 @@ class Command:
         return f"{cls.name} {cls.grammar.usage}".rstrip()
 
     @classmethod
-    def usage_error(cls, reason: str | None = None) -> UsageError:
+    def usage_error(cls, reason: str | Reason | None = None) -> UsageError:
         # ``needs``: the command's name when the reason is the general one, which the shell
         # words in the reader's language.
         return UsageError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import BoardStyleRequest
 
 STYLES = ("list", "diagram")
@@ -26,8 +27,6 @@ class BoardStyleCommand(Command):
     def request(self, args: Arguments) -> BoardStyleRequest:
         style = args.word("list").lower()
         if style not in STYLES:
-            raise self.usage_error(
-                "Write list or diagram after the password: board userid password list|diagram."
-            )
+            raise self.usage_error(unfit("board_style"))
         userid, password = args.login()
         return self.made(BoardStyleRequest, userid=userid, password=password, style=style)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import AutoplayRequest
 
 
@@ -29,8 +30,6 @@ class AutoplayCommand(Command):
     def request(self, args: Arguments) -> AutoplayRequest:
         setting = args.word("on").lower()
         if setting not in ("on", "off"):
-            raise self.usage_error(
-                "Write on or off after the password: emergo autoplay userid password on|off."
-            )
+            raise self.usage_error(unfit("autoplay_on_off"))
         userid, password = args.login()
         return self.made(AutoplayRequest, userid=userid, password=password, on=setting == "on")

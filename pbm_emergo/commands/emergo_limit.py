@@ -5,6 +5,7 @@ from __future__ import annotations
 from pbm_emergo.commands.base import Arguments
 from pbm_emergo.commands.challenge_policy import PolicyCommand
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.numbers import MAX_LIMIT
 
 
@@ -21,7 +22,5 @@ class LimitCommand(PolicyCommand):
     def limit(self, args: Arguments) -> int | None:
         word = args.word("n").lower()
         if word != "off" and not (word.isascii() and word.isdigit() and int(word) <= MAX_LIMIT):
-            raise self.usage_error(
-                f"The limit is a number of active boards from 0 to {MAX_LIMIT}, or off."
-            )
+            raise self.usage_error(unfit("limit_number", num=MAX_LIMIT))
         return None if word == "off" else int(word)

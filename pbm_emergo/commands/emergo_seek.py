@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named, optional
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.numbers import MAX_SEEK
 from pbm_emergo.game.requests import SeekRequest, SeeksRequest
 
@@ -30,9 +31,7 @@ class SeekCommand(Command):
             elif word.isascii() and word.isdigit() and int(word) <= MAX_SEEK:
                 count = int(word)
             else:
-                raise self.usage_error(
-                    f"The number of games sought is a number from 0 to {MAX_SEEK}, or off."
-                )
+                raise self.usage_error(unfit("seek_number", num=MAX_SEEK))
         userid, password = args.login()
         return self.made(SeekRequest, userid=userid, password=password, count=count)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import SubscriptionRequest, Unfit, not_a_board, parse_board_ref
 
 ALL = "all"
@@ -16,10 +17,7 @@ def board_target(word: str, command: str) -> int | None:
     if word.lower() == ALL:
         return None
     if not (word.isascii() and word.isdigit()):  # int() takes other scripts' digits
-        raise Unfit(
-            f"The command {command} needs a board number or 'all' first: "
-            f"{command} 101 USERID PASSWORD."
-        )
+        raise Unfit(unfit("board_or_all", command=command))
     ref = parse_board_ref(word)
     if ref is None:  # too many digits
         raise Unfit(not_a_board(word))

@@ -13,9 +13,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from pbm_emergo.commands import masking, registry
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.commands.text import masked
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import Known
+from pbm_emergo.rules.reasons import Reason
 
 # A command line with more arguments than this is refused before its command reads them.
 MAX_ARGS = 40
@@ -27,25 +29,22 @@ def unknown_command(words: list[str], meant: str | None = None, *, alone: bool =
     line, answered with where to start when it is near no command."""
     if alone and meant is None and not (words and words[0].lower() == "emergo"):
         return Unfit(
-            "This server plays Emergo by mail, and your mail has no command it knows.",
+            unfit("start_here"),
             template="error/start_here.txt.j2",
             start_here=True,
         )
     unknown: str | None = None  # the words named as no command (the shell words the reason)
-    if words and words[0].lower() == "emergo":
-        name = " ".join(words[:2]).lower()
-        if len(words) > 1:
-            unknown = name
-            reason = f"There is no command '{name}'."
-        else:
-            reason = (
-                "The command 'emergo' needs a second word such as help, challenge, move or show."
-            )
+    reason: str | Reason
+    if words and words[0].lower() == "emergo" and len(words) == 1:
+        reason = unfit("emergo_alone_meant", meant=meant) if meant else unfit("emergo_alone")
     else:
-        unknown = words[0].lower() if words else None
-        reason = f"There is no command '{words[0].lower()}'." if words else "There is no command."
-    if meant is not None:
-        reason += f" Did you mean '{meant}'?"
+        if words and words[0].lower() == "emergo":
+            unknown = " ".join(words[:2]).lower()
+        else:
+            unknown = words[0].lower() if words else None
+        reason = f"There is no command '{unknown}'." if unknown else "There is no command."
+        if meant is not None:
+            reason += f" Did you mean '{meant}'?"
     return Unfit(
         reason,
         template="error/unknown_command.txt.j2",
@@ -71,7 +70,7 @@ class MailLanguage:
             )
         args = words[used:]
         if len(args) > MAX_ARGS:
-            raise Unfit(f"The command has more than {MAX_ARGS} arguments.")
+            raise Unfit(unfit("too_many_arguments", num=MAX_ARGS))
         command.check_arguments(args)
         return command().request(command.bind(args, known))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import Grammar, rest
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import Request, Unfit
 
 
@@ -27,4 +28,4 @@ class MultipleCommand(Command):
     )
 
     def request(self, args: Arguments) -> Request:
-        raise Unfit("'multiple' works only as the Subject of a mail, not inside one.")
+        raise Unfit(unfit("multiple_inside"))

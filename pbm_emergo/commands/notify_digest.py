@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import DigestRequest
 
 
@@ -26,10 +27,7 @@ class NotifyDigestCommand(Command):
     def request(self, args: Arguments) -> DigestRequest:
         word = args.word("hour").lower()
         if word != "off" and not (word.isascii() and word.isdigit() and int(word) <= 23):
-            raise self.usage_error(
-                "Write the hour of your digest (0 to 23, in your time zone) or off after the "
-                "password: notify digest userid password HOUR|off."
-            )
+            raise self.usage_error(unfit("digest_hour"))
         userid, password = args.login()
         return self.made(
             DigestRequest,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import NEW_PASSWORD, WORD, Grammar, named, repeated
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.languages import language_named
 from pbm_emergo.game.requests import Password, SignupRequest
 
@@ -37,9 +38,7 @@ class SignupCommand(Command):
         for option in options:
             language = language_named(option[len(LANGUAGE_OPTION) :])
             if language is None:
-                raise self.usage_error(
-                    "Write language=en, language=nl, language=de or language=fr."
-                )
+                raise self.usage_error(unfit("signup_language"))
         return self.made(
             SignupRequest, userid=args.word("userid"), password=Password(args.word("password")),
             addresses=tuple(w for w in words if w not in options), language=language,

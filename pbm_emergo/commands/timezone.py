@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.clock import timezone_named
 from pbm_emergo.game.requests import TimezoneRequest
 
@@ -26,9 +27,6 @@ class TimezoneCommand(Command):
         word = args.word("zone")
         zone = timezone_named(word)
         if zone is None:
-            raise self.usage_error(
-                "The ZONE after the password is no time zone: write a name of the IANA time "
-                "zone database, such as Europe/Amsterdam, America/New_York or UTC."
-            )
+            raise self.usage_error(unfit("no_time_zone"))
         userid, password = args.login()
         return self.made(TimezoneRequest, userid=userid, password=password, zone=zone, written=word)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command
 from pbm_emergo.commands.grammar import PASSWORD, USERID, WORD, Grammar, named
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import VacationRequest
 
 
@@ -30,10 +31,7 @@ class VacationCommand(Command):
     def request(self, args: Arguments) -> VacationRequest:
         setting = args.word("days").lower()
         if setting != "off" and not (setting.isascii() and setting.isdigit() and len(setting) <= 4):
-            raise self.usage_error(
-                "Write a number of days or off after the password: vacation userid password "
-                "DAYS|off."
-            )
+            raise self.usage_error(unfit("vacation_days"))
         userid, password = args.login()
         return self.made(
             VacationRequest, userid=userid, password=password,

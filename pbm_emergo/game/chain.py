@@ -30,8 +30,10 @@ from pbm_emergo.game.board import (
 from pbm_emergo.game.changes import Change, MoveStored, QueueTaken, VotesDropped
 from pbm_emergo.game.decision import Decision, finish
 from pbm_emergo.game.events import BoardChanged, Event, QueuedMoveFailed
+from pbm_emergo.game.reasons import refusal
 from pbm_emergo.game.sentences import result_sentence
 from pbm_emergo.rules import Game, Move, MoveError, Position
+from pbm_emergo.rules.reasons import Reason
 
 # A chain ends by itself (queues are used up; forced moves end in a repetition draw at the
 # latest); this bounds it all the same.
@@ -70,7 +72,7 @@ class QueueFailure:
 
     player: Seat
     notation: str
-    why: str
+    why: Reason | str
 
 
 class Chain:
@@ -148,14 +150,14 @@ class Chain:
             self.failures.append(
                 QueueFailure(
                     player, item.notation,
-                    f"it was queued as move {item.number}, but the next move is move {number}.",
+                    refusal("queued_as", given=item.number, expected=number),
                 )
             )
             return None
         try:
             return self.game.position.parse_move(item.notation)
         except MoveError as err:
-            self.failures.append(QueueFailure(player, item.notation, str(err)))
+            self.failures.append(QueueFailure(player, item.notation, err.reason or str(err)))
             return None
 
     def changes(self) -> tuple[list[Change], BoardState]:
@@ -231,7 +233,13 @@ class Chain:
         events: list[Event] = [
             BoardChanged(state, self.headline(), comment=comment, commenter=commenter)
         ]
-        events += [QueuedMoveFailed(state, f.player, f.notation, f.why) for f in self.failures]
+        events += [
+            QueuedMoveFailed(
+                state, f.player, f.notation, str(f.why),
+                f.why if isinstance(f.why, Reason) else None,
+            )
+            for f in self.failures
+        ]
         return Decision(tuple(changes), tuple(events), self.summary(state), state)
 
 

@@ -12,6 +12,7 @@ from pbm_emergo.game.changes import Change, GameFinished
 from pbm_emergo.game.events import Event
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.rules import Termination
+from pbm_emergo.rules.reasons import Reason
 
 
 @dataclass(frozen=True)
@@ -28,22 +29,25 @@ class Decision:
 
 
 class Refusal(Exception):
-    """A request the game refuses: ``reason`` is one plain sentence; ``template`` names the
-    error template under ``templates/error/`` and ``details`` are its extra variables;
+    """A request the game refuses: ``reason`` is one plain sentence in English
+    (``reason_value``: as a value the shell says in the player's language, where it was
+    given one); ``template`` names the error template under ``templates/error/`` and
+    ``details`` are its extra variables;
     ``with_board``: the error reply shows the board as read. ``changes`` are stored all the
     same (a request that turned out void is removed)."""
 
     def __init__(
         self,
-        reason: str,
+        reason: str | Reason,
         *,
         template: str = "error/error.txt.j2",
         with_board: bool = True,
         changes: tuple[Change, ...] = (),
         **details: Any,
     ) -> None:
-        super().__init__(reason)
-        self.reason = reason
+        super().__init__(str(reason))
+        self.reason = str(reason)
+        self.reason_value = reason if isinstance(reason, Reason) else None
         self.template = template
         self.with_board = with_board
         self.changes = changes

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pbm_emergo.game.board import BoardState, Seat
+from pbm_emergo.rules.reasons import Reason
 
 
 @dataclass(frozen=True)
@@ -22,12 +23,14 @@ class BoardChanged:
 @dataclass(frozen=True)
 class QueuedMoveFailed:
     """``player``'s queued move ``notation`` could not be played when its turn came
-    (``why``); ``state``: the board after the chain."""
+    (``why``, in English); ``state``: the board after the chain."""
 
     state: BoardState
     player: Seat
     notation: str
     why: str
+    # ``why`` as a value the shell says in the player's language, where it is one.
+    why_value: Reason | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

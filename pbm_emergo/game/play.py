@@ -25,6 +25,7 @@ from pbm_emergo.game.changes import (
 from pbm_emergo.game.decision import Decision, Refusal, finish
 from pbm_emergo.game.events import BoardChanged, GameDeclined
 from pbm_emergo.game.ratings import RatingModel, Standing
+from pbm_emergo.game.reasons import refusal
 from pbm_emergo.game.sentences import (
     moves_in_lines,
     result_sentence,
@@ -105,8 +106,10 @@ def decide_move(snapshot: BoardSnapshot, request: Play, now: datetime) -> Decisi
     side = state.side_of(request.player_id)
     if side is None:
         raise Refusal(
-            f"{request.userid} does not play on board {number}: it is "
-            f"{state.white.userid} against {state.black.userid}.",
+            refusal(
+                "not_on_board", userid=request.userid, board=number,
+                white=state.white.userid, black=state.black.userid,
+            ),
             with_board=False,
         )
     if not state.active:
@@ -114,7 +117,7 @@ def decide_move(snapshot: BoardSnapshot, request: Play, now: datetime) -> Decisi
     guard = request.guard
     if guard is not None and guard != state.ply + 1:
         raise Refusal(
-            f"Board {number} is at move {state.ply + 1}, not move {guard}: nothing was done.",
+            refusal("stale_guard", board=number, expected=state.ply + 1, given=guard),
             template="error/stale_move.txt.j2",
             given=guard,
             expected=state.ply + 1,
@@ -169,25 +172,24 @@ def _play_move(turn: _Turn, text: str) -> Decision:
     position = game.position
     if state.side_of(turn.seat.id) != position.to_move:
         raise Refusal(
-            f"It is not your turn on board {number}: it is "
-            f"{state.seat(position.to_move).userid}'s."
+            refusal("not_your_turn", board=number, userid=state.seat(position.to_move).userid)
         )
     try:
         move = position.parse_move(text)
     except InvalidMoveError as err:
-        raise Refusal(str(err), template="error/malformed_move.txt.j2") from None
+        raise Refusal(err.reason or str(err), template="error/malformed_move.txt.j2") from None
     except AmbiguousMoveError as err:
         raise Refusal(
-            f"{text} matches several capture routes on board {number}; write the whole route.",
+            refusal("ambiguous_move", move=text, board=number),
             template="error/ambiguous_move.txt.j2",
             candidates=[str(m) for m in err.candidates],
         ) from None
     except IllegalMoveError as err:
         legal = position.legal_moves()
         raise Refusal(
-            f"{text} is not a legal move on board {number} now.",
+            refusal("illegal_move", move=text, board=number),
             template="error/illegal_move.txt.j2",
-            why=str(err),
+            why=err.reason or str(err),
             capture_size=position.capture_size(),
             legal_lines=moves_in_lines(legal),
             legal_count=len(legal),
@@ -279,10 +281,11 @@ def _refuse_second_vote(turn: _Turn) -> None:
     """A player has at most one open vote on a board: refuse another until it is answered."""
     mine = next((v for v in turn.state.votes if v.player_id == turn.seat.id), None)
     if mine is not None:
-        what = "offered a draw" if mine.kind == "draw" else "asked to take back a move"
         raise Refusal(
-            f"You have already {what} on board {turn.number}; wait for "
-            f"{turn.other.userid}'s answer.",
+            refusal(
+                "draw_offered" if mine.kind == "draw" else "undo_asked",
+                board=turn.number, userid=turn.other.userid,
+            ),
             with_board=False,
         )
 
@@ -299,12 +302,11 @@ def _request_undo(turn: _Turn) -> Decision:
     state = turn.state
     first = undo_first_move(state, turn.seat.id, state.ply)
     if first is None:
-        raise Refusal(f"You have no move to take back on board {turn.number}.")
+        raise Refusal(refusal("nothing_to_undo", board=turn.number))
     _refuse_second_vote(turn)
     if _vote(state, "undo") is not None:
         raise Refusal(
-            f"{turn.other.userid} has asked to take back a move on board {turn.number}; "
-            "answer that first with accept or reject.",
+            refusal("undo_pending", userid=turn.other.userid, board=turn.number),
             with_board=False,
         )
     return _open_vote(
@@ -320,8 +322,10 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
     vote = next((v for v in state.votes if v.player_id == other.id), None)
     if vote is None:
         raise Refusal(
-            f"{other.userid} has neither offered a draw nor asked to take back a move on "
-            f"board {number}, so there is nothing to {'accept' if accept else 'reject'}.",
+            refusal(
+                "nothing_to_accept" if accept else "nothing_to_reject",
+                userid=other.userid, board=number,
+            ),
             with_board=False,
         )
     what = "draw offer" if vote.kind == "draw" else "request to take back a move"
@@ -343,7 +347,7 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
     first = undo_first_move(state, other.id, vote.ply)
     if first is None or vote.ply != state.ply:  # the board moved on: the request is void
         raise Refusal(
-            f"The request to take back a move on board {number} no longer fits the game.",
+            refusal("undo_void", board=number),
             with_board=False,
             changes=(removed,),
         )

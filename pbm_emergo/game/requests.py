@@ -17,6 +17,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from pbm_emergo.game.reasons import refusal
+from pbm_emergo.rules.reasons import Reason
+
 # A board number, optionally with a move number: "101", "101#7". ASCII digits only: \d and
 # int() also take other scripts' digits ("١٠١" would be 101).
 BOARD_REF = re.compile(r"([0-9]{1,9})(?:#([0-9]{1,6}))?")
@@ -30,27 +33,30 @@ def parse_board_ref(text: str) -> tuple[int, int | None] | None:
     return int(match[1]), int(match[2]) if match[2] else None
 
 
-def not_a_board(text: str) -> str:
+def not_a_board(text: str) -> Reason:
     """The reason given for a word where a board number belongs."""
-    return f"'{text[:40]}' is not a board number (boards are numbered from 101)."
+    return refusal("not_a_board", word=text[:40])
 
 
 class Unfit(ValueError):
     """A command line the command layer makes no request of: it names no command, or its
     arguments do not fit the command. The sender gets an error reply: ``reason`` is one
-    sentence, ``template`` the error template, ``details`` its other variables;
-    ``start_here``: the mail is answered with where to start, not as an error."""
+    sentence (in English; ``reason_value``: as a value the shell says in the reader's
+    language, where it was given one), ``template`` the error template, ``details`` its
+    other variables; ``start_here``: the mail is answered with where to start, not as an
+    error."""
 
     def __init__(
         self,
-        reason: str,
+        reason: str | Reason,
         *,
         template: str = "error/error.txt.j2",
         start_here: bool = False,
         **details: Any,
     ) -> None:
-        super().__init__(reason)
-        self.reason = reason
+        super().__init__(str(reason))
+        self.reason = str(reason)
+        self.reason_value = reason if isinstance(reason, Reason) else None
         self.template = template
         self.start_here = start_here
         self.details = details

@@ -13,6 +13,7 @@ from pbm_emergo.game.board_changes import MoveSubmitted, SubmittedMoveDropped
 from pbm_emergo.game.changes import MoveStored
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.play import Play, decide_move
+from pbm_emergo.game.reasons import refusal
 from pbm_emergo.rules import Position
 
 __all__ = ["Submission", "Submitted", "decide_confirm", "decide_submit"]
@@ -54,8 +55,10 @@ def decide_submit(
     move, and for anything but a move (resign, a draw offer ... are sent as they are)."""
     if request.keyword is not None:
         raise Refusal(
-            f"Only a move can be submitted, not '{request.text}': send 'emergo move "
-            f"{request.board} {request.userid} PASSWORD {request.text}' for that.",
+            refusal(
+                "submit_not_a_move", text=request.text, board=request.board,
+                userid=request.userid,
+            ),
             with_board=False,
         )
     decision = decide_move(snapshot, request, now)
@@ -81,15 +84,12 @@ def decide_confirm(
     dropped: the refusal's change removes it)."""
     if submitted is None:
         raise Refusal(
-            f"{userid} has no submitted move on board {board}: send 'emergo submit {board} "
-            f"{userid} PASSWORD MOVE' first.",
+            refusal("nothing_submitted", userid=userid, board=board),
             with_board=False,
         )
     if submitted.last_move_id != last_move_id:
         raise Refusal(
-            f"Your submitted move {submitted.notation} on board {board} was dropped: the "
-            "board's moves changed after you submitted it. Nothing was played; submit "
-            "again if you still want it.",
+            refusal("submitted_dropped", move=submitted.notation, board=board),
             changes=(SubmittedMoveDropped(board, submitted.player_id),),
         )
     return submitted

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pbm_emergo.rules.reasons import Reason
+
 if TYPE_CHECKING:
     from pbm_emergo.rules.move import Move
 
 
 class MoveError(ValueError):
-    """Base class of every error about a move."""
+    """Base class of every error about a move. Raised with a :class:`Reason`, its message is
+    the reason's English sentence and ``reason`` the value (the shell says it in the
+    player's language); raised with a plain message, ``reason`` is None."""
+
+    def __init__(self, message: str | Reason) -> None:
+        super().__init__(str(message))
+        self.reason = message if isinstance(message, Reason) else None
 
 
 class InvalidMoveError(MoveError):
@@ -23,7 +31,7 @@ class IllegalMoveError(MoveError):
 class AmbiguousMoveError(MoveError):
     """A short capture form that matches several legal routes."""
 
-    def __init__(self, message: str, candidates: list[Move]) -> None:
+    def __init__(self, message: str | Reason, candidates: list[Move]) -> None:
         super().__init__(message)
         self.candidates = candidates
 

@@ -8,6 +8,7 @@ from typing import Literal
 
 from pbm_emergo.rules.board import INDEX, NAME, are_neighbours
 from pbm_emergo.rules.errors import InvalidMoveError
+from pbm_emergo.rules.reasons import reason
 
 MoveKind = Literal["enter", "step", "capture"]
 
@@ -57,14 +58,11 @@ class Move:
         cleaned = text.strip().lower()
         match = _MOVE_RE.match(cleaned)
         if not match:
-            raise InvalidMoveError(
-                f"{text.strip()!r} is not a move: write an entry like e4, a step like e4-e5, "
-                "or a capture like e4xc4xc6."
-            )
+            raise InvalidMoveError(reason("not_a_move", text=repr(text.strip())))
         names = [match.group(1), *_CELL_RE.findall(match.group(2))]
         for name in names:
             if name not in INDEX:
-                raise InvalidMoveError(f"{name} is not a cell of the Emergo board.")
+                raise InvalidMoveError(reason("not_a_cell", cell=name))
         path = tuple(INDEX[name] for name in names)
         if len(path) == 1:
             return cls("enter", (names[0],), path)

@@ -46,6 +46,7 @@ from pbm_emergo.rules.errors import (
     InvalidMoveError,
 )
 from pbm_emergo.rules.move import Move
+from pbm_emergo.rules.reasons import Reason, reason
 
 WHITE = "white"
 BLACK = "black"
@@ -217,7 +218,7 @@ class Position:
         """The column on ``cell`` (any case), or None when the cell is vacant."""
         g = INDEX.get(cell.strip().lower())
         if g is None:
-            raise InvalidMoveError(f"{cell!r} is not a cell of the Emergo board.")
+            raise InvalidMoveError(reason("not_a_cell", cell=repr(cell)))
         return _column(self._cells[NUMBER[g]])
 
     def columns(self) -> dict[str, Column]:
@@ -571,97 +572,87 @@ class Position:
                 return matches[0]
             if matches:
                 raise AmbiguousMoveError(
-                    f"{written} matches {len(matches)} capture routes; write the whole "
-                    f"route: {', '.join(map(str, matches))}.",
+                    reason(
+                        "ambiguous",
+                        move=str(written),
+                        num=len(matches),
+                        routes=", ".join(map(str, matches)),
+                    ),
                     matches,
                 )
         if not legal:  # the player to move has lost: the game is over
             raise GameOverError(self._why_illegal(written, legal))
         raise IllegalMoveError(self._why_illegal(written, legal))
 
-    def _why_illegal(self, move: Move, legal: tuple[Move, ...]) -> str:
+    def _why_illegal(self, move: Move, legal: tuple[Move, ...]) -> Reason:
         side = self._side
         me, them = SIDES[side].capitalize(), SIDES[1 - side].capitalize()
         if not legal:
-            return f"{me} has no legal move: the game is over."
+            return reason("game_over", side=me)
         size = self._size
         if size:
-            men = _men(size)
             if move.kind != "capture":
-                return (
-                    f"Capture is compulsory: you must capture, taking {men} "
-                    f"(for example {legal[0]})."
-                )
+                return reason("capture_compulsory", num=size, example=str(legal[0]))
             start = move.cells[0]
             owner = self._owner(start)
             if owner is None:
-                return f"There is no piece on {start}."
+                return reason("no_piece", cell=start)
             if owner != side:
-                return f"The piece on {start} is not yours."
+                return reason("not_yours", cell=start)
+            routes = ", ".join(map(str, legal))
             if len(move.cells) == 2 and not any(
                 land == move.path[1] for _, _, land in JUMPS[move.path[0]]
             ):
-                return (
-                    f"No maximum capture route jumps from {start} to {move.cells[1]}: you must "
-                    f"take {men}. Legal captures: {', '.join(map(str, legal))}."
-                )
+                return reason("no_route_to", start=start, end=move.cells[1], num=size, legal=routes)
             route_error = self._route_error(move)
             if route_error:
-                return (
-                    f"{move} is not a capture route: {route_error} You must take {men}; "
-                    f"legal captures: {', '.join(map(str, legal))}."
+                return reason(
+                    "not_a_route_must_take", move=str(move), why=route_error, num=size, legal=routes
                 )
             prefix = [m for m in legal if m.cells[: len(move.cells)] == move.cells]
             if prefix:
-                return (
-                    f"{move} takes {_men(move.captures)}, but maximum capture is compulsory "
-                    f"and you must take {men}: continue the route, e.g. {prefix[0]}."
+                taken = move.captures
+                return reason(
+                    "short_capture_one" if taken == 1 else "short_capture",
+                    move=str(move),
+                    taken=taken,
+                    num=size,
+                    example=str(prefix[0]),
                 )
-            return (
-                f"{move} is not a maximum capture: you must take {men}. "
-                f"Legal captures: {', '.join(map(str, legal))}."
-            )
+            return reason("not_maximum", move=str(move), num=size, legal=routes)
         hand = self._hands[side]
         if move.kind == "capture":
             owner = self._owner(move.cells[0])
             if owner is None:
-                return f"There is no piece on {move.cells[0]}, and there is no capture here."
+                return reason("no_piece_no_capture", cell=move.cells[0])
             if owner != side:
-                return f"The piece on {move.cells[0]} is not yours, and there is no capture here."
+                return reason("not_yours_no_capture", cell=move.cells[0])
             route_error = self._route_error(move)
             if route_error:
-                return f"{move} is not a capture route: {route_error}"
-            return f"There is no capture here: {move} is not a legal route."  # pragma: no cover
+                return reason("not_a_route", move=str(move), why=route_error)
+            return reason("no_capture_here", move=str(move))  # pragma: no cover
         if move.kind == "enter":
             cell = move.cells[0]
             g = move.path[0]
             if not hand:
-                return "You have no men in hand to enter: move a piece on the board instead."
+                return reason("nothing_in_hand")
             if self._owner(cell) is not None:
-                return f"Cell {cell} is occupied: men are entered on vacant cells only."
+                return reason("enter_occupied", cell=cell)
             if g == CENTRE and self._ply == 0:
-                return "White may not enter on e5 on the first move of the game."
-            attacker = self._attacker_of(g)
-            return (
-                f"A man entered on {cell} could be captured at once by {them}'s piece on "
-                f"{attacker}, and {them} is not attacking you now: that is feeding, which "
-                f"is not allowed. Enter on a cell where it is safe (every rim cell is)."
-            )
+                return reason("first_move_centre")
+            return reason("feeding", cell=cell, them=them, attacker=self._attacker_of(g))
         # a step
         src, dst = move.cells
         if hand:
-            return (
-                f"You still have {_men(hand)} in hand: you must enter a man; pieces on the "
-                f"board may not move until all your men are entered."
-            )
+            return reason("men_in_hand", num=hand)
         owner = self._owner(src)
         if owner is None:
-            return f"There is no piece on {src}."
+            return reason("no_piece", cell=src)
         if owner != side:
-            return f"The piece on {src} is not yours."
-        return f"Cell {dst} is occupied: a piece steps only to a vacant neighbouring cell."
+            return reason("not_yours", cell=src)
+        return reason("step_occupied", cell=dst)
 
-    def _route_error(self, move: Move) -> str | None:
+    def _route_error(self, move: Move) -> Reason | None:
         """Why the written route is no capture route on this board, if it is not one.
 
         Walks the route on a scratch copy of the cells, taking men as it goes, and names the
@@ -675,25 +666,20 @@ class Position:
         for a, b in zip(move.path, move.path[1:], strict=False):
             jump = next(((d, over) for d, over, land in JUMPS[a] if land == b), None)
             if jump is None:
-                return (
-                    f"{NAME[a]} to {NAME[b]} is not a jump: a capture jumps an adjacent enemy "
-                    f"piece and lands on the vacant cell just beyond it."
-                )
+                return reason("not_a_jump", start=NAME[a], end=NAME[b])
             d, over = jump
             if d == back:
-                return (
-                    f"{NAME[a]}x{NAME[b]} turns straight back along the jump before it, "
-                    "which a capture may not do."
-                )
+                return reason("jump_back", start=NAME[a], end=NAME[b])
             enemy = -cells[NUMBER[over]] * sign
             if enemy <= 0:
-                what = "your own piece" if enemy else "no piece"
-                return (
-                    f"{NAME[a]}x{NAME[b]} would jump {NAME[over]}, which holds {what} at that "
-                    "point: a capture jumps an enemy piece."
+                return reason(
+                    "jump_own" if enemy else "jump_nothing",
+                    start=NAME[a],
+                    end=NAME[b],
+                    over=NAME[over],
                 )
             if cells[NUMBER[b]]:
-                return f"{NAME[a]}x{NAME[b]} would land on {NAME[b]}, which is occupied."
+                return reason("land_occupied", start=NAME[a], end=NAME[b])
             left, prisoners = (enemy & 31) - 1, enemy >> 5
             if left:
                 cells[NUMBER[over]] = -sign * (left | prisoners << 5)
@@ -804,10 +790,6 @@ def _column(value: int) -> Column | None:
         return None
     a = abs(value)
     return Column(WHITE if value > 0 else BLACK, a & 31, a >> 5)
-
-
-def _men(n: int) -> str:
-    return f"{n} man" if n == 1 else f"{n} men"
 
 
 Search = Callable[[int, int, int, int], tuple[int, list[tuple[int, ...]]]]

@@ -131,3 +131,23 @@ def number(value: float) -> str:
     if locale == DEFAULT:
         return str(value)
     return format_decimal(value, locale=locale, group_separator=False)
+
+
+def decimal(value: float, places: int = 2, *, signed: bool = False) -> str:
+    """A value with ``places`` decimals as the current locale writes it, ``signed`` with
+    its sign even when positive (English: as Python does, ``+1.35``; German ``+1,35``)."""
+    locale = current()
+    if locale == DEFAULT:
+        return f"{value:{'+' if signed else ''}.{places}f}"
+    digits = "0" + ("." + "0" * places if places else "")
+    pattern = f"+{digits};-{digits}" if signed else digits
+    return format_decimal(value, format=pattern, locale=locale)
+
+
+def count(value: int) -> str:
+    """A large whole number grouped in thousands as the current locale does (English
+    ``12,345``, German ``12.345``)."""
+    locale = current()
+    if locale == DEFAULT:
+        return f"{value:,}"
+    return format_decimal(value, format="#,##0", locale=locale)

@@ -46,7 +46,9 @@ from pbm_emergo.game.requests import (
 )
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
+from pbm_emergo.views import i18n
 from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html
 
 # `emergo show` sends at most this many boards at once; `emergo games` lists at most this
@@ -299,10 +301,13 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             else:
                 details = {"legal_lines": [], "legal_count": 0, "capture_size": 0}
             raise Refused(
-                f"Preview of board {number}: {text} cannot be move {position.ply + 1}.",
+                i18n._(
+                    "Preview of board %(number)s: %(move)s cannot be move %(ply)s.",
+                    number=number, move=text, ply=position.ply + 1,
+                ),
                 board=number,
                 template="error/illegal_move.txt.j2",
-                why=str(err),
+                why=said(err.reason or str(err)),
                 board_text=render_board(
                     position, board.white_player.userid, board.black_player.userid
                 ),

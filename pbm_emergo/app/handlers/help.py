@@ -6,8 +6,9 @@ from __future__ import annotations
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.results import Result
-from pbm_emergo.game.requests import HelpEntry, HelpRequest
+from pbm_emergo.game.requests import CommandHelp, HelpEntry, HelpRequest
 from pbm_emergo.rules import Position, render_board
+from pbm_emergo.views import i18n
 from pbm_emergo.views.player_rules import player_rules_text
 from pbm_emergo.views.templating import render
 
@@ -22,6 +23,16 @@ def emergo_help_text(ctx: Context, entries: tuple[HelpEntry, ...]) -> str:
         board=render_board(Position()),
         commands=[entry.shown() for entry in entries],
     )
+
+
+def _described(topic: CommandHelp) -> dict[str, str | None]:
+    """What ``help COMMAND`` says of the command beside its usage: in English its details
+    (its description where it has none); in the other languages its description from the
+    catalogs, then the details that go beyond it, which have no translation yet."""
+    if i18n.current() == i18n.DEFAULT:
+        return {"description": None, "details": topic.details}
+    more = topic.details.split() != topic.description.split()
+    return {"description": i18n._(topic.description), "details": topic.details if more else None}
 
 
 @handles(HelpRequest)
@@ -46,12 +57,7 @@ def help_texts(ctx: Context, request: HelpRequest) -> Result:
     if topic is not None:
         return Result(
             summary=f"sent the help for {topic.name}",
-            answer=render(
-                "help_command.txt.j2",
-                usage=topic.usage,
-                description=topic.description,
-                details=topic.details,
-            ),
+            answer=render("help_command.txt.j2", usage=topic.usage, **_described(topic)),
             answer_subject=f"Emergo help: {topic.name}",
         )
     return Result(

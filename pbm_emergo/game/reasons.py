@@ -1,0 +1,67 @@
+"""Why the game refuses a move, as a value (:class:`~pbm_emergo.rules.reasons.Reason`), so
+that the shell can say it in the player's language; ``str()`` of it is the English sentence
+of :data:`TEXTS`."""
+
+from __future__ import annotations
+
+from pbm_emergo.rules.reasons import Reason
+
+__all__ = ["TEXTS", "refusal"]
+
+TEXTS: dict[str, str | tuple[str, str]] = {
+    "not_on_board": (
+        "%(userid)s does not play on board %(board)s: it is %(white)s against %(black)s."
+    ),
+    "stale_guard": "Board %(board)s is at move %(expected)s, not move %(given)s: nothing was done.",
+    "not_your_turn": "It is not your turn on board %(board)s: it is %(userid)s's.",
+    "ambiguous_move": (
+        "%(move)s matches several capture routes on board %(board)s; write the whole route."
+    ),
+    "illegal_move": "%(move)s is not a legal move on board %(board)s now.",
+    "draw_offered": (
+        "You have already offered a draw on board %(board)s; wait for %(userid)s's answer."
+    ),
+    "undo_asked": (
+        "You have already asked to take back a move on board %(board)s; wait for "
+        "%(userid)s's answer."
+    ),
+    "nothing_to_undo": "You have no move to take back on board %(board)s.",
+    "undo_pending": (
+        "%(userid)s has asked to take back a move on board %(board)s; answer that first "
+        "with accept or reject."
+    ),
+    "nothing_to_accept": (
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to accept."
+    ),
+    "nothing_to_reject": (
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to reject."
+    ),
+    "undo_void": "The request to take back a move on board %(board)s no longer fits the game.",
+    "rematch_stranger": (
+        "You did not play on board %(board)s: only its two players can ask for a rematch."
+    ),
+    "rematch_early": (
+        "The game on board %(board)s is not over yet: a rematch follows a finished game."
+    ),
+    "submit_not_a_move": (
+        "Only a move can be submitted, not '%(text)s': send 'emergo move %(board)s %(userid)s "
+        "PASSWORD %(text)s' for that."
+    ),
+    "nothing_submitted": (
+        "%(userid)s has no submitted move on board %(board)s: send 'emergo submit %(board)s "
+        "%(userid)s PASSWORD MOVE' first."
+    ),
+    "submitted_dropped": (
+        "Your submitted move %(move)s on board %(board)s was dropped: the board's moves "
+        "changed after you submitted it. Nothing was played; submit again if you still want it."
+    ),
+    "not_a_board": "'%(word)s' is not a board number (boards are numbered from 101).",
+    "queued_as": "it was queued as move %(given)s, but the next move is move %(expected)s.",
+}
+
+
+def refusal(code: str, **values: str | int | Reason) -> Reason:
+    """The game's reason ``code`` naming ``values``."""
+    return Reason(code, tuple(values.items()), TEXTS[code])

@@ -1,0 +1,264 @@
+"""The reasons of the rules and the game (:class:`~pbm_emergo.rules.reasons.Reason`) said in
+the reader's language: each code's message, with the placeholders of its English text (the
+same text: in English the message is the reason's ``str()``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pbm_emergo.rules.reasons import Reason
+from pbm_emergo.views import i18n
+
+__all__ = ["MESSAGES", "said"]
+
+Say = Callable[[dict[str, Any]], str]
+
+
+# Each code's message in the current locale, given the reason's values (already said).
+MESSAGES: dict[str, Say] = {
+    # the rules (pbm_emergo/rules/reasons.py)
+    "game_over": lambda v: i18n._("%(side)s has no legal move: the game is over.", **v),
+    "capture_compulsory": lambda v: i18n.ngettext(
+        "Capture is compulsory: you must capture, taking %(num)s man (for example %(example)s).",
+        "Capture is compulsory: you must capture, taking %(num)s men (for example %(example)s).",
+        v["num"],
+        **v,
+    ),
+    "no_piece": lambda v: i18n._("There is no piece on %(cell)s.", **v),
+    "not_yours": lambda v: i18n._("The piece on %(cell)s is not yours.", **v),
+    "no_route_to": lambda v: i18n.ngettext(
+        "No maximum capture route jumps from %(start)s to %(end)s: you must take %(num)s man. "
+        "Legal captures: %(legal)s.",
+        "No maximum capture route jumps from %(start)s to %(end)s: you must take %(num)s men. "
+        "Legal captures: %(legal)s.",
+        v["num"],
+        **v,
+    ),
+    "not_a_route_must_take": lambda v: i18n.ngettext(
+        "%(move)s is not a capture route: %(why)s You must take %(num)s man; "
+        "legal captures: %(legal)s.",
+        "%(move)s is not a capture route: %(why)s You must take %(num)s men; "
+        "legal captures: %(legal)s.",
+        v["num"],
+        **v,
+    ),
+    "short_capture_one": lambda v: i18n.ngettext(
+        "%(move)s takes 1 man, but maximum capture is compulsory and you must take %(num)s man: "
+        "continue the route, e.g. %(example)s.",
+        "%(move)s takes 1 man, but maximum capture is compulsory and you must take %(num)s men: "
+        "continue the route, e.g. %(example)s.",
+        v["num"],
+        **v,
+    ),
+    "short_capture": lambda v: i18n.ngettext(
+        "%(move)s takes %(taken)s men, but maximum capture is compulsory and you must take "
+        "%(num)s man: continue the route, e.g. %(example)s.",
+        "%(move)s takes %(taken)s men, but maximum capture is compulsory and you must take "
+        "%(num)s men: continue the route, e.g. %(example)s.",
+        v["num"],
+        **v,
+    ),
+    "not_maximum": lambda v: i18n.ngettext(
+        "%(move)s is not a maximum capture: you must take %(num)s man. Legal captures: %(legal)s.",
+        "%(move)s is not a maximum capture: you must take %(num)s men. Legal captures: %(legal)s.",
+        v["num"],
+        **v,
+    ),
+    "no_piece_no_capture": lambda v: i18n._(
+        "There is no piece on %(cell)s, and there is no capture here.", **v
+    ),
+    "not_yours_no_capture": lambda v: i18n._(
+        "The piece on %(cell)s is not yours, and there is no capture here.", **v
+    ),
+    "not_a_route": lambda v: i18n._("%(move)s is not a capture route: %(why)s", **v),
+    "no_capture_here": lambda v: i18n._(
+        "There is no capture here: %(move)s is not a legal route.", **v
+    ),
+    "nothing_in_hand": lambda v: i18n._(
+        "You have no men in hand to enter: move a piece on the board instead."
+    ),
+    "enter_occupied": lambda v: i18n._(
+        "Cell %(cell)s is occupied: men are entered on vacant cells only.", **v
+    ),
+    "first_move_centre": lambda v: i18n._(
+        "White may not enter on e5 on the first move of the game."
+    ),
+    "feeding": lambda v: i18n._(
+        "A man entered on %(cell)s could be captured at once by %(them)s's piece on "
+        "%(attacker)s, and %(them)s is not attacking you now: that is feeding, which is not "
+        "allowed. Enter on a cell where it is safe (every rim cell is).",
+        **v,
+    ),
+    "men_in_hand": lambda v: i18n.ngettext(
+        "You still have %(num)s man in hand: you must enter a man; pieces on the board may "
+        "not move until all your men are entered.",
+        "You still have %(num)s men in hand: you must enter a man; pieces on the board may "
+        "not move until all your men are entered.",
+        v["num"],
+        **v,
+    ),
+    "step_occupied": lambda v: i18n._(
+        "Cell %(cell)s is occupied: a piece steps only to a vacant neighbouring cell.", **v
+    ),
+    "not_a_jump": lambda v: i18n._(
+        "%(start)s to %(end)s is not a jump: a capture jumps an adjacent enemy piece and lands "
+        "on the vacant cell just beyond it.",
+        **v,
+    ),
+    "jump_back": lambda v: i18n._(
+        "%(start)sx%(end)s turns straight back along the jump before it, which a capture may "
+        "not do.",
+        **v,
+    ),
+    "jump_own": lambda v: i18n._(
+        "%(start)sx%(end)s would jump %(over)s, which holds your own piece at that point: a "
+        "capture jumps an enemy piece.",
+        **v,
+    ),
+    "jump_nothing": lambda v: i18n._(
+        "%(start)sx%(end)s would jump %(over)s, which holds no piece at that point: a capture "
+        "jumps an enemy piece.",
+        **v,
+    ),
+    "land_occupied": lambda v: i18n._(
+        "%(start)sx%(end)s would land on %(end)s, which is occupied.", **v
+    ),
+    "ambiguous": lambda v: i18n._(
+        "%(move)s matches %(num)s capture routes; write the whole route: %(routes)s.", **v
+    ),
+    "not_a_move": lambda v: i18n._(
+        "%(text)s is not a move: write an entry like e4, a step like e4-e5, or a capture like "
+        "e4xc4xc6.",
+        **v,
+    ),
+    "not_a_cell": lambda v: i18n._("%(cell)s is not a cell of the Emergo board.", **v),
+    # the game (pbm_emergo/game/reasons.py)
+    "not_on_board": lambda v: i18n._(
+        "%(userid)s does not play on board %(board)s: it is %(white)s against %(black)s.", **v
+    ),
+    "stale_guard": lambda v: i18n._(
+        "Board %(board)s is at move %(expected)s, not move %(given)s: nothing was done.", **v
+    ),
+    "not_your_turn": lambda v: i18n._(
+        "It is not your turn on board %(board)s: it is %(userid)s's.", **v
+    ),
+    "ambiguous_move": lambda v: i18n._(
+        "%(move)s matches several capture routes on board %(board)s; write the whole route.",
+        **v,
+    ),
+    "illegal_move": lambda v: i18n._("%(move)s is not a legal move on board %(board)s now.", **v),
+    "queued_as": lambda v: i18n._(
+        "it was queued as move %(given)s, but the next move is move %(expected)s.", **v
+    ),
+    "draw_offered": lambda v: i18n._(
+        "You have already offered a draw on board %(board)s; wait for %(userid)s's answer.",
+        **v,
+    ),
+    "undo_asked": lambda v: i18n._(
+        "You have already asked to take back a move on board %(board)s; wait for "
+        "%(userid)s's answer.",
+        **v,
+    ),
+    "nothing_to_undo": lambda v: i18n._("You have no move to take back on board %(board)s.", **v),
+    "undo_pending": lambda v: i18n._(
+        "%(userid)s has asked to take back a move on board %(board)s; answer that first "
+        "with accept or reject.",
+        **v,
+    ),
+    "nothing_to_accept": lambda v: i18n._(
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to accept.",
+        **v,
+    ),
+    "nothing_to_reject": lambda v: i18n._(
+        "%(userid)s has neither offered a draw nor asked to take back a move on board "
+        "%(board)s, so there is nothing to reject.",
+        **v,
+    ),
+    "undo_void": lambda v: i18n._(
+        "The request to take back a move on board %(board)s no longer fits the game.", **v
+    ),
+    "rematch_stranger": lambda v: i18n._(
+        "You did not play on board %(board)s: only its two players can ask for a rematch.", **v
+    ),
+    "rematch_early": lambda v: i18n._(
+        "The game on board %(board)s is not over yet: a rematch follows a finished game.", **v
+    ),
+    "submit_not_a_move": lambda v: i18n._(
+        "Only a move can be submitted, not '%(text)s': send 'emergo move %(board)s %(userid)s "
+        "PASSWORD %(text)s' for that.",
+        **v,
+    ),
+    "nothing_submitted": lambda v: i18n._(
+        "%(userid)s has no submitted move on board %(board)s: send 'emergo submit %(board)s "
+        "%(userid)s PASSWORD MOVE' first.",
+        **v,
+    ),
+    "submitted_dropped": lambda v: i18n._(
+        "Your submitted move %(move)s on board %(board)s was dropped: the board's moves "
+        "changed after you submitted it. Nothing was played; submit again if you still want it.",
+        **v,
+    ),
+    "not_a_board": lambda v: i18n._(
+        "'%(word)s' is not a board number (boards are numbered from 101).", **v
+    ),
+    # the commands (pbm_emergo/commands/reasons.py)
+    "start_here": lambda v: i18n._(
+        "This server plays Emergo by mail, and your mail has no command it knows."
+    ),
+    "emergo_alone": lambda v: i18n._(
+        "The command 'emergo' needs a second word such as help, challenge, move or show."
+    ),
+    "emergo_alone_meant": lambda v: i18n._(
+        "The command 'emergo' needs a second word such as help, challenge, move or show. "
+        "Did you mean '%(meant)s'?",
+        **v,
+    ),
+    "too_many_arguments": lambda v: i18n._("The command has more than %(num)s arguments.", **v),
+    "multiple_inside": lambda v: i18n._(
+        "'multiple' works only as the Subject of a mail, not inside one."
+    ),
+    "board_or_all": lambda v: i18n._(
+        "The command %(command)s needs a board number or 'all' first: "
+        "%(command)s 101 USERID PASSWORD.",
+        **v,
+    ),
+    "seek_number": lambda v: i18n._(
+        "The number of games sought is a number from 0 to %(num)s, or off.", **v
+    ),
+    "digest_hour": lambda v: i18n._(
+        "Write the hour of your digest (0 to 23, in your time zone) or off after the "
+        "password: notify digest userid password HOUR|off."
+    ),
+    "board_style": lambda v: i18n._(
+        "Write list or diagram after the password: board userid password list|diagram."
+    ),
+    "vacation_days": lambda v: i18n._(
+        "Write a number of days or off after the password: vacation userid password DAYS|off."
+    ),
+    "autoplay_on_off": lambda v: i18n._(
+        "Write on or off after the password: emergo autoplay userid password on|off."
+    ),
+    "limit_number": lambda v: i18n._(
+        "The limit is a number of active boards from 0 to %(num)s, or off.", **v
+    ),
+    "no_time_zone": lambda v: i18n._(
+        "The ZONE after the password is no time zone: write a name of the IANA time zone "
+        "database, such as Europe/Amsterdam, America/New_York or UTC."
+    ),
+    "signup_language": lambda v: i18n._(
+        "Write language=en, language=nl, language=de or language=fr."
+    ),
+}
+
+
+def said(value: str | Reason) -> str:
+    """``value`` in the current locale: a reason said by its code's message (the reasons
+    among its values said first), a plain text as it is."""
+    if not isinstance(value, Reason):
+        return value
+    values = {
+        name: said(inner) if isinstance(inner, Reason) else inner for name, inner in value.values
+    }
+    return MESSAGES[value.code](values)
