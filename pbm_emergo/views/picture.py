@@ -19,7 +19,8 @@ from functools import cache, lru_cache
 from markupsafe import Markup
 
 from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
-from pbm_emergo.rules.words import piece_words
+from pbm_emergo.views import i18n
+from pbm_emergo.views.board_text import cell_text
 from pbm_emergo.views.templating import render_html
 
 SIZE = 9
@@ -30,11 +31,15 @@ SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 START = "start"  # where the moving piece stood (a step or a capture)
 LANDED = "landed"  # where it entered, stepped to, or landed during a capture
 CAPTURED = "captured"  # a column it jumped (and took a man from)
-_MARK_WORDS = {
-    START: "the last move started here",
-    LANDED: "the last move went here",
-    CAPTURED: "captured in the last move",
-}
+
+
+def _mark_words(mark: str) -> str:
+    """A cell's part in the last move, in the reader's language."""
+    if mark == START:
+        return i18n._("the last move started here")
+    if mark == LANDED:
+        return i18n._("the last move went here")
+    return i18n._("captured in the last move")
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +55,7 @@ class CellPicture:
     own: int  # men of the cap colour
     prisoners: int  # enemy men under them
     marks: tuple[str, ...]  # START / LANDED / CAPTURED: its part in the last move
+    locale: str = i18n.DEFAULT  # the language of its description
     # The cell in words, as the list board says it (rules/words.py), and its part in the
     # last move: ``c4: Ohs column of 3, 5 Eks prisoners; captured in the last move``.
     description: str = field(init=False, compare=False, repr=False)
@@ -57,8 +63,9 @@ class CellPicture:
     html: Markup = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "description", self._describe())
-        object.__setattr__(self, "html", render_html("board/cell.html.j2", cell=self))
+        with i18n.speaking(self.locale):
+            object.__setattr__(self, "description", self._describe())
+            object.__setattr__(self, "html", render_html("board/cell.html.j2", cell=self))
 
     @property
     def height(self) -> int:
@@ -71,11 +78,9 @@ class CellPicture:
         return BLACK if self.cap == WHITE else WHITE
 
     def _describe(self) -> str:
-        if self.cap is None:
-            text = f"{self.name}: empty"
-        else:
-            text = f"{self.name}: {piece_words(Column(self.cap, self.own, self.prisoners))}"
-        parts = [_MARK_WORDS[m] for m in self.marks]
+        column = None if self.cap is None else Column(self.cap, self.own, self.prisoners)
+        text = cell_text(self.name, column)
+        parts = [_mark_words(m) for m in self.marks]
         return text + ("; " + ", ".join(parts) if parts else "")
 
 
@@ -141,12 +146,12 @@ def move_marks(notation: str | None) -> dict[str, tuple[str, ...]]:
 # A board shows few distinct cells (most are empty or hold one man), and each picture of a
 # mail draws all 41: the cells are made once, their descriptions and HTML with them.
 @lru_cache(maxsize=8192)
-def _cell(name: str, column: Column | None, marks: tuple[str, ...]) -> CellPicture:
+def _cell(name: str, column: Column | None, marks: tuple[str, ...], locale: str) -> CellPicture:
     row, col = _place(name)
     if column is None:
-        return CellPicture(name, row, col, None, None, 0, 0, marks)
+        return CellPicture(name, row, col, None, None, 0, 0, marks, locale)
     return CellPicture(
-        name, row, col, column.code, column.owner, column.own, column.prisoners, marks
+        name, row, col, column.code, column.owner, column.own, column.prisoners, marks, locale
     )
 
 
@@ -156,7 +161,7 @@ def board_picture(position: Position, last_move: str | None = None) -> BoardPict
     marks = move_marks(last_move)
     grid: list[list[CellPicture | None]] = [[None] * SIZE for _ in range(SIZE)]
     for name in CELLS:
-        cell = _cell(name, columns.get(name), marks.get(name, ()))
+        cell = _cell(name, columns.get(name), marks.get(name, ()), i18n.current())
         grid[cell.row][cell.col] = cell
     return BoardPicture(
         rows=tuple(tuple(row) for row in grid),
