@@ -106,7 +106,10 @@ def test_a_dutch_board_mail_in_words_and_with_a_time_bank() -> None:
 def test_the_end_of_a_game_and_its_rating_changes_in_german() -> None:
     rating = GameRating(1600, 1584, 16, -16)
     state = state_of(
-        status="finished", to_move=None, winner="white", outcome_reason=Termination.RESIGNED,
+        status="finished",
+        to_move=None,
+        winner="white",
+        outcome_reason=Termination.RESIGNED,
         rating=rating,
     )
     text, _ = view_in("de", state)
@@ -127,9 +130,7 @@ def test_the_end_of_a_game_and_its_rating_changes_in_german() -> None:
     ],
 )  # fmt: skip
 def test_in_english_the_sentences_are_the_game_cores(winner: str | None, reason: str) -> None:
-    state = state_of(
-        status="finished", to_move=None, winner=winner, outcome_reason=reason
-    )
+    state = state_of(status="finished", to_move=None, winner=winner, outcome_reason=reason)
     with speaking("en"):
         assert board_text.result_text(state) == result_sentence(state)
         assert board_text.status_text(state) == status_sentence(state)
