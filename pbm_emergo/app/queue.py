@@ -36,6 +36,7 @@ from pbm_emergo.rules import (
     MoveError,
     Position,
 )
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 # The word that removes a player's queue instead of replacing it.
@@ -191,13 +192,23 @@ def queue_lines(state: BoardState, player: Player, queue: list[QueueItem]) -> li
     other = state.opponent(player.id).userid
     if len(mine) == 1 and mine[0].if_move is None:
         return [
-            f"Your queued move (only you see this): {mine[0].notation} as move "
-            f"{mine[0].number}, played for you after {other}'s move if it is legal then."
+            i18n._(
+                "Your queued move (only you see this): %(move)s as move %(number)s, played "
+                "for you after %(other)s's move if it is legal then.",
+                move=mine[0].notation, number=mine[0].number, other=other,
+            )
         ]
-    answers = "; ".join(f"if {other} plays {i.if_move}, {i.notation}" for i in mine)
+    answers = "; ".join(
+        i18n._("if %(other)s plays %(theirs)s, %(mine)s", other=other, theirs=i.if_move,
+               mine=i.notation)
+        for i in mine
+    )
     return [
-        f"Your conditional queue (only you see this): {answers}. Any other move of "
-        f"{other}'s clears it."
+        i18n._(
+            "Your conditional queue (only you see this): %(answers)s. Any other move of "
+            "%(other)s's clears it.",
+            answers=answers, other=other,
+        )
     ]
 
 

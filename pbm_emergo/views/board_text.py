@@ -403,6 +403,13 @@ __all__ = [
     "clock_title_text",
     "deadline_text",
     "diagram_text",
+    "drawn_text",
+    "in_progress_text",
+    "preview_status_text",
+    "reason_text",
+    "to_move_text",
+    "unrated_text",
+    "won_text",
     "decline_text",
     "duration_text",
     "hands_lines",
@@ -428,3 +435,76 @@ def diagram_text(
     the reader's language."""
     drawn = render_board(position, white, black, key=False, hands=False, turned=turned)
     return drawn + "\n".join([*hands_lines(position, white, black), "", *key_lines()]) + "\n"
+
+
+# --- the tables and answers about boards ------------------------------------------------------
+
+
+def reason_text(reason: str) -> str:
+    """How a game ended, in a word or two (the English is the stored word:
+    :class:`~pbm_emergo.rules.Termination`)."""
+    words: dict[str, str] = {
+        Termination.ELIMINATED: i18n._("eliminated"),
+        Termination.BLOCKED: i18n._("blocked"),
+        Termination.NO_LEGAL_ENTRY: i18n._("no legal entry"),
+        Termination.REPETITION: i18n._("threefold repetition"),
+        Termination.RESIGNED: i18n._("resigned"),
+        Termination.DRAW_AGREED: i18n._("draw agreed"),
+        Termination.FORFEIT: i18n._("forfeit"),
+        Termination.ADJUDICATED: i18n._("adjudicated"),
+        Termination.VOIDED: i18n._("void"),
+    }
+    return words.get(reason, reason)
+
+
+def to_move_text(userid: str) -> str:
+    """A games table's status of a game under way: ``alice to move``."""
+    return i18n._("%(userid)s to move", userid=userid)
+
+
+def won_text(winner: str, reason: str | None) -> str:
+    """``alice won (resigned)``; without a reason ``alice won``."""
+    if reason:
+        return i18n._("%(winner)s won (%(reason)s)", winner=winner, reason=reason_text(reason))
+    return i18n._("%(winner)s won", winner=winner)
+
+
+def drawn_text(reason: str | None) -> str:
+    """``draw (draw agreed)``; without a reason ``draw``."""
+    if reason:
+        return i18n._("draw (%(reason)s)", reason=reason_text(reason))
+    return i18n._("draw")
+
+
+def unrated_text() -> str:
+    return i18n._("unrated")
+
+
+def in_progress_text(userid: str, side: str, number: int) -> str:
+    """A record's state of a game under way."""
+    return i18n._(
+        "In progress: %(userid)s (%(side)s) to play move %(number)s.",
+        userid=userid,
+        side=side,
+        number=number,
+    )
+
+
+def preview_status_text(
+    to_move: str, side: str, number: int, winner: str | None, reason: str | None, over: bool
+) -> str:
+    """What a preview's moves would lead to."""
+    if not over:
+        return i18n._(
+            "Then it would be %(userid)s's turn (%(side)s): move %(number)s.",
+            userid=to_move,
+            side=side,
+            number=number,
+        )
+    if winner is None:
+        return i18n._(
+            "Then the game would be a draw (%(reason)s).", reason=reason_text(reason or "")
+        )
+    return i18n._(
+        "Then %(winner)s would win (%(reason)s).", winner=winner, reason=reason_text(reason or "")
+    )

@@ -139,6 +139,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "pictures": [("Before", board_picture(Position())), ("After e4", PICTURE)],
     },
     "preview.html.j2": {
+        "lang": "en",
         "picture": PICTURE,
         "number": 101,
         "white": "alice",

@@ -10,7 +10,6 @@ from pbm_emergo.app import resolve
 from pbm_emergo.app.accounts import is_registered, require_player
 from pbm_emergo.app.boards import (
     SIDE_NAMES,
-    at,
     board_html,
     board_link,
     board_view,
@@ -46,6 +45,7 @@ from pbm_emergo.game.requests import (
 )
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
+from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
@@ -70,23 +70,29 @@ def boards_for(ctx: Context, player: Player, which: str) -> list[Board]:
 
 def status_text(board: Board) -> str:
     if board.status == BOARD_ACTIVE and board.to_move:
-        return f"{board.player_of(board.to_move).userid} to move"
+        return board_text.to_move_text(board.player_of(board.to_move).userid)
     if board.winner:
-        return f"{board.player_of(board.winner).userid} won ({board.outcome_reason})"
-    return f"draw ({board.outcome_reason})"
+        return board_text.won_text(
+            board.player_of(board.winner).userid, board.outcome_reason or "None"
+        )
+    return board_text.drawn_text(board.outcome_reason or "None")
 
 
 def result_text(row: BoardLine) -> str:
     """``alice won (resigned)`` or ``draw (draw agreed)``."""
-    who = f"{row.winner} won" if row.winner else "draw"
-    return f"{who} ({row.reason})" if row.reason else who
+    if row.winner:
+        return board_text.won_text(row.winner, row.reason)
+    return board_text.drawn_text(row.reason)
 
 
 def points_text(row: BoardLine) -> str:
     """``alice +16, bob -16``; ``unrated`` for an unrated game."""
     if not row.rated or row.white_change is None or row.black_change is None:
-        return "unrated"
-    return f"{row.white} {row.white_change:+d}, {row.black} {row.black_change:+d}"
+        return board_text.unrated_text()
+    return ", ".join(
+        f"{name} {'+' if change >= 0 else '-'}{i18n.number(abs(change))}"
+        for name, change in ((row.white, row.white_change), (row.black, row.black_change))
+    )
 
 
 @handles(ListRequest)
@@ -247,12 +253,11 @@ def record(ctx: Context, request: RecordRequest) -> Result:
     if board.status == BOARD_ACTIVE:
         # The stored position says whose turn it is; no replay needed.
         to_move = view.position.to_move
-        state = (
-            f"In progress: {board.player_of(to_move).userid} "
-            f"({side_label(to_move)}) to play move {board.ply + 1}."
+        state = board_text.in_progress_text(
+            board.player_of(to_move).userid, side_label(to_move), board.ply + 1
         )
     else:
-        state = result_sentence(view)
+        state = board_text.result_text(view)
     return Result(
         summary=f"sent the record of board {board.number}",
         answer=render(
@@ -260,9 +265,9 @@ def record(ctx: Context, request: RecordRequest) -> Result:
             number=board.number,
             white=board.white_player.userid,
             black=board.black_player.userid,
-            options=options_text(view),
-            started=at(board.created_at),
-            finished=at(board.finished_at) if board.finished_at else None,
+            options=board_text.options_text(view),
+            started=i18n.moment(board.created_at, "UTC"),
+            finished=i18n.moment(board.finished_at, "UTC") if board.finished_at else None,
             state=state,
             rows=move_rows([m.notation for m in view.moves]),
         )
@@ -310,16 +315,14 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             ) from None
     outcome = game.outcome()
     position = game.position
-    if outcome is None:
-        status = (
-            f"Then it would be {board.player_of(position.to_move).userid}'s turn "
-            f"({side_label(position.to_move)}): move {position.ply + 1}."
-        )
-    elif outcome.winner is None:
-        status = f"Then the game would be a draw ({outcome.termination})."
-    else:
-        winner = board.player_of(outcome.winner).userid
-        status = f"Then {winner} would win ({outcome.termination})."
+    status = board_text.preview_status_text(
+        board.player_of(position.to_move).userid, side_label(position.to_move),
+        position.ply + 1,
+        None if outcome is None or outcome.winner is None
+        else board.player_of(outcome.winner).userid,
+        None if outcome is None else outcome.termination,
+        outcome is not None,
+    )
     return Result(
         summary=f"previewed {' '.join(tried)} on board {number}",
         answer=render(
@@ -329,7 +332,9 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             current=board.ply,
             tried=tried,
             status=status,
-            board=render_board(position, board.white_player.userid, board.black_player.userid),
+            board=board_text.diagram_text(
+                position, board.white_player.userid, board.black_player.userid
+            ),
         ),
         answer_subject=f"Emergo Board {number} preview",
         answer_board=number,
@@ -343,8 +348,26 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             tried=tried,
             status=status,
             picture=board_picture(position, tried[-1] if tried else None),
+            lang=i18n.current(),
         ),
     )
+
+
+def section_title(name: str) -> str:
+    """The title of a part of the standings (the English is ``reads.SECTION_TITLES``)."""
+    if name == reads.ESTABLISHED:
+        return i18n._("Established players")
+    if name == reads.PROVISIONAL:
+        return i18n._(
+            "Provisional players (rating deviation above %(deviation)s)",
+            deviation=i18n.number(ratings.PROVISIONAL_DEVIATION),
+        )
+    if name == reads.INACTIVE:
+        return i18n._(
+            "Inactive players (no game under way, no rated game for %(days)s days)",
+            days=reads.INACTIVE_DAYS,
+        )
+    return SECTION_TITLES[name]
 
 
 @handles(StandingsRequest)
@@ -355,7 +378,7 @@ def standings(ctx: Context, request: StandingsRequest) -> Result:
         keys = {userid.lower() for userid in wanted}
         rows = [row for row in rows if row.userid.lower() in keys]
     sections = [
-        {"title": SECTION_TITLES[name], "rows": [r for r in rows if r.section == name]}
+        {"title": section_title(name), "rows": [r for r in rows if r.section == name]}
         for name in reads.SECTIONS
     ]
     return Result(
@@ -384,7 +407,7 @@ def history(ctx: Context, request: HistoryRequest) -> Result:
     )
     lines = [
         {
-            "date": row.last_activity.strftime("%Y-%m-%d"),
+            "date": row.last_activity.strftime("%Y-%m-%d"),  # a column of the table
             "number": row.number,
             "players": f"{row.white} - {row.black}",
             "result": result_text(row),
