@@ -135,7 +135,7 @@ def install_translations(
     @pass_context
     def pgettext(context: Context, where: str, message: str, **variables: Any) -> str:
         # A word that reads differently where it stands (a table's column: short).
-        return words(context, translations.pgettext(where, message), variables)
+        return words(context, str(translations.pgettext(where, message)), variables)
 
     env.newstyle_gettext = True  # type: ignore[attr-defined]
     env.globals.update(gettext=gettext, ngettext=ngettext, pgettext=pgettext, _=gettext)

@@ -53,6 +53,15 @@ def test_a_german_player_gets_a_german_board_mail_after_a_move(
     assert '<html lang="en">' in html_of(mails[ALICE])
     assert 'aria-label="e4: Ohs man; the last move went here"' in html_of(mails[ALICE])
 
+    # His other answers about the board too; the Subjects and command words stay.
+    moves = text(post.one(f"emergo moves {board}", BOB))
+    assert moves.startswith(f"Brett {board}, Zug 2: bob (Eks) am Zug.\n")
+    assert "bob hat 12 Steine in der Hand und muss einsetzen.\n" in moves
+    record = post.one(f"emergo record {board}", BOB)
+    assert str(record["Subject"]) == f"Emergo Board {board} record"
+    assert text(record).startswith(f"Emergo-Brett {board}\nOhs (o): alice\n")
+    assert "Läuft: bob (Eks) spielt Zug 2.\n" in text(record)
+
     # bob answers, in words as he asked; alice offers a draw: bob reads it in German.
     post.one("board bob bob-pw1 list", BOB)
     mails = {str(m["To"]): m for m in post.send(f"emergo move {board} bob bob-pw1 e6", BOB)}

@@ -18,6 +18,7 @@ from pbm_emergo.game.sentences import result_sentence, status_sentence
 from pbm_emergo.rules import Game, Position, Termination, position_words, render_board
 from pbm_emergo.views import board_text
 from pbm_emergo.views.i18n import speaking
+from pbm_emergo.views.templating import render
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 MOVES = ["e4", "e6", "e2"]
@@ -151,3 +152,33 @@ def test_in_english_the_diagram_and_the_words_are_the_rules() -> None:
         assert board_text.diagram_text(position, None, None) == render_board(position)
     state = state_of(moves=["e4"], status="active")
     assert board_text.status_text(state) == status_sentence(state)
+
+
+def test_the_answers_about_boards_in_german_and_dutch() -> None:
+    with speaking("de"):
+        moves = render(
+            "moves.txt.j2", number=101, move_number=4, userid="bob", side="Eks", count=2,
+            lines=["e3  e5"], capture_size=0, in_hand=11,
+        )  # fmt: skip
+        games = render(
+            "games.txt.j2", which="next", userids=["alice"], white="Ohs", black="Eks",
+            rows=[{"number": 101, "move": 4, "white": "alice", "black": "bob",
+                   "status": board_text.to_move_text("bob")}],
+            truncated=False, limit=200,
+        )  # fmt: skip
+    assert moves.startswith("Brett 101, Zug 4: bob (Eks) am Zug.\n\n")
+    assert "bob hat 11 Steine in der Hand und muss einsetzen.\n2 legale Züge:\n  e3  e5\n" in moves
+    assert games.startswith("Die Bretter, auf denen alice am Zug ist:\n\n")
+    assert "Brett  Zug   Ohs               Eks               Stand\n" in games
+    assert "101    4     alice             bob               bob am Zug\n" in games
+    with speaking("nl"):
+        standings = render(
+            "standings.txt.j2", sections=[], userids=[], start=1500, start_deviation=350,
+            provisional_deviation=110, inactive_days=90, ladder={}, ladder_explanation="",
+        )  # fmt: skip
+        finished = board_text.won_text("alice", Termination.RESIGNED)
+    assert standings.startswith("Emergo-ranglijst\n\nGlicko-2-ratings: iedereen begint op 1500")
+    assert "Nog geen spelers.\n" in standings
+    assert finished == "alice won (opgegeven)"
+    with speaking("en"):  # the stored word, as before
+        assert board_text.won_text("alice", Termination.RESIGNED) == "alice won (resigned)"
