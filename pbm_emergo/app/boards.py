@@ -369,7 +369,7 @@ def board_view(
         white_rating=i18n.number(state.white.rating),
         black_rating=i18n.number(state.black.rating),
         options=board_text.options_text(state),
-        headline=headline,
+        headline=board_text.headline_text(headline),
         # A challenge starts the game at once: the first mail says how to say no.
         decline=board_text.decline_text(state.number) if new_board else None,
         as_of=as_of,

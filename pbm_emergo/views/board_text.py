@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from pbm_emergo.game.board import BLACK, WHITE, BoardState
 from pbm_emergo.game.clock import Deadlines
 from pbm_emergo.game.ratings import GameRating
+from pbm_emergo.game.sentences import ENGLISH, Said
 from pbm_emergo.rules import Column, Position, Termination, render_board
 from pbm_emergo.rules.board import CELLS, ROWS
 from pbm_emergo.views import i18n
@@ -413,6 +414,7 @@ __all__ = [
     "decline_text",
     "duration_text",
     "hands_lines",
+    "headline_text",
     "key_lines",
     "options_text",
     "piece_text",
@@ -508,3 +510,53 @@ def preview_status_text(
     return i18n._(
         "Then %(winner)s would win (%(reason)s).", winner=winner, reason=reason_text(reason or "")
     )
+
+
+# --- the headline of a board mail -------------------------------------------------------------
+
+
+def _said_word(kind: str, values: dict[str, str | int]) -> str:
+    """One sentence of :data:`pbm_emergo.game.sentences.ENGLISH` in the reader's language."""
+    if kind == "played":
+        return i18n._("%(userid)s played %(move)s (move %(number)s).", **values)
+    if kind == "queued_played":
+        return i18n._(
+            "%(userid)s's queued move %(move)s was played (move %(number)s, Auto).", **values
+        )
+    if kind == "forced_played":
+        return i18n._(
+            "%(userid)s's only legal move %(move)s was played (move %(number)s, Forced).",
+            **values,
+        )
+    if kind == "offers_draw":
+        return i18n._("%(userid)s offers a draw.", **values)
+    if kind == "asks_undo_one":
+        return i18n._("%(userid)s asks to take back move %(first)s.", **values)
+    if kind == "asks_undo_many":
+        return i18n._("%(userid)s asks to take back moves %(first)s to %(last)s.", **values)
+    if kind == "rejected_draw":
+        return i18n._("%(userid)s rejected %(other)s's draw offer.", **values)
+    if kind == "rejected_undo":
+        return i18n._("%(userid)s rejected %(other)s's request to take back a move.", **values)
+    if kind == "accepted_draw":
+        return i18n._("%(userid)s accepted %(other)s's draw offer.", **values)
+    if kind == "undo_accepted_one":
+        return i18n._(
+            "%(userid)s accepted: move %(first)s taken back. It is %(other)s's turn again.",
+            **values,
+        )
+    if kind == "undo_accepted_many":
+        return i18n._(
+            "%(userid)s accepted: moves %(first)s to %(last)s taken back. It is %(other)s's "
+            "turn again.",
+            **values,
+        )
+    return ENGLISH[kind] % values
+
+
+def headline_text(headline: str | None) -> str | None:
+    """A board mail's headline in the reader's language where the game said it as a value
+    (:class:`~pbm_emergo.game.sentences.Said`); other headlines as they are."""
+    if isinstance(headline, Said):
+        return headline.words(_said_word)
+    return headline

@@ -29,6 +29,7 @@ def test_a_german_player_gets_a_german_board_mail_after_a_move(
 
     assert german.startswith(f"Emergo-Brett {board}: alice (Ohs, ")
     assert "Optionen: gewertet; " in german
+    assert "alice spielte e4 (Zug 1).\n" in german  # the headline
     assert "bob ist am Zug (Eks): Zug 2.\n" in german  # the status
     assert "Zieht bob nicht: eine Erinnerung am " in flat  # the deadlines
     assert "ist die Partie durch Zeitüberschreitung verloren." in flat
@@ -47,6 +48,7 @@ def test_a_german_player_gets_a_german_board_mail_after_a_move(
 
     # alice chose nothing: her mail is as it always was.
     assert english.startswith(f"Emergo Board {board}: alice (Ohs, ")
+    assert "alice played e4 (move 1).\n" in english
     assert "It is bob's turn (Eks): move 2.\n" in english
     assert "If bob does not move: a reminder at " in " ".join(english.split())
     assert "  Key: . empty cell, o one Ohs man, x one Eks man;" in english
@@ -78,6 +80,7 @@ def test_a_german_player_gets_a_german_board_mail_after_a_move(
         f"alice bietet Remis an; bob kann mit 'emergo move {board} bob PASSWORD accept' "
         "antworten (oder reject)."
     ) in " ".join(text(mails[BOB]).split())
+    assert "alice bietet Remis an.\n" in text(mails[BOB])
 
 
 def test_a_dutch_player_gets_the_end_of_the_game_in_dutch(

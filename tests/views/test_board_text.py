@@ -14,7 +14,7 @@ import pytest
 from pbm_emergo.app.boards import BoardState, PlayedMove, Seat, board_html, board_view
 from pbm_emergo.game.board import OpenVote
 from pbm_emergo.game.ratings import GameRating
-from pbm_emergo.game.sentences import result_sentence, status_sentence
+from pbm_emergo.game.sentences import ENGLISH, Said, result_sentence, status_sentence, undo_said
 from pbm_emergo.rules import Game, Position, Termination, position_words, render_board
 from pbm_emergo.views import board_text
 from pbm_emergo.views.i18n import speaking
@@ -182,3 +182,25 @@ def test_the_answers_about_boards_in_german_and_dutch() -> None:
     assert finished == "alice won (opgegeven)"
     with speaking("en"):  # the stored word, as before
         assert board_text.won_text("alice", Termination.RESIGNED) == "alice won (resigned)"
+
+
+def test_the_headlines_the_game_says_as_values() -> None:
+    values: dict[str, str | int] = {
+        "userid": "alice", "other": "bob", "move": "e4xc4", "number": 7, "first": 5, "last": 7
+    }  # fmt: skip
+    for kind, english in ENGLISH.items():
+        said = Said(kind, tuple(values.items()))
+        with speaking("en"):
+            assert board_text.headline_text(said) == english % values == said
+        with speaking("de"):
+            assert board_text.headline_text(said) != said
+    chain = Said.joined(
+        [Said.of("played", userid="alice", move="e4", number=1),
+         undo_said("asks_undo", 1, 1, userid="alice")], "\n"
+    )  # fmt: skip
+    assert chain == "alice played e4 (move 1).\nalice asks to take back move 1."
+    with speaking("nl"):
+        assert board_text.headline_text(chain) == (
+            "alice speelde e4 (zet 1).\nalice vraagt zet 1 terug te nemen."
+        )
+    assert board_text.headline_text("as it is") == "as it is"
