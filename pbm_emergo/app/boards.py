@@ -104,7 +104,7 @@ def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
     number, upto = _board_ref(text)
     board = games.get_board(ctx.session, number)
     if board is None:
-        raise Refused(f"There is no board {number}.")
+        raise Refused(i18n._("There is no board %(number)s.", number=number))
     _check_upto(board, upto)
     return board, upto
 
@@ -114,7 +114,7 @@ def get_board_and_facts(ctx: UnitOfWork, text: str) -> tuple[Board, BoardFacts, 
     number, upto = _board_ref(text)
     found = games.get_board_and_facts(ctx.session, number)
     if found is None:
-        raise Refused(f"There is no board {number}.")
+        raise Refused(i18n._("There is no board %(number)s.", number=number))
     board, facts = found
     _check_upto(board, upto)
     return board, facts, upto
@@ -130,14 +130,13 @@ def _board_ref(text: str) -> tuple[int, int | None]:
 def _check_upto(board: Board, upto: int | None) -> None:
     if upto is not None and upto > board.ply:
         raise Refused(
-            f"Board {board.number} has {_moves(board.ply)} so far, so there is no move {upto} "
-            "to show.",
+            i18n.ngettext(
+                "Board %(board)s has %(num)s move so far, so there is no move %(upto)s to show.",
+                "Board %(board)s has %(num)s moves so far, so there is no move %(upto)s to show.",
+                board.ply, board=board.number, upto=upto,
+            ),
             board=board.number,
         )
-
-
-def _moves(n: int) -> str:
-    return f"{n} move" if n == 1 else f"{n} moves"
 
 
 # --- the end of a game, and the parts of the board mail ---------------------------------

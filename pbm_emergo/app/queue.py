@@ -19,7 +19,6 @@ from pbm_emergo.app.boards import (
     board_link,
     board_view,
     load_state,
-    result_sentence,
     split_guard,
 )
 from pbm_emergo.app.results import Refused, Result
@@ -36,7 +35,7 @@ from pbm_emergo.rules import (
     MoveError,
     Position,
 )
-from pbm_emergo.views import i18n
+from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.templating import render
 
 # The word that removes a player's queue instead of replacing it.
@@ -50,8 +49,12 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     side = board.side_of(player)
     if side is None:
         raise Refused(
-            f"{player.userid} does not play on board {number}: it is "
-            f"{board.white_player.userid} against {board.black_player.userid}.",
+            i18n._(
+                "%(userid)s does not play on board %(number)s: it is %(white)s against "
+                "%(black)s.",
+                userid=player.userid, number=number, white=board.white_player.userid,
+                black=board.black_player.userid,
+            ),
             board=number,
         )
     state = load_state(ctx.session, board)
@@ -59,13 +62,20 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
         return clear_queue(ctx, board, player, state)
     if not state.active:
         raise Refused(
-            f"The game on board {number} is over: {result_sentence(state)}", board=number
+            i18n._(
+                "The game on board %(number)s is over: %(result)s",
+                number=number, result=board_text.result_text(state),
+            ),
+            board=number,
         )
     if board.to_move == side:
         raise Refused(
-            f"It is your turn on board {number}: play your move with 'emergo move {number} "
-            f"{player.userid} PASSWORD MOVE'. A move is queued only while the opponent "
-            "is to move.",
+            i18n._(
+                "It is your turn on board %(number)s: play your move with 'emergo move "
+                "%(number)s %(userid)s PASSWORD MOVE'. A move is queued only while the "
+                "opponent is to move.",
+                number=number, userid=player.userid,
+            ),
             board=number,
         )
     queue = parse_queue(state, player, items)
@@ -116,14 +126,20 @@ def parse_queue(state: BoardState, player: Player, items: Sequence[str]) -> list
     conditional = [item for item in items if "=" in item]
     if conditional and len(conditional) != len(items):
         raise _error(
-            state, "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
-            "(for example e4xe6=d5 c3=g7); a plain queued move stands alone.",
+            state,
+            i18n._(
+                "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE (for "
+                "example e4xe6=d5 c3=g7); a plain queued move stands alone."
+            ),
         )
     if not conditional:
         if len(items) != 1:
             raise _error(
-                state, "Queue one move (for example d5), or conditional items of the form "
-                "OPPONENTMOVE=YOURMOVE.",
+                state,
+                i18n._(
+                    "Queue one move (for example d5), or conditional items of the form "
+                    "OPPONENTMOVE=YOURMOVE."
+                ),
             )
         text = _guarded(state, items[0], number)
         try:
@@ -138,12 +154,21 @@ def parse_queue(state: BoardState, player: Player, items: Sequence[str]) -> list
         theirs_text, _, mine_text = item.partition("=")
         theirs = _legal(state, position, theirs_text, f"The opponent's move {theirs_text[:40]}")
         if str(theirs) in seen:
-            raise _error(state, f"The queue names the opponent's move {theirs} twice.")
+            raise _error(
+                state,
+                i18n._("The queue names the opponent's move %(move)s twice.", move=str(theirs)),
+            )
         seen.add(str(theirs))
         after = position.play(theirs)
         mine_text = _guarded(state, mine_text, number)
         if not after.legal_moves():
-            raise _error(state, f"After {theirs} the game is over: there is nothing to answer.")
+            raise _error(
+                state,
+                i18n._(
+                    "After %(move)s the game is over: there is nothing to answer.",
+                    move=str(theirs),
+                ),
+            )
         mine = _legal(state, after, mine_text, f"Your answer {mine_text[:40]} to {theirs}")
         queue.append(QueueItem(player.id, str(mine), number, if_move=str(theirs)))
     return queue
@@ -155,8 +180,11 @@ def _guarded(state: BoardState, text: str, number: int) -> str:
     if guard is not None and guard != number:
         raise _error(
             state,
-            f"Board {state.number} is at move {state.ply + 1}, so your queued move would be "
-            f"move {number}, not move {guard}: nothing was queued.",
+            i18n._(
+                "Board %(board)s is at move %(now)s, so your queued move would be move "
+                "%(number)s, not move %(guard)s: nothing was queued.",
+                board=state.number, now=state.ply + 1, number=number, guard=guard,
+            ),
         )
     return move
 

@@ -64,6 +64,9 @@ def test_a_german_player_gets_a_german_board_mail_after_a_move(
     assert text(record).startswith(f"Emergo-Brett {board}\nOhs (o): alice\n")
     assert "Läuft: bob (Eks) spielt Zug 2.\n" in text(record)
 
+    assert "Es gibt kein Brett 999." in text(post.one("emergo moves 999", BOB))
+    assert "There is no board 999." in text(post.one("emergo moves 999", ALICE))
+
     # bob answers, in words as he asked; alice offers a draw: bob reads it in German.
     post.one("board bob bob-pw1 list", BOB)
     mails = {str(m["To"]): m for m in post.send(f"emergo move {board} bob bob-pw1 e6", BOB)}
