@@ -10,6 +10,7 @@ from pbm_emergo.app import resolve
 from pbm_emergo.app.accounts import is_registered, require_player
 from pbm_emergo.app.boards import (
     SIDE_NAMES,
+    BoardState,
     board_html,
     board_link,
     board_view,
@@ -453,20 +454,10 @@ def show_as(ctx: Context, request: ShowAsRequest) -> Result:
             board=board.number,
         )
     you = state.seat(side).userid
-    if state.active and state.to_move is not None:
-        turn = (
-            f"It is your turn, {you}."
-            if state.to_move == side
-            else f"It is {state.seat(state.to_move).userid}'s turn; you wait."
-        )
-    else:
-        turn = "The game is over."
-    seat = "Ohs (o), moving first" if side == "white" else "Eks (x)"
     turned = side != "white"
-    where = " The board is turned round: row I at the top." if turned else ""
     view = board_view(
         state,
-        headline=f"Board {board.number} as {you} sees it: you play {seat}. {turn}{where}",
+        headline=_seen_as(state, side, you),
         link=board_link(ctx.config, board.number),
         now=ctx.now,
         turned=turned,
@@ -499,8 +490,13 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
     texts = [v.text for v in views]
     if left_out > 0:
         texts.append(
-            f"{left_out} more board{'s' if left_out != 1 else ''} left out: at most "
-            f"{MAX_ALL_BOARDS} are sent at once ('emergo games {player.userid}' lists them all)."
+            i18n.ngettext(
+                "%(num)s more board left out: at most %(most)s are sent at once ('emergo "
+                "games %(userid)s' lists them all).",
+                "%(num)s more boards left out: at most %(most)s are sent at once ('emergo "
+                "games %(userid)s' lists them all).",
+                left_out, most=MAX_ALL_BOARDS, userid=player.userid,
+            )
         )
     subject = f"Emergo: all boards of {player.userid}"
     if request.which == "next":
@@ -510,6 +506,47 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
         answer=render("show.txt.j2", boards=texts),
         answer_subject=subject,
         answer_html=board_html(subject, [v.html for v in views]),
+    )
+
+
+def _seen_as(state: BoardState, side: str, you: str) -> str:
+    """The headline of ``emergo showas``: the board as the player of ``side`` sees it."""
+    values = {"number": state.number, "you": you}
+    if state.active and state.to_move is not None and state.to_move == side:
+        if side == "white":
+            return i18n._(
+                "Board %(number)s as %(you)s sees it: you play Ohs (o), moving first. It is "
+                "your turn, %(you)s.",
+                **values,
+            )
+        return i18n._(
+            "Board %(number)s as %(you)s sees it: you play Eks (x). It is your turn, %(you)s. "
+            "The board is turned round: row I at the top.",
+            **values,
+        )
+    if state.active and state.to_move is not None:
+        other = state.seat(state.to_move).userid
+        if side == "white":
+            return i18n._(
+                "Board %(number)s as %(you)s sees it: you play Ohs (o), moving first. It is "
+                "%(other)s's turn; you wait.",
+                other=other, **values,
+            )
+        return i18n._(
+            "Board %(number)s as %(you)s sees it: you play Eks (x). It is %(other)s's turn; "
+            "you wait. The board is turned round: row I at the top.",
+            other=other, **values,
+        )
+    if side == "white":
+        return i18n._(
+            "Board %(number)s as %(you)s sees it: you play Ohs (o), moving first. The game is "
+            "over.",
+            **values,
+        )
+    return i18n._(
+        "Board %(number)s as %(you)s sees it: you play Eks (x). The game is over. The board "
+        "is turned round: row I at the top.",
+        **values,
     )
 
 
