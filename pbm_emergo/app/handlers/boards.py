@@ -17,7 +17,6 @@ from pbm_emergo.app.boards import (
     load_state,
     move_rows,
     options_text,
-    result_sentence,
     side_label,
 )
 from pbm_emergo.app.context import Context
@@ -45,7 +44,7 @@ from pbm_emergo.game.requests import (
     StandingsRequest,
 )
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
-from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
+from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError
 from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
@@ -171,10 +170,13 @@ def show(ctx: Context, request: ShowRequest) -> Result:
         # A board of two of the players named is sent once.
         shown.extend((b, None) for b in boards if (b, None) not in shown)
     if not shown:
-        raise Refused(f"There are no {which} boards for {' '.join(words)}.")
+        raise Refused(_no_boards(which, " ".join(words)))
     if len(shown) > MAX_BOARDS:
         raise Refused(
-            f"That is {len(shown)} boards; at most {MAX_BOARDS} are sent at once."
+            i18n._(
+                "That is %(count)s boards; at most %(most)s are sent at once.",
+                count=len(shown), most=MAX_BOARDS,
+            )
         )
     views = []
     for board, upto in shown:
@@ -221,7 +223,10 @@ def legal_moves(ctx: Context, request: MovesRequest) -> Result:
         if board.status != BOARD_ACTIVE:
             state = load_state(ctx.session, board)
             raise Refused(
-                f"The game on board {board.number} is over: {result_sentence(state)}",
+                i18n._(
+                    "The game on board %(number)s is over: %(result)s",
+                    number=board.number, result=board_text.result_text(state),
+                ),
                 board=board.number,
             )
         position = games.current_position(board)  # the cache: no replay needed
@@ -305,11 +310,14 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             else:
                 details = {"legal_lines": [], "legal_count": 0, "capture_size": 0}
             raise Refused(
-                f"Preview of board {number}: {text} cannot be move {position.ply + 1}.",
+                i18n._(
+                    "Preview of board %(number)s: %(move)s cannot be move %(ply)s.",
+                    number=number, move=text, ply=position.ply + 1,
+                ),
                 board=number,
                 template="error/illegal_move.txt.j2",
                 why=str(err),
-                board_text=render_board(
+                board_text=board_text.diagram_text(
                     position, board.white_player.userid, board.black_player.userid
                 ),
                 **details,
@@ -449,8 +457,11 @@ def show_as(ctx: Context, request: ShowAsRequest) -> Result:
     side = state.side_of(player.id)
     if side is None:
         raise Refused(
-            f"{player.userid} does not play on board {board.number}: 'emergo showas' shows "
-            "a board as one of its two players sees it.",
+            i18n._(
+                "%(userid)s does not play on board %(number)s: 'emergo showas' shows a board "
+                "as one of its two players sees it.",
+                userid=player.userid, number=board.number,
+            ),
             board=board.number,
         )
     you = state.seat(side).userid
@@ -475,8 +486,11 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
     player = require_player(ctx, request.userid)
     boards = sorted(boards_for(ctx, player, request.which), key=lambda b: b.number)
     if not boards:
-        what = "where it is their turn" if request.which == "next" else "under way"
-        raise Refused(f"{player.userid} has no boards {what}.")
+        if request.which == "next":
+            raise Refused(
+                i18n._("%(userid)s has no boards where it is their turn.", userid=player.userid)
+            )
+        raise Refused(i18n._("%(userid)s has no boards under way.", userid=player.userid))
     shown, left_out = boards[:MAX_ALL_BOARDS], len(boards) - MAX_ALL_BOARDS
     views = []
     for board in shown:
@@ -507,6 +521,19 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
         answer_subject=subject,
         answer_html=board_html(subject, [v.html for v in views]),
     )
+
+
+def _no_boards(which: str, names: str) -> str:
+    """The refusal of a show that found no boards of ``which`` kind for ``names``."""
+    if which == "all":
+        return i18n._("There are no all boards for %(names)s.", names=names)
+    if which == "inactive":
+        return i18n._("There are no inactive boards for %(names)s.", names=names)
+    if which == "next":
+        return i18n._("There are no next boards for %(names)s.", names=names)
+    if which == "active":
+        return i18n._("There are no active boards for %(names)s.", names=names)
+    return f"There are no {which} boards for {names}."
 
 
 def _seen_as(state: BoardState, side: str, you: str) -> str:
