@@ -38,6 +38,7 @@ from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
 from pbm_emergo.game.rematch import rematch_terms
+from pbm_emergo.game.sentences import Said
 from pbm_emergo.rules import Position
 from pbm_emergo.views.templating import render
 
@@ -212,10 +213,7 @@ def challenge(
         comment=ctx.comment,
         commenter=challenger.userid,
         new_board=True,
-        headline=headline or (
-            f"A new game: {white.userid} plays Ohs (o) and moves first, "
-            f"{black.userid} plays Eks (x)."
-        ),
+        headline=headline or Said.of("new_game", white=white.userid, black=black.userid),
     )
     return Result(summary=f"started board {number}", replies=replies)
 
@@ -358,11 +356,9 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     )
     result = challenge(
         ctx, terms.white, terms.black, options, challenger=player,
-        headline=(
-            f"A rematch of board {terms.of_board}, {player.userid} asked: {terms.white} "
-            f"plays Ohs (o) and moves first, {terms.black} plays Eks (x). "
-            f"{terms.challenged} accepts by moving, or declines by resigning before their "
-            "first move."
+        headline=Said.of(
+            "rematch", board=terms.of_board, userid=player.userid, white=terms.white,
+            black=terms.black, challenged=terms.challenged,
         ),
     )
     result.summary = f"{result.summary} (a rematch of board {terms.of_board})"

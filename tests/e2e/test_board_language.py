@@ -23,6 +23,10 @@ def test_a_german_player_gets_a_german_board_mail_after_a_move(
     post = make_post()
     post.one("language bob bob-pw1 de", BOB)
     board = challenge(post, "--totaltime=10")
+    [new] = [m for m in post.received_by(BOB) if "New Emergo Board" in str(m["Subject"])]
+    assert "Eine neue Partie: alice spielt Ohs (o) und zieht zuerst, bob spielt Eks (x)." in (
+        " ".join(text(new).split())
+    )
     mails = {str(m["To"]): m for m in post.send(f"emergo move {board} alice alice-pw1 e4", ALICE)}
     german, english = text(mails[BOB]), text(mails[ALICE])
     flat = " ".join(german.split())
