@@ -32,7 +32,12 @@ from pbm_emergo.db.models import OUTBOUND_PENDING, InboundMessage
 from pbm_emergo.db.session import Session
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.telemetry import metrics
-from pbm_emergo.views.reply_mail import ReplyMail, readdressed_bytes, reply_mail
+from pbm_emergo.views.reply_mail import (
+    ReplyMail,
+    readdressed_bytes,
+    reply_mail,
+    rethreaded_bytes,
+)
 from pbm_emergo.views.templating import render
 
 log = logging.getLogger(__name__)
@@ -85,18 +90,27 @@ class Outbox:
         only when it goes to that mail's ``sender`` (None: every reply goes to them): a
         player's Message-ID names their host, and mail to others refers only to ids the
         server made (a board's thread id). The same mail to several people (a board mail)
-        is built once and readdressed where its headers are the same."""
+        is built once, then readdressed, and threaded anew where one answers the sender's
+        mail and the other does not."""
         built: list[BuiltReply] = []
-        last: tuple[tuple[object, ...], BuiltReply] | None = None
+        last: tuple[tuple[object, ...], bool, BuiltReply] | None = None
         for reply in replies:
             threaded = answers_sender(reply.to, sender)
-            same = (reply.subject, reply.body, reply.board, reply.html, reply.attachment, threaded)
+            same = (reply.subject, reply.body, reply.board, reply.html, reply.attachment)
             try:
                 if last is not None and last[0] == same:
-                    first = last[1]
-                    raw, message_id = readdressed_bytes(
-                        first.raw, reply.to, server_address=self.config.address
-                    )
+                    first = last[2]
+                    if last[1] == threaded:
+                        raw, message_id = readdressed_bytes(
+                            first.raw, reply.to, server_address=self.config.address
+                        )
+                    else:
+                        raw, message_id = rethreaded_bytes(
+                            first.raw, reply.to, server_address=self.config.address,
+                            subject=first.subject, board=reply.board,
+                            in_reply_to=in_reply_to if threaded else None,
+                            references=references if threaded else (),
+                        )
                     built.append(
                         BuiltReply(
                             reply=reply, recipient=clean_address(reply.to) or reply.to,
@@ -115,7 +129,7 @@ class Outbox:
                 log.warning("reply not sent: %s", exc)
                 continue
             made = _built(reply, email)
-            last = (same, made)
+            last = (same, threaded, made)
             built.append(made)
         return built
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import importlib
+from collections.abc import Mapping
 from functools import cache
 
 from pbm_emergo.commands.base import Command
@@ -85,7 +86,8 @@ def all_commands() -> tuple[type[Command], ...]:
     return tuple(found)
 
 
-def by_name() -> dict[str, type[Command]]:
+@cache  # every command line looks its words up here
+def by_name() -> Mapping[str, type[Command]]:
     """Command words (lower case, single spaces) -> command class."""
     return {command.name: command for command in all_commands()}
 

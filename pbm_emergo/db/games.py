@@ -38,7 +38,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, joinedload, selectinload
+from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 
 from pbm_emergo.db import ratings
 from pbm_emergo.db.errors import (
@@ -247,9 +247,32 @@ class BoardFacts:
     votes: bool  # the board has an open vote (draw offer, undo request)
     watched: bool  # someone is subscribed to the board, or to every board
     failing: frozenset[int]  # the ids of its players who have wrong passwords counted
+    # What :func:`pair_rated_at` says of the board's two players (read in the same query).
+    pair_rated_at: datetime | None = None
 
 
-# The same query with the facts as EXISTS columns: each an index lookup in the one statement.
+def _pair_rated_at_of(board: type[Board]) -> Any:
+    """:func:`pair_rated_at` of ``board``'s two players, as a column of a query of boards."""
+    other = aliased(Board)
+    return (
+        select(func.max(other.finished_at))
+        .where(
+            other.status == BOARD_FINISHED,
+            other.rated.is_(True),
+            or_(
+                (other.white_player_id == board.white_player_id)
+                & (other.black_player_id == board.black_player_id),
+                (other.white_player_id == board.black_player_id)
+                & (other.black_player_id == board.white_player_id),
+            ),
+        )
+        .scalar_subquery()
+    )
+
+
+# The same query with the facts as EXISTS columns: each an index lookup in the one statement;
+# and when the two players last finished a rated game against each other, which a rated
+# move near the end of a game needs (a query of its own before).
 _BOARD_WITH_FACTS = _BOARD_WITH_PLAYERS.add_columns(
     exists().where(Vote.board_number == Board.number),
     exists().where(
@@ -257,6 +280,7 @@ _BOARD_WITH_FACTS = _BOARD_WITH_PLAYERS.add_columns(
     ),
     exists().where(LoginFailure.player_id == Board.white_player_id),
     exists().where(LoginFailure.player_id == Board.black_player_id),
+    _pair_rated_at_of(Board),
 )
 
 
@@ -265,10 +289,12 @@ def get_board_and_facts(session: Session, number: int) -> tuple[Board, BoardFact
     row = session.execute(_BOARD_WITH_FACTS, {"number": number}).unique().one_or_none()
     if row is None:
         return None
-    board, votes, watched, white_failing, black_failing = row
+    board, votes, watched, white_failing, black_failing, rated_at = row
     seats = ((board.white_player_id, white_failing), (board.black_player_id, black_failing))
     failing = frozenset(pid for pid, has in seats if has)
-    return board, BoardFacts(votes=bool(votes), watched=bool(watched), failing=failing)
+    return board, BoardFacts(
+        votes=bool(votes), watched=bool(watched), failing=failing, pair_rated_at=rated_at
+    )
 
 
 def boards_of(session: Session, player: Player, status: str | None = None) -> list[Board]:

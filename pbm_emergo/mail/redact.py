@@ -19,6 +19,8 @@ from email.header import Header
 from email.mime.text import MIMEText
 from email.parser import BytesHeaderParser
 
+from pbm_emergo.wire import policies
+
 # The headers kept in the redacted copy (besides the Subject, which is masked).
 KEPT_HEADERS = ("From", "Sender", "Reply-To", "To", "Cc", "Date", "Message-ID", "In-Reply-To",
                 "References", "Auto-Submitted", "Precedence", "Authentication-Results")
@@ -51,4 +53,4 @@ def redacted_copy(raw: bytes, subject: str, body: str, scrub: Callable[[str], st
             message[name] = _header(scrub(str(value)))
     message["Subject"] = _header(subject)
     message[REDACTED_HEADER] = "passwords, quoted text and attachments removed"
-    return message.as_bytes()
+    return message.as_bytes(policy=policies.COMPAT32)  # compat32, as the message has it

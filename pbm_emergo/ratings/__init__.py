@@ -11,6 +11,9 @@ docs/ratings.md.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import lru_cache
+
 import glicko2
 
 from pbm_emergo.game.board import BLACK, WHITE
@@ -50,4 +53,24 @@ def game_rating(white: Rated, black: Rated, winner: str | None) -> GameRating:
 
 def outcomes(white: Rated, black: Rated) -> tuple[tuple[str | None, GameRating], ...]:
     """The changes of each result a rated game of ``white`` and ``black`` may end with."""
+    return _outcomes(
+        _Standing(white.rating, white.deviation, white.volatility, white.rated_games),
+        _Standing(black.rating, black.deviation, black.volatility, black.rated_games),
+    )
+
+
+@dataclass(frozen=True)
+class _Standing:
+    """A standing as a value (hashable): :class:`~pbm_emergo.game.ratings.Rated`."""
+
+    rating: int
+    deviation: float
+    volatility: float
+    rated_games: int
+
+
+# Every move of a rated game reads the same two standings until the game ends: its outcomes
+# are worked out once (they depend on nothing else).
+@lru_cache(maxsize=1024)
+def _outcomes(white: _Standing, black: _Standing) -> tuple[tuple[str | None, GameRating], ...]:
     return tuple((winner, game_rating(white, black, winner)) for winner in RESULTS)

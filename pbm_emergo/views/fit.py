@@ -19,14 +19,18 @@ from pbm_emergo.views.rendered import CLOSE, OPEN
 
 WIDTH = 72
 
-_MARKS = str.maketrans("", "", OPEN + CLOSE)
 # The hanging indent of a line: its leading spaces, and a list item's mark after them.
 _LEAD = re.compile(r"( *)(?:([-*]|[0-9]{1,3}[.)]) )?")
 
 
 def width_of(line: str) -> int:
     """The columns a line takes (the value marks take none)."""
-    return len(line.translate(_MARKS))
+    return len(line) - line.count(OPEN) - line.count(CLOSE)
+
+
+def _visible(line: str) -> str:
+    """The line as it reads, without the value marks."""
+    return line.replace(OPEN, "").replace(CLOSE, "")
 
 
 def fit(text: str, width: int = WIDTH) -> str:
@@ -35,19 +39,25 @@ def fit(text: str, width: int = WIDTH) -> str:
     template's own hard-wrapped paragraph: same indent, the broken line ends mid-sentence),
     so that a paragraph reflows rather than leaving a word alone on a line."""
     lines = text.split("\n")
-    if all(width_of(line) <= width for line in lines):
+    # The marks only ever make a line shorter than it reads: most texts are told apart by
+    # their raw lengths alone, without taking the marks out of each line.
+    if max(map(len, lines)) <= width or all(width_of(line) <= width for line in lines):
         return text
     out: list[str] = []
     i = 0
     while i < len(lines):
+        if width_of(lines[i]) <= width:  # as _fit_line leaves it, nothing carried over
+            out.append(lines[i])
+            i += 1
+            continue
         following = lines[i + 1] if i + 1 < len(lines) else None
         # A line that heads an indented block (a command's usage over its description)
         # continues half-way in, so that its second line is not read as a new item.
         deeper = (
             following is not None
             and following.strip() != ""
-            and len(_indent_of(following.translate(_MARKS)))
-            > len(_indent_of(lines[i].translate(_MARKS)))
+            and len(_indent_of(_visible(following)))
+            > len(_indent_of(_visible(lines[i])))
         )
         pieces = _fit_line(lines[i], width, 2 if deeper else 0).split("\n")
         if len(pieces) > 1 and following is not None and _continues(lines[i], following):
@@ -64,7 +74,7 @@ def _indent_of(line: str) -> str:
 
 def _continues(line: str, following: str) -> bool:
     """Whether ``following`` goes on with the sentence ``line`` leaves unfinished."""
-    visible, next_visible = line.translate(_MARKS), following.translate(_MARKS)
+    visible, next_visible = _visible(line), _visible(following)
     if not next_visible.strip() or next_visible.lstrip().startswith(">"):
         return False
     if visible.rstrip().endswith((".", ":", "!", "?", ")")) and not visible.rstrip().endswith(
@@ -78,7 +88,7 @@ def _continues(line: str, following: str) -> bool:
 
 
 def _fit_line(line: str, width: int, hang: int = 0) -> str:
-    visible = line.translate(_MARKS)
+    visible = _visible(line)
     if len(visible) <= width or visible.startswith(">"):
         return line
     lead = _LEAD.match(visible)

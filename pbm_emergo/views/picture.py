@@ -20,7 +20,6 @@ from markupsafe import Markup
 
 from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
 from pbm_emergo.views import i18n
-from pbm_emergo.views.board_text import cell_text
 from pbm_emergo.views.templating import render_html
 
 SIZE = 9
@@ -34,12 +33,43 @@ CAPTURED = "captured"  # a column it jumped (and took a man from)
 
 
 def _mark_words(mark: str) -> str:
-    """A cell's part in the last move, in the reader's language."""
+    """A cell's part in the last move, in words (the current locale)."""
     if mark == START:
         return i18n._("the last move started here")
     if mark == LANDED:
         return i18n._("the last move went here")
     return i18n._("captured in the last move")
+
+
+def cell_words(name: str, column: Column | None) -> str:
+    """A cell in words, in the current locale, as the list board says it in English
+    (:func:`pbm_emergo.rules.words.piece_words`): ``e4: Ohs column of 3, 1 Eks prisoner``."""
+    if column is None:
+        return i18n._("%(cell)s: empty", cell=name)
+    side = SIDE_NAMES[column.owner]
+    enemy = SIDE_NAMES[BLACK if column.owner == WHITE else WHITE]
+    if not column.prisoners:
+        if column.own == 1:
+            return f"{name}: " + i18n._("%(side)s man", side=side)
+        return f"{name}: " + i18n._("%(side)s column of %(own)s", side=side, own=column.own)
+    if column.own == 1:
+        piece = i18n.ngettext(
+            "%(side)s man, %(num)s %(enemy)s prisoner",
+            "%(side)s man, %(num)s %(enemy)s prisoners",
+            column.prisoners,
+            side=side,
+            enemy=enemy,
+        )
+    else:
+        piece = i18n.ngettext(
+            "%(side)s column of %(own)s, %(num)s %(enemy)s prisoner",
+            "%(side)s column of %(own)s, %(num)s %(enemy)s prisoners",
+            column.prisoners,
+            side=side,
+            enemy=enemy,
+            own=column.own,
+        )
+    return f"{name}: {piece}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +85,7 @@ class CellPicture:
     own: int  # men of the cap colour
     prisoners: int  # enemy men under them
     marks: tuple[str, ...]  # START / LANDED / CAPTURED: its part in the last move
-    locale: str = i18n.DEFAULT  # the language of its description
+    locale: str  # the language its description and HTML are in (i18n.current())
     # The cell in words, as the list board says it (rules/words.py), and its part in the
     # last move: ``c4: Ohs column of 3, 5 Eks prisoners; captured in the last move``.
     description: str = field(init=False, compare=False, repr=False)
@@ -63,8 +93,8 @@ class CellPicture:
     html: Markup = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "description", self._describe())
         with i18n.speaking(self.locale):
-            object.__setattr__(self, "description", self._describe())
             object.__setattr__(self, "html", render_html("board/cell.html.j2", cell=self))
 
     @property
@@ -78,9 +108,10 @@ class CellPicture:
         return BLACK if self.cap == WHITE else WHITE
 
     def _describe(self) -> str:
-        column = None if self.cap is None else Column(self.cap, self.own, self.prisoners)
-        text = cell_text(self.name, column)
-        parts = [_mark_words(m) for m in self.marks]
+        with i18n.speaking(self.locale):
+            column = None if self.cap is None else Column(self.cap, self.own, self.prisoners)
+            text = cell_words(self.name, column)
+            parts = [_mark_words(m) for m in self.marks]
         return text + ("; " + ", ".join(parts) if parts else "")
 
 
@@ -144,7 +175,8 @@ def move_marks(notation: str | None) -> dict[str, tuple[str, ...]]:
 
 
 # A board shows few distinct cells (most are empty or hold one man), and each picture of a
-# mail draws all 41: the cells are made once, their descriptions and HTML with them.
+# mail draws all 41: the cells are made once, their descriptions and HTML with them (once
+# a language: the description is words).
 @lru_cache(maxsize=8192)
 def _cell(name: str, column: Column | None, marks: tuple[str, ...], locale: str) -> CellPicture:
     row, col = _place(name)
@@ -159,9 +191,10 @@ def board_picture(position: Position, last_move: str | None = None) -> BoardPict
     """The picture of ``position``; ``last_move`` (notation) is the move that led to it."""
     columns = position.columns()
     marks = move_marks(last_move)
+    locale = i18n.current()
     grid: list[list[CellPicture | None]] = [[None] * SIZE for _ in range(SIZE)]
     for name in CELLS:
-        cell = _cell(name, columns.get(name), marks.get(name, ()), i18n.current())
+        cell = _cell(name, columns.get(name), marks.get(name, ()), locale)
         grid[cell.row][cell.col] = cell
     return BoardPicture(
         rows=tuple(tuple(row) for row in grid),
@@ -180,5 +213,6 @@ __all__ = [
     "BoardPicture",
     "CellPicture",
     "board_picture",
+    "cell_words",
     "move_marks",
 ]

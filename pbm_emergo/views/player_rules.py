@@ -1,5 +1,13 @@
 """The rules as a player learns them (``docs/rules-for-players.md``), for the web's Rules
-page and the mail's ``help rules``: one text, with pictures.
+page and the mail's ``help rules``: one text, with pictures, in each language.
+
+Each language has its own document beside the English one, ``rules-for-players.LANG.md``
+(``rules-for-players.nl.md`` ...): a long text is translated whole, not sentence by
+sentence through the catalogs. The reader's language (:func:`pbm_emergo.views.i18n.current`)
+picks it; a language without one reads the English. Every document has the same pictures
+in the same order, only their captions translated (tests check it). A translation's
+headings carry the English heading's anchor (``## Het bord {#the-board}``), so that a link
+to a section (``/rules#columns-and-prisoners``) finds it in every language.
 
 The markdown holds its pictures as fenced blocks of the kind ``position``::
 
@@ -22,11 +30,26 @@ from dataclasses import dataclass
 from functools import cache
 
 from pbm_emergo.rules import Position, render_board
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import data_dir
 
 PLAYER_RULES_FILE = "rules-for-players.md"
 _FIGURE = re.compile(r"^```position\n(.*?)^```\n", re.MULTILINE | re.DOTALL)
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)\s]+)\)")
+# A heading's own anchor: ``## Het bord {#the-board}``.
+_ANCHOR = re.compile(r"^(#{1,6} .*?) *\{#([a-z0-9-]+)\} *$", re.MULTILINE)
+
+
+def anchored(markdown: str) -> tuple[str, dict[str, str]]:
+    """The markdown without its headings' ``{#anchor}`` marks, and each marked heading's
+    words with its anchor."""
+    anchors: dict[str, str] = {}
+
+    def unmark(match: re.Match[str]) -> str:
+        anchors[match[1].lstrip("#").strip()] = match[2]
+        return match[1]
+
+    return _ANCHOR.sub(unmark, markdown), anchors
 
 
 @dataclass(frozen=True)
@@ -71,9 +94,22 @@ def blocks(markdown: str) -> list[str | Figure]:
     return [b for b in found if not isinstance(b, str) or b.strip()]
 
 
-def player_rules_markdown() -> str:
-    """``docs/rules-for-players.md`` from the package data or the source tree."""
-    return (data_dir("pbm_emergo.docs", "docs") / PLAYER_RULES_FILE).read_text(encoding="utf-8")
+def player_rules_file(locale: str) -> str:
+    """The name of the rules for players written in ``locale`` (English: the original)."""
+    if locale == i18n.DEFAULT:
+        return PLAYER_RULES_FILE
+    stem, _, suffix = PLAYER_RULES_FILE.rpartition(".")
+    return f"{stem}.{locale}.{suffix}"
+
+
+def player_rules_markdown(locale: str | None = None) -> str:
+    """The rules for players in ``locale`` (None: the reply's, :func:`i18n.current`), from
+    the package data or the source tree's docs/; English where that language has none."""
+    folder = data_dir("pbm_emergo.docs", "docs")
+    translated = folder / player_rules_file(locale or i18n.current())
+    if not translated.is_file():
+        translated = folder / PLAYER_RULES_FILE
+    return translated.read_text(encoding="utf-8")
 
 
 def _plain(markdown: str, web_url: str | None) -> str:
@@ -86,7 +122,7 @@ def _plain(markdown: str, web_url: str | None) -> str:
         return match[1]
 
     lines = []
-    for line in markdown.splitlines():
+    for line in anchored(markdown)[0].splitlines():
         heading = re.match(r"#{1,6} (.*)", line)
         if heading:
             title = heading[1].strip()
@@ -113,19 +149,24 @@ def figure_text(figure: Figure) -> str:
     if after is None:
         parts.append(_diagram(figure.position))
     else:
-        parts += ["Before:", _diagram(figure.position), f"After {figure.move}:", _diagram(after)]
+        parts += [
+            i18n._("Before:"),
+            _diagram(figure.position),
+            i18n._("After %(move)s:", move=figure.move),
+            _diagram(after),
+        ]
     return "\n".join(parts)
 
 
 def player_rules_text(web_url: str | None = None) -> str:
-    """The rules for players as the plain text of a mail."""
-    return _player_rules_text(web_url)
+    """The rules for players as the plain text of a mail, in the reply's language."""
+    return _player_rules_text(web_url, i18n.current())
 
 
 @cache
-def _player_rules_text(web_url: str | None) -> str:
+def _player_rules_text(web_url: str | None, locale: str) -> str:
     pieces = []
-    for block in blocks(player_rules_markdown()):
+    for block in blocks(player_rules_markdown(locale)):
         if isinstance(block, Figure):
             pieces.append(figure_text(block))
         else:
@@ -135,9 +176,11 @@ def _player_rules_text(web_url: str | None) -> str:
 
 __all__ = [
     "PLAYER_RULES_FILE",
+    "anchored",
     "Figure",
     "blocks",
     "figure_text",
+    "player_rules_file",
     "player_rules_markdown",
     "player_rules_text",
     "read_figure",

@@ -14,8 +14,10 @@ gives a plain ``str``, which is scrubbed everywhere.
 
 from __future__ import annotations
 
+import operator
 import re
-from typing import Any
+from itertools import repeat
+from typing import Any, TypeVar
 
 from jinja2 import Environment, pass_context, pass_environment
 from jinja2.filters import do_wordwrap
@@ -34,18 +36,31 @@ class Rendered(str):
     """A rendered text, with the spans (start, end) of the values the template put in
     (None: not known, all of it counts as a value)."""
 
-    spans: tuple[Span, ...] | None
+    _spans: tuple[Span, ...] | None
+    # The marked text it was made of, when that is what :meth:`marked` would make again
+    # (each value one pair of marks, none empty): a text put into another template is not
+    # marked anew, and its spans are worked out of it only when asked for (by the secrets'
+    # scrubber, when a reply holds a secret's word at all).
+    source: str | None = None
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> Rendered:
         made = super().__new__(cls, text)
-        made.spans = spans
+        made._spans = spans
         return made
+
+    @property
+    def spans(self) -> tuple[Span, ...] | None:
+        if self._spans is None and self.source is not None:
+            self._spans = _flat_spans(self.source)
+        return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (Rendered, (str(self), self.spans))
 
     def marked(self) -> str:
         """The text with its value spans marked again (to be put into another template)."""
+        if self.source is not None:
+            return self.source
         if self.spans is None:
             return OPEN + self + CLOSE
         parts: list[str] = []
@@ -62,18 +77,30 @@ class RenderedMarkup(Markup):
     own operations (``+``, ``join``, ``format``) make new ones of this class without spans:
     those count as values all through."""
 
-    spans: tuple[Span, ...] | None
+    _spans: tuple[Span, ...] | None
+    source: str | None = None  # as in Rendered
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> RenderedMarkup:
         made = super().__new__(cls, text)
-        made.spans = spans
+        made._spans = spans
         return made
+
+    @property
+    def spans(self) -> tuple[Span, ...] | None:
+        if self._spans is None and self.source is not None:
+            self._spans = _flat_spans(self.source)
+        return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (RenderedMarkup, (str(self), self.spans))
 
     def marked(self) -> Markup:
+        if self.source is not None:
+            return Markup(self.source)
         return Markup(Rendered(str(self), self.spans).marked())
+
+
+_R = TypeVar("_R", Rendered, RenderedMarkup)
 
 
 class TemplateWords(str):
@@ -100,6 +127,10 @@ def spans_of(text: str | Markup) -> tuple[Span, ...] | None:
 @pass_context  # at render time only: Jinja would run a plain one on constants when compiling
 def mark_value(_context: Context, value: Any) -> Any:
     """The environments' ``finalize``: a value as output, between marks."""
+    if type(value) is str:  # the most common value, and never one of the kinds below
+        if OPEN in value or CLOSE in value:
+            value = value.translate(_UNMARK)
+        return OPEN + value + CLOSE
     if isinstance(value, TemplateWords | TemplateMarkup):
         return str.__str__(value) if isinstance(value, TemplateWords) else Markup(value)
     if isinstance(value, Rendered | RenderedMarkup):
@@ -122,11 +153,63 @@ def wordwrap(environment: Environment, text: str, *args: Any, **kwargs: Any) -> 
 _MARKS = re.compile(f"([{OPEN}{CLOSE}])")
 
 
+def _flat_spans(marked: str) -> tuple[Span, ...] | None:
+    """The spans of ``marked`` when each of its values is one pair of marks with none
+    inside (how a template's output nearly always is), else None (an empty value has no
+    span)."""
+    pieces = marked.split(OPEN)
+    if CLOSE in pieces[0]:
+        return None
+    spans: list[Span] = []
+    at = len(pieces[0])
+    for piece in pieces[1:]:
+        value, close, rest = piece.partition(CLOSE)
+        if not close or CLOSE in rest:
+            return None
+        if value:
+            spans.append((at, at + len(value)))
+        at += len(value) + len(rest)
+    return tuple(spans)
+
+
 def unmark(marked: str) -> tuple[str, tuple[Span, ...]]:
     """The text without its marks, and the spans the marks enclosed (nested marks count
     once; a stray close mark is dropped)."""
     if OPEN not in marked and CLOSE not in marked:
         return marked, ()
+    flat = _flat_spans(marked)
+    if flat is not None:
+        return marked.replace(OPEN, "").replace(CLOSE, ""), flat
+    return _unmark_nested(marked)
+
+
+def _plain_source(marked: str) -> bool:
+    """Whether each value of ``marked`` is one pair of marks with no mark inside and
+    something between them (then its spans follow from it alone: :func:`_flat_spans`).
+    Told by whole-string operations: every piece after an open mark holds a close mark,
+    and there are as many of those as pieces (so exactly one in each)."""
+    pieces = marked.split(OPEN)
+    return (
+        CLOSE not in pieces[0]
+        and marked.count(CLOSE) == len(pieces) - 1
+        and OPEN + CLOSE not in marked
+        and all(map(operator.contains, pieces[1:], repeat(CLOSE)))
+    )
+
+
+def _made(cls: type[_R], marked: str) -> _R:
+    """A template's output (with marks) as a ``cls`` text: its spans read from the marks
+    only when asked for, where the marks are plain."""
+    if _plain_source(marked):
+        made = cls(marked.replace(OPEN, "").replace(CLOSE, ""))
+        made.source = marked
+        return made
+    text, spans = _unmark_nested(marked)
+    return cls(text, spans)
+
+
+def _unmark_nested(marked: str) -> tuple[str, tuple[Span, ...]]:
+    """:func:`unmark` of a text whose marks nest or stray."""
     parts: list[str] = []
     spans: list[Span] = []
     length = depth = start = 0
@@ -150,11 +233,9 @@ def unmark(marked: str) -> tuple[str, tuple[Span, ...]]:
 
 def rendered(marked: str) -> Rendered:
     """A template's output (with marks) as a :class:`Rendered` text."""
-    text, spans = unmark(marked)
-    return Rendered(text, spans)
+    return _made(Rendered, marked)
 
 
 def rendered_markup(marked: str) -> RenderedMarkup:
     """An HTML template's output (with marks) as a :class:`RenderedMarkup` text."""
-    text, spans = unmark(marked)
-    return RenderedMarkup(text, spans)
+    return _made(RenderedMarkup, marked)

@@ -30,7 +30,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -61,11 +60,11 @@ from pbm_emergo.game.clock import deadline_lines
 from pbm_emergo.game.records import board_record, record_filename
 from pbm_emergo.game.sentences import status_sentence
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
-from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views import i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import install_translations, template_dir
+from pbm_emergo.web import words
 from pbm_emergo.web.graph import evaluation_graph, value_text
 from pbm_emergo.web.language import LanguageMiddleware
 from pbm_emergo.web.rating_graph import rating_graph
@@ -106,14 +105,16 @@ def page_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> 
         extensions=["jinja2.ext.i18n"],
     )
     install_translations(env, i18n.translations(locale), mark=False)
-    env.filters["when"] = _when
+    env.filters["when"] = words.when
+    env.filters["number"] = words.number
+    env.filters["signed"] = words.signed
+    env.filters["event_status"] = words.event_status
+    env.filters["reason"] = words.reason
     env.filters["value_text"] = value_text
+    env.filters["verdict"] = words.verdict
+    env.filters["verdict_loss"] = words.verdict_loss
     env.globals["losses"] = {"inaccuracy": INACCURACY, "mistake": MISTAKE, "blunder": BLUNDER}
     return env
-
-
-def _when(moment: datetime | None) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC") if moment is not None else ""
 
 
 @dataclass(frozen=True)
@@ -141,24 +142,28 @@ class NotFound(HTTPException):
 
 def _render(site: Site, name: str, status_code: int = 200, **context: Any) -> HTMLResponse:
     language = i18n.current()
-    html = page_environment(None, language).get_template(name).render(
-        site=site, language=language, languages=i18n.NAMES, **context
+    html = (
+        page_environment(None, language)
+        .get_template(name)
+        .render(site=site, language=language, languages=i18n.NAMES, **context)
     )
     return HTMLResponse(html, status_code=status_code, headers=SECURITY_HEADERS)
 
 
-def _number(text: str, what: str) -> int:
-    """A whole number from a path or query (plain ASCII digits), else 400."""
+def _number(text: str, wrong: str) -> int:
+    """A whole number from a path or query (plain ASCII digits), else 400 saying ``wrong``."""
     if not (text.isascii() and text.isdigit()) or len(text) > 9:
-        raise BadRequest(f"{what} must be a whole number, such as 12.")
+        raise BadRequest(wrong)
     return int(text)
 
 
 def _page_number(request: Request) -> int:
     """The ``?page=`` of a list (1 if none), else 400."""
-    number = _number(request.query_params.get("page", "1"), "?page=")
+    number = _number(
+        request.query_params.get("page", "1"), i18n._("?page= must be a whole number, such as 12.")
+    )
     if number < 1:
-        raise BadRequest("?page= counts from 1.")
+        raise BadRequest(i18n._("?page= counts from 1."))
     return number
 
 
@@ -177,10 +182,19 @@ def _step(state: BoardState, query: str | None) -> Step:
     as stored, or the game replayed up to that move."""
     notations = [m.notation for m in state.moves]
     total = len(notations)
-    shown = total if query is None else _number(query, "?move=")
+    shown = (
+        total
+        if query is None
+        else _number(query, i18n._("?move= must be a whole number, such as 12."))
+    )
     if shown > total:
         raise BadRequest(
-            f"?move= must be between 0 and {total}: this game has {total} moves so far."
+            i18n.ngettext(
+                "?move= must be between 0 and %(total)s: this game has %(total)s move so far.",
+                "?move= must be between 0 and %(total)s: this game has %(total)s moves so far.",
+                total,
+                total=words.number(total),
+            )
         )
     if shown == total:
         position = state.position
@@ -217,7 +231,10 @@ class WebView:
                 session, limit=ACTIVE_PAGE + 1, offset=(page_number - 1) * ACTIVE_PAGE
             )
             if page_number > 1 and not active:
-                raise NotFound(f"There is no page {page_number} of the boards being played.")
+                raise NotFound(
+                    i18n._("There is no page %(page)s of the boards being played.",
+                           page=words.number(page_number))
+                )  # fmt: skip
             return self._page(
                 "index.html.j2",
                 active=active[:ACTIVE_PAGE],
@@ -229,12 +246,15 @@ class WebView:
         return self._read(page)
 
     def board(self, request: Request) -> Response:
-        number = _number(request.path_params["number"], "The board number")
+        number = _number(
+            request.path_params["number"],
+            i18n._("The board number must be a whole number, such as 12."),
+        )
 
         def page(session: Session) -> Response:
             board = games.get_board(session, number)
             if board is None:
-                raise NotFound(f"There is no board {number}.")
+                raise NotFound(i18n._("There is no board %(number)s.", number=number))
             state = load_state(session, board)
             analysis = data.board_analysis(session, number)
             step = _step(state, request.query_params.get("move"))
@@ -265,8 +285,9 @@ class WebView:
                 moves=moves,
                 notes=analysis.by_number() if analysis is not None else {},
                 graph=(
-                    evaluation_graph(analysis.notes, (state.white.userid, state.black.userid),
-                                     step.shown)  # fmt: skip
+                    evaluation_graph(
+                        analysis.notes, (state.white.userid, state.black.userid), step.shown
+                    )  # fmt: skip
                     if analysis is not None
                     else None
                 ),
@@ -277,16 +298,21 @@ class WebView:
     def board_record(self, request: Request) -> Response:
         """The board's game record file (docs/record.md), with the engine's notes when it
         was analysed."""
-        number = _number(request.path_params["number"], "The board number")
+        number = _number(
+            request.path_params["number"],
+            i18n._("The board number must be a whole number, such as 12."),
+        )
 
         def answer(session: Session) -> Response:
             board = games.get_board(session, number)
             if board is None:
-                raise NotFound(f"There is no board {number}.")
+                raise NotFound(i18n._("There is no board %(number)s.", number=number))
             state = load_state(session, board)
             analysis = data.board_analysis(session, number)
             text = board_record(
-                state, site=self.site.address, options=options_text(state),
+                state,
+                site=self.site.address,
+                options=options_text(state),
                 notes=analysis.notes if analysis is not None else (),
             )
             disposition = f'attachment; filename="{record_filename(number)}"'
@@ -302,12 +328,14 @@ class WebView:
         def page(session: Session) -> Response:
             found = data.player(session, userid) if len(userid) <= 64 else None
             if found is None:
-                raise NotFound(f"There is no player {userid[:64]!r}.")
+                raise NotFound(i18n._("There is no player %(userid)s.", userid=repr(userid[:64])))
             return self._page(
-                "player.html.j2", player=found, boards=data.boards_of(session, found.userid),
+                "player.html.j2",
+                player=found,
+                boards=data.boards_of(session, found.userid),
                 graph=rating_graph(data.rating_history(session, found.userid)),
-                ladder=ladder_texts([found.userid]).get(found.userid),
-                ladder_explanation=LADDER_EXPLANATION,
+                ladder=words.ladder_text(found.userid),
+                ladder_explanation=words.ladder_explanation(),
             )
 
         return self._read(page)
@@ -320,14 +348,20 @@ class WebView:
             start = (page_number - 1) * STANDINGS_PAGE
             shown = rows[start : start + STANDINGS_PAGE]
             if page_number > 1 and not shown:
-                raise NotFound(f"There is no page {page_number} of the standings.")
+                raise NotFound(
+                    i18n._("There is no page %(page)s of the standings.",
+                           page=words.number(page_number))
+                )  # fmt: skip
             return self._page(
                 "standings.html.j2",
-                sections=data.by_section(shown),
+                sections=[
+                    (words.section_title(rows[0].section), rows)
+                    for _title, rows in data.by_section(shown)
+                ],
                 page=page_number,
                 more=start + STANDINGS_PAGE < len(rows),
-                ladder=ladder_texts(row.userid for row in shown),
-                ladder_explanation=LADDER_EXPLANATION,
+                ladder=words.ladder_texts([row.userid for row in shown]),
+                ladder_explanation=words.ladder_explanation(),
             )
 
         return self._read(page)
@@ -341,7 +375,10 @@ class WebView:
                 session, limit=HISTORY_PAGE, offset=(page_number - 1) * HISTORY_PAGE
             )
             if page_number > 1 and not rows:
-                raise NotFound(f"There is no page {page_number} of the history.")
+                raise NotFound(
+                    i18n._("There is no page %(page)s of the history.",
+                           page=words.number(page_number))
+                )  # fmt: skip
             return self._page(
                 "history.html.j2",
                 rows=rows,
@@ -386,25 +423,31 @@ class WebView:
 
             event = events.by_name(session, name) if len(name) <= 32 else None
             if event is None:
-                raise NotFound("There is no such event.")
+                raise NotFound(i18n._("There is no such event."))
             view = event_view(session, event)
             rounds: dict[int, list[dict[str, Any]]] = {}
             for game in view.schedule:
                 rounds.setdefault(game["round"], []).append(game)
             return self._page(
-                "event.html.j2", view=view, event=event, rounds=sorted(rounds.items()),
+                "event.html.j2",
+                view=view,
+                event=event,
+                rounds=sorted(rounds.items()),
                 short="SB" if view.tiebreak == "Sonneborn-Berger" else "BH",
             )
 
         return self._read(page)
 
     def api_board(self, request: Request) -> Response:
-        number = _number(request.path_params["number"], "The board number")
+        number = _number(
+            request.path_params["number"],
+            i18n._("The board number must be a whole number, such as 12."),
+        )
 
         def answer(session: Session) -> Response:
             line = data.board_line(session, number)
             if line is None:
-                raise NotFound(f"There is no board {number}.")
+                raise NotFound(i18n._("There is no board %(number)s.", number=number))
             board = games.get_board(session, number)
             assert board is not None
             players = {
@@ -463,10 +506,10 @@ async def http_error(request: Request, exc: Exception) -> Response:
     """400, 404, 405 ...: our page (or JSON under /api/), saying what was wrong."""
     assert isinstance(exc, HTTPException)
     status = exc.status_code
-    detail = exc.detail if status in (400, 404) else _TITLES.get(status, "Error")
+    title = _title(status)
+    detail = exc.detail if status in (400, 404) else title
     if _wants_json(request):
         return JSONResponse({"error": detail}, status_code=status, headers=SECURITY_HEADERS)
-    title = _TITLES.get(status, "Error")
     return _render(request.app.state.site, "error.html.j2", status_code=status, status=status,
                    title=title, detail=detail)  # fmt: skip
 
@@ -474,14 +517,22 @@ async def http_error(request: Request, exc: Exception) -> Response:
 async def server_error(request: Request, exc: Exception) -> Response:
     """Anything else: logged with its traceback; the answer says nothing of it."""
     log.error("web: %s %s failed", request.method, request.url.path, exc_info=exc)
-    detail = "Something went wrong on our side. Please try again later."
+    detail = i18n._("Something went wrong on our side. Please try again later.")
     if _wants_json(request):
         return JSONResponse({"error": detail}, status_code=500, headers=SECURITY_HEADERS)
     return _render(request.app.state.site, "error.html.j2", status_code=500, status=500,
-                   title="Server error", detail=detail)  # fmt: skip
+                   title=_title(500), detail=detail)  # fmt: skip
 
 
-_TITLES = {400: "Bad request", 404: "Not found", 405: "Method not allowed", 500: "Server error"}
+def _title(status: int) -> str:
+    """The title of an error page, in the page's language."""
+    titles = {
+        400: i18n._("Bad request"),
+        404: i18n._("Not found"),
+        405: i18n._("Method not allowed"),
+        500: i18n._("Server error"),
+    }
+    return titles.get(status, i18n._("Error"))
 
 
 def _slash_redirect(routes: list[BaseRoute]) -> Callable[[Request], Response]:
@@ -493,7 +544,7 @@ def _slash_redirect(routes: list[BaseRoute]) -> Callable[[Request], Response]:
         target = "/" + request.url.path.strip("/")
         scope = {**request.scope, "path": target}
         if not any(route.matches(scope)[0] == Match.FULL for route in routes):
-            raise NotFound("There is no such page.")
+            raise NotFound(i18n._("There is no such page."))
         query = request.url.query
         return RedirectResponse(
             target + (f"?{query}" if query else ""), status_code=307, headers=SECURITY_HEADERS
@@ -508,7 +559,9 @@ def create_app(session_factory: SessionFactory, config: Config | None = None) ->
     site = Site.of(config or Config())
     view = WebView(session_factory, site)
     rules_page()  # a missing docs/rules.md stops the start, not the first visitor
-    player_rules_page()
+    for language in i18n.LANGUAGES:
+        with i18n.speaking(language):
+            player_rules_page()
     routes: list[BaseRoute] = [
         Route("/", view.index),
         Route("/rules", view.rules),

@@ -53,6 +53,7 @@ from pbm_emergo.game.account_changes import LoginFailureRecorded
 from pbm_emergo.game.lockout import OTHER_SENDERS, FailureCount, count_wrong_password
 from pbm_emergo.rules import Position
 from pbm_emergo.telemetry.logs import event
+from pbm_emergo.views import i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render_html
 from pbm_emergo.web.operators import hasher, password_matches, read_operators
@@ -241,14 +242,16 @@ def _support_link(request: Request, **query: str) -> RedirectResponse:
 
 
 def _board_picture(board: Board, attribute: Any) -> Markup:
-    """The board as the web page and the HTML board mail draw it."""
+    """The board as the web page and the HTML board mail draw it (in English: the console is
+    the operators')."""
     last = max(board.moves, key=lambda m: m.number).notation if board.moves else None
-    return render_html(
-        "board/picture.html.j2",
-        picture=board_picture(Position.from_text(board.position), last),
-        white=board.white_player.userid,
-        black=board.black_player.userid,
-    )
+    with i18n.speaking(i18n.DEFAULT):
+        return render_html(
+            "board/picture.html.j2",
+            picture=board_picture(Position.from_text(board.position), last),
+            white=board.white_player.userid,
+            black=board.black_player.userid,
+        )
 
 
 def _moves(board: Board, attribute: Any) -> list[Markup]:

@@ -19,6 +19,8 @@ from html import escape
 from markupsafe import Markup
 
 from pbm_emergo.db.reads import MoveNote
+from pbm_emergo.views import i18n
+from pbm_emergo.web import words
 
 #: The widest scale, in men (the analysis cuts values to 10 men).
 MAX_SCALE = 10
@@ -33,8 +35,8 @@ def value_text(note: MoveNote) -> str:
     """The value after the move for people: ``+1.35`` (Ohs ahead), ``-0.40`` (Eks ahead),
     or who wins by force."""
     if note.forced:
-        return "Ohs wins by force" if note.ohs_score > 0 else "Eks wins by force"
-    return f"{note.ohs_score / 100:+.2f}"
+        return i18n._("Ohs wins by force") if note.ohs_score > 0 else i18n._("Eks wins by force")
+    return words.signed(note.ohs_score / 100)
 
 
 def graph_scale(notes: Sequence[MoveNote]) -> int:
@@ -64,10 +66,18 @@ def evaluation_graph(notes: Sequence[MoveNote], players: tuple[str, str], shown:
         men = max(-scale, min(scale, score / 100))
         return zero - men / scale * plot_height / 2
 
+    graph_title = i18n.ngettext(
+        "The engine's value after the %(moves)s move, from Ohs's side, from -%(scale)s to "
+        "+%(scale)s men",
+        "The engine's value after each of the %(moves)s moves, from Ohs's side, from "
+        "-%(scale)s to +%(scale)s men",
+        count,
+        moves=words.number(count),
+        scale=words.number(scale),
+    )
     parts = [
         f'<svg class="graph" viewBox="0 0 {WIDTH} {HEIGHT}" role="group" '
-        f'aria-labelledby="graph-title"><title id="graph-title">The engine\'s value after '
-        f"each of the {count} moves, from Ohs's side, from -{scale} to +{scale} men</title>",
+        f'aria-labelledby="graph-title"><title id="graph-title">{escape(graph_title)}</title>',
         f'<rect class="ohs" x="{LEFT}" y="{TOP}" width="{plot_width}" '
         f'height="{plot_height / 2:.1f}"/>',
         f'<rect class="eks" x="{LEFT}" y="{zero:.1f}" width="{plot_width}" '
@@ -75,7 +85,7 @@ def evaluation_graph(notes: Sequence[MoveNote], players: tuple[str, str], shown:
     ]
     for men, css in ((scale, "grid"), (0, "zero"), (-scale, "grid")):
         height = y(men * 100)
-        label = f"{men:+d}" if men else "0"
+        label = words.signed(men, 0) if men else words.number(0)
         parts.append(
             f'<line class="{css}" x1="{LEFT}" y1="{height:.1f}" x2="{WIDTH - RIGHT}" '
             f'y2="{height:.1f}"/><text class="label" x="{LEFT - 4}" y="{height + 4:.1f}" '
@@ -85,7 +95,7 @@ def evaluation_graph(notes: Sequence[MoveNote], players: tuple[str, str], shown:
     for number in range(tick, count + 1, tick):
         parts.append(
             f'<text class="label" x="{x(number):.1f}" y="{HEIGHT - 6}" '
-            f'text-anchor="middle">{number}</text>'
+            f'text-anchor="middle">{words.number(number)}</text>'
         )
     if 1 <= shown <= count:
         parts.append(
@@ -95,10 +105,18 @@ def evaluation_graph(notes: Sequence[MoveNote], players: tuple[str, str], shown:
     curve = " ".join(f"{x(n.number):.1f},{y(n.ohs_score):.1f}" for n in notes)
     parts.append(f'<polyline class="curve" points="{curve}"/>')
     for note in notes:
+        values = {
+            "number": words.number(note.number),
+            "player": players[note.side],
+            "move": f"{note.played}{note.mark}",
+            "value": value_text(note),
+        }
         title = escape(
-            f"Move {note.number}, {players[note.side]}: {note.played}{note.mark} "
-            f"({value_text(note)}{', ' + note.label if note.label else ''})"
-        )
+            i18n._("Move %(number)s, %(player)s: %(move)s (%(value)s, %(verdict)s)",
+                   verdict=words.verdict(note.label), **values)
+            if note.label
+            else i18n._("Move %(number)s, %(player)s: %(move)s (%(value)s)", **values)
+        )  # fmt: skip
         css = " ".join(c for c in ("point", note.label, "current" if note.number == shown else "")
                        if c)  # fmt: skip
         radius = 4.5 if note.label or note.number == shown else 2.5

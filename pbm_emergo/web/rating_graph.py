@@ -17,6 +17,8 @@ from html import escape
 from markupsafe import Markup
 
 from pbm_emergo.db.reads import RatingRow
+from pbm_emergo.views import i18n
+from pbm_emergo.web import words
 
 # The drawing's own units (the SVG scales to the page's width).
 WIDTH, HEIGHT = 440, 160
@@ -44,30 +46,45 @@ def rating_graph(history: Sequence[RatingRow]) -> Markup | None:
         return TOP + (high - rating) / (high - low) * plot_height
 
     games = len(history)
+    title = i18n.ngettext(
+        "The rating after each of %(games)s rated game, from %(first)s to %(last)s",
+        "The rating after each of %(games)s rated games, from %(first)s to %(last)s",
+        games,
+        games=words.number(games),
+        first=words.number(ratings[0]),
+        last=words.number(ratings[-1]),
+    )
     parts = [
         f'<svg class="graph rating" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
-        f'aria-labelledby="rating-title"><title id="rating-title">The rating after each of '
-        f"{games} rated game{'s' if games != 1 else ''}, from {ratings[0]} to {ratings[-1]}"
-        "</title>",
+        f'aria-labelledby="rating-title"><title id="rating-title">{escape(title)}</title>',
     ]
     for rating in (high, low):
         parts.append(
             f'<line class="grid" x1="{LEFT}" y1="{y(rating):.1f}" x2="{WIDTH - RIGHT}" '
             f'y2="{y(rating):.1f}"/><text class="label" x="{LEFT - 4}" '
-            f'y="{y(rating) + 4:.1f}" text-anchor="end">{rating}</text>'
+            f'y="{y(rating) + 4:.1f}" text-anchor="end">{words.number(rating)}</text>'
         )
     parts.append(
-        f'<text class="label" x="{LEFT}" y="{HEIGHT - 6}">start</text>'
+        f'<text class="label" x="{LEFT}" y="{HEIGHT - 6}">{escape(i18n._("start"))}</text>'
         f'<text class="label" x="{WIDTH - RIGHT}" y="{HEIGHT - 6}" text-anchor="end">'
-        f"game {games}</text>"
+        f"{escape(i18n._('game %(number)s', number=words.number(games)))}</text>"
     )
     curve = " ".join(f"{x(i):.1f},{y(r):.1f}" for i, r in enumerate(ratings))
     parts.append(f'<polyline class="curve" points="{curve}"/>')
     for index, row in enumerate(history, start=1):
-        board = f", board {row.board}" if row.board is not None else ""
-        title = escape(
-            f"{row.at:%Y-%m-%d}{board}: {row.before} -> {row.after} ({row.after - row.before:+d})"
-        )
+        values = {
+            "date": words.day(row.at),
+            "before": words.number(row.before),
+            "after": words.number(row.after),
+            "change": words.signed(row.after - row.before, 0),
+        }
+        point = (
+            i18n._("%(date)s, board %(board)s: %(before)s -> %(after)s (%(change)s)",
+                   board=row.board, **values)
+            if row.board is not None
+            else i18n._("%(date)s: %(before)s -> %(after)s (%(change)s)", **values)
+        )  # fmt: skip
+        title = escape(point)
         parts.append(
             f'<circle class="point" cx="{x(index):.1f}" cy="{y(row.after):.1f}" r="2.5">'
             f"<title>{title}</title></circle>"

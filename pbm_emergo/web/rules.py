@@ -1,7 +1,8 @@
 """The rules pages, rendered to HTML once, when the site starts: ``/rules`` is the rules as a
-player learns them (``docs/rules-for-players.md``, with its pictures drawn as the board is:
-:mod:`pbm_emergo.views.player_rules`), ``/rules/engine`` the engine's specification
-(``docs/rules.md``), linked from the first for the curious.
+player learns them (``docs/rules-for-players.md``, or its translation in the reader's
+language, with its pictures drawn as the board is: :mod:`pbm_emergo.views.player_rules`),
+``/rules/engine`` the engine's specification (``docs/rules.md``, in English: it is written
+for developers), linked from the first for the curious.
 
 The file is found as the data package ``pbm_emergo.docs``: the build maps the top-level
 ``docs/`` folder into the package and ships ``rules.md`` with it (pyproject.toml), so an
@@ -25,8 +26,9 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from pbm_emergo.rules import Position
+from pbm_emergo.views import i18n
 from pbm_emergo.views.picture import board_picture
-from pbm_emergo.views.player_rules import Figure, blocks, player_rules_markdown
+from pbm_emergo.views.player_rules import Figure, anchored, blocks, player_rules_markdown
 from pbm_emergo.views.templating import data_dir, render_html
 
 RULES_FILE = "rules.md"
@@ -54,9 +56,10 @@ def slug(text: str) -> str:
 
 
 def render_rules(markdown: str) -> RulesPage:
-    """The players' part of the rules markdown as HTML, its headings with ids."""
+    """The players' part of the rules markdown as HTML, its headings with ids (their own
+    ``{#anchor}``, else :func:`slug` of their words)."""
     end = ENGINE_HEADING.search(markdown)
-    text = markdown[: end.start()] if end else markdown
+    text, anchors = anchored(markdown[: end.start()] if end else markdown)
     md = MarkdownIt("js-default")  # CommonMark with tables, raw HTML off
     tokens = md.parse(text)
     title = "Emergo rules"
@@ -65,7 +68,7 @@ def render_rules(markdown: str) -> RulesPage:
         if token.type != "heading_open":
             continue
         words = tokens[index + 1].content
-        token.attrSet("id", slug(words))
+        token.attrSet("id", anchors.get(words) or slug(words))
         if token.tag == "h1":
             title = words
         elif token.tag == "h2":
@@ -110,13 +113,22 @@ def _pictures(figure: Figure) -> list[tuple[str, Position, str | None]]:
     after = figure.after
     if after is None or figure.move is None:
         return [("", figure.position, None)]
-    return [("Before", figure.position, None), (f"After {figure.move}", after, figure.move)]
+    return [
+        (i18n._("Before"), figure.position, None),
+        (i18n._("After %(move)s", move=figure.move), after, figure.move),
+    ]
+
+
+def player_rules_page() -> RulesPage:
+    """The rules for players (``/rules``) in the reader's language, read and rendered once a
+    process and language."""
+    return _player_rules_page(i18n.current())
 
 
 @cache
-def player_rules_page() -> RulesPage:
-    """The rules for players (``/rules``), read and rendered once a process."""
-    return render_player_rules(player_rules_markdown())
+def _player_rules_page(locale: str) -> RulesPage:
+    with i18n.speaking(locale):
+        return render_player_rules(player_rules_markdown(locale))
 
 
 __all__ = [

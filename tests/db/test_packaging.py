@@ -62,6 +62,8 @@ def test_a_wheel_migrates_and_renders_without_the_source_tree(tmp_path: Path) ->
     assert "pbm_emergo/templates/board.txt.j2" in names
     assert "pbm_emergo/docs/rules.md" in names  # the web view's /rules/engine page
     assert "pbm_emergo/docs/rules-for-players.md" in names  # /rules and help rules
+    for lang in ("nl", "de", "fr"):  # ... in the reader's language
+        assert f"pbm_emergo/docs/rules-for-players.{lang}.md" in names
     for lang in ("nl", "de", "fr"):  # the compiled catalogs of the replies and pages
         assert f"pbm_emergo/locale/{lang}/LC_MESSAGES/messages.mo" in names
 

@@ -14,11 +14,16 @@ from hypothesis import strategies as st
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.mail.parse import parse_mail
 from pbm_emergo.views.reply_mail import (
+    _compose,
+    _written,
     build_reply,
     readdressed_bytes,
     reply_bytes,
+    reply_mail,
+    rethreaded_bytes,
     sanitise_subject,
 )
+from pbm_emergo.wire import policies
 from pbm_emergo.wire.marks import LOOP_HEADER
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -159,3 +164,60 @@ def test_a_readdressed_mail_differs_only_in_to_and_message_id(html: str | None) 
     assert first.partition(b"\r\n\r\n")[2] == second.partition(b"\r\n\r\n")[2]
     with pytest.raises(ValueError):
         readdressed_bytes(first, "eve@example.org\r\nBcc: x@y.org", server_address=SERVER)
+
+
+def _without_ids(raw: bytes) -> bytes:
+    """``raw`` with its Message-ID and multipart boundary (random in each build) blanked."""
+    head = BytesParser(policy=policy.default).parsebytes(raw)
+    out = raw.replace(head["Message-ID"].encode(), b"<ID>")
+    boundary = head.get_boundary()
+    return out.replace(boundary.encode(), b"BOUNDARY") if boundary else out
+
+
+THREADS = [
+    (None, ()),
+    ("<cmd@example.org>", ()),
+    ("<cmd@example.org>", ("<older@example.org>",) + tuple(f"<r{i}@x.example>" for i in range(12))),
+]
+
+
+@pytest.mark.parametrize("to", ["bob@example.org", "jörg@bücher.example"])
+@pytest.mark.parametrize("html", [None, "<p>" + "the board " * 40 + "</p>"])
+@pytest.mark.parametrize("first", THREADS)
+@pytest.mark.parametrize("then", THREADS)
+def test_a_rethreaded_mail_is_the_mail_built_for_its_recipient(
+    to: str, html: str | None, first: tuple[str | None, tuple[str, ...]],
+    then: tuple[str | None, tuple[str, ...]],
+) -> None:
+    subject = "Emergo Board 101 bob " + "long " * 12
+    reply = Reply("alice@example.org", subject, "the board é\n", board=101, html=html)
+    mail = reply_mail(reply, server_address=SERVER, now=NOW, in_reply_to=first[0],
+                      references=first[1])
+    raw, message_id = rethreaded_bytes(
+        mail.raw, to, server_address=SERVER, subject=mail.subject, board=101,
+        in_reply_to=then[0], references=then[1],
+    )
+    fresh = reply_mail(
+        Reply(to, subject, reply.body, board=101, html=html),
+        server_address=SERVER, now=NOW, in_reply_to=then[0], references=then[1],
+    )
+    assert message_id in raw.decode("utf-8", "surrogateescape")
+    assert _without_ids(raw) == _without_ids(fresh.raw)
+
+
+def test_a_rethreaded_mail_takes_no_unsafe_message_id() -> None:
+    mail = reply_mail(Reply("a@example.org", "x", "y", board=101), server_address=SERVER, now=NOW)
+    with pytest.raises(ValueError):
+        rethreaded_bytes(mail.raw, "b@example.org", server_address=SERVER, subject="x",
+                         board=101, in_reply_to="<a@b>\r\nBcc: x@y.org")
+
+
+@settings(max_examples=300)
+@given(
+    body=st.text(alphabet=st.sampled_from(list("ab é\r\n")), max_size=200),
+    html=st.one_of(st.none(), st.text(alphabet=st.sampled_from(list("<p>x \r\n")), max_size=90)),
+)
+def test_a_reply_is_written_as_the_library_writes_it(body: str, html: str | None) -> None:
+    reply = Reply("alice@example.org", "Emergo Board 101 bob", body, board=101, html=html)
+    msg, _ = _compose(reply, SERVER, NOW, "<c@e.org>", ())
+    assert _written(msg) == msg.as_bytes(policy=policies.WRITE_COMPAT32)

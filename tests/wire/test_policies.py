@@ -7,6 +7,9 @@ from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
 
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from pbm_emergo.wire import policies
 
 CORPUS = Path(__file__).parents[1] / "mail" / "corpus"
@@ -75,3 +78,26 @@ def test_the_reading_policy_keeps_mime_structure_headers_and_nothing_else() -> N
     assert first.get_content_type() == reference.get_content_type() == "text/plain"
     assert first["Content-Type"].params == reference["Content-Type"].params
     assert first.get_content() == reference.get_content()
+
+
+COMPAT32 = policy.compat32.clone(linesep="\r\n", mangle_from_=False, max_line_length=998)
+
+
+@settings(max_examples=500, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(["To", "Subject", "Message-ID", "References", "Content-Type"]),
+    value=st.text(
+        alphabet=st.sampled_from(list("ab ;,:=\"<>@.-_/()\t\\'!~\n\r\x00\u00e9")),
+        max_size=1100,
+    ),
+)
+def test_the_reply_policy_writes_every_header_as_compat32_does(name: str, value: str) -> None:
+    # The plain values it writes itself, the others through compat32's own round.
+    def folded(with_policy: policy.Policy) -> bytes | str:
+        try:
+            return with_policy.fold_binary(name, value)
+        except Exception as error:  # the same refusal, if any
+            return repr(error)
+
+    assert folded(policies.WRITE_COMPAT32) == folded(COMPAT32)
+    assert folded(policies.COMPAT32) == folded(policy.compat32)

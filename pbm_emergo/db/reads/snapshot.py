@@ -78,7 +78,11 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
     if board.status == BOARD_ACTIVE and may_end_rated(
         board.rated, board.ply, board.queued, white_seat.autoplay or black_seat.autoplay
     ):
-        pair_rated_at = games.pair_rated_at(session, white_seat.id, black_seat.id)
+        pair_rated_at = (
+            games.pair_rated_at(session, white_seat.id, black_seat.id)
+            if facts is None
+            else facts.pair_rated_at
+        )
     return BoardState(
         number=board.number,
         white=white_seat,
