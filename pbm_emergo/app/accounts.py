@@ -47,18 +47,29 @@ def check_userid(userid: str) -> None:
     """Raise a Refused unless ``userid`` may be chosen as a new userid."""
     if not USERID_PATTERN.fullmatch(userid):
         raise Refused(
-            f"The userid '{userid[:40]}' is not allowed: a userid has 2 to 16 characters "
-            "(letters, digits, _ and -) and starts with a letter."
+            i18n._(
+                "The userid '%(userid)s' is not allowed: a userid has 2 to 16 characters "
+                "(letters, digits, _ and -) and starts with a letter.",
+                userid=userid[:40],
+            )
         )
     skeleton = players.userid_skeleton(userid)
     if userid.lower() in RESERVED_USERIDS or skeleton in _RESERVED_SKELETONS:
-        raise Refused(f"The userid '{userid}' is a reserved word; please choose another.")
+        raise Refused(
+            i18n._(
+                "The userid '%(userid)s' is a reserved word; please choose another.",
+                userid=userid,
+            )
+        )
     bare = players.userid_skeleton(userid.lower().rstrip("0123456789_-"))
     if skeleton.startswith(_SERVER_PREFIXES) or bare in _SERVER_NAMES:
         raise Refused(
-            f"The userid '{userid}' looks like one of the server's own (its robots robot1 "
-            "to robot3, its administrators, the server itself), and players would take it "
-            "for one; please choose another."
+            i18n._(
+                "The userid '%(userid)s' looks like one of the server's own (its robots "
+                "robot1 to robot3, its administrators, the server itself), and players would "
+                "take it for one; please choose another.",
+                userid=userid,
+            )
         )
 
 
@@ -69,9 +80,13 @@ def check_not_lookalike(ctx: UnitOfWork, userid: str) -> None:
     existing = players.lookalike_userid(ctx.session, userid)
     if existing is not None:
         raise Refused(
-            f"The userid '{userid}' is too much like the existing player '{existing}' (they "
-            "differ only in letter case, the characters _ - ., or 0 for O and 1 for l or "
-            "I); please choose one nobody could mistake for another player."
+            i18n._(
+                "The userid '%(userid)s' is too much like the existing player '%(existing)s' "
+                "(they differ only in letter case, the characters _ - ., or 0 for O and 1 for "
+                "l or I); please choose one nobody could mistake for another player.",
+                userid=userid,
+                existing=existing,
+            )
         )
 
 
@@ -85,8 +100,11 @@ def check_reachable(player: Player, *, board: int | None = None) -> None:
     """Raise a Refused, for the sender, if ``player`` has no address to mail yet."""
     if not reachable(player):
         raise Refused(
-            f"{player.userid} has not confirmed an address yet, so no mail can reach them "
-            "and nothing was started; try again once they have confirmed their signup.",
+            i18n._(
+                "%(userid)s has not confirmed an address yet, so no mail can reach them and "
+                "nothing was started; try again once they have confirmed their signup.",
+                userid=player.userid,
+            ),
             board=board,
         )
 
@@ -95,7 +113,11 @@ def check_password(password: str) -> None:
     """Raise a Refused unless ``password`` is acceptable as a new password."""
     if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
         raise Refused(
-            f"A password needs {MIN_PASSWORD} to {MAX_PASSWORD} characters (no spaces)."
+            i18n._(
+                "A password needs %(least)s to %(most)s characters (no spaces).",
+                least=MIN_PASSWORD,
+                most=MAX_PASSWORD,
+            )
         )
 
 
@@ -191,13 +213,14 @@ def notify_foreign_address(ctx: UnitOfWork, player: Player) -> None:
     if key in ctx.notified:
         return
     ctx.notified.add(key)
-    body = render(
-        "notice/foreign_address.txt.j2",
-        userid=player.userid,
-        sender=ctx.sender,
-        command=ctx.masked_line,
-        when=_at(ctx.now),
-    )
+    with i18n.speaking(player.language):  # the account owner's mail
+        body = render(
+            "notice/foreign_address.txt.j2",
+            userid=player.userid,
+            sender=ctx.sender,
+            command=ctx.masked_line,
+            when=i18n.moment(ctx.now, "UTC"),
+        )
     for address in player.addresses:
         ctx.notices.append(
             Reply(to=address.address, subject=f"Emergo notice: {player.userid}", body=body)

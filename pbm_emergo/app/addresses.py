@@ -41,6 +41,7 @@ from pbm_emergo.game.account_changes import (
     Confirmations,
     WaitingAddress,
 )
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 MAX_ADDRESSES = 5
@@ -114,7 +115,7 @@ def check_address(config: Config, address: str) -> None:
     (jörg@bücher.example) only when the relay delivers to such addresses (SMTPUTF8)."""
     # The same test the mail layer applies to a recipient: no address we could never mail.
     if clean_address(address) != _nfc(address).lower() or ".." in address:
-        raise Refused(f"'{address[:80]}' is not a mail address.")
+        raise Refused(i18n._("'%(address)s' is not a mail address.", address=address[:80]))
     domain = address.rpartition("@")[2].lower()
     # An internationalised domain is checked in its ASCII form (A-labels, by IDNA2008);
     # an A-label given as such must decode.
@@ -125,24 +126,39 @@ def check_address(config: Config, address: str) -> None:
         or labels[-1].isdigit()
     ):
         raise Refused(
-            f"'{address[:80]}' is not a mail address: '{domain[:80]}' is not a domain name."
+            i18n._(
+                "'%(address)s' is not a mail address: '%(domain)s' is not a domain name.",
+                address=address[:80],
+                domain=domain[:80],
+            )
         )
     if address.lower() in server_addresses(config) or at_server_domain(config, domain):
         raise Refused(
-            f"'{address}' is an address at this server's own domain ({config.domain}), "
-            "where no player receives mail; give an address of yours."
+            i18n._(
+                "'%(address)s' is an address at this server's own domain (%(domain)s), where "
+                "no player receives mail; give an address of yours.",
+                address=address,
+                domain=config.domain,
+            )
         )
     if role_mailbox(address):
         raise Refused(
-            f"'{address}' is a role mailbox ({address.rpartition('@')[0]}@ serves the mail "
-            "system or its operators, and nobody plays from it); give your own address."
+            i18n._(
+                "'%(address)s' is a role mailbox (%(mailbox)s@ serves the mail system or its "
+                "operators, and nobody plays from it); give your own address.",
+                address=address,
+                mailbox=address.rpartition("@")[0],
+            )
         )
     # Unknown (the relay could not be asked yet) counts as yes: the mail waits in the
     # outbox with the rest, and fails with the reason if the relay cannot take it.
     if not address.isascii() and relay_takes_smtputf8(config) is False:
         raise Refused(
-            f"This server's mail relay cannot deliver to non-ASCII addresses such as "
-            f"'{address[:80]}'; please give a plain ASCII address."
+            i18n._(
+                "This server's mail relay cannot deliver to non-ASCII addresses such as "
+                "'%(address)s'; please give a plain ASCII address.",
+                address=address[:80],
+            )
         )
 
 
@@ -150,7 +166,7 @@ def check_addresses(config: Config, addresses: list[str]) -> list[str]:
     """The addresses, each checked, without duplicates (case-insensitively), in Unicode's
     composed form (NFC) so that one address is always written the same way."""
     if len(addresses) > MAX_ADDRESSES:
-        raise Refused(f"At most {MAX_ADDRESSES} addresses may be registered.")
+        raise Refused(i18n._("At most %(most)s addresses may be registered.", most=MAX_ADDRESSES))
     seen: dict[str, str] = {}
     for address in addresses:
         check_address(config, address)
@@ -336,9 +352,7 @@ def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> R
     )
     subject = f"Emergo: addresses of {player.userid} changed"
     dropped = [a for a in old if a.lower() not in {n.lower() for n in new}]
-    notices = [
-        Reply(to=a, subject=subject, body=body) for a in dropped if a.lower() != ctx.sender
-    ]
+    notices = [Reply(to=a, subject=subject, body=body) for a in dropped if a.lower() != ctx.sender]
     answer = body
     if request.own_code is not None:
         answer += "\n" + render("notice/own_code.txt.j2", **own_code_values(ctx, request.own_code))
@@ -355,12 +369,14 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
     confirmation = players.find_confirmation(ctx.session, players.code_hash(code_key(code)))
     if confirmation is None or confirmation.expires_at <= ctx.now:
         raise Refused(
-            "No address is waiting for this code: it was used already, it expired (a "
-            "code is valid for 7 days), or it was mistyped."
+            i18n._(
+                "No address is waiting for this code: it was used already, it expired (a "
+                "code is valid for 7 days), or it was mistyped."
+            )
         )
     player = ctx.session.get(Player, confirmation.player_id)
     if player is None or not player.active:
-        raise Refused("The player this code was for has signed off.")
+        raise Refused(i18n._("The player this code was for has signed off."))
     old = [a.address for a in player.addresses]
     new = players.addresses_once_confirmed(old, confirmation)
     confirmation_id = confirmation.id
@@ -398,8 +414,6 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
         answer=body,
         answer_subject=subject,
         replies=[
-            Reply(to=a, subject=subject, body=body)
-            for a in dropped
-            if a.lower() != ctx.sender
+            Reply(to=a, subject=subject, body=body) for a in dropped if a.lower() != ctx.sender
         ],
     )

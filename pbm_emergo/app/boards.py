@@ -9,6 +9,7 @@ transaction stores, without reading it back.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -309,7 +310,7 @@ def board_view(
     upto: int | None = None,
     comment: str | None = None,
     commenter: str | None = None,
-    headline: str | None = None,
+    headline: str | Callable[[], str] | None = None,
     link: str | None = None,
     now: datetime | None = None,
     new_board: bool = False,
@@ -323,7 +324,9 @@ def board_view(
     of a new board; ``queue``: the lines about a player's queued moves (only for that
     player's eyes); ``turned``: the text board seen from Eks's side of the table;
     ``style``: ``list`` says the position in words instead of drawing the diamond (``board
-    USERID PASSWORD list``). Every mail lists the whole game, as a compact score sheet."""
+    USERID PASSWORD list``). ``headline``: a callable is called here, so that a headline
+    written by the code that made the change is in the language being rendered. Every mail
+    lists the whole game, as a compact score sheet."""
     notations = [m.notation for m in state.moves]
     labels = [m.label for m in state.moves]
     if upto is not None:
@@ -368,7 +371,7 @@ def board_view(
         white_rating=i18n.number(state.white.rating),
         black_rating=i18n.number(state.black.rating),
         options=board_text.options_text(state),
-        headline=board_text.headline_text(headline),
+        headline=headline() if callable(headline) else board_text.headline_text(headline),
         # A challenge starts the game at once: the first mail says how to say no.
         decline=board_text.decline_text(state.number) if new_board else None,
         as_of=as_of,
@@ -436,7 +439,7 @@ def board_mails(
     *,
     comment: str | None = None,
     commenter: str | None = None,
-    headline: str | None = None,
+    headline: str | Callable[[], str] | None = None,
     new_board: bool = False,
 ) -> list[Reply]:
     """The board mail after a change: one to each player and each subscriber

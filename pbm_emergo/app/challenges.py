@@ -38,8 +38,8 @@ from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
 from pbm_emergo.game.rematch import rematch_terms
-from pbm_emergo.game.sentences import Said
 from pbm_emergo.rules import Position
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 OPTION = re.compile(r"--?([a-z]+)(?:=(\S+))?", re.IGNORECASE)
@@ -146,7 +146,7 @@ def challenge(
     options: ChallengeOptions | Sequence[str] = (),
     *,
     challenger: Player | None = None,
-    headline: str | None = None,
+    headline: str | Callable[[], str] | None = None,
 ) -> Result:
     """Open a new board: ``white_userid`` plays Ohs and moves first. The sender must be a
     registered address of one of the two (the challenger), unless ``challenger`` is given:
@@ -213,7 +213,12 @@ def challenge(
         comment=ctx.comment,
         commenter=challenger.userid,
         new_board=True,
-        headline=headline or Said.of("new_game", white=white.userid, black=black.userid),
+        headline=headline or (
+            lambda: i18n._(
+                "A new game: %(white)s plays Ohs (o) and moves first, %(black)s plays Eks (x).",
+                white=white.userid, black=black.userid,
+            )
+        ),
     )
     return Result(summary=f"started board {number}", replies=replies)
 
@@ -229,15 +234,22 @@ def check_challenge(
         challenger is not None and blocks.blocks(ctx.session, challenged.id, challenger.id)
     ):
         raise Refused(
-            f"{challenged.userid} does not accept challenges at the moment, so no board was "
-            "started."
+            i18n._(
+                "%(userid)s does not accept challenges at the moment, so no board was started.",
+                userid=challenged.userid,
+            )
         )
     limit = challenged.board_limit
     if limit is not None and challenges.active_boards(ctx.session, challenged.id) >= limit:
         raise Refused(
-            f"{challenged.userid} plays as many games as they want at the moment ({limit} "
-            f"active board{'s' if limit != 1 else ''}), so no board was started; try again "
-            "when one of them has ended."
+            i18n.ngettext(
+                "%(userid)s plays as many games as they want at the moment (%(num)s active "
+                "board), so no board was started; try again when one of them has ended.",
+                "%(userid)s plays as many games as they want at the moment (%(num)s active "
+                "boards), so no board was started; try again when one of them has ended.",
+                limit,
+                userid=challenged.userid,
+            )
         )
 
 
@@ -252,12 +264,17 @@ def note_challenge(ctx: UnitOfWork, challenged: Player) -> None:
 
 def policy_text(userid: str, refuses: bool, limit: int | None, active: int) -> str:
     if refuses:
-        return f"{userid} refuses every challenge."
+        return i18n._("%(userid)s refuses every challenge.", userid=userid)
     if limit is None:
-        return f"{userid} accepts every challenge."
-    return (
-        f"{userid} accepts challenges while they have fewer than {limit} active "
-        f"board{'s' if limit != 1 else ''} (now {active})."
+        return i18n._("%(userid)s accepts every challenge.", userid=userid)
+    return i18n.ngettext(
+        "%(userid)s accepts challenges while they have fewer than %(num)s active board "
+        "(now %(active)s).",
+        "%(userid)s accepts challenges while they have fewer than %(num)s active boards "
+        "(now %(active)s).",
+        limit,
+        userid=userid,
+        active=active,
     )
 
 
@@ -286,13 +303,16 @@ def limit_challenges(ctx: UnitOfWork, player: Player, limit: int | None) -> Resu
 def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
     refuses, limit = policy(player)
     ctx.write(ChallengePolicySet(player.id, refuses, limit))
-    text = policy_text(
-        player.userid, refuses, limit, challenges.active_boards(ctx.session, player.id)
-    )
+    active = challenges.active_boards(ctx.session, player.id)
+    with i18n.speaking(None):  # the operator's log
+        summary = policy_text(player.userid, refuses, limit, active).rstrip(".")
+    text = policy_text(player.userid, refuses, limit, active)
     return Result(
-        summary=text.rstrip("."),
+        summary=summary,
         answer=text
-        + "\n\nA refused challenge gets an error mail to the challenger; you are not told.\n",
+        + "\n\n"
+        + i18n._("A refused challenge gets an error mail to the challenger; you are not told.")
+        + "\n",
         answer_subject=f"Emergo challenges: {player.userid}",
     )
 
@@ -305,14 +325,18 @@ def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
     ctx.write(SeekingSet(player.id, count))
     if count:
         wanted = f"{count} more game{'s' if count != 1 else ''}"
-        text = (
-            f"{player.userid} is seeking {wanted}. Others see it in 'emergo seeks' and "
-            "'emergo standings'; each challenge of you takes one off."
+        text = i18n.ngettext(
+            "%(userid)s is seeking %(num)s more game. Others see it in 'emergo seeks' and "
+            "'emergo standings'; each challenge of you takes one off.",
+            "%(userid)s is seeking %(num)s more games. Others see it in 'emergo seeks' and "
+            "'emergo standings'; each challenge of you takes one off.",
+            count,
+            userid=player.userid,
         )
         summary = f"{player.userid} seeks {wanted}"
     else:
-        text = f"{player.userid} is no longer seeking games."
-        summary = text.rstrip(".")
+        text = i18n._("%(userid)s is no longer seeking games.", userid=player.userid)
+        summary = f"{player.userid} is no longer seeking games"
     return Result(
         summary=summary, answer=text + "\n", answer_subject=f"Emergo seek: {player.userid}"
     )
@@ -347,7 +371,7 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     try:
         terms = rematch_terms(load_state(ctx.session, board), player.id)
     except Refusal as refusal:
-        raise Refused(refusal.reason, board=board.number) from None
+        raise Refused(_rematch_refused(refusal, board.number), board=board.number) from None
     options = ChallengeOptions(
         rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
         forfeit_days=terms.forfeit_days, total_days=terms.total_days,
@@ -356,10 +380,29 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     )
     result = challenge(
         ctx, terms.white, terms.black, options, challenger=player,
-        headline=Said.of(
-            "rematch", board=terms.of_board, userid=player.userid, white=terms.white,
-            black=terms.black, challenged=terms.challenged,
+        headline=lambda: i18n._(
+            "A rematch of board %(board)s, %(asked)s asked: %(white)s plays Ohs (o) and "
+            "moves first, %(black)s plays Eks (x). %(challenged)s accepts by moving, or "
+            "declines by resigning before their first move.",
+            board=terms.of_board, asked=player.userid, white=terms.white, black=terms.black,
+            challenged=terms.challenged,
         ),
     )
     result.summary = f"{result.summary} (a rematch of board {terms.of_board})"
     return result
+
+
+def _rematch_refused(refusal: Refusal, number: int) -> str:
+    """Why a rematch is refused, in the reader's language."""
+    why = refusal.details.get("why")
+    if why == "not_a_player":
+        return i18n._(
+            "You did not play on board %(board)s: only its two players can ask for a rematch.",
+            board=number,
+        )
+    if why == "not_over":
+        return i18n._(
+            "The game on board %(board)s is not over yet: a rematch follows a finished game.",
+            board=number,
+        )
+    return refusal.reason

@@ -17,7 +17,8 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.decision import Decision, Refusal
 from pbm_emergo.game.events import BoardChanged, Event, GameDeclined, QueuedMoveFailed
-from pbm_emergo.views.templating import render
+from pbm_emergo.views import i18n
+from pbm_emergo.views.templating import render, render_in
 
 
 def carry_out(
@@ -100,8 +101,7 @@ def declined_mails(declined: GameDeclined) -> list[Reply]:
     """The mail to both players of a declined game: the board is removed."""
     state = declined.state
     number = state.number
-    body = render(
-        "declined.txt.j2",
+    words = dict(
         number=number,
         white=state.white.userid,
         black=state.black.userid,
@@ -109,12 +109,15 @@ def declined_mails(declined: GameDeclined) -> list[Reply]:
         comment=declined.comment,
     )
     subject = f"Emergo Board {number} declined"
-    recipients: list[str] = []
-    for address in (state.white.address, state.black.address):
-        if address and address.lower() not in {r.lower() for r in recipients}:
-            recipients.append(address)
+    recipients: dict[str, str | None] = {}
+    for seat in (state.white, state.black):
+        if seat.address and seat.address.lower() not in {r.lower() for r in recipients}:
+            # The decliner's own copy in the language of their mail's replies.
+            own = seat.id == declined.decliner.id
+            recipients[seat.address] = i18n.current() if own else seat.language
     # The challenger's own game: not charged to the decliner (app.budget).
     return [
-        Reply(to=r, subject=subject, body=body, board=number, solicited=True)
-        for r in recipients
+        Reply(to=r, subject=subject, body=render_in(language, "declined.txt.j2", **words),
+              board=number, solicited=True)
+        for r, language in recipients.items()
     ]

@@ -8,12 +8,16 @@ that day. When a digest is due is the game's (:mod:`pbm_emergo.game.digest`).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pbm_emergo.app.boards import board_link, duration, load_state, primary_address
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, Player
-from pbm_emergo.game.digest import digest_due, waiting_board
+from pbm_emergo.game.board import BoardState
+from pbm_emergo.game.clock import deadlines
+from pbm_emergo.game.digest import WaitingBoard, digest_due, waiting_board
 from pbm_emergo.game.setting_changes import DigestSent
 from pbm_emergo.rules import render_board
 from pbm_emergo.views import i18n
@@ -41,9 +45,13 @@ def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
         if board.to_move is None or board.player_of(board.to_move).id != player.id:
             continue
         state = load_state(ctx.session, board)
+        with i18n.speaking(player.language):  # the player's language, not the scheduler's
+            waiting = _in_words(
+                waiting_board(state, player.userid, ctx.now, duration), state, player, ctx
+            )
         boards.append(
             {
-                "board": waiting_board(state, player.userid, ctx.now, duration),
+                "board": waiting,
                 "picture": render_board(state.position, state.white.userid, state.black.userid),
                 "link": board_link(ctx.config, board.number),
             }
@@ -51,7 +59,7 @@ def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
     if not boards:
         return []
     count = len(boards)
-    with i18n.speaking(player.language):  # the player's language, not the scheduler's
+    with i18n.speaking(player.language):
         body = render(
             "digest.txt.j2",
             userid=player.userid,
@@ -60,3 +68,27 @@ def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
         )
     subject = f"Emergo digest {player.userid}: {count} board{'s' if count != 1 else ''} waiting"
     return [Reply(to=address, subject=subject, body=body, solicited=True)]
+
+
+def _in_words(
+    waiting: WaitingBoard, state: BoardState, player: Player, ctx: UnitOfWork
+) -> WaitingBoard:
+    """``waiting`` with its time left and deadlines in the current locale's words and dates
+    (the game's values are English)."""
+    due = deadlines(state, ctx.now)
+    if due is None:  # on vacation: the clock stands
+        return replace(
+            waiting,
+            time_left=i18n._("the clock stands"),
+            deadlines=i18n._("%(userid)s is on vacation", userid=player.userid),
+        )
+    forfeit = i18n.moment(due.forfeit, due.timezone)
+    if due.reminder is None:
+        when = i18n._("lost on time from %(forfeit)s", forfeit=forfeit)
+    else:
+        when = i18n._(
+            "a reminder at %(reminder)s, lost on time from %(forfeit)s",
+            reminder=i18n.moment(due.reminder, due.timezone),
+            forfeit=forfeit,
+        )
+    return replace(waiting, deadlines=when)

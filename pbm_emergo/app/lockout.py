@@ -57,10 +57,6 @@ NOTICE_INTERVAL = timedelta(days=1)
 FORFEIT_GRACE = timedelta(days=1)
 
 
-def at(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
 @dataclass(frozen=True)
 class Sender:
     """How the sender of a command stands towards a player's lock-out."""
@@ -111,27 +107,38 @@ def check_not_locked(
             continue
         if key != OTHER_SENDERS:
             raise Refused(
-                f"The userid {player.userid} is locked for mail from {ctx.sender} until "
-                f"{at(until)} after {MAX_FAILURES} wrong passwords from it within an hour; "
-                "nothing is done for it from this address until then.",
+                i18n._(
+                    "The userid %(userid)s is locked for mail from %(sender)s until %(until)s "
+                    "after %(count)s wrong passwords from it within an hour; nothing is done "
+                    "for it from this address until then.",
+                    userid=player.userid,
+                    sender=ctx.sender,
+                    until=i18n.moment(until, "UTC"),
+                    count=MAX_FAILURES,
+                ),
                 board=board,
             )
+        words = dict(
+            userid=player.userid, until=i18n.moment(until, "UTC"), count=MAX_OTHER_FAILURES
+        )
         raise Refused(
-            f"The userid {player.userid} is locked until {at(until)} for mail from addresses "
-            f"not registered for it, after {MAX_OTHER_FAILURES} wrong passwords from such "
-            f"addresses within an hour{_forged(ctx)}; its player can still use it from "
-            "a registered address.",
+            i18n._(
+                "The userid %(userid)s is locked until %(until)s for mail from addresses not "
+                "registered for it, after %(count)s wrong passwords from such addresses "
+                "within an hour; its player can still use it from a registered address.",
+                **words,
+            )
+            if ctx.sender_trusted
+            else i18n._(
+                "The userid %(userid)s is locked until %(until)s for mail from addresses not "
+                "registered for it, after %(count)s wrong passwords from such addresses "
+                "within an hour (your mail failed its domain's DMARC check, so it counts as "
+                "mail from such an address); its player can still use it from a registered "
+                "address.",
+                **words,
+            ),
             board=board,
         )
-
-
-def _forged(ctx: UnitOfWork) -> str:
-    if ctx.sender_trusted:
-        return ""
-    return (
-        " (your mail failed its domain's DMARC check, so it counts as mail from such an "
-        "address)"
-    )
 
 
 def checked_password(
@@ -146,10 +153,16 @@ def checked_password(
     per_mail = ctx.config.password_failures_per_mail
     if ctx.password_failures >= per_mail:
         raise Refused(
-            f"This mail already had {per_mail} wrong password"
-            f"{'' if per_mail == 1 else 's'}, so no further password in it is checked: "
-            f"nothing was done for {player.userid}. Check the passwords and send the "
-            "commands again, in a new mail.",
+            i18n.ngettext(
+                "This mail already had %(num)s wrong password, so no further password in it is "
+                "checked: nothing was done for %(userid)s. Check the passwords and send the "
+                "commands again, in a new mail.",
+                "This mail already had %(num)s wrong passwords, so no further password in it "
+                "is checked: nothing was done for %(userid)s. Check the passwords and send the "
+                "commands again, in a new mail.",
+                per_mail,
+                userid=player.userid,
+            ),
             board=board,
         )
     sender = sender_of(ctx, player)
@@ -160,11 +173,17 @@ def checked_password(
         )
         if count >= per_hour and latest is not None:
             raise Refused(
-                f"Mail from {ctx.sender} had {count} wrong passwords within the last hour, "
-                f"for userids it is not registered for, so no password from it is checked "
-                f"for such a userid until {at(latest + FAILURE_WINDOW)} at the latest: "
-                f"nothing was done for {player.userid}. A player's own registered "
-                "address is not limited this way: send the command from it.",
+                i18n._(
+                    "Mail from %(sender)s had %(count)s wrong passwords within the last hour, "
+                    "for userids it is not registered for, so no password from it is checked "
+                    "for such a userid until %(until)s at the latest: nothing was done for "
+                    "%(userid)s. A player's own registered address is not limited this way: "
+                    "send the command from it.",
+                    sender=ctx.sender,
+                    count=count,
+                    until=i18n.moment(latest + FAILURE_WINDOW, "UTC"),
+                    userid=player.userid,
+                ),
                 board=board,
             )
     verified = players.check_password(player.id, player.password_hash, password)
@@ -199,7 +218,7 @@ def wrong_password(
                     userid=player.userid,
                     sender=ctx.sender,
                     count=MAX_FAILURES,
-                    locked_until=at(locked[0][1]),
+                    locked_until=i18n.moment(locked[0][1], "UTC"),
                 ),
             )
     elif locked:
@@ -218,7 +237,7 @@ def wrong_password(
                         forged=not ctx.sender_trusted,
                         unproven=sender.unproven,
                         count=MAX_FAILURES,
-                        locked_until=at(max(until for _, until in locked)),
+                        locked_until=i18n.moment(max(until for _, until in locked), "UTC"),
                         registered=[a.address for a in player.addresses],
                     ),
                 )
@@ -228,7 +247,7 @@ def wrong_password(
         template="error/wrong_password.txt.j2",
         userid=player.userid,
         attempts_left=counted.attempts_left,
-        locked_until=at(max(until for _, until in locked)) if locked else None,
+        locked_until=i18n.moment(max(until for _, until in locked), "UTC") if locked else None,
         registered=sender.registered,
         forged=not ctx.sender_trusted,
         unproven=sender.unproven,

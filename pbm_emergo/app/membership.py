@@ -59,7 +59,9 @@ def signup(
     checked = check_addresses(ctx.config, list(addresses) or [ctx.sender])
     ctx.reveal(userid, *addresses)  # a valid new userid and addresses are not secrets
     if find_player(ctx, userid) is not None:
-        raise Refused(f"The userid {userid} is already taken; please choose another.")
+        raise Refused(
+            i18n._("The userid %(userid)s is already taken; please choose another.", userid=userid)
+        )
     check_not_lookalike(ctx, userid)
     userid = userid.strip()
     # Only an address proven to be the sender's is registered at once; the others are

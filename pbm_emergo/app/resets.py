@@ -13,7 +13,7 @@ address.
 from __future__ import annotations
 
 from pbm_emergo.app.accounts import check_password, find_player
-from pbm_emergo.app.addresses import at_text, code_key, new_code
+from pbm_emergo.app.addresses import code_key, new_code
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
@@ -32,6 +32,7 @@ from pbm_emergo.game.resets import (
     may_mail_code,
     reset_refusal,
 )
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
@@ -50,18 +51,21 @@ def forgot(ctx: UnitOfWork, userid: str) -> Result:
                          ctx.now):  # fmt: skip
         return same_answer
     code = new_code()
+    # In the player's language: whoever asked may be anyone.
+    with i18n.speaking(player.language):
+        notice = render(
+            "notice/reset_code.txt.j2",
+            userid=player.userid,
+            requested_by=ctx.sender,
+            code=code,
+            server=ctx.config.address,
+            expires=i18n.moment(ctx.now + RESET_TIME, "UTC"),
+        )
     mails = [
         Reply(
             to=a.address,
             subject=f"Emergo: a code to set the password of {player.userid}",
-            body=render(
-                "notice/reset_code.txt.j2",
-                userid=player.userid,
-                requested_by=ctx.sender,
-                code=code,
-                server=ctx.config.address,
-                expires=at_text(ctx.now + RESET_TIME),
-            ),
+            body=notice,
             secret=True,
         )
         for a in player.addresses
@@ -97,14 +101,25 @@ def reset(ctx: UnitOfWork, code: str, new: str) -> Result:
     # Whoever holds the code reads the player's mail: the old locks have no point.
     ctx.write(LoginFailuresCleared(player.id))
     subject = f"Emergo: password of {player.userid} changed"
-    body = render("reset.txt.j2", userid=player.userid, sender=ctx.sender, at=at_text(ctx.now))
+    # The answer in the sender's language, the registered addresses told in the player's.
+    body = render(
+        "reset.txt.j2", userid=player.userid, sender=ctx.sender, at=i18n.moment(ctx.now, "UTC")
+    )
+    with i18n.speaking(player.language):
+        told = render(
+            "reset.txt.j2",
+            userid=player.userid,
+            sender=ctx.sender,
+            at=i18n.moment(ctx.now, "UTC"),
+        )
     sender = ctx.sender.lower()
     return Result(
         summary=f"set a new password for {player.userid} with a reset code",
         answer=body,
         answer_subject=subject,
         replies=[
-            Reply(to=a.address, subject=subject, body=body)
+            # Every registered address is told, in the player's language.
+            Reply(to=a.address, subject=subject, body=told)
             for a in player.addresses
             if a.address_key != sender
         ],

@@ -15,6 +15,7 @@ from pbm_emergo.game.board_changes import (
     SubscriptionAdded,
     SubscriptionsRemoved,
 )
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
@@ -43,9 +44,14 @@ def _subscriptions_answer(player: Player, watched: list[int | None], headline: s
         "subscriptions.txt.j2",
         headline=headline,
         userid=player.userid,
-        watched=boards_text(watched),
+        boards=[n for n in watched if n is not None],
         every=None in watched,
     )
+
+
+def _joined(numbers: Sequence[int | None]) -> str:
+    """``101, 105``: the board numbers a sentence names."""
+    return ", ".join(str(n) for n in numbers)
 
 
 def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
@@ -65,11 +71,27 @@ def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
                 board=number,
             )
     if number in watched or (number is not None and None in watched):
-        headline = f"{player.userid} is already subscribed to {boards_text([number])}."
+        headline = (
+            i18n._("%(userid)s is already subscribed to every board.", userid=player.userid)
+            if number is None
+            else i18n._(
+                "%(userid)s is already subscribed to board %(board)s.",
+                userid=player.userid,
+                board=number,
+            )
+        )
     else:
         ctx.write(SubscriptionAdded(player.id, number, ctx.now))
         watched = sorted([*watched, number], key=lambda n: (n is not None, n or 0))
-        headline = f"{player.userid} is now subscribed to {boards_text([number])}."
+        headline = (
+            i18n._("%(userid)s is now subscribed to every board.", userid=player.userid)
+            if number is None
+            else i18n._(
+                "%(userid)s is now subscribed to board %(board)s.",
+                userid=player.userid,
+                board=number,
+            )
+        )
     return Result(
         summary=f"subscribed {player.userid} to {boards_text([number])}",
         answer=_subscriptions_answer(player, watched, headline),
@@ -97,9 +119,17 @@ def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
         ctx.write(SubscriptionsRemoved(player.id, tuple(dropped)))
     left = [n for n in watched if n not in dropped]
     headline = (
-        f"{player.userid} is no longer subscribed to {boards_text(dropped)}."
+        i18n._("%(userid)s is no longer subscribed to every board.", userid=player.userid)
+        if None in dropped
+        else i18n.ngettext(
+            "%(userid)s is no longer subscribed to board %(boards)s.",
+            "%(userid)s is no longer subscribed to boards %(boards)s.",
+            len(dropped),
+            boards=_joined(dropped),
+            userid=player.userid,
+        )
         if dropped
-        else f"{player.userid} was not subscribed to any board."
+        else i18n._("%(userid)s was not subscribed to any board.", userid=player.userid)
     )
     return Result(
         summary=f"unsubscribed {player.userid} from {boards_text(dropped)}",
@@ -127,13 +157,34 @@ def toggle_notifications(ctx: UnitOfWork, player: Player, numbers: Sequence[int]
     ctx.write(NotificationsToggled(player.id, tuple(on), tuple(off), ctx.now))
     after = [n for n in current if n not in off] + on
     after.sort(key=lambda n: (n is not None, n or 0))
+    summary = []
     lines = []
     if on:
-        lines.append(f"On: the final board mail of {_games(on)}.")
+        summary.append(f"On: the final board mail of {_games(on)}.")
+        lines.append(
+            i18n._("On: the final board mail of every finished game.")
+            if None in on
+            else i18n.ngettext(
+                "On: the final board mail of board %(boards)s.",
+                "On: the final board mail of boards %(boards)s.",
+                len(on),
+                boards=_joined(on),
+            )
+        )
     if off:
-        lines.append(f"Off: no more final board mail of {_games(off)}.")
+        summary.append(f"Off: no more final board mail of {_games(off)}.")
+        lines.append(
+            i18n._("Off: no more final board mail of every finished game.")
+            if None in off
+            else i18n.ngettext(
+                "Off: no more final board mail of board %(boards)s.",
+                "Off: no more final board mail of boards %(boards)s.",
+                len(off),
+                boards=_joined(off),
+            )
+        )
     return Result(
-        summary="; ".join(lines),
+        summary="; ".join(summary),
         answer=render(
             "notify.txt.j2",
             userid=player.userid,

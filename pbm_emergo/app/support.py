@@ -48,7 +48,7 @@ from pbm_emergo.game.account_changes import (
 )
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
-from pbm_emergo.views.templating import render
+from pbm_emergo.views.templating import render_in
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
@@ -142,7 +142,8 @@ def reset_password(
     password = new_password()
     password_hash = players.hash_password(password)
     ctx.write(PasswordHashStored(player.id, password_hash, player.password_hash))
-    body = render(
+    body = render_in(
+        player.language,
         "notice/support_password.txt.j2",
         userid=player.userid, reason=reason, password=password, server=operator_address(ctx),
     )
@@ -183,7 +184,8 @@ def unlock(ctx: UnitOfWork, userid: str, reason: str) -> Result:
         if row.locked_until is not None and row.locked_until > ctx.now
     )
     ctx.write(LoginFailuresCleared(player.id))
-    body = render(
+    body = render_in(
+        player.language,
         "notice/support_unlocked.txt.j2",
         userid=player.userid, reason=reason, server=operator_address(ctx),
     )
@@ -314,8 +316,10 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
         f"game for them: {reason}",
     )
     kept = bool(support.board_numbers_of(ctx.session, player.id))
+    language = player.language  # read before the account goes
     ctx.write(AccountClosed(player.id, ctx.now) if kept else PlayerDeleted(player.id))
-    body = render(
+    body = render_in(
+        language,
         "notice/support_deleted.txt.j2",
         userid=player.userid, reason=reason, resigned=[b.number for b in active], kept=kept,
         server=operator_address(ctx),
@@ -357,7 +361,8 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
             keys.add(address.lower())
             addresses.append(address)
     ctx.write(PlayersMerged(old.id, kept.id))
-    body = render(
+    body = render_in(
+        kept.language,
         "notice/support_merged.txt.j2",
         old=old.userid, kept=kept.userid, reason=reason, boards=boards,
         rating=kept.rating, addresses=addresses, server=operator_address(ctx),

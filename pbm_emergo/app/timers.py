@@ -45,7 +45,6 @@ from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app import lockout
 from pbm_emergo.app.boards import (
-    at,
     board_html,
     board_link,
     board_mails,
@@ -58,7 +57,6 @@ from pbm_emergo.app.clock import (
     REMINDER_NOTICE,
     TimeBank,
     bank_left,
-    local_time,
     running,
     thinking_time,
     weekends,
@@ -82,6 +80,7 @@ from pbm_emergo.game.account_changes import (
 )
 from pbm_emergo.game.board_changes import ReminderSent
 from pbm_emergo.rules import Termination
+from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 
@@ -247,21 +246,18 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
     last_move = board.last_move_at or board.created_at
     waiting = clocks.waited(board, player, last_move, ctx.now)
     left = timedelta(days=board.forfeit_days) - waiting
-    why = f"{player.userid} did not move for {board.forfeit_days} days"
+    why: OutOfTime = ("idle", board.forfeit_days)
     if board.total_days is not None and board.to_move is not None:
         used = clocks.thinking(board, ctx.now)[board.to_move]
         if timedelta(days=board.total_days) - used < left:
             left = timedelta(days=board.total_days) - used
-            why = (
-                f"{player.userid} has used up the total thinking time of "
-                f"{board.total_days} day{'s' if board.total_days != 1 else ''}"
-            )
+            why = ("total", board.total_days)
     bank = TimeBank.of(board.timebank_hours, board.increment_hours)
     if bank is not None and board.to_move is not None:
         banked = clocks.banked(board, bank, ctx.now)[board.to_move]
         if banked < left:
             left = banked
-            why = f"{player.userid} has used up their time bank"
+            why = ("bank", 0)
     reminded = board.last_reminder_at is not None and board.last_reminder_at >= last_move
     if left <= timedelta():
         # Out of time, but lost only once a reminder reached the player in this turn and a
@@ -362,20 +358,76 @@ def _hold_for_lock_out(
     address = primary_address(player)
     if address is None:
         return []
-    body = render(
-        "notice/lock_vacation.txt.j2",
-        userid=player.userid,
-        number=board.number,
-        until=at(until),
-        left=left - 1,
-        allowance=allowance,
-        year=year,
-    )
+    with speaking(player.language):  # the scheduler answers nobody's mail
+        body = render(
+            "notice/lock_vacation.txt.j2",
+            userid=player.userid,
+            number=board.number,
+            until=i18n.moment(until, "UTC"),
+            left=left - 1,
+            allowance=allowance,
+            year=year,
+        )
     subject = f"Emergo notice: board {board.number} not lost on time, {player.userid} on vacation"
     return [Reply(to=address, subject=subject, body=body, board=board.number)]
 
 
-def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: str) -> list[Reply]:
+# Why the player to move ran out of time: ("idle", the forfeit days), ("total", the days of
+# thinking time) or ("bank", 0).
+OutOfTime = tuple[str, int]
+
+
+def _out_of_time(why: OutOfTime, userid: str, offered_by: str | None) -> str:
+    """The headline of a game lost on time (or drawn: ``offered_by``'s draw offer was open),
+    in the current locale: one whole sentence for each reason."""
+    kind, days = why
+    if offered_by is None:
+        if kind == "idle":
+            return i18n._(
+                "%(userid)s did not move for %(days)s days and loses the game on time.",
+                userid=userid,
+                days=days,
+            )
+        if kind == "total":
+            return i18n.ngettext(
+                "%(userid)s has used up the total thinking time of %(num)s day and loses "
+                "the game on time.",
+                "%(userid)s has used up the total thinking time of %(num)s days and loses "
+                "the game on time.",
+                days,
+                userid=userid,
+            )
+        return i18n._(
+            "%(userid)s has used up their time bank and loses the game on time.", userid=userid
+        )
+    if kind == "idle":
+        return i18n._(
+            "%(userid)s did not move for %(days)s days; %(offered_by)s's draw offer was still "
+            "open, so it is accepted instead of a loss on time.",
+            userid=userid,
+            days=days,
+            offered_by=offered_by,
+        )
+    if kind == "total":
+        return i18n.ngettext(
+            "%(userid)s has used up the total thinking time of %(num)s day; %(offered_by)s's "
+            "draw offer was still open, so it is accepted instead of a loss on time.",
+            "%(userid)s has used up the total thinking time of %(num)s days; "
+            "%(offered_by)s's draw offer was still open, so it is accepted instead of a loss "
+            "on time.",
+            days,
+            userid=userid,
+            offered_by=offered_by,
+        )
+    return i18n._(
+        "%(userid)s has used up their time bank; %(offered_by)s's draw offer was still open, "
+        "so it is accepted instead of a loss on time.",
+        userid=userid,
+        offered_by=offered_by,
+    )
+
+
+def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: OutOfTime) -> list[Reply]:
     """The player to move runs out of time: they lose, unless their opponent's draw offer is
     open, which they are then taken to accept (as pbmserv does). Their own offer does not
     count: the opponent never agreed to a draw, and would win on time."""
@@ -384,17 +436,17 @@ def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: str) -> li
         (v for v in turn.state.votes if v.kind == "draw" and v.player_id != player.id), None
     )
     if offer is not None:
-        offered_by = turn.state.white if offer.player_id == turn.state.white.id else (
-            turn.state.black
+        offered_by = (
+            turn.state.white if offer.player_id == turn.state.white.id else (turn.state.black)
         )
         state = turn.finish(turn.state, None, Termination.DRAW_AGREED)
         return board_mails(
-            ctx, state,
-            headline=f"{why}; {offered_by.userid}'s draw offer was still open, so it is "
-            "accepted instead of a loss on time.",
+            ctx,
+            state,
+            headline=lambda: _out_of_time(why, player.userid, offered_by.userid),
         )
     state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
-    return board_mails(ctx, state, headline=f"{why} and loses the game on time.")
+    return board_mails(ctx, state, headline=lambda: _out_of_time(why, player.userid, None))
 
 
 def _vacation_over(ctx: UnitOfWork, vacation: Vacation, player: Player) -> list[Reply]:
@@ -405,13 +457,14 @@ def _vacation_over(ctx: UnitOfWork, vacation: Vacation, player: Player) -> list[
         return []
     allowance, year = ctx.config.vacation_days, ctx.now.year
     left = max(allowance - vacations.days_taken(ctx.session, player.id, year), 0)
-    body = render(
-        "notice/vacation_over.txt.j2",
-        userid=player.userid,
-        ended=local_time(vacation.ends_at, player.timezone),
-        left=left,
-        allowance=allowance,
-        year=year,
-    )
+    with speaking(player.language):  # the scheduler answers nobody's mail
+        body = render(
+            "notice/vacation_over.txt.j2",
+            userid=player.userid,
+            ended=i18n.moment(vacation.ends_at, player.timezone),
+            left=left,
+            allowance=allowance,
+            year=year,
+        )
     subject = f"Emergo: the vacation of {player.userid} is over"
     return [Reply(to=address, subject=subject, body=body)]

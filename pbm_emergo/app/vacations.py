@@ -18,6 +18,7 @@ from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Player, Vacation
 from pbm_emergo.game.account_changes import VacationEnded, VacationStarted
 from pbm_emergo.game.vacations import days_left
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
@@ -56,7 +57,8 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     return Result(
         summary=f"{player.userid} is on vacation until {at(until)}",
         answer=render(
-            "vacation.txt.j2", **words, until=at(until), days=days, left=left - days,
+            "vacation.txt.j2", **words, until=i18n.moment(until, "UTC"), days=days,
+            left=left - days,
             replaced=_ends(current, now),
         ),
         answer_subject=f"Emergo: {player.userid} on vacation until {until:%Y-%m-%d}",
@@ -70,4 +72,4 @@ def _days(n: int) -> str:
 def _ends(current: Vacation | None, now: datetime) -> str | None:
     if current is None:
         return None
-    return at(current.ends_at) if current.ends_at > now else None
+    return i18n.moment(current.ends_at, "UTC") if current.ends_at > now else None

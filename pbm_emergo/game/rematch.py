@@ -37,17 +37,20 @@ class RematchTerms:
 
 def rematch_terms(state: BoardState, player_id: int) -> RematchTerms:
     """The rematch of ``state``'s board asked by ``player_id``: a Refusal if they did not
-    play on it or its game is not over."""
+    play on it or its game is not over (``why``: ``not_a_player`` or ``not_over``, for the
+    shell to say in the reader's language)."""
     if player_id not in (state.white.id, state.black.id):
         raise Refusal(
             f"You did not play on board {state.number}: only its two players can ask for a "
             "rematch.",
             with_board=False,
+            why="not_a_player",
         )
     if state.active:
         raise Refusal(
             f"The game on board {state.number} is not over yet: a rematch follows a finished game.",
             with_board=False,
+            why="not_over",
         )
     return RematchTerms(
         of_board=state.number,

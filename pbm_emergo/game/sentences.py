@@ -31,12 +31,6 @@ ENGLISH: dict[str, str] = {
     "undo_accepted_many": (
         "%(userid)s accepted: moves %(first)s to %(last)s taken back. It is %(other)s's turn again."
     ),
-    "new_game": "A new game: %(white)s plays Ohs (o) and moves first, %(black)s plays Eks (x).",
-    "rematch": (
-        "A rematch of board %(board)s, %(userid)s asked: %(white)s plays Ohs (o) and moves "
-        "first, %(black)s plays Eks (x). %(challenged)s accepts by moving, or declines by "
-        "resigning before their first move."
-    ),
 }
 
 

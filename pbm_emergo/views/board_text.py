@@ -551,18 +551,6 @@ def _said_word(kind: str, values: dict[str, str | int]) -> str:
             "turn again.",
             **values,
         )
-    if kind == "new_game":
-        return i18n._(
-            "A new game: %(white)s plays Ohs (o) and moves first, %(black)s plays Eks (x).",
-            **values,
-        )
-    if kind == "rematch":
-        return i18n._(
-            "A rematch of board %(board)s, %(userid)s asked: %(white)s plays Ohs (o) and moves "
-            "first, %(black)s plays Eks (x). %(challenged)s accepts by moving, or declines by "
-            "resigning before their first move.",
-            **values,
-        )
     return ENGLISH[kind] % values
 
 

@@ -167,3 +167,10 @@ def render(name: str, **context: Any) -> str:
 def template_names() -> list[str]:
     """Every reply template, for tests that render each one."""
     return sorted(environment().list_templates(filter_func=lambda n: n.endswith(".j2")))
+
+
+def render_in(language: str | None, name: str, **context: Any) -> str:
+    """:func:`render` in ``language`` (a player's chosen one; None: English): a mail to
+    someone other than the sender is written in the recipient's language."""
+    with i18n.speaking(language):
+        return render(name, **context)

@@ -187,7 +187,6 @@ def test_the_answers_about_boards_in_german_and_dutch() -> None:
 def test_the_headlines_the_game_says_as_values() -> None:
     values: dict[str, str | int] = {
         "userid": "alice", "other": "bob", "move": "e4xc4", "number": 7, "first": 5, "last": 7,
-        "white": "alice", "black": "bob", "board": 101, "challenged": "bob",
     }  # fmt: skip
     for kind, english in ENGLISH.items():
         said = Said(kind, tuple(values.items()))

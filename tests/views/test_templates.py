@@ -364,7 +364,7 @@ SAMPLES.update({
     "subscriptions.txt.j2": {
         "headline": "carol is now subscribed to board 101.",
         "userid": "carol",
-        "watched": "board 101",
+        "boards": [101],
         "every": False,
     },
     "notify.txt.j2": {

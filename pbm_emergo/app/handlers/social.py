@@ -26,7 +26,8 @@ from pbm_emergo.game.requests import (
     SubscriptionRequest,
 )
 from pbm_emergo.game.words import USERID_PATTERN
-from pbm_emergo.views.templating import render
+from pbm_emergo.views import i18n
+from pbm_emergo.views.templating import render, render_in
 
 
 def no_text_error(command: str) -> Refused:
@@ -61,16 +62,21 @@ def message(ctx: Context, request: MessageRequest) -> Result:
             + "; ".join(f"there is no player '{w[:40]}' to send it to" for w in missing)
             + "."
         )
-    body = render(
-        "message.txt.j2", userid=sender.userid, text=ctx.comment, server=ctx.config.address
-    )
     subject = f"Message from {sender.userid}"
     # A recipient who blocks the sender is left out, the answer as if it had gone.
     blockers = blocks.blockers_of(ctx.session, sender.id, [p.id for p in delivered])
+    # Each recipient reads it in their own language (the sender's text as written).
     replies = [
-        Reply(to=address, subject=subject, body=body)
-        for address in (primary_address(p) for p in delivered if p.id not in blockers)
-        if address is not None
+        Reply(
+            to=address,
+            subject=subject,
+            body=render_in(
+                p.language, "message.txt.j2", userid=sender.userid, text=ctx.comment,
+                server=ctx.config.address,
+            ),
+        )
+        for p in delivered
+        if p.id not in blockers and (address := primary_address(p)) is not None
     ]
     names = [p.userid for p in delivered]
     return Result(
@@ -98,7 +104,8 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     # The opponent did not ask for the chat (charged to the sender: game.budget);
     # subscribers asked for the board's mail.
     recipients: dict[str, bool] = {}
-    watchers = [primary_address(p) for p in games.subscribers(ctx.session, number)]
+    subscribed = games.subscribers(ctx.session, number)
+    watchers = [primary_address(p) for p in subscribed]
     # An opponent who blocks the player gets no chat; the player is answered as if they did.
     blockers = blocks.blockers_of(
         ctx.session, player.id, [board.white_player_id, board.black_player_id]
@@ -114,8 +121,14 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     ):
         if address and address.lower() not in {r.lower() for r in recipients}:
             recipients[address] = solicited
-    body = render(
-        "chat.txt.j2",
+    # Each in their own language; the sender's copy in the language of their mail's replies.
+    languages = {
+        address.lower(): p.language
+        for p in (board.white_player, board.black_player, *subscribed)
+        if (address := primary_address(p)) is not None
+    }
+    languages[ctx.sender.lower()] = i18n.current()
+    words = dict(
         userid=player.userid,
         number=number,
         white=board.white_player.userid,
@@ -128,7 +141,13 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     return Result(
         summary=f"sent a chat on board {number} to {others} other{'s' if others != 1 else ''}",
         replies=[
-            Reply(to=r, subject=subject, body=body, board=number, solicited=solicited)
+            Reply(
+                to=r,
+                subject=subject,
+                body=render_in(languages.get(r.lower()), "chat.txt.j2", **words),
+                board=number,
+                solicited=solicited,
+            )
             for r, solicited in recipients.items()
         ],
     )
