@@ -17,7 +17,6 @@ from pbm_emergo.app.clock import (
     TimeBank,
     bank_left,
     clock_terms_text,
-    deadline_lines,
     side_periods,
     thinking_time,
 )
@@ -42,6 +41,7 @@ from pbm_emergo.game.board import (
     Seat,
     other_side,
 )
+from pbm_emergo.game.clock import deadlines
 from pbm_emergo.game.decision import finish
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.game.requests import not_a_board, parse_board_ref
@@ -51,12 +51,11 @@ from pbm_emergo.game.sentences import (
     side_label,
     span,
     split_guard,
-    status_sentence,
     undo_first_move,
 )
 from pbm_emergo.robot import ROBOTS
-from pbm_emergo.rules import Position, Termination, position_words, render_board
-from pbm_emergo.views import i18n
+from pbm_emergo.rules import Position, Termination
+from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.reasons import said
@@ -107,7 +106,7 @@ def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
     number, upto = _board_ref(text)
     board = games.get_board(ctx.session, number)
     if board is None:
-        raise Refused(f"There is no board {number}.")
+        raise Refused(i18n._("There is no board %(number)s.", number=number))
     _check_upto(board, upto)
     return board, upto
 
@@ -117,7 +116,7 @@ def get_board_and_facts(ctx: UnitOfWork, text: str) -> tuple[Board, BoardFacts, 
     number, upto = _board_ref(text)
     found = games.get_board_and_facts(ctx.session, number)
     if found is None:
-        raise Refused(f"There is no board {number}.")
+        raise Refused(i18n._("There is no board %(number)s.", number=number))
     board, facts = found
     _check_upto(board, upto)
     return board, facts, upto
@@ -133,14 +132,13 @@ def _board_ref(text: str) -> tuple[int, int | None]:
 def _check_upto(board: Board, upto: int | None) -> None:
     if upto is not None and upto > board.ply:
         raise Refused(
-            f"Board {board.number} has {_moves(board.ply)} so far, so there is no move {upto} "
-            "to show.",
+            i18n.ngettext(
+                "Board %(board)s has %(num)s move so far, so there is no move %(upto)s to show.",
+                "Board %(board)s has %(num)s moves so far, so there is no move %(upto)s to show.",
+                board.ply, board=board.number, upto=upto,
+            ),
             board=board.number,
         )
-
-
-def _moves(n: int) -> str:
-    return f"{n} move" if n == 1 else f"{n} moves"
 
 
 # --- the end of a game, and the parts of the board mail ---------------------------------
@@ -191,8 +189,7 @@ def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
             bank,
         )
         return [
-            f"{state.seat(side).userid} {_spent(left[side])} left in the time bank"
-            for side in (WHITE, BLACK)
+            board_text.bank_line(state.seat(side).userid, left[side]) for side in (WHITE, BLACK)
         ]
     if state.total_days is None:
         return []
@@ -207,23 +204,14 @@ def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
     )
     total = timedelta(days=state.total_days)
     return [
-        f"{state.seat(side).userid} {_spent(used[side])} used, {_spent(total - used[side])} left"
+        board_text.thinking_line(state.seat(side).userid, used[side], total - used[side])
         for side in (WHITE, BLACK)
     ]
 
 
 def clock_title(state: BoardState) -> str:
     """What :func:`clock_lines` are: the thinking time, or the time bank, of each player."""
-    if state.timebank_hours is not None:
-        return (
-            f"Time bank ({state.timebank_hours} hours each, "
-            f"{state.increment_hours or 0} hours added a move)"
-        )
-    return f"Thinking time ({_days(state.total_days or 0)} each)"
-
-
-def _spent(delta: timedelta) -> str:
-    return "none" if delta <= timedelta() else duration(delta)
+    return board_text.clock_title_text(state)
 
 
 def vacation_lines(state: BoardState, now: datetime | None) -> list[str]:
@@ -231,11 +219,16 @@ def vacation_lines(state: BoardState, now: datetime | None) -> list[str]:
     if now is None or not state.active:
         return []
     return [
-        f"{seat.userid} is on vacation until {at(seat.vacation_until)}: no reminders and no "
-        "loss on time until then; their clock stops."
+        board_text.vacation_text(seat.userid, seat.vacation_until)
         for seat in (state.white, state.black)
         if seat.vacation_until is not None and seat.on_vacation(now)
     ]
+
+
+def deadline_texts(state: BoardState, now: datetime | None) -> list[str]:
+    """When the reminder and the loss on time come if the player to move does not move."""
+    due = None if now is None else deadlines(state, now)
+    return [] if due is None else [board_text.deadline_text(due)]
 
 
 def move_rows(notations: list[str], first: int = 1) -> list[tuple[str, str]]:
@@ -278,19 +271,8 @@ def score_sheet(labels: list[str], width: int = SCORE_SHEET_WIDTH) -> list[str]:
 
 
 def duration(delta: timedelta) -> str:
-    minutes = int(delta.total_seconds() // 60)
-    if minutes < 1:
-        return "less than a minute"
-    days, rest = divmod(minutes, 24 * 60)
-    hours, minutes = divmod(rest, 60)
-    parts = []
-    if days:
-        parts.append(f"{days} d")
-    if hours:
-        parts.append(f"{hours} h")
-    if minutes and not days:
-        parts.append(f"{minutes} min")
-    return " ".join(parts)
+    """``2 d 3 h``: a time taken, in the reader's language."""
+    return board_text.duration_text(delta)
 
 
 def at(moment: datetime) -> str:
@@ -303,14 +285,11 @@ def open_votes(state: BoardState) -> list[str]:
     for vote in sorted(state.votes, key=lambda v: v.kind):
         asker = state.white if vote.player_id == state.white.id else state.black
         other = state.opponent(asker.id).userid
-        if vote.kind == "draw":
-            what = "offers a draw"
-        else:
-            first = undo_first_move(state, asker.id, vote.ply)
-            what = f"asks to take back {span(first or vote.ply, vote.ply)}"
+        first = vote.ply
+        if vote.kind != "draw":
+            first = undo_first_move(state, asker.id, vote.ply) or vote.ply
         sentences.append(
-            f"{asker.userid} {what}; {other} may answer with "
-            f"'emergo move {state.number} {other} PASSWORD accept' (or reject)."
+            board_text.vote_text(asker.userid, other, state.number, vote.kind, first, vote.ply)
         )
     return sentences
 
@@ -364,9 +343,9 @@ def board_view(
     if new_board:
         subject = f"New {subject}"
     as_of = None
-    status = status_sentence(state, position, upto)
+    status = board_text.status_text(state, position, upto)
     if upto is not None:
-        as_of = f"The board as of move {upto}; {_moves(state.ply)} have been played."
+        as_of = board_text.as_of_text(upto, state.ply)
     times: list[str] = []
     last_move = None
     if state.moves and upto is None:
@@ -381,35 +360,36 @@ def board_view(
             "Last move: %(when)s (move %(number)s, %(move)s).",
             when=i18n.moment(last.played_at, "UTC"), number=last.number, move=last.notation,
         )
-        times = [f"{state.seat(side).userid} {duration(spent[side])}" for side in (WHITE, BLACK)]
+        times = [
+            f"{state.seat(side).userid} {board_text.duration_text(spent[side])}"
+            for side in (WHITE, BLACK)
+        ]
     current = upto is None or upto >= state.ply
     context = dict(
         number=state.number,
         white=state.white.userid,
         black=state.black.userid,
-        white_rating=state.white.rating,
-        black_rating=state.black.rating,
-        options=options_text(state),
-        headline=headline() if callable(headline) else headline,
+        white_rating=i18n.number(state.white.rating),
+        black_rating=i18n.number(state.black.rating),
+        options=board_text.options_text(state),
+        headline=headline() if callable(headline) else board_text.headline_text(headline),
         # A challenge starts the game at once: the first mail says how to say no.
-        decline=(
-            f"To decline this game, send 'emergo resign {state.number} YOURID PASSWORD' "
-            "before your first move on it: the board is removed, unrated."
-            if new_board else None
-        ),
+        decline=board_text.decline_text(state.number) if new_board else None,
         as_of=as_of,
         votes=open_votes(state) if state.active and upto is None else [],
         status=status,
         ratings=(
-            state.rating.lines(state.white.userid, state.black.userid)
+            board_text.rating_lines(state.rating, state.white.userid, state.black.userid)
             if over and state.rating is not None
             else []
         ),
         moves_total=len(notations),
         move_lines=score_sheet(labels),
-        board=render_board(position, state.white.userid, state.black.userid, turned=turned),
+        board=board_text.diagram_text(
+            position, state.white.userid, state.black.userid, turned=turned
+        ),
         words=(
-            position_words(position, notations[-1] if notations else None)
+            board_text.position_text(position, notations[-1] if notations else None)
             if style == "list" else None
         ),
         comment=comment or None,
@@ -418,7 +398,7 @@ def board_view(
         times=times,
         link=link,
         vacations=vacation_lines(state, now) if current else [],
-        deadlines=deadline_lines(state, now) if upto is None else [],
+        deadlines=deadline_texts(state, now) if upto is None else [],
         clocks=clock_lines(state, now) if current and upto is None else [],
         clock_title=clock_title(state),
         queue=queue or [],
@@ -443,7 +423,9 @@ def board_style_of(state: BoardState, address: str) -> str:
 
 def board_html(title: str, sections: list[str], notice: list[str] | None = None) -> str:
     """The HTML part of a mail showing boards (sections from :func:`board_view`)."""
-    return render_html("board.html.j2", title=title, sections=sections, notice=notice or [])
+    return render_html(
+        "board.html.j2", title=title, sections=sections, notice=notice or [], lang=i18n.current()
+    )
 
 
 def board_link(config: Config, number: int) -> str | None:
@@ -465,8 +447,8 @@ def board_mails(
     (``new_board``: the first mails of a new board). A comment is for the two players
     only: subscribers get the board without it (as the web pages show it)."""
     link = board_link(ctx.config, state.number)
-    # The text part in each recipient's language (the sender's as their mail's replies are);
-    # the English one, the HTML picture and the Subject for all.
+    # The text and HTML parts in each recipient's language (the sender's as their mail's
+    # replies are); the Subject in English for all.
     with speaking(None):
         view = board_view(
             state, comment=comment, commenter=commenter, headline=headline,
@@ -534,30 +516,32 @@ def board_mails(
         if address and language
     }
     languages.setdefault(ctx.sender.lower(), i18n.current())
-    made: dict[tuple[bool, str, str], str] = {}
+    made: dict[tuple[bool, str, str], tuple[str, str]] = {}
 
-    def text_for(address: str, public: bool) -> str:
-        """The text part for ``address``: in words for those who asked, in their language
-        (each kind made once)."""
+    def parts_for(address: str, public: bool) -> tuple[str, str]:
+        """The text and HTML parts for ``address``: the text in words for those who asked,
+        both in their language (each kind made once)."""
         style = "list" if address.lower() in listeners else "diagram"
         language = i18n.supported(languages.get(address.lower())) or i18n.DEFAULT
         if style == "diagram" and language == i18n.DEFAULT:
-            return public_view.text if public else view.text
+            return (public_view.text, public_html) if public else (view.text, html)
         key = (public, style, language)
         if key not in made:
             with speaking(language):
-                made[key] = board_view(
+                made_view = board_view(
                     state, comment=None if public else comment,
                     commenter=None if public else commenter, headline=headline, link=link,
                     now=ctx.now, new_board=new_board, style=style,
-                ).text
+                )
+                made[key] = (made_view.text, board_html(made_view.subject, [made_view.html]))
         return made[key]
 
-    public_view = view
+    public_view, public_html = view, html
     mails = [
-        Reply(to=r, subject=subject, body=text_for(r, False), board=state.number, html=html,
+        Reply(to=r, subject=subject, body=parts[0], board=state.number, html=parts[1],
               solicited=asked[r.lower()], attachment=record, awaits_robot=robot_next)
         for r in recipients if r.lower() in players or not comment
+        for parts in [parts_for(r, False)]
     ]
     watching = [r for r in recipients if r.lower() not in players]
     if comment and watching:
@@ -565,11 +549,12 @@ def board_mails(
             public_view = board_view(
                 state, headline=headline, link=link, now=ctx.now, new_board=new_board
             )
-        public_html = board_html(public_view.subject, [public_view.html])
+            public_html = board_html(public_view.subject, [public_view.html])
         mails += [
-            Reply(to=r, subject=public_view.subject, body=text_for(r, True),
-                  board=state.number, html=public_html, solicited=True, attachment=record,
+            Reply(to=r, subject=public_view.subject, body=parts[0],
+                  board=state.number, html=parts[1], solicited=True, attachment=record,
                   awaits_robot=robot_next)
             for r in watching
+            for parts in [parts_for(r, True)]
         ]
     return mails

@@ -19,7 +19,6 @@ from pbm_emergo.app.boards import (
     board_link,
     board_view,
     load_state,
-    result_sentence,
     split_guard,
 )
 from pbm_emergo.app.results import Refused, Result
@@ -37,7 +36,7 @@ from pbm_emergo.rules import (
     MoveError,
     Position,
 )
-from pbm_emergo.views import i18n
+from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
@@ -65,7 +64,11 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
         return clear_queue(ctx, board, player, state)
     if not state.active:
         raise Refused(
-            f"The game on board {number} is over: {result_sentence(state)}", board=number
+            i18n._(
+                "The game on board %(number)s is over: %(result)s",
+                number=number, result=board_text.result_text(state),
+            ),
+            board=number,
         )
     if board.to_move == side:
         raise Refused(
@@ -248,13 +251,23 @@ def queue_lines(state: BoardState, player: Player, queue: list[QueueItem]) -> li
     other = state.opponent(player.id).userid
     if len(mine) == 1 and mine[0].if_move is None:
         return [
-            f"Your queued move (only you see this): {mine[0].notation} as move "
-            f"{mine[0].number}, played for you after {other}'s move if it is legal then."
+            i18n._(
+                "Your queued move (only you see this): %(move)s as move %(number)s, played "
+                "for you after %(other)s's move if it is legal then.",
+                move=mine[0].notation, number=mine[0].number, other=other,
+            )
         ]
-    answers = "; ".join(f"if {other} plays {i.if_move}, {i.notation}" for i in mine)
+    answers = "; ".join(
+        i18n._("if %(other)s plays %(theirs)s, %(mine)s", other=other, theirs=i.if_move,
+               mine=i.notation)
+        for i in mine
+    )
     return [
-        f"Your conditional queue (only you see this): {answers}. Any other move of "
-        f"{other}'s clears it."
+        i18n._(
+            "Your conditional queue (only you see this): %(answers)s. Any other move of "
+            "%(other)s's clears it.",
+            answers=answers, other=other,
+        )
     ]
 
 

@@ -31,7 +31,7 @@ from pbm_emergo.game.changes import Change, MoveStored, QueueTaken, VotesDropped
 from pbm_emergo.game.decision import Decision, finish
 from pbm_emergo.game.events import BoardChanged, Event, QueuedMoveFailed
 from pbm_emergo.game.reasons import refusal
-from pbm_emergo.game.sentences import result_sentence
+from pbm_emergo.game.sentences import Said, result_sentence
 from pbm_emergo.rules import Game, Move, MoveError, Position
 from pbm_emergo.rules.reasons import Reason
 
@@ -54,16 +54,13 @@ class ChainMove:
     autoplayed: str | None = None
     comment: str | None = None
 
-    def sentence(self) -> str:
-        userid = self.player.userid
+    def sentence(self) -> Said:
+        kind = "played"
         if self.autoplayed == AUTOPLAYED_QUEUED:
-            return f"{userid}'s queued move {self.move} was played (move {self.number}, Auto)."
-        if self.autoplayed == AUTOPLAYED_FORCED:
-            return (
-                f"{userid}'s only legal move {self.move} was played (move {self.number}, "
-                "Forced)."
-            )
-        return f"{userid} played {self.move} (move {self.number})."
+            kind = "queued_played"
+        elif self.autoplayed == AUTOPLAYED_FORCED:
+            kind = "forced_played"
+        return Said.of(kind, userid=self.player.userid, move=str(self.move), number=self.number)
 
 
 @dataclass(frozen=True)
@@ -210,8 +207,8 @@ class Chain:
             state = ended.state_after
         return changes, state
 
-    def headline(self) -> str:
-        return "\n".join(m.sentence() for m in self.moves)
+    def headline(self) -> Said:
+        return Said.joined((m.sentence() for m in self.moves), "\n")
 
     def summary(self, state: BoardState) -> str:
         parts = []

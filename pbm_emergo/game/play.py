@@ -27,11 +27,13 @@ from pbm_emergo.game.events import BoardChanged, GameDeclined
 from pbm_emergo.game.ratings import RatingModel, Standing
 from pbm_emergo.game.reasons import refusal
 from pbm_emergo.game.sentences import (
+    Said,
     moves_in_lines,
     result_sentence,
     span,
     split_guard,
     undo_first_move,
+    undo_said,
 )
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, Termination
 
@@ -150,6 +152,12 @@ def decide_robot_action(
     return _answer(turn, accept=kind == "accept")
 
 
+def _after(said: Said, headline: str) -> str:
+    """``said``, then the headline (each worded in the reader's language where both are
+    :class:`Said`)."""
+    return Said.joined((said, headline)) if isinstance(headline, Said) else f"{said} {headline}"
+
+
 def _saying_the_move_answered(state: BoardState, robot_id: int, decision: Decision) -> Decision:
     """A robot's move whose board mail also says the opponent's move it answers: that mail
     takes the place of the opponent's own board mail when it comes soon enough (one mail a
@@ -157,9 +165,11 @@ def _saying_the_move_answered(state: BoardState, robot_id: int, decision: Decisi
     if not state.moves or state.moves[-1].player_id == robot_id:
         return decision
     last = state.moves[-1]
-    said = f"{state.opponent(robot_id).userid} played {last.label} (move {last.number})."
+    said = Said.of(
+        "played", userid=state.opponent(robot_id).userid, move=last.label, number=last.number
+    )
     events = tuple(
-        dataclasses.replace(event, headline=f"{said} {event.headline}")
+        dataclasses.replace(event, headline=_after(said, event.headline))
         if isinstance(event, BoardChanged) and event.headline else event
         for event in decision.events
     )
@@ -268,7 +278,7 @@ def _propose(turn: _Turn) -> Decision:
     _refuse_second_vote(turn)
     return _open_vote(
         turn, "draw",
-        headline=f"{turn.seat.userid} offers a draw.",
+        headline=Said.of("offers_draw", userid=turn.seat.userid),
         summary=f"offered a draw on board {turn.number}",
     )
 
@@ -311,7 +321,7 @@ def _request_undo(turn: _Turn) -> Decision:
         )
     return _open_vote(
         turn, "undo",
-        headline=f"{turn.seat.userid} asks to take back {span(first, state.ply)}.",
+        headline=undo_said("asks_undo", first, state.ply, userid=turn.seat.userid),
         summary=f"asked to take back {span(first, state.ply)}",
     )
 
@@ -335,13 +345,16 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
         after = state.replace(votes=tuple(v for v in state.votes if v != vote))
         return turn.told(
             Decision((removed,), (), "", after),
-            f"{me} rejected {other.userid}'s {what}.",
+            Said.of(
+                "rejected_draw" if vote.kind == "draw" else "rejected_undo",
+                userid=me, other=other.userid,
+            ),
             f"rejected the {what} on board {number}",
         )
     if vote.kind == "draw":
         ended = finish(state, None, Termination.DRAW_AGREED, turn.now)
         return turn.told(
-            ended, f"{me} accepted {other.userid}'s draw offer.",
+            ended, Said.of("accepted_draw", userid=me, other=other.userid),
             f"agreed to a draw on board {number}",
         )
     first = undo_first_move(state, other.id, vote.ply)
@@ -362,10 +375,7 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
         moves=tuple(m for m in state.moves if m.number < first),
         votes=(),
     )
-    headline = (
-        f"{me} accepted: {span(first, vote.ply)} taken back. "
-        f"It is {other.userid}'s turn again."
-    )
+    headline = undo_said("undo_accepted", first, vote.ply, userid=me, other=other.userid)
     return turn.told(
         Decision((taken, VotesDropped(number)), (), "", after), headline,
         f"took back {span(first, vote.ply)} on board {number}",

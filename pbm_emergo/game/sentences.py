@@ -4,11 +4,83 @@ whose turn it is, which moves an undo takes back, the move list of a refusal."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterable
 
 from pbm_emergo.game.board import BLACK, WHITE, BoardState, other_side
 from pbm_emergo.rules import Move, Position, Termination
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
+
+# The sentences a board mail's headline is made of, in English: ``views.board_text`` words
+# each kind in the reader's language.
+ENGLISH: dict[str, str] = {
+    "played": "%(userid)s played %(move)s (move %(number)s).",
+    "queued_played": "%(userid)s's queued move %(move)s was played (move %(number)s, Auto).",
+    "forced_played": (
+        "%(userid)s's only legal move %(move)s was played (move %(number)s, Forced)."
+    ),
+    "offers_draw": "%(userid)s offers a draw.",
+    "asks_undo_one": "%(userid)s asks to take back move %(first)s.",
+    "asks_undo_many": "%(userid)s asks to take back moves %(first)s to %(last)s.",
+    "rejected_draw": "%(userid)s rejected %(other)s's draw offer.",
+    "rejected_undo": "%(userid)s rejected %(other)s's request to take back a move.",
+    "accepted_draw": "%(userid)s accepted %(other)s's draw offer.",
+    "undo_accepted_one": (
+        "%(userid)s accepted: move %(first)s taken back. It is %(other)s's turn again."
+    ),
+    "undo_accepted_many": (
+        "%(userid)s accepted: moves %(first)s to %(last)s taken back. It is %(other)s's turn again."
+    ),
+}
+
+
+class Said(str):
+    """A sentence for players as a value: the string is its English; ``kind`` (a key of
+    :data:`ENGLISH`) and ``values`` say how it was said, or ``parts`` joined by ``joiner``,
+    so that the views can word it in the reader's language (:meth:`words`)."""
+
+    kind: str
+    values: tuple[tuple[str, str | int], ...]
+    parts: tuple[Said, ...]
+    joiner: str
+
+    def __new__(
+        cls,
+        kind: str,
+        values: tuple[tuple[str, str | int], ...] = (),
+        parts: tuple[Said, ...] = (),
+        joiner: str = " ",
+    ) -> Said:
+        text = ENGLISH[kind] % dict(values) if kind else joiner.join(parts)
+        made = super().__new__(cls, text)
+        made.kind, made.values, made.parts, made.joiner = kind, values, parts, joiner
+        return made
+
+    def __reduce__(self) -> tuple[type[Said], tuple[object, ...]]:
+        # Copied and pickled as what it was made of (str's own way would pass the text).
+        return (Said, (self.kind, self.values, self.parts, self.joiner))
+
+    @classmethod
+    def of(cls, kind: str, **values: str | int) -> Said:
+        return cls(kind, tuple(sorted(values.items())))
+
+    @classmethod
+    def joined(cls, parts: Iterable[Said], joiner: str = " ") -> Said:
+        return cls("", (), tuple(parts), joiner)
+
+    def words(self, word: Callable[[str, dict[str, str | int]], str]) -> str:
+        """The sentence with each kind worded by ``word`` (kind, values)."""
+        if not self.kind:
+            return self.joiner.join(part.words(word) for part in self.parts)
+        return word(self.kind, dict(self.values))
+
+
+def undo_said(kind: str, first: int, last: int, **values: str | int) -> Said:
+    """An undo's sentence (``kind`` without ``_one``/``_many``): of one move or of several."""
+    if first == last:
+        return Said.of(f"{kind}_one", first=first, **values)
+    return Said.of(f"{kind}_many", first=first, last=last, **values)
+
 
 MOVE_GUARD = re.compile(r"(.*?)#([0-9]{1,6})")
 

@@ -37,6 +37,7 @@ def render_board(
     *,
     key: bool = True,
     turned: bool = False,
+    hands: bool = True,
 ) -> str:
     """The board as pbmserv draws it, then the tall columns, the men in hand and the key.
 
@@ -44,7 +45,8 @@ def render_board(
     column of more than one man is spelled out below the board, top to bottom. The players'
     names follow the sides' in the hands' lines when given (``Ohs (alice) inhand: 7``).
     ``key``: the two lines that say what the codes mean (the rules' pictures, which
-    explain them in their text, leave them out). ``turned``: the board seen from the other
+    explain them in their text, leave them out); ``hands``: the men in hand (the views
+    write them, and the key, in the reader's language). ``turned``: the board seen from the other
     side of the table (row ``I`` at the top, column 9 on the left), the cells keeping their
     names.
     """
@@ -67,6 +69,8 @@ def render_board(
         lines.extend(f"  {cell}: {composition(col)}" for cell, col in tall)
         lines.append("")
     for side, colour, player in (("Ohs", "white", white_name), ("Eks", "black", black_name)):
+        if not hands:
+            break
         who = f"{side} ({player})" if player and player != side else side
         lines.append(f"  {who} inhand: {position.in_hand(colour)}")
     if key:

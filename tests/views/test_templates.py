@@ -107,7 +107,9 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "link": "https://emergo.example.org/boards/101",
     },
     # The HTML parts of board mails (rendered with autoescape in the mail; see tests/web).
-    "board.html.j2": {"sections": ["<div>BOARD</div>"], "title": "Emergo Board 101", "notice": []},
+    "board.html.j2": {
+        "sections": ["<div>BOARD</div>"], "title": "Emergo Board 101", "notice": [], "lang": "en"
+    },
     "board/section.html.j2": {
         "picture": PICTURE,
         "number": 101,
@@ -137,6 +139,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "pictures": [("Before", board_picture(Position())), ("After e4", PICTURE)],
     },
     "preview.html.j2": {
+        "lang": "en",
         "picture": PICTURE,
         "number": 101,
         "white": "alice",

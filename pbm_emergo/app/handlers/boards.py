@@ -10,14 +10,13 @@ from pbm_emergo.app import resolve
 from pbm_emergo.app.accounts import is_registered, require_player
 from pbm_emergo.app.boards import (
     SIDE_NAMES,
-    at,
+    BoardState,
     board_html,
     board_link,
     board_view,
     load_state,
     move_rows,
     options_text,
-    result_sentence,
     side_label,
 )
 from pbm_emergo.app.context import Context
@@ -45,8 +44,8 @@ from pbm_emergo.game.requests import (
     StandingsRequest,
 )
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
-from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError, render_board
-from pbm_emergo.views import i18n
+from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError
+from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html
@@ -72,23 +71,29 @@ def boards_for(ctx: Context, player: Player, which: str) -> list[Board]:
 
 def status_text(board: Board) -> str:
     if board.status == BOARD_ACTIVE and board.to_move:
-        return f"{board.player_of(board.to_move).userid} to move"
+        return board_text.to_move_text(board.player_of(board.to_move).userid)
     if board.winner:
-        return f"{board.player_of(board.winner).userid} won ({board.outcome_reason})"
-    return f"draw ({board.outcome_reason})"
+        return board_text.won_text(
+            board.player_of(board.winner).userid, board.outcome_reason or "None"
+        )
+    return board_text.drawn_text(board.outcome_reason or "None")
 
 
 def result_text(row: BoardLine) -> str:
     """``alice won (resigned)`` or ``draw (draw agreed)``."""
-    who = f"{row.winner} won" if row.winner else "draw"
-    return f"{who} ({row.reason})" if row.reason else who
+    if row.winner:
+        return board_text.won_text(row.winner, row.reason)
+    return board_text.drawn_text(row.reason)
 
 
 def points_text(row: BoardLine) -> str:
     """``alice +16, bob -16``; ``unrated`` for an unrated game."""
     if not row.rated or row.white_change is None or row.black_change is None:
-        return "unrated"
-    return f"{row.white} {row.white_change:+d}, {row.black} {row.black_change:+d}"
+        return board_text.unrated_text()
+    return ", ".join(
+        f"{name} {'+' if change >= 0 else '-'}{i18n.number(abs(change))}"
+        for name, change in ((row.white, row.white_change), (row.black, row.black_change))
+    )
 
 
 @handles(ListRequest)
@@ -166,10 +171,13 @@ def show(ctx: Context, request: ShowRequest) -> Result:
         # A board of two of the players named is sent once.
         shown.extend((b, None) for b in boards if (b, None) not in shown)
     if not shown:
-        raise Refused(f"There are no {which} boards for {' '.join(words)}.")
+        raise Refused(_no_boards(which, " ".join(words)))
     if len(shown) > MAX_BOARDS:
         raise Refused(
-            f"That is {len(shown)} boards; at most {MAX_BOARDS} are sent at once."
+            i18n._(
+                "That is %(count)s boards; at most %(most)s are sent at once.",
+                count=len(shown), most=MAX_BOARDS,
+            )
         )
     views = []
     for board, upto in shown:
@@ -216,7 +224,10 @@ def legal_moves(ctx: Context, request: MovesRequest) -> Result:
         if board.status != BOARD_ACTIVE:
             state = load_state(ctx.session, board)
             raise Refused(
-                f"The game on board {board.number} is over: {result_sentence(state)}",
+                i18n._(
+                    "The game on board %(number)s is over: %(result)s",
+                    number=board.number, result=board_text.result_text(state),
+                ),
                 board=board.number,
             )
         position = games.current_position(board)  # the cache: no replay needed
@@ -249,12 +260,11 @@ def record(ctx: Context, request: RecordRequest) -> Result:
     if board.status == BOARD_ACTIVE:
         # The stored position says whose turn it is; no replay needed.
         to_move = view.position.to_move
-        state = (
-            f"In progress: {board.player_of(to_move).userid} "
-            f"({side_label(to_move)}) to play move {board.ply + 1}."
+        state = board_text.in_progress_text(
+            board.player_of(to_move).userid, side_label(to_move), board.ply + 1
         )
     else:
-        state = result_sentence(view)
+        state = board_text.result_text(view)
     return Result(
         summary=f"sent the record of board {board.number}",
         answer=render(
@@ -262,9 +272,9 @@ def record(ctx: Context, request: RecordRequest) -> Result:
             number=board.number,
             white=board.white_player.userid,
             black=board.black_player.userid,
-            options=options_text(view),
-            started=at(board.created_at),
-            finished=at(board.finished_at) if board.finished_at else None,
+            options=board_text.options_text(view),
+            started=i18n.moment(board.created_at, "UTC"),
+            finished=i18n.moment(board.finished_at, "UTC") if board.finished_at else None,
             state=state,
             rows=move_rows([m.notation for m in view.moves]),
         )
@@ -308,23 +318,21 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
                 board=number,
                 template="error/illegal_move.txt.j2",
                 why=said(err.reason or str(err)),
-                board_text=render_board(
+                board_text=board_text.diagram_text(
                     position, board.white_player.userid, board.black_player.userid
                 ),
                 **details,
             ) from None
     outcome = game.outcome()
     position = game.position
-    if outcome is None:
-        status = (
-            f"Then it would be {board.player_of(position.to_move).userid}'s turn "
-            f"({side_label(position.to_move)}): move {position.ply + 1}."
-        )
-    elif outcome.winner is None:
-        status = f"Then the game would be a draw ({outcome.termination})."
-    else:
-        winner = board.player_of(outcome.winner).userid
-        status = f"Then {winner} would win ({outcome.termination})."
+    status = board_text.preview_status_text(
+        board.player_of(position.to_move).userid, side_label(position.to_move),
+        position.ply + 1,
+        None if outcome is None or outcome.winner is None
+        else board.player_of(outcome.winner).userid,
+        None if outcome is None else outcome.termination,
+        outcome is not None,
+    )
     return Result(
         summary=f"previewed {' '.join(tried)} on board {number}",
         answer=render(
@@ -334,7 +342,9 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             current=board.ply,
             tried=tried,
             status=status,
-            board=render_board(position, board.white_player.userid, board.black_player.userid),
+            board=board_text.diagram_text(
+                position, board.white_player.userid, board.black_player.userid
+            ),
         ),
         answer_subject=f"Emergo Board {number} preview",
         answer_board=number,
@@ -348,8 +358,26 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             tried=tried,
             status=status,
             picture=board_picture(position, tried[-1] if tried else None),
+            lang=i18n.current(),
         ),
     )
+
+
+def section_title(name: str) -> str:
+    """The title of a part of the standings (the English is ``reads.SECTION_TITLES``)."""
+    if name == reads.ESTABLISHED:
+        return i18n._("Established players")
+    if name == reads.PROVISIONAL:
+        return i18n._(
+            "Provisional players (rating deviation above %(deviation)s)",
+            deviation=i18n.number(ratings.PROVISIONAL_DEVIATION),
+        )
+    if name == reads.INACTIVE:
+        return i18n._(
+            "Inactive players (no game under way, no rated game for %(days)s days)",
+            days=reads.INACTIVE_DAYS,
+        )
+    return SECTION_TITLES[name]
 
 
 @handles(StandingsRequest)
@@ -360,7 +388,7 @@ def standings(ctx: Context, request: StandingsRequest) -> Result:
         keys = {userid.lower() for userid in wanted}
         rows = [row for row in rows if row.userid.lower() in keys]
     sections = [
-        {"title": SECTION_TITLES[name], "rows": [r for r in rows if r.section == name]}
+        {"title": section_title(name), "rows": [r for r in rows if r.section == name]}
         for name in reads.SECTIONS
     ]
     return Result(
@@ -389,7 +417,7 @@ def history(ctx: Context, request: HistoryRequest) -> Result:
     )
     lines = [
         {
-            "date": row.last_activity.strftime("%Y-%m-%d"),
+            "date": row.last_activity.strftime("%Y-%m-%d"),  # a column of the table
             "number": row.number,
             "players": f"{row.white} - {row.black}",
             "result": result_text(row),
@@ -430,25 +458,18 @@ def show_as(ctx: Context, request: ShowAsRequest) -> Result:
     side = state.side_of(player.id)
     if side is None:
         raise Refused(
-            f"{player.userid} does not play on board {board.number}: 'emergo showas' shows "
-            "a board as one of its two players sees it.",
+            i18n._(
+                "%(userid)s does not play on board %(number)s: 'emergo showas' shows a board "
+                "as one of its two players sees it.",
+                userid=player.userid, number=board.number,
+            ),
             board=board.number,
         )
     you = state.seat(side).userid
-    if state.active and state.to_move is not None:
-        turn = (
-            f"It is your turn, {you}."
-            if state.to_move == side
-            else f"It is {state.seat(state.to_move).userid}'s turn; you wait."
-        )
-    else:
-        turn = "The game is over."
-    seat = "Ohs (o), moving first" if side == "white" else "Eks (x)"
     turned = side != "white"
-    where = " The board is turned round: row I at the top." if turned else ""
     view = board_view(
         state,
-        headline=f"Board {board.number} as {you} sees it: you play {seat}. {turn}{where}",
+        headline=_seen_as(state, side, you),
         link=board_link(ctx.config, board.number),
         now=ctx.now,
         turned=turned,
@@ -466,8 +487,11 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
     player = require_player(ctx, request.userid)
     boards = sorted(boards_for(ctx, player, request.which), key=lambda b: b.number)
     if not boards:
-        what = "where it is their turn" if request.which == "next" else "under way"
-        raise Refused(f"{player.userid} has no boards {what}.")
+        if request.which == "next":
+            raise Refused(
+                i18n._("%(userid)s has no boards where it is their turn.", userid=player.userid)
+            )
+        raise Refused(i18n._("%(userid)s has no boards under way.", userid=player.userid))
     shown, left_out = boards[:MAX_ALL_BOARDS], len(boards) - MAX_ALL_BOARDS
     views = []
     for board in shown:
@@ -481,8 +505,13 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
     texts = [v.text for v in views]
     if left_out > 0:
         texts.append(
-            f"{left_out} more board{'s' if left_out != 1 else ''} left out: at most "
-            f"{MAX_ALL_BOARDS} are sent at once ('emergo games {player.userid}' lists them all)."
+            i18n.ngettext(
+                "%(num)s more board left out: at most %(most)s are sent at once ('emergo "
+                "games %(userid)s' lists them all).",
+                "%(num)s more boards left out: at most %(most)s are sent at once ('emergo "
+                "games %(userid)s' lists them all).",
+                left_out, most=MAX_ALL_BOARDS, userid=player.userid,
+            )
         )
     subject = f"Emergo: all boards of {player.userid}"
     if request.which == "next":
@@ -492,6 +521,60 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
         answer=render("show.txt.j2", boards=texts),
         answer_subject=subject,
         answer_html=board_html(subject, [v.html for v in views]),
+    )
+
+
+def _no_boards(which: str, names: str) -> str:
+    """The refusal of a show that found no boards of ``which`` kind for ``names``."""
+    if which == "all":
+        return i18n._("There are no all boards for %(names)s.", names=names)
+    if which == "inactive":
+        return i18n._("There are no inactive boards for %(names)s.", names=names)
+    if which == "next":
+        return i18n._("There are no next boards for %(names)s.", names=names)
+    if which == "active":
+        return i18n._("There are no active boards for %(names)s.", names=names)
+    return f"There are no {which} boards for {names}."
+
+
+def _seen_as(state: BoardState, side: str, you: str) -> str:
+    """The headline of ``emergo showas``: the board as the player of ``side`` sees it."""
+    values = {"number": state.number, "you": you}
+    if state.active and state.to_move is not None and state.to_move == side:
+        if side == "white":
+            return i18n._(
+                "Board %(number)s as %(you)s sees it: you play Ohs (o), moving first. It is "
+                "your turn, %(you)s.",
+                **values,
+            )
+        return i18n._(
+            "Board %(number)s as %(you)s sees it: you play Eks (x). It is your turn, %(you)s. "
+            "The board is turned round: row I at the top.",
+            **values,
+        )
+    if state.active and state.to_move is not None:
+        other = state.seat(state.to_move).userid
+        if side == "white":
+            return i18n._(
+                "Board %(number)s as %(you)s sees it: you play Ohs (o), moving first. It is "
+                "%(other)s's turn; you wait.",
+                other=other, **values,
+            )
+        return i18n._(
+            "Board %(number)s as %(you)s sees it: you play Eks (x). It is %(other)s's turn; "
+            "you wait. The board is turned round: row I at the top.",
+            other=other, **values,
+        )
+    if side == "white":
+        return i18n._(
+            "Board %(number)s as %(you)s sees it: you play Ohs (o), moving first. The game is "
+            "over.",
+            **values,
+        )
+    return i18n._(
+        "Board %(number)s as %(you)s sees it: you play Eks (x). The game is over. The board "
+        "is turned round: row I at the top.",
+        **values,
     )
 
 
