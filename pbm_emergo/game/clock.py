@@ -287,23 +287,6 @@ def deadlines(state: BoardState, now: datetime) -> Deadlines | None:
     return Deadlines(seat.userid, seat.timezone, reminder, forfeit)
 
 
-def deadline_lines(state: BoardState, now: datetime | None) -> list[str]:
-    """The board mail's sentences about :func:`deadlines`, in the time zone of the player to
-    move (whose clock it is)."""
-    if now is None:
-        return []
-    due = deadlines(state, now)
-    if due is None:
-        return []
-    forfeit = local_time(due.forfeit, due.timezone)
-    if due.reminder is None:
-        return [f"If {due.userid} does not move, the game is lost on time from {forfeit}."]
-    return [
-        f"If {due.userid} does not move: a reminder at {local_time(due.reminder, due.timezone)},"
-        f" and the game is lost on time from {forfeit}."
-    ]
-
-
 @cache
 def _zone_names() -> dict[str, str]:
     return {name.lower(): name for name in available_timezones()}

@@ -39,16 +39,6 @@ class GameRating:
     white_volatility: float | None = None
     black_volatility: float | None = None
 
-    def lines(self, white: str, black: str) -> list[str]:
-        """ "alice 1600 -> 1616 (+16)" for each player."""
-        return [
-            f"{name} {before} -> {before + change} ({change:+d})"
-            for name, before, change in (
-                (white, self.white_before, self.white_change),
-                (black, self.black_before, self.black_change),
-            )
-        ]
-
 
 class Rated(Protocol):
     """A player's standing: their rating, its deviation and volatility, and how many rated

@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Iterable
 
 from pbm_emergo.game.board import BLACK, WHITE, BoardState, other_side
-from pbm_emergo.rules import Move, Position, Termination
+from pbm_emergo.rules import Move, Termination
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 
@@ -129,22 +129,6 @@ def side_label(side: str) -> str:
     """``"Ohs"``: a side as the status sentence names it (the letters o and x are only
     the diagram's key)."""
     return SIDE_NAMES[side]
-
-
-def status_sentence(
-    state: BoardState, position: Position | None = None, upto: int | None = None
-) -> str:
-    """Where the game on ``state``'s board stands, in one sentence: how it ended, or whose
-    turn it is; with ``upto`` (the board as of an earlier move, ``position`` the position
-    then), whose turn it was after that move."""
-    if position is None:
-        position = state.position
-    to_move = state.seat(position.to_move).userid
-    if upto is not None and upto < state.ply:
-        return f"After move {upto} it was {to_move}'s turn ({side_label(position.to_move)})."
-    if not state.active:
-        return result_sentence(state)
-    return f"It is {to_move}'s turn ({side_label(position.to_move)}): move {position.ply + 1}."
 
 
 def undo_first_move(state: BoardState, player_id: int, ply: int) -> int | None:

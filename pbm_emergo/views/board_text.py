@@ -97,8 +97,9 @@ def result_text(state: BoardState) -> str:
 def status_text(
     state: BoardState, position: Position | None = None, upto: int | None = None
 ) -> str:
-    """Where the game stands (the English is
-    :func:`pbm_emergo.game.sentences.status_sentence`)."""
+    """Where the game on ``state``'s board stands, in one sentence: how it ended, or whose
+    turn it is; with ``upto`` (the board as of an earlier move, ``position`` the position
+    then), whose turn it was after that move."""
     if position is None:
         position = state.position
     userid = state.seat(position.to_move).userid
@@ -352,7 +353,8 @@ def piece_text(column: Column) -> str:
 
 
 def cell_text(name: str, column: Column | None) -> str:
-    """``e4: Ohs man`` / ``e4: empty``."""
+    """A cell in words, in the current locale, as the list board and the HTML picture say
+    it: ``e4: Ohs column of 3, 1 Eks prisoner`` / ``e4: empty``."""
     if column is None:
         return i18n._("%(cell)s: empty", cell=name)
     return f"{name}: {piece_text(column)}"

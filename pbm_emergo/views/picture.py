@@ -20,6 +20,7 @@ from markupsafe import Markup
 
 from pbm_emergo.rules import BLACK, CELLS, WHITE, Column, InvalidMoveError, Move, Position
 from pbm_emergo.views import i18n
+from pbm_emergo.views.board_text import cell_text
 from pbm_emergo.views.templating import render_html
 
 SIZE = 9
@@ -39,37 +40,6 @@ def _mark_words(mark: str) -> str:
     if mark == LANDED:
         return i18n._("the last move went here")
     return i18n._("captured in the last move")
-
-
-def cell_words(name: str, column: Column | None) -> str:
-    """A cell in words, in the current locale, as the list board says it in English
-    (:func:`pbm_emergo.rules.words.piece_words`): ``e4: Ohs column of 3, 1 Eks prisoner``."""
-    if column is None:
-        return i18n._("%(cell)s: empty", cell=name)
-    side = SIDE_NAMES[column.owner]
-    enemy = SIDE_NAMES[BLACK if column.owner == WHITE else WHITE]
-    if not column.prisoners:
-        if column.own == 1:
-            return f"{name}: " + i18n._("%(side)s man", side=side)
-        return f"{name}: " + i18n._("%(side)s column of %(own)s", side=side, own=column.own)
-    if column.own == 1:
-        piece = i18n.ngettext(
-            "%(side)s man, %(num)s %(enemy)s prisoner",
-            "%(side)s man, %(num)s %(enemy)s prisoners",
-            column.prisoners,
-            side=side,
-            enemy=enemy,
-        )
-    else:
-        piece = i18n.ngettext(
-            "%(side)s column of %(own)s, %(num)s %(enemy)s prisoner",
-            "%(side)s column of %(own)s, %(num)s %(enemy)s prisoners",
-            column.prisoners,
-            side=side,
-            enemy=enemy,
-            own=column.own,
-        )
-    return f"{name}: {piece}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,7 +80,7 @@ class CellPicture:
     def _describe(self) -> str:
         with i18n.speaking(self.locale):
             column = None if self.cap is None else Column(self.cap, self.own, self.prisoners)
-            text = cell_words(self.name, column)
+            text = cell_text(self.name, column)
             parts = [_mark_words(m) for m in self.marks]
         return text + ("; " + ", ".join(parts) if parts else "")
 
@@ -213,6 +183,5 @@ __all__ = [
     "BoardPicture",
     "CellPicture",
     "board_picture",
-    "cell_words",
     "move_marks",
 ]

@@ -48,7 +48,7 @@ from starlette.responses import (
 )
 from starlette.routing import BaseRoute, Match, Route
 
-from pbm_emergo.app.boards import load_state, options_text, result_sentence
+from pbm_emergo.app.boards import load_state, options_text
 from pbm_emergo.config import Config
 from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
@@ -56,12 +56,11 @@ from pbm_emergo.db.reads.boards import MoveLine
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board import BoardState
-from pbm_emergo.game.clock import deadline_lines
+from pbm_emergo.game.clock import deadlines
 from pbm_emergo.game.records import board_record, record_filename
-from pbm_emergo.game.sentences import status_sentence
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.rules import Game, Position
-from pbm_emergo.views import i18n
+from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import install_translations, template_dir
 from pbm_emergo.web import words
@@ -263,7 +262,8 @@ class WebView:
                 MoveLine(m.number, userids[m.player_id], m.notation, None, m.played_at)
                 for m in state.moves
             ]
-            status = status_sentence(state, step.position, step.shown)
+            status = board_text.status_text(state, step.position, step.shown)
+            due = deadlines(state, utcnow())
             return self._page(
                 "board.html.j2",
                 number=number,
@@ -271,12 +271,12 @@ class WebView:
                 black=state.black.userid,
                 white_rating=state.white.rating,
                 black_rating=state.black.rating,
-                options=options_text(state),
+                options=board_text.options_text(state),
                 status=status,
-                deadlines=deadline_lines(state, utcnow()),
-                result=None if state.active else result_sentence(state),
+                deadlines=[] if due is None else [board_text.deadline_text(due)],
+                result=None if state.active else board_text.result_text(state),
                 ratings=(
-                    state.rating.lines(state.white.userid, state.black.userid)
+                    board_text.rating_lines(state.rating, state.white.userid, state.black.userid)
                     if state.rating is not None
                     else []
                 ),

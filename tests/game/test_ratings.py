@@ -66,7 +66,6 @@ def test_a_standing_after_a_game_takes_its_sides_numbers() -> None:
     # A history line knows the ratings only: the deviation stays as it was.
     old = GameRating(1600, 1650, 25, -25)
     assert Standing(1600, 3, 120.0).after(old, white=True) == Standing(1625, 4, 120.0)
-    assert rating.lines("alice", "bob") == ["alice 1600 -> 1625 (+25)", "bob 1650 -> 1625 (-25)"]
 
 
 def test_resigning_every_board_carries_the_ratings_from_one_to_the_next() -> None:

@@ -12,7 +12,6 @@ from pbm_emergo.game.clock import (
     bank_left,
     clock_reaches,
     clock_terms_text,
-    deadline_lines,
     deadlines,
     hours_of,
     merged,
@@ -70,8 +69,6 @@ def test_the_deadlines_of_a_time_bank_game() -> None:
     assert due is not None
     # bob's full bank of four days, well before the forfeit time of 28 days.
     assert due.forfeit == last + 4 * DAY and due.reminder == last + 3 * DAY
-    lines = deadline_lines(state, NOW)
-    assert lines and "lost on time from" in lines[0]
 
 
 def test_the_weekends_in_the_players_time_zone() -> None:

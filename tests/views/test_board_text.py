@@ -6,6 +6,7 @@ as they are in every language."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from datetime import UTC, datetime, timedelta
 
@@ -13,12 +14,14 @@ import pytest
 
 from pbm_emergo.app.boards import BoardState, PlayedMove, Seat, board_html, board_view
 from pbm_emergo.game.board import OpenVote
+from pbm_emergo.game.clock import deadlines
 from pbm_emergo.game.ratings import GameRating
-from pbm_emergo.game.sentences import ENGLISH, Said, result_sentence, status_sentence, undo_said
+from pbm_emergo.game.sentences import ENGLISH, Said, result_sentence, undo_said
 from pbm_emergo.rules import Game, Position, Termination, position_words, render_board
 from pbm_emergo.views import board_text
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
+from tests.game.boards import NOW, snapshot
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 MOVES = ["e4", "e6", "e2"]
@@ -134,7 +137,7 @@ def test_in_english_the_sentences_are_the_game_cores(winner: str | None, reason:
     state = state_of(status="finished", to_move=None, winner=winner, outcome_reason=reason)
     with speaking("en"):
         assert board_text.result_text(state) == result_sentence(state)
-        assert board_text.status_text(state) == status_sentence(state)
+        assert board_text.status_text(state) == result_sentence(state)
     with speaking("de"):
         assert board_text.result_text(state) != result_sentence(state)
 
@@ -151,7 +154,7 @@ def test_in_english_the_diagram_and_the_words_are_the_rules() -> None:
                 ) == render_board(position, "alice", "bob", turned=turned)
         assert board_text.diagram_text(position, None, None) == render_board(position)
     state = state_of(moves=["e4"], status="active")
-    assert board_text.status_text(state) == status_sentence(state)
+    assert board_text.status_text(state) == "It is bob's turn (Eks): move 2."
 
 
 def test_the_answers_about_boards_in_german_and_dutch() -> None:
@@ -204,3 +207,29 @@ def test_the_headlines_the_game_says_as_values() -> None:
             "alice speelde e4 (zet 1).\nalice vraagt zet 1 terug te nemen."
         )
     assert board_text.headline_text("as it is") == "as it is"
+
+
+def test_the_deadline_sentence_gives_the_times_in_the_zone_of_the_player_to_move() -> None:
+    state = snapshot(["e4"]).state
+    bob = dataclasses.replace(state.black, timezone="Europe/Amsterdam")
+    due = deadlines(state.replace(black=bob), NOW)
+    assert due is not None
+    last = state.moves[-1].played_at  # 2026-03-01 11:00 UTC: 12:00 in Amsterdam (CET)
+    assert last == datetime(2026, 3, 1, 11, 0, tzinfo=UTC)
+    with speaking("en"):
+        assert board_text.deadline_text(due) == (
+            "If bob does not move: a reminder at 2026-03-08 12:00 CET (Europe/Amsterdam), and "
+            "the game is lost on time from 2026-03-29 13:00 CEST (Europe/Amsterdam)."
+        )
+    with speaking("de"):
+        assert "Europe/Amsterdam" in board_text.deadline_text(due)
+        assert "If bob" not in board_text.deadline_text(due)
+
+
+def test_the_rating_changes_of_a_game() -> None:
+    rating = GameRating(1600, 1650, 25, -25)
+    with speaking("en"):
+        assert board_text.rating_lines(rating, "alice", "bob") == [
+            "alice 1600 -> 1625 (+25)",
+            "bob 1650 -> 1625 (-25)",
+        ]

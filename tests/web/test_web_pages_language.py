@@ -113,6 +113,11 @@ def test_the_switch_gives_german_pages(client: TestClient) -> None:
     assert '<html lang="de">' in board and "<h1>Emergo-Brett 101</h1>" in board
     assert "Das Brett: Reihen a (oben) bis i, Spalten 1 (links) bis 9; Eks am Zug" in board
     assert "Eks am Zug, 1 legaler Zug</p>" in board
+    # The lines the board mail shares: whose turn, the terms, the deadlines.
+    text = " ".join(re.sub(r"<[^>]+>", " ", board).split())
+    assert re.search(r"bob ist am Zug \(Eks\): Zug \d+\.", text)
+    assert "Zieht bob nicht: eine Erinnerung am " in text
+    assert "It is bob's turn" not in text and "does not move" not in text
     # The cookie keeps German for the next page.
     player = client.get("/players/bob").text
     assert '<html lang="de">' in player and "<h2>Bretter</h2>" in player
