@@ -44,6 +44,7 @@ class HelpCommand(Command):
                         ),
                         description=command.description,
                         details=help_text(command.details or command.description),
+                        written_details=command.details or command.description,
                     ),
                 )
         return self.made(

@@ -122,6 +122,9 @@ class CommandHelp:
     usage: str  # wrapped
     description: str
     details: str  # wrapped
+    # The details as written in the registry (paragraphs, example lines), for the
+    # translated help, which wraps its own words.
+    written_details: str = ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,6 +9,7 @@ from pbm_emergo.app.results import Result
 from pbm_emergo.game.requests import CommandHelp, HelpEntry, HelpRequest
 from pbm_emergo.rules import Position, render_board
 from pbm_emergo.views import i18n
+from pbm_emergo.views.command_help import details_text
 from pbm_emergo.views.player_rules import player_rules_text
 from pbm_emergo.views.templating import render
 
@@ -28,11 +29,12 @@ def emergo_help_text(ctx: Context, entries: tuple[HelpEntry, ...]) -> str:
 def _described(topic: CommandHelp) -> dict[str, str | None]:
     """What ``help COMMAND`` says of the command beside its usage: in English its details
     (its description where it has none); in the other languages its description from the
-    catalogs, then the details that go beyond it, which have no translation yet."""
+    catalogs, then its details from the catalogs where they go beyond it."""
     if i18n.current() == i18n.DEFAULT:
         return {"description": None, "details": topic.details}
     more = topic.details.split() != topic.description.split()
-    return {"description": i18n._(topic.description), "details": topic.details if more else None}
+    details = details_text(topic.written_details) if more else None
+    return {"description": i18n._(topic.description), "details": details}
 
 
 @handles(HelpRequest)
