@@ -51,7 +51,8 @@ class BoardClock:
     ``player_id`` (on the side ``to_move``): its terms, its times, the vacations of each
     side's player (white's, black's), their time zones, and the moves as (player id,
     played at) in order (read only for a board with a total thinking time or a time bank);
-    ``vacation_until``: the vacation of the player to move as this run knows it."""
+    ``vacation_until``: the vacation of the player to move as this run knows it;
+    ``active``: the game is not over."""
 
     number: int
     ply: int
@@ -71,6 +72,7 @@ class BoardClock:
     timezones: tuple[str, str] = ("UTC", "UTC")
     vacations: tuple[tuple[Period, ...], tuple[Period, ...]] = ((), ())
     moves: tuple[tuple[int, datetime], ...] = ()
+    active: bool = True
 
     @property
     def last_move(self) -> datetime:
@@ -144,8 +146,8 @@ class LossOnTimeDue:
 
 def decide_clock(board: BoardClock, now: datetime) -> ReminderDue | TimeRanOut | None:
     """What is due on ``board`` at ``now``: a reminder, the time ran out, or nothing (the
-    player to move is on vacation, or neither is due yet)."""
-    if on_vacation(board.vacation_until, now):
+    game is over, the player to move is on vacation, or neither is due yet)."""
+    if not board.active or on_vacation(board.vacation_until, now):
         return None
     stops = board.stops(now)
     last_move = board.last_move
