@@ -1,8 +1,9 @@
 """Timed work on active boards: reminders (nag time) and losses on time.
 
 The server's scheduler runs :class:`Scheduler` every half minute (see ``pbm_emergo.ops.server``):
-:func:`scheduled` decides on one read of the boards, and each board's reminder or loss on
-time is stored in a short write transaction of its own.
+:func:`scheduled` reads the boards once into values (:class:`~pbm_emergo.game.timers.BoardClock`),
+the decisions are the pure core's (:mod:`pbm_emergo.game.timers`), and each board's
+reminder or loss on time, rendered here, is stored in a short write transaction of its own.
 A board's clock runs from its last move (or its creation) while a player is to move:
 
 * after ``nag_days`` without a move, the player to move gets a reminder (Subject
