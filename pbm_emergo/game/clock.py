@@ -84,6 +84,29 @@ def clock_reaches(start: datetime, amount: timedelta, stops: Iterable[Period]) -
     return moment + amount
 
 
+def _turns(
+    created_at: datetime,
+    moves: Sequence[tuple[int, datetime]],
+    side_of: Callable[[int], str],
+    periods: Mapping[str, Sequence[Period]],
+    to_move: str | None,
+    now: datetime | None,
+) -> tuple[list[tuple[str, timedelta]], timedelta]:
+    """Each move's side and thinking time, in order: from the move before it (or the board's
+    creation), the side's stops (``periods``) left out; and the running turn's time up to
+    ``now`` (none without ``to_move`` and ``now``)."""
+    turns: list[tuple[str, timedelta]] = []
+    previous = created_at
+    for player_id, played_at in moves:
+        side = side_of(player_id)
+        turns.append((side, running(previous, played_at, periods.get(side, ()))))
+        previous = max(previous, played_at)
+    current = timedelta()
+    if to_move is not None and now is not None:
+        current = running(previous, now, periods.get(to_move, ()))
+    return turns, current
+
+
 def thinking_time(
     created_at: datetime,
     moves: Sequence[tuple[int, datetime]],
@@ -97,13 +120,11 @@ def thinking_time(
     ``to_move``; the side's vacations (``periods``) do not count. ``moves`` are
     (player id, played at) in order."""
     spent = {WHITE: timedelta(), BLACK: timedelta()}
-    previous = created_at
-    for player_id, played_at in moves:
-        side = side_of(player_id)
-        spent[side] += running(previous, played_at, periods.get(side, ()))
-        previous = max(previous, played_at)
-    if to_move is not None and now is not None:
-        spent[to_move] += running(previous, now, periods.get(to_move, ()))
+    turns, current = _turns(created_at, moves, side_of, periods, to_move, now)
+    for side, thought in turns:
+        spent[side] += thought
+    if to_move is not None:
+        spent[to_move] += current
     return spent
 
 
@@ -121,14 +142,11 @@ def bank_left(
     ``bank.increment`` up to the cap; the running turn of ``to_move`` is taken up to
     ``now``. Below zero, the side ran out of time."""
     left = {WHITE: bank.cap, BLACK: bank.cap}
-    previous = created_at
-    for player_id, played_at in moves:
-        side = side_of(player_id)
-        spent = running(previous, played_at, periods.get(side, ()))
-        left[side] = min(left[side] - spent + bank.increment, bank.cap)
-        previous = max(previous, played_at)
-    if to_move is not None and now is not None:
-        left[to_move] -= running(previous, now, periods.get(to_move, ()))
+    turns, current = _turns(created_at, moves, side_of, periods, to_move, now)
+    for side, thought in turns:
+        left[side] = min(left[side] - thought + bank.increment, bank.cap)
+    if to_move is not None:
+        left[to_move] -= current
     return left
 
 
