@@ -52,7 +52,6 @@ from pbm_emergo.app.boards import (
     board_view,
     load_state,
     primary_address,
-    read_snapshot,
 )
 from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
@@ -378,7 +377,7 @@ def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: OutOfTime)
     """The player to move runs out of time: they lose, or take their opponent's open draw
     offer (:func:`~pbm_emergo.game.timers.decide_loss_on_time`); the final board mail says
     which, in each reader's language."""
-    state = read_snapshot(ctx.session, board).state
+    state = load_state(ctx.session, board)
     decision, offered_by = decide_loss_on_time(state, player.id, ctx.now)
     for change in decision.changes:
         ctx.write(change)
