@@ -1,8 +1,9 @@
 """Timed work on active boards: reminders (nag time) and losses on time.
 
 The server's scheduler runs :class:`Scheduler` every half minute (see ``pbm_emergo.ops.server``):
-:func:`scheduled` decides on one read of the boards, and each board's reminder or loss on
-time is stored in a short write transaction of its own.
+:func:`scheduled` reads the boards once into values (:class:`~pbm_emergo.game.timers.BoardClock`),
+the decisions are the pure core's (:mod:`pbm_emergo.game.timers`), and each board's
+reminder or loss on time, rendered here, is stored in a short write transaction of its own.
 A board's clock runs from its last move (or its creation) while a player is to move:
 
 * after ``nag_days`` without a move, the player to move gets a reminder (Subject
@@ -40,7 +41,7 @@ A lock never stops the clock beyond the vacation allowance.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app import lockout
@@ -50,21 +51,11 @@ from pbm_emergo.app.boards import (
     board_mails,
     board_view,
     load_state,
-    other_side,
     primary_address,
-)
-from pbm_emergo.app.clock import (
-    REMINDER_NOTICE,
-    TimeBank,
-    bank_left,
-    running,
-    thinking_time,
-    weekends,
 )
 from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
-from pbm_emergo.app.play import Turn
 from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, vacations
@@ -73,13 +64,19 @@ from pbm_emergo.db.reads.reminders import reminder_delivery
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.db.vacations import Period
-from pbm_emergo.game.account_changes import (
-    ExpiredConfirmationsDropped,
-    VacationEndTold,
-    VacationStarted,
+from pbm_emergo.game.account_changes import ExpiredConfirmationsDropped, VacationEndTold
+from pbm_emergo.game.timers import (
+    BoardClock,
+    LossOnTimeDue,
+    ReminderDue,
+    TimeRanOut,
+    after_time_ran_out,
+    decide_clock,
+    decide_loss_on_time,
+    lock_out_hold,
+    on_vacation,
+    vacation_over_left,
 )
-from pbm_emergo.game.board_changes import ReminderSent
-from pbm_emergo.rules import Termination
 from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
@@ -167,8 +164,8 @@ class Scheduler(Runner):
 
 class _Clocks:
     """What the clocks of the boards looked at need, read in two queries for all of them:
-    the vacations of their players to move, and the move times of the boards with a total
-    thinking time."""
+    the vacations of their players, and the move times of the boards with a total thinking
+    time or a time bank; :meth:`of` makes one board's :class:`BoardClock` of them."""
 
     def __init__(
         self, periods: dict[int, list[Period]], moves: dict[int, list[tuple[int, datetime]]]
@@ -190,76 +187,41 @@ class _Clocks:
         ]
         return cls(periods, games.move_times(session, counted))
 
-    def on_vacation(self, player: Player, now: datetime) -> bool:
-        """Whether ``player`` is on vacation at ``now`` (one taken in this run counts)."""
-        until = self.on_vacation_until.get(player.id, player.vacation_until)
-        return until is not None and until > now
-
-    def stops(self, board: Board, player: Player, now: datetime) -> list[Period]:
-        """When ``player``'s clock on ``board`` stood: their vacations, and the weekends in
-        their time zone on a board with ``-weekends``."""
-        periods = list(self.periods.get(player.id, ()))
-        if board.weekends_off:
-            periods += weekends(player.timezone, board.created_at, now)
-        return periods
-
-    def waited(self, board: Board, player: Player, since: datetime, now: datetime) -> timedelta:
-        """How long ``player``'s clock on ``board`` ran from ``since`` to ``now``."""
-        return running(since, now, self.stops(board, player, now))
-
-    def _side_stops(self, board: Board, now: datetime) -> dict[str, list[Period]]:
-        return {
-            "white": self.stops(board, board.white_player, now),
-            "black": self.stops(board, board.black_player, now),
-        }
-
-    def thinking(self, board: Board, now: datetime) -> dict[str, timedelta]:
-        """Each side's thinking time on a board with a total thinking time."""
-        white = board.white_player_id
-        return thinking_time(
-            board.created_at,
-            self.moves.get(board.number, []),
-            lambda pid: "white" if pid == white else "black",
-            self._side_stops(board, now),
-            board.to_move,
-            now,
-        )
-
-    def banked(self, board: Board, bank: TimeBank, now: datetime) -> dict[str, timedelta]:
-        """What is left of each side's time bank on a board with one."""
-        white = board.white_player_id
-        return bank_left(
-            board.created_at,
-            self.moves.get(board.number, []),
-            lambda pid: "white" if pid == white else "black",
-            self._side_stops(board, now),
-            board.to_move,
-            now,
-            bank,
+    def of(self, board: Board, player: Player, side: str) -> BoardClock:
+        """``board``'s clock as the decisions read it, ``player`` to move on ``side``."""
+        white, black = board.white_player, board.black_player
+        return BoardClock(
+            number=board.number,
+            ply=board.ply,
+            to_move=side,
+            player_id=player.id,
+            white_id=board.white_player_id,
+            created_at=board.created_at,
+            last_move_at=board.last_move_at,
+            last_reminder_at=board.last_reminder_at,
+            vacation_until=self.on_vacation_until.get(player.id, player.vacation_until),
+            nag_days=board.nag_days,
+            forfeit_days=board.forfeit_days,
+            total_days=board.total_days,
+            timebank_hours=board.timebank_hours,
+            increment_hours=board.increment_hours,
+            weekends_off=board.weekends_off,
+            timezones=(white.timezone, black.timezone),
+            vacations=(
+                tuple(self.periods.get(white.id, ())),
+                tuple(self.periods.get(black.id, ())),
+            ),
+            moves=tuple(self.moves.get(board.number, ())),
         )
 
 
 def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
     player = games.player_to_move(board)
-    if player is None or clocks.on_vacation(player, ctx.now):
+    if player is None or board.to_move is None:
         return []
-    last_move = board.last_move_at or board.created_at
-    waiting = clocks.waited(board, player, last_move, ctx.now)
-    left = timedelta(days=board.forfeit_days) - waiting
-    why: OutOfTime = ("idle", board.forfeit_days)
-    if board.total_days is not None and board.to_move is not None:
-        used = clocks.thinking(board, ctx.now)[board.to_move]
-        if timedelta(days=board.total_days) - used < left:
-            left = timedelta(days=board.total_days) - used
-            why = ("total", board.total_days)
-    bank = TimeBank.of(board.timebank_hours, board.increment_hours)
-    if bank is not None and board.to_move is not None:
-        banked = clocks.banked(board, bank, ctx.now)[board.to_move]
-        if banked < left:
-            left = banked
-            why = ("bank", 0)
-    reminded = board.last_reminder_at is not None and board.last_reminder_at >= last_move
-    if left <= timedelta():
+    found = decide_clock(clocks.of(board, player, board.to_move), ctx.now)
+    due: LossOnTimeDue | ReminderDue | None = None if isinstance(found, TimeRanOut) else found
+    if isinstance(found, TimeRanOut):
         # Out of time, but lost only once a reminder reached the player in this turn and a
         # day has passed since; a reminder queued or held back by a limit has not reached
         # them, one that could not be delivered is sent again (once a day).
@@ -268,47 +230,32 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
             board.number,
             [a.address for a in player.addresses],
             _reminder_subject(board, player),
-            last_move,
+            found.last_move,
         )
-        if delivery.sent_at is not None and ctx.now - delivery.sent_at >= REMINDER_NOTICE:
-            if lockout.locked_out(ctx.session, player, ctx.now):
-                held = _hold_for_lock_out(ctx, board, player, clocks)
-                if held is not None:
-                    return held
-            return _lose_on_time(ctx, board, player, why)
-        if delivery.sent_at is not None or delivery.on_its_way:
-            return []
-        tried = board.last_reminder_at if reminded else None
-        if tried is not None and ctx.now - tried < REMINDER_NOTICE:
-            return []
-        return _remind(ctx, board, player, waiting, left)
-    since_reminder = clocks.waited(
-        board, player, max(board.last_reminder_at or board.created_at, last_move), ctx.now
-    )
-    nag = timedelta(days=board.nag_days)
-    # The reminders every nag time, and one a day before the time runs out in any case (a
-    # total thinking time may run out before the nag time).
-    if (waiting < nag or since_reminder < nag) and (reminded or left > REMINDER_NOTICE):
+        due = after_time_ran_out(found, delivery.sent_at, delivery.on_its_way, ctx.now)
+    if isinstance(due, LossOnTimeDue):
+        if lockout.locked_out(ctx.session, player, ctx.now):
+            held = _hold_for_lock_out(ctx, board, player, clocks)
+            if held is not None:
+                return held
+        return _lose_on_time(ctx, board, player, due.why)
+    if due is None:
         return []
-    return _remind(ctx, board, player, waiting, left)
+    return _remind(ctx, board, player, due)
 
 
 def _reminder_subject(board: Board, player: Player) -> str:
     return f"Nag: Emergo Board {board.number} {player.userid}"
 
 
-def _remind(
-    ctx: UnitOfWork, board: Board, player: Player, waiting: timedelta, left: timedelta
-) -> list[Reply]:
+def _remind(ctx: UnitOfWork, board: Board, player: Player, due: ReminderDue) -> list[Reply]:
     """The reminder to the player to move (none without an address to send it to), its
     board as the player chose to see it (`board USERID PASSWORD list`)."""
     address = primary_address(player)
     if address is None:
         return []
     number, now = board.number, ctx.now
-    ctx.write(
-        ReminderSent(number, now, expected_ply=board.ply, expected_last=board.last_reminder_at)
-    )
+    ctx.write(due.change(now))
     # The board as after this reminder (its deadlines count from it).
     state = load_state(ctx.session, board).replace(last_reminder_at=now)
     # In the player's language: the scheduler answers nobody's mail.
@@ -316,13 +263,12 @@ def _remind(
         view = board_view(
             state, link=board_link(ctx.config, number), now=ctx.now, style=player.board_style
         )
-        # The game is lost no sooner than a day after this reminder is sent.
-        left = max(left, REMINDER_NOTICE)
         words = dict(
             userid=player.userid,
             number=board.number,
-            days=waiting.days,
-            days_left=-(-left // timedelta(days=1)),  # whole days, rounded up
+            days=due.waiting.days,
+            # The game is lost no sooner than a day after this reminder is sent.
+            days_left=due.days_left,
             weekends=board.weekends_off,
         )
         body = render("notice/reminder.txt.j2", **words, board_text=view.text)
@@ -349,12 +295,12 @@ def _hold_for_lock_out(
     never holds the clock back beyond the vacation allowance, or a losing player could
     lock themselves out once a day and never lose on time."""
     allowance, year, now = ctx.config.vacation_days, ctx.now.year, ctx.now
-    left = allowance - vacations.days_taken(ctx.session, player.id, year)
-    if left < 1:
+    taken = vacations.days_taken(ctx.session, player.id, year)
+    hold = lock_out_hold(player.id, player.vacation_until, allowance, taken, now)
+    if hold is None:
         return None
-    until = now + timedelta(days=1)
-    ctx.write(VacationStarted(player.id, now, 1, player.vacation_until))
-    clocks.on_vacation_until[player.id] = until
+    ctx.write(hold.change)
+    clocks.on_vacation_until[player.id] = hold.until
     address = primary_address(player)
     if address is None:
         return []
@@ -363,8 +309,8 @@ def _hold_for_lock_out(
             "notice/lock_vacation.txt.j2",
             userid=player.userid,
             number=board.number,
-            until=i18n.moment(until, "UTC"),
-            left=left - 1,
+            until=i18n.moment(hold.until, "UTC"),
+            left=hold.left,
             allowance=allowance,
             year=year,
         )
@@ -428,35 +374,30 @@ def _out_of_time(why: OutOfTime, userid: str, offered_by: str | None) -> str:
 
 
 def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: OutOfTime) -> list[Reply]:
-    """The player to move runs out of time: they lose, unless their opponent's draw offer is
-    open, which they are then taken to accept (as pbmserv does). Their own offer does not
-    count: the opponent never agreed to a draw, and would win on time."""
-    turn = Turn(ctx, board, player)
-    offer = next(
-        (v for v in turn.state.votes if v.kind == "draw" and v.player_id != player.id), None
+    """The player to move runs out of time: they lose, or take their opponent's open draw
+    offer (:func:`~pbm_emergo.game.timers.decide_loss_on_time`); the final board mail says
+    which, in each reader's language."""
+    state = load_state(ctx.session, board)
+    decision, offered_by = decide_loss_on_time(state, player.id, ctx.now)
+    for change in decision.changes:
+        ctx.write(change)
+    by = None if offered_by is None else offered_by.userid
+    return board_mails(
+        ctx, decision.state_after, headline=lambda: _out_of_time(why, player.userid, by)
     )
-    if offer is not None:
-        offered_by = (
-            turn.state.white if offer.player_id == turn.state.white.id else (turn.state.black)
-        )
-        state = turn.finish(turn.state, None, Termination.DRAW_AGREED)
-        return board_mails(
-            ctx,
-            state,
-            headline=lambda: _out_of_time(why, player.userid, offered_by.userid),
-        )
-    state = turn.finish(turn.state, other_side(board.to_move or ""), Termination.FORFEIT)
-    return board_mails(ctx, state, headline=lambda: _out_of_time(why, player.userid, None))
 
 
 def _vacation_over(ctx: UnitOfWork, vacation: Vacation, player: Player) -> list[Reply]:
     """The mail that tells ``player`` their vacation ran out: their clocks run again (none
     when they are on a newer vacation already, or have no address)."""
     address = primary_address(player)
-    if address is None or (player.vacation_until is not None and player.vacation_until > ctx.now):
+    if address is None or on_vacation(player.vacation_until, ctx.now):
         return []
     allowance, year = ctx.config.vacation_days, ctx.now.year
-    left = max(allowance - vacations.days_taken(ctx.session, player.id, year), 0)
+    taken = vacations.days_taken(ctx.session, player.id, year)
+    left = vacation_over_left(player.vacation_until, allowance, taken, ctx.now)
+    if left is None:
+        return []
     with speaking(player.language):  # the scheduler answers nobody's mail
         body = render(
             "notice/vacation_over.txt.j2",

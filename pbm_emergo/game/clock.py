@@ -84,6 +84,29 @@ def clock_reaches(start: datetime, amount: timedelta, stops: Iterable[Period]) -
     return moment + amount
 
 
+def _turns(
+    created_at: datetime,
+    moves: Sequence[tuple[int, datetime]],
+    side_of: Callable[[int], str],
+    periods: Mapping[str, Sequence[Period]],
+    to_move: str | None,
+    now: datetime | None,
+) -> tuple[list[tuple[str, timedelta]], timedelta]:
+    """Each move's side and thinking time, in order: from the move before it (or the board's
+    creation), the side's stops (``periods``) left out; and the running turn's time up to
+    ``now`` (none without ``to_move`` and ``now``)."""
+    turns: list[tuple[str, timedelta]] = []
+    previous = created_at
+    for player_id, played_at in moves:
+        side = side_of(player_id)
+        turns.append((side, running(previous, played_at, periods.get(side, ()))))
+        previous = max(previous, played_at)
+    current = timedelta()
+    if to_move is not None and now is not None:
+        current = running(previous, now, periods.get(to_move, ()))
+    return turns, current
+
+
 def thinking_time(
     created_at: datetime,
     moves: Sequence[tuple[int, datetime]],
@@ -97,13 +120,11 @@ def thinking_time(
     ``to_move``; the side's vacations (``periods``) do not count. ``moves`` are
     (player id, played at) in order."""
     spent = {WHITE: timedelta(), BLACK: timedelta()}
-    previous = created_at
-    for player_id, played_at in moves:
-        side = side_of(player_id)
-        spent[side] += running(previous, played_at, periods.get(side, ()))
-        previous = max(previous, played_at)
-    if to_move is not None and now is not None:
-        spent[to_move] += running(previous, now, periods.get(to_move, ()))
+    turns, current = _turns(created_at, moves, side_of, periods, to_move, now)
+    for side, thought in turns:
+        spent[side] += thought
+    if to_move is not None:
+        spent[to_move] += current
     return spent
 
 
@@ -121,15 +142,56 @@ def bank_left(
     ``bank.increment`` up to the cap; the running turn of ``to_move`` is taken up to
     ``now``. Below zero, the side ran out of time."""
     left = {WHITE: bank.cap, BLACK: bank.cap}
-    previous = created_at
-    for player_id, played_at in moves:
-        side = side_of(player_id)
-        spent = running(previous, played_at, periods.get(side, ()))
-        left[side] = min(left[side] - spent + bank.increment, bank.cap)
-        previous = max(previous, played_at)
-    if to_move is not None and now is not None:
-        left[to_move] -= running(previous, now, periods.get(to_move, ()))
+    turns, current = _turns(created_at, moves, side_of, periods, to_move, now)
+    for side, thought in turns:
+        left[side] = min(left[side] - thought + bank.increment, bank.cap)
+    if to_move is not None:
+        left[to_move] -= current
     return left
+
+
+@dataclass(frozen=True)
+class TimeLeft:
+    """The clock of the player to move: ``waiting``, how long it ran since the last move
+    (or the board's creation); ``left``, the time before they lose on time (at or below
+    zero: they ran out), and ``why``: which limit is nearest, ``("idle", forfeit days)``,
+    ``("total", days of thinking time)`` or ``("bank", 0)`` (on a tie the first of
+    these)."""
+
+    waiting: timedelta
+    left: timedelta
+    why: tuple[str, int]
+
+
+def time_left(
+    created_at: datetime,
+    moves: Sequence[tuple[int, datetime]],
+    side_of: Callable[[int], str],
+    periods: Mapping[str, Sequence[Period]],
+    to_move: str,
+    last_move: datetime,
+    now: datetime,
+    forfeit_days: int,
+    total_days: int | None,
+    bank: TimeBank | None,
+) -> TimeLeft:
+    """How long ``to_move``'s clock ran in this turn and what is left of it before the
+    nearest of the board's limits: ``forfeit_days`` without a move, the total thinking
+    time (``total_days``: :func:`thinking_time`), the time bank (:func:`bank_left`).
+    ``moves`` are (player id, played at) in order (needed only for a total thinking time or
+    a time bank), ``last_move`` when the turn began; ``periods`` each side's stops."""
+    waiting = running(last_move, now, periods.get(to_move, ()))
+    left = timedelta(days=forfeit_days) - waiting
+    why = ("idle", forfeit_days)
+    if total_days is not None:
+        used = thinking_time(created_at, moves, side_of, periods, to_move, now)[to_move]
+        if timedelta(days=total_days) - used < left:
+            left, why = timedelta(days=total_days) - used, ("total", total_days)
+    if bank is not None:
+        banked = bank_left(created_at, moves, side_of, periods, to_move, now, bank)[to_move]
+        if banked < left:
+            left, why = banked, ("bank", 0)
+    return TimeLeft(waiting, left, why)
 
 
 @dataclass(frozen=True)
@@ -253,17 +315,22 @@ def deadlines(state: BoardState, now: datetime) -> Deadlines | None:
     periods = side_periods(state, now)
     away = periods[state.to_move]
     last_move = state.moves[-1].played_at if state.moves else state.created_at
-    waiting = running(last_move, now, away)
-    left = timedelta(days=state.forfeit_days) - waiting
     moves = [(m.player_id, m.played_at) for m in state.moves]
     side_of: Callable[[int], str] = lambda pid: state.side_of(pid) or WHITE  # noqa: E731
-    if state.total_days is not None:
-        used = thinking_time(state.created_at, moves, side_of, periods, state.to_move, now)
-        left = min(left, timedelta(days=state.total_days) - used[state.to_move])
     bank = TimeBank.of(state.timebank_hours, state.increment_hours)
-    if bank is not None:
-        banked = bank_left(state.created_at, moves, side_of, periods, state.to_move, now, bank)
-        left = min(left, banked[state.to_move])
+    clock = time_left(
+        state.created_at,
+        moves,
+        side_of,
+        periods,
+        state.to_move,
+        last_move,
+        now,
+        state.forfeit_days,
+        state.total_days,
+        bank,
+    )
+    waiting, left = clock.waiting, clock.left
     reminded_at = state.last_reminder_at
     reminded = reminded_at is not None and reminded_at >= last_move
     since_reminder = running(max(reminded_at or state.created_at, last_move), now, away)
