@@ -13,13 +13,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from pbm_emergo.app.clock import (
-    TimeBank,
-    bank_left,
-    clock_terms_text,
-    side_periods,
-    thinking_time,
-)
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
@@ -41,7 +34,14 @@ from pbm_emergo.game.board import (
     Seat,
     other_side,
 )
-from pbm_emergo.game.clock import deadlines
+from pbm_emergo.game.clock import (
+    TimeBank,
+    bank_left,
+    clock_terms_text,
+    deadlines,
+    side_periods,
+    thinking_time,
+)
 from pbm_emergo.game.decision import finish
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.game.requests import not_a_board, parse_board_ref

@@ -14,13 +14,6 @@ from dataclasses import dataclass
 
 from pbm_emergo.app.accounts import check_reachable, is_registered, require_player
 from pbm_emergo.app.boards import BoardState, board_mails, load_state, seat_of
-from pbm_emergo.app.clock import (
-    MAX_TIME_BANK_HOURS,
-    MIN_FORFEIT_DAYS,
-    MIN_NAG_DAYS,
-    hours_of,
-    time_bank_fault,
-)
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
@@ -34,6 +27,13 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
+from pbm_emergo.game.clock import (
+    MAX_TIME_BANK_HOURS,
+    MIN_FORFEIT_DAYS,
+    MIN_NAG_DAYS,
+    hours_of,
+    time_bank_fault,
+)
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.numbers import MAX_LIMIT as MAX_LIMIT
 from pbm_emergo.game.numbers import MAX_SEEK as MAX_SEEK
@@ -61,7 +61,7 @@ class ChallengeOptions:
 
 def parse_options(words: Sequence[str]) -> ChallengeOptions:
     """The options of a challenge; a Refused names the first one that is wrong. The clock
-    options have floors (:mod:`pbm_emergo.app.clock`): a challenge starts its game at once,
+    options have floors (:mod:`pbm_emergo.game.clock`): a challenge starts its game at once,
     without the challenged player's consent, so its terms must leave them time to hear of
     it before they can lose on time. Options below a floor are refused, not raised to it,
     so that no game starts on terms the challenger did not write."""

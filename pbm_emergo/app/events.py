@@ -20,13 +20,6 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.boards import board_link, board_mails
-from pbm_emergo.app.clock import (
-    MIN_FORFEIT_DAYS,
-    MIN_NAG_DAYS,
-    clock_terms_text,
-    hours_of,
-    time_bank_fault,
-)
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
@@ -51,6 +44,13 @@ from pbm_emergo.db.reads.snapshot import load_state, primary_address
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import BoardCreated
+from pbm_emergo.game.clock import (
+    MIN_FORFEIT_DAYS,
+    MIN_NAG_DAYS,
+    clock_terms_text,
+    hours_of,
+    time_bank_fault,
+)
 from pbm_emergo.game.event_changes import (
     DivisionsSet,
     EntryAdded,

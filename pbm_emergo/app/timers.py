@@ -23,7 +23,7 @@ A board's clock runs from its last move (or its creation) while a player is to m
 No game is lost on time without a reminder that reached the player: only once a reminder of
 the board was sent to them in this turn (the outbox says ``sent``: queued, held back by a
 reply limit, or failed is not enough), and a day after it was sent
-(:data:`pbm_emergo.app.clock.REMINDER_NOTICE`). A player whose time ran out without one
+(:data:`pbm_emergo.game.clock.REMINDER_NOTICE`). A player whose time ran out without one
 gets one (again once a day while none could be delivered), so a flood of mail that holds
 their mail back only postpones the loss.
 
@@ -32,7 +32,7 @@ does), if the opponent made it: the player out of time is taken to accept it. Th
 offer, never answered, does not save them. A player on vacation (``vacation_until`` in the
 future) gets no reminder and loses no game on time, and their clock stops: the time of a
 vacation does not count, neither for reminders nor for losses on time
-(:mod:`pbm_emergo.app.clock`). A player whose registered address is locked out by wrong
+(:mod:`pbm_emergo.game.clock`). A player whose registered address is locked out by wrong
 passwords (see :mod:`pbm_emergo.app.lockout`), or was within a day, loses no game on time
 while they have vacation days left: each day it saves them is taken as a day of vacation.
 A lock never stops the clock beyond the vacation allowance.

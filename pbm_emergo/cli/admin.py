@@ -1020,7 +1020,7 @@ def _register_events(commands: Any) -> None:
 
 def _clock_hours(text: str) -> int:
     """``--timebank`` and ``--increment``: hours (36h) or days (10d, or 10)."""
-    from pbm_emergo.app.clock import hours_of
+    from pbm_emergo.game.clock import hours_of
 
     hours = hours_of(text)
     if hours is None:
