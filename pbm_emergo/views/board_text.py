@@ -165,20 +165,32 @@ def options_text(state: BoardState) -> str:
                 state.total_days,
             )
         )
-    if state.timebank_hours is not None:
+    terms = clock_terms_text(state.timebank_hours, state.increment_hours, state.weekends_off)
+    if terms is not None:
+        parts.append(terms)
+    return "; ".join(parts)
+
+
+def clock_terms_text(
+    timebank_hours: int | None, increment_hours: int | None, weekends_off: bool
+) -> str | None:
+    """The time bank and the weekend pause in words (None: neither); the English is
+    :func:`pbm_emergo.game.clock.clock_terms_text`."""
+    parts = []
+    if timebank_hours is not None:
         parts.append(
             i18n._(
                 "a time bank of %(bank)s hours each, %(increment)s hours added a move (up to "
                 "the bank's size)",
-                bank=state.timebank_hours,
-                increment=state.increment_hours or 0,
+                bank=timebank_hours,
+                increment=increment_hours or 0,
             )
         )
-    if state.weekends_off:
+    if weekends_off:
         parts.append(
             i18n._("the clocks stop at weekends (Saturday and Sunday in each player's time zone)")
         )
-    return "; ".join(parts)
+    return "; ".join(parts) or None
 
 
 def rating_lines(rating: GameRating, white: str, black: str) -> list[str]:
