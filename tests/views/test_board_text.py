@@ -204,3 +204,19 @@ def test_the_headlines_the_game_says_as_values() -> None:
             "alice speelde e4 (zet 1).\nalice vraagt zet 1 terug te nemen."
         )
     assert board_text.headline_text("as it is") == "as it is"
+
+
+def test_a_finished_games_result_as_a_value_said_in_dutch_and_german() -> None:
+    from pbm_emergo.game.reasons import refusal
+    from pbm_emergo.game.sentences import result_reason
+    from pbm_emergo.views.reasons import said
+
+    state = state_of(
+        status="finished", to_move=None, winner="black", outcome_reason=Termination.FORFEIT
+    )
+    over = refusal("game_is_over", number=101, result=result_reason(state))
+    assert str(over) == "The game on board 101 is over: bob (Eks) wins: alice did not move in time."
+    with speaking("de"):
+        assert said(over).startswith("Die Partie auf Brett 101 ist vorbei: bob (Eks) gewinnt: ")
+    with speaking("nl"):
+        assert board_text.result_text(state).startswith("bob (Eks) wint")
