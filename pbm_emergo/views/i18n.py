@@ -168,3 +168,12 @@ def pgettext(context: str, message: str, **values: Any) -> str:
     differently elsewhere: an event's status), its placeholders filled in."""
     text = str(translations(current()).pgettext(context, message))
     return text % values if values else text
+
+
+def day(when: datetime) -> str:
+    """A date as the current locale writes it in a table's column (English: as ever,
+    ``2026-12-01``; German ``01.12.26``, Dutch ``01-12-2026``)."""
+    locale = current()
+    if locale == DEFAULT:
+        return when.strftime("%Y-%m-%d")
+    return format_date(when, "short", locale=locale)
