@@ -337,7 +337,7 @@ def create_private_event(
             "The private event %(name)s (%(format)s) is open. Players (you too) join it with "
             "'emergo join %(name)s USERID PASSWORD EVENTPASSWORD'; give them the event's "
             "password yourself. It starts at %(starts)s or when %(count)s players are in.",
-            starts=_at(terms.starts_at),
+            starts=_when(terms.starts_at),
             **values,
         )
     else:
@@ -416,11 +416,11 @@ def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None 
     if event.starts_at is not None and limit:
         starts = i18n._(
             "It starts at %(starts)s, or when %(count)s players are in.",
-            starts=_at(event.starts_at),
+            starts=_when(event.starts_at),
             count=limit,
         )
     elif event.starts_at is not None:
-        starts = i18n._("It starts at %(starts)s.", starts=_at(event.starts_at))
+        starts = i18n._("It starts at %(starts)s.", starts=_when(event.starts_at))
     elif limit:
         starts = i18n._("It starts when %(count)s players are in.", count=limit)
     else:
@@ -706,6 +706,12 @@ def _at(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else "-"
 
 
+def _when(moment: datetime) -> str:
+    """A start time in a sentence, as the reader's locale writes it (English: as
+    :func:`_at`)."""
+    return i18n.moment(moment, "UTC")
+
+
 def show_event(ctx: UnitOfWork, name: str) -> Result:
     """``emergo event NAME``: the table, the crosstable, the next games."""
     event = require_event(ctx.session, name)
@@ -725,7 +731,7 @@ def event_text(view: EventView) -> str:
         event_name=event.name, event_format=event.format, status=event.status,
         status_text=words.status_text(event.status),
         round=event.current_round, total_rounds=view.total_rounds,
-        starts=_at(event.starts_at) if event.starts_at else None, rated=event.rated,
+        starts=_when(event.starts_at) if event.starts_at else None, rated=event.rated,
         clock=view.clock, tiebreak=view.tiebreak, divisions=view.divisions,
         crosstable=view.crosstable, next_games=view.next_games, winner=view.winner,
         withdrawn=view.withdrawn, season=event.season,

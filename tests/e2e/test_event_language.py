@@ -6,6 +6,7 @@ they were; the web event page's clock sentence in Dutch for a Dutch browser."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from starlette.testclient import TestClient
@@ -85,3 +86,22 @@ def test_a_german_player_reads_his_event_in_german(
     assert page.status_code == 200
     assert "een herinnering na 3 dagen zonder zet, de partij verloren na 9" in page.text
     assert "vakantiedagen zetten de klok stil" in page.text
+
+
+def test_a_german_players_private_event_says_its_start_in_german(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    post.one("language bob bob-pw1 de", BOB)
+    created = flat(
+        post.one("emergo event create friends bob bob-pw1 swiss fr1ends --starts=+2d", BOB)
+    )
+    assert "Das private Turnier friends (swiss) ist offen." in created
+    assert re.search(
+        r"Es beginnt am \d{1,2}\. \w+ \d{4} \d\d:\d\d UTC oder sobald 16 Spieler dabei sind\.",
+        created,
+    ), created
+    refused = flat(post.one("emergo event create friends bob bob-pw1 swiss fr1ends", BOB))
+    assert "Es gibt schon ein Turnier namens friends." in refused
+    english = flat(post.one("emergo join friends alice alice-pw1", ALICE))
+    assert re.search(r"The event friends is private: join it with its password", english), english
