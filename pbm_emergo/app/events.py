@@ -888,13 +888,17 @@ def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
 
 def _tell_all(ctx: UnitOfWork, event: Event, subject: str, body: Callable[[], str]) -> list[Reply]:
     """The same news to every player of the event, each in their language (the Subject in
-    English for all)."""
+    English for all; the body made once for each language)."""
     replies = []
+    bodies: dict[str, str] = {}
     for _, player in events.entries(ctx.session, event.id):
         address = primary_address(player)
         if address is not None and player.userid_key not in ROBOTS:
             with i18n.speaking(player.language):
-                replies.append(Reply(to=address, subject=subject, body=body()))
+                language = i18n.current()
+                if language not in bodies:
+                    bodies[language] = body()
+            replies.append(Reply(to=address, subject=subject, body=bodies[language]))
     return replies
 
 
