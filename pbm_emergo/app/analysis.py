@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from pbm_emergo.app.boards import load_state, result_sentence
+from pbm_emergo.app.boards import load_state
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.results import Refused, Result
@@ -39,7 +39,7 @@ from pbm_emergo.game.board_changes import AnalysisFinished, AnalysisRequested
 from pbm_emergo.robot.analysis import MoveVerdict, Report, moves_analysed
 from pbm_emergo.robot.search import WIN
 from pbm_emergo.rules import MoveError, position_words, render_board
-from pbm_emergo.views import i18n
+from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import render, render_html
 
@@ -225,7 +225,7 @@ def compose(
         "number": board.number,
         "white": white,
         "black": black,
-        "result": result_sentence(state),
+        "result": board_text.result_text(state),
         "rows": [_row(v, names) for v in report.verdicts],
         "notes": notes,
         "turning": _note(turning, names) if turning is not None else None,

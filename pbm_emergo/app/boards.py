@@ -37,7 +37,6 @@ from pbm_emergo.game.board import (
 from pbm_emergo.game.clock import (
     TimeBank,
     bank_left,
-    clock_terms_text,
     deadlines,
     side_periods,
     thinking_time,
@@ -157,21 +156,10 @@ def finish_game(
 
 
 def options_text(state: BoardState) -> str:
-    parts = ["rated" if state.rated else "unrated"]
-    parts.append(
-        "a blocked player draws" if state.blocked_rule == "draw" else "a blocked player loses"
-    )
-    parts.append(f"reminder after {state.nag_days} days, forfeit after {state.forfeit_days} days")
-    if state.total_days is not None:
-        parts.append(f"{_days(state.total_days)} of thinking time each")
-    terms = clock_terms_text(state.timebank_hours, state.increment_hours, state.weekends_off)
-    if terms is not None:
-        parts.append(terms)
-    return "; ".join(parts)
-
-
-def _days(n: int) -> str:
-    return "1 day" if n == 1 else f"{n} days"
+    """The board's terms in English, as the game record file writes them (a data format,
+    docs/record.md): the board mail's words (:func:`board_text.options_text`) in English."""
+    with speaking(None):
+        return board_text.options_text(state)
 
 
 def clock_lines(state: BoardState, now: datetime | None) -> list[str]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -47,7 +47,6 @@ from pbm_emergo.game.board_changes import BoardCreated
 from pbm_emergo.game.clock import (
     MIN_FORFEIT_DAYS,
     MIN_NAG_DAYS,
-    clock_terms_text,
     hours_of,
     time_bank_fault,
 )
@@ -93,6 +92,8 @@ from pbm_emergo.game.tournaments import (
     standings,
 )
 from pbm_emergo.robot import ROBOTS
+from pbm_emergo.views import event_text as words
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -130,8 +131,11 @@ class EventTerms:
 def check_name(name: str) -> str:
     if not EVENT_NAME.fullmatch(name):
         raise Refused(
-            f"'{name[:40]}' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', "
-            "starting with a letter."
+            i18n._(
+                "'%(name)s' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', "
+                "starting with a letter.",
+                name=name[:40],
+            )
         )
     return name
 
@@ -140,23 +144,43 @@ def check_terms(terms: EventTerms) -> EventTerms:
     """The terms, or a Refused naming the first that is wrong (the clock's floors are a
     challenge's: nobody loses an event's game on time before a reminder can reach them)."""
     if terms.event_format not in EVENT_FORMATS:
-        raise Refused(f"The format is one of {', '.join(EVENT_FORMATS)}.")
+        raise Refused(i18n._("The format is one of %(formats)s.", formats=", ".join(EVENT_FORMATS)))
     if terms.robots not in ROBOT_POLICIES:
-        raise Refused("--robots is fill or none.")
+        raise Refused(i18n._("--robots is fill or none."))
     if terms.rounds is not None and not 1 <= terms.rounds <= MAX_ROUNDS:
-        raise Refused(f"--rounds is a number from 1 to {MAX_ROUNDS}.")
+        raise Refused(i18n._("--rounds is a number from 1 to %(most)s.", most=MAX_ROUNDS))
     if terms.event_format in (ROUND_ROBIN, LEAGUE) and (terms.rounds or 1) > 2:
-        raise Refused("A round robin is played once (--rounds 1) or twice (--rounds 2).")
+        raise Refused(i18n._("A round robin is played once (--rounds 1) or twice (--rounds 2)."))
     if terms.max_players is not None and not 2 <= terms.max_players <= MAX_PLAYERS:
-        raise Refused(f"--max-players is a number from 2 to {MAX_PLAYERS}.")
+        raise Refused(i18n._("--max-players is a number from 2 to %(most)s.", most=MAX_PLAYERS))
     if not MIN_NAG_DAYS <= terms.nag_days <= MAX_DAYS:
-        raise Refused(f"--nagtime is a number of days from {MIN_NAG_DAYS} to {MAX_DAYS}.")
+        raise Refused(
+            i18n._(
+                "--nagtime is a number of days from %(least)s to %(most)s.",
+                least=MIN_NAG_DAYS,
+                most=MAX_DAYS,
+            )
+        )
     if not MIN_FORFEIT_DAYS <= terms.forfeit_days <= MAX_DAYS:
-        raise Refused(f"--forfeittime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}.")
+        raise Refused(
+            i18n._(
+                "--forfeittime is a number of days from %(least)s to %(most)s.",
+                least=MIN_FORFEIT_DAYS,
+                most=MAX_DAYS,
+            )
+        )
     if terms.total_days is not None and not MIN_FORFEIT_DAYS <= terms.total_days <= MAX_DAYS:
-        raise Refused(f"--totaltime is a number of days from {MIN_FORFEIT_DAYS} to {MAX_DAYS}.")
+        raise Refused(
+            i18n._(
+                "--totaltime is a number of days from %(least)s to %(most)s.",
+                least=MIN_FORFEIT_DAYS,
+                most=MAX_DAYS,
+            )
+        )
     if terms.nag_days >= terms.forfeit_days:
-        raise Refused("The reminder time (--nagtime) must be shorter than the forfeit time.")
+        raise Refused(
+            i18n._("The reminder time (--nagtime) must be shorter than the forfeit time.")
+        )
     fault = time_bank_fault(terms.timebank_hours, terms.increment_hours)
     if fault is not None:
         raise Refused(fault)
@@ -176,7 +200,7 @@ def create_event(
     check_name(name)
     check_terms(terms)
     if events.by_name(ctx.session, name) is not None:
-        raise Refused(f"There is already an event called {name}.")
+        raise Refused(i18n._("There is already an event called %(name)s.", name=name))
     rounds = terms.rounds
     if rounds is None and terms.event_format == SWISS:
         rounds = DEFAULT_SWISS_ROUNDS
@@ -193,7 +217,7 @@ def create_event(
         timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
         weekends_off=terms.weekends_off,
     ))  # fmt: skip
-    clock = clock_text(
+    clock = words.clock_text(
         terms.nag_days, terms.forfeit_days, terms.total_days, terms.timebank_hours,
         terms.increment_hours, terms.weekends_off,
     )  # fmt: skip
@@ -219,7 +243,12 @@ def private_terms(event_format: str, words: Sequence[str], now: datetime) -> Eve
     """The terms of a private event from its creator's option words (a Refused names the
     first wrong one)."""
     if event_format.lower() not in PRIVATE_FORMATS:
-        raise Refused(f"A private event's format is one of {', '.join(PRIVATE_FORMATS)}.")
+        raise Refused(
+            i18n._(
+                "A private event's format is one of %(formats)s.",
+                formats=", ".join(PRIVATE_FORMATS),
+            )
+        )
     values: dict[str, Any] = {"event_format": event_format.lower()}
     for word in words:
         match = MAIL_OPTION.fullmatch(word)
@@ -231,8 +260,8 @@ def private_terms(event_format: str, words: Sequence[str], now: datetime) -> Eve
             values["starts_at"] = _relative(word, value, now)
         elif key == "weekends" and value is None:
             values["weekends_off"] = True
-        elif key in ("timebank", "increment") and value is not None and (
-            hours_of(value) is not None
+        elif (
+            key in ("timebank", "increment") and value is not None and (hours_of(value) is not None)
         ):
             values[f"{key}_hours"] = hours_of(value)
         elif key in ("rounds", "max-players", "nagtime", "forfeittime", "totaltime") and (
@@ -245,24 +274,31 @@ def private_terms(event_format: str, words: Sequence[str], now: datetime) -> Eve
             values[field_name] = int(value)
         else:
             raise Refused(
-                f"Unknown option '{word[:40]}': the options are --rounds=N, --max-players=N, "
-                "--starts=+Nd or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, "
-                "-timebank=240h, -increment=36h, -weekends, -unrated."
+                i18n._(
+                    "Unknown option '%(word)s': the options are --rounds=N, --max-players=N, "
+                    "--starts=+Nd or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, "
+                    "-timebank=240h, -increment=36h, -weekends, -unrated.",
+                    word=word[:40],
+                )
             )
     values.setdefault("max_players", PRIVATE_MAX_PLAYERS)
     if values["max_players"] > PRIVATE_MAX_PLAYERS:
-        raise Refused(f"A private event has at most {PRIVATE_MAX_PLAYERS} players.")
+        raise Refused(
+            i18n._("A private event has at most %(most)s players.", most=PRIVATE_MAX_PLAYERS)
+        )
     return check_terms(EventTerms(**values))
 
 
 def _relative(word: str, value: str, now: datetime) -> datetime:
     match = re.fullmatch(r"\+([0-9]{1,3})([dh])", value)
     if not match:
-        raise Refused(f"{word[:40]}: the start is +Nd (days) or +Nh (hours) from now.")
+        raise Refused(
+            i18n._("%(word)s: the start is +Nd (days) or +Nh (hours) from now.", word=word[:40])
+        )
     amount = int(match[1])
     delay = timedelta(days=amount) if match[2] == "d" else timedelta(hours=amount)
     if delay > PRIVATE_STARTS_WITHIN:
-        raise Refused("A private event starts within 30 days.")
+        raise Refused(i18n._("A private event starts within 30 days."))
     return now + delay
 
 
@@ -283,28 +319,44 @@ def create_private_event(
     ctx.reveal(name, event_format)
     if events.open_events_of_owner(ctx.session, owner.id) >= PRIVATE_EVENTS_AT_A_TIME:
         raise Refused(
-            f"{owner.userid} has {PRIVATE_EVENTS_AT_A_TIME} private events open or under way "
-            "already; create another when one of them has ended."
+            i18n._(
+                "%(userid)s has %(count)s private events open or under way already; create "
+                "another when one of them has ended.",
+                userid=owner.userid,
+                count=PRIVATE_EVENTS_AT_A_TIME,
+            )
         )
     if len(event_password) < 4:
-        raise Refused("The event's password needs at least 4 characters.")
+        raise Refused(i18n._("The event's password needs at least 4 characters."))
     result = create_event(
         ctx, name, terms, owner=owner, join_password_hash=players.hash_password(event_password)
     )
-    result.answer = (
-        f"The private event {name} ({terms.event_format}) is open. Players (you too) join "
-        f"it with 'emergo join {name} USERID PASSWORD EVENTPASSWORD'; give them the event's "
-        f"password yourself. It starts "
-        + (f"at {_at(terms.starts_at)} or " if terms.starts_at else "")
-        + f"when {terms.max_players} players are in.\n"
-    )
+    values = {"name": name, "format": terms.event_format, "count": terms.max_players}
+    if terms.starts_at:
+        result.answer = i18n._(
+            "The private event %(name)s (%(format)s) is open. Players (you too) join it with "
+            "'emergo join %(name)s USERID PASSWORD EVENTPASSWORD'; give them the event's "
+            "password yourself. It starts at %(starts)s or when %(count)s players are in.",
+            starts=_when(terms.starts_at),
+            **values,
+        )
+    else:
+        result.answer = i18n._(
+            "The private event %(name)s (%(format)s) is open. Players (you too) join it with "
+            "'emergo join %(name)s USERID PASSWORD EVENTPASSWORD'; give them the event's "
+            "password yourself. It starts when %(count)s players are in.",
+            **values,
+        )
+    result.answer += "\n"
     return result
 
 
 def require_event(session: Session, name: str) -> Event:
     event = events.by_name(session, name)
     if event is None:
-        raise Refused(f"There is no event called {name[:40]}; 'emergo events' lists them.")
+        raise Refused(
+            i18n._("There is no event called %(name)s; 'emergo events' lists them.", name=name[:40])
+        )
     return event
 
 
@@ -318,41 +370,74 @@ def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None 
     # where a password might be).
     ctx.reveal(event.name, name)
     if event.status != EVENT_OPEN:
-        raise Refused(f"The event {event.name} is {event.status}: it takes no more players.")
+        raise Refused(
+            i18n._(
+                "The event %(name)s is %(status)s: it takes no more players.",
+                name=event.name,
+                status=words.status_text(event.status),
+            )
+        )
     if player.userid_key in ROBOTS:
-        raise Refused("The robots join events only to fill empty places.")
+        raise Refused(i18n._("The robots join events only to fill empty places."))
     entered = events.entries(ctx.session, event.id)
     if any(p.id == player.id for _, p in entered):
-        raise Refused(f"{player.userid} is in the event {event.name} already.")
+        raise Refused(
+            i18n._(
+                "%(userid)s is in the event %(name)s already.",
+                userid=player.userid,
+                name=event.name,
+            )
+        )
     if (
         event.max_players is not None
         and len(entered) >= event.max_players
         and (event.format != LEAGUE)
     ):
-        raise Refused(f"The event {event.name} is full ({event.max_players} players).")
+        raise Refused(
+            i18n._(
+                "The event %(name)s is full (%(count)s players).",
+                name=event.name,
+                count=event.max_players,
+            )
+        )
     if event.join_password_hash is not None and not (
         event_password and players.password_matches(event.join_password_hash, event_password)
     ):
         raise Refused(
-            f"The event {event.name} is private: join it with its password, 'emergo join "
-            f"{event.name} USERID PASSWORD EVENTPASSWORD' (its creator has it)."
+            i18n._(
+                "The event %(name)s is private: join it with its password, 'emergo join "
+                "%(name)s USERID PASSWORD EVENTPASSWORD' (its creator has it).",
+                name=event.name,
+            )
         )
     limit = None if event.format == LEAGUE else event.max_players
     ctx.write(EntryAdded(event.id, player.id, ctx.now, limit))
     count = len(entered) + 1
-    if event.starts_at is not None:
-        starts = f" It starts at {_at(event.starts_at)}" + (
-            f", or when {limit} players are in." if limit else "."
+    if event.starts_at is not None and limit:
+        starts = i18n._(
+            "It starts at %(starts)s, or when %(count)s players are in.",
+            starts=_when(event.starts_at),
+            count=limit,
         )
+    elif event.starts_at is not None:
+        starts = i18n._("It starts at %(starts)s.", starts=_when(event.starts_at))
     elif limit:
-        starts = f" It starts when {limit} players are in."
+        starts = i18n._("It starts when %(count)s players are in.", count=limit)
     else:
-        starts = " It starts when the operator starts it."
+        starts = i18n._("It starts when the operator starts it.")
+    answer = i18n._(
+        "%(userid)s is in the event %(name)s (%(format)s), player %(count)s. %(starts)s Your "
+        "boards come by mail when a round opens; 'emergo event %(name)s' shows the table.",
+        userid=player.userid,
+        name=event.name,
+        format=event.format,
+        count=count,
+        starts=starts,
+    )
+    clock = i18n._("The clock of its games: %(clock)s", clock=_clock_text(event))
     return Result(
         summary=f"{player.userid} joined the event {event.name}",
-        answer=f"{player.userid} is in the event {event.name} ({event.format}), player "
-        f"{count}.{starts} Your boards come by mail when a round opens; 'emergo event "
-        f"{event.name}' shows the table.\nThe clock of its games: {_clock_text(event)}\n",
+        answer=f"{answer}\n{clock}\n",
         answer_subject=f"Emergo event {event.name}: {player.userid} joined",
     )
 
@@ -364,9 +449,21 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
     ctx.reveal(event.name, name)
     entry = next((e for e, p in events.entries(ctx.session, event.id) if p.id == player.id), None)
     if entry is None or entry.withdrawn_at is not None:
-        raise Refused(f"{player.userid} is not playing in the event {event.name}.")
+        raise Refused(
+            i18n._(
+                "%(userid)s is not playing in the event %(name)s.",
+                userid=player.userid,
+                name=event.name,
+            )
+        )
     if event.status not in (EVENT_OPEN, EVENT_RUNNING):
-        raise Refused(f"The event {event.name} is {event.status}.")
+        raise Refused(
+            i18n._(
+                "The event %(name)s is %(status)s.",
+                name=event.name,
+                status=words.status_text(event.status),
+            )
+        )
     ctx.write(EntryWithdrawn(event.id, player.id, ctx.now))
     replies: list[Reply] = []
     if event.status == EVENT_RUNNING:
@@ -382,11 +479,15 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
             [b for b in full if b is not None],
             headline=f"{player.userid} withdrew from the event {event.name} and resigns.",
         )
-    text = (
-        f"{player.userid} has left the event {event.name}."
-        + (" Your boards under way are resigned and the games still to come count as "
-           "losses." if event.status == EVENT_RUNNING else "")
-    )  # fmt: skip
+    values = {"userid": player.userid, "name": event.name}
+    if event.status == EVENT_RUNNING:
+        text = i18n._(
+            "%(userid)s has left the event %(name)s. Your boards under way are resigned and "
+            "the games still to come count as losses.",
+            **values,
+        )
+    else:
+        text = i18n._("%(userid)s has left the event %(name)s.", **values)
     return Result(
         summary=f"{player.userid} withdrew from the event {event.name}",
         answer=text + "\n",
@@ -458,9 +559,9 @@ def event_view(session: Session, event: Event, config: Config | None = None) -> 
         {
             "userid": userids.get(pid, "?"),
             "games": [
-                f"board {p.board_number} against "
-                f"{userids.get(_opponent(p, pid), '?')} "
-                f"({'Ohs, moving first' if p.white_id == pid else 'Eks'})"
+                words.next_game_text(
+                    p.board_number, userids.get(_opponent(p, pid), "?"), p.white_id == pid
+                )
                 for p, _ in pairs
                 if p.result is None and p.board_number is not None
                 and pid in (p.white_id, p.black_id)
@@ -580,16 +681,11 @@ def clock_text(
     increment_hours: int | None,
     weekends_off: bool,
 ) -> str:
-    """An event's clock and vacation policy, in a sentence (its page and its mails)."""
-    text = f"a reminder after {nag_days} days without a move, the game lost after {forfeit_days}"
-    if total_days:
-        text += f", or after {total_days} days of thinking time in all"
-    if timebank_hours is not None:
-        text += ", or when the time bank runs out"
-    terms = clock_terms_text(timebank_hours, increment_hours, weekends_off)
-    if terms is not None:
-        text += f"; {terms}"
-    return text + "; vacation days stop the clock ('vacation')."
+    """An event's clock and vacation policy, in a sentence of the reader's (its page and
+    its mails): :func:`pbm_emergo.views.event_text.clock_text`."""
+    return words.clock_text(
+        nag_days, forfeit_days, total_days, timebank_hours, increment_hours, weekends_off
+    )
 
 
 def _total_rounds(event: Event, entered: Sequence[tuple[EventEntry, Player]]) -> int:
@@ -610,6 +706,12 @@ def _at(moment: datetime | None) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC") if moment else "-"
 
 
+def _when(moment: datetime) -> str:
+    """A start time in a sentence, as the reader's locale writes it (English: as
+    :func:`_at`)."""
+    return i18n.moment(moment, "UTC")
+
+
 def show_event(ctx: UnitOfWork, name: str) -> Result:
     """``emergo event NAME``: the table, the crosstable, the next games."""
     event = require_event(ctx.session, name)
@@ -627,8 +729,9 @@ def event_text(view: EventView) -> str:
     return render(
         "event.txt.j2",
         event_name=event.name, event_format=event.format, status=event.status,
+        status_text=words.status_text(event.status),
         round=event.current_round, total_rounds=view.total_rounds,
-        starts=_at(event.starts_at) if event.starts_at else None, rated=event.rated,
+        starts=_when(event.starts_at) if event.starts_at else None, rated=event.rated,
         clock=view.clock, tiebreak=view.tiebreak, divisions=view.divisions,
         crosstable=view.crosstable, next_games=view.next_games, winner=view.winner,
         withdrawn=view.withdrawn, season=event.season,
@@ -641,7 +744,7 @@ def list_events(ctx: UnitOfWork) -> Result:
     counts = events.entry_counts(ctx.session, [e.id for e in found])
     rows = [
         {
-            "name": e.name, "format": e.format, "status": e.status,
+            "name": e.name, "format": e.format, "status": words.status_text(e.status),
             "players": counts.get(e.id, 0), "max": e.max_players or "-",
             "round": e.current_round, "starts": _at(e.starts_at),
         }
@@ -728,7 +831,13 @@ def start_event(ctx: Context, event: Event) -> list[Reply]:
             ctx,
             event,
             f"Emergo event {event.name} cancelled",
-            f"The event {event.name} is cancelled: fewer than two players joined.\n",
+            lambda: (
+                i18n._(
+                    "The event %(name)s is cancelled: fewer than two players joined.",
+                    name=event.name,
+                )
+                + "\n"
+            ),
         )
     if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e, _ in entered):
         _assign_divisions(ctx, event, entered)
@@ -754,23 +863,42 @@ def _assign_divisions(
 def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
     """The operator cancels an event: its boards under way go on as ordinary games."""
     if event.status not in (EVENT_OPEN, EVENT_RUNNING):
-        raise Refused(f"The event {event.name} is {event.status} already.")
+        raise Refused(
+            i18n._(
+                "The event %(name)s is %(status)s already.",
+                name=event.name,
+                status=words.status_text(event.status),
+            )
+        )
     ctx.write(EventStatusSet(event.id, event.status, EVENT_CANCELLED, ctx.now))
     return _tell_all(
         ctx,
         event,
         f"Emergo event {event.name} cancelled",
-        f"The event {event.name} is cancelled by the operator. Boards under way go on as "
-        "ordinary games.\n",
+        lambda: (
+            i18n._(
+                "The event %(name)s is cancelled by the operator. Boards under way go on as "
+                "ordinary games.",
+                name=event.name,
+            )
+            + "\n"
+        ),
     )
 
 
-def _tell_all(ctx: UnitOfWork, event: Event, subject: str, body: str) -> list[Reply]:
+def _tell_all(ctx: UnitOfWork, event: Event, subject: str, body: Callable[[], str]) -> list[Reply]:
+    """The same news to every player of the event, each in their language (the Subject in
+    English for all; the body made once for each language)."""
     replies = []
+    bodies: dict[str, str] = {}
     for _, player in events.entries(ctx.session, event.id):
         address = primary_address(player)
         if address is not None and player.userid_key not in ROBOTS:
-            replies.append(Reply(to=address, subject=subject, body=body))
+            with i18n.speaking(player.language):
+                language = i18n.current()
+                if language not in bodies:
+                    bodies[language] = body()
+            replies.append(Reply(to=address, subject=subject, body=bodies[language]))
     return replies
 
 
@@ -911,15 +1039,18 @@ def _open_games(
         state = load_state(ctx.session, board_row)
         replies += board_mails(
             ctx, state, new_board=True,
-            headline=f"The event {event.name}, round {number}: {state.white.userid} plays "
-            f"Ohs (o) and moves first, {state.black.userid} plays Eks (x). The clock: "
-            f"{_clock_text(event)}",
+            headline=_round_headline(event, number, state.white.userid, state.black.userid),
         )  # fmt: skip
     if not boards:
         # Every game of the round was decided without a board: the next round follows.
         ctx.session.refresh(event)
         return replies + _advance(ctx, event)
     return replies
+
+
+def _round_headline(event: Event, number: int, white: str, black: str) -> Callable[[], str]:
+    """A round's new board headline, worded when each recipient's mail is made."""
+    return lambda: words.round_headline(event.name, number, white, black, _clock_text(event))
 
 
 def _advance(ctx: Context, event: Event) -> list[Reply]:
@@ -969,7 +1100,18 @@ def _finish(ctx: Context, event: Event) -> list[Reply]:
     ctx.session.refresh(event)
     view = event_view(ctx.session, event, ctx.config)
     winner = view.winner or "nobody"
-    body = f"The event {event.name} has ended: {winner} wins.\n\n" + event_text(view)
+
+    def body() -> str:
+        # The table in the reader's language: the view's words made again in it.
+        table = event_view(ctx.session, event, ctx.config)
+        if view.winner is None:
+            ended = i18n._("The event %(name)s has ended: nobody wins.", name=event.name)
+        else:
+            ended = i18n._(
+                "The event %(name)s has ended: %(winner)s wins.", name=event.name, winner=winner
+            )
+        return f"{ended}\n\n" + event_text(table)
+
     replies = _tell_all(ctx, event, f"Emergo event {event.name}: {winner} wins", body)
     if event.format == LEAGUE:
         replies += _next_season(ctx, event, view)
@@ -999,18 +1141,27 @@ def _next_season(ctx: Context, event: Event, view: EventView) -> list[Reply]:
         for player in members:
             ctx.write(EntryAdded(new.id, player, ctx.now, None, division=number))
     ctx.apply_line()
-    moves = []
-    for number, members in enumerate(divisions, 1):
-        for player in members:
-            moves.append(f"{view.userids.get(player, '?')}: division {number}")
-    return _tell_all(
-        ctx,
-        new,
-        f"Emergo league {league}: season {season}",
-        f"Season {season} of the league {league} opens as the event {name}:\n\n"
-        + "\n".join(moves)
-        + "\n\nYour boards come by mail as each round opens.\n",
-    )
+
+    def body() -> str:
+        moves = [
+            i18n._(
+                "%(userid)s: division %(division)s",
+                userid=view.userids.get(player, "?"),
+                division=number,
+            )
+            for number, members in enumerate(divisions, 1)
+            for player in members
+        ]
+        opens = i18n._(
+            "Season %(season)s of the league %(league)s opens as the event %(name)s:",
+            season=season,
+            league=league,
+            name=name,
+        )
+        boards = i18n._("Your boards come by mail as each round opens.")
+        return f"{opens}\n\n" + "\n".join(moves) + f"\n\n{boards}\n"
+
+    return _tell_all(ctx, new, f"Emergo league {league}: season {season}", body)
 
 
 def due_soon(now: datetime) -> datetime:

@@ -27,11 +27,12 @@ from typing import Any
 from pbm_emergo.app import budget
 from pbm_emergo.app.messages import Reply, clean_address
 from pbm_emergo.config import Config
-from pbm_emergo.db import outbox
+from pbm_emergo.db import outbox, players
 from pbm_emergo.db.models import OUTBOUND_PENDING, InboundMessage
 from pbm_emergo.db.session import Session
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.telemetry import metrics
+from pbm_emergo.views import i18n
 from pbm_emergo.views.reply_mail import (
     ReplyMail,
     readdressed_bytes,
@@ -205,7 +206,7 @@ class Outbox:
             payer = charged_to if budget.charged(built.reply, charged_to) else None
             threaded = answers_sender(built.recipient, sender)
             queued += self._rows(
-                built, now, in_reply_to if threaded else None,
+                session, built, now, in_reply_to if threaded else None,
                 references if threaded else (), inbound_id, sent, rows, payer,
                 built.reply.account if payer else None, capped=capped,
             )
@@ -222,6 +223,7 @@ class Outbox:
 
     def _rows(
         self,
+        session: Session,
         built: BuiltReply,
         now: datetime,
         in_reply_to: str | None,
@@ -241,16 +243,16 @@ class Outbox:
         limit = max(1, self.config.reply_limit)
         queued = 0
         if capped and sent_recently == limit:
-            # The one notice goes out; the reply itself is held like the ones after it.
+            # The one notice goes out; the reply itself is held like the ones after it. It
+            # is written in the language of the player the address is theirs (one query,
+            # made only here, when the cap is reached).
+            with i18n.speaking(players.language_of_address(session, recipient)):
+                text = render(
+                    "notice/reply_limit.txt.j2", limit=limit,
+                    held_until=i18n.moment(now + RATE_WINDOW, "UTC"),
+                )  # fmt: skip
             notice = reply_mail(
-                Reply(
-                    recipient,
-                    "Emergo: reply limit reached",
-                    render(
-                        "notice/reply_limit.txt.j2", limit=limit,
-                        held_until=(now + RATE_WINDOW).strftime("%Y-%m-%d %H:%M UTC"),
-                    ),
-                ),
+                Reply(recipient, "Emergo: reply limit reached", text),
                 server_address=self.config.address,
                 now=now,
                 in_reply_to=in_reply_to,
@@ -308,16 +310,17 @@ class Outbox:
 
     # --- dead letters ------------------------------------------------------------------
 
-    def dead_letter_notice(self, dead: InboundMessage, now: datetime) -> BuiltReply | None:
+    def dead_letter_notice(
+        self, session: Session, dead: InboundMessage, now: datetime
+    ) -> BuiltReply | None:
         """The notice that tells the sender of ``dead`` (a mail given up on) so, built from
-        what was worked out on receipt; None when that mail may not be answered."""
+        what was worked out on receipt, in the language of the player the sender's address
+        is theirs (one read in ``session``); None when that mail may not be answered."""
         if dead.not_answered is not None or not dead.sender:
             return None
-        notice = Reply(
-            to=dead.sender,
-            subject="Emergo error",
-            body=render("notice/dead_letter.txt.j2", subject=dead.subject or "(no subject)"),
-        )
+        with i18n.speaking(players.language_of_address(session, dead.sender)):
+            body = render("notice/dead_letter.txt.j2", subject=dead.subject or "(no subject)")
+        notice = Reply(to=dead.sender, subject="Emergo error", body=body)
         return self.build(notice, now, in_reply_to=dead.message_id)
 
     def notify_dead(
@@ -335,7 +338,7 @@ class Outbox:
         if built is not None and dead.id in built:
             notice = built[dead.id]
         else:
-            notice = self.dead_letter_notice(dead, now)
+            notice = self.dead_letter_notice(session, dead, now)
         if notice is not None:
             self.enqueue(
                 session, [notice], now, in_reply_to=dead.message_id, inbound_id=dead.id

@@ -238,21 +238,6 @@ def time_bank_fault(timebank_hours: int | None, increment_hours: int | None) -> 
     return None
 
 
-def clock_terms_text(
-    timebank_hours: int | None, increment_hours: int | None, weekends_off: bool
-) -> str | None:
-    """The time bank and the weekend pause in words (None: neither)."""
-    parts = []
-    if timebank_hours is not None:
-        parts.append(
-            f"a time bank of {timebank_hours} hours each, {increment_hours or 0} hours added "
-            "a move (up to the bank's size)"
-        )
-    if weekends_off:
-        parts.append("the clocks stop at weekends (Saturday and Sunday in each player's time zone)")
-    return "; ".join(parts) or None
-
-
 def weekends(timezone: str, start: datetime, end: datetime) -> list[Period]:
     """The weekends (Saturday 00:00 to Monday 00:00 in ``timezone``, the player's) that
     meet the time from ``start`` to ``end``: the clock of a board with ``-weekends`` stops

@@ -29,7 +29,7 @@ from pbm_emergo.game.reasons import refusal
 from pbm_emergo.game.sentences import (
     Said,
     moves_in_lines,
-    result_sentence,
+    result_reason,
     span,
     split_guard,
     undo_first_move,
@@ -115,7 +115,7 @@ def decide_move(snapshot: BoardSnapshot, request: Play, now: datetime) -> Decisi
             with_board=False,
         )
     if not state.active:
-        raise Refusal(f"The game on board {number} is over: {result_sentence(state)}")
+        raise Refusal(refusal("game_is_over", number=number, result=result_reason(state)))
     guard = request.guard
     if guard is not None and guard != state.ply + 1:
         raise Refusal(

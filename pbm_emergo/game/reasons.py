@@ -59,6 +59,29 @@ TEXTS: dict[str, str | tuple[str, str]] = {
     ),
     "not_a_board": "'%(word)s' is not a board number (boards are numbered from 101).",
     "queued_as": "it was queued as move %(given)s, but the next move is move %(expected)s.",
+    # How a finished game ended (sentences.result_reason), and a move on a finished board.
+    "won_eliminated": "%(winner)s (%(side)s) wins: %(loser)s has no men left.",
+    "won_blocked": "%(winner)s (%(side)s) wins: %(loser)s is blocked and cannot move.",
+    "won_no_entry": (
+        "%(winner)s (%(side)s) wins: %(loser)s has men in hand but nowhere to enter them."
+    ),
+    "won_resigned": "%(winner)s (%(side)s) wins: %(loser)s resigned.",
+    "won_forfeit": "%(winner)s (%(side)s) wins: %(loser)s did not move in time.",
+    "won_adjudicated": "%(winner)s (%(side)s) wins: the server's operator adjudicated the game.",
+    "won_other": "%(winner)s (%(side)s) wins: %(reason)s.",
+    "voided": "The game is void: the server's operator annulled it (no result, no rating).",
+    "drawn_repetition": "The game is a draw: the same position came up for the third time.",
+    "drawn_agreed": "The game is a draw: both players agreed.",
+    "drawn_blocked": (
+        "The game is a draw: %(userid)s is blocked and cannot move (a draw under -blocked=draw)."
+    ),
+    "drawn_no_entry": (
+        "The game is a draw: %(userid)s has men in hand but nowhere to enter them (a draw "
+        "under -blocked=draw)."
+    ),
+    "drawn_adjudicated": "The game is a draw: the server's operator adjudicated the game.",
+    "drawn_other": "The game is a draw: %(reason)s.",
+    "game_is_over": "The game on board %(number)s is over: %(result)s",
 }
 
 

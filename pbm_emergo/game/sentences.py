@@ -7,7 +7,9 @@ import re
 from collections.abc import Callable, Iterable
 
 from pbm_emergo.game.board import BLACK, WHITE, BoardState, other_side
+from pbm_emergo.game.reasons import refusal
 from pbm_emergo.rules import Move, Termination
+from pbm_emergo.rules.reasons import Reason
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 
@@ -95,34 +97,41 @@ def split_guard(text: str) -> tuple[str, int | None]:
 
 def result_sentence(state: BoardState) -> str:
     """How a finished game ended, in one sentence."""
+    return str(result_reason(state))
+
+
+def result_reason(state: BoardState) -> Reason:
+    """How a finished game ended, as a value the shell says in the reader's language."""
     reason = state.outcome_reason or ""
     if state.winner is not None:
-        winner = state.seat(state.winner).userid
-        loser = state.seat(other_side(state.winner)).userid
-        because_by: dict[str, str] = {
-            Termination.ELIMINATED: f"{loser} has no men left",
-            Termination.BLOCKED: f"{loser} is blocked and cannot move",
-            Termination.NO_LEGAL_ENTRY: f"{loser} has men in hand but nowhere to enter them",
-            Termination.RESIGNED: f"{loser} resigned",
-            Termination.FORFEIT: f"{loser} did not move in time",
-            Termination.ADJUDICATED: "the server's operator adjudicated the game",
+        values: dict[str, str | int | Reason] = {
+            "winner": state.seat(state.winner).userid,
+            "side": SIDE_NAMES[state.winner],
+            "loser": state.seat(other_side(state.winner)).userid,
         }
-        because = because_by.get(reason, reason)
-        return f"{winner} ({SIDE_NAMES[state.winner]}) wins: {because}."
+        codes: dict[str, str] = {
+            Termination.ELIMINATED: "won_eliminated",
+            Termination.BLOCKED: "won_blocked",
+            Termination.NO_LEGAL_ENTRY: "won_no_entry",
+            Termination.RESIGNED: "won_resigned",
+            Termination.FORFEIT: "won_forfeit",
+            Termination.ADJUDICATED: "won_adjudicated",
+        }
+        won = codes.get(reason)
+        if won is None:
+            return refusal("won_other", reason=reason, **values)
+        return refusal(won, **values)
     if reason == Termination.VOIDED:
-        return "The game is void: the server's operator annulled it (no result, no rating)."
+        return refusal("voided")
     stuck = state.seat(state.position.to_move).userid
-    draw_by: dict[str, str] = {
-        Termination.REPETITION: "the same position came up for the third time",
-        Termination.DRAW_AGREED: "both players agreed",
-        Termination.BLOCKED: f"{stuck} is blocked and cannot move (a draw under -blocked=draw)",
-        Termination.NO_LEGAL_ENTRY: (
-            f"{stuck} has men in hand but nowhere to enter them (a draw under -blocked=draw)"
-        ),
-        Termination.ADJUDICATED: "the server's operator adjudicated the game",
+    drawn: dict[str, Reason] = {
+        Termination.REPETITION: refusal("drawn_repetition"),
+        Termination.DRAW_AGREED: refusal("drawn_agreed"),
+        Termination.BLOCKED: refusal("drawn_blocked", userid=stuck),
+        Termination.NO_LEGAL_ENTRY: refusal("drawn_no_entry", userid=stuck),
+        Termination.ADJUDICATED: refusal("drawn_adjudicated"),
     }
-    because = draw_by.get(reason, reason)
-    return f"The game is a draw: {because}."
+    return drawn.get(reason) or refusal("drawn_other", reason=reason)
 
 
 def side_label(side: str) -> str:

@@ -472,7 +472,10 @@ class InboxWorker(Runner):
         # the row as claimed, not inside the write transaction.
         notices: dict[int, BuiltReply | None] = {}
         if claimed.attempts >= claims.MAX_INBOUND_ATTEMPTS:
-            notices[claimed.id] = self.outbox.dead_letter_notice(claimed, self.clock())
+            with self.reads() as session:
+                notices[claimed.id] = self.outbox.dead_letter_notice(
+                    session, claimed, self.clock()
+                )
         return self._record_failure(claimed, error, notices)
 
     @write_turn

@@ -281,7 +281,7 @@ class MailServer:
         # The notices of the mails given up on are built from a read, not in the write.
         with self.reads() as session:
             notices = {
-                dead.id: self.outbox.dead_letter_notice(dead, now)
+                dead.id: self.outbox.dead_letter_notice(session, dead, now)
                 for dead in claims.stale_claims_given_up(session, now=now)
             }
         with self.session_factory.begin() as session:

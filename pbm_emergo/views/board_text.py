@@ -18,10 +18,11 @@ from datetime import datetime, timedelta
 from pbm_emergo.game.board import BLACK, WHITE, BoardState
 from pbm_emergo.game.clock import Deadlines
 from pbm_emergo.game.ratings import GameRating
-from pbm_emergo.game.sentences import ENGLISH, Said
+from pbm_emergo.game.sentences import ENGLISH, Said, result_reason
 from pbm_emergo.rules import Column, Position, Termination, render_board
 from pbm_emergo.rules.board import CELLS, ROWS
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 
 SIDE_NAMES = {WHITE: "Ohs", BLACK: "Eks"}
 
@@ -41,57 +42,7 @@ def _other(side: str) -> str:
 def result_text(state: BoardState) -> str:
     """How a finished game ended, in one sentence (the English is
     :func:`pbm_emergo.game.sentences.result_sentence`)."""
-    reason = state.outcome_reason or ""
-    if state.winner is not None:
-        winner = state.seat(state.winner).userid
-        values = {
-            "winner": winner,
-            "side": side_name(state.winner),
-            "loser": state.seat(_other(state.winner)).userid,
-        }
-        if reason == Termination.ELIMINATED:
-            return i18n._("%(winner)s (%(side)s) wins: %(loser)s has no men left.", **values)
-        if reason == Termination.BLOCKED:
-            return i18n._(
-                "%(winner)s (%(side)s) wins: %(loser)s is blocked and cannot move.", **values
-            )
-        if reason == Termination.NO_LEGAL_ENTRY:
-            return i18n._(
-                "%(winner)s (%(side)s) wins: %(loser)s has men in hand but nowhere to enter them.",
-                **values,
-            )
-        if reason == Termination.RESIGNED:
-            return i18n._("%(winner)s (%(side)s) wins: %(loser)s resigned.", **values)
-        if reason == Termination.FORFEIT:
-            return i18n._("%(winner)s (%(side)s) wins: %(loser)s did not move in time.", **values)
-        if reason == Termination.ADJUDICATED:
-            return i18n._(
-                "%(winner)s (%(side)s) wins: the server's operator adjudicated the game.",
-                **values,
-            )
-        return i18n._("%(winner)s (%(side)s) wins: %(reason)s.", reason=reason, **values)
-    if reason == Termination.VOIDED:
-        return i18n._("The game is void: the server's operator annulled it (no result, no rating).")
-    stuck = state.seat(state.position.to_move).userid
-    if reason == Termination.REPETITION:
-        return i18n._("The game is a draw: the same position came up for the third time.")
-    if reason == Termination.DRAW_AGREED:
-        return i18n._("The game is a draw: both players agreed.")
-    if reason == Termination.BLOCKED:
-        return i18n._(
-            "The game is a draw: %(userid)s is blocked and cannot move (a draw under "
-            "-blocked=draw).",
-            userid=stuck,
-        )
-    if reason == Termination.NO_LEGAL_ENTRY:
-        return i18n._(
-            "The game is a draw: %(userid)s has men in hand but nowhere to enter them (a draw "
-            "under -blocked=draw).",
-            userid=stuck,
-        )
-    if reason == Termination.ADJUDICATED:
-        return i18n._("The game is a draw: the server's operator adjudicated the game.")
-    return i18n._("The game is a draw: %(reason)s.", reason=reason)
+    return said(result_reason(state))
 
 
 def status_text(
@@ -144,7 +95,8 @@ def decline_text(number: int) -> str:
 
 
 def options_text(state: BoardState) -> str:
-    """The board's terms (the English is :func:`pbm_emergo.app.boards.options_text`)."""
+    """The board's terms (in English also the game record file's:
+    :func:`pbm_emergo.app.boards.options_text`)."""
     parts = [i18n._("rated") if state.rated else i18n._("unrated")]
     parts.append(
         i18n._("a blocked player draws")
@@ -166,20 +118,31 @@ def options_text(state: BoardState) -> str:
                 state.total_days,
             )
         )
-    if state.timebank_hours is not None:
+    terms = clock_terms_text(state.timebank_hours, state.increment_hours, state.weekends_off)
+    if terms is not None:
+        parts.append(terms)
+    return "; ".join(parts)
+
+
+def clock_terms_text(
+    timebank_hours: int | None, increment_hours: int | None, weekends_off: bool
+) -> str | None:
+    """The time bank and the weekend pause in words (None: neither)."""
+    parts = []
+    if timebank_hours is not None:
         parts.append(
             i18n._(
                 "a time bank of %(bank)s hours each, %(increment)s hours added a move (up to "
                 "the bank's size)",
-                bank=state.timebank_hours,
-                increment=state.increment_hours or 0,
+                bank=timebank_hours,
+                increment=increment_hours or 0,
             )
         )
-    if state.weekends_off:
+    if weekends_off:
         parts.append(
             i18n._("the clocks stop at weekends (Saturday and Sunday in each player's time zone)")
         )
-    return "; ".join(parts)
+    return "; ".join(parts) or None
 
 
 def rating_lines(rating: GameRating, white: str, black: str) -> list[str]:

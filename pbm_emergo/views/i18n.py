@@ -31,7 +31,17 @@ from babel.support import NullTranslations, Translations
 from pbm_emergo.game.clock import DEFAULT_TIMEZONE, local_time, timezone_named
 from pbm_emergo.game.languages import DEFAULT, LANGUAGES, NAMES, language_named
 
-__all__ = ["DEFAULT", "LANGUAGES", "NAMES", "current", "moment", "number", "speaking", "supported"]
+__all__ = [
+    "DEFAULT",
+    "LANGUAGES",
+    "NAMES",
+    "current",
+    "moment",
+    "number",
+    "pgettext",
+    "speaking",
+    "supported",
+]
 
 DOMAIN = "messages"
 
@@ -151,3 +161,19 @@ def count(value: int) -> str:
     if locale == DEFAULT:
         return f"{value:,}"
     return format_decimal(value, format="#,##0", locale=locale)
+
+
+def pgettext(context: str, message: str, **values: Any) -> str:
+    """``message`` in the current locale, as meant in ``context`` (a word that reads
+    differently elsewhere: an event's status), its placeholders filled in."""
+    text = str(translations(current()).pgettext(context, message))
+    return text % values if values else text
+
+
+def day(when: datetime) -> str:
+    """A date as the current locale writes it in a table's column (English: as ever,
+    ``2026-12-01``; German ``01.12.26``, Dutch ``01-12-2026``)."""
+    locale = current()
+    if locale == DEFAULT:
+        return when.strftime("%Y-%m-%d")
+    return format_date(when, "short", locale=locale)

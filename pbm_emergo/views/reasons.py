@@ -250,6 +250,45 @@ MESSAGES: dict[str, Say] = {
     "signup_language": lambda v: i18n._(
         "Write language=en, language=nl, language=de or language=fr."
     ),
+    # how a finished game ended (pbm_emergo/game/sentences.py result_reason)
+    "won_eliminated": lambda v: i18n._(
+        "%(winner)s (%(side)s) wins: %(loser)s has no men left.", **v
+    ),
+    "won_blocked": lambda v: i18n._(
+        "%(winner)s (%(side)s) wins: %(loser)s is blocked and cannot move.", **v
+    ),
+    "won_no_entry": lambda v: i18n._(
+        "%(winner)s (%(side)s) wins: %(loser)s has men in hand but nowhere to enter them.", **v
+    ),
+    "won_resigned": lambda v: i18n._("%(winner)s (%(side)s) wins: %(loser)s resigned.", **v),
+    "won_forfeit": lambda v: i18n._(
+        "%(winner)s (%(side)s) wins: %(loser)s did not move in time.", **v
+    ),
+    "won_adjudicated": lambda v: i18n._(
+        "%(winner)s (%(side)s) wins: the server's operator adjudicated the game.", **v
+    ),
+    "won_other": lambda v: i18n._("%(winner)s (%(side)s) wins: %(reason)s.", **v),
+    "voided": lambda v: i18n._(
+        "The game is void: the server's operator annulled it (no result, no rating)."
+    ),
+    "drawn_repetition": lambda v: i18n._(
+        "The game is a draw: the same position came up for the third time."
+    ),
+    "drawn_agreed": lambda v: i18n._("The game is a draw: both players agreed."),
+    "drawn_blocked": lambda v: i18n._(
+        "The game is a draw: %(userid)s is blocked and cannot move (a draw under -blocked=draw).",
+        **v,
+    ),
+    "drawn_no_entry": lambda v: i18n._(
+        "The game is a draw: %(userid)s has men in hand but nowhere to enter them (a draw "
+        "under -blocked=draw).",
+        **v,
+    ),
+    "drawn_adjudicated": lambda v: i18n._(
+        "The game is a draw: the server's operator adjudicated the game."
+    ),
+    "drawn_other": lambda v: i18n._("The game is a draw: %(reason)s.", **v),
+    "game_is_over": lambda v: i18n._("The game on board %(number)s is over: %(result)s", **v),
 }
 
 

@@ -169,7 +169,7 @@ def test_a_dead_letter_tells_its_sender(
         dead = session.get(InboundMessage, inbound_id)
         assert dead is not None
         dead.status = INBOUND_DEAD
-        notice = box.dead_letter_notice(dead, NOW)
+        notice = box.dead_letter_notice(session, dead, NOW)
         assert notice is not None and notice.recipient == "alice@example.org"
         # Built ahead (before the write transaction), queued in it.
         box.notify_dead(session, dead, {inbound_id: notice})
@@ -191,6 +191,6 @@ def test_a_dead_letter_not_to_be_answered_gets_no_notice(
         dead = session.get(InboundMessage, inbound_id)
         assert dead is not None
         dead.not_answered = "an auto-reply"
-        assert box.dead_letter_notice(dead, NOW) is None
+        assert box.dead_letter_notice(session, dead, NOW) is None
         box.notify_dead(session, dead)  # made now, when not made ahead: none either
     assert outbound(session_factory) == []

@@ -110,6 +110,7 @@ def test_a_german_player_gets_the_analysis_in_german(make_post: Callable[..., Po
     for section in ("\nZusammenfassung\n", "\nDer Wendepunkt\n", "\nAlle Züge (Bewertung"):
         assert section in notes
     assert "\n  bob (Eks): 9 Züge, durchschnittlicher Verlust " in notes
+    assert "bob (Eks) gewinnt: alice hat aufgegeben." in flat(notes)  # the result
     assert "Besser war" in flat(notes)
     assert all(len(line) <= 72 for line in notes.splitlines())
     page = html(mail)
@@ -118,3 +119,4 @@ def test_a_german_player_gets_the_analysis_in_german(make_post: Callable[..., Po
     # alice, who chose nothing, gets the stored analysis in English.
     english = text(post.one(f"emergo analyse {board} alice alice-pw1", ALICE))
     assert english.startswith(f"The engine's notes on board {board}: alice (Ohs) against bob")
+    assert "bob (Eks) wins: alice resigned." in flat(english)

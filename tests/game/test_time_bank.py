@@ -11,7 +11,6 @@ from pbm_emergo.game.clock import (
     TimeBank,
     bank_left,
     clock_reaches,
-    clock_terms_text,
     deadlines,
     hours_of,
     merged,
@@ -142,14 +141,6 @@ def test_the_time_bank_options_read_and_checked() -> None:
     ):
         fault = time_bank_fault(bank, increment)
         assert fault is not None and fault.startswith(start)
-
-
-def test_the_clock_terms_in_words() -> None:
-    assert clock_terms_text(None, None, False) is None
-    assert clock_terms_text(240, 36, True) == (
-        "a time bank of 240 hours each, 36 hours added a move (up to the bank's size); the "
-        "clocks stop at weekends (Saturday and Sunday in each player's time zone)"
-    )
 
 
 def test_a_rematch_keeps_the_time_bank_and_the_weekend_pause() -> None:

@@ -233,3 +233,28 @@ def test_the_rating_changes_of_a_game() -> None:
             "alice 1600 -> 1625 (+25)",
             "bob 1650 -> 1625 (-25)",
         ]
+
+
+def test_a_finished_games_result_as_a_value_said_in_dutch_and_german() -> None:
+    from pbm_emergo.game.reasons import refusal
+    from pbm_emergo.game.sentences import result_reason
+    from pbm_emergo.views.reasons import said
+
+    state = state_of(
+        status="finished", to_move=None, winner="black", outcome_reason=Termination.FORFEIT
+    )
+    over = refusal("game_is_over", number=101, result=result_reason(state))
+    assert str(over) == "The game on board 101 is over: bob (Eks) wins: alice did not move in time."
+    with speaking("de"):
+        assert said(over).startswith("Die Partie auf Brett 101 ist vorbei: bob (Eks) gewinnt: ")
+    with speaking("nl"):
+        assert board_text.result_text(state).startswith("bob (Eks) wint")
+
+
+def test_the_clock_terms_in_words() -> None:
+    with speaking("en"):
+        assert board_text.clock_terms_text(None, None, False) is None
+        assert board_text.clock_terms_text(240, 36, True) == (
+            "a time bank of 240 hours each, 36 hours added a move (up to the bank's size); the "
+            "clocks stop at weekends (Saturday and Sunday in each player's time zone)"
+        )

@@ -424,7 +424,7 @@ SAMPLES.update({
         "event_name": "autumn", "season": None, "event_format": "round-robin",
         "status": "running", "round": 2, "total_rounds": 3, "starts": None,
         "winner": None, "rated": True, "clock": "7 days a move", "divisions": [[EVENT_LINE]],
-        "tiebreak": "Sonneborn-Berger",
+        "tiebreak": "Sonneborn-Berger", "status_text": "running",
         "crosstable": [{"place": 1, "userid": "alice", "cells": [{"text": "x"}], "points": "2½"}],
         "withdrawn": [], "next_games": [{"userid": "alice", "games": ["board 101 against bob"]}],
     },

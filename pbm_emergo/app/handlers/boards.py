@@ -417,7 +417,7 @@ def history(ctx: Context, request: HistoryRequest) -> Result:
     )
     lines = [
         {
-            "date": row.last_activity.strftime("%Y-%m-%d"),  # a column of the table
+            "date": i18n.day(row.last_activity),  # a column of the table
             "number": row.number,
             "players": f"{row.white} - {row.black}",
             "result": result_text(row),
