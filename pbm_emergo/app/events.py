@@ -667,25 +667,10 @@ def _winner(
 
 
 def _clock_text(event: Event) -> str:
-    return clock_text(
+    return words.clock_text(
         event.nag_days, event.forfeit_days, event.total_days, event.timebank_hours,
         event.increment_hours, event.weekends_off,
     )  # fmt: skip
-
-
-def clock_text(
-    nag_days: int,
-    forfeit_days: int,
-    total_days: int | None,
-    timebank_hours: int | None,
-    increment_hours: int | None,
-    weekends_off: bool,
-) -> str:
-    """An event's clock and vacation policy, in a sentence of the reader's (its page and
-    its mails): :func:`pbm_emergo.views.event_text.clock_text`."""
-    return words.clock_text(
-        nag_days, forfeit_days, total_days, timebank_hours, increment_hours, weekends_off
-    )
 
 
 def _total_rounds(event: Event, entered: Sequence[tuple[EventEntry, Player]]) -> int:
