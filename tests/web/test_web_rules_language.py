@@ -25,7 +25,7 @@ def test_a_dutch_browser_gets_the_dutch_rules(client: TestClient) -> None:
     html = page.text
     assert '<html lang="nl">' in html and "<title>Regels - " in html
     assert '<h1 id="how-to-play-emergo">' not in html and ">Zo speel je Emergo</h1>" in html
-    assert '<h2 id="columns-and-prisoners">Kolommen en gevangenen</h2>' in html
+    assert '<h2 id="columns-and-prisoners">Torens en gevangenen</h2>' in html
     assert "Voor de zet" in html and "Na e4xe6" in html
     assert "Het lege bord bij de start: elk veld is leeg." in html
     assert 'het paneel <a href="/#play">Spelen</a> op de voorpagina' in html
