@@ -358,6 +358,7 @@ def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> R
         answer += "\n" + render("notice/own_code.txt.j2", **own_code_values(ctx, request.own_code))
     return Result(
         summary=f"changed the addresses of {player.userid}",
+        summary_said=i18n._("changed the addresses of %(userid)s", userid=player.userid),
         answer=answer,
         answer_subject=subject,
         replies=notices + request.mails,
@@ -389,6 +390,11 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
         ]  # fmt: skip
         return Result(
             summary=f"confirmed {confirmation.address} for {player.userid}",
+            summary_said=i18n._(
+                "confirmed %(address)s for %(userid)s",
+                address=confirmation.address,
+                userid=player.userid,
+            ),
             answer=render(
                 "signup.txt.j2",
                 userid=player.userid,
@@ -411,6 +417,11 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
     dropped = [a for a in old if a.lower() not in {n.lower() for n in new}]
     return Result(
         summary=f"confirmed {confirmation.address} for {player.userid}",
+        summary_said=i18n._(
+            "confirmed %(address)s for %(userid)s",
+            address=confirmation.address,
+            userid=player.userid,
+        ),
         answer=body,
         answer_subject=subject,
         replies=[

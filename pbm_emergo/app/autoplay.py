@@ -16,6 +16,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, Player
 from pbm_emergo.game.board_changes import AutoplaySet
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
@@ -41,6 +42,9 @@ def set_autoplay(ctx: UnitOfWork, player: Player, on: bool) -> Result:
                 replies.extend(result.replies)
     return Result(
         summary=f"autoplay {setting} for {player.userid}",
+        summary_said=i18n._(
+            "autoplay %(setting)s for %(userid)s", setting=setting, userid=player.userid
+        ),
         answer=render("autoplay.txt.j2", userid=player.userid, on=on, played=played),
         answer_subject=f"Emergo autoplay {setting} for {player.userid}",
         replies=replies,

@@ -10,6 +10,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import blocks
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.blocks import block_change, block_refusal
+from pbm_emergo.views import i18n
 
 
 def set_block(ctx: UnitOfWork, player: Player, other_userid: str, *, on: bool) -> Result:
@@ -35,6 +36,9 @@ def set_block(ctx: UnitOfWork, player: Player, other_userid: str, *, on: bool) -
         )
     return Result(
         summary=f"{'blocked' if on else 'unblocked'} {other.userid}",
+        summary_said=i18n._("blocked %(userid)s", userid=other.userid)
+        if on
+        else i18n._("unblocked %(userid)s", userid=other.userid),
         answer=answer,
         answer_subject=f"Emergo: {'block' if on else 'unblock'} {other.userid}",
     )

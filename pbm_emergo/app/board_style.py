@@ -7,6 +7,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.board_changes import BoardStyleSet
 from pbm_emergo.rules import Position, position_words, render_board
+from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
@@ -17,6 +18,7 @@ def set_board_style(ctx: UnitOfWork, player: Player, style: str) -> Result:
     example = position_words(start) if style == "list" else render_board(start)
     return Result(
         summary=f"board {style} for {player.userid}",
+        summary_said=i18n._("board %(style)s for %(userid)s", style=style, userid=player.userid),
         answer=render("board_style.txt.j2", userid=player.userid, style=style, example=example),
         answer_subject=f"Emergo board {style} for {player.userid}",
     )

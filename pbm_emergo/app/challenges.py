@@ -221,7 +221,11 @@ def challenge(
             )
         ),
     )
-    return Result(summary=f"started board {number}", replies=replies)
+    return Result(
+        summary=f"started board {number}",
+        summary_said=i18n._("started board %(board)s", board=number),
+        replies=replies,
+    )
 
 
 def check_challenge(
@@ -310,6 +314,7 @@ def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
     text = policy_text(player.userid, refuses, limit, active)
     return Result(
         summary=summary,
+        summary_said=text.rstrip("."),
         answer=text
         + "\n\n"
         + i18n._("A refused challenge gets an error mail to the challenger; you are not told.")
@@ -335,11 +340,21 @@ def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
             userid=player.userid,
         )
         summary = f"{player.userid} seeks {wanted}"
+        summary_said = i18n.ngettext(
+            "%(userid)s seeks %(num)s more game",
+            "%(userid)s seeks %(num)s more games",
+            count,
+            userid=player.userid,
+        )
     else:
         text = i18n._("%(userid)s is no longer seeking games.", userid=player.userid)
         summary = f"{player.userid} is no longer seeking games"
+        summary_said = text.rstrip(".")
     return Result(
-        summary=summary, answer=text + "\n", answer_subject=f"Emergo seek: {player.userid}"
+        summary=summary,
+        summary_said=summary_said,
+        answer=text + "\n",
+        answer_subject=f"Emergo seek: {player.userid}",
     )
 
 
@@ -358,6 +373,7 @@ def seekers(ctx: UnitOfWork) -> Result:
     ]
     return Result(
         summary=f"sent the list of players seeking games ({len(rows)})",
+        summary_said=i18n._("sent the list of players seeking games (%(count)s)", count=len(rows)),
         answer=render(
             "seeks.txt.j2", rows=rows, provisional_deviation=ratings.PROVISIONAL_DEVIATION
         ),
@@ -390,4 +406,10 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
         ),
     )
     result.summary = f"{result.summary} (a rematch of board {terms.of_board})"
+    if result.summary_said is not None:
+        result.summary_said = i18n._(
+            "%(summary)s (a rematch of board %(board)s)",
+            summary=result.summary_said,
+            board=terms.of_board,
+        )
     return result

@@ -41,7 +41,14 @@ def result_of(ctx: UnitOfWork, decision: Decision) -> Result:
     """The changes of ``decision`` handed to ``ctx``; its summary and mails."""
     for change in decision.changes:
         ctx.write(change)
-    return Result(summary=decision.summary, replies=event_mails(ctx, decision.events))
+    summary = decision.summary
+    # Said in the sender's language before the mails to others are rendered in theirs.
+    summary_said = said(summary) if isinstance(summary, Reason) else None
+    return Result(
+        summary=str(summary),
+        summary_said=summary_said,
+        replies=event_mails(ctx, decision.events),
+    )
 
 
 def refused(state: BoardState, refusal: Refusal, style: str = "diagram") -> Refused:

@@ -110,6 +110,7 @@ class LineOutcome:
     html: str | None = None  # the answer as HTML too (a board shown)
     attachment: Attachment | None = None  # a file sent with the answer (a game record)
     start_here: bool = False  # the line is no command: answered with where to start
+    summary_said: str | None = None  # the summary in the sender's language, where it has one
 
 
 def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
@@ -163,6 +164,7 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         replies=ctx.budget.tagged(result.replies + ctx.notices[notices_before:]),
         html=result.answer_html,
         attachment=result.answer_attachment,
+        summary_said=result.summary_said,
     )
 
 

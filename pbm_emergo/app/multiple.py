@@ -33,6 +33,8 @@ class LineResult(Protocol):
     @property
     def summary(self) -> str: ...
     @property
+    def summary_said(self) -> str | None: ...  # the summary in the reader's language
+    @property
     def text(self) -> str | None: ...
 
 
@@ -77,7 +79,7 @@ def report(
         )
 
     # The report without any answer, then the answers in order while they fit.
-    bare = [ReportLine(r.line, r.ok, r.summary, None) for r in results]
+    bare = [ReportLine(r.line, r.ok, r.summary_said or r.summary, None) for r in results]
     room = max_bytes - size_of(render_report(bare)) - _NOTE_ROOM * len(results)
     first_with: dict[str, ReportLine] = {}  # an answer -> the line that first gave it
     number_of: dict[str, int] = {}  # ... and that line's number (from 1)

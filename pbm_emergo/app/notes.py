@@ -8,6 +8,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import notes
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.notes import NoteAdded, clean_note, note_refusal, notes_text
+from pbm_emergo.views import i18n
 
 
 def add_note(ctx: UnitOfWork, player: Player, board: Board, text: str) -> Result:
@@ -21,6 +22,7 @@ def add_note(ctx: UnitOfWork, player: Player, board: Board, text: str) -> Result
     ctx.write(NoteAdded(board.number, player.id, board.ply, note, ctx.now))
     return Result(
         summary=f"kept a note on board {board.number}",
+        summary_said=i18n._("kept a note on board %(board)s", board=board.number),
         answer=(
             f"Your note on board {board.number} (after move {board.ply}) is kept: "
             f"{count + 1} note{'s' if count else ''} of yours on it. It follows the board, "

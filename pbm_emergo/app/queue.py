@@ -111,6 +111,10 @@ def clear_queue(ctx: UnitOfWork, board: Board, player: Player, state: BoardState
     return Result(
         summary=f"cleared the queue on board {number}" if had else
         f"nothing was queued on board {number}",
+        summary_said=(
+            i18n._("cleared the queue on board %(board)s", board=number) if had
+            else i18n._("nothing was queued on board %(board)s", board=number)
+        ),
         answer=render(
             "queue.txt.j2", number=number, userid=player.userid, lines=[], cleared=had,
             board_text=None,

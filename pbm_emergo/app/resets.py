@@ -41,6 +41,7 @@ def forgot(ctx: UnitOfWork, userid: str) -> Result:
     answer is the same either way."""
     same_answer = Result(
         summary=f"asked for a reset code for {userid}",
+        summary_said=i18n._("asked for a reset code for %(userid)s", userid=userid),
         answer=render("forgot.txt.j2", userid=userid, days=RESET_TIME.days),
         answer_subject="Emergo: forgotten password",
     )
@@ -115,6 +116,9 @@ def reset(ctx: UnitOfWork, code: str, new: str) -> Result:
     sender = ctx.sender.lower()
     return Result(
         summary=f"set a new password for {player.userid} with a reset code",
+        summary_said=i18n._(
+            "set a new password for %(userid)s with a reset code", userid=player.userid
+        ),
         answer=body,
         answer_subject=subject,
         replies=[

@@ -19,7 +19,9 @@ __all__ = ["Refused", "Result", "Write"]
 class Result:
     """What a command did.
 
-    ``summary`` is the one-line report used in the Results of a ``multiple`` mail.
+    ``summary`` is the one-line report of the operator's logs, in English; ``summary_said``
+    the same in the sender's language, which the Results of a ``multiple`` mail show (the
+    English ``summary`` where there is none).
     ``answer`` is the text for the sender alone (a help page, a board shown...), sent as its
     own mail with ``answer_subject``, or folded into the ``multiple`` report.
     ``replies`` are the other mails (board mails to each player, notices).
@@ -27,6 +29,7 @@ class Result:
 
     summary: str
     answer: str | None = None
+    summary_said: str | None = None
     answer_subject: str = "Emergo"
     answer_board: int | None = None
     replies: list[Reply] = field(default_factory=list)

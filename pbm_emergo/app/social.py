@@ -94,6 +94,9 @@ def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
         )
     return Result(
         summary=f"subscribed {player.userid} to {boards_text([number])}",
+        summary_said=i18n._(
+            "subscribed %(userid)s to board %(board)s", userid=player.userid, board=number
+        ),
         answer=_subscriptions_answer(player, watched, headline),
         answer_subject=f"Emergo subscriptions of {player.userid}",
     )
@@ -133,6 +136,7 @@ def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
     )
     return Result(
         summary=f"unsubscribed {player.userid} from {boards_text(dropped)}",
+        summary_said=headline,
         answer=_subscriptions_answer(player, left, headline),
         answer_subject=f"Emergo subscriptions of {player.userid}",
     )
@@ -185,6 +189,7 @@ def toggle_notifications(ctx: UnitOfWork, player: Player, numbers: Sequence[int]
         )
     return Result(
         summary="; ".join(summary),
+        summary_said=" ".join(lines),
         answer=render(
             "notify.txt.j2",
             userid=player.userid,

@@ -13,6 +13,7 @@ from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.play import Play
 from pbm_emergo.game.submit import decide_confirm, decide_submit
 from pbm_emergo.rules import render_board
+from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
@@ -39,6 +40,9 @@ def submit(ctx: UnitOfWork, player: Player, board: Board, move: str) -> Result:
     state = turn.state
     return Result(
         summary=f"submitted {decided.notation} on board {board.number}",
+        summary_said=i18n._(
+            "submitted %(move)s on board %(board)s", move=decided.notation, board=board.number
+        ),
         answer=render(
             "submitted.txt.j2",
             number=board.number,
@@ -69,4 +73,6 @@ def confirm(ctx: UnitOfWork, player: Player, board: Board) -> Result:
     result = play(ctx, player, board, move.notation, comment=ctx.comment or move.comment)
     ctx.write(SubmittedMoveDropped(board.number, player.id))
     result.summary = f"confirmed: {result.summary}"
+    if result.summary_said is not None:
+        result.summary_said = i18n._("confirmed: %(summary)s", summary=result.summary_said)
     return result

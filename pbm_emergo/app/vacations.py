@@ -40,6 +40,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
         ctx.write(VacationEnded(player_id, now, expected))
         return Result(
             summary=f"ended the vacation of {player.userid}",
+            summary_said=i18n._("ended the vacation of %(userid)s", userid=player.userid),
             answer=render(
                 "vacation.txt.j2", **words, until=None, days=0, left=left, replaced=None
             ),
@@ -56,6 +57,10 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     ctx.write(VacationStarted(player_id, now, days, expected))
     return Result(
         summary=f"{player.userid} is on vacation until {at(until)}",
+        summary_said=i18n._(
+            "%(userid)s is on vacation until %(until)s",
+            userid=player.userid, until=i18n.moment(until, "UTC"),
+        ),
         answer=render(
             "vacation.txt.j2", **words, until=i18n.moment(until, "UTC"), days=days,
             left=left - days,

@@ -31,7 +31,7 @@ from pbm_emergo.game.changes import Change, MoveStored, QueueTaken, VotesDropped
 from pbm_emergo.game.decision import Decision, finish
 from pbm_emergo.game.events import BoardChanged, Event, QueuedMoveFailed
 from pbm_emergo.game.reasons import refusal
-from pbm_emergo.game.sentences import Said, result_sentence
+from pbm_emergo.game.sentences import Said, result_reason
 from pbm_emergo.rules import Game, Move, MoveError, Position
 from pbm_emergo.rules.reasons import Reason
 
@@ -210,18 +210,22 @@ class Chain:
     def headline(self) -> Said:
         return Said.joined((m.sentence() for m in self.moves), "\n")
 
-    def summary(self, state: BoardState) -> str:
+    def summary(self, state: BoardState) -> Reason:
         parts = []
         for made in self.moves:
             if made.autoplayed is None:
-                parts.append(f"played {made.move} on board {self.state.number}")
+                parts.append(
+                    refusal("summary_played", move=str(made.move), board=self.state.number)
+                )
             else:
-                mark = "Auto" if made.autoplayed == AUTOPLAYED_QUEUED else "Forced"
-                parts.append(f"{made.player.userid}'s {made.move} ({mark})")
-        text = "; then ".join(parts)
+                code = "summary_auto" if made.autoplayed == AUTOPLAYED_QUEUED else "summary_forced"
+                parts.append(refusal(code, userid=made.player.userid, move=str(made.move)))
+        said = parts[0]
+        for part in parts[1:]:
+            said = refusal("summary_then", first=said, then=part)
         if not state.active:
-            text += f"; {result_sentence(state)}"
-        return text
+            said = refusal("summary_ended", moves=said, result=result_reason(state))
+        return said
 
     def decision(self, *, comment: str | None = None, commenter: str | None = None) -> Decision:
         """The chain as a decision: its changes, the board mail listing every move of it,

@@ -24,7 +24,7 @@ class Decision:
 
     changes: tuple[Change, ...]
     events: tuple[Event, ...]
-    summary: str
+    summary: str | Reason
     state_after: BoardState
 
 

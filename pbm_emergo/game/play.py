@@ -30,12 +30,12 @@ from pbm_emergo.game.sentences import (
     Said,
     moves_in_lines,
     result_reason,
-    span,
     split_guard,
     undo_first_move,
     undo_said,
 )
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, Termination
+from pbm_emergo.rules.reasons import Reason
 
 KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
 
@@ -90,7 +90,7 @@ class _Turn:
         return self.state.opponent(self.seat.id)
 
     def told(
-        self, decision: Decision, headline: str, summary: str
+        self, decision: Decision, headline: str, summary: Reason
     ) -> Decision:
         """``decision`` with the board mail after it (this player's comment, ``headline``)."""
         event = BoardChanged(
@@ -223,7 +223,9 @@ def _resign(turn: _Turn) -> Decision:
         return decline(turn.state, turn.seat.id, turn.comment)
     winner = other_side(turn.state.side_of(turn.seat.id) or "")
     ended = finish(turn.state, winner, Termination.RESIGNED, turn.now)
-    return turn.told(ended, f"{turn.seat.userid} resigned.", f"resigned on board {turn.number}")
+    return turn.told(
+        ended, f"{turn.seat.userid} resigned.", refusal("summary_resigned", board=turn.number)
+    )
 
 
 def decline(state: BoardState, player_id: int, comment: str = "") -> Decision:
@@ -234,7 +236,7 @@ def decline(state: BoardState, player_id: int, comment: str = "") -> Decision:
     return Decision(
         (BoardDeclined(state.number, state.ply),),
         (GameDeclined(state, decliner, comment or None),),
-        f"declined the game on board {state.number}; the board is removed",
+        refusal("summary_declined", board=state.number),
         state,
     )
 
@@ -279,7 +281,7 @@ def _propose(turn: _Turn) -> Decision:
     return _open_vote(
         turn, "draw",
         headline=Said.of("offers_draw", userid=turn.seat.userid),
-        summary=f"offered a draw on board {turn.number}",
+        summary=refusal("summary_offered_draw", board=turn.number),
     )
 
 
@@ -300,7 +302,7 @@ def _refuse_second_vote(turn: _Turn) -> None:
         )
 
 
-def _open_vote(turn: _Turn, kind: str, *, headline: str, summary: str) -> Decision:
+def _open_vote(turn: _Turn, kind: str, *, headline: str, summary: Reason) -> Decision:
     """Record a draw offer or an undo request and tell both players."""
     state = turn.state
     change = VoteOpened(turn.number, kind, turn.seat.id, state.ply, turn.now)
@@ -322,7 +324,10 @@ def _request_undo(turn: _Turn) -> Decision:
     return _open_vote(
         turn, "undo",
         headline=undo_said("asks_undo", first, state.ply, userid=turn.seat.userid),
-        summary=f"asked to take back {span(first, state.ply)}",
+        summary=(
+            refusal("summary_asked_undo_one", first=first) if first == state.ply
+            else refusal("summary_asked_undo_many", first=first, last=state.ply)
+        ),
     )
 
 
@@ -338,7 +343,6 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
             ),
             with_board=False,
         )
-    what = "draw offer" if vote.kind == "draw" else "request to take back a move"
     me = turn.seat.userid
     removed = VoteRemoved(number, vote.kind, other.id)
     if not accept:
@@ -349,13 +353,16 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
                 "rejected_draw" if vote.kind == "draw" else "rejected_undo",
                 userid=me, other=other.userid,
             ),
-            f"rejected the {what} on board {number}",
+            refusal(
+                "summary_rejected_draw" if vote.kind == "draw" else "summary_rejected_undo",
+                board=number,
+            ),
         )
     if vote.kind == "draw":
         ended = finish(state, None, Termination.DRAW_AGREED, turn.now)
         return turn.told(
             ended, Said.of("accepted_draw", userid=me, other=other.userid),
-            f"agreed to a draw on board {number}",
+            refusal("summary_agreed_draw", board=number),
         )
     first = undo_first_move(state, other.id, vote.ply)
     if first is None or vote.ply != state.ply:  # the board moved on: the request is void
@@ -378,5 +385,8 @@ def _answer(turn: _Turn, *, accept: bool) -> Decision:
     headline = undo_said("undo_accepted", first, vote.ply, userid=me, other=other.userid)
     return turn.told(
         Decision((taken, VotesDropped(number)), (), "", after), headline,
-        f"took back {span(first, vote.ply)} on board {number}",
+        (
+            refusal("summary_took_back_one", first=first, board=number) if first == vote.ply
+            else refusal("summary_took_back_many", first=first, last=vote.ply, board=number)
+        ),
     )

@@ -82,6 +82,22 @@ TEXTS: dict[str, str | tuple[str, str]] = {
     "drawn_adjudicated": "The game is a draw: the server's operator adjudicated the game.",
     "drawn_other": "The game is a draw: %(reason)s.",
     "game_is_over": "The game on board %(number)s is over: %(result)s",
+    # the one-line summaries of a move or a vote in a ``multiple`` report
+    "summary_played": "played %(move)s on board %(board)s",
+    "summary_auto": "%(userid)s's %(move)s (Auto)",
+    "summary_forced": "%(userid)s's %(move)s (Forced)",
+    "summary_then": "%(first)s; then %(then)s",
+    "summary_ended": "%(moves)s; %(result)s",
+    "summary_resigned": "resigned on board %(board)s",
+    "summary_declined": "declined the game on board %(board)s; the board is removed",
+    "summary_offered_draw": "offered a draw on board %(board)s",
+    "summary_asked_undo_one": "asked to take back move %(first)s",
+    "summary_asked_undo_many": "asked to take back moves %(first)s to %(last)s",
+    "summary_rejected_draw": "rejected the draw offer on board %(board)s",
+    "summary_rejected_undo": "rejected the request to take back a move on board %(board)s",
+    "summary_agreed_draw": "agreed to a draw on board %(board)s",
+    "summary_took_back_one": "took back move %(first)s on board %(board)s",
+    "summary_took_back_many": "took back moves %(first)s to %(last)s on board %(board)s",
 }
 
 

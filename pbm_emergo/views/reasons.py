@@ -289,6 +289,30 @@ MESSAGES: dict[str, Say] = {
     ),
     "drawn_other": lambda v: i18n._("The game is a draw: %(reason)s.", **v),
     "game_is_over": lambda v: i18n._("The game on board %(number)s is over: %(result)s", **v),
+    # the one-line summaries of a move or a vote in a ``multiple`` report
+    "summary_played": lambda v: i18n._("played %(move)s on board %(board)s", **v),
+    "summary_auto": lambda v: i18n._("%(userid)s's %(move)s (Auto)", **v),
+    "summary_forced": lambda v: i18n._("%(userid)s's %(move)s (Forced)", **v),
+    "summary_then": lambda v: i18n._("%(first)s; then %(then)s", **v),
+    "summary_ended": lambda v: i18n._("%(moves)s; %(result)s", **v),
+    "summary_resigned": lambda v: i18n._("resigned on board %(board)s", **v),
+    "summary_declined": lambda v: i18n._(
+        "declined the game on board %(board)s; the board is removed", **v
+    ),
+    "summary_offered_draw": lambda v: i18n._("offered a draw on board %(board)s", **v),
+    "summary_asked_undo_one": lambda v: i18n._("asked to take back move %(first)s", **v),
+    "summary_asked_undo_many": lambda v: i18n._(
+        "asked to take back moves %(first)s to %(last)s", **v
+    ),
+    "summary_rejected_draw": lambda v: i18n._("rejected the draw offer on board %(board)s", **v),
+    "summary_rejected_undo": lambda v: i18n._(
+        "rejected the request to take back a move on board %(board)s", **v
+    ),
+    "summary_agreed_draw": lambda v: i18n._("agreed to a draw on board %(board)s", **v),
+    "summary_took_back_one": lambda v: i18n._("took back move %(first)s on board %(board)s", **v),
+    "summary_took_back_many": lambda v: i18n._(
+        "took back moves %(first)s to %(last)s on board %(board)s", **v
+    ),
 }
 
 

@@ -101,6 +101,7 @@ def list_games(ctx: Context, request: ListRequest) -> Result:
     counts = games.count_by_status(ctx.session)
     return Result(
         summary="sent the list of games",
+        summary_said=i18n._("sent the list of games"),
         answer=render(
             "list.txt.j2",
             games=[
@@ -142,6 +143,9 @@ def games_table(ctx: Context, request: GamesRequest) -> Result:
     ]
     return Result(
         summary=f"sent a table of {len(rows)} board{'s' if len(rows) != 1 else ''}",
+        summary_said=i18n.ngettext(
+            "sent a table of %(num)s board", "sent a table of %(num)s boards", len(rows)
+        ),
         answer=render(
             "games.txt.j2",
             rows=rows,
@@ -203,6 +207,9 @@ def show(ctx: Context, request: ShowRequest) -> Result:
     )
     return Result(
         summary=f"sent board{'s' if len(views) > 1 else ''} {numbers}",
+        summary_said=i18n.ngettext(
+            "sent board %(boards)s", "sent boards %(boards)s", len(views), boards=numbers
+        ),
         answer=render(
             "show.txt.j2",
             # The sender's own notes after each board, when asked for as it is now.
@@ -237,6 +244,12 @@ def legal_moves(ctx: Context, request: MovesRequest) -> Result:
     player = board.player_of(position.to_move)
     return Result(
         summary=f"sent the {len(legal)} legal moves on board {board.number}",
+        summary_said=i18n.ngettext(
+            "sent the %(num)s legal move on board %(board)s",
+            "sent the %(num)s legal moves on board %(board)s",
+            len(legal),
+            board=board.number,
+        ),
         answer=render(
             "moves.txt.j2",
             number=board.number,
@@ -267,6 +280,7 @@ def record(ctx: Context, request: RecordRequest) -> Result:
         state = board_text.result_text(view)
     return Result(
         summary=f"sent the record of board {board.number}",
+        summary_said=i18n._("sent the record of board %(board)s", board=board.number),
         answer=render(
             "record.txt.j2",
             number=board.number,
@@ -335,6 +349,9 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
     )
     return Result(
         summary=f"previewed {' '.join(tried)} on board {number}",
+        summary_said=i18n._(
+            "previewed %(moves)s on board %(board)s", moves=" ".join(tried), board=number
+        ),
         answer=render(
             "preview.txt.j2",
             number=number,
@@ -393,6 +410,9 @@ def standings(ctx: Context, request: StandingsRequest) -> Result:
     ]
     return Result(
         summary=f"sent the standings ({len(rows)} player{'s' if len(rows) != 1 else ''})",
+        summary_said=i18n.ngettext(
+            "sent the standings (%(num)s player)", "sent the standings (%(num)s players)", len(rows)
+        ),
         answer=render(
             "standings.txt.j2",
             sections=[s for s in sections if s["rows"]],
@@ -427,6 +447,9 @@ def history(ctx: Context, request: HistoryRequest) -> Result:
     ]
     return Result(
         summary=f"sent the history ({len(lines)} game{'s' if len(lines) != 1 else ''})",
+        summary_said=i18n.ngettext(
+            "sent the history (%(num)s game)", "sent the history (%(num)s games)", len(lines)
+        ),
         answer=render(
             "history.txt.j2",
             rows=lines,
@@ -476,6 +499,9 @@ def show_as(ctx: Context, request: ShowAsRequest) -> Result:
     )
     return Result(
         summary=f"sent board {board.number} as {you} sees it",
+        summary_said=i18n._(
+            "sent board %(board)s as %(userid)s sees it", board=board.number, userid=you
+        ),
         answer=view.text,
         answer_subject=f"Emergo Board {board.number} as {you}",
         answer_board=board.number,
@@ -518,6 +544,12 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
         subject = f"Emergo: {player.userid}'s turn on {len(boards)} board{'s' * (len(boards) != 1)}"
     return Result(
         summary=f"sent {len(shown)} board{'s' if len(shown) != 1 else ''} of {player.userid}",
+        summary_said=i18n.ngettext(
+            "sent %(num)s board of %(userid)s",
+            "sent %(num)s boards of %(userid)s",
+            len(shown),
+            userid=player.userid,
+        ),
         answer=render("show.txt.j2", boards=texts),
         answer_subject=subject,
         answer_html=board_html(subject, [v.html for v in views]),

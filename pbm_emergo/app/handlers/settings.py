@@ -26,6 +26,10 @@ def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
     ctx.write(TimezoneSet(player.id, request.zone))
     return Result(
         summary=f"{player.userid} reads times in {request.zone}",
+        summary_said=i18n._(
+            "%(userid)s reads times in %(zone)s",
+            userid=player.userid, zone=request.zone,
+        ),
         answer=render(
             "timezone.txt.j2",
             userid=player.userid,
@@ -51,6 +55,13 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
             if hour is not None
             else f"{player.userid} gets a board mail for every move again"
         ),
+        summary_said=(
+            i18n._("%(userid)s gets a digest a day at %(hour)s:00", userid=player.userid,
+                   hour=hour)
+            if hour is not None
+            else i18n._("%(userid)s gets a board mail for every move again",
+                        userid=player.userid)
+        ),
         answer=render(
             "notify_digest.txt.j2",
             userid=player.userid,
@@ -74,6 +85,10 @@ def language_request(ctx: Context, request: LanguageRequest) -> Result:
     with speaking(request.language):
         return Result(
             summary=f"{player.userid} reads replies in {request.language}",
+            summary_said=i18n._(
+                "%(userid)s reads replies in %(language)s",
+                userid=player.userid, language=request.language,
+            ),
             answer=render(
                 "language.txt.j2", userid=player.userid, language=NAMES[request.language]
             ),
