@@ -26,6 +26,7 @@ from pbm_emergo.db.models import (
     Player,
 )
 from pbm_emergo.db.reads import active_board_counts
+from pbm_emergo.game import reasons as game_reasons
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.game.clock import (
     MAX_TIME_BANK_HOURS,
@@ -110,7 +111,7 @@ def check_time_bank(timebank_hours: int | None, increment_hours: int | None) -> 
     """Refused unless a time bank's terms hold (:func:`~pbm_emergo.game.clock.time_bank_fault`)."""
     fault = time_bank_fault(timebank_hours, increment_hours)
     if fault is not None:
-        raise Refused(f"{fault[:-1]}; no board was started.")
+        raise Refused(said(game_reasons.refusal(f"{fault.code}_no_board", **dict(fault.values))))
 
 
 def _hours(word: str, value: str) -> int:

@@ -94,6 +94,7 @@ from pbm_emergo.game.tournaments import (
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.views import event_text as words
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ def check_terms(terms: EventTerms) -> EventTerms:
         )
     fault = time_bank_fault(terms.timebank_hours, terms.increment_hours)
     if fault is not None:
-        raise Refused(fault)
+        raise Refused(said(fault))
     return terms
 
 

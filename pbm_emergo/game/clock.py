@@ -16,6 +16,8 @@ from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
 from pbm_emergo.game.board import BLACK, WHITE, BoardState
+from pbm_emergo.game.reasons import refusal
+from pbm_emergo.rules.reasons import Reason
 
 # A vacation or other stop of the clock: from, to.
 Period = tuple[datetime, datetime]
@@ -219,22 +221,22 @@ def hours_of(value: str) -> int | None:
     return int(number) * (1 if unit == "h" else 24)
 
 
-def time_bank_fault(timebank_hours: int | None, increment_hours: int | None) -> str | None:
-    """What is wrong with a time bank's terms, in a sentence (None: they hold)."""
+def time_bank_fault(timebank_hours: int | None, increment_hours: int | None) -> Reason | None:
+    """What is wrong with a time bank's terms, as a reason value (None: they hold); a
+    challenge refuses it as the ``_no_board`` reason of the same code."""
     if increment_hours is not None and timebank_hours is None:
-        return (
-            "The option -increment= adds time to a time bank: give -timebank= too (for "
-            "example -timebank=240h -increment=36h)."
-        )
+        return refusal("timebank_increment_alone")
     if timebank_hours is None:
         return None
     if not MIN_TIME_BANK_HOURS <= timebank_hours <= MAX_TIME_BANK_HOURS:
-        return (
-            f"The time bank (-timebank=) holds from {MIN_TIME_BANK_HOURS} hours "
-            f"({MIN_FORFEIT_DAYS} days) to {MAX_TIME_BANK_HOURS // 24} days."
+        return refusal(
+            "timebank_range",
+            hours=MIN_TIME_BANK_HOURS,
+            days=MIN_FORFEIT_DAYS,
+            most=MAX_TIME_BANK_HOURS // 24,
         )
     if (increment_hours or 0) > timebank_hours:
-        return "The increment (-increment=) is more than the time bank holds (-timebank=)."
+        return refusal("timebank_increment_over")
     return None
 
 

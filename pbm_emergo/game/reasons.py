@@ -98,6 +98,29 @@ TEXTS: dict[str, str | tuple[str, str]] = {
     "summary_agreed_draw": "agreed to a draw on board %(board)s",
     "summary_took_back_one": "took back move %(first)s on board %(board)s",
     "summary_took_back_many": "took back moves %(first)s to %(last)s on board %(board)s",
+    # the terms of a time bank (game.clock.time_bank_fault); ``_no_board``: a challenge's
+    "timebank_increment_alone": (
+        "The option -increment= adds time to a time bank: give -timebank= too (for "
+        "example -timebank=240h -increment=36h)."
+    ),
+    "timebank_increment_alone_no_board": (
+        "The option -increment= adds time to a time bank: give -timebank= too (for "
+        "example -timebank=240h -increment=36h); no board was started."
+    ),
+    "timebank_range": (
+        "The time bank (-timebank=) holds from %(hours)s hours (%(days)s days) to %(most)s days."
+    ),
+    "timebank_range_no_board": (
+        "The time bank (-timebank=) holds from %(hours)s hours (%(days)s days) to %(most)s "
+        "days; no board was started."
+    ),
+    "timebank_increment_over": (
+        "The increment (-increment=) is more than the time bank holds (-timebank=)."
+    ),
+    "timebank_increment_over_no_board": (
+        "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
+        "was started."
+    ),
 }
 
 

@@ -313,6 +313,31 @@ MESSAGES: dict[str, Say] = {
     "summary_took_back_many": lambda v: i18n._(
         "took back moves %(first)s to %(last)s on board %(board)s", **v
     ),
+    # the terms of a time bank; ``_no_board``: a challenge's
+    "timebank_increment_alone": lambda v: i18n._(
+        "The option -increment= adds time to a time bank: give -timebank= too (for "
+        "example -timebank=240h -increment=36h)."
+    ),
+    "timebank_increment_alone_no_board": lambda v: i18n._(
+        "The option -increment= adds time to a time bank: give -timebank= too (for "
+        "example -timebank=240h -increment=36h); no board was started."
+    ),
+    "timebank_range": lambda v: i18n._(
+        "The time bank (-timebank=) holds from %(hours)s hours (%(days)s days) to %(most)s days.",
+        **v,
+    ),
+    "timebank_range_no_board": lambda v: i18n._(
+        "The time bank (-timebank=) holds from %(hours)s hours (%(days)s days) to %(most)s "
+        "days; no board was started.",
+        **v,
+    ),
+    "timebank_increment_over": lambda v: i18n._(
+        "The increment (-increment=) is more than the time bank holds (-timebank=)."
+    ),
+    "timebank_increment_over_no_board": lambda v: i18n._(
+        "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
+        "was started."
+    ),
 }
 
 

@@ -140,7 +140,7 @@ def test_the_time_bank_options_read_and_checked() -> None:
         (366 * 24, None, "The time bank (-timebank=) holds from 72 hours"),
     ):
         fault = time_bank_fault(bank, increment)
-        assert fault is not None and fault.startswith(start)
+        assert fault is not None and str(fault).startswith(start)
 
 
 def test_a_rematch_keeps_the_time_bank_and_the_weekend_pause() -> None:
