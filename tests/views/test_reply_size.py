@@ -18,6 +18,7 @@ class Line:
     ok: bool
     summary: str
     text: str | None
+    summary_said: str | None = None
 
 
 def test_cut_to_size_keeps_whole_lines_and_says_how_many_are_left_out() -> None:
