@@ -46,12 +46,20 @@ def test_a_challenge_with_a_bad_time_bank_is_refused_in_german(
     post = make_post()
     post.one("language alice alice-pw1 de", ALICE)
     for options, start in (
-        ("-timebank=24h", "Das Zeitkonto (-timebank=) fasst 72 Stunden (3 Tage) bis 365 Tage; "
-         "es wurde kein Brett begonnen."),
-        ("-increment=36h", "Die Option -increment= füllt ein Zeitkonto auf: gib auch "
-         "-timebank= an"),
-        ("-timebank=72h -increment=80h", "Der Zuschlag (-increment=) ist größer als das "
-         "Zeitkonto (-timebank=); es wurde kein Brett begonnen."),
+        (
+            "-timebank=24h",
+            "Das Zeitkonto (-timebank=) fasst 72 Stunden (3 Tage) bis 365 Tage; "
+            "es wurde kein Brett begonnen.",
+        ),
+        (
+            "-increment=36h",
+            "Die Option -increment= füllt ein Zeitkonto auf: gib auch -timebank= an",
+        ),
+        (
+            "-timebank=72h -increment=80h",
+            "Der Zuschlag (-increment=) ist größer als das "
+            "Zeitkonto (-timebank=); es wurde kein Brett begonnen.",
+        ),
     ):
         [error] = post.send(f"emergo challenge alice bob {options}", ALICE)
         assert str(error["Subject"]) == "Emergo error"
@@ -59,8 +67,7 @@ def test_a_challenge_with_a_bad_time_bank_is_refused_in_german(
     # In English for bob, as before.
     [error] = post.send("emergo challenge alice bob -timebank=24h", BOB)
     assert _flat(text(error)).startswith(
-        "The time bank (-timebank=) holds from 72 hours (3 days) to 365 days; no board was "
-        "started."
+        "The time bank (-timebank=) holds from 72 hours (3 days) to 365 days; no board was started."
     )
     with post.sessions() as session:
         assert session.scalars(select(Board)).all() == []

@@ -48,7 +48,7 @@ def test_a_queued_move_is_played_after_the_opponents(index: int, ply: int) -> No
         f"{mover.userid} played {moves[ply]} (move {ply + 1}).\n"
         f"{answerer.userid}'s queued move {moves[ply + 1]} was played (move {ply + 2}, Auto)."
     )
-    assert decision.summary.startswith(
+    assert str(decision.summary).startswith(
         f"played {moves[ply]} on board 101; then {answerer.userid}'s {moves[ply + 1]} (Auto)"
     )
     assert decision.state_after.moves[-1].autoplayed == AUTOPLAYED_QUEUED
@@ -170,7 +170,7 @@ def test_the_last_move_of_a_game_finishes_it(name: str, rated: bool) -> None:
     after = decision.state_after
     assert not after.active and after.winner == outcome.winner
     assert after.outcome_reason == outcome.termination.value
-    assert decision.summary.endswith(".")
+    assert str(decision.summary).endswith(".")
 
 
 def test_a_chain_of_queued_moves_that_ends_the_game() -> None:

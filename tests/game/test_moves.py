@@ -46,7 +46,7 @@ def test_a_legal_move_is_stored_with_the_board_after_it(index: int, ply: int) ->
     assert isinstance(changed, BoardChanged)
     assert changed.headline == f"{mover.userid} played {moves[ply]} (move {ply + 1})."
     assert changed.comment == "hi" and changed.commenter == mover.userid
-    assert decision.summary.startswith(f"played {moves[ply]} on board 101")
+    assert str(decision.summary).startswith(f"played {moves[ply]} on board 101")
     if game.outcome() is None:
         assert len(decision.changes) == 1 and after.active
     else:
