@@ -89,6 +89,9 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     subject = f"Emergo Board {number} queue"
     return Result(
         summary=f"queued on board {number}: {describe(queue)}",
+        summary_said=i18n._(
+            "queued on board %(board)s: %(moves)s", board=number, moves=describe(queue)
+        ),
         answer=render(
             "queue.txt.j2", number=number, userid=player.userid, lines=lines,
             cleared=False, board_text=view.text,
