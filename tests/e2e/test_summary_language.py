@@ -71,3 +71,15 @@ def test_a_challenge_with_a_bad_time_bank_is_refused_in_german(
     )
     with post.sessions() as session:
         assert session.scalars(select(Board)).all() == []
+
+
+def test_a_private_event_with_a_bad_time_bank_is_refused_in_german(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    post.one("language bob bob-pw1 de", BOB)
+    refused = _flat(
+        text(post.one("emergo event create friends bob bob-pw1 swiss fr1ends -timebank=24h", BOB))
+    )
+    assert "Das Zeitkonto (-timebank=) fasst 72 Stunden (3 Tage) bis 365 Tage." in refused
+    assert "holds from" not in refused
