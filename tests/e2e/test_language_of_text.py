@@ -17,6 +17,9 @@ def test_help_with_a_german_sentence_comes_in_german(make_post: Callable[..., Po
     post = make_post()
     helped = text(post.one("help", ALICE, body=GERMAN))
     assert helped.startswith("Hilfe zum Emergo-Mailserver ")
+    told = text(post.one("help language", ALICE, body=GERMAN))
+    assert "wo sie sich erkennen lässt" in " ".join(told.split())
+    assert all(len(line) <= 72 for line in told.splitlines())
     # Only command words, or a sentence too short to tell: English.
     assert text(post.one("help", ALICE, body="emergo games alice")).startswith(
         "Help for the Emergo mail server "
