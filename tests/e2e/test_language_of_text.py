@@ -59,3 +59,12 @@ def test_a_signup_in_german_makes_a_german_player(make_post: Callable[..., Post]
     post.one(f"confirm {confirmation_code(text(code_mail))}", carol)
     # The player's language now, whatever later mails are written in.
     assert text(post.one("help", carol)).startswith("Hilfe zum Emergo-Mailserver ")
+
+
+def test_a_mail_without_a_command_is_answered_in_its_language(
+    make_post: Callable[..., Post],
+) -> None:
+    post = make_post()
+    answer = post.one("Bonjour, comment est-ce que je peux jouer ici ?", "dora@example.org")
+    assert text(answer).startswith("Ce serveur fait ")
+    assert "aucune commande" in " ".join(text(answer).split())
