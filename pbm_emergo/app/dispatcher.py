@@ -31,6 +31,7 @@ from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
+from pbm_emergo.views.text_language import language_of_text
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
@@ -96,6 +97,8 @@ class MailCommands(Protocol):
     def known(self) -> Known | None: ...  # what the listener found known of ``line``
     @property
     def echoed(self) -> list[str]: ...
+    @property
+    def free_text(self) -> str: ...  # the mail's own words, its command lines left out
 
 
 @dataclass
@@ -255,23 +258,30 @@ def dispatch(
         )
     ctx.known = known
     ctx.secrets.words = language.hidden_words(lines, ctx.known)
-    with speaking(reply_language(session, mail)):
+    with speaking(reply_language(session, mail, text)):
         replies, writes = _dispatch(ctx, language, mail, text)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
 
 
-def reply_language(session: Session | None, mail: CommandMail) -> i18n.Undecided:
+def reply_language(
+    session: Session | None, mail: CommandMail, text: MailCommands
+) -> i18n.Undecided:
     """The language of the replies to a mail's sender: the one the player chose whom the
     mail logs in as, else the one the sender's address is registered for chose (looked up
     only if a reply needs it before a login), else the one the mail says it is written in
-    (Content-Language), else English."""
+    (Content-Language), else, for a mail that logs in as nobody, the one its own words are
+    written in where that can be told (views.text_language), else English."""
 
     def chosen() -> str | None:
         if session is None or not mail.sender:
             return None
         return players.language_of_address(session, mail.sender)
 
-    return i18n.Undecided(chosen, mail.content_language.split(",")[0].strip() or None)
+    return i18n.Undecided(
+        chosen,
+        mail.content_language.split(",")[0].strip() or None,
+        told=lambda: language_of_text(text.free_text),
+    )
 
 
 def _dispatch(

@@ -48,7 +48,8 @@ def signup(
 ) -> Result:
     """Create the account ``userid``; ``addresses`` default to the sender's. ``language``:
     of the player's replies (None: the language the reply to this mail is written in, its
-    Content-Language, when that is not English; else none chosen).
+    Content-Language or its words' where they tell one, when that is not English; else none
+    chosen).
 
     The sender's address is registered at once only when our MTA proved the mail came
     from it; otherwise the answer is the code that registers it (and nothing else goes to

@@ -17,8 +17,8 @@ class LanguageCommand(Command):
         "Replies, errors, help and board mails come in that language: en (English), nl "
         "(Nederlands), de (Deutsch) or fr (Français). Until a player chooses, replies are in "
         "the language their signup mail said it was written in (its Content-Language), else "
-        "English. Command words stay English in every language: a reply in Dutch still "
-        "writes 'emergo move ...'."
+        "the one its words are written in where that can be told, else English. Command "
+        "words stay English in every language: a reply in Dutch still writes 'emergo move ...'."
     )
 
     def request(self, args: Arguments) -> LanguageRequest:

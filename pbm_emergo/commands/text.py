@@ -211,6 +211,17 @@ class CommandText:
             return [*self.lines, *self.unprocessed[:MAX_UNPROCESSED_SHOWN]]
         return [self.line]
 
+    @property
+    def free_text(self) -> str:
+        """The mail's own words, not its commands: the Subject when it names no command,
+        and the comment's lines that name none (what its language is told from, for a
+        sender who has chosen none: :mod:`pbm_emergo.views.text_language`)."""
+        subject = clean_subject(self.subject)
+        words = [x for x in self.comment.splitlines() if x.strip() and not body.names_command(x)]
+        if subject.lower() != body.MULTIPLE and not body.names_command(subject):
+            words.insert(0, subject)
+        return "\n".join(words)
+
     def redacted(
         self, scrubber: Scrubber, lookup: Lookup | None = None
     ) -> tuple[str, str, Callable[[str], str]]:

@@ -50,10 +50,13 @@ DOMAIN = "messages"
 class Undecided:
     """The language of a mail's replies before anything needed it: ``chosen`` looks up the
     language the sender's player chose (a query, made only if a reply is rendered before
-    the mail's login tells: :func:`settle`), ``written`` is the mail's Content-Language."""
+    the mail's login tells: :func:`settle`), ``written`` is the mail's Content-Language,
+    ``told`` tells the language of the mail's own words (called only when neither decides
+    and no login did: the detector is never run for a mail that logs in)."""
 
     chosen: Callable[[], str | None]
     written: str | None = None
+    told: Callable[[], str | None] | None = None
 
 
 _current: ContextVar[str | Undecided] = ContextVar("reply_locale", default=DEFAULT)
@@ -73,14 +76,21 @@ def current() -> str:
     """The locale the reply now rendered is written in."""
     value = _current.get()
     if isinstance(value, Undecided):
-        value = supported(value.chosen()) or supported(value.written) or DEFAULT
+        value = (
+            supported(value.chosen())
+            or supported(value.written)
+            or (supported(value.told()) if value.told is not None else None)
+            or DEFAULT
+        )
         _current.set(value)
     return value
 
 
 def settle(chosen: str | None) -> None:
     """The mail logged in as a player who chose ``chosen`` (None: none): the replies are in
-    it (else in the mail's own language), unless their language is decided already."""
+    it (else in the mail's Content-Language, else English), unless their language is
+    decided already. The mail's text is not read for it: a player's first mail (the signup)
+    was, and a move never waits on the detector."""
     value = _current.get()
     if isinstance(value, Undecided):
         _current.set(supported(chosen) or supported(value.written) or DEFAULT)
