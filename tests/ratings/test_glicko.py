@@ -10,6 +10,8 @@ from pbm_emergo.game.board import BLACK, WHITE
 from pbm_emergo.game.numbers import START_DEVIATION, START_VOLATILITY
 from pbm_emergo.game.ratings import Standing, is_provisional
 from pbm_emergo.ratings import game_rating, outcomes
+from pbm_emergo.views.board_text import rating_lines
+from pbm_emergo.views.i18n import speaking
 
 NEWCOMER = Standing(1600, 0)
 
@@ -25,7 +27,11 @@ winners = st.sampled_from([WHITE, BLACK, None])
 
 def test_two_newcomers_one_game() -> None:
     won = game_rating(NEWCOMER, NEWCOMER, WHITE)
-    assert won.lines("alice", "bob") == ["alice 1600 -> 1762 (+162)", "bob 1600 -> 1438 (-162)"]
+    with speaking("en"):
+        assert rating_lines(won, "alice", "bob") == [
+            "alice 1600 -> 1762 (+162)",
+            "bob 1600 -> 1438 (-162)",
+        ]
     assert won.white_deviation is not None and round(won.white_deviation) == 290
     assert won.white_deviation == won.black_deviation
     drawn = game_rating(NEWCOMER, NEWCOMER, None)
