@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
@@ -64,6 +64,11 @@ class Language(Protocol):
 
     def hidden_words(self, lines: Iterable[str], known: Known) -> set[str]:
         """The words of ``lines`` that may be secrets."""
+        ...
+
+    def unchecked_userids(self, lines: Iterable[str], known: Known) -> list[str]:
+        """The words at a userid's place that no player has: shown once checked not to
+        be the sender's password."""
         ...
 
     def candidates(self, lines: Iterable[str]) -> tuple[set[str], set[int]]:
@@ -256,11 +261,34 @@ def dispatch(
             database_lookup(session, language.candidates)(lines)
             if session is not None else Known()
         )
+    if session is not None and mail.sender:
+        typos = language.unchecked_userids(lines, known)
+        known = with_typos_checked(session, mail.sender, typos, known)
     ctx.known = known
     ctx.secrets.words = language.hidden_words(lines, ctx.known)
     with speaking(reply_language(session, mail, text)):
         replies, writes = _dispatch(ctx, language, mail, text)
     return [ctx.secrets.scrub_reply(r) for r in replies], writes
+
+
+# At most this many unknown userids of one mail are checked against the sender's password
+# (each check is an argon2 verification); the others stay masked.
+MAX_TYPOS_CHECKED = 3
+
+
+def with_typos_checked(
+    session: Session, sender: str, words: list[str], known: Known
+) -> Known:
+    """``known`` with those of ``words`` (userids no player has, at a userid's place) that
+    are not the password of the player ``sender`` is registered for: those may be shown."""
+    if not words:
+        return known
+    login = players.password_hash_of_address(session, sender)
+    checked = {
+        word for word in words[:MAX_TYPOS_CHECKED]
+        if login is None or not players.check_password(login[0], login[1], word).ok
+    }
+    return replace(known, not_passwords=known.not_passwords | checked)
 
 
 def reply_language(

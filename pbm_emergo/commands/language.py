@@ -86,6 +86,11 @@ class MailLanguage:
         """The words of ``lines`` that may be secrets (see :mod:`masking`)."""
         return masking.hidden_words(lines, known)
 
+    def unchecked_userids(self, lines: Iterable[str], known: Known) -> list[str]:
+        """The words at a userid's place that no player has, shown once checked not to be
+        the sender's password (see :mod:`masking`)."""
+        return masking.unchecked_userids(lines, known)
+
     def candidates(self, lines: Iterable[str]) -> tuple[set[str], set[int]]:
         """The words of ``lines`` to look up: userids and board numbers (see
         :mod:`masking`)."""

@@ -17,8 +17,11 @@ whatever it looks like. So that an error shows the typo it is about, two more wo
 shown: a mistyped command word (``emergo mvoe``), read as the command it most likely meant,
 whose grammar then says where the password is; and a userid that does not exist at a
 userid's place of a command that takes no secret at all (``emergo challenge carol
-robot9``). :func:`mask_line` does this once on receipt (the listener stores
-and logs its result) and for every echo of a command line; :func:`scrub` also takes those
+robot9``), once the worker has checked that it is not the sender's password
+(:func:`unchecked_userids`, :attr:`~pbm_emergo.game.words.Known.not_passwords`: a player who
+puts the password in the wrong place of such a command would see it quoted otherwise).
+:func:`mask_line` does this once on receipt (the listener stores and logs its result, with
+no such word checked) and for every echo of a command line; :func:`scrub` also takes those
 words, and any password the server verified, out of the texts of the replies, so that an
 error message quoting an argument cannot leak one either.
 """
@@ -152,10 +155,31 @@ def mask_words(words: list[str], known: Known) -> list[str]:
     return words[:used] + [
         w
         if i not in secret
-        and (is_public(w, known) or (i in userid_places and USERID_PATTERN.fullmatch(w)))
+        and (is_public(w, known) or (i in userid_places and w in known.not_passwords))
         else MASK
         for i, w in enumerate(words[used:])
     ]
+
+
+def unchecked_userids(lines: Iterable[str], known: Known) -> list[str]:
+    """The words of ``lines`` written as userids at a userid's place of a command that
+    takes no password, that name no player: shown once checked not to be the sender's
+    password (:attr:`~pbm_emergo.game.words.Known.not_passwords`), in the order written,
+    each once."""
+    found: list[str] = []
+    for line in lines:
+        words = line.split()
+        used, _, userid_places = reading(words)
+        for place in sorted(userid_places):
+            word = words[used + place] if used + place < len(words) else ""
+            if (
+                USERID_PATTERN.fullmatch(word)
+                and not is_public(word, known)
+                and word not in known.not_passwords
+                and word not in found
+            ):
+                found.append(word)
+    return found
 
 
 def mask_line(line: str, known: Known) -> str:

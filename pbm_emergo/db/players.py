@@ -687,6 +687,17 @@ def set_language(session: Session, player_id: int, language: str) -> None:
     )
 
 
+def password_hash_of_address(session: Session, address: str) -> tuple[int, str] | None:
+    """The id and password hash of the player (not signed off) an address is registered
+    for, or None."""
+    row = session.execute(
+        select(Player.id, Player.password_hash)
+        .join(PlayerAddress, PlayerAddress.player_id == Player.id)
+        .where(PlayerAddress.address_key == address_key(address), Player.signed_off_at.is_(None))
+    ).first()
+    return None if row is None else (row[0], row[1])
+
+
 def language_of_address(session: Session, address: str) -> str | None:
     """The language chosen by the player an address is registered for (None: none chosen,
     or no player)."""

@@ -103,9 +103,15 @@ class Known:
 
     userids: frozenset[str] = frozenset()
     boards: frozenset[int] = frozenset()
+    # Words written as userids where a command that takes no password expects one, no
+    # player's, and checked not to be the sender's password: shown, so that an error can
+    # name the typo ("There is no player 'robot9'"). Only the worker checks (it verifies
+    # passwords anyway); the listener never does, so it stores and logs them masked.
+    not_passwords: frozenset[str] = frozenset()
 
     def to_stored(self) -> dict[str, list[Any]]:
-        """As stored with the mail (see :meth:`from_stored`)."""
+        """As stored with the mail (see :meth:`from_stored`): what the listener found
+        (:attr:`not_passwords` is the worker's)."""
         return {"userids": sorted(self.userids), "boards": sorted(self.boards)}
 
     @classmethod

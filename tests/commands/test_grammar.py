@@ -151,6 +151,21 @@ def test_masking_reads_the_secret_places_from_the_grammar(line: str, shown: str)
     assert masking.mask_line(line, known) == shown
 
 
+def test_an_unknown_userid_is_shown_only_once_checked_not_to_be_a_password() -> None:
+    known = Known(userids=frozenset({"alice"}))
+    line = "emergo challenge alice robot9"
+    # On receipt nothing is checked: the word may be the sender's password.
+    assert masking.mask_line(line, known) == f"emergo challenge alice {MASK}"
+    assert masking.unchecked_userids([line, "emergo show robot9", line], known) == ["robot9"]
+    checked = Known(userids=known.userids, not_passwords=frozenset({"robot9"}))
+    assert masking.mask_line(line, checked) == line
+    assert masking.unchecked_userids([line], checked) == []
+    # Only at a userid's place of a command that takes no password.
+    assert masking.mask_line("emergo move 101 alice robot9 e4", checked) == (
+        f"emergo move 101 alice {MASK} e4"
+    )
+
+
 def test_secret_places_are_not_looked_up() -> None:
     userids, _ = masking.candidates(["change password alice bobbybob carolcarol"])
     assert userids == {"alice"}

@@ -15,7 +15,7 @@ from email import policy
 from email.message import EmailMessage
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -99,6 +99,11 @@ def setup(
     body=st.sampled_from(BODIES),
     lines=st.lists(st.sampled_from(MULTIPLE_LINES), min_size=1, max_size=4),
     kind=st.sampled_from(["subject", "multiple", "html"]),
+)
+# A password that is a well-formed userid, where a command without a password expects one.
+@example(
+    password="psWK9yeFBCPt_4kB", subject="emergo challenge {me} {pw}", body="",
+    lines=["emergo show {board}"], kind="subject",
 )
 def test_a_password_is_never_shown_sent_logged_or_stored(
     setup: tuple[Config, sessionmaker[Session]],
