@@ -325,9 +325,12 @@ def boards_to_check(session: Session, now: datetime) -> Sequence[Board]:
     addresses: nag and forfeit times are whole days (at least one), so a board that saw a
     move within the last day needs no look, unless it has a total thinking time.
 
-    On PostgreSQL a board another scheduler run holds is skipped (every server and worker
-    process runs the scheduler: that board is the other run's business, no second reminder);
-    SQLite serialises the runs anyway."""
+    A plain read, no row lock: every server and worker process runs the scheduler, and two
+    runs that read a board at once both decide on it, but what they store re-checks the
+    move count and the last reminder it was decided at, so only the first stores it
+    (:class:`~pbm_emergo.game.changes.ReminderSent`,
+    :class:`~pbm_emergo.game.changes.GameFinished`); a move is never kept waiting on a
+    scheduler's read and render."""
     idle_since = func.coalesce(Board.last_move_at, Board.created_at)
     query = (
         select(Board)
@@ -346,8 +349,6 @@ def boards_to_check(session: Session, now: datetime) -> Sequence[Board]:
         )
         .order_by(Board.number)
     )
-    if session.get_bind().dialect.name == "postgresql":
-        query = query.with_for_update(skip_locked=True, of=Board)
     return session.scalars(query).all()
 
 
