@@ -308,18 +308,23 @@ def own_code_values(ctx: UnitOfWork, code: str) -> dict[str, object]:
 def _over_cap(address: str, which: str, oldest: AddressConfirmation) -> Refused:
     again = at_text(oldest.created_at + CODE_MAIL_INTERVAL)
     if which == "requester":
-        why = (
-            f"A confirmation code for {address} was asked from your address at "
-            f"{at_text(oldest.created_at)}, and each address may ask one a day for it"
-        )
-    else:
-        why = (
-            f"{address} was mailed {CODES_FROM_OTHERS} confirmation codes asked from other "
-            "addresses in the last day, the most it gets"
+        return Refused(
+            i18n._(
+                "A confirmation code for %(address)s was asked from your address at "
+                "%(asked)s, and each address may ask one a day for it, so no code was "
+                "mailed. Ask again after %(again)s, or send the command from %(address)s "
+                "itself: its own requests are always answered, with the code.",
+                address=address, asked=at_text(oldest.created_at), again=again,
+            )
         )
     return Refused(
-        f"{why}, so no code was mailed. Ask again after {again}, or send the command from "
-        f"{address} itself: its own requests are always answered, with the code."
+        i18n._(
+            "%(address)s was mailed %(most)s confirmation codes asked from other addresses "
+            "in the last day, the most it gets, so no code was mailed. Ask again after "
+            "%(again)s, or send the command from %(address)s itself: its own requests are "
+            "always answered, with the code.",
+            address=address, most=CODES_FROM_OTHERS, again=again,
+        )
     )
 
 

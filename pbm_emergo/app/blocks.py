@@ -11,6 +11,7 @@ from pbm_emergo.db import blocks
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.blocks import block_change, block_refusal
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 
 
 def set_block(ctx: UnitOfWork, player: Player, other_userid: str, *, on: bool) -> Result:
@@ -19,26 +20,28 @@ def set_block(ctx: UnitOfWork, player: Player, other_userid: str, *, on: bool) -
     blocked = blocks.blocks(ctx.session, player.id, other.id)
     refusal = block_refusal(player.id, other.id, on=on, blocked=blocked)
     if refusal is not None:
-        raise Refused(refusal)
+        raise Refused(said(refusal))
     change = block_change(player.id, other.id, ctx.now, on=on, blocked=blocked)
     if change is not None:
         ctx.write(change)
     if on:
-        answer = (
-            f"{player.userid} blocks {other.userid}: their challenges, messages and chat "
-            f"to you are refused from now on, and they are not told. Send 'unblock "
-            f"{player.userid} PASSWORD {other.userid}' to end it.\n"
+        answer = i18n._(
+            "%(userid)s blocks %(other)s: their challenges, messages and chat to you are "
+            "refused from now on, and they are not told. Send 'unblock %(userid)s PASSWORD "
+            "%(other)s' to end it.",
+            userid=player.userid, other=other.userid,
         )
     else:
-        answer = (
-            f"{player.userid} no longer blocks {other.userid}: their challenges, messages "
-            "and chat reach you again.\n"
+        answer = i18n._(
+            "%(userid)s no longer blocks %(other)s: their challenges, messages and chat "
+            "reach you again.",
+            userid=player.userid, other=other.userid,
         )
     return Result(
         summary=f"{'blocked' if on else 'unblocked'} {other.userid}",
         summary_said=i18n._("blocked %(userid)s", userid=other.userid)
         if on
         else i18n._("unblocked %(userid)s", userid=other.userid),
-        answer=answer,
+        answer=answer + "\n",
         answer_subject=f"Emergo: {'block' if on else 'unblock'} {other.userid}",
     )

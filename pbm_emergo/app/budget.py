@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 from pbm_emergo.app.messages import Reply, clean_address
 from pbm_emergo.app.results import Refused
 from pbm_emergo.game.account_changes import MailBudgetCharged
+from pbm_emergo.views import i18n
 
 BUDGET_WINDOW = timedelta(hours=1)
 
@@ -104,16 +105,21 @@ class MailBudget:
         account_cost = sum(1 for r in replies if self._charged_to_account(r))
         if self.spent + cost > self.per_mail:
             raise Refused(
-                f"This command would send {_mails(cost)} to other people, and one mail may "
-                f"cause at most {_mails(self.per_mail)} to others "
-                f"({_mails(self.spent)} so far in this mail). Nothing was sent or changed: "
-                "send the rest in another mail."
+                i18n._(
+                    "This command would send %(cost)s to other people, and one mail may "
+                    "cause at most %(most)s to others (%(spent)s so far in this mail). "
+                    "Nothing was sent or changed: send the rest in another mail.",
+                    cost=_mails(cost), most=_mails(self.per_mail), spent=_mails(self.spent),
+                )
             )
         if cost > self._hourly_left():
             raise Refused(
-                f"This command would send {_mails(cost)} to other people, and your mails may "
-                f"cause at most {_mails(self.per_hour)} to others in an hour. Nothing was "
-                "sent or changed: try again in an hour."
+                i18n._(
+                    "This command would send %(cost)s to other people, and your mails may "
+                    "cause at most %(most)s to others in an hour. Nothing was sent or "
+                    "changed: try again in an hour.",
+                    cost=_mails(cost), most=_mails(self.per_hour),
+                )
             )
         account = self.account
         if (
@@ -121,10 +127,12 @@ class MailBudget:
             and account_cost > self._account_hourly_left(account)
         ):
             raise Refused(
-                f"This command would send {_mails(account_cost)} to other people, and the "
-                f"commands of one account may cause at most {_mails(self.per_account_hour)} "
-                "to others in an hour, from whatever address. Nothing was sent or changed: "
-                "try again in an hour."
+                i18n._(
+                    "This command would send %(cost)s to other people, and the commands of "
+                    "one account may cause at most %(most)s to others in an hour, from "
+                    "whatever address. Nothing was sent or changed: try again in an hour.",
+                    cost=_mails(account_cost), most=_mails(self.per_account_hour),
+                )
             )
         self.spent += cost
         if account is not None and account_cost:
@@ -181,7 +189,7 @@ class MailBudget:
 
 
 def _mails(n: int) -> str:
-    return f"{n} mail{'s' if n != 1 else ''}"
+    return i18n.ngettext("%(num)s mail", "%(num)s mails", n)
 
 
 def since(now: datetime) -> datetime:

@@ -93,15 +93,21 @@ def parse_options(words: Sequence[str]) -> ChallengeOptions:
                 options.forfeit_days = days
         else:
             raise Refused(
-                f"Unknown option '{word[:40]}': the options are -unrated, -blocked=draw, "
-                "--nagtime=DAYS, --forfeittime=DAYS, --totaltime=DAYS, -timebank=240h, "
-                "-increment=36h and -weekends."
+                i18n._(
+                    "Unknown option '%(word)s': the options are -unrated, -blocked=draw, "
+                    "--nagtime=DAYS, --forfeittime=DAYS, --totaltime=DAYS, -timebank=240h, "
+                    "-increment=36h and -weekends.",
+                    word=word[:40],
+                )
             )
     if options.nag_days >= options.forfeit_days:
         raise Refused(
-            f"The reminder time (--nagtime={options.nag_days}) must be shorter than the "
-            f"forfeit time (--forfeittime={options.forfeit_days}), so that the reminder comes "
-            "before the game can be lost on time; no board was started."
+            i18n._(
+                "The reminder time (--nagtime=%(nag)s) must be shorter than the forfeit time "
+                "(--forfeittime=%(forfeit)s), so that the reminder comes before the game can "
+                "be lost on time; no board was started.",
+                nag=options.nag_days, forfeit=options.forfeit_days,
+            )
         )
     check_time_bank(options.timebank_hours, options.increment_hours)
     return options
@@ -119,8 +125,11 @@ def _hours(word: str, value: str) -> int:
     hours = hours_of(value)
     if hours is None or hours > MAX_TIME_BANK_HOURS:
         raise Refused(
-            f"The option {word[:40]} needs a time in hours (240h) or days (10d), at most "
-            f"{MAX_DAYS} days; no board was started."
+            i18n._(
+                "The option %(word)s needs a time in hours (240h) or days (10d), at most "
+                "%(most)s days; no board was started.",
+                word=word[:40], most=MAX_DAYS,
+            )
         )
     return hours
 
@@ -129,14 +138,28 @@ def _days(word: str, name: str, value: str) -> int:
     """The number of days of a clock option, within its floor and MAX_DAYS."""
     floor = MIN_NAG_DAYS if name == "nagtime" else MIN_FORFEIT_DAYS
     if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= MAX_DAYS:
-        raise Refused(f"The option {word[:40]} needs a number of days from {floor} to {MAX_DAYS}.")
+        raise Refused(
+            i18n._(
+                "The option %(word)s needs a number of days from %(floor)s to %(most)s.",
+                word=word[:40], floor=floor, most=MAX_DAYS,
+            )
+        )
     days = int(value)
     if days < floor:
-        what = "the total thinking time" if name == "totaltime" else "the forfeit time"
         raise Refused(
-            f"The option {word} is too short: {what} of a game is at least {floor} days, so "
-            "that nobody loses a game on time before a reminder can reach them; no board "
-            "was started."
+            i18n._(
+                "The option %(word)s is too short: the total thinking time of a game is at "
+                "least %(floor)s days, so that nobody loses a game on time before a reminder "
+                "can reach them; no board was started.",
+                word=word[:40], floor=floor,
+            )
+            if name == "totaltime"
+            else i18n._(
+                "The option %(word)s is too short: the forfeit time of a game is at least "
+                "%(floor)s days, so that nobody loses a game on time before a reminder can "
+                "reach them; no board was started.",
+                word=word[:40], floor=floor,
+            )
         )
     return days
 
@@ -158,18 +181,25 @@ def challenge(
     white = require_player(ctx, white_userid)
     black = require_player(ctx, black_userid)
     if white.id == black.id:
-        raise Refused("A game needs two different players.")
+        raise Refused(i18n._("A game needs two different players."))
     if not isinstance(options, ChallengeOptions):
         options = parse_options(options)
     if challenger is not None:
         if challenger.id not in (white.id, black.id):
-            raise Refused(f"Only {white.userid} or {black.userid} can start this game.")
+            raise Refused(
+                i18n._(
+                    "Only %(white)s or %(black)s can start this game.",
+                    white=white.userid, black=black.userid,
+                )
+            )
     elif not ctx.sender_trusted:
         # A challenge is authorised by the sender's address alone.
         raise Refused(
-            "Your mail failed the DMARC check of its sender's domain, so its From "
-            "address may be forged and cannot start a game; send the challenge from "
-            "your registered address through your own mail provider."
+            i18n._(
+                "Your mail failed the DMARC check of its sender's domain, so its From "
+                "address may be forged and cannot start a game; send the challenge from "
+                "your registered address through your own mail provider."
+            )
         )
     if challenger is not None:
         pass
@@ -179,8 +209,11 @@ def challenge(
         challenger = black
     else:
         raise Refused(
-            f"Only {white.userid} or {black.userid} can start this game: send the "
-            "challenge from one of their registered addresses."
+            i18n._(
+                "Only %(white)s or %(black)s can start this game: send the challenge from "
+                "one of their registered addresses.",
+                white=white.userid, black=black.userid,
+            )
         )
     # The challenged player may refuse challenges (the challenger is told); a challenge
     # answers one of the games they seek.

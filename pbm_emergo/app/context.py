@@ -9,6 +9,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.apply import apply
 from pbm_emergo.game.requests import Request
 from pbm_emergo.game.words import Known
+from pbm_emergo.views import i18n
 
 
 @dataclass
@@ -45,7 +46,11 @@ def usage_error(request: Request, reason: str | None = None) -> Refused:
     """The refusal of a request whose words do not fit its command after all (a value the
     shell checks in order with its look-ups); the reply shows how the command is written."""
     return Refused(
-        reason or f"The command {request.command} needs these arguments: {request.usage}.",
+        reason
+        or i18n._(
+            "The command %(command)s needs these arguments: %(usage)s.",
+            command=request.command, usage=request.usage,
+        ),
         template="error/usage.txt.j2",
         usage=request.usage,
     )

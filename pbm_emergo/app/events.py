@@ -61,6 +61,7 @@ from pbm_emergo.game.event_changes import (
     RoundFinished,
     RoundOpened,
 )
+from pbm_emergo.game.sentences import Said
 from pbm_emergo.game.tournaments import (
     BLACK_WON,
     BYE,
@@ -482,7 +483,7 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
             ctx,
             player,
             [b for b in full if b is not None],
-            headline=f"{player.userid} withdrew from the event {event.name} and resigns.",
+            headline=Said.of("withdrew_resigned", userid=player.userid, event=event.name),
         )
     values = {"userid": player.userid, "name": event.name}
     if event.status == EVENT_RUNNING:

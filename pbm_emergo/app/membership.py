@@ -38,6 +38,7 @@ from pbm_emergo.game.account_changes import (
     PlayerCreated,
     SignedOff,
 )
+from pbm_emergo.game.sentences import Said
 from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
@@ -127,7 +128,7 @@ def signoff(ctx: UnitOfWork, player: Player) -> Result:
     """Sign the player off; each of their active games is resigned."""
     boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
     replies = resign_all(
-        ctx, player, boards, f"{player.userid} signed off and resigned this game."
+        ctx, player, boards, Said.of("signed_off_resigned", userid=player.userid)
     )
     resigned = [board.number for board in boards]
     ctx.write(SignedOff(player.id, ctx.now))
@@ -147,7 +148,7 @@ def delete_account(ctx: UnitOfWork, player: Player) -> Result:
     the userid logs in no more."""
     boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
     replies = resign_all(
-        ctx, player, boards, f"{player.userid} closed their account and resigned this game."
+        ctx, player, boards, Said.of("closed_account_resigned", userid=player.userid)
     )
     ctx.write(AccountClosed(player.id, ctx.now))
     return Result(

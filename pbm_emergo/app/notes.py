@@ -7,8 +7,10 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import notes
 from pbm_emergo.db.models import Board, Player
-from pbm_emergo.game.notes import NoteAdded, clean_note, note_refusal, notes_text
+from pbm_emergo.game.notes import NoteAdded, clean_note, note_refusal
 from pbm_emergo.views import i18n
+from pbm_emergo.views.notes import notes_text
+from pbm_emergo.views.reasons import said
 
 
 def add_note(ctx: UnitOfWork, player: Player, board: Board, text: str) -> Result:
@@ -18,17 +20,21 @@ def add_note(ctx: UnitOfWork, player: Player, board: Board, text: str) -> Result
     count = notes.note_count(ctx.session, board.number, player.id)
     refusal = note_refusal(note, count)
     if refusal is not None:
-        raise Refused(refusal, board=board.number)
+        raise Refused(said(refusal), board=board.number)
     ctx.write(NoteAdded(board.number, player.id, board.ply, note, ctx.now))
     return Result(
         summary=f"kept a note on board {board.number}",
         summary_said=i18n._("kept a note on board %(board)s", board=board.number),
-        answer=(
-            f"Your note on board {board.number} (after move {board.ply}) is kept: "
-            f"{count + 1} note{'s' if count else ''} of yours on it. It follows the board, "
-            "for you alone, when you send 'emergo show' or 'emergo record' for it from a "
-            "registered address.\n"
-        ),
+        answer=i18n.ngettext(
+            "Your note on board %(board)s (after move %(move)s) is kept: %(num)s note of "
+            "yours on it. It follows the board, for you alone, when you send 'emergo show' "
+            "or 'emergo record' for it from a registered address.",
+            "Your note on board %(board)s (after move %(move)s) is kept: %(num)s notes of "
+            "yours on it. It follows the board, for you alone, when you send 'emergo show' "
+            "or 'emergo record' for it from a registered address.",
+            count + 1, board=board.number, move=board.ply,
+        )
+        + "\n",
         answer_subject=f"Emergo Board {board.number} note",
         answer_board=board.number,
     )

@@ -33,6 +33,7 @@ from pbm_emergo.game.resets import (
     reset_refusal,
 )
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 
@@ -91,10 +92,10 @@ def reset(ctx: UnitOfWork, code: str, new: str) -> Result:
     found = resets.find_reset(ctx.session, players.code_hash(code_key(code)))
     refusal = reset_refusal(found, ctx.now)
     if refusal is not None or found is None:
-        raise Refused(refusal or "")
+        raise Refused(said(refusal) if refusal is not None else "")
     player = ctx.session.get(Player, found.player_id)
     if player is None or not player.active:
-        raise Refused("The account this code was mailed for is closed.")
+        raise Refused(i18n._("The account this code was mailed for is closed."))
     # The slow hash is made here, before the write transaction.
     new_hash = players.hash_password(new)
     ctx.write(PasswordResetUsed(found.id, ctx.now))

@@ -19,6 +19,7 @@ from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.requests import BoardRef, LoginRequest, Password
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 
 # The reason given when a board argument has a move number (``101#7``) where the request
 # takes none: from the board and that number.
@@ -55,7 +56,7 @@ def _check_alone(
     if upto is None or alone is False:
         return
     reason = alone(found, upto) if callable(alone) else ref.alone
-    raise Refused(reason, board=found.number)
+    raise Refused(said(reason), board=found.number)
 
 
 def login(

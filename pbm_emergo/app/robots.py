@@ -54,6 +54,7 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import RobotGamesUnderLimit
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
 from pbm_emergo.rules import Position
+from pbm_emergo.views import i18n
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
@@ -147,17 +148,20 @@ def check_robot_games(ctx: UnitOfWork, white: Player, black: Player) -> None:
 
 def _too_many_robot_games(userid: str, active: Sequence[int], limit: int) -> str:
     if limit == 0:
-        return (
+        return i18n._(
             "Games against the robots are not open on this server at the moment, so no "
             "board was started."
         )
-    boards = ", ".join(str(number) for number in active)
-    return (
-        f"{userid} has {len(active)} active game{'s' if len(active) != 1 else ''} against "
-        f"the robots (board{'s' if len(active) != 1 else ''} {boards}), and {limit} is the "
-        "most one player may have at a time, so no board was started. The robots think "
-        "about one board at a time and share their time among everyone who plays them; "
-        "finish or resign one of those games, then challenge again."
+    return i18n.ngettext(
+        "%(userid)s has %(num)s active game against the robots (board %(boards)s), and "
+        "%(limit)s is the most one player may have at a time, so no board was started. The "
+        "robots think about one board at a time and share their time among everyone who "
+        "plays them; finish or resign one of those games, then challenge again.",
+        "%(userid)s has %(num)s active games against the robots (boards %(boards)s), and "
+        "%(limit)s is the most one player may have at a time, so no board was started. The "
+        "robots think about one board at a time and share their time among everyone who "
+        "plays them; finish or resign one of those games, then challenge again.",
+        len(active), userid=userid, boards=", ".join(str(n) for n in active), limit=limit,
     )
 
 

@@ -61,13 +61,19 @@ def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
     if board is not None:
         if board.side_of(player) is not None:
             raise Refused(
-                f"{player.userid} plays on board {number} and gets its mails anyway.",
+                i18n._(
+                    "%(userid)s plays on board %(board)s and gets its mails anyway.",
+                    userid=player.userid, board=number,
+                ),
                 board=number,
             )
         if board.status != BOARD_ACTIVE:
             raise Refused(
-                f"The game on board {number} is over: there is nothing more to watch "
-                f"('emergo show {number}' sends the board).",
+                i18n._(
+                    "The game on board %(board)s is over: there is nothing more to watch "
+                    "('emergo show %(board)s' sends the board).",
+                    board=number,
+                ),
                 board=number,
             )
     if number in watched or (number is not None and None in watched):
@@ -112,12 +118,21 @@ def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
         dropped = [number]
     elif None in watched:
         raise Refused(
-            f"{player.userid} is subscribed to every board, so to board {number} too: "
-            f"'emergo unsubscribe all {player.userid} PASSWORD' ends that.",
+            i18n._(
+                "%(userid)s is subscribed to every board, so to board %(board)s too: "
+                "'emergo unsubscribe all %(userid)s PASSWORD' ends that.",
+                userid=player.userid, board=number,
+            ),
             board=number,
         )
     else:
-        raise Refused(f"{player.userid} is not subscribed to board {number}.", board=number)
+        raise Refused(
+            i18n._(
+                "%(userid)s is not subscribed to board %(board)s.",
+                userid=player.userid, board=number,
+            ),
+            board=number,
+        )
     if dropped:
         ctx.write(SubscriptionsRemoved(player.id, tuple(dropped)))
     left = [n for n in watched if n not in dropped]
@@ -146,7 +161,10 @@ def watchable_board(ctx: UnitOfWork, word: str) -> int:
     """The number of the active board ``word`` names, whose final board mail one may ask for."""
     board, _ = get_board(ctx, word)
     if board.status != BOARD_ACTIVE:
-        raise Refused(f"The game on board {board.number} is over already.", board=board.number)
+        raise Refused(
+            i18n._("The game on board %(board)s is over already.", board=board.number),
+            board=board.number,
+        )
     return board.number
 
 

@@ -36,7 +36,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     words = dict(userid=player.userid, allowance=allowance, year=year)
     if days is None:
         if current is None:
-            raise Refused(f"{player.userid} is not on vacation.")
+            raise Refused(i18n._("%(userid)s is not on vacation.", userid=player.userid))
         ctx.write(VacationEnded(player_id, now, expected))
         return Result(
             summary=f"ended the vacation of {player.userid}",
@@ -47,11 +47,16 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
             answer_subject=f"Emergo: vacation of {player.userid} ended",
         )
     if days < 1:
-        raise Refused("A vacation lasts at least 1 day.")
+        raise Refused(i18n._("A vacation lasts at least 1 day."))
     if days > left:
         raise Refused(
-            f"You asked for {days} days of vacation, but {player.userid} has "
-            f"{_days(left)} left for {year} (of {allowance} a year); nothing was changed."
+            i18n.ngettext(
+                "You asked for %(days)s days of vacation, but %(userid)s has %(num)s day "
+                "left for %(year)s (of %(allowance)s a year); nothing was changed.",
+                "You asked for %(days)s days of vacation, but %(userid)s has %(num)s days "
+                "left for %(year)s (of %(allowance)s a year); nothing was changed.",
+                left, days=days, userid=player.userid, year=year, allowance=allowance,
+            )
         )
     until = now + timedelta(days=days)
     ctx.write(VacationStarted(player_id, now, days, expected))
@@ -68,10 +73,6 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
         ),
         answer_subject=f"Emergo: {player.userid} on vacation until {until:%Y-%m-%d}",
     )
-
-
-def _days(n: int) -> str:
-    return "1 day" if n == 1 else f"{n} days"
 
 
 def _ends(current: Vacation | None, now: datetime) -> str | None:

@@ -14,8 +14,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from pbm_emergo.commands.grammar import Grammar, Kind, Part
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import BoardRef, Password, Unfit, not_a_board, parse_board_ref
 from pbm_emergo.game.words import Known
+from pbm_emergo.rules.reasons import Reason
 
 
 @dataclass(frozen=True)
@@ -80,11 +82,11 @@ class Arguments:
         number, upto = ref
         return BoardRef(number, upto, self.alone_reason(number))
 
-    def alone_reason(self, number: int) -> str:
+    def alone_reason(self, number: int) -> Reason:
         """Why a move number after the board is refused where the command takes none:
         the command as it is written, the board number alone."""
         after = [p.usage.upper() for p in self._parts_after(Kind.BOARD) if p.usage]
-        return f"Write the board number alone: {' '.join([self.name, str(number), *after])}."
+        return unfit("board_alone", command=" ".join([self.name, str(number), *after]))
 
     # --- the login ----------------------------------------------------------------------
 

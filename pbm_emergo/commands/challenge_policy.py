@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pbm_emergo.commands.base import Arguments, Command, UsageError
 from pbm_emergo.commands.grammar import PASSWORD, USERID, Grammar
+from pbm_emergo.commands.reasons import unfit
 from pbm_emergo.game.requests import PolicyRequest, parse_board_ref
 
 
@@ -24,9 +25,7 @@ class PolicyCommand(Command):
         if keyword in ("accept", "reject") and args and parse_board_ref(args[0]) is not None:
             # `emergo accept 101 bob PASSWORD`: meant for a draw offer or a take-back.
             return cls.usage_error(
-                f"To {keyword} a draw offer or a take-back request on a board, write "
-                f"'emergo move {args[0]} USERID PASSWORD {keyword}'; 'emergo {keyword} "
-                "USERID PASSWORD' is about challenges."
+                unfit("accept_reject_on_board", keyword=keyword, board=args[0])
             )
         return None
 

@@ -23,6 +23,12 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "The command %(command)s needs a board number or 'all' first: "
         "%(command)s 101 USERID PASSWORD."
     ),
+    "board_alone": "Write the board number alone: %(command)s.",
+    "accept_reject_on_board": (
+        "To %(keyword)s a draw offer or a take-back request on a board, write "
+        "'emergo move %(board)s USERID PASSWORD %(keyword)s'; 'emergo %(keyword)s "
+        "USERID PASSWORD' is about challenges."
+    ),
     "seek_number": "The number of games sought is a number from 0 to %(num)s, or off.",
     "digest_hour": (
         "Write the hour of your digest (0 to 23, in your time zone) or off after the "

@@ -12,6 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
+from pbm_emergo.game.reasons import refusal
+from pbm_emergo.rules.reasons import Reason
+
 
 @dataclass(frozen=True)
 class BlockAdded:
@@ -31,15 +34,15 @@ class BlockRemoved:
     blocked_id: int
 
 
-def block_refusal(player_id: int, other_id: int, *, on: bool, blocked: bool) -> str | None:
+def block_refusal(player_id: int, other_id: int, *, on: bool, blocked: bool) -> Reason | None:
     """Why ``block`` (``on``) or ``unblock`` of ``other_id`` by ``player_id`` changes
     nothing (``blocked``: whether the block is there now), or None."""
     if player_id == other_id:
-        return "You cannot block yourself." if on else "You do not block yourself."
+        return refusal("block_self") if on else refusal("unblock_self")
     if on and blocked:
         return None
     if not on and not blocked:
-        return "You do not block that player."
+        return refusal("not_blocked")
     return None
 
 

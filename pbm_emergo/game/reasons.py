@@ -82,6 +82,28 @@ TEXTS: dict[str, str | tuple[str, str]] = {
     "drawn_adjudicated": "The game is a draw: the server's operator adjudicated the game.",
     "drawn_other": "The game is a draw: %(reason)s.",
     "game_is_over": "The game on board %(number)s is over: %(result)s",
+    # private notes, blocks, password resets
+    "note_empty": (
+        "The note is empty: write it after the password (emergo note BOARD USERID "
+        "PASSWORD TEXT), or in the body of the mail."
+    ),
+    "note_too_long": "A note has at most %(most)s characters; this one has %(length)s.",
+    "notes_full": "You have %(most)s notes on this board already, the most one player keeps.",
+    "block_self": "You cannot block yourself.",
+    "unblock_self": "You do not block yourself.",
+    "not_blocked": "You do not block that player.",
+    "reset_unknown": (
+        "No password reset is waiting for this code: check that it is the code mailed to "
+        "you after 'forgot'. Send 'forgot USERID' for a new code."
+    ),
+    "reset_used": (
+        "This code was used at %(at)s, and a code works once. Send 'forgot USERID' for a "
+        "new code."
+    ),
+    "reset_expired": (
+        "This code expired at %(at)s (a code works for %(days)s day after it is mailed). "
+        "Send 'forgot USERID' for a new code."
+    ),
     # the one-line summaries of a move or a vote in a ``multiple`` report
     "summary_played": "played %(move)s on board %(board)s",
     "summary_auto": "%(userid)s's %(move)s (Auto)",

@@ -81,7 +81,7 @@ class BoardRef:
 
     number: int
     upto: int | None = None
-    alone: str = ""
+    alone: str | Reason = ""
 
     def __str__(self) -> str:
         """As written: ``101`` or ``101#7``."""

@@ -12,6 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from pbm_emergo.game.reasons import refusal
+from pbm_emergo.rules.reasons import Reason
+
 # How long a mailed reset code sets a password.
 RESET_TIME = timedelta(days=1)
 # Reset codes mailed for one player in a day, whoever asks: each is a mail the player did
@@ -40,20 +43,13 @@ def _at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def reset_refusal(code: ResetCode | None, now: datetime) -> str | None:
+def reset_refusal(code: ResetCode | None, now: datetime) -> Reason | None:
     """Why ``code`` (None: no code matches what was sent) sets no password, or None when
     it does."""
-    again = "Send 'forgot USERID' for a new code."
     if code is None:
-        return (
-            "No password reset is waiting for this code: check that it is the code mailed "
-            f"to you after 'forgot'. {again}"
-        )
+        return refusal("reset_unknown")
     if code.used_at is not None:
-        return f"This code was used at {_at(code.used_at)}, and a code works once. {again}"
+        return refusal("reset_used", at=_at(code.used_at))
     if code.expires_at <= now:
-        return (
-            f"This code expired at {_at(code.expires_at)} (a code works for "
-            f"{RESET_TIME.days} day after it is mailed). {again}"
-        )
+        return refusal("reset_expired", at=_at(code.expires_at), days=RESET_TIME.days)
     return None

@@ -33,6 +33,10 @@ ENGLISH: dict[str, str] = {
     "undo_accepted_many": (
         "%(userid)s accepted: moves %(first)s to %(last)s taken back. It is %(other)s's turn again."
     ),
+    # the headline of the boards a player leaves resigned
+    "signed_off_resigned": "%(userid)s signed off and resigned this game.",
+    "closed_account_resigned": "%(userid)s closed their account and resigned this game.",
+    "withdrew_resigned": "%(userid)s withdrew from the event %(event)s and resigns.",
 }
 
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import logging
 import os
 import re
 import socket
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -497,12 +499,34 @@ class CountingController(Controller):
         self.sock = sock
         self.activity = activity
         self.session_class = CountingLMTP if protocol == "lmtp" else CountingSMTP
+        self._sessions: weakref.WeakSet[SMTP] = weakref.WeakSet()
 
     def factory(self) -> SMTP:
         # Given the loop, aiosmtpd does not look it up for every connection.
         session = self.session_class(self.handler, loop=self.loop, **self.SMTP_kwargs)
         session.activity = self.activity
+        self._sessions.add(session)
         return session
+
+    def stop(self, no_assert: bool = False) -> None:
+        """Stop taking connections, close those still open (an idle client, or one that
+        hung up while its session was being cancelled), then stop the loop: a loop closed
+        with open connections leaks them, and uvloop's refuses to close at all (EBUSY)."""
+        if self._thread is not None and self.loop.is_running():
+
+            async def close_connections() -> None:
+                if self.server is not None:
+                    self.server.close()
+                for session in list(self._sessions):
+                    transport = session.transport
+                    if transport is not None and not transport.is_closing():
+                        transport.close()
+                for _ in range(3):  # their connection_lost runs
+                    await asyncio.sleep(0)
+
+            with contextlib.suppress(Exception):
+                asyncio.run_coroutine_threadsafe(close_connections(), self.loop).result(5)
+        super().stop(no_assert)
 
     def _create_server(self) -> Any:
         if self.sock is None:

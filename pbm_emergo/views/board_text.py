@@ -482,6 +482,12 @@ def preview_status_text(
 
 def _said_word(kind: str, values: dict[str, str | int]) -> str:
     """One sentence of :data:`pbm_emergo.game.sentences.ENGLISH` in the reader's language."""
+    if kind == "signed_off_resigned":
+        return i18n._("%(userid)s signed off and resigned this game.", **values)
+    if kind == "closed_account_resigned":
+        return i18n._("%(userid)s closed their account and resigned this game.", **values)
+    if kind == "withdrew_resigned":
+        return i18n._("%(userid)s withdrew from the event %(event)s and resigns.", **values)
     if kind == "played":
         return i18n._("%(userid)s played %(move)s (move %(number)s).", **values)
     if kind == "queued_played":

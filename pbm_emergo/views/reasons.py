@@ -215,6 +215,13 @@ MESSAGES: dict[str, Say] = {
         "Did you mean '%(meant)s'?",
         **v,
     ),
+    "board_alone": lambda v: i18n._("Write the board number alone: %(command)s.", **v),
+    "accept_reject_on_board": lambda v: i18n._(
+        "To %(keyword)s a draw offer or a take-back request on a board, write "
+        "'emergo move %(board)s USERID PASSWORD %(keyword)s'; 'emergo %(keyword)s "
+        "USERID PASSWORD' is about challenges.",
+        **v,
+    ),
     "too_many_arguments": lambda v: i18n._("The command has more than %(num)s arguments.", **v),
     "multiple_inside": lambda v: i18n._(
         "'multiple' works only as the Subject of a mail, not inside one."
@@ -312,6 +319,34 @@ MESSAGES: dict[str, Say] = {
     "summary_took_back_one": lambda v: i18n._("took back move %(first)s on board %(board)s", **v),
     "summary_took_back_many": lambda v: i18n._(
         "took back moves %(first)s to %(last)s on board %(board)s", **v
+    ),
+    # private notes, blocks, password resets
+    "note_empty": lambda v: i18n._(
+        "The note is empty: write it after the password (emergo note BOARD USERID "
+        "PASSWORD TEXT), or in the body of the mail."
+    ),
+    "note_too_long": lambda v: i18n._(
+        "A note has at most %(most)s characters; this one has %(length)s.", **v
+    ),
+    "notes_full": lambda v: i18n._(
+        "You have %(most)s notes on this board already, the most one player keeps.", **v
+    ),
+    "block_self": lambda v: i18n._("You cannot block yourself."),
+    "unblock_self": lambda v: i18n._("You do not block yourself."),
+    "not_blocked": lambda v: i18n._("You do not block that player."),
+    "reset_unknown": lambda v: i18n._(
+        "No password reset is waiting for this code: check that it is the code mailed to "
+        "you after 'forgot'. Send 'forgot USERID' for a new code."
+    ),
+    "reset_used": lambda v: i18n._(
+        "This code was used at %(at)s, and a code works once. Send 'forgot USERID' for a "
+        "new code.",
+        **v,
+    ),
+    "reset_expired": lambda v: i18n._(
+        "This code expired at %(at)s (a code works for %(days)s day after it is mailed). "
+        "Send 'forgot USERID' for a new code.",
+        **v,
     ),
     # the terms of a time bank; ``_no_board``: a challenge's
     "timebank_increment_alone": lambda v: i18n._(

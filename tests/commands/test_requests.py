@@ -131,8 +131,9 @@ def test_board_requests() -> None:
     assert isinstance(preview, PreviewRequest) and preview.moves == ("e4", "e6")
     analyse = request("emergo analyze 101#4 bob pw12")
     assert isinstance(analyse, AnalyseRequest)
-    assert analyse.board == BoardRef(
-        101, 4, "Write the board number alone: emergo analyze 101 USERID PASSWORD."
+    assert (analyse.board.number, analyse.board.upto) == (101, 4)
+    assert str(analyse.board.alone) == (
+        "Write the board number alone: emergo analyze 101 USERID PASSWORD."
     )
     chat = request("emergo chat 101 bob pw12")
     assert isinstance(chat, ChatRequest) and chat.board.number == 101

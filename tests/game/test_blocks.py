@@ -22,6 +22,6 @@ def test_block_adds_once_and_unblock_removes() -> None:
 
 
 def test_blocking_oneself_or_unblocking_nobody_is_refused() -> None:
-    assert block_refusal(1, 1, on=True, blocked=False) == "You cannot block yourself."
-    assert block_refusal(1, 2, on=False, blocked=False) == "You do not block that player."
+    assert str(block_refusal(1, 1, on=True, blocked=False)) == "You cannot block yourself."
+    assert str(block_refusal(1, 2, on=False, blocked=False)) == "You do not block that player."
     assert block_refusal(1, 2, on=False, blocked=True) is None

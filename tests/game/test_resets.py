@@ -33,14 +33,14 @@ def test_a_fresh_code_sets_a_password() -> None:
 
 def test_wrong_expired_and_used_codes_are_refused_each_with_its_reason() -> None:
     wrong = reset_refusal(None, NOW)
-    assert wrong is not None and wrong.startswith("No password reset is waiting for this code")
+    assert wrong is not None and str(wrong).startswith("No password reset is waiting for this code")
     expired = reset_refusal(ResetCode(1, 7, expires_at=NOW), NOW)
-    assert expired == (
+    assert str(expired) == (
         "This code expired at 2026-12-01 12:00 UTC (a code works for 1 day after it is "
         "mailed). Send 'forgot USERID' for a new code."
     )
     used = reset_refusal(ResetCode(1, 7, NOW + RESET_TIME, used_at=NOW - timedelta(hours=1)), NOW)
-    assert used == (
+    assert str(used) == (
         "This code was used at 2026-12-01 11:00 UTC, and a code works once. "
         "Send 'forgot USERID' for a new code."
     )

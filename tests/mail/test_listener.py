@@ -10,6 +10,7 @@ import smtplib
 import socket
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from email import policy
 from pathlib import Path
@@ -164,6 +165,22 @@ def test_stopped_listener_refuses_connections(config: Config, listener: Listener
     listener.stop()
     with pytest.raises(OSError):
         send(config.smtp_port, command_mail("help"))
+
+
+def test_a_stop_closes_the_connections_still_open(config: Config, listener: Listener) -> None:
+    """A client still connected when the listener stops (idle after EHLO) is disconnected,
+    and the listener's loop closes without a leaked connection (uvloop would refuse)."""
+    client = smtplib.SMTP("127.0.0.1", config.smtp_port, timeout=10)
+    client.ehlo("idle.example.org")
+    loop = listener.controller.loop
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ResourceWarning)
+        listener.stop()
+    assert loop.is_closed()
+    with pytest.raises((smtplib.SMTPServerDisconnected, OSError)):
+        client.noop()
+        client.noop()
+    client.close()
 
 
 def test_stop_waits_for_the_mail_being_stored(

@@ -190,6 +190,7 @@ def test_the_answers_about_boards_in_german_and_dutch() -> None:
 def test_the_headlines_the_game_says_as_values() -> None:
     values: dict[str, str | int] = {
         "userid": "alice", "other": "bob", "move": "e4xc4", "number": 7, "first": 5, "last": 7,
+        "event": "autumn",
     }  # fmt: skip
     for kind, english in ENGLISH.items():
         said = Said(kind, tuple(values.items()))

@@ -23,6 +23,7 @@ from pbm_emergo.game.requests import (
     QueueRequest,
     SubmitRequest,
 )
+from pbm_emergo.views import i18n
 
 
 @handles(MoveRequest)
@@ -31,9 +32,10 @@ def move(ctx: Context, request: MoveRequest) -> Result:
     userid = request.userid
 
     def number_after_the_board(board: Board, upto: int) -> str:
-        return (
-            f"Write the move number after the move, not after the board: "
-            f"emergo move {board.number} {userid} PASSWORD MOVE#{upto}."
+        return i18n._(
+            "Write the move number after the move, not after the board: emergo move "
+            "%(board)s %(userid)s PASSWORD MOVE#%(number)s.",
+            board=board.number, userid=userid, number=upto,
         )
 
     board, facts, _ = resolve.board_and_facts(
@@ -53,9 +55,10 @@ def queue(ctx: Context, request: QueueRequest) -> Result:
     userid = request.userid
 
     def number_after_the_board(board: Board, upto: int) -> str:
-        return (
-            f"Write the move number after the move, not after the board: "
-            f"emergo queue {board.number} {userid} PASSWORD MOVE#{board.ply + 2}."
+        return i18n._(
+            "Write the move number after the move, not after the board: emergo queue "
+            "%(board)s %(userid)s PASSWORD MOVE#%(number)s.",
+            board=board.number, userid=userid, number=board.ply + 2,
         )
 
     board, _ = resolve.board(ctx, request.board, alone=number_after_the_board)

@@ -32,8 +32,11 @@ from pbm_emergo.views.templating import render, render_in
 
 def no_text_error(command: str) -> Refused:
     return Refused(
-        f"The command {command} sends the body of your mail, and it has none: write your "
-        "text in the body (above any quoted text or signature)."
+        i18n._(
+            "The command %(command)s sends the body of your mail, and it has none: write "
+            "your text in the body (above any quoted text or signature).",
+            command=command,
+        )
     )
 
 
@@ -58,9 +61,13 @@ def message(ctx: Context, request: MessageRequest) -> Result:
     ctx.reveal(*(w for w in missing if USERID_PATTERN.fullmatch(w)))
     if not delivered:
         raise Refused(
-            "Nobody got your message: "
-            + "; ".join(f"there is no player '{w[:40]}' to send it to" for w in missing)
-            + "."
+            i18n._(
+                "Nobody got your message: %(reasons)s.",
+                reasons="; ".join(
+                    i18n._("there is no player '%(userid)s' to send it to", userid=w[:40])
+                    for w in missing
+                ),
+            )
         )
     subject = f"Message from {sender.userid}"
     # A recipient who blocks the sender is left out, the answer as if it had gone.
@@ -95,9 +102,12 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     player = login(ctx, request, board=number, known=(board.white_player, board.black_player))
     if player.id not in (board.white_player_id, board.black_player_id):
         raise Refused(
-            f"Only the players of board {number} ({board.white_player.userid} and "
-            f"{board.black_player.userid}) may chat on it. To write to one of them, "
-            "send 'message YOURID PASSWORD THEIRID' with your text in the body.",
+            i18n._(
+                "Only the players of board %(board)s (%(white)s and %(black)s) may chat on "
+                "it. To write to one of them, send 'message YOURID PASSWORD THEIRID' with "
+                "your text in the body.",
+                board=number, white=board.white_player.userid, black=board.black_player.userid,
+            ),
             board=number,
         )
     if not ctx.comment.strip():
@@ -179,8 +189,11 @@ def notify(ctx: Context, request: NotifyRequest) -> Result:
         if not (word.isascii() and word.isdigit()):
             raise usage_error(
                 request,
-                f"'{word[:40]}' is not a board number: emergo notify USERID PASSWORD "
-                "[BOARD ...].",
+                i18n._(
+                    "'%(word)s' is not a board number: emergo notify USERID PASSWORD "
+                    "[BOARD ...].",
+                    word=word[:40],
+                ),
             )
         numbers.append(watchable_board(ctx, word))
     return toggle_notifications(ctx, login(ctx, request), numbers)
