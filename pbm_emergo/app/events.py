@@ -44,6 +44,7 @@ from pbm_emergo.db.reads.snapshot import load_state, primary_address
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import BoardCreated
+from pbm_emergo.game.challenges import MAX_DAYS
 from pbm_emergo.game.clock import (
     MIN_FORFEIT_DAYS,
     MIN_NAG_DAYS,
@@ -105,7 +106,6 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 EVENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,23}")
-MAX_DAYS = 365
 MAX_ROUNDS = 30
 MAX_PLAYERS = 64
 DEFAULT_SWISS_ROUNDS = 5

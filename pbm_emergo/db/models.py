@@ -44,6 +44,8 @@ from pbm_emergo.game.board import BOARD_STATUSES as BOARD_STATUSES
 from pbm_emergo.game.board import SIDES as SIDES
 from pbm_emergo.game.board import WHITE as WHITE
 from pbm_emergo.game.lockout import OTHER_SENDERS as OTHER_SENDERS
+from pbm_emergo.game.numbers import DEFAULT_FORFEIT_DAYS as DEFAULT_FORFEIT_DAYS
+from pbm_emergo.game.numbers import DEFAULT_NAG_DAYS as DEFAULT_NAG_DAYS
 from pbm_emergo.game.numbers import START_DEVIATION as START_DEVIATION
 from pbm_emergo.game.numbers import START_RATING as START_RATING
 from pbm_emergo.game.numbers import START_VOLATILITY as START_VOLATILITY
@@ -75,10 +77,6 @@ SIDE_LENGTH = 5  # "white" | "black"
 
 BLOCKED_RULES = ("loss", "draw")
 
-# Defaults, named once: a new board's reminder (nag) and forfeit times (a new player's
-# rating is game.numbers.START_RATING).
-DEFAULT_NAG_DAYS = 7
-DEFAULT_FORFEIT_DAYS = 28
 VOTE_KINDS = ("draw", "undo")
 
 # Inbound queue: pending -> processing -> done; failures go back to pending until the

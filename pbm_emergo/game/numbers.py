@@ -21,6 +21,9 @@ PAIR_RATED_DAYS = 7
 INACTIVE_DAYS = 365
 # `emergo history` lists at most this many games.
 HISTORY_LIMIT = 100
+# A new board's reminder (nag) and forfeit times, in days, unless its challenge sets them.
+DEFAULT_NAG_DAYS = 7
+DEFAULT_FORFEIT_DAYS = 28
 # The most active boards a limit may name, and the most games one may seek.
 MAX_LIMIT = 999
 MAX_SEEK = 99

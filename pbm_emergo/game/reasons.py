@@ -82,6 +82,52 @@ TEXTS: dict[str, str | tuple[str, str]] = {
     "drawn_adjudicated": "The game is a draw: the server's operator adjudicated the game.",
     "drawn_other": "The game is a draw: %(reason)s.",
     "game_is_over": "The game on board %(number)s is over: %(result)s",
+    # a challenge's options, who starts its game, whether the challenged player takes it
+    "option_unknown": (
+        "Unknown option '%(word)s': the options are -unrated, -blocked=draw, "
+        "--nagtime=DAYS, --forfeittime=DAYS, --totaltime=DAYS, -timebank=240h, "
+        "-increment=36h and -weekends."
+    ),
+    "option_hours": (
+        "The option %(word)s needs a time in hours (240h) or days (10d), at most "
+        "%(most)s days; no board was started."
+    ),
+    "option_days": "The option %(word)s needs a number of days from %(floor)s to %(most)s.",
+    "option_short_total": (
+        "The option %(word)s is too short: the total thinking time of a game is at "
+        "least %(floor)s days, so that nobody loses a game on time before a reminder "
+        "can reach them; no board was started."
+    ),
+    "option_short_forfeit": (
+        "The option %(word)s is too short: the forfeit time of a game is at least "
+        "%(floor)s days, so that nobody loses a game on time before a reminder can "
+        "reach them; no board was started."
+    ),
+    "nag_not_before_forfeit": (
+        "The reminder time (--nagtime=%(nag)s) must be shorter than the forfeit time "
+        "(--forfeittime=%(forfeit)s), so that the reminder comes before the game can "
+        "be lost on time; no board was started."
+    ),
+    "challenge_same_player": "A game needs two different players.",
+    "challenge_not_theirs": "Only %(white)s or %(black)s can start this game.",
+    "challenge_untrusted": (
+        "Your mail failed the DMARC check of its sender's domain, so its From "
+        "address may be forged and cannot start a game; send the challenge from "
+        "your registered address through your own mail provider."
+    ),
+    "challenge_not_from_them": (
+        "Only %(white)s or %(black)s can start this game: send the challenge from "
+        "one of their registered addresses."
+    ),
+    "challenge_refused": (
+        "%(userid)s does not accept challenges at the moment, so no board was started."
+    ),
+    "challenge_over_limit": (
+        "%(userid)s plays as many games as they want at the moment (%(num)s active "
+        "board), so no board was started; try again when one of them has ended.",
+        "%(userid)s plays as many games as they want at the moment (%(num)s active "
+        "boards), so no board was started; try again when one of them has ended.",
+    ),
     # private notes, blocks, password resets
     "note_empty": (
         "The note is empty: write it after the password (emergo note BOARD USERID "

@@ -320,6 +320,64 @@ MESSAGES: dict[str, Say] = {
     "summary_took_back_many": lambda v: i18n._(
         "took back moves %(first)s to %(last)s on board %(board)s", **v
     ),
+    # a challenge's options, who starts its game, whether the challenged player takes it
+    "option_unknown": lambda v: i18n._(
+        "Unknown option '%(word)s': the options are -unrated, -blocked=draw, "
+        "--nagtime=DAYS, --forfeittime=DAYS, --totaltime=DAYS, -timebank=240h, "
+        "-increment=36h and -weekends.",
+        **v,
+    ),
+    "option_hours": lambda v: i18n._(
+        "The option %(word)s needs a time in hours (240h) or days (10d), at most "
+        "%(most)s days; no board was started.",
+        **v,
+    ),
+    "option_days": lambda v: i18n._(
+        "The option %(word)s needs a number of days from %(floor)s to %(most)s.", **v
+    ),
+    "option_short_total": lambda v: i18n._(
+        "The option %(word)s is too short: the total thinking time of a game is at "
+        "least %(floor)s days, so that nobody loses a game on time before a reminder "
+        "can reach them; no board was started.",
+        **v,
+    ),
+    "option_short_forfeit": lambda v: i18n._(
+        "The option %(word)s is too short: the forfeit time of a game is at least "
+        "%(floor)s days, so that nobody loses a game on time before a reminder can "
+        "reach them; no board was started.",
+        **v,
+    ),
+    "nag_not_before_forfeit": lambda v: i18n._(
+        "The reminder time (--nagtime=%(nag)s) must be shorter than the forfeit time "
+        "(--forfeittime=%(forfeit)s), so that the reminder comes before the game can "
+        "be lost on time; no board was started.",
+        **v,
+    ),
+    "challenge_same_player": lambda v: i18n._("A game needs two different players."),
+    "challenge_not_theirs": lambda v: i18n._(
+        "Only %(white)s or %(black)s can start this game.", **v
+    ),
+    "challenge_untrusted": lambda v: i18n._(
+        "Your mail failed the DMARC check of its sender's domain, so its From "
+        "address may be forged and cannot start a game; send the challenge from "
+        "your registered address through your own mail provider."
+    ),
+    "challenge_not_from_them": lambda v: i18n._(
+        "Only %(white)s or %(black)s can start this game: send the challenge from "
+        "one of their registered addresses.",
+        **v,
+    ),
+    "challenge_refused": lambda v: i18n._(
+        "%(userid)s does not accept challenges at the moment, so no board was started.", **v
+    ),
+    "challenge_over_limit": lambda v: i18n.ngettext(
+        "%(userid)s plays as many games as they want at the moment (%(num)s active "
+        "board), so no board was started; try again when one of them has ended.",
+        "%(userid)s plays as many games as they want at the moment (%(num)s active "
+        "boards), so no board was started; try again when one of them has ended.",
+        v["num"],
+        **v,
+    ),
     # private notes, blocks, password resets
     "note_empty": lambda v: i18n._(
         "The note is empty: write it after the password (emergo note BOARD USERID "
