@@ -24,6 +24,13 @@ def next_six_pm(now: datetime) -> datetime:
     return slot.astimezone(now.tzinfo)
 
 
+def left_text(left: timedelta, day: str = "d", hour: str = "h") -> str:
+    """A time left of days and hours as the digest says it (no "0 h": on some runs the
+    wait until the digest is whole hours)."""
+    hours = left.seconds // 3600
+    return f"{left.days} {day} {hours} {hour}" if hours else f"{left.days} {day}"
+
+
 def digests(post: Post) -> list[str]:
     return [text(m) for m in post.received_by(ALICE) if "Emergo digest" in str(m["Subject"])]
 
@@ -57,7 +64,7 @@ def test_a_daily_digest_instead_of_a_mail_a_move_and_a_reply_that_plays_every_bo
         assert f"emergo move {board} alice PASSWORD MOVE" in digest
     # The time left: 28 days from bob's move, less the wait until the digest.
     left = timedelta(days=28) - (clock.now - moved)
-    assert f"Time left: {left.days} d {left.seconds // 3600} h (a reminder at " in flat
+    assert f"Time left: {left_text(left)} (a reminder at " in flat
     assert ", lost on time from " in flat and "(Europe/Amsterdam))." in flat
     # At most one a day.
     clock.now += timedelta(hours=3)

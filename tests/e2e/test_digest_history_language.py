@@ -9,7 +9,7 @@ import re
 from collections.abc import Callable
 from datetime import timedelta
 
-from tests.e2e.test_digest import digests, next_six_pm
+from tests.e2e.test_digest import digests, left_text, next_six_pm
 from tests.support.clock import Clock
 from tests.support.post import ALICE, BOB, Post, challenge, text
 
@@ -27,7 +27,7 @@ def test_a_german_digest_and_history(make_post: Callable[..., Post], clock: Cloc
     post.wait_for_scheduler()
     [digest] = digests(post)
     left = timedelta(days=28) - (clock.now - moved)
-    assert f"Verbleibende Zeit: {left.days} T {left.seconds // 3600} Std" in " ".join(
+    assert f"Verbleibende Zeit: {left_text(left, 'T', 'Std')}" in " ".join(
         digest.split()
     )
 
