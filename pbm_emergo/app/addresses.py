@@ -362,8 +362,7 @@ def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> R
     if request.own_code is not None:
         answer += "\n" + render("notice/own_code.txt.j2", **own_code_values(ctx, request.own_code))
     return Result(
-        summary=f"changed the addresses of {player.userid}",
-        summary_said=i18n._("changed the addresses of %(userid)s", userid=player.userid),
+        said=lambda: i18n._("changed the addresses of %(userid)s", userid=player.userid),
         answer=answer,
         answer_subject=subject,
         replies=notices + request.mails,
@@ -394,8 +393,7 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
             if c.id != confirmation_id and c.expires_at > ctx.now
         ]  # fmt: skip
         return Result(
-            summary=f"confirmed {confirmation.address} for {player.userid}",
-            summary_said=i18n._(
+            said=lambda: i18n._(
                 "confirmed %(address)s for %(userid)s",
                 address=confirmation.address,
                 userid=player.userid,
@@ -421,8 +419,7 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
     subject = f"Emergo: addresses of {player.userid} changed"
     dropped = [a for a in old if a.lower() not in {n.lower() for n in new}]
     return Result(
-        summary=f"confirmed {confirmation.address} for {player.userid}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "confirmed %(address)s for %(userid)s",
             address=confirmation.address,
             userid=player.userid,

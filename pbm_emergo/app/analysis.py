@@ -104,8 +104,7 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
             ctx.session, board, Report.from_data(stored), ctx.sender, player.board_style
         )
         return Result(
-            summary=f"sent the stored analysis of board {number}",
-            summary_said=i18n._("sent the stored analysis of board %(board)s", board=number),
+            said=lambda: i18n._("sent the stored analysis of board %(board)s", board=number),
             answer=reply.body,
             answer_subject=reply.subject,
             answer_board=number,
@@ -114,8 +113,7 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     waiting = analyses.queued(ctx.session)
     if any(q.board_number == number and q.player_id == player.id for q in waiting):
         return Result(
-            summary=f"the analysis of board {number} is already queued",
-            summary_said=i18n._("the analysis of board %(board)s is already queued", board=number),
+            said=lambda: i18n._("the analysis of board %(board)s is already queued", board=number),
             answer=_lines(
                 i18n._("Your analysis of board %(number)s is already queued.", number=number),
                 _comes(_minutes(ctx.config, board, waiting), number),
@@ -144,8 +142,7 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
         )
     ctx.write(AnalysisRequested(number, player.id, ctx.sender, ctx.now, limit, since))
     return Result(
-        summary=f"queued the analysis of board {number}",
-        summary_said=i18n._("queued the analysis of board %(board)s", board=number),
+        said=lambda: i18n._("queued the analysis of board %(board)s", board=number),
         answer=_lines(
             i18n._("Your analysis of board %(number)s is queued.", number=number),
             i18n.ngettext(

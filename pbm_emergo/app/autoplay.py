@@ -41,8 +41,7 @@ def set_autoplay(ctx: UnitOfWork, player: Player, on: bool) -> Result:
                 played.append(board.number)
                 replies.extend(result.replies)
     return Result(
-        summary=f"autoplay {setting} for {player.userid}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "autoplay %(setting)s for %(userid)s", setting=setting, userid=player.userid
         ),
         answer=render("autoplay.txt.j2", userid=player.userid, on=on, played=played),

@@ -38,8 +38,7 @@ def set_block(ctx: UnitOfWork, player: Player, other_userid: str, *, on: bool) -
             userid=player.userid, other=other.userid,
         )
     return Result(
-        summary=f"{'blocked' if on else 'unblocked'} {other.userid}",
-        summary_said=i18n._("blocked %(userid)s", userid=other.userid)
+        said=lambda: i18n._("blocked %(userid)s", userid=other.userid)
         if on
         else i18n._("unblocked %(userid)s", userid=other.userid),
         answer=answer + "\n",

@@ -17,8 +17,7 @@ def set_board_style(ctx: UnitOfWork, player: Player, style: str) -> Result:
     start = Position()
     example = position_words(start) if style == "list" else render_board(start)
     return Result(
-        summary=f"board {style} for {player.userid}",
-        summary_said=i18n._("board %(style)s for %(userid)s", style=style, userid=player.userid),
+        said=lambda: i18n._("board %(style)s for %(userid)s", style=style, userid=player.userid),
         answer=render("board_style.txt.j2", userid=player.userid, style=style, example=example),
         answer_subject=f"Emergo board {style} for {player.userid}",
     )

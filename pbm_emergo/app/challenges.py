@@ -114,8 +114,7 @@ def challenge(
         ),
     )
     return Result(
-        summary=f"started board {number}",
-        summary_said=i18n._("started board %(board)s", board=number),
+        said=lambda: i18n._("started board %(board)s", board=number),
         replies=replies,
     )
 
@@ -195,12 +194,9 @@ def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
     refuses, limit = policy(player)
     ctx.write(ChallengePolicySet(player.id, refuses, limit))
     active = challenges.active_boards(ctx.session, player.id)
-    with i18n.speaking(None):  # the operator's log
-        summary = policy_text(player.userid, refuses, limit, active).rstrip(".")
     text = policy_text(player.userid, refuses, limit, active)
     return Result(
-        summary=summary,
-        summary_said=text.rstrip("."),
+        said=lambda: policy_text(player.userid, refuses, limit, active).rstrip("."),
         answer=text
         + "\n\n"
         + i18n._("A refused challenge gets an error mail to the challenger; you are not told.")
@@ -216,7 +212,6 @@ def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
     """The player seeks ``count`` more games (0: none)."""
     ctx.write(SeekingSet(player.id, count))
     if count:
-        wanted = f"{count} more game{'s' if count != 1 else ''}"
         text = i18n.ngettext(
             "%(userid)s is seeking %(num)s more game. Others see it in 'emergo seeks' and "
             "'emergo standings'; each challenge of you takes one off.",
@@ -225,20 +220,21 @@ def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
             count,
             userid=player.userid,
         )
-        summary = f"{player.userid} seeks {wanted}"
-        summary_said = i18n.ngettext(
-            "%(userid)s seeks %(num)s more game",
-            "%(userid)s seeks %(num)s more games",
-            count,
-            userid=player.userid,
-        )
     else:
         text = i18n._("%(userid)s is no longer seeking games.", userid=player.userid)
-        summary = f"{player.userid} is no longer seeking games"
-        summary_said = text.rstrip(".")
+
+    def summary() -> str:
+        if count:
+            return i18n.ngettext(
+                "%(userid)s seeks %(num)s more game",
+                "%(userid)s seeks %(num)s more games",
+                count,
+                userid=player.userid,
+            )
+        return i18n._("%(userid)s is no longer seeking games.", userid=player.userid).rstrip(".")
+
     return Result(
-        summary=summary,
-        summary_said=summary_said,
+        said=summary,
         answer=text + "\n",
         answer_subject=f"Emergo seek: {player.userid}",
     )
@@ -258,8 +254,7 @@ def seekers(ctx: UnitOfWork) -> Result:
         for p in found
     ]
     return Result(
-        summary=f"sent the list of players seeking games ({len(rows)})",
-        summary_said=i18n._("sent the list of players seeking games (%(count)s)", count=len(rows)),
+        said=lambda: i18n._("sent the list of players seeking games (%(count)s)", count=len(rows)),
         answer=render(
             "seeks.txt.j2", rows=rows, provisional_deviation=ratings.PROVISIONAL_DEVIATION
         ),

@@ -224,8 +224,7 @@ def create_event(
         terms.increment_hours, terms.weekends_off,
     )  # fmt: skip
     return Result(
-        summary=f"created the event {name}",
-        summary_said=i18n._("created the event %(event)s", event=name),
+        said=lambda: i18n._("created the event %(event)s", event=name),
         answer=f"The event {name} ({terms.event_format}) is open: players join it with "
         f"'emergo join {name} USERID PASSWORD'.\nThe clock of its games: {clock}\n",
         answer_subject=f"Emergo event {name}",
@@ -439,8 +438,7 @@ def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None 
     )
     clock = i18n._("The clock of its games: %(clock)s", clock=_clock_text(event))
     return Result(
-        summary=f"{player.userid} joined the event {event.name}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "%(userid)s joined the event %(event)s", userid=player.userid, event=event.name
         ),
         answer=f"{answer}\n{clock}\n",
@@ -495,8 +493,7 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
     else:
         text = i18n._("%(userid)s has left the event %(name)s.", **values)
     return Result(
-        summary=f"{player.userid} withdrew from the event {event.name}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "%(userid)s withdrew from the event %(event)s", userid=player.userid, event=event.name
         ),
         answer=text + "\n",
@@ -712,8 +709,7 @@ def show_event(ctx: UnitOfWork, name: str) -> Result:
     ctx.reveal(event.name, name)
     view = event_view(ctx.session, event, ctx.config)
     return Result(
-        summary=f"sent the table of the event {event.name}",
-        summary_said=i18n._("sent the table of the event %(event)s", event=event.name),
+        said=lambda: i18n._("sent the table of the event %(event)s", event=event.name),
         answer=event_text(view),
         answer_subject=f"Emergo event {event.name}",
     )
@@ -746,8 +742,7 @@ def list_events(ctx: UnitOfWork) -> Result:
         for e in found
     ]  # fmt: skip
     return Result(
-        summary=f"sent the list of events ({len(rows)})",
-        summary_said=i18n._("sent the list of events (%(count)s)", count=len(rows)),
+        said=lambda: i18n._("sent the list of events (%(count)s)", count=len(rows)),
         answer=render("events.txt.j2", rows=rows),
         answer_subject="Emergo events",
     )

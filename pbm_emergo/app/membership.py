@@ -93,8 +93,7 @@ def _signed_up(
         # The sender's address was not proven (so nothing is registered at once): the
         # first mail to it is its code, and nothing else.
         return Result(
-            summary=f"created the account {userid}, waiting for its address",
-            summary_said=i18n._(
+            said=lambda: i18n._(
                 "created the account %(userid)s, waiting for its address", userid=userid
             ),
             answer=render(
@@ -107,8 +106,7 @@ def _signed_up(
             replies=request.mails,
         )
     return Result(
-        summary=f"created the account {userid}",
-        summary_said=i18n._("created the account %(userid)s", userid=userid),
+        said=lambda: i18n._("created the account %(userid)s", userid=userid),
         answer=render(
             "signup.txt.j2",
             userid=userid,
@@ -133,8 +131,7 @@ def signoff(ctx: UnitOfWork, player: Player) -> Result:
     resigned = [board.number for board in boards]
     ctx.write(SignedOff(player.id, ctx.now))
     return Result(
-        summary=f"signed off {player.userid}",
-        summary_said=i18n._("signed off %(userid)s", userid=player.userid),
+        said=lambda: i18n._("signed off %(userid)s", userid=player.userid),
         answer=render("signoff.txt.j2", userid=player.userid, resigned=resigned),
         answer_subject=f"Emergo: goodbye {player.userid}",
         replies=replies,
@@ -152,8 +149,7 @@ def delete_account(ctx: UnitOfWork, player: Player) -> Result:
     )
     ctx.write(AccountClosed(player.id, ctx.now))
     return Result(
-        summary=f"closed the account {player.userid}",
-        summary_said=i18n._("closed the account %(userid)s", userid=player.userid),
+        said=lambda: i18n._("closed the account %(userid)s", userid=player.userid),
         answer=render(
             "deleted.txt.j2", userid=player.userid, resigned=[b.number for b in boards]
         ),
@@ -169,8 +165,7 @@ def change_password(ctx: UnitOfWork, player: Player, new: str) -> Result:
     # Only over the hash the old password was checked against; the new one remembered.
     ctx.write(PasswordHashStored(player.id, new_hash, player.password_hash, password=new))
     return Result(
-        summary=f"changed the password of {player.userid}",
-        summary_said=i18n._("changed the password of %(userid)s", userid=player.userid),
+        said=lambda: i18n._("changed the password of %(userid)s", userid=player.userid),
         answer=render("changed.txt.j2", userid=player.userid, what="password", addresses=[]),
         answer_subject=f"Emergo: password of {player.userid} changed",
     )

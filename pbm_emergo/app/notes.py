@@ -23,8 +23,7 @@ def add_note(ctx: UnitOfWork, player: Player, board: Board, text: str) -> Result
         raise Refused(said(refusal), board=board.number)
     ctx.write(NoteAdded(board.number, player.id, board.ply, note, ctx.now))
     return Result(
-        summary=f"kept a note on board {board.number}",
-        summary_said=i18n._("kept a note on board %(board)s", board=board.number),
+        said=lambda: i18n._("kept a note on board %(board)s", board=board.number),
         answer=i18n.ngettext(
             "Your note on board %(board)s (after move %(move)s) is kept: %(num)s note of "
             "yours on it. It follows the board, for you alone, when you send 'emergo show' "

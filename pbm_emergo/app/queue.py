@@ -88,8 +88,7 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     )
     subject = f"Emergo Board {number} queue"
     return Result(
-        summary=f"queued on board {number}: {describe(queue)}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "queued on board %(board)s: %(moves)s", board=number, moves=describe(queue)
         ),
         answer=render(
@@ -112,9 +111,7 @@ def clear_queue(ctx: UnitOfWork, board: Board, player: Player, state: BoardState
         ctx.write(QueueCleared(number, player_id))
     subject = f"Emergo Board {number} queue"
     return Result(
-        summary=f"cleared the queue on board {number}" if had else
-        f"nothing was queued on board {number}",
-        summary_said=(
+        said=lambda: (
             i18n._("cleared the queue on board %(board)s", board=number) if had
             else i18n._("nothing was queued on board %(board)s", board=number)
         ),

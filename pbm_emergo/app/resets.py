@@ -41,8 +41,7 @@ def forgot(ctx: UnitOfWork, userid: str) -> Result:
     """Mail a reset code to the registered addresses of ``userid`` when it may be sent; the
     answer is the same either way."""
     same_answer = Result(
-        summary=f"asked for a reset code for {userid}",
-        summary_said=i18n._("asked for a reset code for %(userid)s", userid=userid),
+        said=lambda: i18n._("asked for a reset code for %(userid)s", userid=userid),
         answer=render("forgot.txt.j2", userid=userid, days=RESET_TIME.days),
         answer_subject="Emergo: forgotten password",
     )
@@ -116,8 +115,7 @@ def reset(ctx: UnitOfWork, code: str, new: str) -> Result:
         )
     sender = ctx.sender.lower()
     return Result(
-        summary=f"set a new password for {player.userid} with a reset code",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "set a new password for %(userid)s with a reset code", userid=player.userid
         ),
         answer=body,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 from pbm_emergo.app.messages import Attachment, Reply
@@ -11,6 +12,7 @@ from pbm_emergo.app.messages import Attachment, Reply
 # (pbm_emergo.game.changes), which re-checks what the request read and raises Conflict
 # when that changed.
 from pbm_emergo.db.apply import Write
+from pbm_emergo.views import i18n
 
 __all__ = ["Refused", "Result", "Write"]
 
@@ -21,13 +23,14 @@ class Result:
 
     ``summary`` is the one-line report of the operator's logs, in English; ``summary_said``
     the same in the sender's language, which the Results of a ``multiple`` mail show (the
-    English ``summary`` where there is none).
+    English ``summary`` where there is none). Given ``said``, a message of the catalogs
+    (``lambda: i18n._(...)``), both are made of it: the summary is worded once.
     ``answer`` is the text for the sender alone (a help page, a board shown...), sent as its
     own mail with ``answer_subject``, or folded into the ``multiple`` report.
     ``replies`` are the other mails (board mails to each player, notices).
     """
 
-    summary: str
+    summary: str = ""
     answer: str | None = None
     summary_said: str | None = None
     answer_subject: str = "Emergo"
@@ -37,6 +40,12 @@ class Result:
     answer_html: str | None = None
     # A file sent with the answer (a game record); a ``multiple`` report leaves it out.
     answer_attachment: Attachment | None = None
+    said: InitVar[Callable[[], str] | None] = None
+
+    def __post_init__(self, said: Callable[[], str] | None) -> None:
+        if said is not None:
+            self.summary = i18n.in_english(said)
+            self.summary_said = said()
 
 
 class Refused(Exception):

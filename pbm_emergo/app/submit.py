@@ -39,8 +39,7 @@ def submit(ctx: UnitOfWork, player: Player, board: Board, move: str) -> Result:
     ctx.write(decided.change)
     state = turn.state
     return Result(
-        summary=f"submitted {decided.notation} on board {board.number}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "submitted %(move)s on board %(board)s", move=decided.notation, board=board.number
         ),
         answer=render(

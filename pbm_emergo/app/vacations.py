@@ -39,8 +39,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
             raise Refused(i18n._("%(userid)s is not on vacation.", userid=player.userid))
         ctx.write(VacationEnded(player_id, now, expected))
         return Result(
-            summary=f"ended the vacation of {player.userid}",
-            summary_said=i18n._("ended the vacation of %(userid)s", userid=player.userid),
+            said=lambda: i18n._("ended the vacation of %(userid)s", userid=player.userid),
             answer=render(
                 "vacation.txt.j2", **words, until=None, days=0, left=left, replaced=None
             ),

@@ -121,6 +121,12 @@ def _(message: str, **values: Any) -> str:
     return text % values if values else text
 
 
+def in_english(say: Callable[[], str]) -> str:
+    """What ``say`` says (messages of the catalogs) in English: the operator's logs."""
+    with speaking(DEFAULT):
+        return say()
+
+
 def ngettext(singular: str, plural: str, count: int, **values: Any) -> str:
     """The singular or plural of a message in the current locale; ``%(num)s`` is ``count``."""
     text = translations(current()).ngettext(singular, plural, count)

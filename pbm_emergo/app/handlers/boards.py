@@ -100,8 +100,7 @@ def points_text(row: BoardLine) -> str:
 def list_games(ctx: Context, request: ListRequest) -> Result:
     counts = games.count_by_status(ctx.session)
     return Result(
-        summary="sent the list of games",
-        summary_said=i18n._("sent the list of games"),
+        said=lambda: i18n._("sent the list of games"),
         answer=render(
             "list.txt.j2",
             games=[
@@ -142,8 +141,7 @@ def games_table(ctx: Context, request: GamesRequest) -> Result:
         for b in sorted(boards.values(), key=lambda b: b.number)[:MAX_ROWS]
     ]
     return Result(
-        summary=f"sent a table of {len(rows)} board{'s' if len(rows) != 1 else ''}",
-        summary_said=i18n.ngettext(
+        said=lambda: i18n.ngettext(
             "sent a table of %(num)s board", "sent a table of %(num)s boards", len(rows)
         ),
         answer=render(
@@ -206,8 +204,7 @@ def show(ctx: Context, request: ShowRequest) -> Result:
         f"{b.number}#{upto}" if upto is not None else str(b.number) for b, upto in shown
     )
     return Result(
-        summary=f"sent board{'s' if len(views) > 1 else ''} {numbers}",
-        summary_said=i18n.ngettext(
+        said=lambda: i18n.ngettext(
             "sent board %(boards)s", "sent boards %(boards)s", len(views), boards=numbers
         ),
         answer=render(
@@ -243,8 +240,7 @@ def legal_moves(ctx: Context, request: MovesRequest) -> Result:
     legal = position.legal_moves()
     player = board.player_of(position.to_move)
     return Result(
-        summary=f"sent the {len(legal)} legal moves on board {board.number}",
-        summary_said=i18n.ngettext(
+        said=lambda: i18n.ngettext(
             "sent the %(num)s legal move on board %(board)s",
             "sent the %(num)s legal moves on board %(board)s",
             len(legal),
@@ -279,8 +275,7 @@ def record(ctx: Context, request: RecordRequest) -> Result:
     else:
         state = board_text.result_text(view)
     return Result(
-        summary=f"sent the record of board {board.number}",
-        summary_said=i18n._("sent the record of board %(board)s", board=board.number),
+        said=lambda: i18n._("sent the record of board %(board)s", board=board.number),
         answer=render(
             "record.txt.j2",
             number=board.number,
@@ -348,8 +343,7 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
         outcome is not None,
     )
     return Result(
-        summary=f"previewed {' '.join(tried)} on board {number}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "previewed %(moves)s on board %(board)s", moves=" ".join(tried), board=number
         ),
         answer=render(
@@ -409,8 +403,7 @@ def standings(ctx: Context, request: StandingsRequest) -> Result:
         for name in reads.SECTIONS
     ]
     return Result(
-        summary=f"sent the standings ({len(rows)} player{'s' if len(rows) != 1 else ''})",
-        summary_said=i18n.ngettext(
+        said=lambda: i18n.ngettext(
             "sent the standings (%(num)s player)", "sent the standings (%(num)s players)", len(rows)
         ),
         answer=render(
@@ -446,8 +439,7 @@ def history(ctx: Context, request: HistoryRequest) -> Result:
         for row in rows[: reads.HISTORY_LIMIT]
     ]
     return Result(
-        summary=f"sent the history ({len(lines)} game{'s' if len(lines) != 1 else ''})",
-        summary_said=i18n.ngettext(
+        said=lambda: i18n.ngettext(
             "sent the history (%(num)s game)", "sent the history (%(num)s games)", len(lines)
         ),
         answer=render(
@@ -498,8 +490,7 @@ def show_as(ctx: Context, request: ShowAsRequest) -> Result:
         turned=turned,
     )
     return Result(
-        summary=f"sent board {board.number} as {you} sees it",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "sent board %(board)s as %(userid)s sees it", board=board.number, userid=you
         ),
         answer=view.text,
@@ -543,8 +534,7 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
     if request.which == "next":
         subject = f"Emergo: {player.userid}'s turn on {len(boards)} board{'s' * (len(boards) != 1)}"
     return Result(
-        summary=f"sent {len(shown)} board{'s' if len(shown) != 1 else ''} of {player.userid}",
-        summary_said=i18n.ngettext(
+        said=lambda: i18n.ngettext(
             "sent %(num)s board of %(userid)s",
             "sent %(num)s boards of %(userid)s",
             len(shown),

@@ -41,8 +41,7 @@ def _described(topic: CommandHelp) -> dict[str, str | None]:
 def help_texts(ctx: Context, request: HelpRequest) -> Result:
     if request.rules:
         return Result(
-            summary="sent the rules",
-            summary_said=i18n._("sent the rules"),
+            said=lambda: i18n._("sent the rules"),
             answer=render(
                 "rules.txt.j2",
                 address=ctx.config.address,
@@ -52,22 +51,19 @@ def help_texts(ctx: Context, request: HelpRequest) -> Result:
         )
     if request.emergo:
         return Result(
-            summary="sent the Emergo help page",
-            summary_said=i18n._("sent the Emergo help page"),
+            said=lambda: i18n._("sent the Emergo help page"),
             answer=emergo_help_text(ctx, request.entries),
             answer_subject="Emergo help",
         )
     topic = request.topic
     if topic is not None:
         return Result(
-            summary=f"sent the help for {topic.name}",
-            summary_said=i18n._("sent the help for %(command)s", command=topic.name),
+            said=lambda: i18n._("sent the help for %(command)s", command=topic.name),
             answer=render("help_command.txt.j2", usage=topic.usage, **_described(topic)),
             answer_subject=f"Emergo help: {topic.name}",
         )
     return Result(
-        summary="sent the command summary",
-        summary_said=i18n._("sent the command summary"),
+        said=lambda: i18n._("sent the command summary"),
         answer=render(
             "help.txt.j2",
             address=ctx.config.address,

@@ -25,8 +25,7 @@ def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
     ctx.reveal(request.written, request.zone)
     ctx.write(TimezoneSet(player.id, request.zone))
     return Result(
-        summary=f"{player.userid} reads times in {request.zone}",
-        summary_said=i18n._(
+        said=lambda: i18n._(
             "%(userid)s reads times in %(zone)s",
             userid=player.userid, zone=request.zone,
         ),
@@ -50,12 +49,7 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
         slot = digest_slot(hour, player.timezone, ctx.now) + timedelta(days=1)
         next_at = i18n.moment(slot, player.timezone)
     return Result(
-        summary=(
-            f"{player.userid} gets a digest a day at {hour}:00"
-            if hour is not None
-            else f"{player.userid} gets a board mail for every move again"
-        ),
-        summary_said=(
+        said=lambda: (
             i18n._("%(userid)s gets a digest a day at %(hour)s:00", userid=player.userid,
                    hour=hour)
             if hour is not None
@@ -84,8 +78,7 @@ def language_request(ctx: Context, request: LanguageRequest) -> Result:
     # The answer is the first reply in the new language.
     with speaking(request.language):
         return Result(
-            summary=f"{player.userid} reads replies in {request.language}",
-            summary_said=i18n._(
+            said=lambda: i18n._(
                 "%(userid)s reads replies in %(language)s",
                 userid=player.userid, language=request.language,
             ),

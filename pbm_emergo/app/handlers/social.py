@@ -87,8 +87,7 @@ def message(ctx: Context, request: MessageRequest) -> Result:
     ]
     names = [p.userid for p in delivered]
     return Result(
-        summary=f"sent a message to {', '.join(names)}",
-        summary_said=i18n._("sent a message to %(userids)s", userids=", ".join(names)),
+        said=lambda: i18n._("sent a message to %(userids)s", userids=", ".join(names)),
         answer=render("message_sent.txt.j2", sent_to=names, missing=missing),
         answer_subject="Emergo: message sent",
         replies=replies,
@@ -150,8 +149,7 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     # Counted as if the blocker had it too, so that a `multiple` report tells nothing.
     others = len(recipients) - 1 + len(blockers)
     return Result(
-        summary=f"sent a chat on board {number} to {others} other{'s' if others != 1 else ''}",
-        summary_said=i18n.ngettext(
+        said=lambda: i18n.ngettext(
             "sent a chat on board %(board)s to %(num)s other player",
             "sent a chat on board %(board)s to %(num)s other players",
             others,
