@@ -39,6 +39,18 @@ POSTGRES_ENV = "PBM_EMERGO_TEST_POSTGRES_URL"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: twice the CPUs, at most four more than them. Most tests wait on the
+    servers, subprocesses and databases they start, so one worker a CPU leaves the CPUs
+    idle a third of the time (docs/development.md). ``PYTEST_XDIST_AUTO_NUM_WORKERS``
+    still decides where it is set."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cpus = cpus or 1
+    return min(2 * cpus, cpus + 4)
+
+
 @pytest.fixture(scope="session")
 def postgres_server_url() -> Iterator[str]:
     """The URL of a PostgreSQL server's maintenance database (see the module docstring)."""
