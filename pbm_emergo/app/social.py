@@ -15,7 +15,10 @@ from pbm_emergo.game.board_changes import (
     SubscriptionAdded,
     SubscriptionsRemoved,
 )
+from pbm_emergo.game.subscriptions import decide_subscribe, decide_unsubscribe
+from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 
@@ -55,40 +58,18 @@ def _joined(numbers: Sequence[int | None]) -> str:
 
 
 def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
-    """Subscribe the player to the mails of ``board`` (None: of every board)."""
+    """Subscribe the player to the mails of ``board`` (None: of every board); the decision
+    is :func:`pbm_emergo.game.subscriptions.decide_subscribe`."""
     number = None if board is None else board.number
-    watched = spectators.subscriptions_of(ctx.session, player.id)
-    if board is not None:
-        if board.side_of(player) is not None:
-            raise Refused(
-                i18n._(
-                    "%(userid)s plays on board %(board)s and gets its mails anyway.",
-                    userid=player.userid, board=number,
-                ),
-                board=number,
-            )
-        if board.status != BOARD_ACTIVE:
-            raise Refused(
-                i18n._(
-                    "The game on board %(board)s is over: there is nothing more to watch "
-                    "('emergo show %(board)s' sends the board).",
-                    board=number,
-                ),
-                board=number,
-            )
-    if number in watched or (number is not None and None in watched):
-        headline = (
-            i18n._("%(userid)s is already subscribed to every board.", userid=player.userid)
-            if number is None
-            else i18n._(
-                "%(userid)s is already subscribed to board %(board)s.",
-                userid=player.userid,
-                board=number,
-            )
-        )
-    else:
+    decided = decide_subscribe(
+        player.userid, spectators.subscriptions_of(ctx.session, player.id), number,
+        plays_on=board is not None and board.side_of(player) is not None,
+        active=board is None or board.status == BOARD_ACTIVE,
+    )
+    if isinstance(decided, Reason):
+        raise Refused(said(decided), board=number)
+    if decided.added:
         ctx.write(SubscriptionAdded(player.id, number, ctx.now))
-        watched = sorted([*watched, number], key=lambda n: (n is not None, n or 0))
         headline = (
             i18n._("%(userid)s is now subscribed to every board.", userid=player.userid)
             if number is None
@@ -98,61 +79,60 @@ def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
                 board=number,
             )
         )
+    else:
+        headline = (
+            i18n._("%(userid)s is already subscribed to every board.", userid=player.userid)
+            if number is None
+            else i18n._(
+                "%(userid)s is already subscribed to board %(board)s.",
+                userid=player.userid,
+                board=number,
+            )
+        )
     return Result(
-        summary=f"subscribed {player.userid} to {boards_text([number])}",
-        summary_said=i18n._(
-            "subscribed %(userid)s to board %(board)s", userid=player.userid, board=number
+        said=lambda: (
+            i18n._("subscribed %(userid)s to every board", userid=player.userid)
+            if number is None
+            else i18n._(
+                "subscribed %(userid)s to board %(board)s", userid=player.userid, board=number
+            )
         ),
-        answer=_subscriptions_answer(player, watched, headline),
+        answer=_subscriptions_answer(player, list(decided.watched), headline),
         answer_subject=f"Emergo subscriptions of {player.userid}",
     )
 
 
 def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
-    """End the subscription of the player to ``board`` (None: every subscription)."""
+    """End the subscription of the player to ``board`` (None: every subscription); the
+    decision is :func:`pbm_emergo.game.subscriptions.decide_unsubscribe`."""
     number = None if board is None else board.number
-    watched = spectators.subscriptions_of(ctx.session, player.id)
-    if number is None:
-        dropped = list(watched)
-    elif number in watched:
-        dropped = [number]
-    elif None in watched:
-        raise Refused(
-            i18n._(
-                "%(userid)s is subscribed to every board, so to board %(board)s too: "
-                "'emergo unsubscribe all %(userid)s PASSWORD' ends that.",
-                userid=player.userid, board=number,
-            ),
-            board=number,
-        )
-    else:
-        raise Refused(
-            i18n._(
-                "%(userid)s is not subscribed to board %(board)s.",
-                userid=player.userid, board=number,
-            ),
-            board=number,
-        )
-    if dropped:
-        ctx.write(SubscriptionsRemoved(player.id, tuple(dropped)))
-    left = [n for n in watched if n not in dropped]
-    headline = (
-        i18n._("%(userid)s is no longer subscribed to every board.", userid=player.userid)
-        if None in dropped
-        else i18n.ngettext(
-            "%(userid)s is no longer subscribed to board %(boards)s.",
-            "%(userid)s is no longer subscribed to boards %(boards)s.",
-            len(dropped),
-            boards=_joined(dropped),
-            userid=player.userid,
-        )
-        if dropped
-        else i18n._("%(userid)s was not subscribed to any board.", userid=player.userid)
+    decided = decide_unsubscribe(
+        player.userid, spectators.subscriptions_of(ctx.session, player.id), number
     )
+    if isinstance(decided, Reason):
+        raise Refused(said(decided), board=number)
+    dropped = decided.dropped
+    if dropped:
+        ctx.write(SubscriptionsRemoved(player.id, dropped))
+
+    def headline() -> str:
+        if None in dropped:
+            return i18n._(
+                "%(userid)s is no longer subscribed to every board.", userid=player.userid
+            )
+        if dropped:
+            return i18n.ngettext(
+                "%(userid)s is no longer subscribed to board %(boards)s.",
+                "%(userid)s is no longer subscribed to boards %(boards)s.",
+                len(dropped),
+                boards=_joined(dropped),
+                userid=player.userid,
+            )
+        return i18n._("%(userid)s was not subscribed to any board.", userid=player.userid)
+
     return Result(
-        summary=f"unsubscribed {player.userid} from {boards_text(dropped)}",
-        summary_said=headline,
-        answer=_subscriptions_answer(player, left, headline),
+        said=headline,
+        answer=_subscriptions_answer(player, list(decided.left), headline()),
         answer_subject=f"Emergo subscriptions of {player.userid}",
     )
 

@@ -128,6 +128,17 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "%(userid)s plays as many games as they want at the moment (%(num)s active "
         "boards), so no board was started; try again when one of them has ended.",
     ),
+    # subscriptions
+    "subscribe_plays": "%(userid)s plays on board %(board)s and gets its mails anyway.",
+    "subscribe_over": (
+        "The game on board %(board)s is over: there is nothing more to watch "
+        "('emergo show %(board)s' sends the board)."
+    ),
+    "unsubscribe_from_every": (
+        "%(userid)s is subscribed to every board, so to board %(board)s too: "
+        "'emergo unsubscribe all %(userid)s PASSWORD' ends that."
+    ),
+    "not_subscribed": "%(userid)s is not subscribed to board %(board)s.",
     # private notes, blocks, password resets
     "note_empty": (
         "The note is empty: write it after the password (emergo note BOARD USERID "

@@ -378,6 +378,23 @@ MESSAGES: dict[str, Say] = {
         v["num"],
         **v,
     ),
+    # subscriptions
+    "subscribe_plays": lambda v: i18n._(
+        "%(userid)s plays on board %(board)s and gets its mails anyway.", **v
+    ),
+    "subscribe_over": lambda v: i18n._(
+        "The game on board %(board)s is over: there is nothing more to watch "
+        "('emergo show %(board)s' sends the board).",
+        **v,
+    ),
+    "unsubscribe_from_every": lambda v: i18n._(
+        "%(userid)s is subscribed to every board, so to board %(board)s too: "
+        "'emergo unsubscribe all %(userid)s PASSWORD' ends that.",
+        **v,
+    ),
+    "not_subscribed": lambda v: i18n._(
+        "%(userid)s is not subscribed to board %(board)s.", **v
+    ),
     # private notes, blocks, password resets
     "note_empty": lambda v: i18n._(
         "The note is empty: write it after the password (emergo note BOARD USERID "

@@ -671,3 +671,19 @@ def test_history_lists_at_most_100_games(players: Mailer) -> None:
     assert len(rows) == 100
     assert rows[0].split()[1] == "201" and rows[-1].split()[1] == "102"  # newest first
     assert body.rstrip().endswith("Only the newest 100 are listed.")
+
+
+def test_a_multiple_report_names_what_each_subscription_did(players: Mailer) -> None:
+    carol(players)
+    players.send("emergo challenge alice bob", sender=ALICE)
+    report = players.one(
+        "multiple",
+        "emergo subscribe 101 carol carolpw\nemergo subscribe all carol carolpw\n"
+        "emergo unsubscribe all carol carolpw\n",
+        sender=CAROL,
+    )
+    assert report.subject == "Emergo multiple: 3 done, 0 failed"
+    body = flat(report.body)
+    assert "subscribed carol to board 101" in body
+    assert "subscribed carol to every board" in body and "board None" not in body
+    assert "carol is no longer subscribed to every board." in body
