@@ -80,7 +80,8 @@ class Arguments:
         if ref is None:
             raise Unfit(not_a_board(word))
         number, upto = ref
-        return BoardRef(number, upto, self.alone_reason(number))
+        # The reason is needed only where a move number was written.
+        return BoardRef(number, upto, "" if upto is None else self.alone_reason(number))
 
     def alone_reason(self, number: int) -> Reason:
         """Why a move number after the board is refused where the command takes none:
