@@ -19,7 +19,6 @@ from pbm_emergo.app.boards import (
     board_link,
     board_view,
     load_state,
-    split_guard,
 )
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
@@ -27,15 +26,9 @@ from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
+from pbm_emergo.game.decision import Refusal
+from pbm_emergo.game.queue import decide_queue, describe
 from pbm_emergo.game.reasons import refusal
-from pbm_emergo.rules import (
-    AmbiguousMoveError,
-    IllegalMoveError,
-    InvalidMoveError,
-    Move,
-    MoveError,
-    Position,
-)
 from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
@@ -80,7 +73,10 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
             ),
             board=number,
         )
-    queue = parse_queue(state, player, items)
+    try:
+        queue = decide_queue(state, player.id, items)
+    except Refusal as refused:
+        raise _error(state, said(refused.reason_value or refused.reason)) from None
     ctx.write(QueueReplaced(number, player.id, board.ply, tuple(queue), ctx.now))
     lines = queue_lines(state, player, queue)
     view = board_view(
@@ -124,127 +120,8 @@ def clear_queue(ctx: UnitOfWork, board: Board, player: Player, state: BoardState
     )
 
 
-def parse_queue(state: BoardState, player: Player, items: Sequence[str]) -> list[QueueItem]:
-    """The queue ``items`` name, checked against the board: a plain move (its notation
-    only: the position it meets is not known yet), or conditional items, each checked in
-    full (the opponent's move is legal now, the answer legal after it)."""
-    number = state.ply + 2  # the number the queued move will have
-    conditional = [item for item in items if "=" in item]
-    if conditional and len(conditional) != len(items):
-        raise _error(
-            state, i18n._(
-                "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
-                "(for example e4xe6=d5 c3=g7); a plain queued move stands alone."
-            ),
-        )
-    if not conditional:
-        if len(items) != 1:
-            raise _error(
-                state, i18n._(
-                    "Queue one move (for example d5), or conditional items of the form "
-                    "OPPONENTMOVE=YOURMOVE."
-                ),
-            )
-        text = _guarded(state, items[0], number)
-        try:
-            written = Move.from_text(text)
-        except InvalidMoveError as err:
-            raise _error(state, said(err.reason or str(err))) from None
-        return [QueueItem(player.id, str(written), number)]
-    queue: list[QueueItem] = []
-    position = state.position
-    seen: set[str] = set()
-    for item in items:
-        theirs_text, _, mine_text = item.partition("=")
-        theirs = _legal(state, position, theirs_text, None)
-        if str(theirs) in seen:
-            raise _error(
-                state, i18n._("The queue names the opponent's move %(move)s twice.", move=theirs)
-            )
-        seen.add(str(theirs))
-        after = position.play(theirs)
-        mine_text = _guarded(state, mine_text, number)
-        if not after.legal_moves():
-            raise _error(
-                state,
-                i18n._(
-                    "After %(move)s the game is over: there is nothing to answer.", move=theirs
-                ),
-            )
-        mine = _legal(state, after, mine_text, str(theirs))
-        queue.append(QueueItem(player.id, str(mine), number, if_move=str(theirs)))
-    return queue
-
-
-def _guarded(state: BoardState, text: str, number: int) -> str:
-    """The move without its ``#n``, which must be the number the queued move will have."""
-    move, guard = split_guard(text)
-    if guard is not None and guard != number:
-        raise _error(
-            state,
-            i18n._(
-                "Board %(board)s is at move %(ply)s, so your queued move would be move "
-                "%(number)s, not move %(guard)s: nothing was queued.",
-                board=state.number, ply=state.ply + 1, number=number, guard=guard,
-            ),
-        )
-    return move
-
-
-def _legal(state: BoardState, position: Position, text: str, answering: str | None) -> Move:
-    """The move ``text`` in ``position``: the opponent's move of a conditional item, or
-    (``answering`` the opponent's move) the answer to it."""
-    try:
-        return position.parse_move(text)
-    except AmbiguousMoveError as err:
-        routes = ", ".join(str(m) for m in err.candidates)
-        if answering is None:
-            reason = i18n._(
-                "The opponent's move %(move)s matches several capture routes (%(routes)s).",
-                move=text[:40], routes=routes,
-            )
-        else:
-            reason = i18n._(
-                "Your answer %(move)s to %(theirs)s matches several capture routes "
-                "(%(routes)s).",
-                move=text[:40], theirs=answering, routes=routes,
-            )
-        raise _error(state, reason) from None
-    except IllegalMoveError as err:
-        why = said(err.reason or str(err))
-        if answering is None:
-            reason = i18n._(
-                "The opponent's move %(move)s would not be legal: %(why)s", move=text[:40], why=why
-            )
-        else:
-            reason = i18n._(
-                "Your answer %(move)s to %(theirs)s would not be legal: %(why)s",
-                move=text[:40], theirs=answering, why=why,
-            )
-        raise _error(state, reason) from None
-    except MoveError as err:
-        why = said(err.reason or str(err))
-        if answering is None:
-            reason = i18n._(
-                "The opponent's move %(move)s is not a move: %(why)s", move=text[:40], why=why
-            )
-        else:
-            reason = i18n._(
-                "Your answer %(move)s to %(theirs)s is not a move: %(why)s",
-                move=text[:40], theirs=answering, why=why,
-            )
-        raise _error(state, reason) from None
-
-
 def _error(state: BoardState, reason: str) -> Refused:
     return Refused(reason, board=state.number, board_text=board_view(state).text)
-
-
-def describe(queue: list[QueueItem]) -> str:
-    """The queue in a few words, for the summary."""
-    if len(queue) == 1 and queue[0].if_move is None:
-        return queue[0].notation
-    return " ".join(f"{item.if_move}={item.notation}" for item in queue)
 
 
 def queue_lines(state: BoardState, player: Player, queue: list[QueueItem]) -> list[str]:

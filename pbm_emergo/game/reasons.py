@@ -128,6 +128,31 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "%(userid)s plays as many games as they want at the moment (%(num)s active "
         "boards), so no board was started; try again when one of them has ended.",
     ),
+    # moves in advance (emergo queue)
+    "queue_mixed": (
+        "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
+        "(for example e4xe6=d5 c3=g7); a plain queued move stands alone."
+    ),
+    "queue_one": (
+        "Queue one move (for example d5), or conditional items of the form "
+        "OPPONENTMOVE=YOURMOVE."
+    ),
+    "queue_twice": "The queue names the opponent's move %(move)s twice.",
+    "queue_over_after": "After %(move)s the game is over: there is nothing to answer.",
+    "queue_guard": (
+        "Board %(board)s is at move %(ply)s, so your queued move would be move "
+        "%(number)s, not move %(guard)s: nothing was queued."
+    ),
+    "queue_theirs_ambiguous": (
+        "The opponent's move %(move)s matches several capture routes (%(routes)s)."
+    ),
+    "queue_mine_ambiguous": (
+        "Your answer %(move)s to %(theirs)s matches several capture routes (%(routes)s)."
+    ),
+    "queue_theirs_illegal": "The opponent's move %(move)s would not be legal: %(why)s",
+    "queue_mine_illegal": "Your answer %(move)s to %(theirs)s would not be legal: %(why)s",
+    "queue_theirs_invalid": "The opponent's move %(move)s is not a move: %(why)s",
+    "queue_mine_invalid": "Your answer %(move)s to %(theirs)s is not a move: %(why)s",
     # subscriptions
     "subscribe_plays": "%(userid)s plays on board %(board)s and gets its mails anyway.",
     "subscribe_over": (

@@ -378,6 +378,43 @@ MESSAGES: dict[str, Say] = {
         v["num"],
         **v,
     ),
+    # moves in advance (emergo queue)
+    "queue_mixed": lambda v: i18n._(
+        "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
+        "(for example e4xe6=d5 c3=g7); a plain queued move stands alone."
+    ),
+    "queue_one": lambda v: i18n._(
+        "Queue one move (for example d5), or conditional items of the form "
+        "OPPONENTMOVE=YOURMOVE."
+    ),
+    "queue_twice": lambda v: i18n._("The queue names the opponent's move %(move)s twice.", **v),
+    "queue_over_after": lambda v: i18n._(
+        "After %(move)s the game is over: there is nothing to answer.", **v
+    ),
+    "queue_guard": lambda v: i18n._(
+        "Board %(board)s is at move %(ply)s, so your queued move would be move "
+        "%(number)s, not move %(guard)s: nothing was queued.",
+        **v,
+    ),
+    "queue_theirs_ambiguous": lambda v: i18n._(
+        "The opponent's move %(move)s matches several capture routes (%(routes)s).", **v
+    ),
+    "queue_mine_ambiguous": lambda v: i18n._(
+        "Your answer %(move)s to %(theirs)s matches several capture routes (%(routes)s).",
+        **v,
+    ),
+    "queue_theirs_illegal": lambda v: i18n._(
+        "The opponent's move %(move)s would not be legal: %(why)s", **v
+    ),
+    "queue_mine_illegal": lambda v: i18n._(
+        "Your answer %(move)s to %(theirs)s would not be legal: %(why)s", **v
+    ),
+    "queue_theirs_invalid": lambda v: i18n._(
+        "The opponent's move %(move)s is not a move: %(why)s", **v
+    ),
+    "queue_mine_invalid": lambda v: i18n._(
+        "Your answer %(move)s to %(theirs)s is not a move: %(why)s", **v
+    ),
     # subscriptions
     "subscribe_plays": lambda v: i18n._(
         "%(userid)s plays on board %(board)s and gets its mails anyway.", **v
