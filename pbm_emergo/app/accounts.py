@@ -18,59 +18,19 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
 from pbm_emergo.game.account_changes import PasswordHashStored
-from pbm_emergo.game.words import MIN_PASSWORD, RESERVED_USERIDS, USERID_PATTERN
+from pbm_emergo.game.accounts import password_fault, userid_fault
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
-
-MAX_PASSWORD = 128
-
-
-_RESERVED_SKELETONS = frozenset(players.userid_skeleton(word) for word in RESERVED_USERIDS)
-# Userids that would pass for the server's own: any that starts like these (robot4,
-# Admin_2, pbmserv-bot), or is one of the names below with digits or _ - added (root1,
-# emergo_). Compared as they read at a glance (players.userid_skeleton: r0bot is robot).
-_SERVER_PREFIXES = tuple(
-    players.userid_skeleton(word)
-    for word in ("robot", "admin", "pbmserv", "postmaster", "mailerdaemon", "moderator", "sysop")
-)
-_SERVER_NAMES = frozenset(
-    players.userid_skeleton(word)
-    for word in (
-        "abuse", "emergo", "hostmaster", "nobody", "noreply", "official", "owner", "root",
-        "server", "staff", "support", "system", "webmaster",
-    )
-)  # fmt: skip
 
 
 def check_userid(userid: str) -> None:
-    """Raise a Refused unless ``userid`` may be chosen as a new userid."""
-    if not USERID_PATTERN.fullmatch(userid):
-        raise Refused(
-            i18n._(
-                "The userid '%(userid)s' is not allowed: a userid has 2 to 16 characters "
-                "(letters, digits, _ and -) and starts with a letter.",
-                userid=userid[:40],
-            )
-        )
-    skeleton = players.userid_skeleton(userid)
-    if userid.lower() in RESERVED_USERIDS or skeleton in _RESERVED_SKELETONS:
-        raise Refused(
-            i18n._(
-                "The userid '%(userid)s' is a reserved word; please choose another.",
-                userid=userid,
-            )
-        )
-    bare = players.userid_skeleton(userid.lower().rstrip("0123456789_-"))
-    if skeleton.startswith(_SERVER_PREFIXES) or bare in _SERVER_NAMES:
-        raise Refused(
-            i18n._(
-                "The userid '%(userid)s' looks like one of the server's own (its robots "
-                "robot1 to robot3, its administrators, the server itself), and players would "
-                "take it for one; please choose another.",
-                userid=userid,
-            )
-        )
+    """Raise a Refused unless ``userid`` may be chosen as a new userid
+    (:func:`~pbm_emergo.game.accounts.userid_fault`)."""
+    fault = userid_fault(userid)
+    if fault is not None:
+        raise Refused(said(fault))
 
 
 def check_not_lookalike(ctx: UnitOfWork, userid: str) -> None:
@@ -110,15 +70,11 @@ def check_reachable(player: Player, *, board: int | None = None) -> None:
 
 
 def check_password(password: str) -> None:
-    """Raise a Refused unless ``password`` is acceptable as a new password."""
-    if not MIN_PASSWORD <= len(password) <= MAX_PASSWORD:
-        raise Refused(
-            i18n._(
-                "A password needs %(least)s to %(most)s characters (no spaces).",
-                least=MIN_PASSWORD,
-                most=MAX_PASSWORD,
-            )
-        )
+    """Raise a Refused unless ``password`` is acceptable as a new password
+    (:func:`~pbm_emergo.game.accounts.password_fault`)."""
+    fault = password_fault(password)
+    if fault is not None:
+        raise Refused(said(fault))
 
 
 def find_player(ctx: UnitOfWork, userid: str) -> Player | None:

@@ -33,6 +33,7 @@ from pbm_emergo.db.models import (
     PlayerAddress,
 )
 from pbm_emergo.db.session import rowcount
+from pbm_emergo.game.accounts import LOOKALIKE_FOLDS, userid_key, userid_skeleton
 from pbm_emergo.telemetry.sections import timed
 
 log = logging.getLogger(__name__)
@@ -67,11 +68,6 @@ def use_password_settings(config: Config) -> None:
             log.warning("no credential cache shared by this machine's processes (%s): "
                         "this process keeps its own", error)
     credentials.install(shared if shared is not None else credentials.CredentialCache(ttl=ttl))
-
-
-def userid_key(userid: str) -> str:
-    """The case-insensitive key of a userid (what ``players.userid_key`` holds)."""
-    return userid.strip().lower()
 
 
 def address_key(address: str) -> str:
@@ -286,24 +282,11 @@ def active_ids_by_key(session: Session, keys: Iterable[str]) -> dict[str, tuple[
     return {row.userid_key: (row.id, row.userid) for row in rows}
 
 
-# What a userid is read as by someone who does not look closely: letter case, the
-# separators _ - . and the digits 0 and 1 (for o and l, as I is) do not count.
-_LOOKALIKE_FOLDS = (("_", ""), ("-", ""), (".", ""), ("0", "o"), ("1", "l"), ("i", "l"))
-
-
-def userid_skeleton(userid: str) -> str:
-    """``userid`` as it reads at a glance: ``Bob_``, ``b0b`` and ``bob`` read alike."""
-    skeleton = userid_key(userid)
-    for found, read_as in _LOOKALIKE_FOLDS:
-        skeleton = skeleton.replace(found, read_as)
-    return skeleton
-
-
 def lookalike_userid(session: Session, userid: str) -> str | None:
     """An existing userid (signed off or not) that reads like ``userid``
     (:func:`userid_skeleton`), if any. A scan of the players, done only on signup."""
     folded: ColumnElement[str] = Player.userid_key.expression
-    for found, read_as in _LOOKALIKE_FOLDS:
+    for found, read_as in LOOKALIKE_FOLDS:
         folded = func.replace(folded, found, read_as)
     return session.scalar(
         select(Player.userid).where(folded == userid_skeleton(userid)).limit(1)

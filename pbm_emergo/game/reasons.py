@@ -128,6 +128,18 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "%(userid)s plays as many games as they want at the moment (%(num)s active "
         "boards), so no board was started; try again when one of them has ended.",
     ),
+    # a new account's userid and a new password
+    "userid_not_allowed": (
+        "The userid '%(userid)s' is not allowed: a userid has 2 to 16 characters "
+        "(letters, digits, _ and -) and starts with a letter."
+    ),
+    "userid_reserved": "The userid '%(userid)s' is a reserved word; please choose another.",
+    "userid_server_like": (
+        "The userid '%(userid)s' looks like one of the server's own (its robots "
+        "robot1 to robot3, its administrators, the server itself), and players would "
+        "take it for one; please choose another."
+    ),
+    "password_length": "A password needs %(least)s to %(most)s characters (no spaces).",
     # moves in advance (emergo queue)
     "queue_mixed": (
         "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "

@@ -378,6 +378,24 @@ MESSAGES: dict[str, Say] = {
         v["num"],
         **v,
     ),
+    # a new account's userid and a new password
+    "userid_not_allowed": lambda v: i18n._(
+        "The userid '%(userid)s' is not allowed: a userid has 2 to 16 characters "
+        "(letters, digits, _ and -) and starts with a letter.",
+        **v,
+    ),
+    "userid_reserved": lambda v: i18n._(
+        "The userid '%(userid)s' is a reserved word; please choose another.", **v
+    ),
+    "userid_server_like": lambda v: i18n._(
+        "The userid '%(userid)s' looks like one of the server's own (its robots "
+        "robot1 to robot3, its administrators, the server itself), and players would "
+        "take it for one; please choose another.",
+        **v,
+    ),
+    "password_length": lambda v: i18n._(
+        "A password needs %(least)s to %(most)s characters (no spaces).", **v
+    ),
     # moves in advance (emergo queue)
     "queue_mixed": lambda v: i18n._(
         "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
