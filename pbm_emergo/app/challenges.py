@@ -270,14 +270,8 @@ def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
         terms = rematch_terms(load_state(ctx.session, board), player.id)
     except Refusal as refusal:
         raise Refused(said(refusal.reason_value or refusal.reason), board=board.number) from None
-    options = ChallengeTerms(
-        rated=terms.rated, blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
-        forfeit_days=terms.forfeit_days, total_days=terms.total_days,
-        timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
-        weekends_off=terms.weekends_off,
-    )
     result = challenge(
-        ctx, terms.white, terms.black, options, challenger=player,
+        ctx, terms.white, terms.black, terms.terms, challenger=player,
         headline=lambda: i18n._(
             "A rematch of board %(board)s, %(asked)s asked: %(white)s plays Ohs (o) and "
             "moves first, %(black)s plays Eks (x). %(challenged)s accepts by moving, or "

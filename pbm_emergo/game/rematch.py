@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbm_emergo.game.board import BoardState
+from pbm_emergo.game.challenges import ChallengeTerms
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.reasons import refusal
 
@@ -13,7 +14,7 @@ __all__ = ["RematchTerms", "rematch_terms"]
 
 @dataclass(frozen=True)
 class RematchTerms:
-    """The new board's players (the colours of the finished game swapped) and options (the
+    """The new board's players (the colours of the finished game swapped) and terms (the
     same), and who asked: the other is challenged."""
 
     of_board: int
@@ -22,14 +23,7 @@ class RematchTerms:
     black_id: int
     black: str
     challenger_id: int
-    rated: bool
-    blocked_rule: str
-    nag_days: int
-    forfeit_days: int
-    total_days: int | None
-    timebank_hours: int | None = None
-    increment_hours: int | None = None
-    weekends_off: bool = False
+    terms: ChallengeTerms
 
     @property
     def challenged(self) -> str:
@@ -54,12 +48,14 @@ def rematch_terms(state: BoardState, player_id: int) -> RematchTerms:
         black_id=state.white.id,
         black=state.white.userid,
         challenger_id=player_id,
-        rated=state.rated,
-        blocked_rule=state.blocked_rule,
-        nag_days=state.nag_days,
-        forfeit_days=state.forfeit_days,
-        total_days=state.total_days,
-        timebank_hours=state.timebank_hours,
-        increment_hours=state.increment_hours,
-        weekends_off=state.weekends_off,
+        terms=ChallengeTerms(
+            rated=state.rated,
+            blocked_rule=state.blocked_rule,
+            nag_days=state.nag_days,
+            forfeit_days=state.forfeit_days,
+            total_days=state.total_days,
+            timebank_hours=state.timebank_hours,
+            increment_hours=state.increment_hours,
+            weekends_off=state.weekends_off,
+        ),
     )

@@ -22,8 +22,8 @@ def test_the_colours_are_swapped_and_the_options_kept(asker: object) -> None:
     terms = rematch_terms(state, asker.id)  # type: ignore[attr-defined]
     assert (terms.white_id, terms.white) == (BOB.id, "bob")
     assert (terms.black_id, terms.black) == (ALICE.id, "alice")
-    assert (terms.rated, terms.blocked_rule) == (False, "draw")
-    assert (terms.nag_days, terms.forfeit_days, terms.total_days) == (5, 20, 40)
+    assert (terms.terms.rated, terms.terms.blocked_rule) == (False, "draw")
+    assert (terms.terms.nag_days, terms.terms.forfeit_days, terms.terms.total_days) == (5, 20, 40)
     assert terms.of_board == 101
     assert terms.challenged == ("bob" if asker is ALICE else "alice")
 

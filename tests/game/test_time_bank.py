@@ -148,5 +148,5 @@ def test_a_rematch_keeps_the_time_bank_and_the_weekend_pause() -> None:
         status="finished", to_move=None, timebank_hours=240, increment_hours=36,
         weekends_off=True,
     )  # fmt: skip
-    terms = rematch_terms(state, BOB.id)
+    terms = rematch_terms(state, BOB.id).terms
     assert (terms.timebank_hours, terms.increment_hours, terms.weekends_off) == (240, 36, True)
