@@ -56,7 +56,7 @@ def challenge(
     one of the two who logged in with their password (a rematch). ``options``: the terms,
     or the option words (checked after the players, as a mail's errors come in that
     order). ``headline``: what the new board's mail says first (else that a new game
-    starts). The decisions are :mod:`pbm_emergo.game.challenges`'."""
+    starts). The decisions: :mod:`pbm_emergo.game.challenges`."""
     white = require_player(ctx, white_userid)
     black = require_player(ctx, black_userid)
     contenders = {p.id: p for p in (white, black)}
