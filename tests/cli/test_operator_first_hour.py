@@ -21,6 +21,7 @@ from pbm_emergo.db import inbox, outbox
 from pbm_emergo.db.session import upgrade_to_head
 from tests.ops.support import ROOT, clean_env
 from tests.support.mail import free_port, wait_for
+from tests.support.waits import scaled
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 README = ROOT / "README.md"
@@ -98,7 +99,7 @@ def test_the_readme_quick_start_run_twice_is_answered_both_times(tmp_path: Path)
         ]
     finally:
         server.send_signal(signal.SIGTERM)
-        code = server.wait(90)
+        code = server.wait(scaled(90))
     assert code == 0
     log_text = log_path.read_text()
 
@@ -154,7 +155,7 @@ def test_the_web_view_logs_uvicorn_through_the_servers_format(tmp_path: Path) ->
                  interval=0.2)
     finally:
         web.send_signal(signal.SIGTERM)
-        code = web.wait(60)
+        code = web.wait(scaled(60))
     assert code == 0
     records = [json.loads(line) for line in log_path.read_text().splitlines()]
     running = [r for r in records if "Uvicorn running on" in r.get("message", "")]

@@ -16,6 +16,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.db.session import QueuedConnection, create_engine_for, read_sessions
+from tests.support.waits import scaled
 
 
 @pytest.fixture
@@ -105,7 +106,7 @@ def test_another_process_waits_its_turn_and_then_writes(engine: Engine, tmp_path
         threading.Thread(target=lambda: (child.wait(), done.set()), daemon=True).start()
         # The child is waiting for its turn while this transaction is open.
         assert not done.wait(1.0)
-    assert child.wait(30) == 0
+    assert child.wait(scaled(30)) == 0
     # It read the committed row: it began after this transaction ended, not in between.
     with child.stdout:
         assert child.stdout.read().strip() == "wrote 1"

@@ -25,6 +25,7 @@ from pbm_emergo.db.session import dispose_engines, get_sessionmaker
 from tests.support import dovecot
 from tests.support.mail import Relay, listening, make_config, wait_for
 from tests.support.post import Post, play_a_short_game
+from tests.support.waits import scaled
 
 
 @pytest.fixture
@@ -70,7 +71,7 @@ def imap_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Post
     finally:
         if process is not None:
             process.send_signal(signal.SIGTERM)
-            code = process.wait(90)
+            code = process.wait(scaled(90))
             assert code == 0, log_path.read_text()
         relay.stop()
         dispose_engines()

@@ -29,6 +29,7 @@ from pbm_emergo.db.session import dispose_engines, get_sessionmaker
 from tests.support import lmtp
 from tests.support.mail import Relay, command_mail, free_port, make_config, wait_for
 from tests.support.post import Post, play_a_short_game
+from tests.support.waits import scaled
 
 from .postfix import PostfixInstance, require_postfix, server_behind
 
@@ -71,7 +72,7 @@ def lmtp_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Post
         yield Post(server, relay, get_sessionmaker(config))  # type: ignore[arg-type]
     finally:
         process.send_signal(signal.SIGTERM)
-        code = process.wait(90)
+        code = process.wait(scaled(90))
         relay.stop()
         dispose_engines()
     log_text = log_path.read_text()

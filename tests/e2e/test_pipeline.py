@@ -23,6 +23,7 @@ from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from tests.support.servers import stop_all
+from tests.support.waits import scaled
 
 FAST = Backoff(base=timedelta(milliseconds=200), cap=timedelta(seconds=1))
 
@@ -139,7 +140,7 @@ def test_stop_finishes_the_message_in_hand(
     server = make_server(db_config, db_sessions, relay.url, processor=slow)
     server.start()
     send(server.config.smtp_port, command_mail("help"))
-    assert started.wait(10)
+    assert started.wait(scaled(10))
     server.stop()
     assert statuses(db_sessions, InboundMessage) == ["done"]
     assert len(statuses(db_sessions, OutboundMessage)) == 1

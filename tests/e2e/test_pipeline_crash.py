@@ -135,7 +135,7 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
         for process in processes:
             if process.poll() is None:
                 process.send_signal(signal.SIGTERM)
-                process.wait(30)
+                process.wait(scaled(30))
     assert processes[0].returncode == -signal.SIGKILL
     # The killed server's worker processes (and its helpers) do not live on without it.
     assert len(children) >= 2

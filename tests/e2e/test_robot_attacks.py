@@ -24,6 +24,7 @@ from pbm_emergo.db.models import Board, MoveRecord
 from pbm_emergo.robot import think
 from tests.support.mail import wait_for
 from tests.support.post import ALICE, BOB, Post, text
+from tests.support.waits import scaled
 
 BOARD = re.compile(r"\bBoard (\d+)\b")
 
@@ -87,7 +88,7 @@ def test_many_robot_games_of_one_player_do_not_hold_up_another(
 
     def held_think(*args: Any, **kwargs: Any) -> Any:
         thinking.set()
-        release.wait(60)
+        release.wait(scaled(60))
         return think(*args, **kwargs)
 
     monkeypatch.setattr(robots, "think", held_think)
@@ -97,7 +98,7 @@ def test_many_robot_games_of_one_player_do_not_hold_up_another(
             post.send("multiple", ALICE, body=robot_challenges(10, "emergo challenge robot1 alice"))
         )
         assert len(alices) == 10
-        assert thinking.wait(30)  # a robot is thinking about one of alice's boards
+        assert thinking.wait(scaled(30))  # a robot is thinking about one of alice's boards
         [bobs] = boards_in(post.send("emergo challenge robot1 bob", BOB))
         # Longer than the server's poll interval (0.2 s), after which the runner looks the
         # waiting boards over again before its next answer at the latest.

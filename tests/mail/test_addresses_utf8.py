@@ -12,6 +12,7 @@ from pbm_emergo.app.addresses import check_address, check_addresses
 from pbm_emergo.app.messages import clean_address
 from pbm_emergo.app.results import Refused
 from pbm_emergo.config import Config, RelayAnswers, relay_takes_smtputf8
+from tests.support.waits import scaled
 
 SERVER = Config(address="pbmserv@emergo.test")
 
@@ -174,7 +175,7 @@ def test_while_one_thread_asks_the_others_have_the_last_answer(
     def ask(host: str, port: int, local_hostname: str) -> bool | None:
         if len(answers) == 1:  # the second question hangs until the test lets it go
             asking.set()
-            assert go_on.wait(10)
+            assert go_on.wait(scaled(10))
         return answers.pop(0)
 
     relay = RelayAnswers(ask)
@@ -185,7 +186,7 @@ def test_while_one_thread_asks_the_others_have_the_last_answer(
         target=lambda: results.append(relay.takes_smtputf8("relay", 25, "me"))
     )
     thread.start()
-    assert asking.wait(10)
+    assert asking.wait(scaled(10))
     assert relay.takes_smtputf8("relay", 25, "me") is True  # at once, not waiting
     go_on.set()
     thread.join(10)

@@ -32,6 +32,7 @@ from pbm_emergo.ops.server import MailServer
 from tests.e2e.postfix import PostfixInstance, unavailable_reason
 from tests.ops import games
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, make_config, wait_for
+from tests.support.waits import scaled
 
 # The environment of a command an MTA runs: none of this test process's PBM_EMERGO_ settings.
 ENV = {k: v for k, v in os.environ.items() if not k.startswith("PBM_EMERGO_")}
@@ -249,7 +250,7 @@ def test_a_whole_game_by_deliver_with_a_running_worker(
         wait_for(lambda: {r["In-Reply-To"] for r in replies()} >= set(delivered), timeout=60)
     finally:
         worker.send_signal(signal.SIGTERM)
-        worker.wait(60)
+        worker.wait(scaled(60))
     assert worker.returncode == 0, log.read_text()[-3000:]
     with db_sessions() as session:
         assert session.scalar(

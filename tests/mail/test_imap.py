@@ -32,6 +32,7 @@ from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.ops.server import MailServer
 from tests.support import dovecot
 from tests.support.mail import command_mail, free_port, make_config, wait_for
+from tests.support.waits import scaled
 
 PROCESSED = "pbm-emergo.processed"  # Dovecot's maildir folders use "." between levels
 REFUSED = "pbm-emergo.refused"
@@ -416,7 +417,7 @@ def test_shutdown_while_reading_in_idle_is_prompt(
     reader = MailboxThread(config, InboxHandler(get_sessionmaker(config), config))
     reader.start()
     try:
-        assert reader.ready.wait(30)
+        assert reader.ready.wait(scaled(30))
     finally:
         started = time.monotonic()
         reader.stop()
@@ -448,7 +449,7 @@ def test_processed_mail_older_than_the_retention_is_deleted(
     reader = MailboxThread(config, InboxHandler(get_sessionmaker(config), config))
     reader.start()
     try:
-        assert reader.ready.wait(30)
+        assert reader.ready.wait(scaled(30))
         wait_for(lambda: imap_server.count(PROCESSED) == 1, timeout=20)
     finally:
         reader.stop()

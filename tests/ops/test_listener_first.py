@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, send, wait_for
+from tests.support.waits import scaled
 
 from .support import clean_env
 
@@ -70,7 +71,7 @@ def test_a_client_that_never_stops_talking_delays_replies_but_never_stops_them(
         if talker is not None:
             talker.join(30)  # its session ends (QUIT) before the server stops
         process.send_signal(signal.SIGTERM)
-        process.wait(60)
+        process.wait(scaled(60))
 
 
 def _answers(port: int) -> bool:

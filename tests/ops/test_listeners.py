@@ -14,6 +14,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
+from tests.support.waits import scaled
 
 from .support import clean_env
 
@@ -110,7 +111,7 @@ def test_several_listener_processes_share_the_port(tmp_path: Path) -> None:
         wait_for(lambda: len(list(maildir.iterdir())) == 80, timeout=120)
     finally:
         server.send_signal(signal.SIGTERM)
-        code = server.wait(90)
+        code = server.wait(scaled(90))
         log.close()
     assert code == 0
     # All gone: the port can be bound again (as servers do, past connections in TIME_WAIT).

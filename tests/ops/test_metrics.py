@@ -26,6 +26,7 @@ from pbm_emergo.ops.database_metrics import metrics_endpoint
 from pbm_emergo.ops.server import MailServer
 from pbm_emergo.telemetry.metrics import MetricsEndpoint, ProcessFilesCollector
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from tests.support.waits import scaled
 
 from .support import clean_env, scrape, value
 
@@ -161,7 +162,7 @@ def test_serve_exposes_the_sum_of_its_processes_and_logs_json(tmp_path: Path) ->
         metrics_dir = _metrics_dir(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
-        process.wait(60)
+        process.wait(scaled(60))
     assert process.returncode == 0
     assert value(samples, "pbm_emergo_mails_accepted_total", duplicate="false") == 4
     assert value(samples, "pbm_emergo_mails_processed_total", command="help", result="done") == 4

@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.db.session import create_engine_for
 from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
+from tests.support.waits import scaled
 
 from . import games
 from .support import clean_env, scrape
@@ -71,7 +72,7 @@ class Cluster:
         codes = []
         for process in self.processes:
             try:
-                codes.append(process.wait(60))
+                codes.append(process.wait(scaled(60)))
             except subprocess.TimeoutExpired:
                 process.kill()
                 codes.append(None)

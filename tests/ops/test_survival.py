@@ -29,6 +29,7 @@ from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, Relay, free_port, listening, wait_for
 from tests.support.postgres import ThrowawayCluster, postgres_bindir
+from tests.support.waits import scaled
 
 from . import games
 from .support import clean_env
@@ -231,7 +232,7 @@ def test_a_worker_process_killed_holding_a_mail_loses_and_repeats_nothing(
             engine.dispose()
     finally:
         serve.send_signal(signal.SIGTERM)
-        serve.wait(60)
+        serve.wait(scaled(60))
         relay.stop()
     log = (tmp_path / "serve.log").read_text()
     assert killed and "starting it again" in log

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
+from tests.support.waits import scaled
 
 from .support import clean_env
 
@@ -77,7 +78,7 @@ def worker_nices(tmp_path: Path, *options: str) -> tuple[int, list[int]]:
         return nice_of(process.pid), sorted(nice_of(p) for p in workers)
     finally:
         process.send_signal(signal.SIGTERM)
-        process.wait(60)
+        process.wait(scaled(60))
 
 
 @pytest.mark.slow

@@ -30,6 +30,7 @@ from pbm_emergo.rules import Position
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
 from tests.support.post import reply_ids
 from tests.support.signup import confirmation_code
+from tests.support.waits import scaled
 
 ALICE, PASSWORD = "alice@example.org", "Alice-pw1"
 
@@ -246,12 +247,12 @@ def test_a_robot_thinking_does_not_hold_up_other_mail(
 
     def slow_think(*args: Any, **kwargs: Any) -> Any:
         thinking.set()
-        release.wait(60)
+        release.wait(scaled(60))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(robots, "think", slow_think)
     number = challenge(site, "robot1", "alice")
-    assert thinking.wait(30)
+    assert thinking.wait(scaled(30))
     try:
         # While the robot thinks, mail is answered as usual.
         [answer] = site.send("help")
@@ -335,7 +336,7 @@ def test_a_robot_slower_than_the_wait_sends_its_own_mail(
 
     def slow_think(*args: Any, **kwargs: Any) -> Any:
         thinking.set()
-        release.wait(60)
+        release.wait(scaled(60))
         return real(*args, **kwargs)
 
     monkeypatch.setattr(robots, "think", slow_think)
@@ -343,7 +344,7 @@ def test_a_robot_slower_than_the_wait_sends_its_own_mail(
     move = Position().legal_moves()[0]
     try:
         [mine] = site.send(f"emergo move {number} alice {PASSWORD} {move}#1")
-        assert thinking.wait(30)
+        assert thinking.wait(scaled(30))
     finally:
         release.set()
     assert f"alice played {move} (move 1)." in text(mine)

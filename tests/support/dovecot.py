@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from tests.support.mail import free_port, wait_for
+from tests.support.waits import scaled
 
 USER = "games@example.org"
 PASSWORD = "imap-Secret-7f3a9c"
@@ -158,7 +159,7 @@ service stats {{
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
-            self.process.wait(30)
+            self.process.wait(scaled(30))
         self.process = None
         if self._stderr is not None:
             self._stderr.close()

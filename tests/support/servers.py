@@ -115,7 +115,7 @@ def serving(
         if process.poll() is None:
             process.send_signal(signal.SIGTERM)
         try:
-            status = process.wait(timeout=90)
+            status = process.wait(timeout=scaled(90))
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()

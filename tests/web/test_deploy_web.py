@@ -23,6 +23,7 @@ import pytest
 
 from pbm_emergo.config import load_config
 from tests.support.mail import free_port, listening, wait_for
+from tests.support.waits import scaled
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 SITE = DEPLOY / "nginx" / "pbm-emergo-web.conf"
@@ -200,4 +201,4 @@ def test_behind_nginx_the_pages_only_read_and_the_console_takes_its_posts(
                         ("POST", "/admin/login")]  # fmt: skip
     finally:
         server.terminate()
-        server.wait(timeout=30)
+        server.wait(timeout=scaled(30))
