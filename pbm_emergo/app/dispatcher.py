@@ -243,11 +243,14 @@ def error_text(err: Refused, line: str, *, folded: bool = False) -> str:
 def dispatch(
     session: Session, mail: CommandMail, config: Config, now: datetime,
     *, language: Language, text: MailCommands, in_order: bool = False,
+    not_passwords: frozenset[str] = frozenset(),
 ) -> tuple[list[Reply], list[Write]]:
     """Run the command(s) of one mail, as read on receipt (``text``), each line made a
     request by ``language``: every reply it causes, and the writes to store (none left
     ``in_order``: then ``session`` is the write transaction and each command's writes are
-    applied as it finishes: :class:`~pbm_emergo.app.context.Context`)."""
+    applied as it finishes: :class:`~pbm_emergo.app.context.Context`; ``not_passwords``:
+    the unknown userids :func:`check_passwords_ahead` found not to be the sender's
+    password, as no password is hashed inside the write transaction)."""
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
         sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
@@ -261,7 +264,9 @@ def dispatch(
             database_lookup(session, language.candidates)(lines)
             if session is not None else Known()
         )
-    if session is not None and mail.sender:
+    if in_order:
+        known = replace(known, not_passwords=known.not_passwords | not_passwords)
+    elif session is not None and mail.sender:
         typos = language.unchecked_userids(lines, known)
         known = with_typos_checked(session, mail.sender, typos, known)
     ctx.known = known
@@ -376,12 +381,14 @@ def _dispatch_multiple(
 def check_passwords_ahead(
     session: Session, mail: CommandMail, text: MailCommands, config: Config, now: datetime,
     *, language: Language,
-) -> None:
+) -> frozenset[str]:
     """Check the passwords of a mail's command lines before it runs in its write
     transaction, so that their slow hashes are paid without the lock (successes land in the
     credential cache; nothing is counted or answered here: the commands do that). A userid
     locked for this sender is skipped: its passwords are not even checked; and no password
-    is hashed past the caps on wrong ones (game.lockout.checked_password)."""
+    is hashed past the caps on wrong ones (game.lockout.checked_password). The unknown
+    userids at a userid's place are checked too: those found not to be the sender's
+    password, to be shown (``dispatch``'s ``not_passwords``)."""
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
         sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
@@ -401,3 +408,11 @@ def check_passwords_ahead(
             lockout.checked_password(ctx, player, password, board=None)
         except Refused:
             continue
+    if not mail.sender:
+        return frozenset()
+    lines = text.echoed
+    known = text.known if not text.multiple and text.known is not None else (
+        database_lookup(session, language.candidates)(lines)
+    )
+    typos = language.unchecked_userids(lines, known)
+    return with_typos_checked(session, mail.sender, typos, known).not_passwords

@@ -52,6 +52,7 @@ class CommandProcessor(Protocol):
         *,
         text: CommandText,
         in_order: bool = False,
+        not_passwords: frozenset[str] = frozenset(),
     ) -> tuple[list[Reply], list[Write]]: ...
 
 
@@ -63,6 +64,7 @@ def dispatch(
     *,
     text: CommandText | None = None,
     in_order: bool = False,
+    not_passwords: frozenset[str] = frozenset(),
 ) -> tuple[list[Reply], list[Write]]:
     """Run the command(s) of ``mail`` (``text``: as read on receipt; read here from the
     mail when not given) in ``session``: the replies, and the writes to store (see
@@ -72,19 +74,22 @@ def dispatch(
     if text is None:
         text = CommandText.read(mail.subject, mail.body)
     return dispatcher.dispatch(
-        session, mail, config, now, language=LANGUAGE, text=text, in_order=in_order
+        session, mail, config, now, language=LANGUAGE, text=text, in_order=in_order,
+        not_passwords=not_passwords,
     )
 
 
 def check_passwords_ahead(
     session: Session, mail: CommandMail, text: CommandText, config: Config, now: datetime
-) -> None:
+) -> frozenset[str]:
     """Check the passwords of a mail's command lines (their slow hashes) in a reading
     session, before the mail runs inside its write transaction, so that the lock is not held
-    while they are hashed."""
+    while they are hashed; the unknown userids found not to be the sender's password."""
     from pbm_emergo.app import dispatcher
 
-    dispatcher.check_passwords_ahead(session, mail, text, config, now, language=LANGUAGE)
+    return dispatcher.check_passwords_ahead(
+        session, mail, text, config, now, language=LANGUAGE
+    )
 
 
 def describe(

@@ -336,8 +336,8 @@ class InboxWorker(Runner):
             try:
                 if text.multiple or attempt > OPTIMISTIC_ATTEMPTS:
                     with self._reading(given) as session:
-                        check_passwords_ahead(session, mail, text, self.config, now)
-                    return self._run_in_order(mail, text, now, answering)
+                        checked = check_passwords_ahead(session, mail, text, self.config, now)
+                    return self._run_in_order(mail, text, now, answering, checked)
                 with timed("read"), self._reading(given) as session:
                     replies, writes = self.processor(session, mail, self.config, now, text=text)
                 with timed("render"):
@@ -365,13 +365,16 @@ class InboxWorker(Runner):
 
     @write_turn
     def _run_in_order(
-        self, mail: CommandMail, text: CommandText, now: datetime, answering: Answering | None
+        self, mail: CommandMail, text: CommandText, now: datetime, answering: Answering | None,
+        not_passwords: frozenset[str],
     ) -> Answered:
         """A mail run inside its write transaction (:meth:`answer`): every line run and
-        applied in one transaction, each seeing the lines before it."""
+        applied in one transaction, each seeing the lines before it (``not_passwords``: as
+        :func:`~pbm_emergo.mail.commands.check_passwords_ahead` found them)."""
         with self.session_factory.begin() as session:
             replies, _ = self.processor(
-                session, mail, self.config, now, text=text, in_order=True
+                session, mail, self.config, now, text=text, in_order=True,
+                not_passwords=not_passwords,
             )
             built = self._built_replies(replies, now, answering)
             queued = self._store(session, built, now, answering)

@@ -134,6 +134,7 @@ def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
     def another_worker_creates_a_board(
         session: Session, mail: CommandMail, config: Config, now: datetime,
         *, text: CommandText, in_order: bool = False,
+        not_passwords: frozenset[str] = frozenset(),
     ) -> tuple[list[Reply], list[Write]]:
         # The commands have read and answered, before their write; while ours holds the
         # write transaction the other has to wait.

@@ -54,6 +54,18 @@ def test_an_unknown_opponent_is_echoed_and_similar_names_are_offered(
     assert "  emergo challenge alice robot9\n" in reply.body
 
 
+def test_in_a_multiple_mail_an_unknown_opponent_is_echoed_unless_it_is_the_password(
+    players: Mailer,
+) -> None:
+    # A multiple mail runs in its write transaction: the words were checked before it.
+    report = players.one(
+        "multiple", "emergo challenge alice robot9\nemergo challenge alice alicepw\n"
+    )
+    body = flat(report.body)
+    assert "There is no player 'robot9'." in body
+    assert "alicepw" not in body
+
+
 def test_challenge_options_are_stored(players: Mailer) -> None:
     players.send("emergo challenge alice bob -unrated -blocked=draw --nagtime=3 --forfeittime=10")
     board = board_row(players)

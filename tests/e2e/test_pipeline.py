@@ -132,6 +132,7 @@ def test_stop_finishes_the_message_in_hand(
     def slow(
         session: Session, mail: CommandMail, config: Config, now: datetime,
         *, text: CommandText, in_order: bool = False,
+        not_passwords: frozenset[str] = frozenset(),
     ) -> tuple[list[Reply], list[Write]]:
         started.set()
         threading.Event().wait(1.0)  # the message is in hand when stop() comes

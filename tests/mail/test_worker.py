@@ -51,6 +51,7 @@ class Echo:
         *,
         text: CommandText,
         in_order: bool = False,
+        not_passwords: frozenset[str] = frozenset(),
     ) -> tuple[list[Reply], list[Write]]:
         self.seen.append(mail)
         self.texts.append(text)
