@@ -78,22 +78,23 @@ def _guarded(state: BoardState, text: str, number: int) -> str:
 def _legal(position: Position, text: str, answering: str | None) -> Move:
     """The move ``text`` in ``position``: the opponent's move of a conditional item, or
     (``answering`` the opponent's move) the answer to it."""
-    mine = {} if answering is None else {"theirs": answering}
+    # The answer's reasons also name the opponent's move it answers.
+    answered = {} if answering is None else {"theirs": answering}
     whose = "theirs" if answering is None else "mine"
     try:
         return position.parse_move(text)
     except AmbiguousMoveError as err:
         routes = ", ".join(str(m) for m in err.candidates)
         raise Refusal(
-            refusal(f"queue_{whose}_ambiguous", move=text[:40], routes=routes, **mine)
+            refusal(f"queue_{whose}_ambiguous", move=text[:40], routes=routes, **answered)
         ) from None
     except IllegalMoveError as err:
         raise Refusal(
-            refusal(f"queue_{whose}_illegal", move=text[:40], why=_why(err), **mine)
+            refusal(f"queue_{whose}_illegal", move=text[:40], why=_why(err), **answered)
         ) from None
     except MoveError as err:
         raise Refusal(
-            refusal(f"queue_{whose}_invalid", move=text[:40], why=_why(err), **mine)
+            refusal(f"queue_{whose}_invalid", move=text[:40], why=_why(err), **answered)
         ) from None
 
 
