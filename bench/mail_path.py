@@ -33,11 +33,15 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.config import Config
-from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.db.models import Board, OutboundMessage, Player
 from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.rules import Game
+
+# The userids of game g's players are white<g> and black<g> (letters that read as no other
+# word: "a11" would read as the reserved "all").
+SIDES = ("white", "black")
 
 # The code in the answer to a signup from an address the server has no proof of.
 CONFIRM_CODE = re.compile(r"confirm ([0-9A-Z]{4}(?:-[0-9A-Z]{4}){3})")
@@ -83,7 +87,7 @@ def run(folder: Path, games: int, moves: int, seed: int, profile: str | None) ->
         return done
 
     for g in range(games):
-        for side in "ab":
+        for side in SIDES:
             store(mail(f"{side}{g}@bench.test", f"signup {side}{g} pw-{side}{g}-x"),
                   f"{side}{g}@bench.test")
     drain()
@@ -92,8 +96,15 @@ def run(folder: Path, games: int, moves: int, seed: int, profile: str | None) ->
     for sender, code in codes_in_outbox(factory).items():
         store(mail(sender, f"confirm {code}"), sender)
     for g in range(games):
-        store(mail(f"a{g}@bench.test", f"emergo challenge a{g} b{g}"), f"a{g}@bench.test")
+        store(mail(f"white{g}@bench.test", f"emergo challenge white{g} black{g}"),
+              f"white{g}@bench.test")
     drain()
+    # The board of each game, as the challenges were answered: a refused signup or
+    # challenge would shift the numbers and turn moves into refusals, so none may be.
+    boards = boards_by_white(factory)
+    missing = [g for g in range(games) if f"white{g}" not in boards]
+    if missing:
+        raise SystemExit(f"no board for the games {missing}: a signup or challenge was refused")
 
     rng = random.Random(seed)
     rounds: list[list[tuple[bytes, str]]] = [[] for _ in range(moves)]
@@ -104,9 +115,9 @@ def run(folder: Path, games: int, moves: int, seed: int, profile: str | None) ->
                 break
             move = rng.choice(game.position.legal_moves())
             game.play(move)
-            side = "ab"[n % 2]
+            side = SIDES[n % 2]
             sender = f"{side}{g}@bench.test"
-            subject = f"emergo move {101 + g} {side}{g} pw-{side}{g}-x {move}#{n + 1}"
+            subject = f"emergo move {boards[f'white{g}']} {side}{g} pw-{side}{g}-x {move}#{n + 1}"
             rounds[n].append((mail(sender, subject), sender))
     # Round by round over the games, as players answer each other.
     mails = [item for round_ in rounds for item in round_]
@@ -119,6 +130,15 @@ def run(folder: Path, games: int, moves: int, seed: int, profile: str | None) ->
           f"{listener[1] / n * 1000:.2f} ms CPU a mail")
     print(f"worker (claim ... replies queued):  {work[0] / n * 1000:.2f} ms wall, "
           f"{work[1] / n * 1000:.2f} ms CPU a mail")
+
+
+def boards_by_white(factory: sessionmaker[Session]) -> dict[str, int]:
+    """The number of each board, by the userid of its first player."""
+    with factory() as session:
+        rows = session.execute(
+            select(Player.userid, Board.number).join(Board, Board.white_player_id == Player.id)
+        ).all()
+    return {userid: number for userid, number in rows}
 
 
 def codes_in_outbox(factory: sessionmaker[Session]) -> dict[str, str]:
