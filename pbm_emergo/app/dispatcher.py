@@ -128,7 +128,7 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
     notices_before = len(ctx.notices)
     writes_before = len(ctx.writes)
     ctx.budget.command_started()
-    spent_before = ctx.budget.spent
+    spent_before = ctx.budget.spent.mail
     try:
         try:
             request = language.request(line, ctx.known, alone=not ctx.in_multiple)
@@ -179,7 +179,7 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
 def _write_charged(ctx: Context, spent_before: int) -> None:
     """With the command's writes: what the mail has been charged so far, if the command
     charged any, to be counted again in the write transaction (app.budget)."""
-    if ctx.budget.spent > spent_before:
+    if ctx.budget.spent.mail > spent_before:
         ctx.write(ctx.budget.change(ctx.now))
 
 

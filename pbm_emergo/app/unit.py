@@ -19,6 +19,7 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Write
 from pbm_emergo.app.secrets import Secrets
 from pbm_emergo.db import outbox
+from pbm_emergo.game.budget import BudgetLimits
 
 if TYPE_CHECKING:
     from pbm_emergo.config import Config
@@ -73,12 +74,14 @@ class UnitOfWork:
         if self._budget is None:
             self._budget = mail_budget.MailBudget(
                 sender=self.sender,
-                per_mail=self.config.mails_to_others_per_mail,
-                per_hour=self.config.mails_to_others_per_hour,
+                limits=BudgetLimits(
+                    per_mail=self.config.mails_to_others_per_mail,
+                    per_hour=self.config.mails_to_others_per_hour,
+                    per_account_hour=self.config.account_mails_to_others_per_hour,
+                ),
                 used_before=lambda: outbox.mails_charged_to(
                     self.session, self.sender, mail_budget.since(self.now)
                 ),
-                per_account_hour=self.config.account_mails_to_others_per_hour,
                 account_used_before=lambda account: outbox.mails_charged_to_account(
                     self.session, account, mail_budget.since(self.now)
                 ),

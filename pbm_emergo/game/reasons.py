@@ -237,6 +237,22 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # the budget of mails one mail may cause to others (game.budget)
+    "mails": ("%(num)s mail", "%(num)s mails"),
+    "over_mail_budget": (
+        "This command would send %(cost)s to other people, and one mail may cause at most "
+        "%(most)s to others (%(spent)s so far in this mail). Nothing was sent or changed: "
+        "send the rest in another mail."
+    ),
+    "over_hour_budget": (
+        "This command would send %(cost)s to other people, and your mails may cause at most "
+        "%(most)s to others in an hour. Nothing was sent or changed: try again in an hour."
+    ),
+    "over_account_budget": (
+        "This command would send %(cost)s to other people, and the commands of one account "
+        "may cause at most %(most)s to others in an hour, from whatever address. Nothing was "
+        "sent or changed: try again in an hour."
+    ),
 }
 
 

@@ -503,6 +503,26 @@ MESSAGES: dict[str, Say] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # the budget of mails one mail may cause to others
+    "mails": lambda v: i18n.ngettext("%(num)s mail", "%(num)s mails", v["num"]),
+    "over_mail_budget": lambda v: i18n._(
+        "This command would send %(cost)s to other people, and one mail may "
+        "cause at most %(most)s to others (%(spent)s so far in this mail). "
+        "Nothing was sent or changed: send the rest in another mail.",
+        **v,
+    ),
+    "over_hour_budget": lambda v: i18n._(
+        "This command would send %(cost)s to other people, and your mails may "
+        "cause at most %(most)s to others in an hour. Nothing was sent or "
+        "changed: try again in an hour.",
+        **v,
+    ),
+    "over_account_budget": lambda v: i18n._(
+        "This command would send %(cost)s to other people, and the commands of "
+        "one account may cause at most %(most)s to others in an hour, from "
+        "whatever address. Nothing was sent or changed: try again in an hour.",
+        **v,
+    ),
 }
 
 

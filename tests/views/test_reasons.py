@@ -14,6 +14,8 @@ from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import MESSAGES, said
 
 TEXTS = {**rule_reasons.TEXTS, **game_reasons.TEXTS, **command_reasons.TEXTS}
+# Words a language writes as English does (Dutch says "3 mails" too).
+SAME_AS_ENGLISH = {("mails", "nl")}
 
 
 def sample(code: str, num: int) -> Reason:
@@ -47,7 +49,7 @@ def test_every_reason_is_translated_with_its_values(code: str, lang: str) -> Non
     reason = sample(code, 3)
     with i18n.speaking(lang):
         text = said(reason)
-    assert text != str(reason)
+    assert (text != str(reason)) is ((code, lang) not in SAME_AS_ENGLISH)
     for name, value in reason.values:
         if name != "num":
             assert str(value) in text, (code, name)
