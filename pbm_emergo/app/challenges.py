@@ -83,13 +83,7 @@ def challenge(
     # (run inside the write transaction, nobody can).
     number = games.last_board_number(ctx.session, lock=ctx.locks) + 1
     now = ctx.now
-    ctx.write(BoardCreated(
-        number, white.id, black.id, now, rated=terms.rated,
-        blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
-        forfeit_days=terms.forfeit_days, total_days=terms.total_days,
-        timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
-        weekends_off=terms.weekends_off,
-    ))  # fmt: skip
+    ctx.write(BoardCreated(number, white.id, black.id, now, terms))
     start = Position()
     state = BoardState(
         number=number, white=seat_of(white), black=seat_of(black), rated=terms.rated,

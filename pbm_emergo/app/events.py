@@ -44,7 +44,7 @@ from pbm_emergo.db.reads.snapshot import load_state, primary_address
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import BoardCreated
-from pbm_emergo.game.challenges import MAX_DAYS
+from pbm_emergo.game.challenges import MAX_DAYS, ChallengeTerms
 from pbm_emergo.game.clock import (
     MIN_FORFEIT_DAYS,
     MIN_NAG_DAYS,
@@ -1008,12 +1008,15 @@ def _open_games(
             ))  # fmt: skip
             continue
         board = games.last_board_number(ctx.session, lock=True) + 1
-        ctx.write(BoardCreated(
-            board, game.white_id, game.black_id, ctx.now, rated=event.rated,
-            blocked_rule="loss", nag_days=event.nag_days, forfeit_days=event.forfeit_days,
-            total_days=event.total_days, event_id=event.id, event_round=number,
+        terms = ChallengeTerms(
+            rated=event.rated, blocked_rule="loss", nag_days=event.nag_days,
+            forfeit_days=event.forfeit_days, total_days=event.total_days,
             timebank_hours=event.timebank_hours, increment_hours=event.increment_hours,
             weekends_off=event.weekends_off,
+        )
+        ctx.write(BoardCreated(
+            board, game.white_id, game.black_id, ctx.now, terms, event_id=event.id,
+            event_round=number,
         ))  # fmt: skip
         ctx.apply_line()
         boards.append(board)

@@ -208,13 +208,14 @@ def apply_change(session: Session, change: Write) -> None:
             support.merge_players(session, change.old_id, change.kept_id)
         # --- around the games ---
         case BoardCreated():
+            terms = change.terms
             games.create_board(
-                session, change.white_id, change.black_id, change.at, rated=change.rated,
-                blocked_rule=change.blocked_rule, nag_days=change.nag_days,
-                forfeit_days=change.forfeit_days, total_days=change.total_days,
+                session, change.white_id, change.black_id, change.at, rated=terms.rated,
+                blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
+                forfeit_days=terms.forfeit_days, total_days=terms.total_days,
                 number=change.number, event_id=change.event_id, event_round=change.event_round,
-                timebank_hours=change.timebank_hours, increment_hours=change.increment_hours,
-                weekends_off=change.weekends_off,
+                timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
+                weekends_off=terms.weekends_off,
             )
         case MailBudgetCharged():
             outbox.recheck_mail_budget(

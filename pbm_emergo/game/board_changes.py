@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from pbm_emergo.game.board import QueueItem
+from pbm_emergo.game.challenges import ChallengeTerms
 
 # --- challenges --------------------------------------------------------------------------
 
@@ -23,18 +24,10 @@ class BoardCreated:
     white_id: int
     black_id: int
     at: datetime
-    rated: bool
-    blocked_rule: str
-    nag_days: int
-    forfeit_days: int
-    total_days: int | None
+    terms: ChallengeTerms
     # A game of an event: the event and its round.
     event_id: int | None = None
     event_round: int | None = None
-    # The time bank and the weekend pause (see BoardState).
-    timebank_hours: int | None = None
-    increment_hours: int | None = None
-    weekends_off: bool = False
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,7 @@ from pbm_emergo.game.board_changes import (
     SubscriptionAdded,
     SubscriptionsRemoved,
 )
+from pbm_emergo.game.challenges import ChallengeTerms
 from pbm_emergo.game.changes import (
     CHANGE_TYPES,
     BoardDeclined,
@@ -415,8 +416,8 @@ def test_challenges_and_robot_games(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         alice, bob = _board(session)
     created = BoardCreated(
-        102, bob.id, alice.id, NOW, rated=False, blocked_rule="draw", nag_days=5,
-        forfeit_days=12, total_days=None,
+        102, bob.id, alice.id, NOW,
+        ChallengeTerms(rated=False, blocked_rule="draw", nag_days=5, forfeit_days=12),
     )
     with db_sessions.begin() as session:
         apply(session, [created, SeekingSet(alice.id, 2), SeekTaken(alice.id),
