@@ -95,6 +95,10 @@ class BoardPicture:
     to_move: str  # "white" / "black"
     last_move: str | None  # its notation, None before the first move
     legal_moves: int = 0  # how many the player to move has
+    # The drawn header row (board/heads.html.j2) and rows (board/row.html.j2), in the
+    # language of the cells (see _heads, _row).
+    heads: Markup = Markup()
+    rows_html: tuple[Markup, ...] = ()
 
     @property
     def to_move_side(self) -> str:
@@ -157,6 +161,21 @@ def _cell(name: str, column: Column | None, marks: tuple[str, ...], locale: str)
     )
 
 
+# The header row is the same in every picture of a language, and most rows of a position
+# are as they were a move before: each is drawn once (the marks of its values kept, so that
+# a picture put together from them is the picture drawn whole).
+@lru_cache(maxsize=16)
+def _heads(locale: str) -> Markup:
+    with i18n.speaking(locale):
+        return render_html("board/heads.html.j2", columns=range(1, SIZE + 1))
+
+
+@lru_cache(maxsize=2048)
+def _row(index: int, cells: tuple[CellPicture | None, ...], locale: str) -> Markup:
+    with i18n.speaking(locale):
+        return render_html("board/row.html.j2", index=index, row=cells)
+
+
 def board_picture(position: Position, last_move: str | None = None) -> BoardPicture:
     """The picture of ``position``; ``last_move`` (notation) is the move that led to it."""
     columns = position.columns()
@@ -166,13 +185,16 @@ def board_picture(position: Position, last_move: str | None = None) -> BoardPict
     for name in CELLS:
         cell = _cell(name, columns.get(name), marks.get(name, ()), locale)
         grid[cell.row][cell.col] = cell
+    rows = tuple(tuple(row) for row in grid)
     return BoardPicture(
-        rows=tuple(tuple(row) for row in grid),
+        rows=rows,
         white_in_hand=position.in_hand(WHITE),
         black_in_hand=position.in_hand(BLACK),
         to_move=position.to_move,
         last_move=last_move,
         legal_moves=len(position.legal_moves()),
+        heads=_heads(locale),
+        rows_html=tuple(_row(index, row, locale) for index, row in enumerate(rows)),
     )
 
 

@@ -134,6 +134,8 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "board/picture.html.j2": {"picture": PICTURE, "white": "alice", "black": "bob"},
     "board/cell.html.j2": {"cell": PICTURE.cells[20]},
+    "board/heads.html.j2": {"columns": range(1, 10)},
+    "board/row.html.j2": {"row": PICTURE.rows[4], "index": 4},
     "rules/figure.html.j2": {
         "figure": Figure(Position(), "e4", "Ohs enters on e4."),
         "pictures": [("Before", board_picture(Position())), ("After e4", PICTURE)],
