@@ -58,7 +58,7 @@ from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.reasons import said
-from pbm_emergo.views.templating import render, render_html
+from pbm_emergo.views.templating import render, render_html, render_html_part
 
 __all__ = [
     "AUTOPLAYED_MARKS",
@@ -285,7 +285,9 @@ def open_votes(state: BoardState) -> list[str]:
 @dataclass
 class BoardView:
     """What one board mail shows: ``html`` is the board's section of the HTML part
-    (templates/board/section.html.j2); :func:`board_html` makes it a whole document."""
+    (templates/board/section.html.j2, its values still marked: see
+    :func:`~pbm_emergo.views.templating.render_html_part`); only :func:`board_html` puts it
+    into a whole document."""
 
     subject: str
     text: str
@@ -392,7 +394,7 @@ def board_view(
         queue=queue or [],
     )
     text = render("board.txt.j2", **context)
-    html = render_html(
+    html = render_html_part(
         "board/section.html.j2",
         **context,
         picture=board_picture(position, notations[-1] if notations else None),
