@@ -250,7 +250,11 @@ class Expectation:
 
 
 class SinkLog:
-    """Every mail the sink received, filed by In-Reply-To; one condition for all waiting."""
+    """Every mail the sink received, filed by In-Reply-To; one condition for all waiting.
+
+    A board mail that answers nobody (the opponent's copy after a move, the board mail of
+    the one challenged) is filed under the mail that caused it, as the bench announced it
+    (:meth:`await_copies`): the next one awaited for that board and recipient."""
 
     def __init__(self, events: multiprocessing.Queue[Mail]) -> None:
         self.events = events
@@ -259,6 +263,7 @@ class SinkLog:
         self.by_irt: dict[str, list[Mail]] = {}
         self.expectations: list[Expectation] = []
         self.first_hooks: dict[str, Callable[[Mail], None]] = {}
+        self.copies: dict[tuple[int | None, str], deque[str]] = {}
         self.last_arrival = 0.0  # time.monotonic()
         self.stop = threading.Event()
         self.thread = threading.Thread(target=self._collect, name="sink-collector", daemon=True)
@@ -272,6 +277,8 @@ class SinkLog:
                 continue
             with self.cond:
                 self.last_arrival = time.monotonic()
+                if not mail["irt"] and is_board_mail(mail):
+                    mail["irt"] = self._cause_of_copy(mail)
                 self.mails.append(mail)
                 replies = self.by_irt.setdefault(mail["irt"], [])
                 replies.append(mail)
@@ -286,6 +293,26 @@ class SinkLog:
                 if hook is not None:
                     hook(mail)
                 self.cond.notify_all()
+
+    def await_copies(self, mails: Iterable[Outgoing]) -> None:
+        """Announce the board mails ``mails`` will cause beside their replies (call before
+        sending them, in the order each board's mails are sent)."""
+        with self.cond:
+            for mail in mails:
+                if mail.copy_to is not None:
+                    recipient, board = mail.copy_to
+                    self.copies.setdefault((board, recipient.lower()), deque()).append(
+                        mail.message_id
+                    )
+
+    def _cause_of_copy(self, mail: Mail) -> str:
+        found = BOARD_SUBJECT.search(mail["subject"])
+        board = None if mail["subject"].startswith("New ") or not found else int(found[1])
+        for recipient in mail["rcpt"]:
+            waiting = self.copies.get((board, recipient.lower()))
+            if waiting:
+                return waiting.popleft()
+        return ""
 
     def expect(
         self, ids: Iterable[str], per: int, counts: Callable[[Mail], bool] = lambda m: True
@@ -352,6 +379,9 @@ class Outgoing:
     sender: str
     subject: str
     message_id: str  # with angle brackets
+    # Who gets a copy of the board mail it causes, which is no reply to it (no In-Reply-To:
+    # the opponent of a move, the one challenged), and the board (None: a new board).
+    copy_to: tuple[str, int | None] | None = None
 
     def raw(self) -> bytes:
         return (
@@ -532,10 +562,13 @@ class Mailer:
         self.run = uuid.uuid4().hex[:10]
         self.counter = 0
 
-    def mail(self, sender_userid: str, subject: str, what: str) -> Outgoing:
+    def mail(
+        self, sender_userid: str, subject: str, what: str,
+        copy_to: tuple[str, int | None] | None = None,
+    ) -> Outgoing:
         self.counter += 1
         message_id = f"<{what}.{self.counter}.{self.run}@{PLAYER_DOMAIN}>"
-        return Outgoing(address(sender_userid), subject, message_id)
+        return Outgoing(address(sender_userid), subject, message_id, copy_to)
 
     def signups(self, games: Sequence[BenchGame]) -> list[Outgoing]:
         return [
@@ -552,7 +585,8 @@ class Mailer:
     def challenges(self, games: Sequence[BenchGame]) -> list[Outgoing]:
         return [
             self.mail(
-                game.white, f"emergo challenge {game.white} {game.black}", f"challenge-{game.tag}"
+                game.white, f"emergo challenge {game.white} {game.black}", f"challenge-{game.tag}",
+                copy_to=(address(game.black), None),
             )
             for game in games
         ]
@@ -561,7 +595,8 @@ class Mailer:
         userid = game.player(number)
         notation = game.moves[number - 1]
         subject = f"emergo move {board} {userid} {PASSWORD} {notation}#{number}"
-        return self.mail(userid, subject, f"move-{game.tag}-{number}")
+        opponent = game.black if userid == game.white else game.white
+        return self.mail(userid, subject, f"move-{game.tag}-{number}", (address(opponent), board))
 
 
 # --------------------------------------------------------------------------------------
@@ -853,6 +888,7 @@ def setup_games(
             ready.append(game)
 
     challenges = mailer.challenges(ready)
+    sink.await_copies(challenges)
     exp = sink.expect([m.message_id for m in challenges], 2, is_board_mail)
     started = time.time()
     send_all(port, challenges, clients, stats)
@@ -889,6 +925,7 @@ def run_burst(
 ) -> tuple[dict[str, Any], SendStats]:
     per_game = [[mailer.move(g, n, g.board) for n in range(1, len(g.moves) + 1)] for g in games]
     ids = [m.message_id for game in per_game for m in game]
+    sink.await_copies(m for game in per_game for m in game)
     exp = sink.expect(ids, 2, is_board_mail)
     stats = stats if stats is not None else SendStats()
     send_games(port, per_game, clients, stats)
@@ -993,6 +1030,7 @@ def run_steady(
                 number = next_number[game.tag]
                 next_number[game.tag] = number + 1
                 mail = mailer.move(game, number, game.board)
+                sink.await_copies([mail])
                 sink.first_hooks[mail.message_id] = became_ready(game)
             max_lag = max(max_lag, time.monotonic() - due)
             move = SteadyMove(game, number, mail, start_wall + i / offered_rate)
