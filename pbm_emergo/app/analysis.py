@@ -17,12 +17,11 @@ A player may ask for ``Config.analyses_per_day`` analyses in 24 hours (docs/secu
 from __future__ import annotations
 
 import logging
-import math
 import textwrap
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.boards import load_state
@@ -35,12 +34,23 @@ from pbm_emergo.db import analyses, games
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.game.board_changes import AnalysisFinished, AnalysisRequested
+from pbm_emergo.game import analysis as game_analysis
+from pbm_emergo.game.analysis import (
+    DAY,
+    AlreadyQueued,
+    AnalysisAsk,
+    AnalysisLimits,
+    analysis_refusal,
+    decide_analysis_request,
+)
+from pbm_emergo.game.board_changes import AnalysisFinished
 from pbm_emergo.robot.analysis import MoveVerdict, Report, moves_analysed
 from pbm_emergo.robot.search import WIN
 from pbm_emergo.rules import MoveError, position_words, render_board
+from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.picture import board_picture
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html
 
 if TYPE_CHECKING:
@@ -48,8 +58,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-#: The window of the daily limit.
-DAY = timedelta(days=1)
 SIDE_NAMES = ("Ohs", "Eks")
 
 
@@ -63,11 +71,19 @@ def queued_subject(number: int) -> str:
     return f"Emergo analysis {number} queued"
 
 
+def limits_of(config: Config) -> AnalysisLimits:
+    """The operator's settings of analyses."""
+    return AnalysisLimits(
+        per_day=config.analyses_per_day,
+        seconds_per_move=config.analysis_seconds_per_move,
+        seconds_per_game=config.analysis_seconds_per_game,
+    )
+
+
 def seconds_per_move(config: Config, moves: int) -> float:
-    """The search time of one position: the setting, less for a long game (the cap a game
-    is shared by its positions, one more than its moves)."""
-    per_game = max(0.01, config.analysis_seconds_per_game)
-    return max(0.01, min(config.analysis_seconds_per_move, per_game / (moves + 1)))
+    """The search time of one position of a game of ``moves`` moves (see
+    :func:`pbm_emergo.game.analysis.seconds_per_move`)."""
+    return game_analysis.seconds_per_move(limits_of(config), moves)
 
 
 # --- asking -------------------------------------------------------------------------------
@@ -76,28 +92,17 @@ def seconds_per_move(config: Config, moves: int) -> float:
 def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
     """The answer to ``player``'s request for the analysis of ``board`` (see the module
     docstring); :class:`Refused` for an active board, someone else's, or a player over
-    the daily limit."""
+    the daily limit (decided in :mod:`pbm_emergo.game.analysis`)."""
     number = board.number
-    if board.status == BOARD_ACTIVE:
-        raise Refused(
-            i18n._(
-                "Board %(number)s is still being played, and only a finished game can be "
-                "analysed: the engine's verdict would be advice during the game. Ask again "
-                "when it is over.",
-                number=number,
-            ),
-            board=number,
-        )
-    if board.side_of(player) is None:
-        raise Refused(
-            i18n._(
-                "%(userid)s did not play on board %(number)s, and only its two players "
-                "(%(white)s and %(black)s) may ask for its analysis.",
-                userid=player.userid, number=number,
-                white=board.white_player.userid, black=board.black_player.userid,
-            ),
-            board=number,
-        )
+    ask = AnalysisAsk(
+        board=number, active=board.status == BOARD_ACTIVE,
+        white_id=board.white_player_id, black_id=board.black_player_id,
+        white=board.white_player.userid, black=board.black_player.userid,
+        ply=board.ply, player_id=player.id, userid=player.userid,
+    )
+    refused = analysis_refusal(ask)
+    if refused is not None:
+        raise Refused(said(refused), board=number)
     stored = analyses.stored_report(ctx.session, number)
     if stored is not None:
         reply = compose(
@@ -110,37 +115,25 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
             answer_board=number,
             answer_html=reply.html,
         )
-    waiting = analyses.queued(ctx.session)
-    if any(q.board_number == number and q.player_id == player.id for q in waiting):
+    waiting = [(q.board_number, q.player_id) for q in analyses.queued(ctx.session)]
+    used = analyses.requests_since(ctx.session, player.id, ctx.now - DAY)
+    decided = decide_analysis_request(
+        ask, waiting, used, limits_of(ctx.config), ctx.now, ctx.sender
+    )
+    if isinstance(decided, Reason):
+        raise Refused(said(decided), board=number)
+    if isinstance(decided, AlreadyQueued):
         return Result(
             said=lambda: i18n._("the analysis of board %(board)s is already queued", board=number),
             answer=_lines(
                 i18n._("Your analysis of board %(number)s is already queued.", number=number),
-                _comes(_minutes(ctx.config, board, waiting), number),
+                _comes(decided.minutes, number),
                 i18n._("Nothing more was counted against your analyses of the day."),
             ),
             answer_subject=queued_subject(number),
             answer_board=number,
         )
-    limit = max(0, ctx.config.analyses_per_day)
-    since = ctx.now - DAY
-    used = analyses.requests_since(ctx.session, player.id, since)
-    if used >= limit:
-        raise Refused(
-            i18n.ngettext(
-                "%(userid)s has asked for %(num)s analysis in the last 24 hours, the most one "
-                "player may ask for in a day: the engine's time is shared by everyone. Ask "
-                "again tomorrow; an analysis already made (of a board anyone has had "
-                "analysed) is sent at once and counts nothing.",
-                "%(userid)s has asked for %(num)s analyses in the last 24 hours, the most one "
-                "player may ask for in a day: the engine's time is shared by everyone. Ask "
-                "again tomorrow; an analysis already made (of a board anyone has had "
-                "analysed) is sent at once and counts nothing.",
-                limit, userid=player.userid,
-            ),
-            board=number,
-        )
-    ctx.write(AnalysisRequested(number, player.id, ctx.sender, ctx.now, limit, since))
+    ctx.write(decided.change)
     return Result(
         said=lambda: i18n._("queued the analysis of board %(board)s", board=number),
         answer=_lines(
@@ -150,25 +143,17 @@ def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
                 "'%(subject)s'.",
                 "Expect it within about %(num)s minutes, in a mail with the Subject "
                 "'%(subject)s'.",
-                _minutes(ctx.config, board, waiting), subject=subject(number),
+                decided.minutes, subject=subject(number),
             ),
             i18n.ngettext(
                 "It is analysis %(used)s of the %(num)s you may ask for in 24 hours.",
                 "It is analysis %(used)s of the %(num)s you may ask for in 24 hours.",
-                limit, used=used + 1,
+                decided.limit, used=decided.number,
             ),
         ),
         answer_subject=queued_subject(number),
         answer_board=number,
     )
-
-
-def _minutes(config: Config, board: Board, waiting: list[analyses.Queued]) -> int:
-    """How long the analyses waiting and this one take at most, in minutes."""
-    boards = {q.board_number for q in waiting} - {board.number}
-    own = seconds_per_move(config, board.ply) * (board.ply + 1)
-    seconds = own + len(boards) * config.analysis_seconds_per_game
-    return max(1, math.ceil(seconds * 1.5 / 60))  # and the robots' moves in between
 
 
 def _comes(minutes: int, number: int) -> str:

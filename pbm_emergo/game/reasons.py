@@ -237,6 +237,25 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # asking for an analysis (game.analysis)
+    "analysis_active": (
+        "Board %(number)s is still being played, and only a finished game can be analysed: "
+        "the engine's verdict would be advice during the game. Ask again when it is over."
+    ),
+    "analysis_stranger": (
+        "%(userid)s did not play on board %(number)s, and only its two players (%(white)s "
+        "and %(black)s) may ask for its analysis."
+    ),
+    "analysis_over_limit": (
+        "%(userid)s has asked for %(num)s analysis in the last 24 hours, the most one player "
+        "may ask for in a day: the engine's time is shared by everyone. Ask again tomorrow; "
+        "an analysis already made (of a board anyone has had analysed) is sent at once and "
+        "counts nothing.",
+        "%(userid)s has asked for %(num)s analyses in the last 24 hours, the most one player "
+        "may ask for in a day: the engine's time is shared by everyone. Ask again tomorrow; "
+        "an analysis already made (of a board anyone has had analysed) is sent at once and "
+        "counts nothing.",
+    ),
     # the budget of mails one mail may cause to others (game.budget)
     "mails": ("%(num)s mail", "%(num)s mails"),
     "over_mail_budget": (

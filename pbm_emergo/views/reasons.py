@@ -503,6 +503,30 @@ MESSAGES: dict[str, Say] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # asking for an analysis
+    "analysis_active": lambda v: i18n._(
+        "Board %(number)s is still being played, and only a finished game can be "
+        "analysed: the engine's verdict would be advice during the game. Ask again "
+        "when it is over.",
+        **v,
+    ),
+    "analysis_stranger": lambda v: i18n._(
+        "%(userid)s did not play on board %(number)s, and only its two players "
+        "(%(white)s and %(black)s) may ask for its analysis.",
+        **v,
+    ),
+    "analysis_over_limit": lambda v: i18n.ngettext(
+        "%(userid)s has asked for %(num)s analysis in the last 24 hours, the most one "
+        "player may ask for in a day: the engine's time is shared by everyone. Ask "
+        "again tomorrow; an analysis already made (of a board anyone has had "
+        "analysed) is sent at once and counts nothing.",
+        "%(userid)s has asked for %(num)s analyses in the last 24 hours, the most one "
+        "player may ask for in a day: the engine's time is shared by everyone. Ask "
+        "again tomorrow; an analysis already made (of a board anyone has had "
+        "analysed) is sent at once and counts nothing.",
+        v["num"],
+        **v,
+    ),
     # the budget of mails one mail may cause to others
     "mails": lambda v: i18n.ngettext("%(num)s mail", "%(num)s mails", v["num"]),
     "over_mail_budget": lambda v: i18n._(
