@@ -13,7 +13,6 @@ each division go up, the sixth and below go down (:mod:`pbm_emergo.game.tourname
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -31,8 +30,6 @@ from pbm_emergo.db import events, games, players
 from pbm_emergo.db.models import (
     BOARD_ACTIVE,
     BOARD_FINISHED,
-    DEFAULT_FORFEIT_DAYS,
-    DEFAULT_NAG_DAYS,
     WHITE,
     Board,
     Event,
@@ -44,13 +41,7 @@ from pbm_emergo.db.reads.snapshot import load_state, primary_address
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import BoardCreated
-from pbm_emergo.game.challenges import MAX_DAYS, ChallengeTerms
-from pbm_emergo.game.clock import (
-    MIN_FORFEIT_DAYS,
-    MIN_NAG_DAYS,
-    hours_of,
-    time_bank_fault,
-)
+from pbm_emergo.game.challenges import ChallengeTerms
 from pbm_emergo.game.event_changes import (
     DivisionsSet,
     EntryAdded,
@@ -62,6 +53,16 @@ from pbm_emergo.game.event_changes import (
     RoundFinished,
     RoundOpened,
 )
+from pbm_emergo.game.event_terms import (
+    DEFAULT_DIVISION,
+    DEFAULT_SWISS_ROUNDS,
+    PRIVATE_EVENTS_AT_A_TIME,
+    EventTerms,
+    event_name_fault,
+    event_terms_fault,
+    planned_size,
+    private_terms,
+)
 from pbm_emergo.game.sentences import Said
 from pbm_emergo.game.tournaments import (
     BLACK_WON,
@@ -69,12 +70,10 @@ from pbm_emergo.game.tournaments import (
     DRAWN,
     EVENT_CANCELLED,
     EVENT_FINISHED,
-    EVENT_FORMATS,
     EVENT_OPEN,
     EVENT_RUNNING,
     KNOCKOUT,
     LEAGUE,
-    ROBOT_POLICIES,
     ROBOTS_NONE,
     ROUND_ROBIN,
     SWISS,
@@ -94,6 +93,7 @@ from pbm_emergo.game.tournaments import (
     standings,
 )
 from pbm_emergo.robot import ROBOTS
+from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import event_text as words
 from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import said
@@ -105,85 +105,18 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-EVENT_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_-]{1,23}")
-MAX_ROUNDS = 30
-MAX_PLAYERS = 64
-DEFAULT_SWISS_ROUNDS = 5
-DEFAULT_DIVISION = 8
-
-
-@dataclass(frozen=True)
-class EventTerms:
-    """What an event is played on, as its creator wrote it (checked)."""
-
-    event_format: str
-    rounds: int | None = None
-    max_players: int | None = None
-    starts_at: datetime | None = None
-    nag_days: int = DEFAULT_NAG_DAYS
-    forfeit_days: int = DEFAULT_FORFEIT_DAYS
-    total_days: int | None = None
-    robots: str = ROBOTS_NONE
-    rated: bool = True
-    timebank_hours: int | None = None
-    increment_hours: int | None = None
-    weekends_off: bool = False
-
-
 def check_name(name: str) -> str:
-    if not EVENT_NAME.fullmatch(name):
-        raise Refused(
-            i18n._(
-                "'%(name)s' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', "
-                "starting with a letter.",
-                name=name[:40],
-            )
-        )
+    """``name``, or a Refused when it cannot be an event's name."""
+    fault = event_name_fault(name)
+    if fault is not None:
+        raise Refused(said(fault))
     return name
 
 
 def check_terms(terms: EventTerms) -> EventTerms:
-    """The terms, or a Refused naming the first that is wrong (the clock's floors are a
-    challenge's: nobody loses an event's game on time before a reminder can reach them)."""
-    if terms.event_format not in EVENT_FORMATS:
-        raise Refused(i18n._("The format is one of %(formats)s.", formats=", ".join(EVENT_FORMATS)))
-    if terms.robots not in ROBOT_POLICIES:
-        raise Refused(i18n._("--robots is fill or none."))
-    if terms.rounds is not None and not 1 <= terms.rounds <= MAX_ROUNDS:
-        raise Refused(i18n._("--rounds is a number from 1 to %(most)s.", most=MAX_ROUNDS))
-    if terms.event_format in (ROUND_ROBIN, LEAGUE) and (terms.rounds or 1) > 2:
-        raise Refused(i18n._("A round robin is played once (--rounds 1) or twice (--rounds 2)."))
-    if terms.max_players is not None and not 2 <= terms.max_players <= MAX_PLAYERS:
-        raise Refused(i18n._("--max-players is a number from 2 to %(most)s.", most=MAX_PLAYERS))
-    if not MIN_NAG_DAYS <= terms.nag_days <= MAX_DAYS:
-        raise Refused(
-            i18n._(
-                "--nagtime is a number of days from %(least)s to %(most)s.",
-                least=MIN_NAG_DAYS,
-                most=MAX_DAYS,
-            )
-        )
-    if not MIN_FORFEIT_DAYS <= terms.forfeit_days <= MAX_DAYS:
-        raise Refused(
-            i18n._(
-                "--forfeittime is a number of days from %(least)s to %(most)s.",
-                least=MIN_FORFEIT_DAYS,
-                most=MAX_DAYS,
-            )
-        )
-    if terms.total_days is not None and not MIN_FORFEIT_DAYS <= terms.total_days <= MAX_DAYS:
-        raise Refused(
-            i18n._(
-                "--totaltime is a number of days from %(least)s to %(most)s.",
-                least=MIN_FORFEIT_DAYS,
-                most=MAX_DAYS,
-            )
-        )
-    if terms.nag_days >= terms.forfeit_days:
-        raise Refused(
-            i18n._("The reminder time (--nagtime) must be shorter than the forfeit time.")
-        )
-    fault = time_bank_fault(terms.timebank_hours, terms.increment_hours)
+    """The terms, or a Refused naming the first that is wrong (see
+    :func:`pbm_emergo.game.event_terms.event_terms_fault`)."""
+    fault = event_terms_fault(terms)
     if fault is not None:
         raise Refused(said(fault))
     return terms
@@ -203,12 +136,7 @@ def create_event(
     check_terms(terms)
     if events.by_name(ctx.session, name) is not None:
         raise Refused(i18n._("There is already an event called %(name)s.", name=name))
-    rounds = terms.rounds
-    if rounds is None and terms.event_format == SWISS:
-        rounds = DEFAULT_SWISS_ROUNDS
-    max_players = terms.max_players
-    if max_players is None and terms.event_format == LEAGUE:
-        max_players = DEFAULT_DIVISION
+    rounds, max_players = planned_size(terms)
     ctx.write(EventCreated(
         name, terms.event_format, ctx.now, rounds=rounds, max_players=max_players,
         starts_at=terms.starts_at, nag_days=terms.nag_days, forfeit_days=terms.forfeit_days,
@@ -231,79 +159,6 @@ def create_event(
     )
 
 
-# A player's private events (emergo event create): what one mail may start is bounded,
-# like a challenge (docs/security.md). The players of one join by their own mail, so the
-# mails an event sends go to people who asked for them.
-PRIVATE_EVENTS_AT_A_TIME = 2
-PRIVATE_MAX_PLAYERS = 16
-PRIVATE_FORMATS = (ROUND_ROBIN, SWISS, KNOCKOUT)
-PRIVATE_STARTS_WITHIN = timedelta(days=30)
-MAIL_OPTION = re.compile(r"--?([a-z-]+)(?:=(\S+))?", re.IGNORECASE)
-
-
-def private_terms(event_format: str, words: Sequence[str], now: datetime) -> EventTerms:
-    """The terms of a private event from its creator's option words (a Refused names the
-    first wrong one)."""
-    if event_format.lower() not in PRIVATE_FORMATS:
-        raise Refused(
-            i18n._(
-                "A private event's format is one of %(formats)s.",
-                formats=", ".join(PRIVATE_FORMATS),
-            )
-        )
-    values: dict[str, Any] = {"event_format": event_format.lower()}
-    for word in words:
-        match = MAIL_OPTION.fullmatch(word)
-        key = match[1].lower() if match else ""
-        value = match[2] if match else None
-        if key == "unrated" and value is None:
-            values["rated"] = False
-        elif key == "starts" and value is not None:
-            values["starts_at"] = _relative(word, value, now)
-        elif key == "weekends" and value is None:
-            values["weekends_off"] = True
-        elif (
-            key in ("timebank", "increment") and value is not None and (hours_of(value) is not None)
-        ):
-            values[f"{key}_hours"] = hours_of(value)
-        elif key in ("rounds", "max-players", "nagtime", "forfeittime", "totaltime") and (
-            value is not None and value.isascii() and value.isdigit() and len(value) <= 3
-        ):
-            field_name = {
-                "rounds": "rounds", "max-players": "max_players", "nagtime": "nag_days",
-                "forfeittime": "forfeit_days", "totaltime": "total_days",
-            }[key]  # fmt: skip
-            values[field_name] = int(value)
-        else:
-            raise Refused(
-                i18n._(
-                    "Unknown option '%(word)s': the options are --rounds=N, --max-players=N, "
-                    "--starts=+Nd or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, "
-                    "-timebank=240h, -increment=36h, -weekends, -unrated.",
-                    word=word[:40],
-                )
-            )
-    values.setdefault("max_players", PRIVATE_MAX_PLAYERS)
-    if values["max_players"] > PRIVATE_MAX_PLAYERS:
-        raise Refused(
-            i18n._("A private event has at most %(most)s players.", most=PRIVATE_MAX_PLAYERS)
-        )
-    return check_terms(EventTerms(**values))
-
-
-def _relative(word: str, value: str, now: datetime) -> datetime:
-    match = re.fullmatch(r"\+([0-9]{1,3})([dh])", value)
-    if not match:
-        raise Refused(
-            i18n._("%(word)s: the start is +Nd (days) or +Nh (hours) from now.", word=word[:40])
-        )
-    amount = int(match[1])
-    delay = timedelta(days=amount) if match[2] == "d" else timedelta(hours=amount)
-    if delay > PRIVATE_STARTS_WITHIN:
-        raise Refused(i18n._("A private event starts within 30 days."))
-    return now + delay
-
-
 def create_private_event(
     ctx: UnitOfWork,
     owner: Player,
@@ -317,6 +172,8 @@ def create_private_event(
     running."""
     check_name(name)
     terms = private_terms(event_format, options, ctx.now)
+    if isinstance(terms, Reason):
+        raise Refused(said(terms))
     # Checked: the name and format are public words the answer may show.
     ctx.reveal(name, event_format)
     if events.open_events_of_owner(ctx.session, owner.id) >= PRIVATE_EVENTS_AT_A_TIME:

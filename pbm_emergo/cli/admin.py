@@ -1052,13 +1052,14 @@ def admin_event_create(args: argparse.Namespace) -> int:
     from pbm_emergo.app import events
     from pbm_emergo.db.models import DEFAULT_FORFEIT_DAYS, DEFAULT_NAG_DAYS
     from pbm_emergo.db.types import utcnow
+    from pbm_emergo.game.event_terms import EventTerms
 
     try:
         starts = parse_when(args.starts, utcnow())
     except AdminError as err:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
-    terms = events.EventTerms(
+    terms = EventTerms(
         event_format=args.event_format, rounds=args.rounds, max_players=args.max_players,
         starts_at=starts, nag_days=args.nagtime or DEFAULT_NAG_DAYS,
         forfeit_days=args.forfeittime or DEFAULT_FORFEIT_DAYS, total_days=args.totaltime,

@@ -237,6 +237,55 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # the terms of an event (game.event_terms)
+    "event_name": (
+        "'%(name)s' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', starting "
+        "with a letter."
+    ),
+    "event_format": (
+        "The format is one of %(formats)s."
+    ),
+    "event_robots": (
+        "--robots is fill or none."
+    ),
+    "event_rounds": (
+        "--rounds is a number from 1 to %(most)s."
+    ),
+    "event_round_robin_rounds": (
+        "A round robin is played once (--rounds 1) or twice (--rounds 2)."
+    ),
+    "event_max_players": (
+        "--max-players is a number from 2 to %(most)s."
+    ),
+    "event_nagtime": (
+        "--nagtime is a number of days from %(least)s to %(most)s."
+    ),
+    "event_forfeittime": (
+        "--forfeittime is a number of days from %(least)s to %(most)s."
+    ),
+    "event_totaltime": (
+        "--totaltime is a number of days from %(least)s to %(most)s."
+    ),
+    "event_nag_not_shorter": (
+        "The reminder time (--nagtime) must be shorter than the forfeit time."
+    ),
+    "private_event_format": (
+        "A private event's format is one of %(formats)s."
+    ),
+    "event_option": (
+        "Unknown option '%(word)s': the options are --rounds=N, --max-players=N, --starts=+Nd "
+        "or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, -timebank=240h, -increment=36h, "
+        "-weekends, -unrated."
+    ),
+    "private_event_players": (
+        "A private event has at most %(most)s players."
+    ),
+    "event_start": (
+        "%(word)s: the start is +Nd (days) or +Nh (hours) from now."
+    ),
+    "event_start_later": (
+        "A private event starts within 30 days."
+    ),
     # asking for an analysis (game.analysis)
     "analysis_active": (
         "Board %(number)s is still being played, and only a finished game can be analysed: "

@@ -503,6 +503,66 @@ MESSAGES: dict[str, Say] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # the terms of an event
+    "event_name": lambda v: i18n._(
+        "'%(name)s' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', starting "
+        "with a letter.",
+        **v,
+    ),
+    "event_format": lambda v: i18n._(
+        "The format is one of %(formats)s.",
+        **v,
+    ),
+    "event_robots": lambda v: i18n._(
+        "--robots is fill or none."
+    ),
+    "event_rounds": lambda v: i18n._(
+        "--rounds is a number from 1 to %(most)s.",
+        **v,
+    ),
+    "event_round_robin_rounds": lambda v: i18n._(
+        "A round robin is played once (--rounds 1) or twice (--rounds 2)."
+    ),
+    "event_max_players": lambda v: i18n._(
+        "--max-players is a number from 2 to %(most)s.",
+        **v,
+    ),
+    "event_nagtime": lambda v: i18n._(
+        "--nagtime is a number of days from %(least)s to %(most)s.",
+        **v,
+    ),
+    "event_forfeittime": lambda v: i18n._(
+        "--forfeittime is a number of days from %(least)s to %(most)s.",
+        **v,
+    ),
+    "event_totaltime": lambda v: i18n._(
+        "--totaltime is a number of days from %(least)s to %(most)s.",
+        **v,
+    ),
+    "event_nag_not_shorter": lambda v: i18n._(
+        "The reminder time (--nagtime) must be shorter than the forfeit time."
+    ),
+    "private_event_format": lambda v: i18n._(
+        "A private event's format is one of %(formats)s.",
+        **v,
+    ),
+    "event_option": lambda v: i18n._(
+        "Unknown option '%(word)s': the options are --rounds=N, --max-players=N, --starts=+Nd "
+        "or +Nh, --nagtime=D, --forfeittime=D, --totaltime=D, -timebank=240h, -increment=36h, "
+        "-weekends, -unrated.",
+        **v,
+    ),
+    "private_event_players": lambda v: i18n._(
+        "A private event has at most %(most)s players.",
+        **v,
+    ),
+    "event_start": lambda v: i18n._(
+        "%(word)s: the start is +Nd (days) or +Nh (hours) from now.",
+        **v,
+    ),
+    "event_start_later": lambda v: i18n._(
+        "A private event starts within 30 days."
+    ),
     # asking for an analysis
     "analysis_active": lambda v: i18n._(
         "Board %(number)s is still being played, and only a finished game can be "
