@@ -9,56 +9,47 @@ vacation replaces the current one; ending it early counts only the days it began
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pbm_emergo.app.boards import at
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import vacations
 from pbm_emergo.db.models import Player, Vacation
-from pbm_emergo.game.account_changes import VacationEnded, VacationStarted
-from pbm_emergo.game.vacations import days_left
+from pbm_emergo.game.vacations import VacationAsked, decide_vacation
+from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 
 def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     """Start a vacation of ``days`` days from now (replacing the current one), or end the
-    current one now (``days`` None)."""
-    allowance, year, now = ctx.config.vacation_days, ctx.now.year, ctx.now
+    current one now (``days`` None), as :func:`pbm_emergo.game.vacations.decide_vacation`
+    decides."""
+    allowance, now = ctx.config.vacation_days, ctx.now
     current = vacations.current_vacation(ctx.session, player.id, now)
-    taken = vacations.days_taken(ctx.session, player.id, year)
-    # The current vacation, ended now, counts only the days it began.
-    left = days_left(
-        allowance, taken, now, None if current is None else (current.starts_at, current.days)
+    asked = VacationAsked(
+        player.id, player.userid, days,
+        None if current is None else (current.starts_at, current.days),
+        vacations.days_taken(ctx.session, player.id, now.year), allowance,
+        player.vacation_until,
     )
-    player_id, expected = player.id, player.vacation_until
-    words = dict(userid=player.userid, allowance=allowance, year=year)
-    if days is None:
-        if current is None:
-            raise Refused(i18n._("%(userid)s is not on vacation.", userid=player.userid))
-        ctx.write(VacationEnded(player_id, now, expected))
+    decided = decide_vacation(asked, now)
+    if isinstance(decided, Reason):
+        raise Refused(said(decided))
+    ctx.write(decided.change)
+    words = dict(userid=player.userid, allowance=allowance, year=now.year)
+    until = decided.until
+    if until is None:
         return Result(
             said=lambda: i18n._("ended the vacation of %(userid)s", userid=player.userid),
             answer=render(
-                "vacation.txt.j2", **words, until=None, days=0, left=left, replaced=None
+                "vacation.txt.j2", **words, until=None, days=0, left=decided.left,
+                replaced=None,
             ),
             answer_subject=f"Emergo: vacation of {player.userid} ended",
         )
-    if days < 1:
-        raise Refused(i18n._("A vacation lasts at least 1 day."))
-    if days > left:
-        raise Refused(
-            i18n.ngettext(
-                "You asked for %(days)s days of vacation, but %(userid)s has %(num)s day "
-                "left for %(year)s (of %(allowance)s a year); nothing was changed.",
-                "You asked for %(days)s days of vacation, but %(userid)s has %(num)s days "
-                "left for %(year)s (of %(allowance)s a year); nothing was changed.",
-                left, days=days, userid=player.userid, year=year, allowance=allowance,
-            )
-        )
-    until = now + timedelta(days=days)
-    ctx.write(VacationStarted(player_id, now, days, expected))
     return Result(
         summary=f"{player.userid} is on vacation until {at(until)}",
         summary_said=i18n._(
@@ -67,8 +58,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
         ),
         answer=render(
             "vacation.txt.j2", **words, until=i18n.moment(until, "UTC"), days=days,
-            left=left - days,
-            replaced=_ends(current, now),
+            left=decided.left, replaced=_ends(current, now),
         ),
         answer_subject=f"Emergo: {player.userid} on vacation until {until:%Y-%m-%d}",
     )

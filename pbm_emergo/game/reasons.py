@@ -237,6 +237,15 @@ TEXTS: dict[str, str | tuple[str, str]] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # a vacation (game.vacations)
+    "not_on_vacation": "%(userid)s is not on vacation.",
+    "vacation_too_short": "A vacation lasts at least 1 day.",
+    "vacation_over_allowance": (
+        "You asked for %(days)s days of vacation, but %(userid)s has %(num)s day left for "
+        "%(year)s (of %(allowance)s a year); nothing was changed.",
+        "You asked for %(days)s days of vacation, but %(userid)s has %(num)s days left for "
+        "%(year)s (of %(allowance)s a year); nothing was changed.",
+    ),
     # the terms of an event (game.event_terms)
     "event_name": (
         "'%(name)s' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', starting "

@@ -503,6 +503,17 @@ MESSAGES: dict[str, Say] = {
         "The increment (-increment=) is more than the time bank holds (-timebank=); no board "
         "was started."
     ),
+    # a vacation
+    "not_on_vacation": lambda v: i18n._("%(userid)s is not on vacation.", **v),
+    "vacation_too_short": lambda v: i18n._("A vacation lasts at least 1 day."),
+    "vacation_over_allowance": lambda v: i18n.ngettext(
+        "You asked for %(days)s days of vacation, but %(userid)s has %(num)s day "
+        "left for %(year)s (of %(allowance)s a year); nothing was changed.",
+        "You asked for %(days)s days of vacation, but %(userid)s has %(num)s days "
+        "left for %(year)s (of %(allowance)s a year); nothing was changed.",
+        v["num"],
+        **v,
+    ),
     # the terms of an event
     "event_name": lambda v: i18n._(
         "'%(name)s' cannot be an event's name: 2 to 24 letters, digits, '-' or '_', starting "
