@@ -27,9 +27,9 @@ from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
 from pbm_emergo.game.decision import Refusal
-from pbm_emergo.game.queue import decide_queue, describe
+from pbm_emergo.game.queue import decide_queue, describe, queue_refusal
 from pbm_emergo.game.reasons import refusal
-from pbm_emergo.views import board_text, i18n
+from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
@@ -41,8 +41,7 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     """Queue ``items`` (one move, or conditional items; ``["clear"]`` removes the queue)
     for ``player`` on ``board``."""
     number = board.number
-    side = board.side_of(player)
-    if side is None:
+    if board.side_of(player) is None:
         raise Refused(
             said(
                 refusal(
@@ -55,24 +54,9 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     state = load_state(ctx.session, board)
     if len(items) == 1 and items[0].lower() == CLEAR:
         return clear_queue(ctx, board, player, state)
-    if not state.active:
-        raise Refused(
-            i18n._(
-                "The game on board %(number)s is over: %(result)s",
-                number=number, result=board_text.result_text(state),
-            ),
-            board=number,
-        )
-    if board.to_move == side:
-        raise Refused(
-            i18n._(
-                "It is your turn on board %(number)s: play your move with 'emergo move "
-                "%(number)s %(userid)s PASSWORD MOVE'. A move is queued only while the "
-                "opponent is to move.",
-                number=number, userid=player.userid,
-            ),
-            board=number,
-        )
+    not_now = queue_refusal(state, player.id)
+    if not_now is not None:
+        raise Refused(said(not_now), board=number)
     try:
         queue = decide_queue(state, player.id, items)
     except Refusal as refused:

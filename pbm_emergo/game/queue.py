@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pbm_emergo.game.board import BoardState, QueueItem
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.reasons import refusal
-from pbm_emergo.game.sentences import split_guard
+from pbm_emergo.game.sentences import result_reason, split_guard
 from pbm_emergo.rules import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -25,7 +25,20 @@ from pbm_emergo.rules import (
 )
 from pbm_emergo.rules.reasons import Reason
 
-__all__ = ["decide_queue", "describe"]
+__all__ = ["decide_queue", "describe", "queue_refusal"]
+
+
+def queue_refusal(state: BoardState, player_id: int) -> Reason | None:
+    """Why ``player_id``, a player of ``state``'s board, may queue no move now, or None:
+    the game is over, or it is their own turn (a move is queued only while the opponent is
+    to move)."""
+    if not state.active:
+        return refusal("game_is_over", number=state.number, result=result_reason(state))
+    if state.to_move is not None and state.side_of(player_id) == state.to_move:
+        return refusal(
+            "queue_your_turn", number=state.number, userid=state.seat(state.to_move).userid
+        )
+    return None
 
 
 def decide_queue(state: BoardState, player_id: int, items: Sequence[str]) -> list[QueueItem]:

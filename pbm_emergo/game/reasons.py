@@ -141,6 +141,10 @@ TEXTS: dict[str, str | tuple[str, str]] = {
     ),
     "password_length": "A password needs %(least)s to %(most)s characters (no spaces).",
     # moves in advance (emergo queue)
+    "queue_your_turn": (
+        "It is your turn on board %(number)s: play your move with 'emergo move %(number)s "
+        "%(userid)s PASSWORD MOVE'. A move is queued only while the opponent is to move."
+    ),
     "queue_mixed": (
         "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
         "(for example e4xe6=d5 c3=g7); a plain queued move stands alone."

@@ -397,6 +397,12 @@ MESSAGES: dict[str, Say] = {
         "A password needs %(least)s to %(most)s characters (no spaces).", **v
     ),
     # moves in advance (emergo queue)
+    "queue_your_turn": lambda v: i18n._(
+        "It is your turn on board %(number)s: play your move with 'emergo move "
+        "%(number)s %(userid)s PASSWORD MOVE'. A move is queued only while the "
+        "opponent is to move.",
+        **v,
+    ),
     "queue_mixed": lambda v: i18n._(
         "A conditional queue has only items of the form OPPONENTMOVE=YOURMOVE "
         "(for example e4xe6=d5 c3=g7); a plain queued move stands alone."

@@ -7,8 +7,9 @@ import pytest
 
 from pbm_emergo.game.board import QueueItem
 from pbm_emergo.game.decision import Refusal
-from pbm_emergo.game.queue import decide_queue, describe
+from pbm_emergo.game.queue import decide_queue, describe, queue_refusal
 from pbm_emergo.rules import Position
+from pbm_emergo.rules.reasons import Reason
 from tests.game.boards import BOB, random_game, snapshot
 
 GAMES = [random_game(seed, 30) for seed in range(40, 46)]
@@ -71,3 +72,23 @@ def test_the_summary_names_the_queue() -> None:
     assert describe([QueueItem(1, "d5", 3)]) == "d5"
     items = [QueueItem(1, "d5", 3, if_move="e6"), QueueItem(1, "c5", 3, if_move="c6")]
     assert describe(items) == "e6=d5 c6=c5"
+
+
+def test_a_move_is_queued_only_while_the_opponent_is_to_move() -> None:
+    state = snapshot(["e4"]).state  # bob to move
+    assert queue_refusal(state, 1) is None  # alice waits: she may queue
+    own_turn = queue_refusal(state, BOB.id)
+    assert isinstance(own_turn, Reason) and str(own_turn) == (
+        "It is your turn on board 101: play your move with 'emergo move 101 bob PASSWORD "
+        "MOVE'. A move is queued only while the opponent is to move."
+    )
+
+
+def test_nothing_is_queued_on_a_finished_game() -> None:
+    over = snapshot(["e4"]).state.replace(
+        status="finished", to_move=None, winner="white", outcome_reason="resigned"
+    )
+    for player_id in (1, BOB.id):
+        refused = queue_refusal(over, player_id)
+        assert isinstance(refused, Reason) and refused.code == "game_is_over"
+        assert str(refused) == "The game on board 101 is over: alice (Ohs) wins: bob resigned."
