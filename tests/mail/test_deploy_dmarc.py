@@ -4,9 +4,11 @@ the header check removes every incoming header that names it (checked by Postfix
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -55,7 +57,13 @@ def test_the_optional_parts_are_off_as_shipped() -> None:
 def header_check(tmp_path: Path, header: str) -> str:
     """What Postfix's header_checks table of deploy/ does with ``header`` (a whole header,
     folded as it arrived): its action, or "" when no pattern matches."""
-    (tmp_path / "main.cf").touch()  # postmap reads a configuration; the empty one will do
+    # postmap reads a configuration; the empty one will do. One changed in the last moment
+    # makes postmap wait about 2 s first: it is made once, and dated an hour back.
+    main_cf = tmp_path / "main.cf"
+    if not main_cf.exists():
+        main_cf.touch()
+        an_hour_ago = time.time() - 3600
+        os.utime(main_cf, (an_hour_ago, an_hour_ago))
     table = DEPLOY / "postfix" / "header_checks"
     done = subprocess.run(
         [POSTMAP, "-c", str(tmp_path), "-q", header, f"regexp:{table}"],
