@@ -256,14 +256,18 @@ _ANY_PENDING_INBOUND = (
 _CLAIM_INBOUND = (_claim_inbound(skip_locked=False), _claim_inbound(skip_locked=True))
 
 
-def claim_inbound_id(session: Session, *, worker: str, now: datetime) -> int | None:
+def claim_inbound_id(
+    connection: Session | Connection, *, worker: str, now: datetime
+) -> int | None:
     """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
     counting an attempt (one statement; on PostgreSQL a row another worker is claiming is
     skipped); returns its id. Commit right away, then read the mail outside the write
     transaction: loading it (its raw text, its parse) is most of a claim's cost, and SQLite's
-    one write lock is not held for that."""
-    postgresql = session.get_bind().dialect.name == "postgresql"
-    claimed: int | None = session.execute(
+    one write lock is not held for that. ``connection``: a session's, or one of its own."""
+    if isinstance(connection, Session):
+        connection = connection.connection()
+    postgresql = connection.dialect.name == "postgresql"
+    claimed: int | None = connection.execute(
         _CLAIM_INBOUND[postgresql], {"worker": worker, "now": now}
     ).scalar()
     return claimed

@@ -239,8 +239,9 @@ class InboxWorker(Runner):
 
     @write_turn
     def _take(self, worker: str, now: datetime) -> int | None:
-        with self.session_factory.begin() as session:
-            return inbox.claim_inbound_id(session, worker=worker, now=now)
+        # One statement: on the engine's connection, without a session around it.
+        with self.session_factory.kw["bind"].begin() as connection:
+            return inbox.claim_inbound_id(connection, worker=worker, now=now)
 
     def _release_unreleased(self) -> None:
         """Record the failures that could not be recorded when they happened."""
