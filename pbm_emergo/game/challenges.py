@@ -16,6 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.clock import (
     MAX_TIME_BANK_HOURS,
     MIN_FORFEIT_DAYS,
@@ -55,6 +56,20 @@ class ChallengeTerms:
     timebank_hours: int | None = None
     increment_hours: int | None = None
     weekends_off: bool = False
+
+
+def terms_of(state: BoardState) -> ChallengeTerms:
+    """The terms ``state``'s board is played on (a rematch plays on them again)."""
+    return ChallengeTerms(
+        rated=state.rated,
+        blocked_rule=state.blocked_rule,
+        nag_days=state.nag_days,
+        forfeit_days=state.forfeit_days,
+        total_days=state.total_days,
+        timebank_hours=state.timebank_hours,
+        increment_hours=state.increment_hours,
+        weekends_off=state.weekends_off,
+    )
 
 
 @dataclass(frozen=True)

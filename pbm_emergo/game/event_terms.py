@@ -152,9 +152,9 @@ def private_terms(
         elif key == "weekends" and value is None:
             values["weekends_off"] = True
         elif key in ("timebank", "increment") and value is not None and (
-            hours_of(value) is not None
+            (hours := hours_of(value)) is not None
         ):
-            values[f"{key}_hours"] = hours_of(value)
+            values[f"{key}_hours"] = hours
         elif key in _NUMBER_OPTIONS and (
             value is not None and value.isascii() and value.isdigit() and len(value) <= 3
         ):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pbm_emergo.game.board import BoardState
-from pbm_emergo.game.challenges import ChallengeTerms
+from pbm_emergo.game.challenges import ChallengeTerms, terms_of
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.reasons import refusal
 
@@ -48,14 +48,5 @@ def rematch_terms(state: BoardState, player_id: int) -> RematchTerms:
         black_id=state.white.id,
         black=state.white.userid,
         challenger_id=player_id,
-        terms=ChallengeTerms(
-            rated=state.rated,
-            blocked_rule=state.blocked_rule,
-            nag_days=state.nag_days,
-            forfeit_days=state.forfeit_days,
-            total_days=state.total_days,
-            timebank_hours=state.timebank_hours,
-            increment_hours=state.increment_hours,
-            weekends_off=state.weekends_off,
-        ),
+        terms=terms_of(state),
     )

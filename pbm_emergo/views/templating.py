@@ -141,12 +141,16 @@ def install_translations(
     env.globals.update(gettext=gettext, ngettext=ngettext, pgettext=pgettext, _=gettext)
 
 
+def _marked_html(name: str, context: dict[str, Any]) -> str:
+    """The HTML template ``name`` rendered in the current locale, its values marked."""
+    return html_environment(None, i18n.current()).get_template(name).render(**context)
+
+
 def render_html(name: str, **context: Any) -> Markup:
     """Render the HTML template ``name`` in the current locale; the result is safe to put
     into another one."""
     with timed("render"):
-        template = html_environment(None, i18n.current()).get_template(name)
-        return rendered.rendered_markup(template.render(**context))
+        return rendered.rendered_markup(_marked_html(name, context))
 
 
 def render_html_part(name: str, **context: Any) -> Markup:
@@ -155,8 +159,7 @@ def render_html_part(name: str, **context: Any) -> Markup:
     goes into finds them without the marks being read, taken out and put back in between.
     Never a text to send as it is."""
     with timed("render"):
-        template = html_environment(None, i18n.current()).get_template(name)
-        return rendered.TemplateMarkup(template.render(**context))
+        return rendered.TemplateMarkup(_marked_html(name, context))
 
 
 def _indent_block(text: str, prefix: str = "  ") -> str:
