@@ -76,12 +76,15 @@ def worker_name() -> str:
 
 def released(
     session: Session,
-    message: InboundMessage | OutboundMessage,
+    message: object,
     result: Result[Any],
     values: dict[str, object],
 ) -> bool:
-    """After the conditional UPDATE that ends a claim: give the object ``values`` (the
-    claim held), or read it back (it did not) and say so."""
+    """After the conditional UPDATE that ends a claim: whether the claim held. A row's
+    object (not a value read as one) is kept in step: given ``values`` (the claim held), or
+    read back (it did not)."""
+    if not isinstance(message, (InboundMessage, OutboundMessage)):
+        return rowcount(result) == 1
     if rowcount(result) != 1:
         if object_session(message) is session:
             session.refresh(message)

@@ -62,6 +62,51 @@ from pbm_emergo.db.session import rowcount
 _inbound = cast(Table, InboundMessage.__table__)
 _inbound_boards = cast(Table, InboundBoard.__table__)
 
+
+@dataclass(frozen=True)
+class ClaimedMail:
+    """A stored mail as its worker read it once claimed: the row's fields a worker uses,
+    as a value (its claim, ``claimed_by``, is what every later write re-checks)."""
+
+    id: int
+    raw: bytes
+    envelope_sender: str
+    message_id: str | None
+    subject: str | None
+    sender: str | None
+    not_answered: str | None
+    parsed: dict[str, Any] | None
+    attempts: int
+    claimed_by: str | None
+
+
+# A stored mail as read for its claim or its dead letter: the value, or the row's object
+# (the operator's tools and the release of stale claims read rows).
+StoredMail = InboundMessage | ClaimedMail
+
+_READ_CLAIMED = select(
+    _inbound.c.id,
+    _inbound.c.raw,
+    _inbound.c.envelope_sender,
+    _inbound.c.message_id,
+    _inbound.c.subject,
+    _inbound.c.sender,
+    _inbound.c.not_answered,
+    _inbound.c.parsed,
+    _inbound.c.attempts,
+    _inbound.c.claimed_by,
+).where(_inbound.c.id == bindparam("inbound"))
+
+
+def read_claimed(connection: Session | Connection, inbound_id: int) -> ClaimedMail | None:
+    """The mail ``inbound_id`` as a value (None if it was removed): one plain read, no
+    object to keep in step with the row."""
+    if isinstance(connection, Session):
+        connection = connection.connection()
+    row = connection.execute(_READ_CLAIMED, {"inbound": inbound_id}).one_or_none()
+    return None if row is None else ClaimedMail(**row._mapping)
+
+
 @dataclass(frozen=True)
 class NewInbound:
     """A received mail with what it is, to store (see :func:`store_inbound_many`): its
@@ -283,11 +328,11 @@ def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMes
 
 
 def _release_inbound(
-    session: Session, message: InboundMessage, now: datetime, **values: object
+    session: Session, message: StoredMail, now: datetime, **values: object
 ) -> bool:
     """End ``message``'s claim with ``values``, if its claim (``claimed_by``) still holds:
-    one conditional UPDATE, which is also the check. The object (attached or not) is given
-    the values without reading the row back."""
+    one conditional UPDATE, which is also the check. A row's object (attached or not) is
+    given the values without reading the row back."""
     values = {"claimed_by": None, "claimed_at": None, **values}
     result = session.execute(
         update(InboundMessage)
@@ -304,7 +349,7 @@ def _release_inbound(
 
 def mark_inbound_done(
     session: Session,
-    message: InboundMessage,
+    message: StoredMail,
     now: datetime,
     *,
     status: str = INBOUND_DONE,
@@ -356,7 +401,7 @@ _MARK_INBOUND_DONE = (
 
 
 def mark_inbound_failed(
-    session: Session, message: InboundMessage, error: str | BaseException, now: datetime
+    session: Session, message: StoredMail, error: str | BaseException, now: datetime
 ) -> bool:
     """Record a failed attempt: back to pending, or dead after MAX_INBOUND_ATTEMPTS.
     Returns False if the claim was lost. Call it in a new transaction after rolling back
@@ -407,7 +452,9 @@ def inbound_pending(session: Session) -> bool:
 
 
 __all__ = [
+    "ClaimedMail",
     "NewInbound",
+    "StoredMail",
     "claim_inbound",
     "claim_inbound_id",
     "enqueue_inbound",
@@ -415,6 +462,7 @@ __all__ = [
     "inbound_pending",
     "mark_inbound_done",
     "mark_inbound_failed",
+    "read_claimed",
     "requeue_inbound",
     "store_inbound",
     "store_inbound_many",

@@ -32,6 +32,7 @@ from sqlalchemy import CursorResult, Result, create_engine, event, pool
 from sqlalchemy import Engine as Engine
 from sqlalchemy import Pool as Pool
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session as Session
 from sqlalchemy.orm import sessionmaker
 
@@ -235,18 +236,28 @@ def _setup_sqlite(engine: Engine, *, foreign_keys: bool) -> None:
         # A reading unit of work (read_sessions) takes no lock at BEGIN: it reads a WAL
         # snapshot while writers go on.
         if connection.get_execution_options().get(READ_ONLY):
-            connection.exec_driver_sql("BEGIN")
+            _begin(connection, "BEGIN")
         else:
             raw = connection.connection.dbapi_connection
             if not isinstance(raw, QueuedConnection):
-                connection.exec_driver_sql("BEGIN IMMEDIATE")
+                _begin(connection, "BEGIN IMMEDIATE")
                 return
             raw.take_turn()
             try:
-                connection.exec_driver_sql("BEGIN IMMEDIATE")
+                _begin(connection, "BEGIN IMMEDIATE")
             except BaseException:
                 raw.end_turn()
                 raise
+
+
+def _begin(connection: Any, statement: str) -> None:
+    """Run ``statement`` (a BEGIN) on the driver's connection: every unit of work starts
+    with one, and SQLAlchemy's handling of a statement costs many times what SQLite does.
+    A failure is raised as SQLAlchemy raises any database error (what the callers catch)."""
+    try:
+        connection.connection.dbapi_connection.execute(statement)
+    except sqlite3.Error as err:
+        raise DBAPIError.instance(statement, None, err, sqlite3.Error) from err
 
 
 def create_engine_for(

@@ -32,12 +32,8 @@ from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import (
-    INBOUND_DEAD,
-    INBOUND_IGNORED,
-    INBOUND_PROCESSING,
-    InboundMessage,
-)
+from pbm_emergo.db.inbox import ClaimedMail
+from pbm_emergo.db.models import INBOUND_IGNORED
 from pbm_emergo.db.session import Session, SessionFactory, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.commands import (
@@ -116,7 +112,7 @@ class Answering:
     """The stored mail a unit of work answers: what its write transaction marks done (the
     claim checked) and threads the replies to."""
 
-    claimed: InboundMessage
+    claimed: ClaimedMail
     parsed: ParsedMail
     kept: bytes  # its redacted copy, which replaces the mail as received
     commands: CommandText | None = None  # as read on receipt (the command shown again)
@@ -140,7 +136,7 @@ class InboxWorker(Runner):
         self.session_factory = session_factory
         self.processor = processor or default_processor()
         # Claims whose failure could not be recorded (the database was unwritable).
-        self._unreleased: list[tuple[InboundMessage, str]] = []
+        self._unreleased: list[tuple[ClaimedMail, str]] = []
         self._lock = threading.Lock()
         # What one thread remembers between its mails: the threads of one server may share
         # this worker, and a claim is its thread's (claims.worker_name), never another's.
@@ -184,7 +180,7 @@ class InboxWorker(Runner):
             # read transaction a mail (see answer).
             reading = self.reads()
             try:
-                claimed = reading.get(InboundMessage, claimed_id)
+                claimed = inbox.read_claimed(reading, claimed_id)
             except BaseException:
                 reading.close()
                 raise
@@ -197,9 +193,8 @@ class InboxWorker(Runner):
             reading.close()
 
     def _run_claimed(
-        self, claimed: InboundMessage, reading: Session, sections: Tally
+        self, claimed: ClaimedMail, reading: Session, sections: Tally
     ) -> Outcome:
-        claim = claimed.claimed_by
         started = time.perf_counter()
         try:
             outcome = self._process(claimed, reading)
@@ -209,9 +204,6 @@ class InboxWorker(Runner):
         except Exception:  # noqa: BLE001 - any failure is recorded; the message is retried
             error = traceback.format_exc()
             log.exception("inbound %d failed", claimed.id)
-            if claimed.claimed_by != claim:
-                # Marked done in a transaction whose commit then failed: the claim holds.
-                claims.restore_claim(claimed, INBOUND_PROCESSING, claim)
             try:
                 outcome = self._fail(claimed, error)
             except Exception:
@@ -258,7 +250,7 @@ class InboxWorker(Runner):
                      outcome.status)
 
     def _account(
-        self, claimed: InboundMessage, outcome: Outcome, seconds: float, sections: Tally
+        self, claimed: ClaimedMail, outcome: Outcome, seconds: float, sections: Tally
     ) -> None:
         """The metrics of one processed mail, and its one log line (the command as masked
         on receipt: no password; where the time went: the sections, and ``idle_ms`` since
@@ -287,7 +279,7 @@ class InboxWorker(Runner):
         ok = outcome.status in ("done", "ignored")
         event(log, logging.INFO if ok else logging.WARNING, "mail", **fields)
 
-    def _process(self, claimed: InboundMessage, reading: Session | None = None) -> Outcome:
+    def _process(self, claimed: ClaimedMail, reading: Session | None = None) -> Outcome:
         """Run the claimed mail (``reading``: the open session it was read in, which its
         commands' first reads go on in)."""
         inbound_id = claimed.id
@@ -428,14 +420,14 @@ class InboxWorker(Runner):
         )
 
     @write_turn
-    def _ignore(self, claimed: InboundMessage, now: datetime, note: str, kept: bytes) -> bool:
+    def _ignore(self, claimed: ClaimedMail, now: datetime, note: str, kept: bytes) -> bool:
         """Mark a mail not to be answered done; False if the claim was lost."""
         with self.session_factory.begin() as session:
             return inbox.mark_inbound_done(
                 session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
             )
 
-    def parsed(self, claimed: InboundMessage) -> ParsedMail:
+    def parsed(self, claimed: ClaimedMail) -> ParsedMail:
         """The mail as the listener parsed it on receipt; parsed now only if it was stored
         without its parse (before that was stored, or by hand)."""
         if claimed.parsed is not None:
@@ -452,7 +444,7 @@ class InboxWorker(Runner):
         )
 
     @staticmethod
-    def commands(claimed: InboundMessage, parsed: ParsedMail) -> CommandText:
+    def commands(claimed: ClaimedMail, parsed: ParsedMail) -> CommandText:
         """The mail's commands as the listener read them on receipt; read now only if the
         mail was stored without them (before they were stored, or by hand)."""
         if parsed.commands is not None:
@@ -471,7 +463,7 @@ class InboxWorker(Runner):
 
     # --- failures ----------------------------------------------------------------------
 
-    def _fail(self, claimed: InboundMessage, error: str) -> Outcome:
+    def _fail(self, claimed: ClaimedMail, error: str) -> Outcome:
         # The notice to the sender of a mail whose last attempt this was is built now, from
         # the row as claimed, not inside the write transaction.
         notices: dict[int, BuiltReply | None] = {}
@@ -484,19 +476,16 @@ class InboxWorker(Runner):
 
     @write_turn
     def _record_failure(
-        self, claimed: InboundMessage, error: str, notices: dict[int, BuiltReply | None]
+        self, claimed: ClaimedMail, error: str, notices: dict[int, BuiltReply | None]
     ) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
         with self.session_factory.begin() as session:
-            dead = session.get(InboundMessage, inbound_id, populate_existing=True)
-            if (
-                dead is None
-                or dead.claimed_by != claimed.claimed_by
-                or not inbox.mark_inbound_failed(session, dead, error, now)
-            ):
+            # The conditional UPDATE re-checks the claim (a mail removed by hand, or taken
+            # by another worker once the lease ran out, is no longer this worker's).
+            if not inbox.mark_inbound_failed(session, claimed, error, now):
                 return Outcome(inbound_id, "lost-claim")
-            if dead.status != INBOUND_DEAD:
+            if claimed.attempts < claims.MAX_INBOUND_ATTEMPTS:
                 return Outcome(inbound_id, "retry")
-            self.outbox.notify_dead(session, dead, notices)
+            self.outbox.notify_dead(session, claimed, notices)
         return Outcome(inbound_id, "dead")

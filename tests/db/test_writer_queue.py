@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import Engine, text
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import sessionmaker
 
 from pbm_emergo.db.session import QueuedConnection, create_engine_for, read_sessions
@@ -70,6 +72,27 @@ def test_rollback_failed_begin_and_pool_reset_let_go(engine: Engine, tmp_path: P
     assert queue_is_free(lock_file(tmp_path))
     with engine.connect() as connection:
         assert connection.execute(text("SELECT count(*) FROM t")).scalar() == 0
+
+
+def test_a_begin_that_fails_raises_sqlalchemys_error_and_lets_go(
+    engine: Engine, tmp_path: Path
+) -> None:
+    # Another process's write lock, and no busy wait: BEGIN IMMEDIATE fails at once. The
+    # BEGIN runs on the driver's connection, yet fails as any statement does (the callers
+    # catch SQLAlchemy's errors), and the writers' queue is free again.
+    holder = sqlite3.connect(tmp_path / "q.sqlite3", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with engine.connect() as connection:
+            connection.connection.dbapi_connection.execute("PRAGMA busy_timeout = 0")
+            with pytest.raises(OperationalError, match="database is locked"):
+                connection.begin()
+            assert queue_is_free(lock_file(tmp_path))
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with engine.begin() as connection:
+        connection.execute(text("INSERT INTO t VALUES (5)"))
 
 
 def test_readers_do_not_queue(engine: Engine, tmp_path: Path) -> None:
