@@ -22,7 +22,7 @@ from sqlalchemy.orm import sessionmaker
 from pbm_emergo.db import games as game_store
 from pbm_emergo.db import inbox, players
 from pbm_emergo.db.apply import apply
-from pbm_emergo.db.reads.snapshot import read_snapshot
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import create_engine_for, upgrade_to_head
 from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.rules import Game
@@ -69,12 +69,12 @@ def run(url: str, games: int, mails: int, workers: int) -> None:
             number = board.number
         for move in script:
             with sessions.begin() as session:
-                found = game_store.get_board_and_facts(session, number)
+                found = read_board(session, number)
                 assert found is not None
-                board, facts = found
-                mover = game_store.player_to_move(board)
-                assert mover is not None
-                snapshot = read_snapshot(session, board, facts)
+                snapshot = found.snapshot
+                state = snapshot.state
+                assert state.to_move is not None
+                mover = state.seat(state.to_move)
                 request = Play.parse(number, mover.id, mover.userid, move)
                 apply(session, decide_move(snapshot, request, NOW).changes)
     elapsed = time.perf_counter() - start

@@ -17,6 +17,7 @@ from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
+from pbm_emergo.db.reads.accounts import Account, account_of
 from pbm_emergo.game.account_changes import PasswordHashStored
 from pbm_emergo.game.accounts import password_fault, userid_fault
 from pbm_emergo.robot import ROBOTS
@@ -90,13 +91,18 @@ def require_player(
     key = players.userid_key(userid)
     player = next((p for p in known if p.userid_key == key), None) or find_player(ctx, userid)
     if player is None or not player.active:
-        # A word that may be a password is not echoed (it would show as ********).
-        named = (
-            i18n._("There is no player by that name") if userid in ctx.secrets.words
-            else i18n._("There is no player '%(userid)s'", userid=userid[:40])
-        )
-        raise Refused(f"{named}.{similar_players(ctx, userid)}", board=board)
+        raise no_such_player(ctx, userid, board=board)
     return player
+
+
+def no_such_player(ctx: UnitOfWork, userid: str, *, board: int | None = None) -> Refused:
+    """The refusal of a userid that names no active player."""
+    # A word that may be a password is not echoed (it would show as ********).
+    named = (
+        i18n._("There is no player by that name") if userid in ctx.secrets.words
+        else i18n._("There is no player '%(userid)s'", userid=userid[:40])
+    )
+    return Refused(f"{named}.{similar_players(ctx, userid)}", board=board)
 
 
 def similar_players(ctx: UnitOfWork, userid: str) -> str:
@@ -114,8 +120,8 @@ def similar_players(ctx: UnitOfWork, userid: str) -> str:
     return " " + i18n._("Players with similar names: %(names)s.", names=similar)
 
 
-def is_registered(player: Player, address: str) -> bool:
-    return address.lower() in {a.address_key for a in player.addresses}
+def is_registered(player: Account, address: str) -> bool:
+    return address.lower() in player.address_keys
 
 
 def _at(moment: datetime) -> str:
@@ -131,7 +137,44 @@ def authenticate(
     known: Sequence[Player] = (),
     no_failures: Collection[int] = (),
 ) -> Player:
-    """The player if ``password`` is theirs; otherwise a Refused (and a failure counted,
+    """The player if ``password`` is theirs; otherwise a Refused (see
+    :func:`check_login`). ``known``: players already read, looked at before the
+    database."""
+    player = require_player(ctx, userid, board=board, known=known)
+    check_login(ctx, account_of(player), password, board=board, no_failures=no_failures)
+    return player
+
+
+def authenticate_seated(
+    ctx: UnitOfWork,
+    userid: str,
+    password: str,
+    seated: Sequence[Account],
+    *,
+    board: int | None = None,
+    no_failures: Collection[int] = (),
+) -> Account:
+    """As :func:`authenticate`, for a userid looked for first among the accounts read with
+    a board (``seated``); the account if ``password`` is its own."""
+    key = players.userid_key(userid)
+    account = next((a for a in seated if a.userid_key == key), None)
+    if account is None:
+        account = account_of(require_player(ctx, userid, board=board))
+    elif not account.active:
+        raise no_such_player(ctx, userid, board=board)
+    check_login(ctx, account, password, board=board, no_failures=no_failures)
+    return account
+
+
+def check_login(
+    ctx: UnitOfWork,
+    account: Account,
+    password: str,
+    *,
+    board: int | None = None,
+    no_failures: Collection[int] = (),
+) -> None:
+    """Nothing if ``password`` is the account's; otherwise a Refused (and a failure counted,
     per userid and sender; past the caps on wrong passwords per mail and per sender, refused
     without a hash: see :mod:`pbm_emergo.app.lockout`). ``no_failures``: ids of
     players read to have no wrong passwords counted (their counts are not looked up).
@@ -141,29 +184,27 @@ def authenticate(
     command's reading step (the credential cache makes a repeated check cheap); what it
     changes (the failure count, a renewed hash) is stored by the command's writes.
     """
-    player = require_player(ctx, userid, board=board, known=known)
     failures = (
-        {} if player.id in no_failures else players.login_failures_of(ctx.session, player.id)
+        {} if account.id in no_failures else players.login_failures_of(ctx.session, account.id)
     )
-    lockout.check_not_locked(ctx, player, failures, board=board)
-    verified = lockout.checked_password(ctx, player, password, board=board)
+    lockout.check_not_locked(ctx, account, failures, board=board)
+    verified = lockout.checked_password(ctx, account, password, board=board)
     if not verified.ok:
-        raise lockout.wrong_password(ctx, player, failures, board=board)
+        raise lockout.wrong_password(ctx, account, failures, board=board)
     # A verified password is taken out of everything this mail leads to: its comment (the
     # lines holding it are left out) and every reply (see commands.masking).
     ctx.secrets.add_password(password)
     ctx.comment = ctx.secrets.scrub_comment(ctx.comment_written)
     if verified.new_hash is not None:
-        ctx.write(PasswordHashStored(player.id, verified.new_hash, player.password_hash))
-    lockout.right_password(ctx, player, failures)
+        ctx.write(PasswordHashStored(account.id, verified.new_hash, account.password_hash))
+    lockout.right_password(ctx, account, failures)
     # What the command sends to others is charged to this account too, whatever its From.
-    ctx.budget.logged_in(player.id, [a.address for a in player.addresses])
-    if not (ctx.sender_trusted and is_registered(player, ctx.sender)):
-        notify_foreign_address(ctx, player)
-    return player
+    ctx.budget.logged_in(account.id, list(account.addresses))
+    if not (ctx.sender_trusted and is_registered(account, ctx.sender)):
+        notify_foreign_address(ctx, account)
 
 
-def notify_foreign_address(ctx: UnitOfWork, player: Player) -> None:
+def notify_foreign_address(ctx: UnitOfWork, player: Account) -> None:
     """Tell the player's registered addresses that their password came from elsewhere."""
     key = player.userid_key
     if key in ctx.notified:
@@ -179,5 +220,5 @@ def notify_foreign_address(ctx: UnitOfWork, player: Player) -> None:
         )
     for address in player.addresses:
         ctx.notices.append(
-            Reply(to=address.address, subject=f"Emergo notice: {player.userid}", body=body)
+            Reply(to=address, subject=f"Emergo notice: {player.userid}", body=body)
         )

@@ -19,9 +19,15 @@ from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, spectators
-from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board
-from pbm_emergo.db.reads.snapshot import load_state, primary_address, read_snapshot, seat_of
+from pbm_emergo.db.reads.snapshot import (
+    BoardRead,
+    load_state,
+    primary_address,
+    read_board,
+    read_snapshot,
+    seat_of,
+)
 from pbm_emergo.game.board import (
     AUTOPLAYED_MARKS,
     BLACK,
@@ -78,7 +84,7 @@ __all__ = [
     "board_view",
     "finish_game",
     "get_board",
-    "get_board_and_facts",
+    "get_board_read",
     "load_state",
     "other_side",
     "parse_board_ref",
@@ -106,19 +112,19 @@ def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
     board = games.get_board(ctx.session, number)
     if board is None:
         raise Refused(i18n._("There is no board %(number)s.", number=number))
-    _check_upto(board, upto)
+    _check_upto(number, board.ply, upto)
     return board, upto
 
 
-def get_board_and_facts(ctx: UnitOfWork, text: str) -> tuple[Board, BoardFacts, int | None]:
-    """As :func:`get_board`, with the facts read beside it (see games.BoardFacts)."""
+def get_board_read(ctx: UnitOfWork, text: str) -> tuple[BoardRead, int | None]:
+    """The board a ``board[#n]`` argument names, read as values for a move (see
+    :func:`pbm_emergo.db.reads.snapshot.read_board`), or a Refused."""
     number, upto = _board_ref(text)
-    found = games.get_board_and_facts(ctx.session, number)
-    if found is None:
+    read = read_board(ctx.session, number)
+    if read is None:
         raise Refused(i18n._("There is no board %(number)s.", number=number))
-    board, facts = found
-    _check_upto(board, upto)
-    return board, facts, upto
+    _check_upto(number, read.snapshot.state.ply, upto)
+    return read, upto
 
 
 def _board_ref(text: str) -> tuple[int, int | None]:
@@ -128,15 +134,16 @@ def _board_ref(text: str) -> tuple[int, int | None]:
     return ref
 
 
-def _check_upto(board: Board, upto: int | None) -> None:
-    if upto is not None and upto > board.ply:
+def _check_upto(number: int, ply: int, upto: int | None) -> None:
+    """Refuse a move number past the board's ``ply`` moves."""
+    if upto is not None and upto > ply:
         raise Refused(
             i18n.ngettext(
                 "Board %(board)s has %(num)s move so far, so there is no move %(upto)s to show.",
                 "Board %(board)s has %(num)s moves so far, so there is no move %(upto)s to show.",
-                board.ply, board=board.number, upto=upto,
+                ply, board=number, upto=upto,
             ),
-            board=board.number,
+            board=number,
         )
 
 

@@ -24,6 +24,7 @@ from pbm_emergo.app.handlers import handle
 from pbm_emergo.app.messages import Attachment, CommandMail, Reply
 from pbm_emergo.app.results import Refused, Result, Write
 from pbm_emergo.db import outbox, players
+from pbm_emergo.db.reads.accounts import account_of
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
@@ -401,11 +402,12 @@ def check_passwords_ahead(
         player = players.find_player(session, userid)
         if player is None or not player.active:
             continue
+        account = account_of(player)
         try:
             lockout.check_not_locked(
-                ctx, player, players.login_failures_of(session, player.id), board=None
+                ctx, account, players.login_failures_of(session, player.id), board=None
             )
-            lockout.checked_password(ctx, player, password, board=None)
+            lockout.checked_password(ctx, account, password, board=None)
         except Refused:
             continue
     if not mail.sender:

@@ -35,7 +35,8 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Write
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
-from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure, Player
+from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.account_changes import AttackNoticeMarked, LoginFailuresCleared
 from pbm_emergo.game.lockout import (
     FAILURE_WINDOW,
@@ -73,9 +74,9 @@ class Sender:
     capped_per_hour: bool = False
 
 
-def sender_of(ctx: UnitOfWork, player: Player) -> Sender:
+def sender_of(ctx: UnitOfWork, player: Account) -> Sender:
     address = ctx.sender.lower()
-    registered = address in {a.address_key for a in player.addresses}
+    registered = address in player.address_keys
     if ctx.sender_trusted and registered:
         if ctx.sender_proven:
             return Sender(True, (address,), (address,))
@@ -97,7 +98,7 @@ def _active_lock(row: LoginFailure | None, now: datetime) -> datetime | None:
 
 
 def check_not_locked(
-    ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure], *, board: int | None
+    ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailure], *, board: int | None
 ) -> None:
     """Raise a Refused if the userid is locked for this sender."""
     sender = sender_of(ctx, player)
@@ -142,7 +143,7 @@ def check_not_locked(
 
 
 def checked_password(
-    ctx: UnitOfWork, player: Player, password: str, *, board: int | None
+    ctx: UnitOfWork, player: Account, password: str, *, board: int | None
 ) -> players.Verified:
     """``password`` checked against the player's stored hash, unless the mail or its sender
     has used up its wrong passwords: then a Refused, before anything is hashed (a password
@@ -193,7 +194,7 @@ def checked_password(
 
 
 def wrong_password(
-    ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure], *, board: int | None
+    ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailure], *, board: int | None
 ) -> Refused:
     """The error for a wrong password, carrying the writes that count it and the notices
     a new lock causes."""
@@ -238,7 +239,7 @@ def wrong_password(
                         unproven=sender.unproven,
                         count=MAX_FAILURES,
                         locked_until=i18n.moment(max(until for _, until in locked), "UTC"),
-                        registered=[a.address for a in player.addresses],
+                        registered=list(player.addresses),
                     ),
                 )
     return Refused(
@@ -256,11 +257,11 @@ def wrong_password(
     )
 
 
-def _to_player(player: Player, subject: str, body: str) -> list[Reply]:
-    return [Reply(to=a.address, subject=subject, body=body) for a in player.addresses]
+def _to_player(player: Account, subject: str, body: str) -> list[Reply]:
+    return [Reply(to=address, subject=subject, body=body) for address in player.addresses]
 
 
-def right_password(ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure]) -> None:
+def right_password(ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailure]) -> None:
     """A right password: forget this sender's own wrong ones (not those of the others
     together, which would hand a guesser a fresh allowance)."""
     keys = [k for k in sender_of(ctx, player).keys if k != OTHER_SENDERS and k in rows]
@@ -268,10 +269,10 @@ def right_password(ctx: UnitOfWork, player: Player, rows: dict[str, LoginFailure
         ctx.write(LoginFailuresCleared(player.id, tuple(keys)))
 
 
-def locked_out(session: Session, player: Player, now: datetime) -> bool:
+def locked_out(session: Session, player: Account, now: datetime) -> bool:
     """Whether a registered address of the player is locked, or was within FORFEIT_GRACE
     (their games are not forfeited then)."""
-    registered = {a.address_key for a in player.addresses}
+    registered = player.address_keys
     return any(
         row.locked_until is not None and row.locked_until > now - FORFEIT_GRACE
         for key, row in players.login_failures_of(session, player.id).items()

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pbm_emergo.app.boards import BoardState, finish_game, read_snapshot
+from pbm_emergo.app.boards import BoardSnapshot, BoardState, finish_game, read_snapshot
 from pbm_emergo.app.decisions import carry_out, event_mails
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.decision import Decision
 from pbm_emergo.game.play import (
     KEYWORDS,
@@ -68,24 +69,22 @@ class Turn:
 
 
 def play(
-    ctx: UnitOfWork, player: Player, board: Board, move: str, facts: BoardFacts | None = None,
-    *, comment: str | None = None,
+    ctx: UnitOfWork, player: Account, snapshot: BoardSnapshot, move: str, *,
+    comment: str | None = None,
 ) -> Result:
-    """Everything ``emergo move`` does once the board was found and the player logged in:
-    ``move`` (``MOVE[#n]`` or a keyword) played by ``player`` on ``board`` (``facts``: read
-    with it; ``comment``: the move's comment, else the mail's)."""
+    """Everything ``emergo move`` does once the board was read and the player logged in:
+    ``move`` (``MOVE[#n]`` or a keyword) played by ``player`` on the board of ``snapshot``
+    (read with its queued moves; ``comment``: the move's comment, else the mail's)."""
     comment = ctx.comment if comment is None else comment
-    request = Play.parse(board.number, player.id, player.userid, move, comment)
-    is_move = request.keyword is None
-    turn = Turn(ctx, board, player, facts, with_queue=is_move)
+    request = Play.parse(snapshot.state.number, player.id, player.userid, move, comment)
 
     def decide() -> Decision:
-        if is_move:
+        if request.keyword is None:
             with timed("rules"):
-                return decide_move(turn.snapshot, request, ctx.now)
-        return decide_move(turn.snapshot, request, ctx.now)
+                return decide_move(snapshot, request, ctx.now)
+        return decide_move(snapshot, request, ctx.now)
 
-    return carry_out(ctx, turn.state, decide)
+    return carry_out(ctx, snapshot.state, decide)
 
 
 def resign(turn: Turn) -> Result:

@@ -25,6 +25,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.accounts import account_of
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.queue import decide_queue, describe, queue_refusal
@@ -142,7 +143,7 @@ def shown_queue(ctx: UnitOfWork, board: Board, state: BoardState) -> list[str]:
     if not board.queued or not ctx.sender_trusted or not ctx.sender:
         return []
     for player in (board.white_player, board.black_player):
-        if is_registered(player, ctx.sender):
+        if is_registered(account_of(player), ctx.sender):
             lines = queue_lines(state, player, autoplay.queue_of(ctx.session, board.number))
             if lines:
                 return lines

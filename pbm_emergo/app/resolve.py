@@ -4,26 +4,28 @@ A handler calls them in its own order, which is the order of the refusals a play
 board looked up before the password is checked, a value checked before either); the game
 operations it then calls take the :class:`~pbm_emergo.db.models.Player` logged in (and the
 :class:`~pbm_emergo.db.models.Board` found), never a password, so that the robots, the
-scheduler, the web view and admin call them too.
+scheduler, the web view and admin call them too. A move reads its board as values
+(:func:`board_read`) and logs in on its players' accounts (:func:`login_seated`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from pbm_emergo.app.accounts import authenticate
-from pbm_emergo.app.boards import get_board, get_board_and_facts
+from pbm_emergo.app.accounts import authenticate, authenticate_seated
+from pbm_emergo.app.boards import get_board, get_board_read
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.snapshot import BoardRead
 from pbm_emergo.game.requests import BoardRef, LoginRequest, Password
 from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import said
 
 # The reason given when a board argument has a move number (``101#7``) where the request
-# takes none: from the board and that number.
-AloneReason = Callable[[Board, int], str]
+# takes none: from the board's number, its moves so far and that number.
+AloneReason = Callable[[int, int, int], str]
 
 
 def board(
@@ -36,27 +38,27 @@ def board(
     reason the command layer wrote (:attr:`BoardRef.alone`), or the reason ``alone``
     makes."""
     found, upto = get_board(ctx, str(ref))
-    _check_alone(ref, found, upto, alone)
+    _check_alone(ref, found.number, found.ply, upto, alone)
     return found, upto
 
 
-def board_and_facts(
+def board_read(
     ctx: UnitOfWork, ref: BoardRef, *, alone: bool | AloneReason = False
-) -> tuple[Board, BoardFacts, int | None]:
-    """As :func:`board`, with the facts read beside it (see
-    :func:`pbm_emergo.app.boards.get_board_and_facts`)."""
-    found, facts, upto = get_board_and_facts(ctx, str(ref))
-    _check_alone(ref, found, upto, alone)
-    return found, facts, upto
+) -> BoardRead:
+    """As :func:`board`, the board read as values for a move (see
+    :func:`pbm_emergo.app.boards.get_board_read`)."""
+    read, upto = get_board_read(ctx, str(ref))
+    _check_alone(ref, read.snapshot.state.number, read.snapshot.state.ply, upto, alone)
+    return read
 
 
 def _check_alone(
-    ref: BoardRef, found: Board, upto: int | None, alone: bool | AloneReason
+    ref: BoardRef, number: int, ply: int, upto: int | None, alone: bool | AloneReason
 ) -> None:
     if upto is None or alone is False:
         return
-    reason = alone(found, upto) if callable(alone) else ref.alone
-    raise Refused(said(reason), board=found.number)
+    reason = alone(number, ply, upto) if callable(alone) else ref.alone
+    raise Refused(said(reason), board=number)
 
 
 def login(
@@ -70,25 +72,25 @@ def login(
     """The player whose userid and password the request names, if the password is theirs;
     otherwise a Refused, the failure counted once (see
     :func:`pbm_emergo.app.accounts.authenticate`, which takes the options)."""
-    return login_as(
-        ctx, request.userid, request.password,
+    player = authenticate(
+        ctx, request.userid, request.password.text,
         board=board, known=known, no_failures=no_failures,
     )
-
-
-def login_as(
-    ctx: UnitOfWork,
-    userid: str,
-    password: Password,
-    *,
-    board: int | None = None,
-    known: Sequence[Player] = (),
-    no_failures: Collection[int] = (),
-) -> Player:
-    """As :func:`login`, for a userid and password given apart (``emergo move``). The
-    mail's replies are in the language of the player it logs in as."""
-    player = authenticate(
-        ctx, userid, password.text, board=board, known=known, no_failures=no_failures
-    )
+    # The mail's replies are in the language of the player it logs in as.
     i18n.settle(player.language)
     return player
+
+
+def login_seated(
+    ctx: UnitOfWork, userid: str, password: Password, read: BoardRead
+) -> Account:
+    """As :func:`login`, for a userid and password given apart (``emergo move``) on the
+    board ``read``: its players' accounts, read with it, are looked at first, and a player
+    it found no wrong passwords counted for needs no look-up of them."""
+    state = read.snapshot.state
+    account = authenticate_seated(
+        ctx, userid, password.text, read.accounts, board=state.number,
+        no_failures={state.white.id, state.black.id} - read.facts.failing,
+    )
+    i18n.settle(account.language)
+    return account

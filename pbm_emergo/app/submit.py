@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from pbm_emergo.app.boards import read_snapshot
 from pbm_emergo.app.decisions import refused
 from pbm_emergo.app.play import Turn, play
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import submitted
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.accounts import account_of
 from pbm_emergo.game.board_changes import SubmittedMoveDropped
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.play import Play
@@ -69,7 +71,10 @@ def confirm(ctx: UnitOfWork, player: Player, board: Board) -> Result:
             said(refusal.reason_value or refusal.reason),
             board=board.number, writes=list(refusal.changes),
         ) from None
-    result = play(ctx, player, board, move.notation, comment=ctx.comment or move.comment)
+    snapshot = read_snapshot(ctx.session, board, with_queue=True)
+    result = play(
+        ctx, account_of(player), snapshot, move.notation, comment=ctx.comment or move.comment
+    )
     ctx.write(SubmittedMoveDropped(board.number, player.id))
     result.summary = f"confirmed: {result.summary}"
     if result.summary_said is not None:

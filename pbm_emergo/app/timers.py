@@ -60,6 +60,7 @@ from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, vacations
 from pbm_emergo.db.models import Board, Player, Vacation
+from pbm_emergo.db.reads.accounts import account_of
 from pbm_emergo.db.reads.reminders import reminder_delivery
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
@@ -234,7 +235,7 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
         )
         due = after_time_ran_out(found, delivery.sent_at, delivery.on_its_way, ctx.now)
     if isinstance(due, LossOnTimeDue):
-        if lockout.locked_out(ctx.session, player, ctx.now):
+        if lockout.locked_out(ctx.session, account_of(player), ctx.now):
             held = _hold_for_lock_out(ctx, board, player, clocks)
             if held is not None:
                 return held

@@ -71,6 +71,7 @@ from pbm_emergo.rules import BlockedRule, Game, Position, Termination
 REPETITION_SEPARATOR = "\n"
 
 __all__ = [
+    "FACTS_COLUMNS",
     "BoardFacts",
     "RobotBoard",
     "boards",
@@ -81,9 +82,9 @@ __all__ = [
     "create_board",
     "current_position",
     "drop_votes",
+    "facts_from",
     "finish_board",
     "get_board",
-    "get_board_and_facts",
     "last_board_number",
     "load_game",
     "move_notations",
@@ -270,10 +271,10 @@ def _pair_rated_at_of(board: type[Board]) -> Any:
     )
 
 
-# The same query with the facts as EXISTS columns: each an index lookup in the one statement;
-# and when the two players last finished a rated game against each other, which a rated
-# move near the end of a game needs (a query of its own before).
-_BOARD_WITH_FACTS = _BOARD_WITH_PLAYERS.add_columns(
+# What a board's read finds out beside it (BoardFacts), as columns of the board's query:
+# EXISTS columns, each an index lookup in the one statement; and when the two players last
+# finished a rated game against each other, which a rated move near the end of a game needs.
+FACTS_COLUMNS = (
     exists().where(Vote.board_number == Board.number),
     exists().where(
         or_(Subscription.board_number == Board.number, Subscription.board_number.is_(None))
@@ -284,16 +285,14 @@ _BOARD_WITH_FACTS = _BOARD_WITH_PLAYERS.add_columns(
 )
 
 
-def get_board_and_facts(session: Session, number: int) -> tuple[Board, BoardFacts] | None:
-    """The board as :func:`get_board` reads it, and :class:`BoardFacts` (the same query)."""
-    row = session.execute(_BOARD_WITH_FACTS, {"number": number}).unique().one_or_none()
-    if row is None:
-        return None
-    board, votes, watched, white_failing, black_failing, rated_at = row
-    seats = ((board.white_player_id, white_failing), (board.black_player_id, black_failing))
-    failing = frozenset(pid for pid, has in seats if has)
-    return board, BoardFacts(
-        votes=bool(votes), watched=bool(watched), failing=failing, pair_rated_at=rated_at
+def facts_from(white_id: int, black_id: int, values: Sequence[Any]) -> BoardFacts:
+    """The facts of the board whose players are ``white_id`` and ``black_id``, from the
+    values of :data:`FACTS_COLUMNS` read with it."""
+    votes, watched, white_failing, black_failing, rated_at = values
+    seats = ((white_id, white_failing), (black_id, black_failing))
+    return BoardFacts(
+        votes=bool(votes), watched=bool(watched),
+        failing=frozenset(pid for pid, has in seats if has), pair_rated_at=rated_at,
     )
 
 
@@ -607,8 +606,9 @@ def repetition_text(game: Game) -> str:
     return REPETITION_SEPARATOR.join(game.repetition_history())
 
 
-def current_position(board: Board) -> Position:
-    """The board's current position, from the cached ``boards.position``."""
+def current_position(board: Board | Row[Any]) -> Position:
+    """The board's current position, from the cached ``boards.position`` (the board's
+    object, or a plain row of the boards table)."""
     return Position.from_text(board.position)
 
 

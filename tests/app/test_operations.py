@@ -12,6 +12,8 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.reads.snapshot import read_board
 
 from .conftest import Game
 
@@ -34,7 +36,9 @@ def board(unit: UnitOfWork, number: int) -> Board:
 
 def move(unit: UnitOfWork, userid: str, text: str) -> Result:
     """``text`` played by ``userid`` on board 101."""
-    return play.play(unit, player(unit, userid), board(unit, 101), text)
+    found = read_board(unit.session, 101)
+    assert found is not None
+    return play.play(unit, account_of(player(unit, userid)), found.snapshot, text)
 
 
 @pytest.fixture

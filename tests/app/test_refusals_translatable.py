@@ -14,7 +14,7 @@ APP = Path(pbm_emergo.app.__file__).parent
 # The operator's: answered in English (docs/commands.md, "Replies in the player's language").
 OPERATORS = {("support.py", None), ("events.py", "start_now")}
 # Joined of sentences translated one by one (the player's name, then similar names).
-JOINED = {("accounts.py", "require_player")}
+JOINED = {("accounts.py", "no_such_player")}
 
 
 def english_refusals(path: Path) -> list[str]:

@@ -18,6 +18,8 @@ from pbm_emergo.db import players as players_db
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.reads.snapshot import read_snapshot
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.robot import Decision
 from pbm_emergo.rules import Position
@@ -169,7 +171,8 @@ def test_of_one_players_boards_the_one_waiting_longest_goes_first(game: Game) ->
     alice_to_move = challenge(game, "alice", "robot1", ALICE)
     waiting_longer = challenge(game, "robot2", "alice", ALICE)
     game.run(lambda unit: play.play(
-        unit, _player(unit, "alice"), _board(unit, alice_to_move), "e4"
+        unit, account_of(_player(unit, "alice")),
+        read_snapshot(unit.session, _board(unit, alice_to_move)), "e4",
     ))
     answered: list[int] = []
     assert runner(game, answered).run_once() == 2

@@ -17,7 +17,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board, OutboundMessage
-from pbm_emergo.db.reads.snapshot import read_snapshot
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.play import Play, decide_move
 
 from .conftest import Game
@@ -112,9 +112,9 @@ def test_a_runner_gives_up_after_its_attempts(game: Game) -> None:
 def _play(game: Game, ply: int, now: datetime) -> None:
     """The move ``ply + 1`` on board 101, by whoever is to move."""
     with game.factory.begin() as session:
-        found = games.get_board_and_facts(session, 101)
+        found = read_board(session, 101)
         assert found is not None
-        snapshot = read_snapshot(session, *found)
+        snapshot = found.snapshot
         state = snapshot.state
         assert state.ply == ply
         seat = state.white if state.to_move == "white" else state.black

@@ -12,7 +12,8 @@ from pbm_emergo.app import accounts, challenges, membership, play
 from pbm_emergo.app.multiple import report
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import games
+from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import said
@@ -38,9 +39,9 @@ class Line:
 
 def move(unit: UnitOfWork, userid: str, text: str) -> Result:
     player = accounts.find_player(unit, userid)
-    board = games.get_board(unit.session, 101)
-    assert player is not None and board is not None
-    return play.play(unit, player, board, text)
+    found = read_board(unit.session, 101)
+    assert player is not None and found is not None
+    return play.play(unit, account_of(player), found.snapshot, text)
 
 
 @pytest.fixture

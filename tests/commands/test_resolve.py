@@ -55,11 +55,40 @@ def test_the_board_resolver_refuses_a_move_number_where_none_is_taken(game: Mail
         bound(game, "emergo move 101#1 bob bobpw e5") as (ctx, request),
         pytest.raises(Refused) as refused,
     ):
-        resolve.board_and_facts(
+        resolve.board_read(
             ctx, BoardRef(request.board, request.upto),
-            alone=lambda board, upto: f"{board.number} then {upto}",
+            alone=lambda number, ply, upto: f"{number} then {upto} (of {ply})",
         )
-    assert refused.value.reason == "101 then 1"
+    assert refused.value.reason == "101 then 1 (of 1)"
+
+
+def test_the_move_resolvers_read_the_board_and_log_in_on_values(game: Mailer) -> None:
+    # A move's board is read once, as values (its snapshot and its players' accounts), and
+    # its login looks at those accounts first: a seated player, an unseated one (read from
+    # the database), and a wrong password, refused with its count to store.
+    game.move(101, "alice", "e4")
+    with bound(game, "emergo move 101 bob bobpw e5") as (ctx, request):
+        read = resolve.board_read(ctx, BoardRef(request.board, request.upto))
+        state = read.snapshot.state
+        assert (state.number, state.ply, [m.label for m in state.moves]) == (101, 1, ["e4"])
+        assert [a.userid for a in read.accounts] == ["alice", "bob"]
+        assert read.accounts[1].addresses == ("bob@example.org",)
+        assert resolve.login_seated(ctx, "bob", request.password, read).userid == "bob"
+    with (
+        bound(game, "emergo move 101 bob wrong e5") as (ctx, request),
+        pytest.raises(Refused) as refused,
+    ):
+        read = resolve.board_read(ctx, BoardRef(request.board, request.upto))
+        resolve.login_seated(ctx, "bob", request.password, read)
+    assert refused.value.reason == "Wrong password for bob."
+    assert refused.value.writes
+    with (
+        bound(game, "emergo move 101 nobody pw e5") as (ctx, request),
+        pytest.raises(Refused) as refused,
+    ):
+        read = resolve.board_read(ctx, BoardRef(request.board, request.upto))
+        resolve.login_seated(ctx, "nobody", request.password, read)
+    assert refused.value.reason.startswith("There is no player 'nobody'")
 
 
 def test_the_login_resolver_counts_a_wrong_password_once(game: Mailer) -> None:

@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db import errors, games, players, vacations
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import OTHER_SENDERS, Board, MoveRecord, Player, Vote
-from pbm_emergo.db.reads.snapshot import read_snapshot
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.account_changes import (
     AccountClosed,
     AddressConfirmed,
@@ -79,9 +79,9 @@ def _board(session: Session) -> tuple[Player, Player]:
 
 
 def _snapshot(session: Session) -> BoardSnapshot:
-    found = games.get_board_and_facts(session, 101)
+    found = read_board(session, 101)
     assert found is not None
-    return read_snapshot(session, *found)
+    return found.snapshot
 
 
 def _decide(session: Session, player: Player, text: str) -> Decision:

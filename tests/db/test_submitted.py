@@ -10,7 +10,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import games, players, submitted
 from pbm_emergo.db.apply import apply
-from pbm_emergo.db.reads.snapshot import read_snapshot
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.board_changes import MoveSubmitted, SubmittedMoveDropped
 from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.game.submit import Submitted
@@ -35,10 +35,10 @@ def test_a_submission_is_kept_replaced_and_dropped(db_sessions: sessionmaker[Ses
         found = submitted.submitted_move(session, 101, alice.id)
         assert found is not None and (found.notation, found.comment) == ("d4", "")
         # A move changes the last move's id.
-        board_and_facts = games.get_board_and_facts(session, 101)
-        assert board_and_facts is not None
+        found = read_board(session, 101)
+        assert found is not None
         request = Play.parse(101, alice.id, "alice", "e4")
-        apply(session, decide_move(read_snapshot(session, *board_and_facts), request, NOW).changes)
+        apply(session, decide_move(found.snapshot, request, NOW).changes)
     with db_sessions.begin() as session:
         assert submitted.last_move_id(session, 101) > 0
         apply(session, [SubmittedMoveDropped(101, alice.id), SubmittedMoveDropped(101, bob.id)])

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 from pbm_emergo.db import games
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Player
-from pbm_emergo.db.reads.snapshot import read_snapshot
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.decision import Decision
 from pbm_emergo.game.play import Play, decide_move
 
@@ -26,10 +26,10 @@ def decide(
 ) -> Decision:
     """``player``'s ``text`` on board ``number`` decided on the board as read now (raises
     :class:`~pbm_emergo.game.decision.Refusal`)."""
-    found = games.get_board_and_facts(session, number)
+    found = read_board(session, number)
     assert found is not None, f"no board {number}"
     request = Play.parse(number, player.id, player.userid, text, comment or "")
-    return decide_move(read_snapshot(session, *found), request, now)
+    return decide_move(found.snapshot, request, now)
 
 
 def play_stored(

@@ -30,6 +30,7 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING, Board, Player
 from pbm_emergo.db.reads import BoardLine
+from pbm_emergo.db.reads.accounts import account_of
 from pbm_emergo.game.requests import (
     AllShowRequest,
     GamesRequest,
@@ -606,6 +607,6 @@ def _style_for_sender(ctx: Context, board: Board) -> str:
     are), else ``diagram``."""
     if ctx.sender:
         for player in (board.white_player, board.black_player):
-            if player.board_style == "list" and is_registered(player, ctx.sender):
+            if player.board_style == "list" and is_registered(account_of(player), ctx.sender):
                 return "list"
     return "diagram"

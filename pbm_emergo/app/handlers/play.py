@@ -10,10 +10,9 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.play import play
 from pbm_emergo.app.queue import queue_moves
-from pbm_emergo.app.resolve import login, login_as
+from pbm_emergo.app.resolve import login, login_seated
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.submit import confirm, submit
-from pbm_emergo.db.models import Board
 from pbm_emergo.game.requests import (
     AnalyseRequest,
     AutoplayRequest,
@@ -28,37 +27,33 @@ from pbm_emergo.views import i18n
 
 @handles(MoveRequest)
 def move(ctx: Context, request: MoveRequest) -> Result:
-    """The board, then the login, then the move: in that order a player sees the refusals."""
+    """The board, then the login, then the move: in that order a player sees the refusals.
+    The board is read as values (its snapshot and its players' accounts), once."""
     userid = request.userid
 
-    def number_after_the_board(board: Board, upto: int) -> str:
+    def number_after_the_board(number: int, ply: int, upto: int) -> str:
         return i18n._(
             "Write the move number after the move, not after the board: emergo move "
             "%(board)s %(userid)s PASSWORD MOVE#%(number)s.",
-            board=board.number, userid=userid, number=upto,
+            board=number, userid=userid, number=upto,
         )
 
-    board, facts, _ = resolve.board_and_facts(
+    read = resolve.board_read(
         ctx, BoardRef(request.board, request.upto), alone=number_after_the_board
     )
-    player = login_as(
-        ctx, userid, request.password,
-        board=board.number, known=(board.white_player, board.black_player),
-        # Players the board's read found without wrong passwords need no look-up.
-        no_failures={board.white_player_id, board.black_player_id} - facts.failing,
-    )
-    return play(ctx, player, board, request.move, facts)
+    player = login_seated(ctx, userid, request.password, read)
+    return play(ctx, player, read.snapshot, request.move)
 
 
 @handles(QueueRequest)
 def queue(ctx: Context, request: QueueRequest) -> Result:
     userid = request.userid
 
-    def number_after_the_board(board: Board, upto: int) -> str:
+    def number_after_the_board(number: int, ply: int, upto: int) -> str:
         return i18n._(
             "Write the move number after the move, not after the board: emergo queue "
             "%(board)s %(userid)s PASSWORD MOVE#%(number)s.",
-            board=board.number, userid=userid, number=board.ply + 2,
+            board=number, userid=userid, number=ply + 2,
         )
 
     board, _ = resolve.board(ctx, request.board, alone=number_after_the_board)

@@ -1,16 +1,30 @@
 """A board as the decisions read it: one :class:`~pbm_emergo.game.board.BoardSnapshot` per
-operation, from the board row (with its players and their addresses, read in one query by
-:func:`pbm_emergo.db.games.get_board_and_facts`) and the facts read beside it."""
+operation. For a move, :func:`read_board` reads it as values only (the board with the facts
+read beside it, its players and their accounts, in one statement of plain rows, then its
+moves); the other operations read it from the board's object with its players
+(:func:`pbm_emergo.db.games.get_board`), by :func:`read_snapshot`."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, cast
 
+from sqlalchemy import Row, Table, bindparam, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db import autoplay, games, ratings, vacations
 from pbm_emergo.db.games import REPETITION_SEPARATOR, BoardFacts
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
+from pbm_emergo.db.models import (
+    BOARD_ACTIVE,
+    BOARD_FINISHED,
+    CLOSED_PASSWORD_HASH,
+    Board,
+    Player,
+    PlayerAddress,
+    closed_name,
+)
+from pbm_emergo.db.reads.accounts import Account, account_from
 from pbm_emergo.game.board import (
     BoardSnapshot,
     BoardState,
@@ -21,6 +35,9 @@ from pbm_emergo.game.board import (
 )
 from pbm_emergo.game.ratings import GameRating
 
+# A board's row: the object, or a plain row of the boards table (the same names).
+BoardRow = Board | Row[Any]
+
 
 def primary_address(player: Player) -> str | None:
     """Where the player's board mails go: their first registered address."""
@@ -29,11 +46,18 @@ def primary_address(player: Player) -> str | None:
 
 def seat_of(player: Player) -> Seat:
     """The player as a board shows them and the decisions need them."""
+    return _seat(player, primary_address(player))
+
+
+def _seat(player: Player | _Labelled, address: str | None) -> Seat:
+    """The seat of a player's row (the object, or its columns read as plain values) whose
+    board mails go to ``address``."""
+    closed = player.password_hash == CLOSED_PASSWORD_HASH
     return Seat(
-        player.id, player.shown_userid, player.rating, primary_address(player),
-        player.vacation_until, rated_games=player.rated_games, autoplay=player.autoplay,
-        timezone=player.timezone, deviation=player.deviation, volatility=player.volatility,
-        digest=player.digest_hour is not None,
+        player.id, closed_name(player.userid) if closed else player.userid, player.rating,
+        address, player.vacation_until, rated_games=player.rated_games,
+        autoplay=player.autoplay, timezone=player.timezone, deviation=player.deviation,
+        volatility=player.volatility, digest=player.digest_hour is not None,
         board_style=player.board_style,
         language=player.language,
     )
@@ -45,6 +69,16 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
     its game may end rated soon, when its two players last finished a rated game against
     each other is read too (the rule of ``counts_for_rating``); a board a few moves old
     needs no such query."""
+    return _state(
+        session, board, seat_of(board.white_player), seat_of(board.black_player), facts
+    )
+
+
+def _state(
+    session: Session, board: BoardRow, white_seat: Seat, black_seat: Seat,
+    facts: BoardFacts | None,
+) -> BoardState:
+    """:func:`load_state` of the board's row with its two seats."""
     rating = None
     if board.status == BOARD_FINISHED and board.rated:
         history = ratings.history_of_board(session, board.number)
@@ -66,14 +100,13 @@ def load_state(session: Session, board: Board, facts: BoardFacts | None = None) 
         or board.timebank_hours is not None
         or any(
             p.vacation_until is not None and p.vacation_until > turn_began
-            for p in (board.white_player, board.black_player)
+            for p in (white_seat, black_seat)
         )
     ):
         periods = vacations.periods_of(
             session, (board.white_player_id, board.black_player_id), board.created_at
         )
         away = [(pid, s, e) for pid, spans in periods.items() for s, e in spans]
-    white_seat, black_seat = seat_of(board.white_player), seat_of(board.black_player)
     pair_rated_at = None
     if board.status == BOARD_ACTIVE and may_end_rated(
         board.rated, board.ply, board.queued, white_seat.autoplay or black_seat.autoplay
@@ -138,6 +171,12 @@ def read_snapshot(
     its queued moves when ``boards.queued`` says it has any (only a move can play them)."""
     if state is None:
         state = load_state(session, board, facts)
+    return _snapshot(session, board, state, with_queue)
+
+
+def _snapshot(
+    session: Session, board: BoardRow, state: BoardState, with_queue: bool
+) -> BoardSnapshot:
     queue = (
         tuple(autoplay.queue_of(session, board.number)) if with_queue and board.queued else ()
     )
@@ -148,4 +187,87 @@ def read_snapshot(
         ),
         queued=board.queued,
         queue=queue,
+    )
+
+
+@dataclass(frozen=True)
+class BoardRead:
+    """A board read as values for a move: its snapshot (with its queued moves), the facts
+    read beside it, and its two players' accounts (white, black) for the login."""
+
+    snapshot: BoardSnapshot
+    facts: BoardFacts
+    accounts: tuple[Account, Account]
+
+
+_BOARDS = cast(Table, Board.__table__)
+_PLAYERS = cast(Table, Player.__table__)
+_ADDRESSES = cast(Table, PlayerAddress.__table__)
+_WHITE, _BLACK = _PLAYERS.alias("white"), _PLAYERS.alias("black")
+# One statement: the board, the facts, its two players (their columns labelled white_...
+# and black_...) and their addresses, a row an address of either (the board's and the
+# players' columns repeated; a row of NULL addresses when neither has one).
+_BOARD_READ = (
+    select(
+        _BOARDS,
+        *games.FACTS_COLUMNS,
+        *(column.label(f"white_{column.name}") for column in _WHITE.c),
+        *(column.label(f"black_{column.name}") for column in _BLACK.c),
+        _ADDRESSES.c.player_id.label("address_of"),
+        _ADDRESSES.c.address,
+        _ADDRESSES.c.address_key,
+    )
+    .join(_WHITE, _WHITE.c.id == _BOARDS.c.white_player_id)
+    .join(_BLACK, _BLACK.c.id == _BOARDS.c.black_player_id)
+    .outerjoin(
+        _ADDRESSES,
+        _ADDRESSES.c.player_id.in_((_BOARDS.c.white_player_id, _BOARDS.c.black_player_id)),
+    )
+    .where(_BOARDS.c.number == bindparam("number"))
+    .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
+)
+_FACTS = slice(len(_BOARDS.c), len(_BOARDS.c) + len(games.FACTS_COLUMNS))
+
+
+class _Labelled:
+    """The columns of a row labelled ``prefix`` + name, by their names (a player's row)."""
+
+    def __init__(self, row: Row[Any], prefix: str) -> None:
+        self._values = row._mapping
+        self._prefix = prefix
+
+    def __getattr__(self, name: str) -> Any:
+        return self._values[self._prefix + name]
+
+
+def read_board(session: Session, number: int) -> BoardRead | None:
+    """Board ``number`` as :class:`BoardRead` values, or None if there is none: the board
+    with its facts, its players and their addresses in one statement, then its moves (and
+    what :func:`load_state` reads only when there is something to find), as plain rows: no
+    object is made or kept in step."""
+    # What the session holds unwritten (an earlier command of a mail run in its write
+    # transaction) is written first, as a query through the session would (autoflush).
+    session.flush()
+    rows = session.connection().execute(_BOARD_READ, {"number": number}).all()
+    if not rows:
+        return None
+    row = rows[0]
+    white_id, black_id = row.white_player_id, row.black_player_id
+    facts = games.facts_from(white_id, black_id, row[_FACTS])
+    addresses: dict[int, list[tuple[str, str]]] = {white_id: [], black_id: []}
+    for each in rows:
+        if each.address_of is not None:
+            addresses[each.address_of].append((each.address, each.address_key))
+    white, black = _Labelled(row, "white_"), _Labelled(row, "black_")
+    white_addresses, black_addresses = addresses[white_id], addresses[black_id]
+    state = _state(
+        session, row,
+        _seat(white, white_addresses[0][0] if white_addresses else None),
+        _seat(black, black_addresses[0][0] if black_addresses else None),
+        facts,
+    )
+    return BoardRead(
+        snapshot=_snapshot(session, row, state, with_queue=True),
+        facts=facts,
+        accounts=(account_from(white, white_addresses), account_from(black, black_addresses)),
     )
