@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Row, Table, bindparam, select
+from sqlalchemy import Row, Select, Table, bindparam, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db import autoplay, games, ratings, vacations
@@ -204,15 +204,28 @@ _BOARDS = cast(Table, Board.__table__)
 _PLAYERS = cast(Table, Player.__table__)
 _ADDRESSES = cast(Table, PlayerAddress.__table__)
 _WHITE, _BLACK = _PLAYERS.alias("white"), _PLAYERS.alias("black")
+# The columns the snapshot is made of (a board row's), and its seats and accounts (a
+# player row's): only those, as a row this wide costs by its width.
+_BOARD_FIELDS = (
+    "number", "white_player_id", "black_player_id", "rated", "blocked_rule", "nag_days",
+    "forfeit_days", "total_days", "status", "created_at", "last_move_at", "last_reminder_at",
+    "ply", "position", "repetition", "to_move", "winner", "outcome_reason", "queued",
+    "event_id", "timebank_hours", "increment_hours", "weekends_off",
+)
+_PLAYER_FIELDS = (
+    "id", "userid", "userid_key", "password_hash", "language", "signed_off_at", "rating",
+    "vacation_until", "rated_games", "autoplay", "timezone", "deviation", "volatility",
+    "digest_hour", "board_style",
+)
 # One statement: the board, the facts, its two players (their columns labelled white_...
 # and black_...) and their addresses, a row an address of either (the board's and the
 # players' columns repeated; a row of NULL addresses when neither has one).
-_BOARD_READ = (
+_BOARD_READ: Select[Any] = (
     select(
-        _BOARDS,
+        *(_BOARDS.c[name] for name in _BOARD_FIELDS),
         *games.FACTS_COLUMNS,
-        *(column.label(f"white_{column.name}") for column in _WHITE.c),
-        *(column.label(f"black_{column.name}") for column in _BLACK.c),
+        *(_WHITE.c[name].label(f"white_{name}") for name in _PLAYER_FIELDS),
+        *(_BLACK.c[name].label(f"black_{name}") for name in _PLAYER_FIELDS),
         _ADDRESSES.c.player_id.label("address_of"),
         _ADDRESSES.c.address,
         _ADDRESSES.c.address_key,
@@ -226,7 +239,7 @@ _BOARD_READ = (
     .where(_BOARDS.c.number == bindparam("number"))
     .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
 )
-_FACTS = slice(len(_BOARDS.c), len(_BOARDS.c) + len(games.FACTS_COLUMNS))
+_FACTS = slice(len(_BOARD_FIELDS), len(_BOARD_FIELDS) + len(games.FACTS_COLUMNS))
 
 
 class _Labelled:
