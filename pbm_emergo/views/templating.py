@@ -6,7 +6,8 @@ They are found through the package, never relative to the working directory: the
 maps the folder to the data package ``pbm_emergo.templates`` (``[tool.setuptools.package-dir]``
 in pyproject.toml), which is where an installed wheel has it; else (a source checkout, an
 editable install) ``templates`` next to the package directory. Set ``PBM_EMERGO_TEMPLATES`` to
-use another folder, for instance reworded copies of the replies.
+use another folder, for instance reworded copies of the replies. A template is read once a
+process: a running server picks up a changed one when it restarts.
 
 The environment is strict (an unknown variable is an error, never an empty string) and
 keeps the trailing newline of each template. Each locale has its own environment, with
@@ -73,6 +74,9 @@ def environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> Envir
         autoescape=False,  # plain-text mail, never HTML
         finalize=rendered.mark_value,  # what is a value and what the template's own words
         extensions=["jinja2.ext.i18n"],
+        # Each template is read once a process: no look at its file's time on every
+        # render (a server picks up changed templates when it restarts).
+        auto_reload=False,
     )
     install_translations(env, i18n.translations(locale))
     env.filters["indent_block"] = _indent_block
@@ -93,6 +97,7 @@ def html_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> 
         autoescape=True,
         finalize=rendered.mark_value,
         extensions=["jinja2.ext.i18n"],
+        auto_reload=False,
     )
     install_translations(env, i18n.translations(locale))
     env.filters["wordwrap"] = rendered.wordwrap
