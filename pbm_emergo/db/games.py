@@ -627,7 +627,7 @@ def store_move(
     autoplayed: str | None = None,
     expected_queued: bool | None = None,
     expected_no_votes: bool = False,
-) -> MoveRecord:
+) -> None:
     """Store the move played on the board at ``expected_ply`` moves as move
     ``expected_ply + 1``: the board's new ``position``, ``repetition`` keys and turn
     (``to_move``; None when the move ended the game), and the moves table row.
@@ -667,9 +667,8 @@ def store_move(
         "played_at": now,
         "autoplayed": autoplayed,
     }
-    # A plain INSERT (no unit of work to flush); the record is handed back as a value.
+    # A plain INSERT (no unit of work to flush, no object made).
     session.execute(_INSERT_MOVE, values)
-    return MoveRecord(**values)
 
 
 def take_back(
