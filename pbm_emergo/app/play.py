@@ -94,10 +94,13 @@ def resign(turn: Turn) -> Result:
     return carry_out(ctx, turn.state, lambda: decide_move(turn.snapshot, request, ctx.now))
 
 
-def robot_action(turn: Turn, kind: str, notation: str = "") -> Result:
-    """A robot's action on its board, checked by the caller to be due: ``kind`` "move"
-    (``notation``), "resign", "accept" or "reject"."""
-    snapshot, robot_id, now = turn.snapshot, turn.player.id, turn.ctx.now
+def robot_action(
+    ctx: UnitOfWork, snapshot: BoardSnapshot, robot_id: int, kind: str, notation: str = ""
+) -> Result:
+    """The robot ``robot_id``'s action on the board of ``snapshot`` (read with its queued
+    moves), checked by the caller to be due: ``kind`` "move" (``notation``), "resign",
+    "accept" or "reject"."""
+    now = ctx.now
 
     def decide() -> Decision:
         if kind == "move":
@@ -105,7 +108,7 @@ def robot_action(turn: Turn, kind: str, notation: str = "") -> Result:
                 return decide_robot_action(snapshot, robot_id, kind, notation, now)
         return decide_robot_action(snapshot, robot_id, kind, notation, now)
 
-    return carry_out(turn.ctx, turn.state, decide)
+    return carry_out(ctx, snapshot.state, decide)
 
 
 def resign_all(

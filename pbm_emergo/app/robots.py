@@ -43,12 +43,13 @@ from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.analysis import AnalysisRunner
 from pbm_emergo.app.outbox import BuiltReply, Outbox
-from pbm_emergo.app.play import Turn, robot_action
+from pbm_emergo.app.play import robot_action
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.runner import Operation, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import RobotGamesUnderLimit
@@ -288,23 +289,24 @@ def answering(config: Config, task: Task, action: Action) -> Operation:
     this read conflicts in the write."""
 
     def operation(session: Session, now: datetime) -> Work | None:
-        board = games.get_board(session, task.number)
-        if board is None or board.status != BOARD_ACTIVE or board.ply != task.ply:
+        read = read_board(session, task.number)
+        if read is None:
             return None
-        robot = board.white_player if task.robot_side == 0 else board.black_player
-        if robot.id != task.robot_id:
+        state = read.snapshot.state
+        if state.status != BOARD_ACTIVE or state.ply != task.ply:
             return None
-        if action.kind == "move" and board.to_move != (
-            "white" if task.robot_side == 0 else "black"
-        ):
+        side = "white" if task.robot_side == 0 else "black"
+        robot_id = state.seat(side).id
+        if robot_id != task.robot_id:
             return None
-        ctx = UnitOfWork(session=session, config=config, now=now)
-        turn = Turn(ctx, board, robot, with_queue=action.kind == "move")
+        if action.kind == "move" and state.to_move != side:
+            return None
         if action.kind not in ("move", "resign"):
-            open_kinds = {v.kind for v in turn.state.votes if v.player_id != robot.id}
+            open_kinds = {v.kind for v in state.votes if v.player_id != robot_id}
             if task.kind not in open_kinds:
                 return None
-        result = robot_action(turn, action.kind, action.notation)
+        ctx = UnitOfWork(session=session, config=config, now=now)
+        result = robot_action(ctx, read.snapshot, robot_id, action.kind, action.notation)
         return Work(tuple(ctx.writes), tuple(result.replies), result.summary)
 
     return operation
