@@ -48,11 +48,12 @@ from starlette.responses import (
 )
 from starlette.routing import BaseRoute, Match, Route
 
-from pbm_emergo.app.boards import load_state, options_text
+from pbm_emergo.app.boards import options_text
 from pbm_emergo.config import Config
 from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
 from pbm_emergo.db.reads.boards import MoveLine
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board import BoardState
@@ -251,10 +252,10 @@ class WebView:
         )
 
         def page(session: Session) -> Response:
-            board = games.get_board(session, number)
-            if board is None:
+            found = read_board(session, number)
+            if found is None:
                 raise NotFound(i18n._("There is no board %(number)s.", number=number))
-            state = load_state(session, board)
+            state = found.snapshot.state
             analysis = data.board_analysis(session, number)
             step = _step(state, request.query_params.get("move"))
             userids = {state.white.id: state.white.userid, state.black.id: state.black.userid}
@@ -304,10 +305,10 @@ class WebView:
         )
 
         def answer(session: Session) -> Response:
-            board = games.get_board(session, number)
-            if board is None:
+            found = read_board(session, number)
+            if found is None:
                 raise NotFound(i18n._("There is no board %(number)s.", number=number))
-            state = load_state(session, board)
+            state = found.snapshot.state
             analysis = data.board_analysis(session, number)
             text = board_record(
                 state,
