@@ -14,18 +14,19 @@ from collections.abc import Sequence
 
 from pbm_emergo.app.accounts import is_registered
 from pbm_emergo.app.boards import (
+    BoardSnapshot,
     BoardState,
     board_html,
     board_link,
     board_view,
-    load_state,
 )
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
-from pbm_emergo.db.models import Board, Player
-from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.models import Board
+from pbm_emergo.db.reads.accounts import Account, account_of
+from pbm_emergo.db.reads.snapshot import BoardRead
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.queue import decide_queue, describe, queue_refusal
@@ -38,23 +39,27 @@ from pbm_emergo.views.templating import render
 CLEAR = "clear"
 
 
-def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[str]) -> Result:
+def queue_moves(
+    ctx: UnitOfWork, player: Account, read: BoardRead, items: Sequence[str]
+) -> Result:
     """Queue ``items`` (one move, or conditional items; ``["clear"]`` removes the queue)
-    for ``player`` on ``board``."""
-    number = board.number
-    if board.side_of(player) is None:
+    for ``player`` on the board ``read`` (with its queued moves)."""
+    snapshot = read.snapshot
+    state = snapshot.state
+    number = state.number
+    if state.side_of(player.id) is None:
+        white, black = read.accounts
         raise Refused(
             said(
                 refusal(
                     "not_on_board", userid=player.userid, board=number,
-                    white=board.white_player.userid, black=board.black_player.userid,
+                    white=white.userid, black=black.userid,
                 )
             ),
             board=number,
         )
-    state = load_state(ctx.session, board)
     if len(items) == 1 and items[0].lower() == CLEAR:
-        return clear_queue(ctx, board, player, state)
+        return clear_queue(ctx, snapshot, player)
     not_now = queue_refusal(state, player.id)
     if not_now is not None:
         raise Refused(said(not_now), board=number)
@@ -62,8 +67,8 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
         queue = decide_queue(state, player.id, items)
     except Refusal as refused:
         raise _error(state, said(refused.reason_value or refused.reason)) from None
-    ctx.write(QueueReplaced(number, player.id, board.ply, tuple(queue), ctx.now))
-    lines = queue_lines(state, player, queue)
+    ctx.write(QueueReplaced(number, player.id, state.ply, tuple(queue), ctx.now))
+    lines = queue_lines(state, player.id, queue)
     view = board_view(
         state, link=board_link(ctx.config, number), now=ctx.now, queue=lines
     )
@@ -82,12 +87,10 @@ def queue_moves(ctx: UnitOfWork, player: Player, board: Board, items: Sequence[s
     )
 
 
-def clear_queue(ctx: UnitOfWork, board: Board, player: Player, state: BoardState) -> Result:
-    """Remove the player's queue on the board, if they have one."""
-    number, player_id = board.number, player.id
-    had = board.queued and any(
-        item.player_id == player_id for item in autoplay.queue_of(ctx.session, number)
-    )
+def clear_queue(ctx: UnitOfWork, snapshot: BoardSnapshot, player: Account) -> Result:
+    """Remove the player's queue on the board of ``snapshot``, if they have one."""
+    number, player_id = snapshot.state.number, player.id
+    had = snapshot.queued and any(item.player_id == player_id for item in snapshot.queue)
     if had:
         ctx.write(QueueCleared(number, player_id))
     subject = f"Emergo Board {number} queue"
@@ -109,12 +112,12 @@ def _error(state: BoardState, reason: str) -> Refused:
     return Refused(reason, board=state.number, board_text=board_view(state).text)
 
 
-def queue_lines(state: BoardState, player: Player, queue: list[QueueItem]) -> list[str]:
+def queue_lines(state: BoardState, player_id: int, queue: Sequence[QueueItem]) -> list[str]:
     """What the owner of a queue is shown about it (only they see it)."""
-    mine = [item for item in queue if item.player_id == player.id]
+    mine = [item for item in queue if item.player_id == player_id]
     if not mine:
         return []
-    other = state.opponent(player.id).userid
+    other = state.opponent(player_id).userid
     if len(mine) == 1 and mine[0].if_move is None:
         return [
             i18n._(
@@ -144,7 +147,9 @@ def shown_queue(ctx: UnitOfWork, board: Board, state: BoardState) -> list[str]:
         return []
     for player in (board.white_player, board.black_player):
         if is_registered(account_of(player), ctx.sender):
-            lines = queue_lines(state, player, autoplay.queue_of(ctx.session, board.number))
+            lines = queue_lines(
+                state, player.id, autoplay.queue_of(ctx.session, board.number)
+            )
             if lines:
                 return lines
     return []

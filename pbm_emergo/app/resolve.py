@@ -4,8 +4,8 @@ A handler calls them in its own order, which is the order of the refusals a play
 board looked up before the password is checked, a value checked before either); the game
 operations it then calls take the :class:`~pbm_emergo.db.models.Player` logged in (and the
 :class:`~pbm_emergo.db.models.Board` found), never a password, so that the robots, the
-scheduler, the web view and admin call them too. A move reads its board as values
-(:func:`board_read`) and logs in on its players' accounts (:func:`login_seated`).
+scheduler, the web view and admin call them too. A move (and a queue) reads its board as
+values (:func:`board_read`) and logs in on its players' accounts (:func:`login_seated`).
 """
 
 from __future__ import annotations

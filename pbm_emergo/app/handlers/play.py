@@ -56,9 +56,9 @@ def queue(ctx: Context, request: QueueRequest) -> Result:
             board=number, userid=userid, number=ply + 2,
         )
 
-    board, _ = resolve.board(ctx, request.board, alone=number_after_the_board)
-    player = login(ctx, request, board=board.number, known=(board.white_player, board.black_player))
-    return queue_moves(ctx, player, board, list(request.moves))
+    read = resolve.board_read(ctx, request.board, alone=number_after_the_board)
+    player = login_seated(ctx, userid, request.password, read)
+    return queue_moves(ctx, player, read, list(request.moves))
 
 
 @handles(AutoplayRequest)
