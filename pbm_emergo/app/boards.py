@@ -116,15 +116,15 @@ def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
     return board, upto
 
 
-def get_board_read(ctx: UnitOfWork, text: str) -> tuple[BoardRead, int | None]:
-    """The board a ``board[#n]`` argument names, read as values for a move (see
-    :func:`pbm_emergo.db.reads.snapshot.read_board`), or a Refused."""
-    number, upto = _board_ref(text)
+def get_board_read(ctx: UnitOfWork, number: int, upto: int | None) -> BoardRead:
+    """Board ``number`` (``upto``: the move number written after it, if any), read as
+    values for a move (see :func:`pbm_emergo.db.reads.snapshot.read_board`), or a
+    Refused."""
     read = read_board(ctx.session, number)
     if read is None:
         raise Refused(i18n._("There is no board %(number)s.", number=number))
     _check_upto(number, read.snapshot.state.ply, upto)
-    return read, upto
+    return read
 
 
 def _board_ref(text: str) -> tuple[int, int | None]:

@@ -47,8 +47,8 @@ def board_read(
 ) -> BoardRead:
     """As :func:`board`, the board read as values for a move (see
     :func:`pbm_emergo.app.boards.get_board_read`)."""
-    read, upto = get_board_read(ctx, str(ref))
-    _check_alone(ref, read.snapshot.state.number, read.snapshot.state.ply, upto, alone)
+    read = get_board_read(ctx, ref.number, ref.upto)
+    _check_alone(ref, ref.number, read.snapshot.state.ply, ref.upto, alone)
     return read
 
 
