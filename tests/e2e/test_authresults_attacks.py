@@ -93,7 +93,7 @@ def send_raw(
         smtp.sendmail(sender, [SERVER_ADDRESS], "\r\n".join(lines).encode("ascii"))
     wait_for_replies(post.sessions, message_id, ("sent", "failed", "held"))
     ids = reply_ids(post.sessions, message_id)
-    mails = [m for m in post.relay.handler.messages() if m["Message-ID"] in ids]
+    mails = post.relay.handler.with_message_ids(ids)
     return sorted(mails, key=lambda m: (str(m["To"]), str(m["Subject"])))
 
 

@@ -59,7 +59,7 @@ class Table:
 
         count = wait_for_replies(self.sessions, message_id)
         ids = reply_ids(self.sessions, message_id)
-        replies = [m for m in self.relay.handler.messages() if m["Message-ID"] in ids]
+        replies = self.relay.handler.with_message_ids(ids)
         assert len(replies) == count
         return sorted(replies, key=lambda m: str(m["To"]))
 
@@ -120,9 +120,10 @@ def check_agreement(table: Table, board: int, mails: list[EmailMessage]) -> dict
 
 def play(table: Table, board: int, moves: tuple[str, ...] | list[str]) -> dict[str, Any]:
     """Play the moves alternately, checking the admin view after every move."""
-    view: dict[str, Any] = {}
+    # Who is to move comes from the admin view checked after the move before.
+    view: dict[str, Any] = table.admin_show(board)
     for i, move in enumerate(moves):
-        userid = table.admin_show(board)["to_move"]
+        userid = view["to_move"]
         mails = table.move(board, userid, f"{move}#{i + 1}")
         view = check_agreement(table, board, mails)
         assert view["moves"][-1] == move and len(view["moves"]) == i + 1

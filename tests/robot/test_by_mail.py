@@ -77,7 +77,7 @@ class Site:
 
         wait_for(answered)
         ids = reply_ids(self.reads, message_id)
-        return [m for m in self.relay.handler.messages() if m["Message-ID"] in ids]
+        return self.relay.handler.with_message_ids(ids)
 
     def all_sent(self) -> bool:
         with self.reads.begin() as session:

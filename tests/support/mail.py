@@ -6,7 +6,7 @@ import smtplib
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
@@ -87,6 +87,10 @@ class RecordingHandler:
     received: list[tuple[str, list[str], EmailMessage]] = field(default_factory=list)
     response: str = "250 OK"
     lock: threading.Lock = field(default_factory=threading.Lock)
+    # Where each Message-ID was received (a mail relayed twice: twice), read once on
+    # receipt: a test that looks its replies up after every command would otherwise parse
+    # that header of every mail so far again.
+    by_message_id: dict[str, list[int]] = field(default_factory=dict)
 
     async def handle_DATA(  # noqa: N802 - aiosmtpd's hook name
         self, server: SMTP, session: Session, envelope: Envelope
@@ -96,13 +100,22 @@ class RecordingHandler:
         raw = envelope.original_content or b""
         msg = BytesParser(policy=policy.default).parsebytes(raw)
         assert isinstance(msg, EmailMessage)
+        message_id = str(msg["Message-ID"] or "")
         with self.lock:
+            self.by_message_id.setdefault(message_id, []).append(len(self.received))
             self.received.append((envelope.mail_from or "", list(envelope.rcpt_tos), msg))
         return "250 OK"
 
     def messages(self) -> list[EmailMessage]:
         with self.lock:
             return [m for _, _, m in self.received]
+
+    def with_message_ids(self, ids: Iterable[str]) -> list[EmailMessage]:
+        """The mails received with these Message-IDs, in the order received (each time it
+        was received; those not received left out)."""
+        with self.lock:
+            at = sorted(n for i in set(ids) for n in self.by_message_id.get(i, ()))
+            return [self.received[n][2] for n in at]
 
 
 class Relay:
