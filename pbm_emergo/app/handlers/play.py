@@ -75,13 +75,13 @@ def analyse(ctx: Context, request: AnalyseRequest) -> Result:
 
 @handles(SubmitRequest)
 def submit_move(ctx: Context, request: SubmitRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board, alone=True)
-    player = login(ctx, request, board=board.number, known=(board.white_player, board.black_player))
-    return submit(ctx, player, board, request.move)
+    read = resolve.board_read(ctx, request.board, alone=True)
+    player = login_seated(ctx, request.userid, request.password, read)
+    return submit(ctx, player, read, request.move)
 
 
 @handles(ConfirmMoveRequest)
 def confirm_move(ctx: Context, request: ConfirmMoveRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board, alone=True)
-    player = login(ctx, request, board=board.number, known=(board.white_player, board.black_player))
-    return confirm(ctx, player, board)
+    read = resolve.board_read(ctx, request.board, alone=True)
+    player = login_seated(ctx, request.userid, request.password, read)
+    return confirm(ctx, player, read)
