@@ -224,32 +224,33 @@ def show(ctx: Context, request: ShowRequest) -> Result:
 
 @handles(MovesRequest)
 def legal_moves(ctx: Context, request: MovesRequest) -> Result:
-    board, upto = resolve.board(ctx, request.board)
+    read = resolve.board_read(ctx, request.board)
+    snapshot, upto = read.snapshot, request.board.upto
+    state, number = snapshot.state, snapshot.number
     if upto is None:
-        if board.status != BOARD_ACTIVE:
-            state = load_state(ctx.session, board)
+        if not state.active:
             raise Refused(
                 i18n._(
                     "The game on board %(number)s is over: %(result)s",
-                    number=board.number, result=board_text.result_text(state),
+                    number=number, result=board_text.result_text(state),
                 ),
-                board=board.number,
+                board=number,
             )
-        position = games.current_position(board)  # the cache: no replay needed
+        position = state.position  # the stored position: no replay needed
     else:
-        position = games.load_game(ctx.session, board, upto=upto).position
+        position = snapshot.replayed(upto).position
     legal = position.legal_moves()
-    player = board.player_of(position.to_move)
+    player = read.account_of(position.to_move)
     return Result(
         said=lambda: i18n.ngettext(
             "sent the %(num)s legal move on board %(board)s",
             "sent the %(num)s legal moves on board %(board)s",
             len(legal),
-            board=board.number,
+            board=number,
         ),
         answer=render(
             "moves.txt.j2",
-            number=board.number,
+            number=number,
             move_number=position.ply + 1,
             userid=player.userid,
             side=side_label(position.to_move),
@@ -258,8 +259,8 @@ def legal_moves(ctx: Context, request: MovesRequest) -> Result:
             capture_size=position.capture_size(),
             in_hand=position.in_hand(position.to_move),
         ),
-        answer_subject=f"Emergo Board {board.number} moves",
-        answer_board=board.number,
+        answer_subject=f"Emergo Board {number} moves",
+        answer_board=number,
     )
 
 
@@ -300,9 +301,11 @@ def record(ctx: Context, request: RecordRequest) -> Result:
 
 @handles(PreviewRequest)
 def preview(ctx: Context, request: PreviewRequest) -> Result:
-    board, upto = resolve.board(ctx, request.board)
-    number = board.number
-    game = games.load_game(ctx.session, board, upto=upto)
+    read = resolve.board_read(ctx, request.board)
+    snapshot, upto = read.snapshot, request.board.upto
+    number, played = snapshot.number, len(snapshot.state.moves)
+    white, black = (account.userid for account in read.accounts)
+    game = snapshot.replayed(played if upto is None else upto)
     start = game.position.ply
     tried: list[str] = []
     for text in request.moves:
@@ -329,17 +332,17 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
                 template="error/illegal_move.txt.j2",
                 why=said(err.reason or str(err)),
                 board_text=board_text.diagram_text(
-                    position, board.white_player.userid, board.black_player.userid
+                    position, white, black
                 ),
                 **details,
             ) from None
     outcome = game.outcome()
     position = game.position
     status = board_text.preview_status_text(
-        board.player_of(position.to_move).userid, side_label(position.to_move),
+        read.account_of(position.to_move).userid, side_label(position.to_move),
         position.ply + 1,
         None if outcome is None or outcome.winner is None
-        else board.player_of(outcome.winner).userid,
+        else read.account_of(outcome.winner).userid,
         None if outcome is None else outcome.termination,
         outcome is not None,
     )
@@ -351,11 +354,11 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
             "preview.txt.j2",
             number=number,
             start=start,
-            current=board.ply,
+            current=snapshot.state.ply,
             tried=tried,
             status=status,
             board=board_text.diagram_text(
-                position, board.white_player.userid, board.black_player.userid
+                position, white, black
             ),
         ),
         answer_subject=f"Emergo Board {number} preview",
@@ -363,10 +366,10 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
         answer_html=render_html(
             "preview.html.j2",
             number=number,
-            white=board.white_player.userid,
-            black=board.black_player.userid,
+            white=white,
+            black=black,
             start=start,
-            current=board.ply,
+            current=snapshot.state.ply,
             tried=tried,
             status=status,
             picture=board_picture(position, tried[-1] if tried else None),

@@ -26,6 +26,7 @@ from pbm_emergo.db.models import (
 )
 from pbm_emergo.db.reads.accounts import Account, account_from
 from pbm_emergo.game.board import (
+    WHITE,
     BoardSnapshot,
     BoardState,
     OpenVote,
@@ -198,6 +199,10 @@ class BoardRead:
     snapshot: BoardSnapshot
     facts: BoardFacts
     accounts: tuple[Account, Account]
+
+    def account_of(self, side: str) -> Account:
+        """The account of the player of ``side`` (``white`` / ``black``)."""
+        return self.accounts[0] if side == WHITE else self.accounts[1]
 
 
 _BOARDS = cast(Table, Board.__table__)
