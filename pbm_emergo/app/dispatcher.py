@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from pbm_emergo.app import lockout, multiple
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handle
-from pbm_emergo.app.messages import Attachment, CommandMail, Reply
+from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.results import Refused, Result, Write
 from pbm_emergo.db import outbox, players
 from pbm_emergo.db.reads.accounts import account_of
@@ -31,6 +31,7 @@ from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
 from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.reasons import said
+from pbm_emergo.views.reply_mail import Attachment
 from pbm_emergo.views.templating import render
 from pbm_emergo.views.text_language import language_of_text
 

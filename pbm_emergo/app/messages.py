@@ -10,15 +10,19 @@ named here, so that both layers clean a Subject and check an address by the same
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from pbm_emergo.game.words import clean_subject as clean_subject
-from pbm_emergo.views.reply_mail import Attachment
 from pbm_emergo.wire.addresses import (
     a_label_ok,
     ascii_domain,
     clean_address,
     needs_smtputf8,
 )
+
+if TYPE_CHECKING:
+    # Only named here: the listener, which shares these types, renders no reply.
+    from pbm_emergo.views.reply_mail import Attachment
 
 SENDER_AUTH_FAIL = "fail"
 SENDER_AUTH_PASS = "pass"
@@ -83,7 +87,6 @@ class Reply:
 
 __all__ = [
     "SENDER_AUTH_FAIL",
-    "Attachment",
     "CommandMail",
     "Reply",
     "a_label_ok",

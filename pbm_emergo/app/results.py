@@ -6,13 +6,14 @@ from collections.abc import Callable
 from dataclasses import InitVar, dataclass, field
 from typing import Any
 
-from pbm_emergo.app.messages import Attachment, Reply
+from pbm_emergo.app.messages import Reply
 
 # A change to store in the write transaction (db.apply): a typed change
 # (pbm_emergo.game.changes), which re-checks what the request read and raises Conflict
 # when that changed.
 from pbm_emergo.db.apply import Write
 from pbm_emergo.views import i18n
+from pbm_emergo.views.reply_mail import Attachment
 
 __all__ = ["Refused", "Result", "Write"]
 

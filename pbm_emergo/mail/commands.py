@@ -26,7 +26,6 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app.messages import CommandMail, Reply
-from pbm_emergo.app.results import Write
 from pbm_emergo.app.secrets import Secrets
 from pbm_emergo.commands.language import LANGUAGE
 from pbm_emergo.commands.masking import candidates, mask_line
@@ -34,6 +33,7 @@ from pbm_emergo.commands.text import CommandText
 from pbm_emergo.db.vocabulary import database_lookup
 
 if TYPE_CHECKING:
+    from pbm_emergo.app.results import Write
     from pbm_emergo.config import Config
     from pbm_emergo.db.session import Session
 
@@ -138,6 +138,6 @@ def redact(
 
 
 __all__ = [
-    "CommandMail", "CommandProcessor", "CommandText", "Reply", "Write", "check_passwords_ahead",
+    "CommandMail", "CommandProcessor", "CommandText", "Reply", "check_passwords_ahead",
     "describe", "dispatch", "redact", "shown_after",
 ]

@@ -26,6 +26,7 @@ from typing import Any
 
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.outbox import BuiltReply
+from pbm_emergo.app.results import Write
 from pbm_emergo.app.runner import ATTEMPTS, Runner
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
@@ -39,7 +40,6 @@ from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.commands import (
     CommandProcessor,
     CommandText,
-    Write,
     check_passwords_ahead,
     describe,
     dispatch,

@@ -21,6 +21,7 @@ from pbm_emergo.db.session import (
     current_revision,
     downgrade_to,
     head_revision,
+    migration_scripts_head,
     upgrade_to_head,
 )
 
@@ -33,8 +34,18 @@ def _tables(url: str) -> set[str]:
         engine.dispose()
 
 
+def test_the_schema_head_is_the_newest_migration_script() -> None:
+    # A new migration: set SCHEMA_HEAD in pbm_emergo/db/session.py to its revision.
+    assert head_revision() == migration_scripts_head()
+
+
 def test_upgrade_empty_database_to_head(empty_database_url: str) -> None:
     assert _tables(empty_database_url) == set()
+    empty = create_engine_for(empty_database_url)
+    try:
+        assert current_revision(empty) is None
+    finally:
+        empty.dispose()
     upgrade_to_head(url=empty_database_url)
     assert _tables(empty_database_url) == set(Base.metadata.tables)
     engine = create_engine_for(empty_database_url)

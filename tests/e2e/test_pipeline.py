@@ -15,10 +15,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.results import Write
 from pbm_emergo.app.runner import Work
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
-from pbm_emergo.mail.commands import CommandText, Write, dispatch
+from pbm_emergo.mail.commands import CommandText, dispatch
 from pbm_emergo.mail.outbound import Backoff
 from pbm_emergo.ops.server import MailServer
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for

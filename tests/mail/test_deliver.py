@@ -62,6 +62,31 @@ def inbound_rows(config: Config) -> list[tuple[str, str | None, list[str]]]:
     return [(sender, message_id, json.loads(rcpts)) for sender, message_id, rcpts in rows]
 
 
+# What a `pbm-emergo deliver` process must not load to store a mail: the shell that runs
+# commands and renders replies (the worker's), and Alembic with every migration script.
+NOT_FOR_STORING = {
+    "alembic", "mako", "pbm_emergo.app.dispatcher", "pbm_emergo.app.results",
+    "pbm_emergo.db.apply", "pbm_emergo.views.templating",
+}
+
+
+def test_storing_a_mail_loads_neither_the_shell_nor_the_migrations(tmp_path: Path) -> None:
+    """An MTA starts `pbm-emergo deliver` once a mail: what it loads, every mail pays for."""
+    url = f"sqlite:///{tmp_path / 'db.sqlite3'}"
+    upgrade_to_head(url=url)
+    code = (
+        "import sys\n"
+        "from pbm_emergo.cli import deliver\n"
+        "from pbm_emergo.mail import inbound\n"
+        "from pbm_emergo.db.session import create_engine_for, current_revision, head_revision\n"
+        f"assert current_revision(create_engine_for({url!r})) == head_revision()\n"
+        "print(' '.join(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env=ENV, check=True)
+    assert NOT_FOR_STORING.isdisjoint(done.stdout.split())
+
+
 @pytest.fixture
 def config(tmp_path: Path) -> Config:
     """A migrated SQLite database, as `serve` leaves it."""

@@ -18,10 +18,11 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.results import Write
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox, outbox
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
-from pbm_emergo.mail.commands import CommandText, Write, describe
+from pbm_emergo.mail.commands import CommandText, describe
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.parse import ParsedMail
 from pbm_emergo.mail.worker import InboxWorker

@@ -10,8 +10,8 @@ from email.policy import default
 
 import pytest
 
-from pbm_emergo.app.messages import Attachment, Reply
-from pbm_emergo.views.reply_mail import MAX_ATTACHMENT_BYTES, reply_bytes, reply_mail
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.views.reply_mail import MAX_ATTACHMENT_BYTES, Attachment, reply_bytes, reply_mail
 from pbm_emergo.views.reply_size import MAX_REPLY_BYTES
 
 NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
