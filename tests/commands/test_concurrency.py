@@ -14,13 +14,14 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.results import Write
 from pbm_emergo.config import Config
 from pbm_emergo.db import errors, games
 from pbm_emergo.db import players as players_store
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.session import read_sessions
-from pbm_emergo.mail.commands import CommandText, Write, dispatch
+from pbm_emergo.mail.commands import CommandText, dispatch
 from pbm_emergo.mail.worker import OPTIMISTIC_ATTEMPTS, answer
 from tests.support.mailer import Mailer
 
