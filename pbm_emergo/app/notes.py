@@ -6,14 +6,15 @@ from __future__ import annotations
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import notes
-from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.notes import NoteAdded, clean_note, note_refusal
 from pbm_emergo.views import i18n
 from pbm_emergo.views.notes import notes_text
 from pbm_emergo.views.reasons import said
 
 
-def add_note(ctx: UnitOfWork, player: Player, board: Board, text: str) -> Result:
+def add_note(ctx: UnitOfWork, player: Account, board: BoardState, text: str) -> Result:
     """Keep ``text`` (or, when empty, the mail's comment) as ``player``'s note on
     ``board``, after its latest move."""
     note = clean_note(text or ctx.comment)

@@ -156,6 +156,7 @@ class BoardState:
     timebank_hours: int | None = None
     increment_hours: int | None = None
     weekends_off: bool = False
+    finished_at: datetime | None = None  # when the game ended, as read (None: under way)
 
     @property
     def active(self) -> bool:

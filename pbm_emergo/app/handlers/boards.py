@@ -25,7 +25,7 @@ from pbm_emergo.app.notes import add_note, shown_notes
 from pbm_emergo.app.play import moves_in_lines
 from pbm_emergo.app.queue import shown_queue
 from pbm_emergo.app.records import record_attachment
-from pbm_emergo.app.resolve import login
+from pbm_emergo.app.resolve import login_seated
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING, Board, Player
@@ -266,35 +266,37 @@ def legal_moves(ctx: Context, request: MovesRequest) -> Result:
 
 @handles(RecordRequest)
 def record(ctx: Context, request: RecordRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board)  # a move number after it is let pass
-    view = load_state(ctx.session, board)
-    if board.status == BOARD_ACTIVE:
+    read = resolve.board_read(ctx, request.board)  # a move number after it is let pass
+    view = read.snapshot.state
+    number = view.number
+    if view.active:
         # The stored position says whose turn it is; no replay needed.
         to_move = view.position.to_move
         state = board_text.in_progress_text(
-            board.player_of(to_move).userid, side_label(to_move), board.ply + 1
+            read.account_of(to_move).userid, side_label(to_move), view.ply + 1
         )
     else:
         state = board_text.result_text(view)
+    white, black = (account.userid for account in read.accounts)
     return Result(
-        said=lambda: i18n._("sent the record of board %(board)s", board=board.number),
+        said=lambda: i18n._("sent the record of board %(board)s", board=number),
         answer=render(
             "record.txt.j2",
-            number=board.number,
-            white=board.white_player.userid,
-            black=board.black_player.userid,
+            number=number,
+            white=white,
+            black=black,
             options=board_text.options_text(view),
-            started=i18n.moment(board.created_at, "UTC"),
-            finished=i18n.moment(board.finished_at, "UTC") if board.finished_at else None,
+            started=i18n.moment(view.created_at, "UTC"),
+            finished=i18n.moment(view.finished_at, "UTC") if view.finished_at else None,
             state=state,
             rows=move_rows([m.notation for m in view.moves]),
         )
-        + shown_notes(ctx, board.number),
-        answer_subject=f"Emergo Board {board.number} record",
-        answer_board=board.number,
+        + shown_notes(ctx, number),
+        answer_subject=f"Emergo Board {number} record",
+        answer_board=number,
         answer_attachment=record_attachment(
             view, ctx.config.address, options_text(view),
-            reads.board_analysis(ctx.session, board.number),
+            reads.board_analysis(ctx.session, number),
         ),
     )
 
@@ -459,9 +461,9 @@ def history(ctx: Context, request: HistoryRequest) -> Result:
 
 @handles(NoteRequest)
 def note(ctx: Context, request: NoteRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board, alone=True)
-    player = login(ctx, request, board=board.number)
-    return add_note(ctx, player, board, request.text)
+    read = resolve.board_read(ctx, request.board, alone=True)
+    player = login_seated(ctx, request.userid, request.password, read)
+    return add_note(ctx, player, read.snapshot.state, request.text)
 
 
 # `all show` sends at most this many boards in one mail (one reply's size holds about so
@@ -471,35 +473,34 @@ MAX_ALL_BOARDS = 40
 
 @handles(ShowAsRequest)
 def show_as(ctx: Context, request: ShowAsRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board, alone=True)
+    state = resolve.board_read(ctx, request.board, alone=True).snapshot.state
     player = require_player(ctx, request.userid)
-    state = load_state(ctx.session, board)
     side = state.side_of(player.id)
     if side is None:
         raise Refused(
             i18n._(
                 "%(userid)s does not play on board %(number)s: 'emergo showas' shows a board "
                 "as one of its two players sees it.",
-                userid=player.userid, number=board.number,
+                userid=player.userid, number=state.number,
             ),
-            board=board.number,
+            board=state.number,
         )
     you = state.seat(side).userid
     turned = side != "white"
     view = board_view(
         state,
         headline=_seen_as(state, side, you),
-        link=board_link(ctx.config, board.number),
+        link=board_link(ctx.config, state.number),
         now=ctx.now,
         turned=turned,
     )
     return Result(
         said=lambda: i18n._(
-            "sent board %(board)s as %(userid)s sees it", board=board.number, userid=you
+            "sent board %(board)s as %(userid)s sees it", board=state.number, userid=you
         ),
         answer=view.text,
-        answer_subject=f"Emergo Board {board.number} as {you}",
-        answer_board=board.number,
+        answer_subject=f"Emergo Board {state.number} as {you}",
+        answer_board=state.number,
     )
 
 

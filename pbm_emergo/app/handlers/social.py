@@ -8,7 +8,7 @@ from pbm_emergo.app.boards import primary_address
 from pbm_emergo.app.context import Context, usage_error
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.resolve import login
+from pbm_emergo.app.resolve import login, login_seated
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.social import (
     subscribe,
@@ -96,16 +96,17 @@ def message(ctx: Context, request: MessageRequest) -> Result:
 
 @handles(ChatRequest)
 def chat(ctx: Context, request: ChatRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board, alone=True)
-    number = board.number
-    player = login(ctx, request, board=number, known=(board.white_player, board.black_player))
-    if player.id not in (board.white_player_id, board.black_player_id):
+    read = resolve.board_read(ctx, request.board, alone=True)
+    number = read.snapshot.number
+    seated = white, black = read.accounts
+    player = login_seated(ctx, request.userid, request.password, read)
+    if player.id not in (white.id, black.id):
         raise Refused(
             i18n._(
                 "Only the players of board %(board)s (%(white)s and %(black)s) may chat on "
                 "it. To write to one of them, send 'message YOURID PASSWORD THEIRID' with "
                 "your text in the body.",
-                board=number, white=board.white_player.userid, black=board.black_player.userid,
+                board=number, white=white.userid, black=black.userid,
             ),
             board=number,
         )
@@ -117,14 +118,12 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     subscribed = games.subscribers(ctx.session, number)
     watchers = [primary_address(p) for p in subscribed]
     # An opponent who blocks the player gets no chat; the player is answered as if they did.
-    blockers = blocks.blockers_of(
-        ctx.session, player.id, [board.white_player_id, board.black_player_id]
-    )
+    blockers = blocks.blockers_of(ctx.session, player.id, [white.id, black.id])
     for address, solicited in (
         *(
-            (primary_address(p), False)
-            for p in (board.white_player, board.black_player)
-            if p.id not in blockers
+            (account.primary_address, False)
+            for account in seated
+            if account.id not in blockers
         ),
         *((w, True) for w in watchers),
         (ctx.sender, True),
@@ -133,16 +132,19 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
             recipients[address] = solicited
     # Each in their own language; the sender's copy in the language of their mail's replies.
     languages = {
-        address.lower(): p.language
-        for p in (board.white_player, board.black_player, *subscribed)
-        if (address := primary_address(p)) is not None
+        address.lower(): language
+        for address, language in (
+            *((account.primary_address, account.language) for account in seated),
+            *((primary_address(p), p.language) for p in subscribed),
+        )
+        if address is not None
     }
     languages[ctx.sender.lower()] = i18n.current()
     words = dict(
         userid=player.userid,
         number=number,
-        white=board.white_player.userid,
-        black=board.black_player.userid,
+        white=white.userid,
+        black=black.userid,
         text=ctx.comment,
     )
     subject = f"Emergo chat {number} {player.userid}"

@@ -28,6 +28,11 @@ class Account:
         return closed_name(self.userid) if self.closed else self.userid
 
     @property
+    def primary_address(self) -> str | None:
+        """Where the player's board mails go: their first registered address."""
+        return self.addresses[0] if self.addresses else None
+
+    @property
     def closed(self) -> bool:
         return self.password_hash == CLOSED_PASSWORD_HASH
 

@@ -154,6 +154,7 @@ def _state(
         timebank_hours=board.timebank_hours,
         increment_hours=board.increment_hours,
         weekends_off=board.weekends_off,
+        finished_at=board.finished_at,
         # What each result would do to the ratings (the decisions are pure: the rating
         # model's results come to them as values).
         rating_outcomes=(
@@ -213,9 +214,9 @@ _WHITE, _BLACK = _PLAYERS.alias("white"), _PLAYERS.alias("black")
 # player row's): only those, as a row this wide costs by its width.
 _BOARD_FIELDS = (
     "number", "white_player_id", "black_player_id", "rated", "blocked_rule", "nag_days",
-    "forfeit_days", "total_days", "status", "created_at", "last_move_at", "last_reminder_at",
-    "ply", "position", "repetition", "to_move", "winner", "outcome_reason", "queued",
-    "event_id", "timebank_hours", "increment_hours", "weekends_off",
+    "forfeit_days", "total_days", "status", "created_at", "finished_at", "last_move_at",
+    "last_reminder_at", "ply", "position", "repetition", "to_move", "winner", "outcome_reason",
+    "queued", "event_id", "timebank_hours", "increment_hours", "weekends_off",
 )
 _PLAYER_FIELDS = (
     "id", "userid", "userid_key", "password_hash", "language", "signed_off_at", "rating",
