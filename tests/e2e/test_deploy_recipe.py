@@ -32,7 +32,7 @@ import signal
 import smtplib
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from email import policy
 from email.message import EmailMessage
 from pathlib import Path
@@ -112,6 +112,11 @@ class Mailboxes:
         delivered = wait_for(lambda: (found := self._delivered()) and len(found) >= sent
                              and found, timeout=60, interval=0.2)
         return [msg for _, msg in delivered]
+
+    def with_message_ids(self, ids: Iterable[str]) -> list[EmailMessage]:
+        """As the recording relay's: the mails delivered with these Message-IDs."""
+        wanted = set(ids)
+        return [m for m in self.messages() if m["Message-ID"] in wanted]
 
     @property
     def received(self) -> list[tuple[str, list[str], EmailMessage]]:

@@ -16,7 +16,7 @@ import mailbox
 import os
 import smtplib
 import ssl
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import timedelta
 from email import policy
 from email.message import EmailMessage
@@ -120,6 +120,11 @@ class Mailboxes:
 
         [mails] = wait_for(all_delivered, timeout=60, interval=0.1)
         return list(mails)
+
+    def with_message_ids(self, ids: Iterable[str]) -> list[EmailMessage]:
+        """As the recording relay's: the mails delivered with these Message-IDs."""
+        wanted = set(ids)
+        return [m for m in self.messages() if m["Message-ID"] in wanted]
 
 
 def test_a_game_is_played_with_replies_through_postfix_submission_and_dovecot_sasl(
