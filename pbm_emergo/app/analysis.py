@@ -24,14 +24,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from pbm_emergo.app.boards import load_state
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.runner import Operation, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import analyses, games
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db import analyses
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.snapshot import BoardRead, read_board
 from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game import analysis as game_analysis
@@ -89,24 +89,27 @@ def seconds_per_move(config: Config, moves: int) -> float:
 # --- asking -------------------------------------------------------------------------------
 
 
-def request(ctx: UnitOfWork, board: Board, player: Player) -> Result:
-    """The answer to ``player``'s request for the analysis of ``board`` (see the module
-    docstring); :class:`Refused` for an active board, someone else's, or a player over
-    the daily limit (decided in :mod:`pbm_emergo.game.analysis`)."""
-    number = board.number
+def request(ctx: UnitOfWork, read: BoardRead, player: Account) -> Result:
+    """The answer to ``player``'s request for the analysis of the board ``read`` (see the
+    module docstring); :class:`Refused` for an active board, someone else's, or a player
+    over the daily limit (decided in :mod:`pbm_emergo.game.analysis`)."""
+    state = read.snapshot.state
+    number = state.number
+    white, black = read.accounts
     ask = AnalysisAsk(
-        board=number, active=board.status == BOARD_ACTIVE,
-        white_id=board.white_player_id, black_id=board.black_player_id,
-        white=board.white_player.userid, black=board.black_player.userid,
-        ply=board.ply, player_id=player.id, userid=player.userid,
+        board=number, active=state.active, white_id=white.id, black_id=black.id,
+        white=white.userid, black=black.userid, ply=state.ply, player_id=player.id,
+        userid=player.userid,
     )
     refused = analysis_refusal(ask)
     if refused is not None:
         raise Refused(said(refused), board=number)
     stored = analyses.stored_report(ctx.session, number)
     if stored is not None:
+        side = state.side_of(player.id)
+        assert side is not None  # a player of the board (analysis_refusal)
         reply = compose(
-            ctx.session, board, Report.from_data(stored), ctx.sender, player.board_style
+            read, Report.from_data(stored), ctx.sender, state.seat(side).board_style
         )
         return Result(
             said=lambda: i18n._("sent the stored analysis of board %(board)s", board=number),
@@ -176,21 +179,19 @@ def _lines(*lines: str) -> str:
 # --- the mail -----------------------------------------------------------------------------
 
 
-def compose(
-    session: Session, board: Board, report: Report, to: str, style: str = "diagram"
-) -> Reply:
-    """The analysis mail for ``to``: text (72 columns) and HTML. Every value is from
-    Ohs's side, as on the web graph. ``style``: ``list`` (the player's ``board list``)
-    says the turning point's position in words and each move as a sentence, for a screen
-    reader."""
-    state = load_state(session, board)
-    white, black = board.white_player.userid, board.black_player.userid
+def compose(read: BoardRead, report: Report, to: str, style: str = "diagram") -> Reply:
+    """The analysis mail for ``to`` of the board ``read``: text (72 columns) and HTML.
+    Every value is from Ohs's side, as on the web graph. ``style``: ``list`` (the player's
+    ``board list``) says the turning point's position in words and each move as a
+    sentence, for a screen reader."""
+    state = read.snapshot.state
+    white, black = (account.userid for account in read.accounts)
     names = (white, black)
     notes = [_note(v, names) for v in report.verdicts if v.label]
     turning = report.turning_point
     diagram, picture = None, None
     if turning is not None:
-        game = games.load_game(session, board, upto=turning.number)
+        game = read.snapshot.replayed(turning.number)
         diagram = (
             position_words(game.position, turning.played)
             if style == "list"
@@ -207,7 +208,7 @@ def compose(
         for side in (0, 1)
     ]
     context = {
-        "number": board.number,
+        "number": state.number,
         "white": white,
         "black": black,
         "result": board_text.result_text(state),
@@ -223,9 +224,9 @@ def compose(
     }
     return Reply(
         to=to,
-        subject=subject(board.number),
+        subject=subject(state.number),
         body=render("analysis.txt.j2", **context),
-        board=board.number,
+        board=state.number,
         html=render_html("analysis.html.j2", picture=picture, **context),
         solicited=True,
     )
@@ -334,11 +335,11 @@ class AnalysisRunner(Runner):
                 waiting,
                 key=lambda q: (self.last_served.get(q.player_id, -1), q.requested_at, q.id),
             )
-            board = games.get_board(session, first.board_number)
-            if board is None:
+            read = read_board(session, first.board_number)
+            if read is None:
                 return None
-            moves = games.move_notations(session, board)
-            blocked = board.blocked_rule
+            moves = [move.notation for move in read.snapshot.state.moves]
+            blocked = read.snapshot.state.blocked_rule
         self.taken += 1
         self.last_served[first.player_id] = self.taken
         nodes = [0]
@@ -359,9 +360,9 @@ def answered(number: int, report: Report) -> Operation:
     be still waiting), and a mail for each, rendered before the write transaction."""
 
     def operation(session: Session, now: datetime) -> Work | None:
-        board = games.get_board(session, number)
+        read = read_board(session, number)
         waiting = analyses.queued(session, number)
-        if board is None or not waiting:
+        if read is None or not waiting:
             return None
         data = report.to_data()
         return Work(
@@ -369,24 +370,19 @@ def answered(number: int, report: Report) -> Operation:
                 AnalysisFinished(waiter.id, data if index == 0 else None, now)
                 for index, waiter in enumerate(waiting)
             ),
-            tuple(_composed_for(session, board, report, waiter) for waiter in waiting),
+            tuple(_composed_for(read, report, waiter) for waiter in waiting),
         )
 
     return operation
 
 
-def _composed_for(
-    session: Session, board: Board, report: Report, waiter: analyses.Queued
-) -> Reply:
-    """The analysis mail for the player who asked ``waiter``, in their language."""
-    asker = _asker(board, waiter)
+def _composed_for(read: BoardRead, report: Report, waiter: analyses.Queued) -> Reply:
+    """The analysis mail for the player who asked ``waiter`` (a player of the board
+    ``read``), in their language."""
+    state = read.snapshot.state
+    asker = state.white if waiter.player_id == state.white.id else state.black
     with i18n.speaking(asker.language):
-        return compose(session, board, report, waiter.address, asker.board_style)
-
-
-def _asker(board: Board, waiter: analyses.Queued) -> Player:
-    """The player of ``board`` who asked for the analysis ``waiter``."""
-    return board.white_player if waiter.player_id == board.white_player_id else board.black_player
+        return compose(read, report, waiter.address, asker.board_style)
 
 
 __all__ = [

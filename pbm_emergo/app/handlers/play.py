@@ -68,9 +68,9 @@ def autoplay(ctx: Context, request: AutoplayRequest) -> Result:
 
 @handles(AnalyseRequest)
 def analyse(ctx: Context, request: AnalyseRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board, alone=True)
-    player = login(ctx, request, board=board.number)
-    return analysis.request(ctx, board, player)
+    read = resolve.board_read(ctx, request.board, alone=True)
+    player = login_seated(ctx, request.userid, request.password, read)
+    return analysis.request(ctx, read, player)
 
 
 @handles(SubmitRequest)
