@@ -11,17 +11,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pbm_emergo.app.accounts import check_reachable, require_player
-from pbm_emergo.app.boards import BoardState, board_mails, load_state, seat_of
+from pbm_emergo.app.boards import BoardState, board_mails, seat_of
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import blocks, challenges, games, ratings
-from pbm_emergo.db.models import (
-    BOARD_ACTIVE,
-    Board,
-    Player,
-)
+from pbm_emergo.db.models import BOARD_ACTIVE, Player
 from pbm_emergo.db.reads import active_board_counts
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.game.challenges import (
     ChallengeTerms,
@@ -48,7 +45,7 @@ def challenge(
     black_userid: str,
     options: ChallengeTerms | Sequence[str] = (),
     *,
-    challenger: Player | None = None,
+    challenger: Account | None = None,
     headline: str | Callable[[], str] | None = None,
 ) -> Result:
     """Open a new board: ``white_userid`` plays Ohs and moves first. The sender must be a
@@ -256,14 +253,14 @@ def seekers(ctx: UnitOfWork) -> Result:
     )
 
 
-def rematch(ctx: UnitOfWork, board: Board, player: Player) -> Result:
-    """``emergo rematch``: a challenge of the other player of ``board``'s finished game by
-    ``player`` (logged in), colours swapped, the same options
+def rematch(ctx: UnitOfWork, state: BoardState, player: Account) -> Result:
+    """``emergo rematch``: a challenge of the other player of the finished game ``state``
+    by ``player`` (logged in), colours swapped, the same options
     (:func:`pbm_emergo.game.rematch.rematch_terms`)."""
     try:
-        terms = rematch_terms(load_state(ctx.session, board), player.id)
+        terms = rematch_terms(state, player.id)
     except Refusal as refusal:
-        raise Refused(said(refusal.reason_value or refusal.reason), board=board.number) from None
+        raise Refused(said(refusal.reason_value or refusal.reason), board=state.number) from None
     result = challenge(
         ctx, terms.white, terms.black, terms.terms, challenger=player,
         headline=lambda: i18n._(

@@ -15,7 +15,7 @@ from pbm_emergo.app.challenges import (
 )
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
-from pbm_emergo.app.resolve import login
+from pbm_emergo.app.resolve import login, login_seated
 from pbm_emergo.app.results import Result
 from pbm_emergo.game.requests import (
     ChallengeRequest,
@@ -53,6 +53,6 @@ def policy_request(ctx: Context, request: PolicyRequest) -> Result:
 
 @handles(RematchRequest)
 def rematch_request(ctx: Context, request: RematchRequest) -> Result:
-    board, _ = resolve.board(ctx, request.board, alone=True)
-    player = login(ctx, request, board=board.number)
-    return rematch(ctx, board, player)
+    read = resolve.board_read(ctx, request.board, alone=True)
+    player = login_seated(ctx, request.userid, request.password, read)
+    return rematch(ctx, read.snapshot.state, player)
