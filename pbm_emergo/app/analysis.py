@@ -185,7 +185,7 @@ def compose(read: BoardRead, report: Report, to: str, style: str = "diagram") ->
     ``board list``) says the turning point's position in words and each move as a
     sentence, for a screen reader."""
     state = read.snapshot.state
-    white, black = (account.userid for account in read.accounts)
+    white, black = read.userids
     names = (white, black)
     notes = [_note(v, names) for v in report.verdicts if v.label]
     turning = report.turning_point

@@ -277,7 +277,7 @@ def record(ctx: Context, request: RecordRequest) -> Result:
         )
     else:
         state = board_text.result_text(view)
-    white, black = (account.userid for account in read.accounts)
+    white, black = read.userids
     return Result(
         said=lambda: i18n._("sent the record of board %(board)s", board=number),
         answer=render(
@@ -306,7 +306,7 @@ def preview(ctx: Context, request: PreviewRequest) -> Result:
     read = resolve.board_read(ctx, request.board)
     snapshot, upto = read.snapshot, request.board.upto
     number, played = snapshot.number, len(snapshot.state.moves)
-    white, black = (account.userid for account in read.accounts)
+    white, black = read.userids
     game = snapshot.replayed(played if upto is None else upto)
     start = game.position.ply
     tried: list[str] = []

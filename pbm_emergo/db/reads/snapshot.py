@@ -201,6 +201,11 @@ class BoardRead:
     facts: BoardFacts
     accounts: tuple[Account, Account]
 
+    @property
+    def userids(self) -> tuple[str, str]:
+        """The userids of its players (white, black), as stored."""
+        return self.accounts[0].userid, self.accounts[1].userid
+
     def account_of(self, side: str) -> Account:
         """The account of the player of ``side`` (``white`` / ``black``)."""
         return self.accounts[0] if side == WHITE else self.accounts[1]
