@@ -17,7 +17,7 @@ from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
-from pbm_emergo.db.reads.accounts import Account, account_of
+from pbm_emergo.db.reads.accounts import Account, account_of, read_account
 from pbm_emergo.game.account_changes import PasswordHashStored
 from pbm_emergo.game.accounts import password_fault, userid_fault
 from pbm_emergo.robot import ROBOTS
@@ -95,6 +95,14 @@ def require_player(
     return player
 
 
+def require_account(ctx: UnitOfWork, userid: str, *, board: int | None = None) -> Account:
+    """As :func:`require_player`, the player's account read as a value."""
+    account = read_account(ctx.session, userid)
+    if account is None or not account.active:
+        raise no_such_player(ctx, userid, board=board)
+    return account
+
+
 def no_such_player(ctx: UnitOfWork, userid: str, *, board: int | None = None) -> Refused:
     """The refusal of a userid that names no active player."""
     # A word that may be a password is not echoed (it would show as ********).
@@ -159,7 +167,7 @@ def authenticate_seated(
     key = players.userid_key(userid)
     account = next((a for a in seated if a.userid_key == key), None)
     if account is None:
-        account = account_of(require_player(ctx, userid, board=board))
+        account = require_account(ctx, userid, board=board)
     elif not account.active:
         raise no_such_player(ctx, userid, board=board)
     check_login(ctx, account, password, board=board, no_failures=no_failures)

@@ -22,10 +22,8 @@ from pbm_emergo.app.boards import (
 )
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import autoplay
 from pbm_emergo.db.autoplay import QueueItem
-from pbm_emergo.db.models import Board
-from pbm_emergo.db.reads.accounts import Account, account_of
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import BoardRead
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
 from pbm_emergo.game.decision import Refusal
@@ -140,16 +138,16 @@ def queue_lines(state: BoardState, player_id: int, queue: Sequence[QueueItem]) -
     ]
 
 
-def shown_queue(ctx: UnitOfWork, board: Board, state: BoardState) -> list[str]:
-    """The queue lines for ``emergo show``: to the owner of a queue on the board, when the
-    request comes from one of their registered addresses (and passed its domain's checks)."""
-    if not board.queued or not ctx.sender_trusted or not ctx.sender:
+def shown_queue(ctx: UnitOfWork, read: BoardRead) -> list[str]:
+    """The queue lines for ``emergo show``: to the owner of a queue on the board ``read``
+    (with its queued moves), when the request comes from one of their registered addresses
+    (and passed its domain's checks)."""
+    snapshot = read.snapshot
+    if not snapshot.queued or not ctx.sender_trusted or not ctx.sender:
         return []
-    for player in (board.white_player, board.black_player):
-        if is_registered(account_of(player), ctx.sender):
-            lines = queue_lines(
-                state, player.id, autoplay.queue_of(ctx.session, board.number)
-            )
+    for account in read.accounts:
+        if is_registered(account, ctx.sender):
+            lines = queue_lines(snapshot.state, account.id, snapshot.queue)
             if lines:
                 return lines
     return []

@@ -7,14 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from pbm_emergo.app import resolve
-from pbm_emergo.app.accounts import is_registered, require_player
+from pbm_emergo.app.accounts import is_registered, require_account
 from pbm_emergo.app.boards import (
     SIDE_NAMES,
     BoardState,
     board_html,
     board_link,
     board_view,
-    load_state,
     move_rows,
     options_text,
     side_label,
@@ -28,9 +27,10 @@ from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.resolve import login_seated
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING, Board, Player
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING
 from pbm_emergo.db.reads import BoardLine
-from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.snapshot import BoardRead, read_board
 from pbm_emergo.game.requests import (
     AllShowRequest,
     GamesRequest,
@@ -58,26 +58,29 @@ MAX_ROWS = 200
 SECTION_TITLES = reads.SECTION_TITLES
 
 
-def boards_for(ctx: Context, player: Player, which: str) -> list[Board]:
-    """A player's boards: all, active, inactive (finished) or next (their turn)."""
-    if which == "all":
-        return games.boards_of(ctx.session, player)
-    if which == "inactive":
-        return games.boards_of(ctx.session, player, BOARD_FINISHED)
-    boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
-    if which == "next":
-        boards = [b for b in boards if b.to_move and b.player_of(b.to_move).id == player.id]
-    return boards
+def boards_for(ctx: Context, account: Account, which: str) -> list[BoardRead]:
+    """A player's boards, read as values: all, active, inactive (finished) or next (their
+    turn)."""
+    return [
+        read_board_now(ctx, line.number)
+        for line in reads.listed_boards(ctx.session, which, player_id=account.id)
+    ]
 
 
-def status_text(board: Board) -> str:
-    if board.status == BOARD_ACTIVE and board.to_move:
-        return board_text.to_move_text(board.player_of(board.to_move).userid)
-    if board.winner:
-        return board_text.won_text(
-            board.player_of(board.winner).userid, board.outcome_reason or "None"
-        )
-    return board_text.drawn_text(board.outcome_reason or "None")
+def read_board_now(ctx: Context, number: int) -> BoardRead:
+    """Board ``number``, just listed, read as values."""
+    read = read_board(ctx.session, number)
+    if read is None:  # removed by hand between the list and this read
+        raise Refused(i18n._("There is no board %(number)s.", number=number))
+    return read
+
+
+def status_text(line: BoardLine) -> str:
+    if line.to_move is not None:
+        return board_text.to_move_text(line.to_move)
+    if line.winner:
+        return board_text.won_text(line.winner, line.reason or "None")
+    return board_text.drawn_text(line.reason or "None")
 
 
 def result_text(row: BoardLine) -> str:
@@ -120,26 +123,24 @@ def list_games(ctx: Context, request: ListRequest) -> Result:
 @handles(GamesRequest)
 def games_table(ctx: Context, request: GamesRequest) -> Result:
     userids, which = list(request.userids), request.which
-    boards: dict[int, Board] = {}
+    boards: dict[int, BoardLine] = {}
     if userids:
         for userid in userids:
-            player = require_player(ctx, userid)
-            boards.update((b.number, b) for b in boards_for(ctx, player, which))
+            account = require_account(ctx, userid)
+            found = reads.listed_boards(ctx.session, which, player_id=account.id)
+            boards.update((line.number, line) for line in found)
     else:
-        status = {"all": None, "inactive": BOARD_FINISHED}.get(which, BOARD_ACTIVE)
-        found = games.boards(ctx.session, status=status, limit=MAX_ROWS + 1)
-        if which == "next":
-            found = [b for b in found if b.to_move]
-        boards.update((b.number, b) for b in found)
+        found = reads.listed_boards(ctx.session, which, limit=MAX_ROWS + 1)
+        boards.update((line.number, line) for line in found)
     rows = [
         {
-            "number": b.number,
-            "move": b.ply + 1 if b.status == BOARD_ACTIVE else b.ply,
-            "white": b.white_player.userid,
-            "black": b.black_player.userid,
-            "status": status_text(b),
+            "number": line.number,
+            "move": line.ply + 1 if line.active else line.ply,
+            "white": line.white,
+            "black": line.black,
+            "status": status_text(line),
         }
-        for b in sorted(boards.values(), key=lambda b: b.number)[:MAX_ROWS]
+        for line in sorted(boards.values(), key=lambda line: line.number)[:MAX_ROWS]
     ]
     return Result(
         said=lambda: i18n.ngettext(
@@ -164,15 +165,19 @@ def show(ctx: Context, request: ShowRequest) -> Result:
     # Board numbers and userids mixed, then maybe a filter: read word by word.
     which = request.which
     words = [str(target) for target in request.targets]
-    shown: list[tuple[Board, int | None]] = []
+    shown: list[tuple[BoardRead, int | None]] = []
     for target in request.targets:
         if not isinstance(target, str):
-            shown.append(resolve.board(ctx, target))
+            shown.append((resolve.board_read(ctx, target), target.upto))
             continue
-        player = require_player(ctx, target)
-        boards = boards_for(ctx, player, which)
+        account = require_account(ctx, target)
         # A board of two of the players named is sent once.
-        shown.extend((b, None) for b in boards if (b, None) not in shown)
+        already = {read.snapshot.number for read, upto in shown if upto is None}
+        shown.extend(
+            (read_board_now(ctx, line.number), None)
+            for line in reads.listed_boards(ctx.session, which, player_id=account.id)
+            if line.number not in already
+        )
     if not shown:
         raise Refused(_no_boards(which, " ".join(words)))
     if len(shown) > MAX_BOARDS:
@@ -183,26 +188,27 @@ def show(ctx: Context, request: ShowRequest) -> Result:
             )
         )
     views = []
-    for board, upto in shown:
-        state = load_state(ctx.session, board)
-        position = None if upto is None else games.load_game(ctx.session, board, upto).position
-        link = board_link(ctx.config, board.number)
+    for read, upto in shown:
+        snapshot = read.snapshot
+        position = None if upto is None else snapshot.replayed(upto).position
+        link = board_link(ctx.config, snapshot.number)
         # A player's queued moves, to that player only (app/queue.py).
-        queue = shown_queue(ctx, board, state) if upto is None else []
+        queue = shown_queue(ctx, read) if upto is None else []
         views.append(
             board_view(
-                state, position=position, upto=upto, link=link,
-                now=ctx.now, queue=queue, style=_style_for_sender(ctx, board),
+                snapshot.state, position=position, upto=upto, link=link,
+                now=ctx.now, queue=queue, style=_style_for_sender(ctx, read),
             )
         )
     if len(views) == 1:
         subject = views[0].subject
-        board_number: int | None = shown[0][0].number
+        board_number: int | None = shown[0][0].snapshot.number
     else:
-        subject = f"Emergo boards {', '.join(str(b.number) for b, _ in shown)}"
+        subject = f"Emergo boards {', '.join(str(r.snapshot.number) for r, _ in shown)}"
         board_number = None
     numbers = ", ".join(
-        f"{b.number}#{upto}" if upto is not None else str(b.number) for b, upto in shown
+        f"{r.snapshot.number}#{upto}" if upto is not None else str(r.snapshot.number)
+        for r, upto in shown
     )
     return Result(
         said=lambda: i18n.ngettext(
@@ -212,8 +218,8 @@ def show(ctx: Context, request: ShowRequest) -> Result:
             "show.txt.j2",
             # The sender's own notes after each board, when asked for as it is now.
             boards=[
-                v.text + (shown_notes(ctx, b.number) if upto is None else "")
-                for v, (b, upto) in zip(views, shown, strict=True)
+                v.text + (shown_notes(ctx, r.snapshot.number) if upto is None else "")
+                for v, (r, upto) in zip(views, shown, strict=True)
             ],
         ),
         answer_subject=subject,
@@ -399,7 +405,7 @@ def section_title(name: str) -> str:
 
 @handles(StandingsRequest)
 def standings(ctx: Context, request: StandingsRequest) -> Result:
-    wanted = [require_player(ctx, userid).userid for userid in request.userids]
+    wanted = [require_account(ctx, userid).userid for userid in request.userids]
     rows = reads.standings(ctx.session, ctx.now)
     if wanted:
         keys = {userid.lower() for userid in wanted}
@@ -429,7 +435,7 @@ def standings(ctx: Context, request: StandingsRequest) -> Result:
 
 @handles(HistoryRequest)
 def history(ctx: Context, request: HistoryRequest) -> Result:
-    found = [require_player(ctx, userid) for userid in request.userids]
+    found = [require_account(ctx, userid) for userid in request.userids]
     rows = reads.finished_games(
         ctx.session, [p.id for p in found] if found else None,
         limit=reads.HISTORY_LIMIT + 1,
@@ -474,7 +480,7 @@ MAX_ALL_BOARDS = 40
 @handles(ShowAsRequest)
 def show_as(ctx: Context, request: ShowAsRequest) -> Result:
     state = resolve.board_read(ctx, request.board, alone=True).snapshot.state
-    player = require_player(ctx, request.userid)
+    player = require_account(ctx, request.userid)
     side = state.side_of(player.id)
     if side is None:
         raise Refused(
@@ -506,8 +512,8 @@ def show_as(ctx: Context, request: ShowAsRequest) -> Result:
 
 @handles(AllShowRequest)
 def all_show(ctx: Context, request: AllShowRequest) -> Result:
-    player = require_player(ctx, request.userid)
-    boards = sorted(boards_for(ctx, player, request.which), key=lambda b: b.number)
+    player = require_account(ctx, request.userid)
+    boards = boards_for(ctx, player, request.which)
     if not boards:
         if request.which == "next":
             raise Refused(
@@ -516,12 +522,11 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
         raise Refused(i18n._("%(userid)s has no boards under way.", userid=player.userid))
     shown, left_out = boards[:MAX_ALL_BOARDS], len(boards) - MAX_ALL_BOARDS
     views = []
-    for board in shown:
-        state = load_state(ctx.session, board)
+    for read in shown:
         views.append(
             board_view(
-                state, link=board_link(ctx.config, board.number), now=ctx.now,
-                queue=shown_queue(ctx, board, state),
+                read.snapshot.state, link=board_link(ctx.config, read.snapshot.number),
+                now=ctx.now, queue=shown_queue(ctx, read),
             )
         )
     texts = [v.text for v in views]
@@ -605,12 +610,13 @@ def _seen_as(state: BoardState, side: str, you: str) -> str:
     )
 
 
-def _style_for_sender(ctx: Context, board: Board) -> str:
+def _style_for_sender(ctx: Context, read: BoardRead) -> str:
     """``list`` when the mail comes from a registered address of a player of the board
     who chose ``board USERID PASSWORD list`` (a board shown to them as their board mails
     are), else ``diagram``."""
     if ctx.sender:
-        for player in (board.white_player, board.black_player):
-            if player.board_style == "list" and is_registered(account_of(player), ctx.sender):
+        state = read.snapshot.state
+        for seat, account in zip((state.white, state.black), read.accounts, strict=True):
+            if seat.board_style == "list" and is_registered(account, ctx.sender):
                 return "list"
     return "diagram"

@@ -37,6 +37,7 @@ from pbm_emergo.db.reads.boards import (
     count_finished,
     finished_games,
     game_rows,
+    listed_boards,
 )
 from pbm_emergo.db.reads.mail import (
     QUEUE_PREFIXES,
@@ -118,6 +119,7 @@ __all__ = [
     "board_report",
     "by_section",
     "boards_of",
+    "listed_boards",
     "count_finished",
     "finished_games",
     "game_rows",

@@ -4,9 +4,13 @@ board (:func:`pbm_emergo.db.reads.snapshot.read_board`), never the row's object.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
-from pbm_emergo.db.models import CLOSED_PASSWORD_HASH, Player, closed_name
+from sqlalchemy import Table, bindparam, select
+from sqlalchemy.orm import Session
+
+from pbm_emergo.db.models import CLOSED_PASSWORD_HASH, Player, PlayerAddress, closed_name
+from pbm_emergo.game.accounts import userid_key
 
 
 @dataclass(frozen=True)
@@ -57,4 +61,36 @@ def account_from(row: Any, addresses: list[tuple[str, str]]) -> Account:
     )
 
 
-__all__ = ["Account", "account_from", "account_of"]
+_PLAYERS = cast(Table, Player.__table__)
+_ADDRESSES = cast(Table, PlayerAddress.__table__)
+# One statement: the player's columns an account is made of, a row an address (the
+# player's columns repeated; one row of NULL addresses when there is none).
+_ACCOUNT_READ = (
+    select(
+        *(
+            _PLAYERS.c[name]
+            for name in (
+                "id", "userid", "userid_key", "password_hash", "language", "signed_off_at",
+            )
+        ),
+        _ADDRESSES.c.address,
+        _ADDRESSES.c.address_key,
+    )
+    .outerjoin(_ADDRESSES, _ADDRESSES.c.player_id == _PLAYERS.c.id)
+    .where(_PLAYERS.c.userid_key == bindparam("key"))
+    .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
+)
+
+
+def read_account(session: Session, userid: str) -> Account | None:
+    """The account of the player with this userid (any letter case), signed off or not,
+    or None: read as plain rows, no object made."""
+    rows = session.execute(_ACCOUNT_READ, {"key": userid_key(userid)}).all()
+    if not rows:
+        return None
+    return account_from(
+        rows[0], [(row.address, row.address_key) for row in rows if row.address is not None]
+    )
+
+
+__all__ = ["Account", "account_from", "account_of", "read_account"]

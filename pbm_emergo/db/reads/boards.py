@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, case, func, or_, select
+from sqlalchemy import ColumnElement, and_, case, func, or_, select
 from sqlalchemy.orm import Session, aliased, selectinload
 
 from pbm_emergo.db import games, players
@@ -177,6 +177,46 @@ def boards_of(session: Session, userid: str) -> list[BoardLine]:
         (Board.status == BOARD_ACTIVE).desc(), Board.number.desc()
     )
     return [_line(*row) for row in session.execute(stmt)]
+
+
+# A board with its players' userids as stored (a closed account's too): as a player's
+# table of games (``emergo games``) names them.
+_BOARD_ROWS = select(Board, _WHITE.userid, _BLACK.userid).join(
+    _WHITE, Board.white_player_id == _WHITE.id
+).join(_BLACK, Board.black_player_id == _BLACK.id)
+
+
+def listed_boards(
+    session: Session, which: str, *, player_id: int | None = None, limit: int | None = None
+) -> list[BoardLine]:
+    """The boards by number, their players named by their userids as stored: those of
+    ``which`` kind (``all``; ``inactive``: finished; ``active``; ``next``: active with a
+    player to move), of the player ``player_id`` (``next``: where it is their turn) or of
+    everyone; at most ``limit`` (for everyone, ``next`` picks among the first ``limit``
+    active boards)."""
+    stmt = _BOARD_ROWS.order_by(Board.number)
+    if which == "inactive":
+        stmt = stmt.where(Board.status == BOARD_FINISHED)
+    elif which != "all":
+        stmt = stmt.where(Board.status == BOARD_ACTIVE)
+    if player_id is not None:
+        if which == "next":
+            stmt = stmt.where(
+                or_(
+                    and_(Board.to_move == WHITE, Board.white_player_id == player_id),
+                    and_(Board.to_move == BLACK, Board.black_player_id == player_id),
+                )
+            )
+        else:
+            stmt = stmt.where(
+                or_(Board.white_player_id == player_id, Board.black_player_id == player_id)
+            )
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    lines = [_line(*row) for row in session.execute(stmt)]
+    if which == "next" and player_id is None:
+        lines = [line for line in lines if line.to_move]
+    return lines
 
 
 # --- the operator's view (pbm-emergo admin games, show) --------------------------------

@@ -1,0 +1,85 @@
+"""The value reads of the requests that list boards and name players (``emergo games``,
+``emergo show``, ``all show``, ``emergo standings``, ``emergo history``, ``emergo showas``):
+``reads.listed_boards`` and ``read_account``, on both databases."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.db import games, players, reads
+from pbm_emergo.db.models import BOARD_FINISHED, CLOSED_PASSWORD_HASH, Board, Player
+from pbm_emergo.db.reads.accounts import read_account
+
+NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
+
+
+def _numbers(lines: list[reads.BoardLine]) -> list[int]:
+    return [line.number for line in lines]
+
+
+def test_a_players_boards_by_kind(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        alice = players.create_player(session, "alice", "secret-a", ["alice@example.org"], NOW)
+        bob = players.create_player(session, "bob", "secret-b", ["bob@example.org"], NOW)
+        carol = players.create_player(session, "carol", "secret-c", ["carol@example.org"], NOW)
+        ids = alice.id, bob.id, carol.id
+        games.create_board(session, alice, bob, NOW, number=101)  # alice to move
+        games.create_board(session, carol, alice, NOW, number=102)  # carol to move
+        games.create_board(session, bob, alice, NOW, number=103)
+        games.create_board(session, bob, carol, NOW, number=104)
+        session.execute(
+            update(Board)
+            .where(Board.number == 103)
+            .values(status=BOARD_FINISHED, to_move=None, winner="white",
+                    outcome_reason="resigned")
+        )
+        # bob closed his account: a board list names him by the userid as stored.
+        session.execute(
+            update(Player).where(Player.id == bob.id).values(password_hash=CLOSED_PASSWORD_HASH)
+        )
+    alice_id, bob_id, carol_id = ids
+    with db_sessions() as session:
+        listed = reads.listed_boards
+        assert _numbers(listed(session, "all", player_id=alice_id)) == [101, 102, 103]
+        assert _numbers(listed(session, "active", player_id=alice_id)) == [101, 102]
+        assert _numbers(listed(session, "next", player_id=alice_id)) == [101]
+        assert _numbers(listed(session, "next", player_id=carol_id)) == [102]
+        assert _numbers(listed(session, "inactive", player_id=bob_id)) == [103]
+        assert _numbers(listed(session, "next", player_id=bob_id)) == [104]
+        # Everyone's boards: at most ``limit`` of them.
+        assert _numbers(listed(session, "active")) == [101, 102, 104]
+        assert _numbers(listed(session, "all", limit=2)) == [101, 102]
+        first = listed(session, "all", player_id=alice_id)
+        assert (first[0].white, first[0].black, first[0].to_move) == ("alice", "bob", "alice")
+        finished = first[2]
+        assert (finished.winner, finished.reason, finished.to_move) == ("bob", "resigned", None)
+        # The public lists name a closed account as such.
+        line = reads.board_line(session, 101)
+        assert line is not None and line.black == "bob (closed)"
+
+
+def test_an_account_read_as_a_value(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        alice = players.create_player(
+            session, "Alice", "secret-a", ["alice@example.org", "Alice@Work.example"], NOW
+        )
+        players.create_player(session, "dora", "secret-d", [], NOW)
+        alice_id = alice.id
+    with db_sessions.begin() as session:
+        account = read_account(session, "ALICE")
+        assert account is not None
+        assert (account.id, account.userid, account.active) == (alice_id, "Alice", True)
+        assert account.addresses == ("alice@example.org", "Alice@Work.example")
+        assert account.address_keys == {"alice@example.org", "alice@work.example"}
+        assert account.primary_address == "alice@example.org"
+        # No address yet (a first address waiting for its code), and no such player.
+        dora = read_account(session, "dora")
+        assert dora is not None and dora.addresses == () and dora.primary_address is None
+        assert read_account(session, "nobody") is None
+        players.sign_off(session, alice_id, NOW)
+    with db_sessions() as session:
+        account = read_account(session, "alice")
+        assert account is not None and not account.active
