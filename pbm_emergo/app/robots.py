@@ -48,13 +48,15 @@ from pbm_emergo.app.results import Refused
 from pbm_emergo.app.runner import Operation, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, players
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, Vote
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.robots import TaskBoard, moves_played, robot_boards, task_board
 from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.board import BOARD_ACTIVE, OpenVote, PlayedMove
 from pbm_emergo.game.board_changes import RobotGamesUnderLimit
 from pbm_emergo.robot import ROBOTS, Decision, resigns, think
-from pbm_emergo.rules import Position
+from pbm_emergo.rules import BlockedRule, Game, Position
 from pbm_emergo.views import i18n
 
 if TYPE_CHECKING:
@@ -130,9 +132,10 @@ def robot_players(session: Session) -> dict[int, tuple[str, int]]:
 # --- how many games against the robots ---------------------------------------------------
 
 
-def check_robot_games(ctx: UnitOfWork, white: Player, black: Player) -> None:
-    """Refuse a new board between a person and a robot when the person already has
-    ``Config.robot_games_per_player`` active games against the robots. The count is
+def check_robot_games(ctx: UnitOfWork, white: Account, black: Account) -> None:
+    """Refuse a new board between a person and a robot (``white`` and ``black``: the two
+    players' accounts, of which only the ids and userids are read) when the person already
+    has ``Config.robot_games_per_player`` active games against the robots. The count is
     checked again in the write transaction (a Conflict starts the mail over), so that two
     mails at once cannot both take the last place."""
     robots = robot_players(ctx.session)
@@ -184,7 +187,7 @@ def waiting_boards(session: Session, robots: dict[int, tuple[str, int]]) -> list
     request waits for its answer, by number (a take-back request may turn out void when
     the board's task is read: :func:`task_on`)."""
     waiting = []
-    for board in games.robot_boards(session, robots):
+    for board in robot_boards(session, robots):
         seats = (board.white_player_id, board.black_player_id)
         opponent = seats[1] if seats[0] in robots else seats[0]
         to_move = None if board.to_move is None else (0 if board.to_move == "white" else 1)
@@ -195,43 +198,59 @@ def waiting_boards(session: Session, robots: dict[int, tuple[str, int]]) -> list
 
 
 def task_on(session: Session, number: int, robots: dict[int, tuple[str, int]]) -> Task | None:
-    """The robot's task on board ``number``, read in full; None if there is none now."""
-    board = games.get_board(session, number)
+    """The robot's task on board ``number``, read in full (:func:`task_board`: the board
+    and its open votes; for a take-back request, its moves too); None if there is none
+    now."""
+    board = task_board(session, number)
     if board is None or board.status != BOARD_ACTIVE:
         return None
-    return _task(session, board, robots, games.votes_on(session, [number]).get(number, []))
+    return _task(session, board, robots)
 
 
-def _task(
-    session: Session, board: Board, robots: dict[int, tuple[str, int]], votes: list[Vote]
-) -> Task | None:
+def _task(session: Session, board: TaskBoard, robots: dict[int, tuple[str, int]]) -> Task | None:
     seats = (board.white_player_id, board.black_player_id)
     to_move = None if board.to_move is None else (0 if board.to_move == "white" else 1)
     # A vote of a robot's opponent waits for the robot's answer.
-    for vote in votes:
+    for vote in board.votes:
         other = seats[1] if vote.player_id == seats[0] else seats[0]
         if other in robots and vote.player_id not in robots:
             after = None
             if vote.kind == "undo":
-                first = games.undo_first_move(session, board.number, vote.player_id, vote.ply)
-                if first is None or vote.ply != board.ply:
+                if vote.ply == board.ply:
+                    after = _after_undo(board, vote, moves_played(session, board.number))
+                if after is None:
                     continue  # void: refused when answered (game.play.answer); nothing to do
-                after = games.load_game(session, board, upto=first - 1).position.to_text()
             return _make_task(board, other, robots, vote.kind, after)
     if to_move is not None and seats[to_move] in robots:
         return _make_task(board, seats[to_move], robots, "move", None)
     return None
 
 
+def _after_undo(board: TaskBoard, vote: OpenVote, moves: Sequence[PlayedMove]) -> str | None:
+    """The position (``Position.to_text()``) the take-back request ``vote`` returns the
+    board to: the game replayed up to before the asker's last move (up to the vote's move
+    count); None when the asker has no such move."""
+    first = next(
+        (m.number for m in reversed(moves) if m.player_id == vote.player_id
+         and m.number <= vote.ply),
+        None,
+    )
+    if first is None:
+        return None
+    notations = [m.notation for m in moves][: max(first - 1, 0)]
+    blocked: BlockedRule = "draw" if board.blocked_rule == "draw" else "loss"
+    return Game.from_moves(notations, blocked=blocked).position.to_text()
+
+
 def _make_task(
-    board: Board, robot_id: int, robots: dict[int, tuple[str, int]], kind: str,
+    board: TaskBoard, robot_id: int, robots: dict[int, tuple[str, int]], kind: str,
     after_undo: str | None,
 ) -> Task:
     userid, level = robots[robot_id]
-    history = tuple(board.repetition.split(games.REPETITION_SEPARATOR)) if board.repetition else ()
     return Task(
         number=board.number, robot_id=robot_id, robot=userid, level=level, ply=board.ply,
-        kind=kind, position=board.position, history=history, blocked=board.blocked_rule,
+        kind=kind, position=board.position, history=board.repetition,
+        blocked=board.blocked_rule,
         robot_side=0 if board.white_player_id == robot_id else 1, after_undo=after_undo,
     )
 

@@ -73,7 +73,6 @@ REPETITION_SEPARATOR = "\n"
 __all__ = [
     "FACTS_COLUMNS",
     "BoardFacts",
-    "RobotBoard",
     "boards",
     "active_boards_against",
     "boards_of",
@@ -97,14 +96,11 @@ __all__ = [
     "player_to_move",
     "remove_vote",
     "resume_game",
-    "robot_boards",
     "set_reminded",
     "store_move",
     "subscribers",
     "take_back",
-    "undo_first_move",
     "votes_of",
-    "votes_on",
 ]
 
 
@@ -370,53 +366,6 @@ def active_boards_against(
         )
         .order_by(Board.number)
     ))
-
-
-@dataclass(frozen=True)
-class RobotBoard:
-    """An active board with a robot on it, as the robots' runner looks over them before
-    each answer: its seats, whose turn, its open votes and since when it is idle, without
-    its position, so that looking over every such board is cheap."""
-
-    number: int
-    ply: int
-    white_player_id: int
-    black_player_id: int
-    to_move: str | None
-    idle_since: datetime
-    voters: frozenset[int]  # the players with an open vote on the board
-
-
-def robot_boards(session: Session, robot_ids: Iterable[int]) -> list[RobotBoard]:
-    """The active boards on which any of ``robot_ids`` plays, by number (two queries)."""
-    ids = list(robot_ids)
-    if not ids:
-        return []
-    on_board = or_(Board.white_player_id.in_(ids), Board.black_player_id.in_(ids))
-    voters: dict[int, set[int]] = {}
-    for number, player_id in session.execute(
-        select(Vote.board_number, Vote.player_id)
-        .join(Board, Board.number == Vote.board_number)
-        .where(Board.status == BOARD_ACTIVE, on_board)
-    ):
-        voters.setdefault(number, set()).add(player_id)
-    rows = session.execute(
-        select(
-            Board.number, Board.ply, Board.white_player_id, Board.black_player_id,
-            Board.to_move, Board.last_move_at, Board.created_at,
-        )
-        .where(Board.status == BOARD_ACTIVE, on_board)
-        .order_by(Board.number)
-    )
-    return [
-        RobotBoard(
-            number=row.number, ply=row.ply, white_player_id=row.white_player_id,
-            black_player_id=row.black_player_id, to_move=row.to_move,
-            idle_since=row.last_move_at or row.created_at,
-            voters=frozenset(voters.get(row.number, ())),
-        )
-        for row in rows
-    ]
 
 
 def count_by_status(session: Session) -> dict[str, int]:
@@ -700,20 +649,6 @@ def take_back(
     session.execute(delete(QueuedMove).where(QueuedMove.board_number == number))
 
 
-def undo_first_move(session: Session, number: int, player_id: int, ply: int) -> int | None:
-    """The first move an undo by the player takes back: their last move (and all after it)."""
-    return session.scalar(
-        select(MoveRecord.number)
-        .where(
-            MoveRecord.board_number == number,
-            MoveRecord.player_id == player_id,
-            MoveRecord.number <= ply,
-        )
-        .order_by(MoveRecord.number.desc())
-        .limit(1)
-    )
-
-
 def finish_board(
     session: Session,
     number: int,
@@ -814,14 +749,6 @@ def set_reminded(
 def votes_of(session: Session, number: int) -> list[Vote]:
     """The board's open draw offer and undo request, by kind."""
     return list(session.scalars(_VOTES, {"number": number}))
-
-
-def votes_on(session: Session, numbers: Iterable[int]) -> dict[int, list[Vote]]:
-    """The open votes of the boards ``numbers``, by board (boards with none left out)."""
-    votes: dict[int, list[Vote]] = {}
-    for vote in session.scalars(select(Vote).where(Vote.board_number.in_(list(numbers)))):
-        votes.setdefault(vote.board_number, []).append(vote)
-    return votes
 
 
 def open_vote(

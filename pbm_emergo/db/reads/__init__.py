@@ -11,6 +11,8 @@ standings rule (``standings``, see :mod:`pbm_emergo.db.reads.rating_table`).
 - :mod:`pbm_emergo.db.reads.analysis`: a board's stored analysis, as the board page shows it.
 - :mod:`pbm_emergo.db.reads.mail`: the mail queues as the operator lists them, and the
   figures of ``admin stats`` and the metrics.
+- :mod:`pbm_emergo.db.reads.robots`: what the robots' runner reads (the boards waiting for
+  a robot, a board as a robot's task reads it, a board's moves).
 
 Every function takes the caller's ``Session``, opens no transaction, writes nothing, and
 returns plain frozen rows; use them as ``reads.standings(session, now)``.
