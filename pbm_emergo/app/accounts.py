@@ -51,13 +51,13 @@ def check_not_lookalike(ctx: UnitOfWork, userid: str) -> None:
         )
 
 
-def reachable(player: Player) -> bool:
+def reachable(player: Account) -> bool:
     """Whether mail for ``player`` reaches them: a registered address (an account whose
     first address waits for its code has none yet), or a robot, which plays here."""
     return bool(player.addresses) or player.userid_key in ROBOTS
 
 
-def check_reachable(player: Player, *, board: int | None = None) -> None:
+def check_reachable(player: Account, *, board: int | None = None) -> None:
     """Raise a Refused, for the sender, if ``player`` has no address to mail yet."""
     if not reachable(player):
         raise Refused(

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pbm_emergo.app.accounts import check_reachable, require_player
-from pbm_emergo.app.boards import BoardState, board_mails, seat_of
+from pbm_emergo.app.accounts import check_reachable, no_such_player
+from pbm_emergo.app.boards import BoardState, board_mails
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
@@ -19,6 +19,7 @@ from pbm_emergo.db import blocks, challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, Player
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.snapshot import PlayerRead, read_player
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.game.challenges import (
     ChallengeTerms,
@@ -54,9 +55,9 @@ def challenge(
     or the option words (checked after the players, as a mail's errors come in that
     order). ``headline``: what the new board's mail says first (else that a new game
     starts). The decisions: :mod:`pbm_emergo.game.challenges`."""
-    white = require_player(ctx, white_userid)
-    black = require_player(ctx, black_userid)
-    contenders = {p.id: p for p in (white, black)}
+    white_read, black_read = _contender_read(ctx, white_userid), _contender_read(ctx, black_userid)
+    white, black = white_read.account, black_read.account
+    contenders = {p.account.id: p for p in (white_read, black_read)}
     if white.id == black.id:
         raise Refused(said(refusal("challenge_same_player")))
     terms = options if isinstance(options, ChallengeTerms) else challenge_terms(options)
@@ -69,10 +70,10 @@ def challenge(
     )
     if isinstance(chosen, Reason):
         raise Refused(said(chosen))
-    starter = contenders[chosen.id]
+    starter = contenders[chosen.id].account
     # The challenged player may refuse challenges (the challenger is told); a challenge
     # answers one of the games they seek.
-    challenged = black if starter.id == white.id else white
+    challenged = black_read if starter.id == white.id else white_read
     check_challenge(ctx, challenged, challenger=starter)
     check_robot_games(ctx, white, black)
     note_challenge(ctx, challenged)
@@ -83,7 +84,7 @@ def challenge(
     ctx.write(BoardCreated(number, white.id, black.id, now, terms))
     start = Position()
     state = BoardState(
-        number=number, white=seat_of(white), black=seat_of(black), rated=terms.rated,
+        number=number, white=white_read.seat, black=black_read.seat, rated=terms.rated,
         blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
         forfeit_days=terms.forfeit_days, created_at=now, status=BOARD_ACTIVE,
         ply=start.ply, to_move=start.to_move, winner=None, outcome_reason=None,
@@ -110,34 +111,43 @@ def challenge(
     )
 
 
-def _contender(player: Player) -> Contender:
-    return Contender(player.id, player.userid, frozenset(a.address_key for a in player.addresses))
+def _contender_read(ctx: UnitOfWork, userid: str) -> PlayerRead:
+    """The active player ``userid`` as a new board needs them, or a Refused."""
+    found = read_player(ctx.session, userid)
+    if found is None or not found.account.active:
+        raise no_such_player(ctx, userid)
+    return found
+
+
+def _contender(player: Account) -> Contender:
+    return Contender(player.id, player.userid, player.address_keys)
 
 
 def check_challenge(
-    ctx: UnitOfWork, challenged: Player, *, challenger: Player | None = None
+    ctx: UnitOfWork, challenged: PlayerRead, *, challenger: Account | None = None
 ) -> None:
     """Raise the challenger's error if ``challenged`` refuses this challenge
     (:func:`~pbm_emergo.game.challenges.challenge_refusal`)."""
-    check_reachable(challenged)
+    account = challenged.account
+    check_reachable(account)
     limit = challenged.board_limit
     refused = challenge_refusal(
-        challenged.userid,
+        account.userid,
         refuses=challenged.refuses_challenges,
         blocks_challenger=challenger is not None
         and not challenged.refuses_challenges
-        and blocks.blocks(ctx.session, challenged.id, challenger.id),
+        and blocks.blocks(ctx.session, account.id, challenger.id),
         limit=limit,
-        active=0 if limit is None else challenges.active_boards(ctx.session, challenged.id),
+        active=0 if limit is None else challenges.active_boards(ctx.session, account.id),
     )
     if refused is not None:
         raise Refused(said(refused))
 
 
-def note_challenge(ctx: UnitOfWork, challenged: Player) -> None:
+def note_challenge(ctx: UnitOfWork, challenged: PlayerRead) -> None:
     """A challenge of ``challenged`` answers one of the games they seek, if any."""
     if challenged.seeking > 0:
-        ctx.write(SeekTaken(challenged.id))
+        ctx.write(SeekTaken(challenged.account.id))
 
 
 # --- what a player lets challenges do ---------------------------------------------------

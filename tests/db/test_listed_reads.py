@@ -1,6 +1,7 @@
 """The value reads of the requests that list boards and name players (``emergo games``,
-``emergo show``, ``all show``, ``emergo standings``, ``emergo history``, ``emergo showas``):
-``reads.listed_boards`` and ``read_account``, on both databases."""
+``emergo show``, ``all show``, ``emergo standings``, ``emergo history``, ``emergo showas``)
+and of a challenge: ``reads.listed_boards``, ``read_account`` and ``read_player``, on both
+databases."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db import games, players, reads
 from pbm_emergo.db.models import BOARD_FINISHED, CLOSED_PASSWORD_HASH, Board, Player
 from pbm_emergo.db.reads.accounts import read_account
+from pbm_emergo.db.reads.snapshot import read_player
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
 
@@ -83,3 +85,24 @@ def test_an_account_read_as_a_value(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions() as session:
         account = read_account(session, "alice")
         assert account is not None and not account.active
+
+
+def test_a_player_read_for_a_new_board(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        erin = players.create_player(
+            session, "erin", "secret-e", ["erin@example.org", "erin@home.example"], NOW
+        )
+        session.execute(
+            update(Player)
+            .where(Player.id == erin.id)
+            .values(board_limit=3, seeking=2, board_style="list", language="de")
+        )
+        erin_id = erin.id
+    with db_sessions() as session:
+        found = read_player(session, "ERIN")
+        assert found is not None and read_player(session, "nobody") is None
+        assert found.account == read_account(session, "erin")
+        assert (found.refuses_challenges, found.board_limit, found.seeking) == (False, 3, 2)
+        seat = found.seat
+        assert (seat.id, seat.userid, seat.address) == (erin_id, "erin", "erin@example.org")
+        assert (seat.board_style, seat.language) == ("list", "de")

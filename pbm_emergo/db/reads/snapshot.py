@@ -25,6 +25,7 @@ from pbm_emergo.db.models import (
     closed_name,
 )
 from pbm_emergo.db.reads.accounts import Account, account_from
+from pbm_emergo.game.accounts import userid_key
 from pbm_emergo.game.board import (
     WHITE,
     BoardSnapshot,
@@ -50,7 +51,7 @@ def seat_of(player: Player) -> Seat:
     return _seat(player, primary_address(player))
 
 
-def _seat(player: Player | _Labelled, address: str | None) -> Seat:
+def _seat(player: Player | _Labelled | Row[Any], address: str | None) -> Seat:
     """The seat of a player's row (the object, or its columns read as plain values) whose
     board mails go to ``address``."""
     closed = player.password_hash == CLOSED_PASSWORD_HASH
@@ -294,4 +295,50 @@ def read_board(session: Session, number: int) -> BoardRead | None:
         snapshot=_snapshot(session, row, state, with_queue=True),
         facts=facts,
         accounts=(account_from(white, white_addresses), account_from(black, black_addresses)),
+    )
+
+
+@dataclass(frozen=True)
+class PlayerRead:
+    """A player as a new board needs them: their account (whom the challenge comes from,
+    where mail reaches them), their seat at the board, and what they let challenges do."""
+
+    account: Account
+    seat: Seat
+    refuses_challenges: bool
+    board_limit: int | None  # refused while they have this many active boards
+    seeking: int  # games they seek (a challenge takes one off)
+
+
+# One statement: the player's columns (a seat's and an account's, and their challenge
+# policy), a row an address (one row of NULL addresses when there is none).
+_PLAYER_READ: Select[Any] = (
+    select(
+        *(_PLAYERS.c[name] for name in _PLAYER_FIELDS),
+        _PLAYERS.c.refuses_challenges,
+        _PLAYERS.c.board_limit,
+        _PLAYERS.c.seeking,
+        _ADDRESSES.c.address,
+        _ADDRESSES.c.address_key,
+    )
+    .outerjoin(_ADDRESSES, _ADDRESSES.c.player_id == _PLAYERS.c.id)
+    .where(_PLAYERS.c.userid_key == bindparam("key"))
+    .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
+)
+
+
+def read_player(session: Session, userid: str) -> PlayerRead | None:
+    """The player with this userid (any letter case), signed off or not, as
+    :class:`PlayerRead` values, or None: plain rows, no object made."""
+    rows = session.execute(_PLAYER_READ, {"key": userid_key(userid)}).all()
+    if not rows:
+        return None
+    row = rows[0]
+    addresses = [(each.address, each.address_key) for each in rows if each.address is not None]
+    return PlayerRead(
+        account=account_from(row, addresses),
+        seat=_seat(row, addresses[0][0] if addresses else None),
+        refuses_challenges=row.refuses_challenges,
+        board_limit=row.board_limit,
+        seeking=row.seeking,
     )
