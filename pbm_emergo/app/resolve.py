@@ -2,10 +2,11 @@
 
 A handler calls them in its own order, which is the order of the refusals a player sees (a
 board looked up before the password is checked, a value checked before either); the game
-operations it then calls take the :class:`~pbm_emergo.db.models.Player` logged in (and the
-:class:`~pbm_emergo.db.models.Board` found), never a password, so that the robots, the
-scheduler, the web view and admin call them too. A move (and a queue) reads its board as
-values (:func:`board_read`) and logs in on its players' accounts (:func:`login_seated`).
+operations it then calls take what was read and who logged in, never a password, so that
+the robots, the scheduler, the web view and admin call them too. A board is read as values
+(:func:`board_read`); a request on a board logs in on its players' accounts read with it
+(:func:`login_seated`, an :class:`~pbm_emergo.db.reads.accounts.Account`), the others
+through :func:`login` (the :class:`~pbm_emergo.db.models.Player` logged in).
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from pbm_emergo.app.accounts import authenticate, authenticate_seated
-from pbm_emergo.app.boards import get_board, get_board_read
+from pbm_emergo.app.boards import get_board_read
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db.models import Board, Player
+from pbm_emergo.db.models import Player
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import BoardRead
 from pbm_emergo.game.requests import BoardRef, LoginRequest, Password
@@ -28,25 +29,15 @@ from pbm_emergo.views.reasons import said
 AloneReason = Callable[[int, int, int], str]
 
 
-def board(
-    ctx: UnitOfWork, ref: BoardRef, *, alone: bool | AloneReason = False
-) -> tuple[Board, int | None]:
-    """The board ``ref`` names, and the move number written after it (``101#7``), or a
-    Refused (see :func:`pbm_emergo.app.boards.get_board`).
-
-    ``alone``: the request takes no move number there; one written is refused with the
-    reason the command layer wrote (:attr:`BoardRef.alone`), or the reason ``alone``
-    makes."""
-    found, upto = get_board(ctx, str(ref))
-    _check_alone(ref, found.number, found.ply, upto, alone)
-    return found, upto
-
-
 def board_read(
     ctx: UnitOfWork, ref: BoardRef, *, alone: bool | AloneReason = False
 ) -> BoardRead:
-    """As :func:`board`, the board read as values for a move (see
-    :func:`pbm_emergo.app.boards.get_board_read`)."""
+    """The board ``ref`` names, read as values (see
+    :func:`pbm_emergo.app.boards.get_board_read`), or a Refused.
+
+    ``alone``: the request takes no move number there (``101#7``); one written is refused
+    with the reason the command layer wrote (:attr:`BoardRef.alone`), or the reason
+    ``alone`` makes."""
     read = get_board_read(ctx, ref.number, ref.upto)
     _check_alone(ref, ref.number, read.snapshot.state.ply, ref.upto, alone)
     return read

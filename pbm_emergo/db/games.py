@@ -73,7 +73,6 @@ REPETITION_SEPARATOR = "\n"
 __all__ = [
     "FACTS_COLUMNS",
     "BoardFacts",
-    "boards",
     "active_boards_against",
     "boards_of",
     "boards_to_check",
@@ -304,15 +303,6 @@ def boards_of(session: Session, player: Player, status: str | None = None) -> li
         selectinload(Board.black_player).selectinload(Player.addresses),
     )
     return list(session.scalars(stmt.order_by(Board.number)))
-
-
-def boards(session: Session, *, status: str | None = None, limit: int) -> list[Board]:
-    """The first ``limit`` boards by number (only those with ``status`` if given)."""
-    stmt = select(Board).order_by(Board.number).limit(limit)
-    if status is not None:
-        stmt = stmt.where(Board.status == status)
-    stmt = stmt.options(selectinload(Board.white_player), selectinload(Board.black_player))
-    return list(session.scalars(stmt))
 
 
 def boards_to_check(session: Session, now: datetime) -> Sequence[Board]:

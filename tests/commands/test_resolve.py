@@ -35,19 +35,21 @@ def test_the_board_resolver_refuses_a_missing_board(game: Mailer) -> None:
         bound(game, "emergo chat 999 bob bobpw") as (ctx, request),
         pytest.raises(Refused) as refused,
     ):
-        resolve.board(ctx, request.board)
+        resolve.board_read(ctx, request.board)
     assert refused.value.reason == "There is no board 999."
     with bound(game, "emergo chat 101 bob bobpw") as (ctx, request):
-        board, upto = resolve.board(ctx, request.board)
-        assert (board.number, upto) == (101, None)
+        read = resolve.board_read(ctx, request.board)
+        assert (read.snapshot.number, request.board.upto) == (101, None)
 
 
 def test_the_board_resolver_refuses_a_move_number_where_none_is_taken(game: Mailer) -> None:
     game.move(101, "alice", "e4")
     with bound(game, "emergo chat 101#1 bob bobpw") as (ctx, request):
-        assert resolve.board(ctx, request.board)[1] == 1  # taken where the request reads it
+        # Taken where the request reads it.
+        assert resolve.board_read(ctx, request.board).snapshot.number == 101
+        assert request.board.upto == 1
         with pytest.raises(Refused) as refused:
-            resolve.board(ctx, request.board, alone=True)
+            resolve.board_read(ctx, request.board, alone=True)
     assert refused.value.reason == "Write the board number alone: emergo chat 101 USERID PASSWORD."
     assert refused.value.board == 101
     # A request words the refusal its own way.
