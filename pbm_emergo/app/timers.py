@@ -45,27 +45,27 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app import lockout
-from pbm_emergo.app.boards import (
-    board_html,
-    board_link,
-    board_mails,
-    board_view,
-    load_state,
-    primary_address,
-)
+from pbm_emergo.app.boards import board_html, board_link, board_mails, board_view
 from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games, vacations
-from pbm_emergo.db.models import Board, Player, Vacation
-from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.clocks import (
+    EndedVacation,
+    TimedBoard,
+    boards_to_check,
+    ended_untold,
+    state_of,
+)
 from pbm_emergo.db.reads.reminders import reminder_delivery
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.db.vacations import Period
 from pbm_emergo.game.account_changes import ExpiredConfirmationsDropped, VacationEndTold
+from pbm_emergo.game.board import Seat
 from pbm_emergo.game.timers import (
     BoardClock,
     LossOnTimeDue,
@@ -105,8 +105,8 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Work]:
     ctx = UnitOfWork(session=session, config=config, now=now)
     # Codes for addresses that nobody confirmed within their time are forgotten.
     work = [Work((ExpiredConfirmationsDropped(now),))]
-    # Only the boards that may need a look, their players in the same query.
-    boards = games.boards_to_check(session, now)
+    # Only the boards that may need a look, their players in the same statement.
+    boards = boards_to_check(session, now)
     clocks = _Clocks.read(session, boards)
     for board in boards:
         before = len(ctx.writes)
@@ -115,11 +115,11 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Work]:
         if changes or replies:
             work.append(Work(changes, tuple(replies), f"board {board.number}"))
     # The players whose vacation ran out are told.
-    for vacation, player in vacations.ended_untold(session, now):
+    for vacation in ended_untold(session, now):
         work.append(
             Work(
                 (VacationEndTold(vacation.id),),
-                tuple(_vacation_over(ctx, vacation, player)),
+                tuple(_vacation_over(ctx, vacation)),
                 f"vacation {vacation.id}",
             )
         )
@@ -177,26 +177,26 @@ class _Clocks:
         self.on_vacation_until: dict[int, datetime] = {}
 
     @classmethod
-    def read(cls, session: Session, boards: Sequence[Board]) -> _Clocks:
+    def read(cls, session: Session, boards: Sequence[TimedBoard]) -> _Clocks:
         if not boards:
             return cls({}, {})
         since = min(b.created_at for b in boards)
-        ids = {b.white_player_id for b in boards} | {b.black_player_id for b in boards}
+        ids = {b.white_id for b in boards} | {b.black_id for b in boards}
         periods = vacations.periods_of(session, ids, since)
         counted = [
             b.number for b in boards if b.total_days is not None or b.timebank_hours is not None
         ]
         return cls(periods, games.move_times(session, counted))
 
-    def of(self, board: Board, player: Player, side: str) -> BoardClock:
+    def of(self, board: TimedBoard, player: Seat, side: str) -> BoardClock:
         """``board``'s clock as the decisions read it, ``player`` to move on ``side``."""
-        white, black = board.white_player, board.black_player
+        white, black = board.seats
         return BoardClock(
             number=board.number,
             ply=board.ply,
             to_move=side,
             player_id=player.id,
-            white_id=board.white_player_id,
+            white_id=white.id,
             created_at=board.created_at,
             last_move_at=board.last_move_at,
             last_reminder_at=board.last_reminder_at,
@@ -216,10 +216,10 @@ class _Clocks:
         )
 
 
-def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
-    player = games.player_to_move(board)
-    if player is None or board.to_move is None:
+def _check_board(ctx: UnitOfWork, board: TimedBoard, clocks: _Clocks) -> list[Reply]:
+    if board.to_move is None:
         return []
+    player, account = board.seat_of(board.to_move), board.account_of(board.to_move)
     found = decide_clock(clocks.of(board, player, board.to_move), ctx.now)
     due: LossOnTimeDue | ReminderDue | None = None if isinstance(found, TimeRanOut) else found
     if isinstance(found, TimeRanOut):
@@ -229,43 +229,45 @@ def _check_board(ctx: UnitOfWork, board: Board, clocks: _Clocks) -> list[Reply]:
         delivery = reminder_delivery(
             ctx.session,
             board.number,
-            [a.address for a in player.addresses],
-            _reminder_subject(board, player),
+            account.addresses,
+            _reminder_subject(board, account),
             found.last_move,
         )
         due = after_time_ran_out(found, delivery.sent_at, delivery.on_its_way, ctx.now)
     if isinstance(due, LossOnTimeDue):
-        if lockout.locked_out(ctx.session, account_of(player), ctx.now):
-            held = _hold_for_lock_out(ctx, board, player, clocks)
+        if lockout.locked_out(ctx.session, account, ctx.now):
+            held = _hold_for_lock_out(ctx, board, player, account, clocks)
             if held is not None:
                 return held
-        return _lose_on_time(ctx, board, player, due.why)
+        return _lose_on_time(ctx, board, account, due.why)
     if due is None:
         return []
-    return _remind(ctx, board, player, due)
+    return _remind(ctx, board, player, account, due)
 
 
-def _reminder_subject(board: Board, player: Player) -> str:
-    return f"Nag: Emergo Board {board.number} {player.userid}"
+def _reminder_subject(board: TimedBoard, account: Account) -> str:
+    return f"Nag: Emergo Board {board.number} {account.userid}"
 
 
-def _remind(ctx: UnitOfWork, board: Board, player: Player, due: ReminderDue) -> list[Reply]:
+def _remind(
+    ctx: UnitOfWork, board: TimedBoard, player: Seat, account: Account, due: ReminderDue
+) -> list[Reply]:
     """The reminder to the player to move (none without an address to send it to), its
     board as the player chose to see it (`board USERID PASSWORD list`)."""
-    address = primary_address(player)
+    address = player.address
     if address is None:
         return []
     number, now = board.number, ctx.now
     ctx.write(due.change(now))
     # The board as after this reminder (its deadlines count from it).
-    state = load_state(ctx.session, board).replace(last_reminder_at=now)
+    state = state_of(ctx.session, board).replace(last_reminder_at=now)
     # In the player's language: the scheduler answers nobody's mail.
     with speaking(player.language):
         view = board_view(
             state, link=board_link(ctx.config, number), now=ctx.now, style=player.board_style
         )
         words = dict(
-            userid=player.userid,
+            userid=account.userid,
             number=board.number,
             days=due.waiting.days,
             # The game is lost no sooner than a day after this reminder is sent.
@@ -273,7 +275,7 @@ def _remind(ctx: UnitOfWork, board: Board, player: Player, due: ReminderDue) -> 
             weekends=board.weekends_off,
         )
         body = render("notice/reminder.txt.j2", **words, board_text=view.text)
-        subject = _reminder_subject(board, player)
+        subject = _reminder_subject(board, account)
         # The HTML part: the reminder's own words (the text without the board), then the board.
         notice = render("notice/reminder.txt.j2", **words, board_text="").splitlines()
     return [
@@ -288,7 +290,7 @@ def _remind(ctx: UnitOfWork, board: Board, player: Player, due: ReminderDue) -> 
 
 
 def _hold_for_lock_out(
-    ctx: UnitOfWork, board: Board, player: Player, clocks: _Clocks
+    ctx: UnitOfWork, board: TimedBoard, player: Seat, account: Account, clocks: _Clocks
 ) -> list[Reply] | None:
     """A player whose registered address is locked out (or was within a day) does not lose
     on time while they have vacation days left: a day of vacation is taken for them (their
@@ -302,20 +304,20 @@ def _hold_for_lock_out(
         return None
     ctx.write(hold.change)
     clocks.on_vacation_until[player.id] = hold.until
-    address = primary_address(player)
+    address = player.address
     if address is None:
         return []
     with speaking(player.language):  # the scheduler answers nobody's mail
         body = render(
             "notice/lock_vacation.txt.j2",
-            userid=player.userid,
+            userid=account.userid,
             number=board.number,
             until=i18n.moment(hold.until, "UTC"),
             left=hold.left,
             allowance=allowance,
             year=year,
         )
-    subject = f"Emergo notice: board {board.number} not lost on time, {player.userid} on vacation"
+    subject = f"Emergo notice: board {board.number} not lost on time, {account.userid} on vacation"
     return [Reply(to=address, subject=subject, body=body, board=board.number)]
 
 
@@ -374,11 +376,13 @@ def _out_of_time(why: OutOfTime, userid: str, offered_by: str | None) -> str:
     )
 
 
-def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: OutOfTime) -> list[Reply]:
+def _lose_on_time(
+    ctx: UnitOfWork, board: TimedBoard, player: Account, why: OutOfTime
+) -> list[Reply]:
     """The player to move runs out of time: they lose, or take their opponent's open draw
     offer (:func:`~pbm_emergo.game.timers.decide_loss_on_time`); the final board mail says
     which, in each reader's language."""
-    state = load_state(ctx.session, board)
+    state = state_of(ctx.session, board)
     decision, offered_by = decide_loss_on_time(state, player.id, ctx.now)
     for change in decision.changes:
         ctx.write(change)
@@ -388,25 +392,25 @@ def _lose_on_time(ctx: UnitOfWork, board: Board, player: Player, why: OutOfTime)
     )
 
 
-def _vacation_over(ctx: UnitOfWork, vacation: Vacation, player: Player) -> list[Reply]:
-    """The mail that tells ``player`` their vacation ran out: their clocks run again (none
-    when they are on a newer vacation already, or have no address)."""
-    address = primary_address(player)
-    if address is None or on_vacation(player.vacation_until, ctx.now):
+def _vacation_over(ctx: UnitOfWork, vacation: EndedVacation) -> list[Reply]:
+    """The mail that tells the player of ``vacation`` it ran out: their clocks run again
+    (none when they are on a newer vacation already, or have no address)."""
+    address = vacation.address
+    if address is None or on_vacation(vacation.vacation_until, ctx.now):
         return []
     allowance, year = ctx.config.vacation_days, ctx.now.year
-    taken = vacations.days_taken(ctx.session, player.id, year)
-    left = vacation_over_left(player.vacation_until, allowance, taken, ctx.now)
+    taken = vacations.days_taken(ctx.session, vacation.player_id, year)
+    left = vacation_over_left(vacation.vacation_until, allowance, taken, ctx.now)
     if left is None:
         return []
-    with speaking(player.language):  # the scheduler answers nobody's mail
+    with speaking(vacation.language):  # the scheduler answers nobody's mail
         body = render(
             "notice/vacation_over.txt.j2",
-            userid=player.userid,
-            ended=i18n.moment(vacation.ends_at, player.timezone),
+            userid=vacation.userid,
+            ended=i18n.moment(vacation.ends_at, vacation.timezone),
             left=left,
             allowance=allowance,
             year=year,
         )
-    subject = f"Emergo: the vacation of {player.userid} is over"
+    subject = f"Emergo: the vacation of {vacation.userid} is over"
     return [Reply(to=address, subject=subject, body=body)]

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -75,7 +75,6 @@ __all__ = [
     "BoardFacts",
     "active_boards_against",
     "boards_of",
-    "boards_to_check",
     "count_by_status",
     "create_board",
     "current_position",
@@ -303,38 +302,6 @@ def boards_of(session: Session, player: Player, status: str | None = None) -> li
         selectinload(Board.black_player).selectinload(Player.addresses),
     )
     return list(session.scalars(stmt.order_by(Board.number)))
-
-
-def boards_to_check(session: Session, now: datetime) -> Sequence[Board]:
-    """The active boards the scheduler looks at, by number, with their players and their
-    addresses: nag and forfeit times are whole days (at least one), so a board that saw a
-    move within the last day needs no look, unless it has a total thinking time.
-
-    A plain read, no row lock: every server and worker process runs the scheduler, and two
-    runs that read a board at once both decide on it, but what they store re-checks the
-    move count and the last reminder it was decided at, so only the first stores it
-    (:class:`~pbm_emergo.game.changes.ReminderSent`,
-    :class:`~pbm_emergo.game.changes.GameFinished`); a move is never kept waiting on a
-    scheduler's read and render."""
-    idle_since = func.coalesce(Board.last_move_at, Board.created_at)
-    query = (
-        select(Board)
-        .where(
-            Board.status == BOARD_ACTIVE,
-            or_(
-                idle_since <= now - timedelta(days=1),
-                Board.total_days.is_not(None),
-                Board.timebank_hours.is_not(None),
-                Board.weekends_off.is_(True),
-            ),
-        )
-        .options(
-            selectinload(Board.white_player).selectinload(Player.addresses),
-            selectinload(Board.black_player).selectinload(Player.addresses),
-        )
-        .order_by(Board.number)
-    )
-    return session.scalars(query).all()
 
 
 def active_boards_against(

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import Player, Vacation
@@ -27,7 +27,6 @@ __all__ = [
     "days_begun",
     "days_taken",
     "end_vacation",
-    "ended_untold",
     "mark_end_told",
     "periods_of",
     "start_vacation",
@@ -121,28 +120,6 @@ def end_vacation(
     """End the player's vacation now (``vacation ... off``)."""
     _set_until(session, player_id, None, expected)
     _close(session, player_id, now)
-
-
-# A vacation that ran out longer ago than this (before the scheduler ran, say the server was
-# down) is not told of any more: the news would be old.
-TELL_END_WITHIN = timedelta(days=7)
-
-
-def ended_untold(session: Session, now: datetime) -> list[tuple[Vacation, Player]]:
-    """The vacations that ran out (by ``now``, within :data:`TELL_END_WITHIN`) and whose
-    players were not told yet, with the players and their addresses."""
-    rows = session.execute(
-        select(Vacation, Player)
-        .join(Player, Player.id == Vacation.player_id)
-        .where(
-            Vacation.end_told.is_(False),
-            Vacation.ends_at <= now,
-            Vacation.ends_at > now - TELL_END_WITHIN,
-        )
-        .options(selectinload(Player.addresses))
-        .order_by(Vacation.id)
-    ).all()
-    return [(vacation, player) for vacation, player in rows]
 
 
 def mark_end_told(session: Session, vacation_id: int) -> None:
