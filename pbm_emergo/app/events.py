@@ -333,11 +333,10 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
             if b is not None and b.status == BOARD_ACTIVE
             and player.id in (b.white_player_id, b.black_player_id)
         ]  # fmt: skip
-        full = [games.get_board(ctx.session, b.number) for b in boards]
         replies = resign_all(
             ctx,
-            player,
-            [b for b in full if b is not None],
+            player.id,
+            [b.number for b in boards],
             headline=Said.of("withdrew_resigned", userid=player.userid, event=event.name),
         )
     values = {"userid": player.userid, "name": event.name}

@@ -30,8 +30,8 @@ from pbm_emergo.app.addresses import (
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import games, players
-from pbm_emergo.db.models import BOARD_ACTIVE, START_RATING, Player
+from pbm_emergo.db import players, reads
+from pbm_emergo.db.models import START_RATING, Player
 from pbm_emergo.game.account_changes import (
     AccountClosed,
     PasswordHashStored,
@@ -124,11 +124,10 @@ def _signed_up(
 
 def signoff(ctx: UnitOfWork, player: Player) -> Result:
     """Sign the player off; each of their active games is resigned."""
-    boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
+    resigned = reads.active_board_numbers(ctx.session, player.id)
     replies = resign_all(
-        ctx, player, boards, Said.of("signed_off_resigned", userid=player.userid)
+        ctx, player.id, resigned, Said.of("signed_off_resigned", userid=player.userid)
     )
-    resigned = [board.number for board in boards]
     ctx.write(SignedOff(player.id, ctx.now))
     return Result(
         said=lambda: i18n._("signed off %(userid)s", userid=player.userid),
@@ -143,15 +142,15 @@ def delete_account(ctx: UnitOfWork, player: Player) -> Result:
     finished games with everything that reaches the person removed (the operator's
     closing, :func:`pbm_emergo.db.support.close_account`), so the addresses are free and
     the userid logs in no more."""
-    boards = games.boards_of(ctx.session, player, BOARD_ACTIVE)
+    resigned = reads.active_board_numbers(ctx.session, player.id)
     replies = resign_all(
-        ctx, player, boards, Said.of("closed_account_resigned", userid=player.userid)
+        ctx, player.id, resigned, Said.of("closed_account_resigned", userid=player.userid)
     )
     ctx.write(AccountClosed(player.id, ctx.now))
     return Result(
         said=lambda: i18n._("closed the account %(userid)s", userid=player.userid),
         answer=render(
-            "deleted.txt.j2", userid=player.userid, resigned=[b.number for b in boards]
+            "deleted.txt.j2", userid=player.userid, resigned=resigned
         ),
         answer_subject=f"Emergo: account {player.userid} closed",
         replies=replies,

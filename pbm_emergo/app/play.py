@@ -19,6 +19,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.games import BoardFacts
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.decision import Decision
 from pbm_emergo.game.play import (
     KEYWORDS,
@@ -112,14 +113,15 @@ def robot_action(
 
 
 def resign_all(
-    ctx: UnitOfWork, player: Player, boards: Sequence[Board], headline: str
+    ctx: UnitOfWork, player_id: int, numbers: Sequence[int], headline: str
 ) -> list[Reply]:
-    """Resign each of ``boards`` for ``player`` (signing off, an operator's deletion): the
-    final board mails, each with ``headline``. Each resignation moves the ratings the next
-    one starts from."""
-    snapshots = [read_snapshot(ctx.session, board, with_queue=False) for board in boards]
+    """Resign each of the boards ``numbers`` for the player ``player_id`` (signing off,
+    withdrawing from an event, an operator's deletion): the final board mails, each with
+    ``headline``. Each resignation moves the ratings the next one starts from."""
+    reads = (read_board(ctx.session, number) for number in numbers)
+    snapshots = [read.snapshot for read in reads if read is not None]
     replies: list[Reply] = []
-    for decision in decide_resign_all(snapshots, player.id, headline, ctx.now, game_rating):
+    for decision in decide_resign_all(snapshots, player_id, headline, ctx.now, game_rating):
         for change in decision.changes:
             ctx.write(change)
         replies += event_mails(ctx, decision.events)

@@ -34,7 +34,7 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.runner import Ran, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
-from pbm_emergo.db import games, players, support
+from pbm_emergo.db import games, players, reads, support
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
 from pbm_emergo.db.session import Session, SessionFactory
@@ -303,15 +303,15 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
     player = _player(ctx, userid)
     _not_robot(player, "deleted")
     seen = PlayerSeen.of(player)
-    active = games.boards_of(ctx.session, player, BOARD_ACTIVE)
+    active = reads.active_board_numbers(ctx.session, player.id)
     if active and not resign_games:
-        numbers = ", ".join(str(b.number) for b in active)
+        numbers = ", ".join(str(number) for number in active)
         raise Refused(
             f"{player.userid} has active games (boards {numbers}): resign or adjudicate "
             "them first, or delete with --resign-games to resign them all."
         )
     replies = resign_all(
-        ctx, player, active,
+        ctx, player.id, active,
         f"The server's operator deleted the account of {player.userid} and resigned this "
         f"game for them: {reason}",
     )
@@ -321,12 +321,12 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
     body = render_in(
         language,
         "notice/support_deleted.txt.j2",
-        userid=player.userid, reason=reason, resigned=[b.number for b in active], kept=kept,
+        userid=player.userid, reason=reason, resigned=active, kept=kept,
         server=operator_address(ctx),
     )
     replies += _to(seen, f"Emergo: your account {player.userid} is deleted", body)
     what = "closed (its finished games keep it)" if kept else "deleted"
-    resigned = f", boards {', '.join(str(b.number) for b in active)} resigned" if active else ""
+    resigned = f", boards {', '.join(str(number) for number in active)} resigned" if active else ""
     return Result(summary=f"{player.userid}: account {what}{resigned}", replies=replies)
 
 

@@ -219,6 +219,19 @@ def listed_boards(
     return lines
 
 
+def active_board_numbers(session: Session, player_id: int) -> list[int]:
+    """The numbers of the player's active boards, in order."""
+    stmt = (
+        select(Board.number)
+        .where(
+            Board.status == BOARD_ACTIVE,
+            or_(Board.white_player_id == player_id, Board.black_player_id == player_id),
+        )
+        .order_by(Board.number)
+    )
+    return list(session.scalars(stmt))
+
+
 # --- the operator's view (pbm-emergo admin games, show) --------------------------------
 
 
