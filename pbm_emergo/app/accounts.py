@@ -18,6 +18,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
 from pbm_emergo.db.models import Player
 from pbm_emergo.db.reads.accounts import Account, account_of, read_account
+from pbm_emergo.db.reads.snapshot import PlayerRead, read_player
 from pbm_emergo.game.account_changes import PasswordHashStored
 from pbm_emergo.game.accounts import password_fault, userid_fault
 from pbm_emergo.robot import ROBOTS
@@ -95,6 +96,16 @@ def require_player(
     return player
 
 
+def require_player_read(
+    ctx: UnitOfWork, userid: str, *, board: int | None = None
+) -> PlayerRead:
+    """As :func:`require_player`, the player read as values."""
+    found = read_player(ctx.session, userid)
+    if found is None or not found.account.active:
+        raise no_such_player(ctx, userid, board=board)
+    return found
+
+
 def require_account(ctx: UnitOfWork, userid: str, *, board: int | None = None) -> Account:
     """As :func:`require_player`, the player's account read as a value."""
     account = read_account(ctx.session, userid)
@@ -134,6 +145,15 @@ def is_registered(player: Account, address: str) -> bool:
 
 def _at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def authenticate_read(
+    ctx: UnitOfWork, userid: str, password: str, *, board: int | None = None
+) -> PlayerRead:
+    """As :func:`authenticate`, the player read as values."""
+    player = require_player_read(ctx, userid, board=board)
+    check_login(ctx, player.account, password, board=board)
+    return player
 
 
 def authenticate(

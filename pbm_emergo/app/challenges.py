@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pbm_emergo.app.accounts import check_reachable, no_such_player
+from pbm_emergo.app.accounts import check_reachable, require_player_read
 from pbm_emergo.app.boards import BoardState, board_mails
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
@@ -19,7 +19,7 @@ from pbm_emergo.db import blocks, challenges, games, ratings
 from pbm_emergo.db.models import BOARD_ACTIVE, Player
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.db.reads.accounts import Account
-from pbm_emergo.db.reads.snapshot import PlayerRead, read_player
+from pbm_emergo.db.reads.snapshot import PlayerRead
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.game.challenges import (
     ChallengeTerms,
@@ -55,7 +55,8 @@ def challenge(
     or the option words (checked after the players, as a mail's errors come in that
     order). ``headline``: what the new board's mail says first (else that a new game
     starts). The decisions: :mod:`pbm_emergo.game.challenges`."""
-    white_read, black_read = _contender_read(ctx, white_userid), _contender_read(ctx, black_userid)
+    white_read = require_player_read(ctx, white_userid)
+    black_read = require_player_read(ctx, black_userid)
     white, black = white_read.account, black_read.account
     contenders = {p.account.id: p for p in (white_read, black_read)}
     if white.id == black.id:
@@ -109,14 +110,6 @@ def challenge(
         said=lambda: i18n._("started board %(board)s", board=number),
         replies=replies,
     )
-
-
-def _contender_read(ctx: UnitOfWork, userid: str) -> PlayerRead:
-    """The active player ``userid`` as a new board needs them, or a Refused."""
-    found = read_player(ctx.session, userid)
-    if found is None or not found.account.active:
-        raise no_such_player(ctx, userid)
-    return found
 
 
 def _contender(player: Account) -> Contender:

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
-from pbm_emergo.app.accounts import authenticate, authenticate_seated
+from pbm_emergo.app.accounts import authenticate, authenticate_read, authenticate_seated
 from pbm_emergo.app.boards import get_board_read
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.models import Player
 from pbm_emergo.db.reads.accounts import Account
-from pbm_emergo.db.reads.snapshot import BoardRead
+from pbm_emergo.db.reads.snapshot import BoardRead, PlayerRead
 from pbm_emergo.game.requests import BoardRef, LoginRequest, Password
 from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import said
@@ -52,7 +52,17 @@ def _check_alone(
     raise Refused(said(reason), board=number)
 
 
-def login(
+def login(ctx: UnitOfWork, request: LoginRequest, *, board: int | None = None) -> PlayerRead:
+    """The player whose userid and password the request names, read as values, if the
+    password is theirs; otherwise a Refused, the failure counted once (see
+    :func:`pbm_emergo.app.accounts.authenticate_read`)."""
+    player = authenticate_read(ctx, request.userid, request.password.text, board=board)
+    # The mail's replies are in the language of the player it logs in as.
+    i18n.settle(player.language)
+    return player
+
+
+def login_player(
     ctx: UnitOfWork,
     request: LoginRequest,
     *,

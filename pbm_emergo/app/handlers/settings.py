@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
-from pbm_emergo.app.resolve import login
+from pbm_emergo.app.resolve import login_player
 from pbm_emergo.app.results import Result
 from pbm_emergo.game.digest import digest_slot
 from pbm_emergo.game.languages import NAMES
@@ -20,7 +20,7 @@ from pbm_emergo.views.templating import render
 
 @handles(TimezoneRequest)
 def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
-    player = login(ctx, request)
+    player = login_player(ctx, request)
     # A name of the time zone database, not a password typed in the wrong place.
     ctx.reveal(request.written, request.zone)
     ctx.write(TimezoneSet(player.id, request.zone))
@@ -41,7 +41,7 @@ def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
 
 @handles(DigestRequest)
 def digest_request(ctx: Context, request: DigestRequest) -> Result:
-    player = login(ctx, request)
+    player = login_player(ctx, request)
     ctx.write(DigestSet(player.id, request.hour, ctx.now))
     hour = request.hour
     next_at = None
@@ -73,7 +73,7 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
 
 @handles(LanguageRequest)
 def language_request(ctx: Context, request: LanguageRequest) -> Result:
-    player = login(ctx, request)
+    player = login_player(ctx, request)
     ctx.write(LanguageSet(player.id, request.language))
     # The answer is the first reply in the new language.
     with speaking(request.language):

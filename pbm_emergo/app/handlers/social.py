@@ -8,7 +8,7 @@ from pbm_emergo.app.boards import primary_address
 from pbm_emergo.app.context import Context, usage_error
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.resolve import login, login_seated
+from pbm_emergo.app.resolve import login_player, login_seated
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.social import (
     subscribe,
@@ -42,7 +42,7 @@ def no_text_error(command: str) -> Refused:
 
 @handles(MessageRequest)
 def message(ctx: Context, request: MessageRequest) -> Result:
-    sender = login(ctx, request)
+    sender = login_player(ctx, request)
     if not ctx.comment.strip():
         raise no_text_error("message")
     recipients = list(request.to)
@@ -174,7 +174,7 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
 def subscription(ctx: Context, request: SubscriptionRequest) -> Result:
     number = request.board
     board = subscription_board(ctx, number)
-    player = login(ctx, request, board=number)
+    player = login_player(ctx, request, board=number)
     if request.subscribe:
         return subscribe(ctx, player, board)
     return unsubscribe(ctx, player, board)
@@ -196,4 +196,4 @@ def notify(ctx: Context, request: NotifyRequest) -> Result:
                 ),
             )
         numbers.append(watchable_board(ctx, word))
-    return toggle_notifications(ctx, login(ctx, request), numbers)
+    return toggle_notifications(ctx, login_player(ctx, request), numbers)

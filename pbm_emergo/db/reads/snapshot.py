@@ -300,14 +300,28 @@ def read_board(session: Session, number: int) -> BoardRead | None:
 
 @dataclass(frozen=True)
 class PlayerRead:
-    """A player as a new board needs them: their account (whom the challenge comes from,
-    where mail reaches them), their seat at the board, and what they let challenges do."""
+    """A player read as values: their account (the login, where mail reaches them), their
+    seat at a board (a new board's), what they let challenges do, and their settings."""
 
     account: Account
     seat: Seat
     refuses_challenges: bool
     board_limit: int | None  # refused while they have this many active boards
     seeking: int  # games they seek (a challenge takes one off)
+    digest_hour: int | None  # the hour of their daily digest (None: none)
+
+    @property
+    def id(self) -> int:
+        return self.account.id
+
+    @property
+    def userid(self) -> str:
+        """The userid as stored."""
+        return self.account.userid
+
+    @property
+    def language(self) -> str | None:
+        return self.account.language
 
 
 # One statement: the player's columns (a seat's and an account's, and their challenge
@@ -318,6 +332,7 @@ _PLAYER_READ: Select[Any] = (
         _PLAYERS.c.refuses_challenges,
         _PLAYERS.c.board_limit,
         _PLAYERS.c.seeking,
+        _PLAYERS.c.digest_hour,
         _ADDRESSES.c.address,
         _ADDRESSES.c.address_key,
     )
@@ -341,4 +356,5 @@ def read_player(session: Session, userid: str) -> PlayerRead | None:
         refuses_challenges=row.refuses_challenges,
         board_limit=row.board_limit,
         seeking=row.seeking,
+        digest_hour=row.digest_hour,
     )
