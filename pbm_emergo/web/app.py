@@ -50,7 +50,6 @@ from starlette.routing import BaseRoute, Match, Route
 
 from pbm_emergo.app.boards import options_text
 from pbm_emergo.config import Config
-from pbm_emergo.db import games
 from pbm_emergo.db import reads as data
 from pbm_emergo.db.reads.boards import MoveLine
 from pbm_emergo.db.reads.snapshot import read_board
@@ -449,17 +448,19 @@ class WebView:
             line = data.board_line(session, number)
             if line is None:
                 raise NotFound(i18n._("There is no board %(number)s.", number=number))
-            board = games.get_board(session, number)
-            assert board is not None
+            read = read_board(session, number)
+            assert read is not None
+            state = read.snapshot.state
             players = {
-                "white": {"userid": line.white, "rating": board.white_player.rating},
-                "black": {"userid": line.black, "rating": board.black_player.rating},
+                "white": {"userid": line.white, "rating": state.white.rating},
+                "black": {"userid": line.black, "rating": state.black.rating},
             }
+            userids = {account.id: account.userid for account in read.accounts}
             outcome = None
             if not line.active:
                 outcome = {
                     "winner": line.winner,
-                    "side": board.winner,
+                    "side": state.winner,
                     "reason": line.reason,
                     "rating_changes": (
                         {"white": line.white_change, "black": line.black_change}
@@ -472,19 +473,19 @@ class WebView:
                     "number": line.number,
                     "status": line.status,
                     "rated": line.rated,
-                    "blocked_rule": board.blocked_rule,
+                    "blocked_rule": state.blocked_rule,
                     "players": players,
                     "to_move": line.to_move,
                     "ply": line.ply,
-                    "position": board.position,
+                    "position": state.position.to_text(),
                     "moves": [
                         {
                             "number": m.number,
-                            "player": m.player,
+                            "player": userids[m.player_id],
                             "notation": m.notation,
                             "played_at": m.played_at.isoformat(),
                         }
-                        for m in data.board_moves(session, number)
+                        for m in state.moves
                     ],
                     "outcome": outcome,
                     "created_at": line.created_at.isoformat(),
