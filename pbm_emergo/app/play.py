@@ -3,21 +3,20 @@
 The decisions are the pure core's (:mod:`pbm_emergo.game.play`); this is the shell around
 them: read the board's snapshot once, decide, render the events into the board mails, hand
 the changes to the unit of work. :func:`play` is what ``emergo move`` asks for, once the
-command found the board and logged the player in; the robots' runner, the scheduler and the
-operator's support cases use :class:`Turn` and the steps below.
+command read the board and logged the player in; the robots' runner takes
+:func:`robot_action`, and signing off, withdrawing and an operator's deletion
+:func:`resign_all`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pbm_emergo.app.boards import BoardSnapshot, BoardState, finish_game, read_snapshot
+from pbm_emergo.app.boards import BoardSnapshot
 from pbm_emergo.app.decisions import carry_out, event_mails
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db.games import BoardFacts
-from pbm_emergo.db.models import Board, Player
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.decision import Decision
@@ -28,45 +27,17 @@ from pbm_emergo.game.play import (
     decide_robot_action,
 )
 from pbm_emergo.game.play import resign_all as decide_resign_all
-from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.game.sentences import moves_in_lines
 from pbm_emergo.ratings import game_rating
-from pbm_emergo.rules import Termination
 from pbm_emergo.telemetry.sections import timed
 
 __all__ = [
     "KEYWORDS",
-    "Turn",
     "moves_in_lines",
     "play",
-    "resign",
     "resign_all",
     "robot_action",
 ]
-
-
-class Turn:
-    """One player's command on one board: the snapshot it read (``with_queue``: with the
-    board's queued moves, which only a move may play), and the unit its changes go to."""
-
-    def __init__(
-        self, ctx: UnitOfWork, board: Board, player: Player, facts: BoardFacts | None = None,
-        *, with_queue: bool = False,
-    ) -> None:
-        self.ctx = ctx
-        self.board = board
-        self.player = player
-        self.snapshot = read_snapshot(ctx.session, board, facts, with_queue=with_queue)
-        self.state = self.snapshot.state
-        self.number = board.number
-
-    def finish(
-        self, state: BoardState, winner: str | None, termination: Termination,
-        rating: GameRating | None = None,
-    ) -> BoardState:
-        """End the game now (stored by a change that re-checks the ratings it announces:
-        ``rating``, else the players' ratings as read)."""
-        return finish_game(self.ctx, state, winner, termination, rating)
 
 
 def play(
@@ -86,13 +57,6 @@ def play(
         return decide_move(snapshot, request, ctx.now)
 
     return carry_out(ctx, snapshot.state, decide)
-
-
-def resign(turn: Turn) -> Result:
-    """``turn``'s player resigns (declines, before their first move)."""
-    ctx, player = turn.ctx, turn.player
-    request = Play(turn.number, player.id, player.userid, "resign", comment=ctx.comment)
-    return carry_out(ctx, turn.state, lambda: decide_move(turn.snapshot, request, ctx.now))
 
 
 def robot_action(

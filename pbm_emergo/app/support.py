@@ -26,17 +26,19 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.addresses import CODE_ALPHABET
-from pbm_emergo.app.boards import board_mails, other_side
+from pbm_emergo.app.boards import board_mails, finish_game, other_side
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import BuiltReply
-from pbm_emergo.app.play import Turn, resign_all
+from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.runner import Ran, Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
-from pbm_emergo.db import games, players, reads, support
+from pbm_emergo.db import players, reads, support
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db.models import Player
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.snapshot import BoardRead, read_board
 from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.account_changes import (
@@ -46,6 +48,7 @@ from pbm_emergo.game.account_changes import (
     PlayerDeleted,
     PlayersMerged,
 )
+from pbm_emergo.game.board import BLACK, WHITE
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render_in
@@ -201,28 +204,30 @@ def unlock(ctx: UnitOfWork, userid: str, reason: str) -> Result:
 # --- a board resigned or adjudicated -------------------------------------------------------
 
 
-def _active_board(ctx: UnitOfWork, number: int) -> Board:
-    board = games.get_board(ctx.session, number)
-    if board is None:
+def _active_board(ctx: UnitOfWork, number: int) -> BoardRead:
+    """Board ``number`` read as values, or a Refused if there is none or its game is over."""
+    read = read_board(ctx.session, number)
+    if read is None:
         raise Refused(f"There is no board {number}.")
-    if board.status != BOARD_ACTIVE:
+    state = read.snapshot.state
+    if not state.active:
         raise Refused(
-            f"The game on board {number} is over already ({board.outcome_reason}): "
+            f"The game on board {number} is over already ({state.outcome_reason}): "
             "its result stands."
         )
-    return board
+    return read
 
 
-def _seat(board: Board, userid: str) -> tuple[Player, str]:
+def _seat(read: BoardRead, userid: str) -> tuple[Account, str]:
+    """The player ``userid`` of the board ``read`` and their side, or a Refused."""
     key = players.userid_key(userid)
-    for player in (board.white_player, board.black_player):
-        if player.userid_key == key:
-            side = board.side_of(player)
-            assert side is not None
-            return player, side
+    for account, side in zip(read.accounts, (WHITE, BLACK), strict=True):
+        if account.userid_key == key:
+            return account, side
+    white, black = read.userids
     raise Refused(
-        f"{userid} does not play on board {board.number}: it is "
-        f"{board.white_player.userid} against {board.black_player.userid}."
+        f"{userid} does not play on board {read.snapshot.number}: it is "
+        f"{white} against {black}."
     )
 
 
@@ -231,11 +236,10 @@ def resign_board(ctx: UnitOfWork, number: int, userid: str, reason: str) -> Resu
     ``resigned``), rated as any resignation; both players (and the subscribers) get the
     final board mail, which says who resigned it and why."""
     reason = _reason(reason)
-    board = _active_board(ctx, number)
-    player, side = _seat(board, userid)
+    read = _active_board(ctx, number)
+    player, side = _seat(read, userid)
     winner = other_side(side)
-    turn = Turn(ctx, board, player)
-    state = turn.finish(turn.state, winner, Termination.RESIGNED)
+    state = finish_game(ctx, read.snapshot.state, winner, Termination.RESIGNED)
     headline = f"The server's operator resigned this game for {player.userid}: {reason}"
     return Result(
         summary=f"board {number}: resigned for {player.userid}, "
@@ -253,17 +257,17 @@ def adjudicate(
     board unrated); both players (and the subscribers) get the final board mail with the
     operator's reason."""
     reason = _reason(reason)
-    board = _active_board(ctx, number)
+    read = _active_board(ctx, number)
     if result.strip().lower() == DRAW:
         winner: str | None = None
-        player = board.white_player
         decided = "a draw"
     else:
-        player, winner = _seat(board, result)
+        player, winner = _seat(read, result)
         decided = f"{player.userid} wins"
-    turn = Turn(ctx, board, player)
-    state = turn.state if rated else dataclasses.replace(turn.state, rated=False)
-    state = turn.finish(state, winner, Termination.ADJUDICATED)
+    state = read.snapshot.state
+    if not rated:
+        state = dataclasses.replace(state, rated=False)
+    state = finish_game(ctx, state, winner, Termination.ADJUDICATED)
     unrated = "" if rated else " (unrated)"
     headline = f"The server's operator adjudicated this game, {decided}{unrated}: {reason}"
     return Result(
@@ -278,9 +282,8 @@ def void_board(ctx: UnitOfWork, number: int, reason: str) -> Result:
     both players (and the subscribers) get the final board mail with the operator's
     reason."""
     reason = _reason(reason)
-    board = _active_board(ctx, number)
-    turn = Turn(ctx, board, board.white_player)
-    state = turn.finish(dataclasses.replace(turn.state, rated=False), None, Termination.VOIDED)
+    state = dataclasses.replace(_active_board(ctx, number).snapshot.state, rated=False)
+    state = finish_game(ctx, state, None, Termination.VOIDED)
     headline = f"The server's operator declared this game void (no result, no rating): {reason}"
     return Result(
         summary=f"board {number}: void", replies=board_mails(ctx, state, headline=headline)

@@ -10,16 +10,14 @@ from typing import Any
 import pytest
 from sqlalchemy.orm import Session
 
-from pbm_emergo.app import accounts, challenges, play, robots
-from pbm_emergo.app.results import Refused
+from pbm_emergo.app import challenges, play, robots
+from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db import players as players_db
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import Board, Player
-from pbm_emergo.db.reads.accounts import account_of
-from pbm_emergo.db.reads.snapshot import read_snapshot
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.robot import Decision
 from pbm_emergo.rules import Position
@@ -67,9 +65,7 @@ def test_a_player_has_at_most_the_setting_of_active_robot_games(players: Game) -
     challenge(players, "bob", "robot3", BOB)
     challenge(players, "alice", "bob", ALICE)
     # A game over frees its place.
-    players.run(lambda unit: play.resign(
-        play.Turn(unit, _board(unit, started[0]), _player(unit, "alice"))
-    ))
+    players.run(lambda unit: _play(unit, started[0], "alice", "resign"))
     challenge(players, "robot1", "alice", ALICE)
 
 
@@ -111,16 +107,12 @@ def _id(session: Session, userid: str) -> int:
     return players_db.active_ids_by_key(session, [userid])[userid][0]
 
 
-def _board(unit: UnitOfWork, number: int) -> Board:
-    found = games.get_board(unit.session, number)
-    assert found is not None
-    return found
-
-
-def _player(unit: UnitOfWork, userid: str) -> Player:
-    found = accounts.find_player(unit, userid)
-    assert found is not None
-    return found
+def _play(unit: UnitOfWork, number: int, userid: str, move: str) -> Result:
+    """``move`` (or ``resign``) played by ``userid`` on board ``number``, read as values."""
+    read = read_board(unit.session, number)
+    assert read is not None
+    account = next(a for a in read.accounts if a.userid == userid)
+    return play.play(unit, account, read.snapshot, move)
 
 
 # --- the runner's order ------------------------------------------------------------------
@@ -170,10 +162,7 @@ def test_of_one_players_boards_the_one_waiting_longest_goes_first(game: Game) ->
     sign_up(game)
     alice_to_move = challenge(game, "alice", "robot1", ALICE)
     waiting_longer = challenge(game, "robot2", "alice", ALICE)
-    game.run(lambda unit: play.play(
-        unit, account_of(_player(unit, "alice")),
-        read_snapshot(unit.session, _board(unit, alice_to_move)), "e4",
-    ))
+    game.run(lambda unit: _play(unit, alice_to_move, "alice", "e4"))
     answered: list[int] = []
     assert runner(game, answered).run_once() == 2
     assert answered == [waiting_longer, alice_to_move]
