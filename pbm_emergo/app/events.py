@@ -37,7 +37,7 @@ from pbm_emergo.db.models import (
     EventPairing,
     Player,
 )
-from pbm_emergo.db.reads.snapshot import load_state, primary_address
+from pbm_emergo.db.reads.snapshot import primary_address, read_board
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import BoardCreated
@@ -884,9 +884,9 @@ def _open_games(
     ctx.apply_line()
     replies: list[Reply] = []
     for number_ in boards:
-        board_row = games.get_board(ctx.session, number_)
-        assert board_row is not None
-        state = load_state(ctx.session, board_row)
+        read = read_board(ctx.session, number_)
+        assert read is not None
+        state = read.snapshot.state
         replies += board_mails(
             ctx, state, new_board=True,
             headline=_round_headline(event, number, state.white.userid, state.black.userid),
