@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pbm_emergo.app.boards import board_link, duration, load_state, primary_address
+from pbm_emergo.app.boards import board_link, duration
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import games, players
-from pbm_emergo.db.models import BOARD_ACTIVE, Player
+from pbm_emergo.db import reads
+from pbm_emergo.db.reads.digests import DigestPlayer, digest_players
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.clock import deadlines
 from pbm_emergo.game.digest import WaitingBoard, digest_due, waiting_board
@@ -27,24 +28,25 @@ from pbm_emergo.views.templating import render
 def send_digests(ctx: UnitOfWork) -> list[Reply]:
     """The digests due now (their sending stored in the caller's transaction)."""
     replies: list[Reply] = []
-    for player in players.digest_players(ctx.session):
-        hour = player.digest_hour
-        if hour is None or not digest_due(hour, player.timezone, player.last_digest_at, ctx.now):
+    for player in digest_players(ctx.session):
+        if not digest_due(player.digest_hour, player.timezone, player.last_digest_at, ctx.now):
             continue
         ctx.write(DigestSent(player.id, ctx.now, player.last_digest_at))
         replies += _digest(ctx, player)
     return replies
 
 
-def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
-    address = primary_address(player)
+def _digest(ctx: UnitOfWork, player: DigestPlayer) -> list[Reply]:
+    address = player.address
     if address is None:
         return []
     boards = []
-    for board in games.boards_of(ctx.session, player, BOARD_ACTIVE):
-        if board.to_move is None or board.player_of(board.to_move).id != player.id:
+    # The boards where it is the player's turn, each read as values.
+    for line in reads.listed_boards(ctx.session, "next", player_id=player.id):
+        read = read_board(ctx.session, line.number)
+        if read is None:  # removed by hand meanwhile
             continue
-        state = load_state(ctx.session, board)
+        state = read.snapshot.state
         with i18n.speaking(player.language):  # the player's language, not the scheduler's
             waiting = _in_words(
                 waiting_board(state, player.userid, ctx.now, duration), state, player, ctx
@@ -53,7 +55,7 @@ def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
             {
                 "board": waiting,
                 "picture": render_board(state.position, state.white.userid, state.black.userid),
-                "link": board_link(ctx.config, board.number),
+                "link": board_link(ctx.config, line.number),
             }
         )
     if not boards:
@@ -71,7 +73,7 @@ def _digest(ctx: UnitOfWork, player: Player) -> list[Reply]:
 
 
 def _in_words(
-    waiting: WaitingBoard, state: BoardState, player: Player, ctx: UnitOfWork
+    waiting: WaitingBoard, state: BoardState, player: DigestPlayer, ctx: UnitOfWork
 ) -> WaitingBoard:
     """``waiting`` with its time left and deadlines in the current locale's words and dates
     (the game's values are English)."""

@@ -648,18 +648,6 @@ def digest_sent(
         raise Conflict("The player's digest changed meanwhile.")
 
 
-def digest_players(session: Session) -> list[Player]:
-    """The players with a daily digest (who have not signed off), their addresses loaded."""
-    return list(
-        session.scalars(
-            select(Player)
-            .options(selectinload(Player.addresses))
-            .where(Player.digest_hour.is_not(None), Player.signed_off_at.is_(None))
-            .order_by(Player.id)
-        )
-    )
-
-
 def set_language(session: Session, player_id: int, language: str) -> None:
     """The language of the player's replies."""
     session.execute(

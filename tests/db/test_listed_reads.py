@@ -1,7 +1,7 @@
 """The value reads of the requests that list boards and name players (``emergo games``,
 ``emergo show``, ``all show``, ``emergo standings``, ``emergo history``, ``emergo showas``)
-and of a challenge: ``reads.listed_boards``, ``read_account`` and ``read_player``, on both
-databases."""
+and of a challenge, and the players with a daily digest: ``reads.listed_boards``,
+``read_account``, ``read_player`` and ``digest_players``, on both databases."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.db import games, players, reads
 from pbm_emergo.db.models import BOARD_FINISHED, CLOSED_PASSWORD_HASH, Board, Player
 from pbm_emergo.db.reads.accounts import read_account
+from pbm_emergo.db.reads.digests import digest_players
 from pbm_emergo.db.reads.snapshot import read_player
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
@@ -106,3 +107,32 @@ def test_a_player_read_for_a_new_board(db_sessions: sessionmaker[Session]) -> No
         seat = found.seat
         assert (seat.id, seat.userid, seat.address) == (erin_id, "erin", "erin@example.org")
         assert (seat.board_style, seat.language) == ("list", "de")
+
+
+def test_the_players_with_a_digest(db_sessions: sessionmaker[Session]) -> None:
+    with db_sessions.begin() as session:
+        made = [
+            players.create_player(session, userid, f"secret-{userid}", addresses, NOW)
+            for userid, addresses in (
+                ("fay", ["fay@example.org", "fay@home.example"]),
+                ("gus", []),
+                ("hal", ["hal@example.org"]),
+                ("ida", ["ida@example.org"]),
+            )
+        ]
+        fay, gus, hal, ida = (p.id for p in made)
+        session.execute(
+            update(Player)
+            .where(Player.id.in_([fay, gus, ida]))
+            .values(digest_hour=7, timezone="Europe/Amsterdam")
+        )
+        players.sign_off(session, ida, NOW)
+    with db_sessions() as session:
+        found = digest_players(session)
+        # hal asked for none; ida signed off. Each digest goes to the first address.
+        assert [(p.id, p.userid, p.address) for p in found] == [
+            (fay, "fay", "fay@example.org"), (gus, "gus", None),
+        ]
+        assert (found[0].digest_hour, found[0].timezone, found[0].last_digest_at) == (
+            7, "Europe/Amsterdam", None,
+        )
