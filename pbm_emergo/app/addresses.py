@@ -35,6 +35,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
 from pbm_emergo.db.models import AddressConfirmation, Player
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.account_changes import (
     AddressConfirmed,
     AddressesChanged,
@@ -328,20 +329,21 @@ def _over_cap(address: str, which: str, oldest: AddressConfirmation) -> Refused:
     )
 
 
-def change_addresses(ctx: UnitOfWork, player: Player, addresses: list[str]) -> Result:
-    """Replace the player's registered addresses by ``addresses``; those that need their
-    owner's consent wait for it (with none usable now, the old addresses stay until the
-    first new one is confirmed). The addresses dropped are told."""
+def change_addresses(ctx: UnitOfWork, player: Account, addresses: list[str]) -> Result:
+    """Replace the player's registered addresses (as read with their account) by
+    ``addresses``; those that need their owner's consent wait for it (with none usable now,
+    the old addresses stay until the first new one is confirmed). The addresses dropped
+    are told."""
     fresh = check_addresses(ctx.config, addresses)
     ctx.reveal(*addresses)  # valid addresses are not secrets
-    registered = {a.address_key for a in player.addresses}
+    registered = player.address_keys
     at_once = [a for a in fresh if a.lower() in registered or sender_vouches_for(ctx, a)]
     waiting = [Waiting(a, i) for i, a in enumerate(fresh) if a not in at_once]
     request = request_confirmations(ctx, player.userid, waiting, player_id=player.id)
     # With no address usable now, the old ones stay until a new one is confirmed:
     # a player is never left without an address by a typing mistake.
     replaces = not at_once
-    old = [a.address for a in player.addresses]
+    old = list(player.addresses)
     new = at_once if at_once else old
     ctx.write(AddressesChanged(
         player.id, tuple(at_once), tuple(request.kept),

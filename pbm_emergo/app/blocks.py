@@ -4,19 +4,20 @@ checked where a challenge, a message or a chat is made (:mod:`app.challenges`,
 
 from __future__ import annotations
 
-from pbm_emergo.app.accounts import require_player
+from pbm_emergo.app.accounts import require_account
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import blocks
-from pbm_emergo.db.models import Player
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.blocks import block_change, block_refusal
 from pbm_emergo.views import i18n
 from pbm_emergo.views.reasons import said
 
 
-def set_block(ctx: UnitOfWork, player: Player, other_userid: str, *, on: bool) -> Result:
-    """``player`` blocks (``on``) or unblocks the player ``other_userid``."""
-    other = require_player(ctx, other_userid)
+def set_block(ctx: UnitOfWork, player: Account, other_userid: str, *, on: bool) -> Result:
+    """``player`` blocks (``on``) or unblocks the player ``other_userid`` (an active
+    player's account, or a Refused)."""
+    other = require_account(ctx, other_userid)
     blocked = blocks.blocks(ctx.session, player.id, other.id)
     refusal = block_refusal(player.id, other.id, on=on, blocked=blocked)
     if refusal is not None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db.models import Player
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.board_changes import BoardStyleSet
 from pbm_emergo.rules import Position, position_words, render_board
 from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
-def set_board_style(ctx: UnitOfWork, player: Player, style: str) -> Result:
+def set_board_style(ctx: UnitOfWork, player: Account, style: str) -> Result:
     """Store the style; the answer shows the empty board as the player's mails will."""
     ctx.write(BoardStyleSet(player.id, style))
     start = Position()

@@ -31,7 +31,8 @@ from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players, reads
-from pbm_emergo.db.models import START_RATING, Player
+from pbm_emergo.db.models import START_RATING
+from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.account_changes import (
     AccountClosed,
     PasswordHashStored,
@@ -122,7 +123,7 @@ def _signed_up(
     )
 
 
-def signoff(ctx: UnitOfWork, player: Player) -> Result:
+def signoff(ctx: UnitOfWork, player: Account) -> Result:
     """Sign the player off; each of their active games is resigned."""
     resigned = reads.active_board_numbers(ctx.session, player.id)
     replies = resign_all(
@@ -137,7 +138,7 @@ def signoff(ctx: UnitOfWork, player: Player) -> Result:
     )
 
 
-def delete_account(ctx: UnitOfWork, player: Player) -> Result:
+def delete_account(ctx: UnitOfWork, player: Account) -> Result:
     """Close the player's own account: each active game resigned, then the row kept for the
     finished games with everything that reaches the person removed (the operator's
     closing, :func:`pbm_emergo.db.support.close_account`), so the addresses are free and
@@ -157,8 +158,9 @@ def delete_account(ctx: UnitOfWork, player: Player) -> Result:
     )
 
 
-def change_password(ctx: UnitOfWork, player: Player, new: str) -> Result:
-    """Replace the player's password (the one they logged in with) by ``new``."""
+def change_password(ctx: UnitOfWork, player: Account, new: str) -> Result:
+    """Replace the player's password (the one they logged in with, checked against the
+    account's hash as read) by ``new``."""
     check_password(new)
     new_hash = players.hash_password(new)
     # Only over the hash the old password was checked against; the new one remembered.

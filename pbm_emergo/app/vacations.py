@@ -15,7 +15,8 @@ from pbm_emergo.app.boards import at
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import vacations
-from pbm_emergo.db.models import Player, Vacation
+from pbm_emergo.db.reads.snapshot import PlayerRead
+from pbm_emergo.db.reads.vacations import CurrentVacation, current_vacation
 from pbm_emergo.game.vacations import VacationAsked, decide_vacation
 from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import i18n
@@ -23,17 +24,18 @@ from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 
 
-def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
+def set_vacation(ctx: UnitOfWork, player: PlayerRead, days: int | None) -> Result:
     """Start a vacation of ``days`` days from now (replacing the current one), or end the
     current one now (``days`` None), as :func:`pbm_emergo.game.vacations.decide_vacation`
-    decides."""
+    decides on the player's vacation as read (its end on their seat, the current one and
+    the days taken this year)."""
     allowance, now = ctx.config.vacation_days, ctx.now
-    current = vacations.current_vacation(ctx.session, player.id, now)
+    current = current_vacation(ctx.session, player.id, now)
     asked = VacationAsked(
         player.id, player.userid, days,
         None if current is None else (current.starts_at, current.days),
         vacations.days_taken(ctx.session, player.id, now.year), allowance,
-        player.vacation_until,
+        player.seat.vacation_until,
     )
     decided = decide_vacation(asked, now)
     if isinstance(decided, Reason):
@@ -64,7 +66,7 @@ def set_vacation(ctx: UnitOfWork, player: Player, days: int | None) -> Result:
     )
 
 
-def _ends(current: Vacation | None, now: datetime) -> str | None:
+def _ends(current: CurrentVacation | None, now: datetime) -> str | None:
     if current is None:
         return None
     return i18n.moment(current.ends_at, "UTC") if current.ends_at > now else None

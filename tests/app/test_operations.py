@@ -1,7 +1,8 @@
 """The game's operations called with plain values, no mail in between: accounts, a
 challenge, moves, a resignation, and the refusals on the way. An operation on a player's
-behalf takes the Player, found without a password as the robots and the scheduler find
-theirs; checking a password (a login) is the mail commands' part, and its own step here."""
+behalf takes the player (the Player, or read as values), found without a password as the
+robots and the scheduler find theirs; checking a password (a login) is the mail commands'
+part, and its own step here."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
 from pbm_emergo.db.reads.accounts import account_of
-from pbm_emergo.db.reads.snapshot import read_board
+from pbm_emergo.db.reads.snapshot import PlayerRead, read_board, read_player
 
 from .conftest import Game
 
@@ -24,6 +25,13 @@ BOB = "bob@example.org"
 def player(unit: UnitOfWork, userid: str) -> Player:
     """The player, without a password."""
     found = accounts.find_player(unit, userid)
+    assert found is not None
+    return found
+
+
+def player_read(unit: UnitOfWork, userid: str) -> PlayerRead:
+    """The player read as values, without a password."""
+    found = read_player(unit.session, userid)
     assert found is not None
     return found
 
@@ -122,12 +130,12 @@ def test_a_refused_challenge_and_a_sought_game(players: Game) -> None:
 
 
 def test_a_vacation_is_taken_and_ends_early(players: Game) -> None:
-    result = players.run(lambda unit: vacations.set_vacation(unit, player(unit, "bob"), 5))
+    result = players.run(lambda unit: vacations.set_vacation(unit, player_read(unit, "bob"), 5))
     assert result.summary.startswith("bob is on vacation until ")
-    ended = players.run(lambda unit: vacations.set_vacation(unit, player(unit, "bob"), None))
+    ended = players.run(lambda unit: vacations.set_vacation(unit, player_read(unit, "bob"), None))
     assert ended.summary == "ended the vacation of bob"
     with pytest.raises(Refused, match="bob is not on vacation"):
-        players.run(lambda unit: vacations.set_vacation(unit, player(unit, "bob"), None))
+        players.run(lambda unit: vacations.set_vacation(unit, player_read(unit, "bob"), None))
 
 
 def test_a_login_checks_the_password_and_counts_a_wrong_one(players: Game) -> None:

@@ -10,7 +10,7 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.membership import change_password, delete_account, signoff, signup
 from pbm_emergo.app.resets import forgot, reset
-from pbm_emergo.app.resolve import login_player
+from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.vacations import set_vacation
 from pbm_emergo.game.requests import (
@@ -39,12 +39,12 @@ def signup_request(ctx: Context, request: SignupRequest) -> Result:
 
 @handles(ChangePasswordRequest)
 def change_password_request(ctx: Context, request: ChangePasswordRequest) -> Result:
-    return change_password(ctx, login_player(ctx, request), request.new.text)
+    return change_password(ctx, login(ctx, request).account, request.new.text)
 
 
 @handles(ChangeAddressRequest)
 def change_address_request(ctx: Context, request: ChangeAddressRequest) -> Result:
-    return change_addresses(ctx, login_player(ctx, request), list(request.addresses))
+    return change_addresses(ctx, login(ctx, request).account, list(request.addresses))
 
 
 @handles(ConfirmRequest)
@@ -54,17 +54,17 @@ def confirm_request(ctx: Context, request: ConfirmRequest) -> Result:
 
 @handles(SignoffRequest)
 def signoff_request(ctx: Context, request: SignoffRequest) -> Result:
-    return signoff(ctx, login_player(ctx, request))
+    return signoff(ctx, login(ctx, request).account)
 
 
 @handles(VacationRequest)
 def vacation_request(ctx: Context, request: VacationRequest) -> Result:
-    return set_vacation(ctx, login_player(ctx, request), request.days)
+    return set_vacation(ctx, login(ctx, request), request.days)
 
 
 @handles(DeleteRequest)
 def delete_request(ctx: Context, request: DeleteRequest) -> Result:
-    return delete_account(ctx, login_player(ctx, request))
+    return delete_account(ctx, login(ctx, request).account)
 
 
 @handles(ForgotRequest)
@@ -81,7 +81,7 @@ def reset_request(ctx: Context, request: ResetRequest) -> Result:
 
 @handles(BlockRequest)
 def block_request(ctx: Context, request: BlockRequest) -> Result:
-    return set_block(ctx, login_player(ctx, request), request.other, on=request.on)
+    return set_block(ctx, login(ctx, request).account, request.other, on=request.on)
 @handles(BoardStyleRequest)
 def board_style_request(ctx: Context, request: BoardStyleRequest) -> Result:
-    return set_board_style(ctx, login_player(ctx, request), request.style)
+    return set_board_style(ctx, login(ctx, request).account, request.style)
