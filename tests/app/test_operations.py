@@ -1,7 +1,8 @@
 """The game's operations called with plain values, no mail in between: accounts, a
 challenge, moves, a resignation, and the refusals on the way. An operation on a player's
-behalf takes the Player, found without a password as the robots and the scheduler find
-theirs; checking a password (a login) is the mail commands' part, and its own step here."""
+behalf takes the player found without a password (the Player, or read as values), as the
+robots and the scheduler find theirs; checking a password (a login) is the mail commands'
+part, and its own step here."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
 from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
 from pbm_emergo.db.reads.accounts import account_of
-from pbm_emergo.db.reads.snapshot import read_board
+from pbm_emergo.db.reads.snapshot import PlayerRead, read_board, read_player
 
 from .conftest import Game
 
@@ -24,6 +25,13 @@ BOB = "bob@example.org"
 def player(unit: UnitOfWork, userid: str) -> Player:
     """The player, without a password."""
     found = accounts.find_player(unit, userid)
+    assert found is not None
+    return found
+
+
+def player_read(unit: UnitOfWork, userid: str) -> PlayerRead:
+    """The player as values, without a password."""
+    found = read_player(unit.session, userid)
     assert found is not None
     return found
 
@@ -99,17 +107,17 @@ def test_a_challenge_comes_from_a_registered_address(players: Game) -> None:
 
 
 def test_a_refused_challenge_and_a_sought_game(players: Game) -> None:
-    players.run(lambda unit: challenges.reject_challenges(unit, player(unit, "bob")), sender=BOB)
+    players.run(lambda unit: challenges.reject_challenges(unit, player_read(unit, "bob")), sender=BOB)
     with pytest.raises(Refused, match="bob does not accept challenges at the moment"):
         players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)
 
     policy = players.run(
-        lambda unit: challenges.limit_challenges(unit, player(unit, "bob"), 1)
+        lambda unit: challenges.limit_challenges(unit, player_read(unit, "bob"), 1)
     )
     assert policy.summary == (
         "bob accepts challenges while they have fewer than 1 active board (now 0)"
     )
-    players.run(lambda unit: challenges.seek(unit, player(unit, "bob"), 2))
+    players.run(lambda unit: challenges.seek(unit, player_read(unit, "bob").account, 2))
     assert "bob" in (players.run(challenges.seekers).answer or "")
 
     players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)
