@@ -107,7 +107,9 @@ def test_a_challenge_comes_from_a_registered_address(players: Game) -> None:
 
 
 def test_a_refused_challenge_and_a_sought_game(players: Game) -> None:
-    players.run(lambda unit: challenges.reject_challenges(unit, player_read(unit, "bob")), sender=BOB)
+    players.run(
+        lambda unit: challenges.reject_challenges(unit, player_read(unit, "bob")), sender=BOB
+    )
     with pytest.raises(Refused, match="bob does not accept challenges at the moment"):
         players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)
 
