@@ -8,19 +8,19 @@ due now on the player's boards.
 
 from __future__ import annotations
 
-from pbm_emergo.app.boards import read_snapshot
 from pbm_emergo.app.chain import follow
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import games
-from pbm_emergo.db.models import BOARD_ACTIVE, Player
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.snapshot import read_board
+from pbm_emergo.db.reads.turns import boards_to_move
 from pbm_emergo.game.board_changes import AutoplaySet
 from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render
 
 
-def set_autoplay(ctx: UnitOfWork, player: Player, on: bool) -> Result:
+def set_autoplay(ctx: UnitOfWork, player: Account, on: bool) -> Result:
     """Switch the player's autoplay on or off; on also plays the forced moves due now."""
     setting = "on" if on else "off"
     player_id = player.id
@@ -28,17 +28,17 @@ def set_autoplay(ctx: UnitOfWork, player: Player, on: bool) -> Result:
     played: list[int] = []
     replies: list[Reply] = []
     if on:
-        # The forced moves due now, played as if autoplay had been on all along.
-        for board in games.boards_of(ctx.session, player, BOARD_ACTIVE):
-            if board.to_move is None or board.player_of(board.to_move).id != player_id:
+        # The forced moves due now, played as if autoplay had been on all along: a board
+        # where the player is to move with one legal move is read whole.
+        for turn in boards_to_move(ctx.session, player_id):
+            if len(turn.position.legal_moves()) != 1:
                 continue
-            game = games.resume_game(ctx.session, board)
-            if len(game.position.legal_moves()) != 1:
+            read = read_board(ctx.session, turn.number)
+            if read is None:
                 continue
-            snapshot = read_snapshot(ctx.session, board)
-            result = follow(ctx, snapshot, autoplay_on=frozenset({player_id}))
+            result = follow(ctx, read.snapshot, autoplay_on=frozenset({player_id}))
             if result is not None:
-                played.append(board.number)
+                played.append(turn.number)
                 replies.extend(result.replies)
     return Result(
         said=lambda: i18n._(

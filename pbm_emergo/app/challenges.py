@@ -16,7 +16,7 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import blocks, challenges, games, ratings
-from pbm_emergo.db.models import BOARD_ACTIVE, Player
+from pbm_emergo.db.models import BOARD_ACTIVE
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import PlayerRead
@@ -163,20 +163,20 @@ def policy_text(userid: str, refuses: bool, limit: int | None, active: int) -> s
 
 
 # From the player as read: (refuses every challenge, the limit of active boards).
-Policy = Callable[[Player], tuple[bool, int | None]]
+Policy = Callable[[PlayerRead], tuple[bool, int | None]]
 
 
-def accept_challenges(ctx: UnitOfWork, player: Player) -> Result:
+def accept_challenges(ctx: UnitOfWork, player: PlayerRead) -> Result:
     """Every challenge of the player starts a board again (no refusal, no limit)."""
     return _set_policy(ctx, player, lambda player: (False, None))
 
 
-def reject_challenges(ctx: UnitOfWork, player: Player) -> Result:
+def reject_challenges(ctx: UnitOfWork, player: PlayerRead) -> Result:
     """Every challenge of the player is refused (a limit set stays for later)."""
     return _set_policy(ctx, player, lambda player: (True, player.board_limit))
 
 
-def limit_challenges(ctx: UnitOfWork, player: Player, limit: int | None) -> Result:
+def limit_challenges(ctx: UnitOfWork, player: PlayerRead, limit: int | None) -> Result:
     """Challenges are refused while the player has ``limit`` active boards or more;
     None removes the limit (an ``emergo reject`` stays), a number ends a refusal."""
     if limit is None:
@@ -184,7 +184,7 @@ def limit_challenges(ctx: UnitOfWork, player: Player, limit: int | None) -> Resu
     return _set_policy(ctx, player, lambda player: (False, limit))
 
 
-def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
+def _set_policy(ctx: UnitOfWork, player: PlayerRead, policy: Policy) -> Result:
     refuses, limit = policy(player)
     ctx.write(ChallengePolicySet(player.id, refuses, limit))
     active = challenges.active_boards(ctx.session, player.id)
@@ -202,7 +202,7 @@ def _set_policy(ctx: UnitOfWork, player: Player, policy: Policy) -> Result:
 # --- games sought ---------------------------------------------------------------------
 
 
-def seek(ctx: UnitOfWork, player: Player, count: int) -> Result:
+def seek(ctx: UnitOfWork, player: Account, count: int) -> Result:
     """The player seeks ``count`` more games (0: none)."""
     ctx.write(SeekingSet(player.id, count))
     if count:

@@ -28,7 +28,6 @@ from pbm_emergo.app.support import CarriedOut
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import events, games, players
 from pbm_emergo.db.models import (
-    BOARD_ACTIVE,
     BOARD_FINISHED,
     WHITE,
     Board,
@@ -37,6 +36,8 @@ from pbm_emergo.db.models import (
     EventPairing,
     Player,
 )
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.events import EventRead, active_boards_in, entries_of, read_event
 from pbm_emergo.db.reads.snapshot import primary_address, read_board
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
@@ -127,14 +128,14 @@ def create_event(
     name: str,
     terms: EventTerms,
     *,
-    owner: Player | None = None,
+    owner: Account | None = None,
     join_password_hash: str | None = None,
 ) -> Result:
     """A new open event ``name`` on ``terms`` (``owner``: a player's private event, joined
     with the password of ``join_password_hash``)."""
     check_name(name)
     check_terms(terms)
-    if events.by_name(ctx.session, name) is not None:
+    if read_event(ctx.session, name) is not None:
         raise Refused(i18n._("There is already an event called %(name)s.", name=name))
     rounds, max_players = planned_size(terms)
     ctx.write(EventCreated(
@@ -161,7 +162,7 @@ def create_event(
 
 def create_private_event(
     ctx: UnitOfWork,
-    owner: Player,
+    owner: Account,
     name: str,
     event_format: str,
     event_password: str,
@@ -213,18 +214,32 @@ def create_private_event(
 def require_event(session: Session, name: str) -> Event:
     event = events.by_name(session, name)
     if event is None:
-        raise Refused(
-            i18n._("There is no event called %(name)s; 'emergo events' lists them.", name=name[:40])
-        )
+        raise _no_event(name)
     return event
+
+
+def require_event_read(session: Session, name: str) -> EventRead:
+    """As :func:`require_event`, the event read as values."""
+    event = read_event(session, name)
+    if event is None:
+        raise _no_event(name)
+    return event
+
+
+def _no_event(name: str) -> Refused:
+    return Refused(
+        i18n._("There is no event called %(name)s; 'emergo events' lists them.", name=name[:40])
+    )
 
 
 # --- entering and leaving ---------------------------------------------------------------
 
 
-def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None = None) -> Result:
+def join(
+    ctx: UnitOfWork, name: str, player: Account, event_password: str | None = None
+) -> Result:
     """``player`` enters the open event ``name`` (a private one: with its password)."""
-    event = require_event(ctx.session, name)
+    event = require_event_read(ctx.session, name)
     # The event exists: its name is no secret and may be shown (masking hid it, a word
     # where a password might be).
     ctx.reveal(event.name, name)
@@ -238,8 +253,8 @@ def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None 
         )
     if player.userid_key in ROBOTS:
         raise Refused(i18n._("The robots join events only to fill empty places."))
-    entered = events.entries(ctx.session, event.id)
-    if any(p.id == player.id for _, p in entered):
+    entered = entries_of(ctx.session, event.id)
+    if any(e.player_id == player.id for e in entered):
         raise Refused(
             i18n._(
                 "%(userid)s is in the event %(name)s already.",
@@ -303,12 +318,12 @@ def join(ctx: UnitOfWork, name: str, player: Player, event_password: str | None 
     )
 
 
-def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
+def withdraw(ctx: UnitOfWork, name: str, player: Account) -> Result:
     """``player`` leaves the event: before the start the entry goes; after it, their boards
     under way are resigned and their games still to come are lost."""
-    event = require_event(ctx.session, name)
+    event = require_event_read(ctx.session, name)
     ctx.reveal(event.name, name)
-    entry = next((e for e, p in events.entries(ctx.session, event.id) if p.id == player.id), None)
+    entry = next((e for e in entries_of(ctx.session, event.id) if e.player_id == player.id), None)
     if entry is None or entry.withdrawn_at is not None:
         raise Refused(
             i18n._(
@@ -328,15 +343,10 @@ def withdraw(ctx: UnitOfWork, name: str, player: Player) -> Result:
     ctx.write(EntryWithdrawn(event.id, player.id, ctx.now))
     replies: list[Reply] = []
     if event.status == EVENT_RUNNING:
-        boards = [
-            b for p, b in events.pairings(ctx.session, event.id)
-            if b is not None and b.status == BOARD_ACTIVE
-            and player.id in (b.white_player_id, b.black_player_id)
-        ]  # fmt: skip
         replies = resign_all(
             ctx,
             player.id,
-            [b.number for b in boards],
+            active_boards_in(ctx.session, event.id, player.id),
             headline=Said.of("withdrew_resigned", userid=player.userid, event=event.name),
         )
     values = {"userid": player.userid, "name": event.name}
@@ -528,7 +538,7 @@ def _winner(
     return divisions[0][0]["userid"] if divisions and divisions[0] else None
 
 
-def _clock_text(event: Event) -> str:
+def _clock_text(event: Event | EventRead) -> str:
     return words.clock_text(
         event.nag_days, event.forfeit_days, event.total_days, event.timebank_hours,
         event.increment_hours, event.weekends_off,

@@ -1,6 +1,6 @@
 """The game's operations called with plain values, no mail in between: accounts, a
 challenge, moves, a resignation, and the refusals on the way. An operation on a player's
-behalf takes the player (the Player, or read as values), found without a password as the
+behalf takes the player found without a password (the Player, or read as values), as the
 robots and the scheduler find theirs; checking a password (a login) is the mail commands'
 part, and its own step here."""
 
@@ -30,7 +30,7 @@ def player(unit: UnitOfWork, userid: str) -> Player:
 
 
 def player_read(unit: UnitOfWork, userid: str) -> PlayerRead:
-    """The player read as values, without a password."""
+    """The player as values, without a password."""
     found = read_player(unit.session, userid)
     assert found is not None
     return found
@@ -107,17 +107,19 @@ def test_a_challenge_comes_from_a_registered_address(players: Game) -> None:
 
 
 def test_a_refused_challenge_and_a_sought_game(players: Game) -> None:
-    players.run(lambda unit: challenges.reject_challenges(unit, player(unit, "bob")), sender=BOB)
+    players.run(
+        lambda unit: challenges.reject_challenges(unit, player_read(unit, "bob")), sender=BOB
+    )
     with pytest.raises(Refused, match="bob does not accept challenges at the moment"):
         players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)
 
     policy = players.run(
-        lambda unit: challenges.limit_challenges(unit, player(unit, "bob"), 1)
+        lambda unit: challenges.limit_challenges(unit, player_read(unit, "bob"), 1)
     )
     assert policy.summary == (
         "bob accepts challenges while they have fewer than 1 active board (now 0)"
     )
-    players.run(lambda unit: challenges.seek(unit, player(unit, "bob"), 2))
+    players.run(lambda unit: challenges.seek(unit, player_read(unit, "bob").account, 2))
     assert "bob" in (players.run(challenges.seekers).answer or "")
 
     players.run(lambda unit: challenges.challenge(unit, "alice", "bob"), sender=ALICE)

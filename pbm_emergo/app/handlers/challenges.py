@@ -15,7 +15,7 @@ from pbm_emergo.app.challenges import (
 )
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
-from pbm_emergo.app.resolve import login_player, login_seated
+from pbm_emergo.app.resolve import login, login_seated
 from pbm_emergo.app.results import Result
 from pbm_emergo.game.requests import (
     ChallengeRequest,
@@ -33,7 +33,7 @@ def challenge_request(ctx: Context, request: ChallengeRequest) -> Result:
 
 @handles(SeekRequest)
 def seek_request(ctx: Context, request: SeekRequest) -> Result:
-    return seek(ctx, login_player(ctx, request), request.count)
+    return seek(ctx, login(ctx, request).account, request.count)
 
 
 @handles(SeeksRequest)
@@ -43,7 +43,7 @@ def seeks_request(ctx: Context, request: SeeksRequest) -> Result:
 
 @handles(PolicyRequest)
 def policy_request(ctx: Context, request: PolicyRequest) -> Result:
-    player = login_player(ctx, request)
+    player = login(ctx, request)
     if request.policy == "accept":
         return accept_challenges(ctx, player)
     if request.policy == "reject":

@@ -12,7 +12,7 @@ from pbm_emergo.app.events import (
     withdraw,
 )
 from pbm_emergo.app.handlers import handles
-from pbm_emergo.app.resolve import login_player
+from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.game.requests import (
     EventCreateRequest,
@@ -35,19 +35,19 @@ def event_request(ctx: Context, request: EventRequest) -> Result:
 
 @handles(JoinRequest)
 def join_request(ctx: Context, request: JoinRequest) -> Result:
-    player = login_player(ctx, request)
+    player = login(ctx, request).account
     given = request.event_password.text if request.event_password is not None else None
     return join(ctx, request.name, player, given)
 
 
 @handles(WithdrawRequest)
 def withdraw_request(ctx: Context, request: WithdrawRequest) -> Result:
-    return withdraw(ctx, request.name, login_player(ctx, request))
+    return withdraw(ctx, request.name, login(ctx, request).account)
 
 
 @handles(EventCreateRequest)
 def event_create_request(ctx: Context, request: EventCreateRequest) -> Result:
-    player = login_player(ctx, request)
+    player = login(ctx, request).account
     return create_private_event(
         ctx,
         player,

@@ -10,7 +10,7 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.play import play
 from pbm_emergo.app.queue import queue_moves
-from pbm_emergo.app.resolve import login_player, login_seated
+from pbm_emergo.app.resolve import login, login_seated
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.submit import confirm, submit
 from pbm_emergo.game.requests import (
@@ -63,7 +63,7 @@ def queue(ctx: Context, request: QueueRequest) -> Result:
 
 @handles(AutoplayRequest)
 def autoplay(ctx: Context, request: AutoplayRequest) -> Result:
-    return set_autoplay(ctx, login_player(ctx, request), request.on)
+    return set_autoplay(ctx, login(ctx, request).account, request.on)
 
 
 @handles(AnalyseRequest)

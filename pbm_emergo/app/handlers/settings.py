@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
-from pbm_emergo.app.resolve import login_player
+from pbm_emergo.app.resolve import login
 from pbm_emergo.app.results import Result
 from pbm_emergo.game.digest import digest_slot
 from pbm_emergo.game.languages import NAMES
@@ -20,7 +20,7 @@ from pbm_emergo.views.templating import render
 
 @handles(TimezoneRequest)
 def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
-    player = login_player(ctx, request)
+    player = login(ctx, request)
     # A name of the time zone database, not a password typed in the wrong place.
     ctx.reveal(request.written, request.zone)
     ctx.write(TimezoneSet(player.id, request.zone))
@@ -41,13 +41,13 @@ def timezone_request(ctx: Context, request: TimezoneRequest) -> Result:
 
 @handles(DigestRequest)
 def digest_request(ctx: Context, request: DigestRequest) -> Result:
-    player = login_player(ctx, request)
+    player = login(ctx, request)
     ctx.write(DigestSet(player.id, request.hour, ctx.now))
     hour = request.hour
     next_at = None
     if hour is not None:
-        slot = digest_slot(hour, player.timezone, ctx.now) + timedelta(days=1)
-        next_at = i18n.moment(slot, player.timezone)
+        slot = digest_slot(hour, player.seat.timezone, ctx.now) + timedelta(days=1)
+        next_at = i18n.moment(slot, player.seat.timezone)
     return Result(
         said=lambda: (
             i18n._("%(userid)s gets a digest a day at %(hour)s:00", userid=player.userid,
@@ -60,7 +60,7 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
             "notify_digest.txt.j2",
             userid=player.userid,
             hour=hour,
-            zone=player.timezone,
+            zone=player.seat.timezone,
             next_at=next_at,
         ),
         answer_subject=(
@@ -73,7 +73,7 @@ def digest_request(ctx: Context, request: DigestRequest) -> Result:
 
 @handles(LanguageRequest)
 def language_request(ctx: Context, request: LanguageRequest) -> Result:
-    player = login_player(ctx, request)
+    player = login(ctx, request)
     ctx.write(LanguageSet(player.id, request.language))
     # The answer is the first reply in the new language.
     with speaking(request.language):
