@@ -17,8 +17,9 @@ from pbm_emergo.app.social import (
     unsubscribe,
     watchable_board,
 )
-from pbm_emergo.db import blocks, games, players
+from pbm_emergo.db import blocks, players
 from pbm_emergo.db.models import Player
+from pbm_emergo.db.reads.watchers import subscribers
 from pbm_emergo.game.requests import (
     ChatRequest,
     MessageRequest,
@@ -115,8 +116,8 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     # The opponent did not ask for the chat (charged to the sender: game.budget);
     # subscribers asked for the board's mail.
     recipients: dict[str, bool] = {}
-    subscribed = games.subscribers(ctx.session, number)
-    watchers = [primary_address(p) for p in subscribed]
+    subscribed = subscribers(ctx.session, number)
+    watchers = [w.address for w in subscribed]
     # An opponent who blocks the player gets no chat; the player is answered as if they did.
     blockers = blocks.blockers_of(ctx.session, player.id, [white.id, black.id])
     for address, solicited in (
@@ -135,7 +136,7 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
         address.lower(): language
         for address, language in (
             *((account.primary_address, account.language) for account in seated),
-            *((primary_address(p), p.language) for p in subscribed),
+            *((w.address, w.language) for w in subscribed),
         )
         if address is not None
     }
