@@ -1,6 +1,7 @@
 """The value reads of who watches a board (``reads.watchers``: its subscribers, those who
-asked for its final board mail, the board a subscription is about), on both databases: one
-statement each, the players' first address as ``Player.addresses`` orders them."""
+asked for its final board mail, the board a subscription is about) and of the accounts a
+``message`` names (``read_accounts``), on both databases: one statement each, the players'
+first address as ``Player.addresses`` orders them."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import games, players, spectators
 from pbm_emergo.db.models import BOARD_FINISHED, Board, Player, PlayerAddress
+from pbm_emergo.db.reads.accounts import read_account, read_accounts
 from pbm_emergo.db.reads.watchers import (
     WatchedBoard,
     Watcher,
@@ -110,3 +112,21 @@ def test_the_board_a_subscription_is_about(db_sessions: sessionmaker[Session]) -
         assert finished is not None and not finished.active
         assert watched_board(session, 999) is None
 
+
+def test_the_accounts_a_message_names(
+    db_sessions: sessionmaker[Session], db_engine: Engine
+) -> None:
+    with db_sessions.begin() as session:
+        ids = _players(session)
+        players.sign_off(session, ids["bob"], NOW)
+    with db_sessions() as session:
+        with statements(db_engine) as seen:
+            found = read_accounts(session, ["CAROL", "bob", "dora", "nobody", "carol"])
+        assert len(seen) == 1
+        assert sorted(found) == ["bob", "carol", "dora"]
+        assert found["carol"] == read_account(session, "carol")
+        assert found["carol"].primary_address == "carol@new.example"
+        assert found["carol"].addresses == ("carol@new.example", "carol@old.example")
+        assert not found["bob"].active
+        assert found["dora"].primary_address is None
+        assert read_accounts(session, []) == {}
