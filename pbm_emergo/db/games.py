@@ -358,6 +358,8 @@ _MOVE_RECORDS = (
     select(MoveRecord).where(MoveRecord.board_number == _NUMBER).order_by(MoveRecord.number)
 )
 _VOTES = select(Vote).where(Vote.board_number == _NUMBER).order_by(Vote.kind)
+
+
 def _table_of(model: type[Base]) -> Table:
     """The table of a mapped class, for Core statements."""
     table = model.__table__

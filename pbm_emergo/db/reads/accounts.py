@@ -1,5 +1,6 @@
 """A player's account as a login reads it: a value, from the player's row or read with a
-board (:func:`pbm_emergo.db.reads.snapshot.read_board`), never the row's object."""
+board (:func:`pbm_emergo.db.reads.snapshot.read_board`), never the row's object; the
+accounts a ``message`` names, read together (:func:`read_accounts`)."""
 
 from __future__ import annotations
 
