@@ -18,8 +18,9 @@ from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
-from pbm_emergo.db import games, spectators
+from pbm_emergo.db import games
 from pbm_emergo.db.models import Board
+from pbm_emergo.db.reads import watchers as board_watchers
 from pbm_emergo.db.reads.snapshot import (
     BoardRead,
     load_state,
@@ -453,17 +454,17 @@ def board_mails(
         )
     html = board_html(view.subject, [view.html])
     recipients: list[str] = []
-    watchers = games.subscribers(ctx.session, state.number) if state.watched else []
+    watchers = board_watchers.subscribers(ctx.session, state.number) if state.watched else []
     if not state.active:  # the final board mail also goes to those who asked (emergo notify)
-        watchers += spectators.notified(ctx.session, state.number)
-    subscribed = [primary_address(p) for p in watchers]
+        watchers += board_watchers.notified(ctx.session, state.number)
+    subscribed = [w.address for w in watchers]
     # Who asked for the position in words (board USERID PASSWORD list), by address.
     listeners = {
         address.lower()
         for address, style in (
             (state.white.address, state.white.board_style),
             (state.black.address, state.black.board_style),
-            *((primary_address(p), p.board_style) for p in watchers),
+            *((w.address, w.board_style) for w in watchers),
         )
         if address and style == "list"
     }
@@ -508,7 +509,7 @@ def board_mails(
         for address, language in (
             (state.white.address, state.white.language),
             (state.black.address, state.black.language),
-            *((primary_address(p), p.language) for p in watchers),
+            *((w.address, w.language) for w in watchers),
         )
         if address and language
     }

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pbm_emergo.app.boards import get_board
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import spectators
-from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player
+from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.watchers import WatchedBoard, watched_board
 from pbm_emergo.game.board_changes import (
     NotificationsToggled,
     SubscriptionAdded,
     SubscriptionsRemoved,
 )
+from pbm_emergo.game.requests import not_a_board, parse_board_ref
 from pbm_emergo.game.subscriptions import decide_subscribe, decide_unsubscribe
 from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import i18n
@@ -33,16 +34,23 @@ def boards_text(numbers: Sequence[int | None]) -> str:
     return "boards " + ", ".join(str(n) for n in numbers)
 
 
-def subscription_board(ctx: UnitOfWork, number: int | None) -> Board | None:
+def _watched_board(ctx: UnitOfWork, number: int) -> WatchedBoard:
+    """Board ``number`` read as a value, or a Refused."""
+    board = watched_board(ctx.session, number)
+    if board is None:
+        raise Refused(i18n._("There is no board %(number)s.", number=number))
+    return board
+
+
+def subscription_board(ctx: UnitOfWork, number: int | None) -> WatchedBoard | None:
     """The board numbered ``number`` (None: every board), or a Refused: what
     :func:`subscribe` and :func:`unsubscribe` are about, looked up before the login."""
     if number is None:
         return None
-    board, _ = get_board(ctx, str(number))
-    return board
+    return _watched_board(ctx, number)
 
 
-def _subscriptions_answer(player: Player, watched: list[int | None], headline: str) -> str:
+def _subscriptions_answer(player: Account, watched: list[int | None], headline: str) -> str:
     return render(
         "subscriptions.txt.j2",
         headline=headline,
@@ -57,14 +65,14 @@ def _joined(numbers: Sequence[int | None]) -> str:
     return ", ".join(str(n) for n in numbers)
 
 
-def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
+def subscribe(ctx: UnitOfWork, player: Account, board: WatchedBoard | None) -> Result:
     """Subscribe the player to the mails of ``board`` (None: of every board); the decision
     is :func:`pbm_emergo.game.subscriptions.decide_subscribe`."""
     number = None if board is None else board.number
     decided = decide_subscribe(
         player.userid, spectators.subscriptions_of(ctx.session, player.id), number,
-        plays_on=board is not None and board.side_of(player) is not None,
-        active=board is None or board.status == BOARD_ACTIVE,
+        plays_on=board is not None and board.plays_on(player.id),
+        active=board is None or board.active,
     )
     if isinstance(decided, Reason):
         raise Refused(said(decided), board=number)
@@ -102,7 +110,7 @@ def subscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
     )
 
 
-def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
+def unsubscribe(ctx: UnitOfWork, player: Account, board: WatchedBoard | None) -> Result:
     """End the subscription of the player to ``board`` (None: every subscription); the
     decision is :func:`pbm_emergo.game.subscriptions.decide_unsubscribe`."""
     number = None if board is None else board.number
@@ -139,8 +147,11 @@ def unsubscribe(ctx: UnitOfWork, player: Player, board: Board | None) -> Result:
 
 def watchable_board(ctx: UnitOfWork, word: str) -> int:
     """The number of the active board ``word`` names, whose final board mail one may ask for."""
-    board, _ = get_board(ctx, word)
-    if board.status != BOARD_ACTIVE:
+    ref = parse_board_ref(word)
+    if ref is None:
+        raise Refused(said(not_a_board(word)))
+    board = _watched_board(ctx, ref[0])
+    if not board.active:
         raise Refused(
             i18n._("The game on board %(board)s is over already.", board=board.number),
             board=board.number,
@@ -148,7 +159,9 @@ def watchable_board(ctx: UnitOfWork, word: str) -> int:
     return board.number
 
 
-def toggle_notifications(ctx: UnitOfWork, player: Player, numbers: Sequence[int] = ()) -> Result:
+def toggle_notifications(
+    ctx: UnitOfWork, player: Account, numbers: Sequence[int] = ()
+) -> Result:
     """Turn on (or, when on, off) the final board mail of every game that ends (no
     ``numbers``), or of each of the active boards ``numbers`` (see :func:`watchable_board`)."""
     toggled_boards = list(dict.fromkeys(numbers))

@@ -96,7 +96,6 @@ __all__ = [
     "resume_game",
     "set_reminded",
     "store_move",
-    "subscribers",
     "take_back",
     "votes_of",
 ]
@@ -359,16 +358,6 @@ _MOVE_RECORDS = (
     select(MoveRecord).where(MoveRecord.board_number == _NUMBER).order_by(MoveRecord.number)
 )
 _VOTES = select(Vote).where(Vote.board_number == _NUMBER).order_by(Vote.kind)
-_SUBSCRIBERS = (
-    select(Player)
-    .join(Subscription, Subscription.player_id == Player.id)
-    .where(
-        or_(Subscription.board_number == _NUMBER, Subscription.board_number.is_(None)),
-        Player.signed_off_at.is_(None),
-    )
-    .options(selectinload(Player.addresses))
-    .order_by(Player.userid_key)
-)
 
 
 def _table_of(model: type[Base]) -> Table:
@@ -739,11 +728,6 @@ def drop_votes(session: Session, number: int, *, keep_draw_of: int | None = None
     if keep_draw_of is not None:
         stmt = stmt.where((Vote.kind == "undo") | (Vote.player_id != keep_draw_of))
     session.execute(stmt)
-
-
-def subscribers(session: Session, number: int) -> list[Player]:
-    """Active players subscribed to this board or to every board, by userid."""
-    return list(session.scalars(_SUBSCRIBERS, {"number": number}))
 
 
 def _blocked(board: Board) -> BlockedRule:

@@ -2,24 +2,24 @@
 finished games (``emergo notify``).
 
 A row with ``board_number`` NULL stands for every board, also boards made later. Functions
-take the caller's ``Session`` and open no transaction.
+take the caller's ``Session`` and open no transaction. Who gets a board's mails by these
+rows is read as values in :mod:`pbm_emergo.db.reads.watchers`.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import bindparam, delete, or_, select
+from sqlalchemy import delete, or_, select
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session
 
-from pbm_emergo.db.models import Notification, Player, Subscription
+from pbm_emergo.db.models import Notification, Subscription
 
 __all__ = [
     "add_notification",
     "add_subscription",
     "notifications_of",
-    "notified",
     "remove_notifications",
     "remove_subscriptions",
     "subscriptions_of",
@@ -94,23 +94,3 @@ def add_notification(
 def remove_notifications(session: Session, player_id: int, numbers: list[int | None]) -> None:
     """No more final board mails of these boards (None: the wish for every game)."""
     _remove(session, Notification, player_id, numbers)
-
-
-_NOTIFIED = (
-    select(Player)
-    .join(Notification, Notification.player_id == Player.id)
-    .where(
-        or_(
-            Notification.board_number == bindparam("number"),
-            Notification.board_number.is_(None),
-        ),
-        Player.signed_off_at.is_(None),
-    )
-    .options(selectinload(Player.addresses))
-    .order_by(Player.userid_key)
-)
-
-
-def notified(session: Session, number: int) -> list[Player]:
-    """The active players who want the final board mail of board ``number``, by userid."""
-    return list(session.scalars(_NOTIFIED, {"number": number}).unique())

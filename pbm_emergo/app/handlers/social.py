@@ -4,11 +4,10 @@
 from __future__ import annotations
 
 from pbm_emergo.app import resolve
-from pbm_emergo.app.boards import primary_address
 from pbm_emergo.app.context import Context, usage_error
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.resolve import login_player, login_seated
+from pbm_emergo.app.resolve import login, login_seated
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.social import (
     subscribe,
@@ -17,8 +16,10 @@ from pbm_emergo.app.social import (
     unsubscribe,
     watchable_board,
 )
-from pbm_emergo.db import blocks, games, players
-from pbm_emergo.db.models import Player
+from pbm_emergo.db import blocks
+from pbm_emergo.db.reads.accounts import Account, read_accounts
+from pbm_emergo.db.reads.watchers import subscribers
+from pbm_emergo.game.accounts import userid_key
 from pbm_emergo.game.requests import (
     ChatRequest,
     MessageRequest,
@@ -42,20 +43,20 @@ def no_text_error(command: str) -> Refused:
 
 @handles(MessageRequest)
 def message(ctx: Context, request: MessageRequest) -> Result:
-    sender = login_player(ctx, request)
+    sender = login(ctx, request)
     if not ctx.comment.strip():
         raise no_text_error("message")
     recipients = list(request.to)
-    found = players.find_players(ctx.session, recipients)
-    delivered: list[Player] = []
+    found = read_accounts(ctx.session, recipients)
+    delivered: list[Account] = []
     missing: list[str] = []
     for word in recipients:
-        player = found.get(players.userid_key(word))
-        if player is None or not player.active or primary_address(player) is None:
+        account = found.get(userid_key(word))
+        if account is None or not account.active or account.primary_address is None:
             if word not in missing:
                 missing.append(word)
-        elif player not in delivered:
-            delivered.append(player)
+        elif account not in delivered:
+            delivered.append(account)
     # Unknown recipients are named back to the sender (a word that is no userid at all
     # stays masked: it might be a password typed in the wrong place).
     ctx.reveal(*(w for w in missing if USERID_PATTERN.fullmatch(w)))
@@ -83,7 +84,7 @@ def message(ctx: Context, request: MessageRequest) -> Result:
             ),
         )
         for p in delivered
-        if p.id not in blockers and (address := primary_address(p)) is not None
+        if p.id not in blockers and (address := p.primary_address) is not None
     ]
     names = [p.userid for p in delivered]
     return Result(
@@ -115,8 +116,8 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
     # The opponent did not ask for the chat (charged to the sender: game.budget);
     # subscribers asked for the board's mail.
     recipients: dict[str, bool] = {}
-    subscribed = games.subscribers(ctx.session, number)
-    watchers = [primary_address(p) for p in subscribed]
+    subscribed = subscribers(ctx.session, number)
+    watchers = [w.address for w in subscribed]
     # An opponent who blocks the player gets no chat; the player is answered as if they did.
     blockers = blocks.blockers_of(ctx.session, player.id, [white.id, black.id])
     for address, solicited in (
@@ -135,7 +136,7 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
         address.lower(): language
         for address, language in (
             *((account.primary_address, account.language) for account in seated),
-            *((primary_address(p), p.language) for p in subscribed),
+            *((w.address, w.language) for w in subscribed),
         )
         if address is not None
     }
@@ -174,7 +175,7 @@ def chat(ctx: Context, request: ChatRequest) -> Result:
 def subscription(ctx: Context, request: SubscriptionRequest) -> Result:
     number = request.board
     board = subscription_board(ctx, number)
-    player = login_player(ctx, request, board=number)
+    player = login(ctx, request, board=number).account
     if request.subscribe:
         return subscribe(ctx, player, board)
     return unsubscribe(ctx, player, board)
@@ -196,4 +197,4 @@ def notify(ctx: Context, request: NotifyRequest) -> Result:
                 ),
             )
         numbers.append(watchable_board(ctx, word))
-    return toggle_notifications(ctx, login_player(ctx, request), numbers)
+    return toggle_notifications(ctx, login(ctx, request).account, numbers)

@@ -1,12 +1,14 @@
 """A player's account as a login reads it: a value, from the player's row or read with a
-board (:func:`pbm_emergo.db.reads.snapshot.read_board`), never the row's object."""
+board (:func:`pbm_emergo.db.reads.snapshot.read_board`), never the row's object; the
+accounts a ``message`` names, read together (:func:`read_accounts`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, select
+from sqlalchemy import Row, Select, Table, bindparam, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.models import CLOSED_PASSWORD_HASH, Player, PlayerAddress, closed_name
@@ -65,7 +67,7 @@ _PLAYERS = cast(Table, Player.__table__)
 _ADDRESSES = cast(Table, PlayerAddress.__table__)
 # One statement: the player's columns an account is made of, a row an address (the
 # player's columns repeated; one row of NULL addresses when there is none).
-_ACCOUNT_READ = (
+_ACCOUNT_ROWS: Select[Any] = (
     select(
         *(
             _PLAYERS.c[name]
@@ -77,9 +79,9 @@ _ACCOUNT_READ = (
         _ADDRESSES.c.address_key,
     )
     .outerjoin(_ADDRESSES, _ADDRESSES.c.player_id == _PLAYERS.c.id)
-    .where(_PLAYERS.c.userid_key == bindparam("key"))
     .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
 )
+_ACCOUNT_READ = _ACCOUNT_ROWS.where(_PLAYERS.c.userid_key == bindparam("key"))
 
 
 def read_account(session: Session, userid: str) -> Account | None:
@@ -93,4 +95,28 @@ def read_account(session: Session, userid: str) -> Account | None:
     )
 
 
-__all__ = ["Account", "account_from", "account_of", "read_account"]
+_ACCOUNTS_READ = _ACCOUNT_ROWS.where(
+    _PLAYERS.c.userid_key.in_(bindparam("keys", expanding=True))
+)
+
+
+def read_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account]:
+    """The accounts of the players with these userids (any letter case), signed off or
+    not, by userid key: in one statement of plain rows, no object made."""
+    keys = sorted({userid_key(u) for u in userids})
+    if not keys:
+        return {}
+    rows: dict[int, list[Row[Any]]] = {}
+    for row in session.execute(_ACCOUNTS_READ, {"keys": keys}):
+        rows.setdefault(row.id, []).append(row)
+    accounts = (
+        account_from(
+            found[0],
+            [(row.address, row.address_key) for row in found if row.address is not None],
+        )
+        for found in rows.values()
+    )
+    return {account.userid_key: account for account in accounts}
+
+
+__all__ = ["Account", "account_from", "account_of", "read_account", "read_accounts"]
