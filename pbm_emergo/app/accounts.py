@@ -16,8 +16,7 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
-from pbm_emergo.db.models import Player
-from pbm_emergo.db.reads.accounts import Account, account_of, read_account
+from pbm_emergo.db.reads.accounts import Account, read_account
 from pbm_emergo.db.reads.snapshot import PlayerRead, read_player
 from pbm_emergo.game.account_changes import PasswordHashStored
 from pbm_emergo.game.accounts import password_fault, userid_fault
@@ -79,27 +78,8 @@ def check_password(password: str) -> None:
         raise Refused(said(fault))
 
 
-def find_player(ctx: UnitOfWork, userid: str) -> Player | None:
-    """The player with this userid (any case), signed off or not."""
-    return players.find_player(ctx.session, userid)
-
-
-def require_player(
-    ctx: UnitOfWork, userid: str, *, board: int | None = None, known: Sequence[Player] = ()
-) -> Player:
-    """The active player with this userid, or a Refused. ``known``: players already
-    read (a board's two players), looked at before the database."""
-    key = players.userid_key(userid)
-    player = next((p for p in known if p.userid_key == key), None) or find_player(ctx, userid)
-    if player is None or not player.active:
-        raise no_such_player(ctx, userid, board=board)
-    return player
-
-
-def require_player_read(
-    ctx: UnitOfWork, userid: str, *, board: int | None = None
-) -> PlayerRead:
-    """As :func:`require_player`, the player read as values."""
+def require_player(ctx: UnitOfWork, userid: str, *, board: int | None = None) -> PlayerRead:
+    """The active player with this userid, read as values, or a Refused."""
     found = read_player(ctx.session, userid)
     if found is None or not found.account.active:
         raise no_such_player(ctx, userid, board=board)
@@ -147,29 +127,13 @@ def _at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def authenticate_read(
+def authenticate(
     ctx: UnitOfWork, userid: str, password: str, *, board: int | None = None
 ) -> PlayerRead:
-    """As :func:`authenticate`, the player read as values."""
-    player = require_player_read(ctx, userid, board=board)
+    """The player, read as values, if ``password`` is theirs; otherwise a Refused (see
+    :func:`check_login`)."""
+    player = require_player(ctx, userid, board=board)
     check_login(ctx, player.account, password, board=board)
-    return player
-
-
-def authenticate(
-    ctx: UnitOfWork,
-    userid: str,
-    password: str,
-    *,
-    board: int | None = None,
-    known: Sequence[Player] = (),
-    no_failures: Collection[int] = (),
-) -> Player:
-    """The player if ``password`` is theirs; otherwise a Refused (see
-    :func:`check_login`). ``known``: players already read, looked at before the
-    database."""
-    player = require_player(ctx, userid, board=board, known=known)
-    check_login(ctx, account_of(player), password, board=board, no_failures=no_failures)
     return player
 
 

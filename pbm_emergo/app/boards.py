@@ -18,17 +18,8 @@ from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
-from pbm_emergo.db import games
-from pbm_emergo.db.models import Board
 from pbm_emergo.db.reads import watchers as board_watchers
-from pbm_emergo.db.reads.snapshot import (
-    BoardRead,
-    load_state,
-    primary_address,
-    read_board,
-    read_snapshot,
-    seat_of,
-)
+from pbm_emergo.db.reads.snapshot import BoardRead, read_board
 from pbm_emergo.game.board import (
     AUTOPLAYED_MARKS,
     BLACK,
@@ -50,7 +41,6 @@ from pbm_emergo.game.clock import (
 )
 from pbm_emergo.game.decision import finish
 from pbm_emergo.game.ratings import GameRating
-from pbm_emergo.game.requests import not_a_board, parse_board_ref
 from pbm_emergo.game.sentences import (
     SIDE_NAMES,
     result_sentence,
@@ -64,7 +54,6 @@ from pbm_emergo.rules import Position, Termination
 from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.picture import board_picture
-from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html, render_html_part
 
 __all__ = [
@@ -84,15 +73,9 @@ __all__ = [
     "board_mails",
     "board_view",
     "finish_game",
-    "get_board",
     "get_board_read",
-    "load_state",
     "other_side",
-    "parse_board_ref",
-    "primary_address",
-    "read_snapshot",
     "result_sentence",
-    "seat_of",
     "side_label",
     "span",
     "split_guard",
@@ -107,16 +90,6 @@ SCORE_SHEET_WIDTH = 72
 
 
 
-def get_board(ctx: UnitOfWork, text: str) -> tuple[Board, int | None]:
-    """The board a ``board[#n]`` argument names, or a Refused."""
-    number, upto = _board_ref(text)
-    board = games.get_board(ctx.session, number)
-    if board is None:
-        raise Refused(i18n._("There is no board %(number)s.", number=number))
-    _check_upto(number, board.ply, upto)
-    return board, upto
-
-
 def get_board_read(ctx: UnitOfWork, number: int, upto: int | None) -> BoardRead:
     """Board ``number`` (``upto``: the move number written after it, if any), read as
     values for a move (see :func:`pbm_emergo.db.reads.snapshot.read_board`), or a
@@ -126,13 +99,6 @@ def get_board_read(ctx: UnitOfWork, number: int, upto: int | None) -> BoardRead:
         raise Refused(i18n._("There is no board %(number)s.", number=number))
     _check_upto(number, read.snapshot.state.ply, upto)
     return read
-
-
-def _board_ref(text: str) -> tuple[int, int | None]:
-    ref = parse_board_ref(text)
-    if ref is None:
-        raise Refused(said(not_a_board(text)))
-    return ref
 
 
 def _check_upto(number: int, ply: int, upto: int | None) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from pbm_emergo.app.accounts import check_reachable, require_player_read
+from pbm_emergo.app.accounts import check_reachable, require_player
 from pbm_emergo.app.boards import BoardState, board_mails
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
@@ -55,8 +55,8 @@ def challenge(
     or the option words (checked after the players, as a mail's errors come in that
     order). ``headline``: what the new board's mail says first (else that a new game
     starts). The decisions: :mod:`pbm_emergo.game.challenges`."""
-    white_read = require_player_read(ctx, white_userid)
-    black_read = require_player_read(ctx, black_userid)
+    white_read = require_player(ctx, white_userid)
+    black_read = require_player(ctx, black_userid)
     white, black = white_read.account, black_read.account
     contenders = {p.account.id: p for p in (white_read, black_read)}
     if white.id == black.id:

@@ -13,7 +13,6 @@ from pbm_emergo.app.accounts import (
     check_not_lookalike,
     check_password,
     check_userid,
-    find_player,
 )
 from pbm_emergo.app.addresses import (
     CONFIRM_TIME,
@@ -32,7 +31,7 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players, reads
 from pbm_emergo.db.models import START_RATING
-from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.reads.accounts import Account, read_account
 from pbm_emergo.game.account_changes import (
     AccountClosed,
     PasswordHashStored,
@@ -61,7 +60,7 @@ def signup(
     check_password(password)
     checked = check_addresses(ctx.config, list(addresses) or [ctx.sender])
     ctx.reveal(userid, *addresses)  # a valid new userid and addresses are not secrets
-    if find_player(ctx, userid) is not None:
+    if read_account(ctx.session, userid) is not None:
         raise Refused(
             i18n._("The userid %(userid)s is already taken; please choose another.", userid=userid)
         )

@@ -12,13 +12,13 @@ address.
 
 from __future__ import annotations
 
-from pbm_emergo.app.accounts import check_password, find_player
+from pbm_emergo.app.accounts import check_password
 from pbm_emergo.app.addresses import code_key, new_code
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players, resets
-from pbm_emergo.db.models import Player
+from pbm_emergo.db.reads.accounts import account_by_id, read_account
 from pbm_emergo.game.account_changes import (
     LoginFailuresCleared,
     PasswordHashStored,
@@ -45,7 +45,7 @@ def forgot(ctx: UnitOfWork, userid: str) -> Result:
         answer=render("forgot.txt.j2", userid=userid, days=RESET_TIME.days),
         answer_subject="Emergo: forgotten password",
     )
-    player = find_player(ctx, userid)
+    player = read_account(ctx.session, userid)
     if player is None or not player.active or not player.addresses:
         return same_answer
     if not may_mail_code(resets.mailed_since(ctx.session, player.id, ctx.now - RESET_WINDOW),
@@ -64,12 +64,12 @@ def forgot(ctx: UnitOfWork, userid: str) -> Result:
         )
     mails = [
         Reply(
-            to=a.address,
+            to=address,
             subject=f"Emergo: a code to set the password of {player.userid}",
             body=notice,
             secret=True,
         )
-        for a in player.addresses
+        for address in player.addresses
     ]
     if not ctx.budget.fits(mails):
         return same_answer
@@ -92,7 +92,7 @@ def reset(ctx: UnitOfWork, code: str, new: str) -> Result:
     refusal = reset_refusal(found, ctx.now)
     if refusal is not None or found is None:
         raise Refused(said(refusal) if refusal is not None else "")
-    player = ctx.session.get(Player, found.player_id)
+    player = account_by_id(ctx.session, found.player_id)
     if player is None or not player.active:
         raise Refused(i18n._("The account this code was mailed for is closed."))
     # The slow hash is made here, before the write transaction.
@@ -122,8 +122,8 @@ def reset(ctx: UnitOfWork, code: str, new: str) -> Result:
         answer_subject=subject,
         replies=[
             # Every registered address is told, in the player's language.
-            Reply(to=a.address, subject=subject, body=told)
-            for a in player.addresses
-            if a.address_key != sender
+            Reply(to=address, subject=subject, body=told)
+            for address in player.addresses
+            if players.address_key(address) != sender
         ],
     )

@@ -6,18 +6,18 @@ operations it then calls take what was read and who logged in, never a password,
 the robots, the scheduler, the web view and admin call them too. A board is read as values
 (:func:`board_read`); a request on a board logs in on its players' accounts read with it
 (:func:`login_seated`, an :class:`~pbm_emergo.db.reads.accounts.Account`), the others
-through :func:`login` (the :class:`~pbm_emergo.db.models.Player` logged in).
+through :func:`login` (a :class:`~pbm_emergo.db.reads.snapshot.PlayerRead`: the account,
+the seat and the settings read in one statement).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable
 
-from pbm_emergo.app.accounts import authenticate, authenticate_read, authenticate_seated
+from pbm_emergo.app.accounts import authenticate, authenticate_seated
 from pbm_emergo.app.boards import get_board_read
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db.models import Player
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import BoardRead, PlayerRead
 from pbm_emergo.game.requests import BoardRef, LoginRequest, Password
@@ -55,28 +55,8 @@ def _check_alone(
 def login(ctx: UnitOfWork, request: LoginRequest, *, board: int | None = None) -> PlayerRead:
     """The player whose userid and password the request names, read as values, if the
     password is theirs; otherwise a Refused, the failure counted once (see
-    :func:`pbm_emergo.app.accounts.authenticate_read`)."""
-    player = authenticate_read(ctx, request.userid, request.password.text, board=board)
-    # The mail's replies are in the language of the player it logs in as.
-    i18n.settle(player.language)
-    return player
-
-
-def login_player(
-    ctx: UnitOfWork,
-    request: LoginRequest,
-    *,
-    board: int | None = None,
-    known: Sequence[Player] = (),
-    no_failures: Collection[int] = (),
-) -> Player:
-    """The player whose userid and password the request names, if the password is theirs;
-    otherwise a Refused, the failure counted once (see
-    :func:`pbm_emergo.app.accounts.authenticate`, which takes the options)."""
-    player = authenticate(
-        ctx, request.userid, request.password.text,
-        board=board, known=known, no_failures=no_failures,
-    )
+    `pbm_emergo.app.accounts.authenticate`)."""
+    player = authenticate(ctx, request.userid, request.password.text, board=board)
     # The mail's replies are in the language of the player it logs in as.
     i18n.settle(player.language)
     return player

@@ -12,21 +12,13 @@ from pbm_emergo.app import accounts, challenges, membership, play, vacations
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import games
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, Board, Player
-from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED
 from pbm_emergo.db.reads.snapshot import PlayerRead, read_board, read_player
 
 from .conftest import Game
 
 ALICE = "alice@example.org"
 BOB = "bob@example.org"
-
-
-def player(unit: UnitOfWork, userid: str) -> Player:
-    """The player, without a password."""
-    found = accounts.find_player(unit, userid)
-    assert found is not None
-    return found
 
 
 def player_read(unit: UnitOfWork, userid: str) -> PlayerRead:
@@ -36,17 +28,11 @@ def player_read(unit: UnitOfWork, userid: str) -> PlayerRead:
     return found
 
 
-def board(unit: UnitOfWork, number: int) -> Board:
-    found = games.get_board(unit.session, number)
-    assert found is not None
-    return found
-
-
 def move(unit: UnitOfWork, userid: str, text: str) -> Result:
     """``text`` played by ``userid`` on board 101."""
     found = read_board(unit.session, 101)
     assert found is not None
-    return play.play(unit, account_of(player(unit, userid)), found.snapshot, text)
+    return play.play(unit, player_read(unit, userid).account, found.snapshot, text)
 
 
 @pytest.fixture

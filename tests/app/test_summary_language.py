@@ -8,11 +8,11 @@ from dataclasses import dataclass
 
 import pytest
 
-from pbm_emergo.app import accounts, challenges, membership, play
+from pbm_emergo.app import challenges, membership, play
 from pbm_emergo.app.multiple import report
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.reads.accounts import read_account
 from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.game.play import Play, decide_move
 from pbm_emergo.views import i18n
@@ -38,10 +38,10 @@ class Line:
 
 
 def move(unit: UnitOfWork, userid: str, text: str) -> Result:
-    player = accounts.find_player(unit, userid)
+    player = read_account(unit.session, userid)
     found = read_board(unit.session, 101)
     assert player is not None and found is not None
-    return play.play(unit, account_of(player), found.snapshot, text)
+    return play.play(unit, player, found.snapshot, text)
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ accounts a ``message`` names, read together (:func:`read_accounts`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -82,12 +82,21 @@ _ACCOUNT_ROWS: Select[Any] = (
     .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
 )
 _ACCOUNT_READ = _ACCOUNT_ROWS.where(_PLAYERS.c.userid_key == bindparam("key"))
+_ACCOUNT_BY_ID = _ACCOUNT_ROWS.where(_PLAYERS.c.id == bindparam("id"))
 
 
 def read_account(session: Session, userid: str) -> Account | None:
     """The account of the player with this userid (any letter case), signed off or not,
     or None: read as plain rows, no object made."""
-    rows = session.execute(_ACCOUNT_READ, {"key": userid_key(userid)}).all()
+    return _account_of_rows(session.execute(_ACCOUNT_READ, {"key": userid_key(userid)}).all())
+
+
+def account_by_id(session: Session, player_id: int) -> Account | None:
+    """As :func:`read_account`, the player by their id."""
+    return _account_of_rows(session.execute(_ACCOUNT_BY_ID, {"id": player_id}).all())
+
+
+def _account_of_rows(rows: Sequence[Row[Any]]) -> Account | None:
     if not rows:
         return None
     return account_from(
@@ -119,4 +128,6 @@ def read_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account
     return {account.userid_key: account for account in accounts}
 
 
-__all__ = ["Account", "account_from", "account_of", "read_account", "read_accounts"]
+__all__ = [
+    "Account", "account_by_id", "account_from", "account_of", "read_account", "read_accounts",
+]
