@@ -3,37 +3,19 @@ statement however many boards, players and addresses there are."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
-from sqlalchemy import event, update
+from sqlalchemy import update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import games, players, vacations
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.reads.clocks import EndedVacation, boards_to_check, ended_untold, state_of
 from pbm_emergo.db.reads.snapshot import load_state
+from tests.support.statements import recorded_statements
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 DAY = timedelta(days=1)
-
-
-@contextmanager
-def _statements(session: Session) -> Iterator[list[str]]:
-    """The statements run through ``session`` meanwhile."""
-    seen: list[str] = []
-    engine = session.get_bind()
-
-    def record(conn: Any, cursor: Any, statement: str, *rest: Any) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def _ids(session: Session) -> tuple[int, int, int]:
@@ -62,7 +44,7 @@ def test_the_boards_to_check_are_read_as_values_in_one_statement(
         games.create_board(session, carol, alice, NOW - 10 * DAY, number=104)
         games.create_board(session, bob, alice, NOW - DAY / 2, number=105, weekends_off=True)
         session.execute(update(Board).where(Board.number == 104).values(status="finished"))
-    with db_sessions() as session, _statements(session) as seen:
+    with db_sessions() as session, recorded_statements(session.get_bind()) as seen:
         boards = boards_to_check(session, NOW)
         assert len(seen) == 1
     assert [b.number for b in boards] == [101, 103, 105]
@@ -100,7 +82,7 @@ def test_the_vacations_ended_untold_are_read_as_values_in_one_statement(
         vacations.start_vacation(session, alice, NOW - 5 * DAY, 3, expected=None)
         vacations.start_vacation(session, bob, NOW - 12 * DAY, 3, expected=None)  # long over
         vacations.start_vacation(session, carol, NOW - 3 * DAY, 1, expected=None)
-    with db_sessions() as session, _statements(session) as seen:
+    with db_sessions() as session, recorded_statements(session.get_bind()) as seen:
         ended = ended_untold(session, NOW)
         assert len(seen) == 1
     assert [(v.userid, v.ends_at, v.address) for v in ended] == [

@@ -6,12 +6,10 @@ a take-back."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
-from sqlalchemy import Engine, event
+from sqlalchemy import Engine
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app import robots
@@ -23,22 +21,7 @@ from pbm_emergo.game.board import OpenVote
 from pbm_emergo.robot import Decision
 from pbm_emergo.rules import Position
 from tests.support.mailer import Mailer
-
-
-@contextmanager
-def selects(engine: Engine) -> Iterator[list[str]]:
-    """The SELECT statements run on ``engine`` meanwhile."""
-    seen: list[str] = []
-
-    def record(conn: object, cursor: object, statement: str, *args: object) -> None:
-        if statement.lstrip().upper().startswith("SELECT"):
-            seen.append(" ".join(statement.split()))
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
+from tests.support.statements import recorded_statements
 
 
 def first_legal(position: Position, *args: Any, **kwargs: Any) -> Decision:
@@ -96,7 +79,7 @@ def test_the_boards_with_a_robot_and_their_voters_in_one_statement(
 ) -> None:
     with read_sessions(db_sessions)() as session:
         ids = robots.robot_players(session)
-        with selects(db_engine) as seen:
+        with recorded_statements(db_engine, selects=True) as seen:
             found = robot_boards(session, ids)
         assert len(seen) == 1, seen
         assert [b.number for b in found] == [101, 102, 103, 104]
@@ -111,7 +94,7 @@ def test_the_boards_with_a_robot_and_their_voters_in_one_statement(
         assert stored is not None and found[3].idle_since == stored.created_at
         stored = games.get_board(session, 102)
         assert stored is not None and found[1].idle_since == stored.last_move_at
-        with selects(db_engine) as seen:
+        with recorded_statements(db_engine, selects=True) as seen:
             assert robot_boards(session, []) == []
         assert seen == []
 
@@ -120,7 +103,7 @@ def test_a_board_as_a_task_reads_it_with_its_votes_in_one_statement(
     boards: Boards, db_sessions: sessionmaker[Session], db_engine: Engine
 ) -> None:
     with read_sessions(db_sessions)() as session:
-        with selects(db_engine) as seen:
+        with recorded_statements(db_engine, selects=True) as seen:
             offered = task_board(session, 101)
             playing = task_board(session, 104)
             missing = task_board(session, 999)
@@ -149,14 +132,14 @@ def test_the_runner_reads_a_look_in_two_statements_and_a_task_in_one(
     boards: Boards, db_sessions: sessionmaker[Session], db_engine: Engine
 ) -> None:
     runner = boards.runner
-    with selects(db_engine) as seen:
+    with recorded_statements(db_engine, selects=True) as seen:
         waiting = runner.look(set())
     assert len(seen) == 2, seen  # the robot accounts, the boards with their votes
     assert [w.number for w in waiting] == [101, 102, 104]
     with read_sessions(db_sessions)() as session:
         tasks = {}
         for number in (101, 103, 104):
-            with selects(db_engine) as seen:
+            with recorded_statements(db_engine, selects=True) as seen:
                 tasks[number] = robots.task_on(session, number, runner.robots)
             assert len(seen) == 1, seen
         draw, move = tasks[101], tasks[104]
@@ -166,7 +149,7 @@ def test_the_runner_reads_a_look_in_two_statements_and_a_task_in_one(
             "move", "robot3", 0
         )
         # A take-back: the board's moves are read to replay the game to before alice's.
-        with selects(db_engine) as seen:
+        with recorded_statements(db_engine, selects=True) as seen:
             undo = robots.task_on(session, 102, runner.robots)
         assert len(seen) == 2, seen
         assert undo is not None and (undo.kind, undo.robot, undo.ply) == ("undo", "robot2", 3)

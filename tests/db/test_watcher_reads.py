@@ -5,11 +5,9 @@ first address as ``Player.addresses`` orders them."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 
-from sqlalchemy import Engine, event, update
+from sqlalchemy import Engine, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db import games, players, spectators
@@ -22,22 +20,9 @@ from pbm_emergo.db.reads.watchers import (
     subscribers,
     watched_board,
 )
+from tests.support.statements import recorded_statements
 
 NOW = datetime(2026, 12, 1, 10, 0, tzinfo=UTC)
-
-
-@contextmanager
-def statements(engine: Engine) -> Iterator[list[str]]:
-    seen: list[str] = []
-
-    def record(conn: object, cursor: object, statement: str, *args: object) -> None:
-        seen.append(statement)
-
-    event.listen(engine, "before_cursor_execute", record)
-    try:
-        yield seen
-    finally:
-        event.remove(engine, "before_cursor_execute", record)
 
 
 def _players(session: Session) -> dict[str, int]:
@@ -87,11 +72,11 @@ def test_a_boards_subscribers_and_notified_as_values(
     erin = Watcher(ids["erin"], "erin", "erin@example.org", "diagram", "de")
     bob = Watcher(ids["bob"], "bob", "bob@example.org", "diagram", None)
     with db_sessions() as session:
-        with statements(db_engine) as seen:
+        with recorded_statements(db_engine) as seen:
             # By userid; erin once.
             assert subscribers(session, 101) == [carol, dora, erin]
         assert len(seen) == 1
-        with statements(db_engine) as seen:
+        with recorded_statements(db_engine) as seen:
             assert notified(session, 101) == [bob, erin]
         assert len(seen) == 1
         assert [w.userid for w in subscribers(session, 102)] == ["alice", "dora", "erin"]
@@ -120,7 +105,7 @@ def test_the_accounts_a_message_names(
         ids = _players(session)
         players.sign_off(session, ids["bob"], NOW)
     with db_sessions() as session:
-        with statements(db_engine) as seen:
+        with recorded_statements(db_engine) as seen:
             found = read_accounts(session, ["CAROL", "bob", "dora", "nobody", "carol"])
         assert len(seen) == 1
         assert sorted(found) == ["bob", "carol", "dora"]
