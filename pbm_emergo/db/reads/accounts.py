@@ -81,6 +81,16 @@ _ACCOUNT_ROWS: Select[Any] = (
     .outerjoin(_ADDRESSES, _ADDRESSES.c.player_id == _PLAYERS.c.id)
     .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
 )
+# A players row's first registered address, in the order of ``Player.addresses`` (by
+# position), as a column of a statement over the players table.
+FIRST_ADDRESS = (
+    select(_ADDRESSES.c.address)
+    .where(_ADDRESSES.c.player_id == _PLAYERS.c.id)
+    .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
+    .limit(1)
+    .correlate(_PLAYERS)
+    .scalar_subquery()
+)
 _ACCOUNT_READ = _ACCOUNT_ROWS.where(_PLAYERS.c.userid_key == bindparam("key"))
 _ACCOUNT_BY_ID = _ACCOUNT_ROWS.where(_PLAYERS.c.id == bindparam("id"))
 
@@ -129,5 +139,11 @@ def read_accounts(session: Session, userids: Iterable[str]) -> dict[str, Account
 
 
 __all__ = [
-    "Account", "account_by_id", "account_from", "account_of", "read_account", "read_accounts",
+    "FIRST_ADDRESS",
+    "Account",
+    "account_by_id",
+    "account_from",
+    "account_of",
+    "read_account",
+    "read_accounts",
 ]

@@ -16,13 +16,13 @@ from sqlalchemy import Row, Select, Table, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, PlayerAddress, Vacation
-from pbm_emergo.db.reads.accounts import Account, account_from
+from pbm_emergo.db.reads.accounts import FIRST_ADDRESS, Account, account_from
 from pbm_emergo.db.reads.snapshot import (
     _BOARD_FIELDS,
-    _PLAYER_FIELDS,
     _Labelled,
     _seat,
     _state,
+    with_players,
 )
 from pbm_emergo.game.board import WHITE, BoardState, Seat
 
@@ -76,28 +76,13 @@ _BOARDS = cast(Table, Board.__table__)
 _PLAYERS = cast(Table, Player.__table__)
 _ADDRESSES = cast(Table, PlayerAddress.__table__)
 _VACATIONS = cast(Table, Vacation.__table__)
-_WHITE, _BLACK = _PLAYERS.alias("white"), _PLAYERS.alias("black")
 # The columns a board's state is made of: the snapshot's but its repetition keys, which
 # only a move reads (the row is repeated for each address of its players).
 _TIMED_FIELDS = tuple(name for name in _BOARD_FIELDS if name != "repetition")
-# One statement: the boards the scheduler looks at, their two players (their columns
-# labelled white_... and black_...) and their addresses, a row an address of either (the
-# board's and the players' columns repeated; a row of NULL addresses when neither has one).
+# One statement: the boards the scheduler looks at, their two players and their addresses
+# (see with_players).
 _BOARDS_TO_CHECK: Select[Any] = (
-    select(
-        *(_BOARDS.c[name] for name in _TIMED_FIELDS),
-        *(_WHITE.c[name].label(f"white_{name}") for name in _PLAYER_FIELDS),
-        *(_BLACK.c[name].label(f"black_{name}") for name in _PLAYER_FIELDS),
-        _ADDRESSES.c.player_id.label("address_of"),
-        _ADDRESSES.c.address,
-        _ADDRESSES.c.address_key,
-    )
-    .join(_WHITE, _WHITE.c.id == _BOARDS.c.white_player_id)
-    .join(_BLACK, _BLACK.c.id == _BOARDS.c.black_player_id)
-    .outerjoin(
-        _ADDRESSES,
-        _ADDRESSES.c.player_id.in_((_BOARDS.c.white_player_id, _BOARDS.c.black_player_id)),
-    )
+    with_players(*(_BOARDS.c[name] for name in _TIMED_FIELDS))
     .where(
         _BOARDS.c.status == BOARD_ACTIVE,
         or_(
@@ -185,14 +170,6 @@ class EndedVacation:
     address: str | None  # the player's first registered address (None: none)
 
 
-_FIRST_ADDRESS = (
-    select(_ADDRESSES.c.address)
-    .where(_ADDRESSES.c.player_id == _PLAYERS.c.id)
-    .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
-    .limit(1)
-    .correlate(_PLAYERS)
-    .scalar_subquery()
-)
 # One statement: the vacations with their players' columns and first addresses.
 _ENDED_UNTOLD: Select[Any] = (
     select(
@@ -203,7 +180,7 @@ _ENDED_UNTOLD: Select[Any] = (
         _PLAYERS.c.language,
         _PLAYERS.c.timezone,
         _PLAYERS.c.vacation_until,
-        _FIRST_ADDRESS.label("address"),
+        FIRST_ADDRESS.label("address"),
     )
     .join(_PLAYERS, _PLAYERS.c.id == _VACATIONS.c.player_id)
     .where(

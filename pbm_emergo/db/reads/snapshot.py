@@ -229,25 +229,32 @@ _PLAYER_FIELDS = (
     "vacation_until", "rated_games", "autoplay", "timezone", "deviation", "volatility",
     "digest_hour", "board_style",
 )
-# One statement: the board, the facts, its two players (their columns labelled white_...
-# and black_...) and their addresses, a row an address of either (the board's and the
-# players' columns repeated; a row of NULL addresses when neither has one).
+def with_players(*columns: Any) -> Select[Any]:
+    """A statement of ``columns`` of the boards table, then its two players' columns
+    (labelled white_... and black_...) and their addresses: a row an address of either
+    (the board's and the players' columns repeated; a row of NULL addresses when neither
+    has one). What :func:`read_board` and the scheduler's read of its boards share."""
+    return (
+        select(
+            *columns,
+            *(_WHITE.c[name].label(f"white_{name}") for name in _PLAYER_FIELDS),
+            *(_BLACK.c[name].label(f"black_{name}") for name in _PLAYER_FIELDS),
+            _ADDRESSES.c.player_id.label("address_of"),
+            _ADDRESSES.c.address,
+            _ADDRESSES.c.address_key,
+        )
+        .join(_WHITE, _WHITE.c.id == _BOARDS.c.white_player_id)
+        .join(_BLACK, _BLACK.c.id == _BOARDS.c.black_player_id)
+        .outerjoin(
+            _ADDRESSES,
+            _ADDRESSES.c.player_id.in_((_BOARDS.c.white_player_id, _BOARDS.c.black_player_id)),
+        )
+    )
+
+
+# One statement: the board, the facts, its two players and their addresses.
 _BOARD_READ: Select[Any] = (
-    select(
-        *(_BOARDS.c[name] for name in _BOARD_FIELDS),
-        *games.FACTS_COLUMNS,
-        *(_WHITE.c[name].label(f"white_{name}") for name in _PLAYER_FIELDS),
-        *(_BLACK.c[name].label(f"black_{name}") for name in _PLAYER_FIELDS),
-        _ADDRESSES.c.player_id.label("address_of"),
-        _ADDRESSES.c.address,
-        _ADDRESSES.c.address_key,
-    )
-    .join(_WHITE, _WHITE.c.id == _BOARDS.c.white_player_id)
-    .join(_BLACK, _BLACK.c.id == _BOARDS.c.black_player_id)
-    .outerjoin(
-        _ADDRESSES,
-        _ADDRESSES.c.player_id.in_((_BOARDS.c.white_player_id, _BOARDS.c.black_player_id)),
-    )
+    with_players(*(_BOARDS.c[name] for name in _BOARD_FIELDS), *games.FACTS_COLUMNS)
     .where(_BOARDS.c.number == bindparam("number"))
     .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
 )

@@ -20,6 +20,7 @@ from pbm_emergo.db.models import (
     PlayerAddress,
     Subscription,
 )
+from pbm_emergo.db.reads.accounts import FIRST_ADDRESS
 
 
 @dataclass(frozen=True)
@@ -56,15 +57,6 @@ _WATCHED_BOARD = select(
     _BOARDS.c.number, _BOARDS.c.status, _BOARDS.c.white_player_id, _BOARDS.c.black_player_id
 ).where(_BOARDS.c.number == bindparam("number"))
 
-# The player's first address, in the order of ``Player.addresses`` (by position).
-_FIRST_ADDRESS = (
-    select(_ADDRESSES.c.address)
-    .where(_ADDRESSES.c.player_id == _PLAYERS.c.id)
-    .order_by(_ADDRESSES.c.position, _ADDRESSES.c.id)
-    .limit(1)
-    .correlate(_PLAYERS)
-    .scalar_subquery()
-)
 
 
 def _watchers(model: type[Subscription] | type[Notification]) -> Select[Any]:
@@ -84,7 +76,7 @@ def _watchers(model: type[Subscription] | type[Notification]) -> Select[Any]:
         select(
             _PLAYERS.c.id,
             _PLAYERS.c.userid,
-            _FIRST_ADDRESS.label("address"),
+            FIRST_ADDRESS.label("address"),
             _PLAYERS.c.board_style,
             _PLAYERS.c.language,
         )
