@@ -16,14 +16,8 @@ from sqlalchemy import Row, Select, Table, bindparam, func, or_, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.models import BOARD_ACTIVE, Board, Player, PlayerAddress, Vacation
-from pbm_emergo.db.reads.accounts import FIRST_ADDRESS, Account, account_from
-from pbm_emergo.db.reads.snapshot import (
-    _BOARD_FIELDS,
-    _Labelled,
-    _seat,
-    _state,
-    with_players,
-)
+from pbm_emergo.db.reads.accounts import FIRST_ADDRESS, Account
+from pbm_emergo.db.reads.snapshot import _BOARD_FIELDS, _state, players_of, with_players
 from pbm_emergo.game.board import WHITE, BoardState, Seat
 
 # A vacation that ran out longer ago than this (before the scheduler ran, say the server was
@@ -119,13 +113,7 @@ def boards_to_check(session: Session, now: datetime) -> list[TimedBoard]:
 def _timed_board(rows: list[Row[Any]]) -> TimedBoard:
     """The board of its rows (one an address of either player, in order)."""
     row = rows[0]
-    white_id, black_id = row.white_player_id, row.black_player_id
-    addresses: dict[int, list[tuple[str, str]]] = {white_id: [], black_id: []}
-    for each in rows:
-        if each.address_of is not None:
-            addresses[each.address_of].append((each.address, each.address_key))
-    white, black = _Labelled(row, "white_"), _Labelled(row, "black_")
-    white_addresses, black_addresses = addresses[white_id], addresses[black_id]
+    seats, accounts = players_of(rows)
     return TimedBoard(
         number=row.number,
         ply=row.ply,
@@ -139,11 +127,8 @@ def _timed_board(rows: list[Row[Any]]) -> TimedBoard:
         timebank_hours=row.timebank_hours,
         increment_hours=row.increment_hours,
         weekends_off=row.weekends_off,
-        seats=(
-            _seat(white, white_addresses[0][0] if white_addresses else None),
-            _seat(black, black_addresses[0][0] if black_addresses else None),
-        ),
-        accounts=(account_from(white, white_addresses), account_from(black, black_addresses)),
+        seats=seats,
+        accounts=accounts,
         row=row,
     )
 

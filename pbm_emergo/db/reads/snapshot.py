@@ -6,6 +6,7 @@ moves); the other operations read it from the board's object with its players
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -284,24 +285,33 @@ def read_board(session: Session, number: int) -> BoardRead | None:
     if not rows:
         return None
     row = rows[0]
+    facts = games.facts_from(row.white_player_id, row.black_player_id, row[_FACTS])
+    seats, accounts = players_of(rows)
+    state = _state(session, row, *seats, facts)
+    return BoardRead(
+        snapshot=_snapshot(session, row, state, with_queue=True), facts=facts, accounts=accounts
+    )
+
+
+def players_of(
+    rows: Sequence[Row[Any]],
+) -> tuple[tuple[Seat, Seat], tuple[Account, Account]]:
+    """The seats and the accounts (white, black) of a board's rows of a
+    :func:`with_players` statement (a row an address of either player, in order)."""
+    row = rows[0]
     white_id, black_id = row.white_player_id, row.black_player_id
-    facts = games.facts_from(white_id, black_id, row[_FACTS])
     addresses: dict[int, list[tuple[str, str]]] = {white_id: [], black_id: []}
     for each in rows:
         if each.address_of is not None:
             addresses[each.address_of].append((each.address, each.address_key))
     white, black = _Labelled(row, "white_"), _Labelled(row, "black_")
     white_addresses, black_addresses = addresses[white_id], addresses[black_id]
-    state = _state(
-        session, row,
-        _seat(white, white_addresses[0][0] if white_addresses else None),
-        _seat(black, black_addresses[0][0] if black_addresses else None),
-        facts,
-    )
-    return BoardRead(
-        snapshot=_snapshot(session, row, state, with_queue=True),
-        facts=facts,
-        accounts=(account_from(white, white_addresses), account_from(black, black_addresses)),
+    return (
+        (
+            _seat(white, white_addresses[0][0] if white_addresses else None),
+            _seat(black, black_addresses[0][0] if black_addresses else None),
+        ),
+        (account_from(white, white_addresses), account_from(black, black_addresses)),
     )
 
 
