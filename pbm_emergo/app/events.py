@@ -27,18 +27,21 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.support import CarriedOut
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import events, games, players
-from pbm_emergo.db.models import (
-    BOARD_FINISHED,
-    WHITE,
-    Board,
-    Event,
-    EventEntry,
-    EventPairing,
-    Player,
-)
+from pbm_emergo.db.models import BOARD_FINISHED, WHITE
 from pbm_emergo.db.reads.accounts import Account
-from pbm_emergo.db.reads.events import EventRead, active_boards_in, entries_of, read_event
-from pbm_emergo.db.reads.snapshot import primary_address, read_board
+from pbm_emergo.db.reads.events import (
+    EntrantRead,
+    EventRead,
+    PairingRead,
+    active_boards_in,
+    entrants_of,
+    entries_of,
+    event_by_id,
+    events_with_status,
+    pairings_of,
+    read_event,
+)
+from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board_changes import BoardCreated
@@ -211,15 +214,8 @@ def create_private_event(
     return result
 
 
-def require_event(session: Session, name: str) -> Event:
-    event = events.by_name(session, name)
-    if event is None:
-        raise _no_event(name)
-    return event
-
-
-def require_event_read(session: Session, name: str) -> EventRead:
-    """As :func:`require_event`, the event read as values."""
+def require_event(session: Session, name: str) -> EventRead:
+    """The event called ``name`` (case-insensitively), read as values, or a Refused."""
     event = read_event(session, name)
     if event is None:
         raise _no_event(name)
@@ -239,7 +235,7 @@ def join(
     ctx: UnitOfWork, name: str, player: Account, event_password: str | None = None
 ) -> Result:
     """``player`` enters the open event ``name`` (a private one: with its password)."""
-    event = require_event_read(ctx.session, name)
+    event = require_event(ctx.session, name)
     # The event exists: its name is no secret and may be shown (masking hid it, a word
     # where a password might be).
     ctx.reveal(event.name, name)
@@ -321,7 +317,7 @@ def join(
 def withdraw(ctx: UnitOfWork, name: str, player: Account) -> Result:
     """``player`` leaves the event: before the start the entry goes; after it, their boards
     under way are resigned and their games still to come are lost."""
-    event = require_event_read(ctx.session, name)
+    event = require_event(ctx.session, name)
     ctx.reveal(event.name, name)
     entry = next((e for e in entries_of(ctx.session, event.id) if e.player_id == player.id), None)
     if entry is None or entry.withdrawn_at is not None:
@@ -375,7 +371,7 @@ def withdraw(ctx: UnitOfWork, name: str, player: Account) -> Result:
 class EventView:
     """An event as its mail and page show it."""
 
-    event: Event
+    event: EventRead
     userids: dict[int, str]
     lines: list[dict[str, Any]]
     divisions: list[list[dict[str, Any]]]
@@ -389,23 +385,23 @@ class EventView:
     withdrawn: list[str] = field(default_factory=list)
 
 
-def _games(pairings: Sequence[tuple[EventPairing, Board | None]]) -> list[Game]:
-    return [Game(p.white_id, p.black_id, p.result) for p, _ in pairings]
+def _games(pairings: Sequence[PairingRead]) -> list[Game]:
+    return [Game(p.white_id, p.black_id, p.result) for p in pairings]
 
 
-def event_view(session: Session, event: Event, config: Config | None = None) -> EventView:
+def event_view(session: Session, event: EventRead, config: Config | None = None) -> EventView:
     """The standings (points, then the tie-break), the crosstable, the schedule of every
     round and each player's next games."""
-    entered = events.entries(session, event.id)
-    pairs = events.pairings(session, event.id)
-    userids = {p.id: p.userid for _, p in entered}
-    withdrawn = [p.userid for e, p in entered if e.withdrawn_at is not None]
+    entered = entrants_of(session, event.id)
+    pairs = pairings_of(session, event.id)
+    userids = {e.player_id: e.userid for e in entered}
+    withdrawn = [e.userid for e in entered if e.withdrawn_at is not None]
     divisions: list[list[dict[str, Any]]] = []
     lines: list[dict[str, Any]] = []
-    numbers = sorted({e.division for e, _ in entered}) or [1]
+    numbers = sorted({e.division for e in entered}) or [1]
     for division in numbers:
-        seeded = [p.id for e, p in entered if e.division == division]
-        played = [(p, b) for p, b in pairs if p.division == division]
+        seeded = [e.player_id for e in entered if e.division == division]
+        played = [p for p in pairs if p.division == division]
         table = [
             _line(line, userids, event.format) for line in standings(
                 seeded, _games(played), SWISS if event.format == SWISS else ROUND_ROBIN
@@ -415,7 +411,7 @@ def event_view(session: Session, event: Event, config: Config | None = None) -> 
         lines.extend(table)
     crosstable = _crosstable(event, divisions, pairs, config)
     schedule = []
-    for pairing, _ in pairs:
+    for pairing in pairs:
         schedule.append({
             "round": pairing.round_number,
             "division": pairing.division,
@@ -434,7 +430,7 @@ def event_view(session: Session, event: Event, config: Config | None = None) -> 
                 words.next_game_text(
                     p.board_number, userids.get(_opponent(p, pid), "?"), p.white_id == pid
                 )
-                for p, _ in pairs
+                for p in pairs
                 if p.result is None and p.board_number is not None
                 and pid in (p.white_id, p.black_id)
             ],
@@ -460,7 +456,7 @@ def event_view(session: Session, event: Event, config: Config | None = None) -> 
     )
 
 
-def _opponent(pairing: EventPairing, player: int) -> int:
+def _opponent(pairing: PairingRead, player: int) -> int:
     if pairing.white_id == player:
         return pairing.black_id or 0
     return pairing.white_id
@@ -479,9 +475,9 @@ def _result_text(result: str | None) -> str:
 
 
 def _crosstable(
-    event: Event,
+    event: EventRead,
     divisions: list[list[dict[str, Any]]],
-    pairs: Sequence[tuple[EventPairing, Board | None]],
+    pairs: Sequence[PairingRead],
     config: Config | None,
 ) -> list[dict[str, Any]]:
     """Each division's players in table order, with their results against each of the
@@ -498,7 +494,7 @@ def _crosstable(
                     continue
                 marks: list[str] = []
                 links: list[dict[str, Any]] = []
-                for p, _ in pairs:
+                for p in pairs:
                     if {p.white_id, p.black_id} != {me, other}:
                         continue
                     marks.append(_score_mark(p, me))
@@ -515,7 +511,7 @@ def _crosstable(
     return rows
 
 
-def _score_mark(pairing: EventPairing, player: int) -> str:
+def _score_mark(pairing: PairingRead, player: int) -> str:
     if pairing.result is None:
         return "*"
     if pairing.result == DRAWN:
@@ -525,34 +521,34 @@ def _score_mark(pairing: EventPairing, player: int) -> str:
 
 
 def _winner(
-    event: Event,
+    event: EventRead,
     divisions: list[list[dict[str, Any]]],
-    pairs: Sequence[tuple[EventPairing, Board | None]],
+    pairs: Sequence[PairingRead],
     userids: dict[int, str],
 ) -> str | None:
     if event.format == KNOCKOUT:
-        last = max((p.round_number for p, _ in pairs), default=0)
-        final = [p for p, _ in pairs if p.round_number == last]
+        last = max((p.round_number for p in pairs), default=0)
+        final = [p for p in pairs if p.round_number == last]
         champion = _match_result(final)
         return userids.get(champion) if champion is not None else None
     return divisions[0][0]["userid"] if divisions and divisions[0] else None
 
 
-def _clock_text(event: Event | EventRead) -> str:
+def _clock_text(event: EventRead) -> str:
     return words.clock_text(
         event.nag_days, event.forfeit_days, event.total_days, event.timebank_hours,
         event.increment_hours, event.weekends_off,
     )  # fmt: skip
 
 
-def _total_rounds(event: Event, entered: Sequence[tuple[EventEntry, Player]]) -> int:
+def _total_rounds(event: EventRead, entered: Sequence[EntrantRead]) -> int:
     count = len(entered)
     if event.format == SWISS:
         return event.rounds or DEFAULT_SWISS_ROUNDS
     if event.format == KNOCKOUT:
         return knockout_rounds(count) if count > 1 else 0
-    numbers = {e.division for e, _ in entered}
-    sizes = [sum(1 for e, _ in entered if e.division == d) for d in numbers]
+    numbers = {e.division for e in entered}
+    sizes = [sum(1 for e in entered if e.division == d) for d in numbers]
     largest = max(sizes, default=0)
     if largest < 2:
         return 0
@@ -597,7 +593,7 @@ def event_text(view: EventView) -> str:
 
 def list_events(ctx: UnitOfWork) -> Result:
     """``emergo events``: the open and running events."""
-    found = events.events_listed(ctx.session, (EVENT_OPEN, EVENT_RUNNING))
+    found = events_with_status(ctx.session, (EVENT_OPEN, EVENT_RUNNING))
     counts = events.entry_counts(ctx.session, [e.id for e in found])
     rows = [
         {
@@ -625,7 +621,8 @@ def advance_events(session: Session, config: Config, now: datetime) -> list[Repl
     its writes applied as it ends."""
     ctx = Context(session=session, config=config, now=now, in_order=True)
     replies: list[Reply] = []
-    for event in events.due_events(session):
+    # The events the scheduler looks at: open ones (to start) and running ones.
+    for event in events_with_status(session, (EVENT_OPEN, EVENT_RUNNING)):
         name = event.name
         # Each event in a savepoint of its own: one that fails (a conflict with a move
         # stored meanwhile) is tried again next time, and holds up no other.
@@ -656,22 +653,29 @@ def start_now(sessions: SessionFactory, config: Config, name: str) -> CarriedOut
             raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
         replies = start_event(ctx, event)
         ctx.apply_line()
-        session.refresh(event)
+        event = _reread(ctx, event)
         result = Result(summary=f"the event {event.name} is {event.status}", replies=replies)
         outbox = Outbox(config, clock=lambda: now)
         mailed = sum(outbox.queue(session, reply) for reply in replies)
     return CarriedOut(result, mailed)
 
 
-def _due_to_start(session: Session, event: Event, now: datetime) -> bool:
+def _reread(ctx: UnitOfWork, event: EventRead) -> EventRead:
+    """The event as it stands now, the writes applied so far included."""
+    found = event_by_id(ctx.session, event.id)
+    assert found is not None
+    return found
+
+
+def _due_to_start(session: Session, event: EventRead, now: datetime) -> bool:
     if event.starts_at is not None and now >= event.starts_at:
         return True
     if event.max_players is not None and event.format != LEAGUE:
-        return len(events.entries(session, event.id)) >= event.max_players
+        return len(entries_of(session, event.id)) >= event.max_players
     return False
 
 
-def start_event(ctx: Context, event: Event) -> list[Reply]:
+def start_event(ctx: Context, event: EventRead) -> list[Reply]:
     """Open the event's first round (robots fill the empty places first, with ``--robots
     fill``); an event that cannot be played (fewer than two players) is cancelled, and
     its players told."""
@@ -680,7 +684,7 @@ def start_event(ctx: Context, event: Event) -> list[Reply]:
     if event.robots != ROBOTS_NONE:
         fill_with_robots(ctx, event)
         ctx.apply_line()
-    entered = [(e, p) for e, p in events.entries(ctx.session, event.id) if e.withdrawn_at is None]
+    entered = [e for e in entrants_of(ctx.session, event.id) if e.withdrawn_at is None]
     if len(entered) < 2:
         ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_CANCELLED, ctx.now))
         ctx.apply_line()
@@ -696,28 +700,25 @@ def start_event(ctx: Context, event: Event) -> list[Reply]:
                 + "\n"
             ),
         )
-    if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e, _ in entered):
+    if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e in entered):
         _assign_divisions(ctx, event, entered)
     ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_RUNNING, ctx.now))
     ctx.apply_line()
-    ctx.session.refresh(event)
-    return _open_round(ctx, event, 1)
+    return _open_round(ctx, _reread(ctx, event), 1)
 
 
-def _assign_divisions(
-    ctx: Context, event: Event, entered: Sequence[tuple[EventEntry, Player]]
-) -> None:
+def _assign_divisions(ctx: Context, event: EventRead, entered: Sequence[EntrantRead]) -> None:
     """A first season's divisions, by rating (a division is ``max_players`` strong)."""
-    ranked = sorted(entered, key=lambda ep: (-ep[1].rating, ep[0].seed))
+    ranked = sorted(entered, key=lambda e: (-e.rating, e.seed))
     size = event.max_players or DEFAULT_DIVISION
-    divisions = league_divisions([p.id for _, p in ranked], size)
+    divisions = league_divisions([e.player_id for e in ranked], size)
     ctx.write(DivisionsSet(event.id, tuple(
         (player, number) for number, members in enumerate(divisions, 1) for player in members
     )))  # fmt: skip
     ctx.apply_line()
 
 
-def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
+def cancel_event(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
     """The operator cancels an event: its boards under way go on as ordinary games."""
     if event.status not in (EVENT_OPEN, EVENT_RUNNING):
         raise Refused(
@@ -743,15 +744,17 @@ def cancel_event(ctx: UnitOfWork, event: Event) -> list[Reply]:
     )
 
 
-def _tell_all(ctx: UnitOfWork, event: Event, subject: str, body: Callable[[], str]) -> list[Reply]:
+def _tell_all(
+    ctx: UnitOfWork, event: EventRead, subject: str, body: Callable[[], str]
+) -> list[Reply]:
     """The same news to every player of the event, each in their language (the Subject in
     English for all; the body made once for each language)."""
     replies = []
     bodies: dict[str, str] = {}
-    for _, player in events.entries(ctx.session, event.id):
-        address = primary_address(player)
-        if address is not None and player.userid_key not in ROBOTS:
-            with i18n.speaking(player.language):
+    for entrant in entrants_of(ctx.session, event.id):
+        address = entrant.address
+        if address is not None and entrant.userid_key not in ROBOTS:
+            with i18n.speaking(entrant.language):
                 language = i18n.current()
                 if language not in bodies:
                     bodies[language] = body()
@@ -759,20 +762,22 @@ def _tell_all(ctx: UnitOfWork, event: Event, subject: str, body: Callable[[], st
     return replies
 
 
-def _active_ids(ctx: UnitOfWork, event: Event) -> tuple[list[int], set[int], dict[int, int]]:
+def _active_ids(
+    ctx: UnitOfWork, event: EventRead
+) -> tuple[list[int], set[int], dict[int, int]]:
     """The players in seed order, those who withdrew, and each one's division."""
-    entered = events.entries(ctx.session, event.id)
+    entered = entrants_of(ctx.session, event.id)
     return (
-        [p.id for _, p in entered],
-        {p.id for e, p in entered if e.withdrawn_at is not None},
-        {p.id: e.division for e, p in entered},
+        [e.player_id for e in entered],
+        {e.player_id for e in entered if e.withdrawn_at is not None},
+        {e.player_id: e.division for e in entered},
     )
 
 
-def _plan(ctx: UnitOfWork, event: Event, number: int) -> list[PairingPlanned] | None:
+def _plan(ctx: UnitOfWork, event: EventRead, number: int) -> list[PairingPlanned] | None:
     """The games of round ``number``, or None when the event is played out."""
     seeded, withdrawn, division_of = _active_ids(ctx, event)
-    pairs = events.pairings(ctx.session, event.id)
+    pairs = pairings_of(ctx.session, event.id)
     if event.format in (ROUND_ROBIN, LEAGUE):
         planned: list[PairingPlanned] = []
         for division in sorted(set(division_of.values())):
@@ -791,7 +796,7 @@ def _plan(ctx: UnitOfWork, event: Event, number: int) -> list[PairingPlanned] | 
 
         active = [p for p in seeded if p not in withdrawn]
         before = [
-            [Game(p.white_id, p.black_id, p.result) for p, _ in pairs if p.round_number == r]
+            [Game(p.white_id, p.black_id, p.result) for p in pairs if p.round_number == r]
             for r in range(1, number)
         ]
         return [
@@ -813,18 +818,16 @@ def _plan(ctx: UnitOfWork, event: Event, number: int) -> list[PairingPlanned] | 
     ]
 
 
-def _matches(
-    pairs: Sequence[tuple[EventPairing, Board | None]], number: int
-) -> list[list[EventPairing]]:
+def _matches(pairs: Sequence[PairingRead], number: int) -> list[list[PairingRead]]:
     """A knock-out round's matches: its pairings grouped by the two players, in order."""
-    found: dict[frozenset[int | None], list[EventPairing]] = {}
-    for p, _ in pairs:
+    found: dict[frozenset[int | None], list[PairingRead]] = {}
+    for p in pairs:
         if p.round_number == number:
             found.setdefault(frozenset((p.white_id, p.black_id)), []).append(p)
     return list(found.values())
 
 
-def _match_result(match: Sequence[EventPairing]) -> int | None:
+def _match_result(match: Sequence[PairingRead]) -> int | None:
     """Who goes through a knock-out match (the first game's white is the higher seed)."""
     first = match[0]
     if first.black_id is None:
@@ -834,7 +837,7 @@ def _match_result(match: Sequence[EventPairing]) -> int | None:
 
 
 def _round_winners(
-    pairs: Sequence[tuple[EventPairing, Board | None]], number: int, seeded: Sequence[int]
+    pairs: Sequence[PairingRead], number: int, seeded: Sequence[int]
 ) -> list[int]:
     winners = []
     for match in _matches(pairs, number):
@@ -844,7 +847,7 @@ def _round_winners(
     return winners
 
 
-def _open_round(ctx: Context, event: Event, number: int) -> list[Reply]:
+def _open_round(ctx: Context, event: EventRead, number: int) -> list[Reply]:
     """Open round ``number``: its boards, and each player's board mail. A game against a
     player who withdrew is won by the other without a board."""
     planned = _plan(ctx, event, number)
@@ -854,7 +857,7 @@ def _open_round(ctx: Context, event: Event, number: int) -> list[Reply]:
 
 
 def _open_games(
-    ctx: Context, event: Event, number: int, planned: Sequence[PairingPlanned]
+    ctx: Context, event: EventRead, number: int, planned: Sequence[PairingPlanned]
 ) -> list[Reply]:
     _, withdrawn, _ = _active_ids(ctx, event)
     stored: list[PairingPlanned] = []
@@ -902,39 +905,36 @@ def _open_games(
             headline=_round_headline(event, number, state.white.userid, state.black.userid),
         )  # fmt: skip
     if not boards:
-        # Every game of the round was decided without a board: the next round follows.
-        ctx.session.refresh(event)
-        return replies + _advance(ctx, event)
+        # Every game of the round was decided without a board: the next round follows,
+        # from the event as the round's opening left it.
+        return replies + _advance(ctx, _reread(ctx, event))
     return replies
 
 
-def _round_headline(event: Event, number: int, white: str, black: str) -> Callable[[], str]:
+def _round_headline(event: EventRead, number: int, white: str, black: str) -> Callable[[], str]:
     """A round's new board headline, worded when each recipient's mail is made."""
     return lambda: words.round_headline(event.name, number, white, black, _clock_text(event))
 
 
-def _advance(ctx: Context, event: Event) -> list[Reply]:
+def _advance(ctx: Context, event: EventRead) -> list[Reply]:
     """Take the results of the event's games that ended; when the round is over, open the
     next one (or a knock-out's deciders), or finish the event."""
-    found = events.pairings(ctx.session, event.id)
+    found = pairings_of(ctx.session, event.id)
     decided: dict[int, str] = {}
-    for pairing, board in found:
-        if pairing.result is None and board is not None and board.status == BOARD_FINISHED:
+    for pairing in found:
+        if pairing.result is None and pairing.board_status == BOARD_FINISHED:
             result = (
                 DRAWN
-                if board.winner is None
-                else (WHITE_WON if board.winner == WHITE else BLACK_WON)
+                if pairing.board_winner is None
+                else (WHITE_WON if pairing.board_winner == WHITE else BLACK_WON)
             )
             ctx.write(PairingDecided(pairing.id, result))
             decided[pairing.id] = result
     ctx.apply_line()
-    if decided:
-        # The results as stored, for the round's end and the next round's pairings.
-        for pairing, _ in found:
-            ctx.session.refresh(pairing)
-    pairs = found
+    # The results as stored, for the round's end and the next round's pairings.
+    pairs = pairings_of(ctx.session, event.id) if decided else found
     number = event.current_round
-    this_round = [p for p, _ in pairs if p.round_number == number]
+    this_round = [p for p in pairs if p.round_number == number]
     if any(p.result is None for p in this_round):
         return []
     if event.format == KNOCKOUT:
@@ -952,12 +952,12 @@ def _advance(ctx: Context, event: Event) -> list[Reply]:
     return _open_round(ctx, event, number + 1)
 
 
-def _finish(ctx: Context, event: Event) -> list[Reply]:
+def _finish(ctx: Context, event: EventRead) -> list[Reply]:
     """The event is played out: every player gets the final table; a league opens its next
     season."""
     ctx.write(EventStatusSet(event.id, EVENT_RUNNING, EVENT_FINISHED, ctx.now))
     ctx.apply_line()
-    ctx.session.refresh(event)
+    event = _reread(ctx, event)
     view = event_view(ctx.session, event, ctx.config)
     winner = view.winner or "nobody"
 
@@ -978,7 +978,7 @@ def _finish(ctx: Context, event: Event) -> list[Reply]:
     return replies
 
 
-def _next_season(ctx: Context, event: Event, view: EventView) -> list[Reply]:
+def _next_season(ctx: Context, event: EventRead, view: EventView) -> list[Reply]:
     """The league's next season, open at once, with this season's players moved up and
     down; it starts when the scheduler next looks (its start time is now)."""
     _, withdrawn, _ = _active_ids(ctx, event)
@@ -995,7 +995,7 @@ def _next_season(ctx: Context, event: Event, view: EventView) -> list[Reply]:
         increment_hours=event.increment_hours, weekends_off=event.weekends_off,
     ))  # fmt: skip
     ctx.apply_line()
-    new = events.by_name(ctx.session, name)
+    new = read_event(ctx.session, name)
     assert new is not None
     for number, members in enumerate(divisions, 1):
         for player in members:

@@ -1118,11 +1118,12 @@ def admin_event_show(args: argparse.Namespace) -> int:
 def admin_events(args: argparse.Namespace) -> int:
     def listing(session: Session, args: argparse.Namespace) -> int:
         from pbm_emergo.db import events
+        from pbm_emergo.db.reads.events import events_with_status
 
         statuses = ("open", "running", "finished", "cancelled") if args.all else (
             "open", "running"
         )
-        found = events.events_listed(session, statuses)
+        found = events_with_status(session, statuses)
         counts = events.entry_counts(session, [e.id for e in found])
         items = [
             {

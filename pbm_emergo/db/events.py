@@ -1,4 +1,6 @@
-"""Leagues and tournaments: events, their entries, rounds and pairings.
+"""Leagues and tournaments: the writes of events, their entries, rounds and pairings, and
+the counts of entries and of a player's private events (the events themselves are read as
+values in :mod:`pbm_emergo.db.reads.events`).
 
 Functions take the caller's ``Session`` and open no transaction. Writes computed from an
 earlier read re-check it and raise :class:`~pbm_emergo.db.errors.Conflict` when it changed.
@@ -13,7 +15,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import Board, Event, EventEntry, EventPairing, EventRound, Player
+from pbm_emergo.db.models import Event, EventEntry, EventPairing, EventRound
 from pbm_emergo.db.session import rowcount
 from pbm_emergo.game.event_changes import PairingPlanned
 from pbm_emergo.game.tournaments import EVENT_OPEN, EVENT_RUNNING
@@ -23,12 +25,8 @@ __all__ = [
     "by_name",
     "create_event",
     "decide_pairing",
-    "due_events",
-    "entries",
-    "events_listed",
     "finish_round",
     "open_round",
-    "pairings",
     "set_status",
     "withdraw_entry",
 ]
@@ -55,29 +53,6 @@ def by_name(session: Session, name: str) -> Event | None:
     return session.scalars(
         select(Event).where(func.lower(Event.name) == name.lower())
     ).one_or_none()
-
-
-def events_listed(session: Session, statuses: Sequence[str]) -> list[Event]:
-    """The events with one of ``statuses``, oldest first."""
-    return list(session.scalars(select(Event).where(Event.status.in_(statuses)).order_by(Event.id)))
-
-
-def due_events(session: Session) -> list[Event]:
-    """The events the scheduler looks at: open ones (to start) and running ones."""
-    return events_listed(session, (EVENT_OPEN, EVENT_RUNNING))
-
-
-def entries(session: Session, event_id: int) -> list[tuple[EventEntry, Player]]:
-    """The entries of an event with their players, in seed order."""
-    rows = session.execute(
-        select(EventEntry, Player)
-        .join(Player, Player.id == EventEntry.player_id)
-        .where(EventEntry.event_id == event_id)
-        .order_by(EventEntry.seed)
-        # Fresh: the writes of this unit of work (divisions, withdrawals) are UPDATEs.
-        .execution_options(populate_existing=True)
-    )
-    return [(entry, player) for entry, player in rows]
 
 
 def add_entry(
@@ -227,45 +202,6 @@ def finish_round(session: Session, event_id: int, number: int, at: datetime) -> 
         .where(EventRound.event_id == event_id, EventRound.number == number)
         .values(finished_at=at)
         .execution_options(synchronize_session=False)
-    )
-
-
-def pairings(session: Session, event_id: int) -> list[tuple[EventPairing, Board | None]]:
-    """Every pairing of the event with its board, by round, division and game."""
-    rows = session.execute(
-        select(EventPairing, Board)
-        .outerjoin(Board, Board.number == EventPairing.board_number)
-        .where(EventPairing.event_id == event_id)
-        .order_by(
-            EventPairing.round_number,
-            EventPairing.division,
-            EventPairing.game,
-            EventPairing.id,
-        )
-    )
-    return [(pairing, board) for pairing, board in rows]
-
-
-def rounds(session: Session, event_id: int) -> list[EventRound]:
-    return list(
-        session.scalars(
-            select(EventRound).where(EventRound.event_id == event_id).order_by(EventRound.number)
-        )
-    )
-
-
-def events_of(session: Session, player_id: int) -> list[Event]:
-    """The open and running events ``player_id`` is in."""
-    return list(
-        session.scalars(
-            select(Event)
-            .join(EventEntry, EventEntry.event_id == Event.id)
-            .where(
-                EventEntry.player_id == player_id,
-                Event.status.in_((EVENT_OPEN, EVENT_RUNNING)),
-            )
-            .order_by(Event.id)
-        )
     )
 
 

@@ -399,8 +399,9 @@ class WebView:
     def events(self, request: Request) -> Response:
         def page(session: Session) -> Response:
             from pbm_emergo.db import events
+            from pbm_emergo.db.reads.events import events_with_status
 
-            shown = events.events_listed(session, ("open", "running", "finished"))
+            shown = events_with_status(session, ("open", "running", "finished"))
             counts = events.entry_counts(session, [e.id for e in shown])
             rows = [
                 {
@@ -419,9 +420,9 @@ class WebView:
 
         def page(session: Session) -> Response:
             from pbm_emergo.app.events import event_view
-            from pbm_emergo.db import events
+            from pbm_emergo.db.reads.events import read_event
 
-            event = events.by_name(session, name) if len(name) <= 32 else None
+            event = read_event(session, name) if len(name) <= 32 else None
             if event is None:
                 raise NotFound(i18n._("There is no such event."))
             view = event_view(session, event)
