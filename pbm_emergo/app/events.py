@@ -27,7 +27,6 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.support import CarriedOut
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import events, games, players
-from pbm_emergo.db.models import BOARD_FINISHED, WHITE
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.events import (
     EntrantRead,
@@ -44,6 +43,7 @@ from pbm_emergo.db.reads.events import (
 from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import SessionFactory
 from pbm_emergo.db.types import utcnow
+from pbm_emergo.game.board import BOARD_FINISHED, WHITE
 from pbm_emergo.game.board_changes import BoardCreated
 from pbm_emergo.game.challenges import ChallengeTerms
 from pbm_emergo.game.event_changes import (

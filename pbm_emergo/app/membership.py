@@ -30,7 +30,6 @@ from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players, reads
-from pbm_emergo.db.models import START_RATING
 from pbm_emergo.db.reads.accounts import Account, read_account
 from pbm_emergo.game.account_changes import (
     AccountClosed,
@@ -38,6 +37,7 @@ from pbm_emergo.game.account_changes import (
     PlayerCreated,
     SignedOff,
 )
+from pbm_emergo.game.numbers import START_RATING
 from pbm_emergo.game.sentences import Said
 from pbm_emergo.views import i18n
 from pbm_emergo.views.templating import render

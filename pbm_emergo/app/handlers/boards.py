@@ -27,10 +27,11 @@ from pbm_emergo.app.records import record_attachment
 from pbm_emergo.app.resolve import login_seated
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
-from pbm_emergo.db.models import BOARD_ACTIVE, BOARD_FINISHED, START_RATING
 from pbm_emergo.db.reads import BoardLine
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import BoardRead, read_board
+from pbm_emergo.game.board import BOARD_ACTIVE, BOARD_FINISHED
+from pbm_emergo.game.numbers import START_RATING
 from pbm_emergo.game.requests import (
     AllShowRequest,
     GamesRequest,
