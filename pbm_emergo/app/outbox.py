@@ -29,7 +29,6 @@ from pbm_emergo.app.messages import Reply, clean_address
 from pbm_emergo.config import Config
 from pbm_emergo.db import outbox, players
 from pbm_emergo.db.inbox import StoredMail
-from pbm_emergo.db.models import OUTBOUND_PENDING
 from pbm_emergo.db.session import Session
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.telemetry import metrics
@@ -293,7 +292,6 @@ class Outbox:
                 subject=built.subject,
                 board_number=built.reply.board,
                 inbound_id=inbound_id,
-                status=OUTBOUND_PENDING,
                 last_error=note,
                 charged_to=charged_to,
                 charged_account=charged_account,
