@@ -34,8 +34,8 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import players
-from pbm_emergo.db.models import AddressConfirmation, Player
-from pbm_emergo.db.reads.accounts import Account
+from pbm_emergo.db.players import ConfirmationRead
+from pbm_emergo.db.reads.accounts import Account, account_by_id
 from pbm_emergo.game.account_changes import (
     AddressConfirmed,
     AddressesChanged,
@@ -306,7 +306,7 @@ def own_code_values(ctx: UnitOfWork, code: str) -> dict[str, object]:
     }
 
 
-def _over_cap(address: str, which: str, oldest: AddressConfirmation) -> Refused:
+def _over_cap(address: str, which: str, oldest: ConfirmationRead) -> Refused:
     again = at_text(oldest.created_at + CODE_MAIL_INTERVAL)
     if which == "requester":
         return Refused(
@@ -381,10 +381,10 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
                 "code is valid for 7 days), or it was mistyped."
             )
         )
-    player = ctx.session.get(Player, confirmation.player_id)
+    player = account_by_id(ctx.session, confirmation.player_id)
     if player is None or not player.active:
         raise Refused(i18n._("The player this code was for has signed off."))
-    old = [a.address for a in player.addresses]
+    old = list(player.addresses)
     new = players.addresses_once_confirmed(old, confirmation)
     confirmation_id = confirmation.id
     ctx.write(AddressConfirmed(confirmation_id, ctx.now))
@@ -407,7 +407,7 @@ def confirm_address(ctx: UnitOfWork, code: str) -> Result:
                 waiting=waiting,
                 days=CONFIRM_TIME.days,
                 forged=False,
-                rating=player.rating,
+                rating=players.rating_of(ctx.session, player.id),
                 address=ctx.config.address,
             ),
             answer_subject=f"Emergo: welcome {player.userid}",

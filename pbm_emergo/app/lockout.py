@@ -35,7 +35,8 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Write
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
-from pbm_emergo.db.models import OTHER_SENDERS, LoginFailure
+from pbm_emergo.db.models import OTHER_SENDERS
+from pbm_emergo.db.players import LoginFailureRead
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.account_changes import AttackNoticeMarked, LoginFailuresCleared
 from pbm_emergo.game.lockout import (
@@ -91,14 +92,14 @@ def sender_of(ctx: UnitOfWork, player: Account) -> Sender:
     return Sender(False, (OTHER_SENDERS,), (OTHER_SENDERS,))
 
 
-def _active_lock(row: LoginFailure | None, now: datetime) -> datetime | None:
+def _active_lock(row: LoginFailureRead | None, now: datetime) -> datetime | None:
     if row is None or row.locked_until is None or row.locked_until <= now:
         return None
     return row.locked_until
 
 
 def check_not_locked(
-    ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailure], *, board: int | None
+    ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailureRead], *, board: int | None
 ) -> None:
     """Raise a Refused if the userid is locked for this sender."""
     sender = sender_of(ctx, player)
@@ -194,7 +195,7 @@ def checked_password(
 
 
 def wrong_password(
-    ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailure], *, board: int | None
+    ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailureRead], *, board: int | None
 ) -> Refused:
     """The error for a wrong password, carrying the writes that count it and the notices
     a new lock causes."""
@@ -261,7 +262,9 @@ def _to_player(player: Account, subject: str, body: str) -> list[Reply]:
     return [Reply(to=address, subject=subject, body=body) for address in player.addresses]
 
 
-def right_password(ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailure]) -> None:
+def right_password(
+    ctx: UnitOfWork, player: Account, rows: dict[str, LoginFailureRead]
+) -> None:
     """A right password: forget this sender's own wrong ones (not those of the others
     together, which would hand a guesser a fresh allowance)."""
     keys = [k for k in sender_of(ctx, player).keys if k != OTHER_SENDERS and k in rows]

@@ -7,7 +7,10 @@ reading session, then one short write transaction stores its changes (each re-ch
 what the case read: a move meanwhile conflicts, and the case starts over from a fresh
 read) and queues its mails through the outbox. Every case takes the operator's
 ``reason``, which the mails to the players carry and the command line logs. A case the
-server cannot carry out raises :class:`Refused` with what to do instead.
+server cannot carry out raises :class:`Refused` with what to do instead. A case reads its
+players and boards as values (:func:`~pbm_emergo.db.reads.snapshot.read_player`,
+:func:`~pbm_emergo.db.reads.snapshot.read_board`, the wrong passwords counted as
+:class:`~pbm_emergo.db.players.LoginFailureRead`), never a row's object.
 
 Board results go through the same steps as the players' own
 (:func:`pbm_emergo.app.boards.finish_game`): rated as any game end, the final board mail to
@@ -36,9 +39,8 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
 from pbm_emergo.db import players, reads, support
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import Player
 from pbm_emergo.db.reads.accounts import Account
-from pbm_emergo.db.reads.snapshot import BoardRead, read_board
+from pbm_emergo.db.reads.snapshot import BoardRead, PlayerRead, read_board, read_player
 from pbm_emergo.db.session import Session, SessionFactory
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.account_changes import (
@@ -70,8 +72,8 @@ class PlayerSeen:
     addresses: tuple[str, ...]
 
     @classmethod
-    def of(cls, player: Player) -> PlayerSeen:
-        return cls(player.userid, tuple(a.address for a in player.addresses))
+    def of(cls, player: Account) -> PlayerSeen:
+        return cls(player.userid, player.addresses)
 
 
 def operator_address(ctx: UnitOfWork) -> str:
@@ -86,14 +88,16 @@ def new_password() -> str:
     return "-".join(raw[i : i + 4] for i in range(0, len(raw), 4))
 
 
-def _player(ctx: UnitOfWork, userid: str) -> Player:
-    player = players.find_player(ctx.session, userid)
+def _player(ctx: UnitOfWork, userid: str) -> PlayerRead:
+    """The player ``userid`` (any letter case, signed off or not) read as values, or a
+    Refused."""
+    player = read_player(ctx.session, userid)
     if player is None:
         raise Refused(f"There is no player {userid!r}; `pbm-emergo admin players` lists them.")
     return player
 
 
-def _not_robot(player: Player, what: str) -> None:
+def _not_robot(player: Account, what: str) -> None:
     if player.userid_key in ROBOTS:
         raise Refused(
             f"{player.userid} is one of the server's robots, which come with the database: "
@@ -122,18 +126,18 @@ def reset_password(
     addresses (``address``, else the first: the one board mails go to). The password is
     in that mail only; the summary names the address, not the password."""
     reason = _reason(reason)
-    player = _player(ctx, userid)
+    player = _player(ctx, userid).account
     _not_robot(player, "given a password")
     if not player.active:
         raise Refused(f"{player.userid} has signed off: a signed-off account cannot log in.")
-    registered = {a.address_key: a.address for a in player.addresses}
+    registered = {players.address_key(a): a for a in player.addresses}
     if not registered:
         raise Refused(
             f"{player.userid} has no registered address yet (their signup waits for its "
             "confirmation code), so a new password could not reach them."
         )
     if address is None:
-        to = player.addresses[0].address
+        to = player.addresses[0]
     elif address.strip().lower() in registered:
         to = registered[address.strip().lower()]
     else:
@@ -177,7 +181,7 @@ def unlock(ctx: UnitOfWork, userid: str, reason: str) -> Result:
     """Forget every wrong password counted for ``userid`` (``login_failures``): the locks
     of every sender end now. The player's registered addresses are told."""
     reason = _reason(reason)
-    player = _player(ctx, userid)
+    player = _player(ctx, userid).account
     rows = players.login_failures_of(ctx.session, player.id)
     if not rows:
         return Result(summary=f"{player.userid} has no wrong passwords counted: nothing to lift")
@@ -303,7 +307,7 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
     The player's registered addresses are told.
     """
     reason = _reason(reason)
-    player = _player(ctx, userid)
+    player = _player(ctx, userid).account
     _not_robot(player, "deleted")
     seen = PlayerSeen.of(player)
     active = reads.active_board_numbers(ctx.session, player.id)
@@ -319,7 +323,7 @@ def delete_player(ctx: UnitOfWork, userid: str, reason: str, *, resign_games: bo
         f"game for them: {reason}",
     )
     kept = bool(support.board_numbers_of(ctx.session, player.id))
-    language = player.language  # read before the account goes
+    language = player.language
     ctx.write(AccountClosed(player.id, ctx.now) if kept else PlayerDeleted(player.id))
     body = render_in(
         language,
@@ -338,8 +342,9 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
     :func:`pbm_emergo.db.support.merge_players` for what moves); the kept account's
     addresses, the moved ones with them, are told."""
     reason = _reason(reason)
-    old = _player(ctx, old_userid)
-    kept = _player(ctx, kept_userid)
+    old = _player(ctx, old_userid).account
+    kept_read = _player(ctx, kept_userid)
+    kept = kept_read.account
     if old.id == kept.id:
         raise Refused(f"{old_userid} and {kept_userid} are the same account.")
     for player in (old, kept):
@@ -357,9 +362,9 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
             "needs two players: they cannot be merged."
         )
     boards = support.board_numbers_of(ctx.session, old.id)
-    addresses = [a.address for a in kept.addresses]
+    addresses = list(kept.addresses)
     keys = {a.lower() for a in addresses}
-    for address in (a.address for a in old.addresses):
+    for address in old.addresses:
         if address.lower() not in keys:
             keys.add(address.lower())
             addresses.append(address)
@@ -368,7 +373,7 @@ def merge_players(ctx: UnitOfWork, old_userid: str, kept_userid: str, reason: st
         kept.language,
         "notice/support_merged.txt.j2",
         old=old.userid, kept=kept.userid, reason=reason, boards=boards,
-        rating=kept.rating, addresses=addresses, server=operator_address(ctx),
+        rating=kept_read.seat.rating, addresses=addresses, server=operator_address(ctx),
     )
     moved = f", boards {', '.join(map(str, boards))} moved" if boards else ""
     return Result(

@@ -1,8 +1,11 @@
 """Players and their credentials: accounts, registered addresses, passwords, lock-outs.
 
-Functions take the caller's ``Session`` and open no transaction. Reads return ORM objects;
-writes that a command computes from an earlier read re-check what they relied on and raise
-:class:`~pbm_emergo.db.errors.Conflict` (a subclass) when it changed.
+Functions take the caller's ``Session`` and open no transaction. The reads of accounts
+return ORM objects; the wrong passwords counted (:class:`LoginFailureRead`) and the
+addresses waiting for their owner's consent (:class:`ConfirmationRead`) are read as frozen
+values, no object made. Writes that a command computes from an earlier read re-check what
+they relied on and raise :class:`~pbm_emergo.db.errors.Conflict` (a subclass) when it
+changed.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, cast
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlalchemy import bindparam, delete, func, or_, select, update
+from sqlalchemy import RowMapping, Select, Table, bindparam, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.sql.elements import ColumnElement
@@ -293,6 +297,11 @@ def lookalike_userid(session: Session, userid: str) -> str | None:
     )
 
 
+def rating_of(session: Session, player_id: int) -> int | None:
+    """The player's rating (None: no such player)."""
+    return session.scalar(select(Player.rating).where(Player.id == player_id))
+
+
 def count_active(session: Session) -> int:
     """How many players have not signed off."""
     return int(
@@ -306,22 +315,59 @@ def count_active(session: Session) -> int:
 # --- wrong passwords -------------------------------------------------------------------
 
 
-def login_failure(
-    session: Session, player_id: int, sender_key: str = OTHER_SENDERS
-) -> LoginFailure | None:
-    """The failure count of ``player_id`` for one sender (by default the row that counts the
-    senders not registered for the player together)."""
-    return session.get(LoginFailure, (player_id, sender_key))
+@dataclass(frozen=True)
+class LoginFailureRead:
+    """One failure count of a player, read as a value: the wrong passwords from
+    ``sender_key`` (an address in lower case, or :data:`OTHER_SENDERS`) since
+    ``window_start``, the latest at ``last_failure_at``, the lock if there is one, and (on
+    the OTHER_SENDERS count) when the player was last told of an attack."""
+
+    sender_key: str
+    count: int
+    window_start: datetime
+    last_failure_at: datetime
+    locked_until: datetime | None
+    notified_at: datetime | None
+
+
+_FAILURES = cast(Table, LoginFailure.__table__)
+
+
+def _failure_read(row: RowMapping) -> LoginFailureRead:
+    return LoginFailureRead(
+        sender_key=row["sender_key"],
+        count=row["count"],
+        window_start=row["window_start"],
+        last_failure_at=row["last_failure_at"],
+        locked_until=row["locked_until"],
+        notified_at=row["notified_at"],
+    )
 
 
 # Built once: every authentication runs it (unless its board's read found no failures).
-_LOGIN_FAILURES_OF = select(LoginFailure).where(LoginFailure.player_id == bindparam("player_id"))
+_LOGIN_FAILURES_OF = select(*_FAILURES.c).where(
+    _FAILURES.c.player_id == bindparam("player_id")
+)
+_LOGIN_FAILURE = _LOGIN_FAILURES_OF.where(_FAILURES.c.sender_key == bindparam("sender_key"))
 
 
-def login_failures_of(session: Session, player_id: int) -> dict[str, LoginFailure]:
-    """Every failure count of the player, by sender key."""
-    rows = session.scalars(_LOGIN_FAILURES_OF, {"player_id": player_id})
-    return {row.sender_key: row for row in rows}
+def login_failure(
+    session: Session, player_id: int, sender_key: str = OTHER_SENDERS
+) -> LoginFailureRead | None:
+    """The failure count of ``player_id`` for one sender (by default the count of the
+    senders not registered for the player together), or None."""
+    row = (
+        session.execute(_LOGIN_FAILURE, {"player_id": player_id, "sender_key": sender_key})
+        .mappings()
+        .first()
+    )
+    return None if row is None else _failure_read(row)
+
+
+def login_failures_of(session: Session, player_id: int) -> dict[str, LoginFailureRead]:
+    """Every failure count of the player, by sender key, as values."""
+    rows = session.execute(_LOGIN_FAILURES_OF, {"player_id": player_id}).mappings()
+    return {row["sender_key"]: _failure_read(row) for row in rows}
 
 
 def record_login_failure(
@@ -410,37 +456,68 @@ def code_hash(code: str) -> str:
     return hashlib.sha256(code.encode("ascii")).hexdigest()
 
 
-def find_confirmation(session: Session, code_hash_: str) -> AddressConfirmation | None:
-    return session.scalar(
-        select(AddressConfirmation).where(AddressConfirmation.code_hash == code_hash_)
+@dataclass(frozen=True)
+class ConfirmationRead:
+    """An address waiting for its owner's consent, read as a value (the row of
+    ``address_confirmations`` without its code's hash)."""
+
+    id: int
+    player_id: int
+    address: str
+    address_key: str
+    position: int  # where the address goes in the player's list once confirmed
+    replaces: bool  # the player's registered addresses are replaced by this one
+    requested_by: str  # the address the request came from
+    created_at: datetime
+    expires_at: datetime
+
+
+_CONFIRMATIONS = cast(Table, AddressConfirmation.__table__)
+_CONFIRMATION_COLUMNS = tuple(
+    _CONFIRMATIONS.c[name]
+    for name in (
+        "id", "player_id", "address", "address_key", "position", "replaces", "requested_by",
+        "created_at", "expires_at",
     )
+)
 
 
-def confirmations_of(session: Session, player_id: int) -> list[AddressConfirmation]:
+def _confirmations(session: Session, stmt: Select[Any]) -> list[ConfirmationRead]:
+    return [ConfirmationRead(**row) for row in session.execute(stmt).mappings()]
+
+
+def find_confirmation(session: Session, code_hash_: str) -> ConfirmationRead | None:
+    """The address waiting for the code whose hash is ``code_hash_``, or None."""
+    found = _confirmations(
+        session,
+        select(*_CONFIRMATION_COLUMNS).where(_CONFIRMATIONS.c.code_hash == code_hash_),
+    )
+    return found[0] if found else None
+
+
+def confirmations_of(session: Session, player_id: int) -> list[ConfirmationRead]:
     """The player's addresses waiting for confirmation, in the order they were asked for."""
-    return list(
-        session.scalars(
-            select(AddressConfirmation)
-            .where(AddressConfirmation.player_id == player_id)
-            .order_by(AddressConfirmation.id)
-        )
+    return _confirmations(
+        session,
+        select(*_CONFIRMATION_COLUMNS)
+        .where(_CONFIRMATIONS.c.player_id == player_id)
+        .order_by(_CONFIRMATIONS.c.id),
     )
 
 
 def recent_confirmations(
     session: Session, address: str, since: datetime
-) -> list[AddressConfirmation]:
+) -> list[ConfirmationRead]:
     """The confirmations asked for ``address`` (any player, anyone asking) after ``since``,
     the latest first."""
-    return list(
-        session.scalars(
-            select(AddressConfirmation)
-            .where(
-                AddressConfirmation.address_key == address_key(address),
-                AddressConfirmation.created_at > since,
-            )
-            .order_by(AddressConfirmation.id.desc())
+    return _confirmations(
+        session,
+        select(*_CONFIRMATION_COLUMNS)
+        .where(
+            _CONFIRMATIONS.c.address_key == address_key(address),
+            _CONFIRMATIONS.c.created_at > since,
         )
+        .order_by(_CONFIRMATIONS.c.id.desc()),
     )
 
 
@@ -455,8 +532,8 @@ class CodeMailCap:
     in_all: int
 
     def refusal(
-        self, recent: Sequence[AddressConfirmation], address: str, requested_by: str
-    ) -> tuple[str, AddressConfirmation] | None:
+        self, recent: Sequence[ConfirmationRead], address: str, requested_by: str
+    ) -> tuple[str, ConfirmationRead] | None:
         """Why one more code mail to ``address`` for ``requested_by`` is over the cap
         (``"requester"`` or ``"in all"``, with the request whose day must end first for
         another), or None. ``recent``: its confirmations asked since ``since``, the latest
@@ -523,7 +600,7 @@ def drop_expired_confirmations(session: Session, now: datetime) -> int:
 
 
 def addresses_once_confirmed(
-    current: Sequence[str], confirmation: AddressConfirmation
+    current: Sequence[str], confirmation: ConfirmationRead | AddressConfirmation
 ) -> list[str]:
     """The player's addresses after ``confirmation`` (``current``: their addresses now)."""
     if confirmation.replaces:
@@ -561,6 +638,8 @@ __all__ = [
     "active_ids_by_key",
     "OTHER_SENDERS",
     "CodeMailCap",
+    "ConfirmationRead",
+    "LoginFailureRead",
     "Verified",
     "add_confirmation",
     "address_key",
@@ -585,6 +664,7 @@ __all__ = [
     "login_failures_of",
     "mark_attack_notified",
     "recent_confirmations",
+    "rating_of",
     "recent_failures_from",
     "remembered",
     "record_login_failure",

@@ -21,11 +21,10 @@ from pbm_emergo.db.models import (
     BOARD_ACTIVE,
     OTHER_SENDERS,
     Board,
-    LoginFailure,
     Player,
     RatingChange,
 )
-from pbm_emergo.db.players import userid_key
+from pbm_emergo.db.players import LoginFailureRead, userid_key
 from pbm_emergo.db.reads.boards import BoardRow, board_row
 
 
@@ -145,7 +144,9 @@ class PlayerReport:
     login_failures: LoginFailureRow | None
 
 
-def _failures_row(failures: list[LoginFailure], registered: set[str]) -> LoginFailureRow | None:
+def _failures_row(
+    failures: list[LoginFailureRead], registered: set[str]
+) -> LoginFailureRow | None:
     """The player's wrong passwords from every sender together: the rows count per
     registered address, and the other senders together in the OTHER_SENDERS row."""
     if not failures:
