@@ -24,7 +24,7 @@ from pbm_emergo.app.handlers import handle
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.results import Refused, Result, Write
 from pbm_emergo.db import outbox, players
-from pbm_emergo.db.reads.accounts import account_of
+from pbm_emergo.db.reads.accounts import read_account
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
@@ -400,13 +400,12 @@ def check_passwords_ahead(
         if login is None:
             continue
         userid, password = login
-        player = players.find_player(session, userid)
-        if player is None or not player.active:
+        account = read_account(session, userid)
+        if account is None or not account.active:
             continue
-        account = account_of(player)
         try:
             lockout.check_not_locked(
-                ctx, account, players.login_failures_of(session, player.id), board=None
+                ctx, account, players.login_failures_of(session, account.id), board=None
             )
             lockout.checked_password(ctx, account, password, board=None)
         except Refused:

@@ -35,7 +35,6 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Write
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import players
-from pbm_emergo.db.models import OTHER_SENDERS
 from pbm_emergo.db.players import LoginFailureRead
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.game.account_changes import AttackNoticeMarked, LoginFailuresCleared
@@ -43,6 +42,7 @@ from pbm_emergo.game.lockout import (
     FAILURE_WINDOW,
     MAX_FAILURES,
     MAX_OTHER_FAILURES,
+    OTHER_SENDERS,
     FailureCount,
     count_wrong_password,
 )

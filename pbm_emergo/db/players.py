@@ -264,17 +264,6 @@ def active_userids(session: Session) -> list[str]:
     return list(session.scalars(select(Player.userid).where(Player.signed_off_at.is_(None))))
 
 
-def find_players(session: Session, userids: Iterable[str]) -> dict[str, Player]:
-    """The players with these userids (any letter case), by userid key, in one query."""
-    keys = {userid_key(u) for u in userids}
-    if not keys:
-        return {}
-    rows = session.scalars(
-        select(Player).where(Player.userid_key.in_(keys)).options(selectinload(Player.addresses))
-    )
-    return {p.userid_key: p for p in rows}
-
-
 def active_ids_by_key(session: Session, keys: Iterable[str]) -> dict[str, tuple[int, str]]:
     """The players who have not signed off among the userid keys ``keys``: key -> (id,
     userid)."""
@@ -655,7 +644,6 @@ __all__ = [
     "drop_expired_confirmations",
     "find_confirmation",
     "find_player",
-    "find_players",
     "forget_old_login_failures",
     "hash_at_configured_cost",
     "hash_password",

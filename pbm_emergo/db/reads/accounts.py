@@ -43,11 +43,6 @@ class Account:
         return self.password_hash == CLOSED_PASSWORD_HASH
 
 
-def account_of(player: Player) -> Account:
-    """The account of a player read as a row's object."""
-    return account_from(player, [(a.address, a.address_key) for a in player.addresses])
-
-
 def account_from(row: Any, addresses: list[tuple[str, str]]) -> Account:
     """The account of a player row (the object or a plain row of the players table) with
     its addresses (address, key), in order."""
@@ -143,7 +138,6 @@ __all__ = [
     "Account",
     "account_by_id",
     "account_from",
-    "account_of",
     "read_account",
     "read_accounts",
 ]
