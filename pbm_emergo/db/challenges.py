@@ -7,6 +7,8 @@ earlier read re-check it and raise :class:`~pbm_emergo.db.errors.Conflict` when 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
@@ -45,15 +47,31 @@ def take_seek(session: Session, player_id: int) -> None:
     )
 
 
-def seekers(session: Session) -> list[Player]:
+@dataclass(frozen=True)
+class Seeker:
+    """A player seeking games, as the list of seekers shows them (a
+    :class:`~pbm_emergo.game.ratings.Rated` standing: whether the rating is provisional)."""
+
+    id: int
+    userid: str
+    seeking: int
+    rating: int
+    deviation: float
+    volatility: float
+    rated_games: int
+
+
+def seekers(session: Session) -> list[Seeker]:
     """The active players seeking games: the most games sought first, then by rating."""
-    return list(
-        session.scalars(
-            select(Player)
-            .where(Player.seeking > 0, Player.signed_off_at.is_(None))
-            .order_by(Player.seeking.desc(), Player.rating.desc(), Player.userid_key)
+    rows = session.execute(
+        select(
+            Player.id, Player.userid, Player.seeking, Player.rating, Player.deviation,
+            Player.volatility, Player.rated_games,
         )
+        .where(Player.seeking > 0, Player.signed_off_at.is_(None))
+        .order_by(Player.seeking.desc(), Player.rating.desc(), Player.userid_key)
     )
+    return [Seeker(*row) for row in rows]
 
 
 def set_policy(
