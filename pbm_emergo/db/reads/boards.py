@@ -186,6 +186,15 @@ _BOARD_ROWS = select(Board, _WHITE.userid, _BLACK.userid).join(
 ).join(_BLACK, Board.black_player_id == _BLACK.id)
 
 
+def to_move(player_id: int) -> ColumnElement[bool]:
+    """Whether the player ``player_id`` is the one to move on a board (of the boards
+    table)."""
+    return or_(
+        and_(Board.to_move == WHITE, Board.white_player_id == player_id),
+        and_(Board.to_move == BLACK, Board.black_player_id == player_id),
+    )
+
+
 def listed_boards(
     session: Session, which: str, *, player_id: int | None = None, limit: int | None = None
 ) -> list[BoardLine]:
@@ -201,12 +210,7 @@ def listed_boards(
         stmt = stmt.where(Board.status == BOARD_ACTIVE)
     if player_id is not None:
         if which == "next":
-            stmt = stmt.where(
-                or_(
-                    and_(Board.to_move == WHITE, Board.white_player_id == player_id),
-                    and_(Board.to_move == BLACK, Board.black_player_id == player_id),
-                )
-            )
+            stmt = stmt.where(to_move(player_id))
         else:
             stmt = stmt.where(
                 or_(Board.white_player_id == player_id, Board.black_player_id == player_id)

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import and_, or_, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from pbm_emergo.db.models import BLACK, BOARD_ACTIVE, WHITE, Board
+from pbm_emergo.db.models import BOARD_ACTIVE, Board
+from pbm_emergo.db.reads.boards import to_move
 from pbm_emergo.rules import Position
 
 
@@ -24,13 +25,7 @@ def boards_to_move(session: Session, player_id: int) -> list[Turn]:
     """The active boards where ``player_id`` is to move, by number."""
     rows = session.execute(
         select(Board.number, Board.position)
-        .where(
-            Board.status == BOARD_ACTIVE,
-            or_(
-                and_(Board.to_move == WHITE, Board.white_player_id == player_id),
-                and_(Board.to_move == BLACK, Board.black_player_id == player_id),
-            ),
-        )
+        .where(Board.status == BOARD_ACTIVE, to_move(player_id))
         .order_by(Board.number)
     )
     return [Turn(number, Position.from_text(position)) for number, position in rows]
