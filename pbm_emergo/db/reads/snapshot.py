@@ -1,8 +1,9 @@
 """A board as the decisions read it: one :class:`~pbm_emergo.game.board.BoardSnapshot` per
-operation. For a move, :func:`read_board` reads it as values only (the board with the facts
-read beside it, its players and their accounts, in one statement of plain rows, then its
-moves); the other operations read it from the board's object with its players
-(:func:`pbm_emergo.db.games.get_board`), by :func:`read_snapshot`."""
+operation, read by :func:`read_board` as values only (the board with the facts read beside
+it, its players and their accounts, in one statement of plain rows, then its moves); and a
+player as a request on no board reads them (:func:`read_player`). :func:`load_state` makes
+the state of a board's row object, every query run (what the value reads are checked
+against)."""
 
 from __future__ import annotations
 
@@ -165,17 +166,6 @@ def _state(
             else ()
         ),
     )
-
-
-def read_snapshot(
-    session: Session, board: Board, facts: BoardFacts | None = None, *,
-    state: BoardState | None = None, with_queue: bool = True,
-) -> BoardSnapshot:
-    """The snapshot of ``board`` (``state``: its state already read). ``with_queue``: read
-    its queued moves when ``boards.queued`` says it has any (only a move can play them)."""
-    if state is None:
-        state = load_state(session, board, facts)
-    return _snapshot(session, board, state, with_queue)
 
 
 def _snapshot(
