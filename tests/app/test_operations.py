@@ -1,8 +1,8 @@
 """The game's operations called with plain values, no mail in between: accounts, a
 challenge, moves, a resignation, and the refusals on the way. An operation on a player's
-behalf takes the player found without a password (the Player, or read as values), as the
-robots and the scheduler find theirs; checking a password (a login) is the mail commands'
-part, and its own step here."""
+behalf takes the player read as values without a password, as the robots and the
+scheduler find theirs; checking a password (a login) is the mail commands' part, and its
+own step here."""
 
 from __future__ import annotations
 
