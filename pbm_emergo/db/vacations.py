@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
+from typing import TypeVarTuple
 
-from sqlalchemy import func, select, update
+from sqlalchemy import Select, func, select, update
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.errors import Conflict
@@ -21,12 +22,15 @@ from pbm_emergo.db.models import Player, Vacation
 from pbm_emergo.db.session import rowcount
 from pbm_emergo.game.vacations import days_begun
 
+_Ts = TypeVarTuple("_Ts")
+
 __all__ = [
     "Period",
     "current_vacation",
     "days_begun",
     "days_taken",
     "end_vacation",
+    "lasting",
     "mark_end_told",
     "periods_of",
     "start_vacation",
@@ -49,14 +53,23 @@ def days_taken(session: Session, player_id: int, year: int) -> int:
     return int(total or 0)
 
 
-def current_vacation(session: Session, player_id: int, now: datetime) -> Vacation | None:
-    """The player's vacation that lasts at ``now``, if any."""
-    return session.scalars(
-        select(Vacation)
-        .where(Vacation.player_id == player_id, Vacation.ends_at > now, Vacation.starts_at <= now)
+def lasting(
+    statement: Select[*_Ts], player_id: int, now: datetime
+) -> Select[*_Ts]:
+    """``statement`` over the vacations narrowed to the player's vacation that lasts at
+    ``now`` (the latest stored, if two overlap)."""
+    return (
+        statement.where(
+            Vacation.player_id == player_id, Vacation.ends_at > now, Vacation.starts_at <= now
+        )
         .order_by(Vacation.id.desc())
         .limit(1)
-    ).first()
+    )
+
+
+def current_vacation(session: Session, player_id: int, now: datetime) -> Vacation | None:
+    """The player's vacation that lasts at ``now``, if any."""
+    return session.scalars(lasting(select(Vacation), player_id, now)).first()
 
 
 def periods_of(

@@ -14,6 +14,7 @@ from pbm_emergo.app.boards import (
     board_html,
     board_link,
     board_view,
+    get_board_read,
     move_rows,
     options_text,
     side_label,
@@ -29,7 +30,7 @@ from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.db import games, players, ratings, reads
 from pbm_emergo.db.reads import BoardLine
 from pbm_emergo.db.reads.accounts import Account
-from pbm_emergo.db.reads.snapshot import BoardRead, read_board
+from pbm_emergo.db.reads.snapshot import BoardRead
 from pbm_emergo.game.board import BOARD_ACTIVE, BOARD_FINISHED
 from pbm_emergo.game.numbers import START_RATING
 from pbm_emergo.game.requests import (
@@ -63,17 +64,9 @@ def boards_for(ctx: Context, account: Account, which: str) -> list[BoardRead]:
     """A player's boards, read as values: all, active, inactive (finished) or next (their
     turn)."""
     return [
-        read_board_now(ctx, line.number)
+        get_board_read(ctx, line.number, None)
         for line in reads.listed_boards(ctx.session, which, player_id=account.id)
     ]
-
-
-def read_board_now(ctx: Context, number: int) -> BoardRead:
-    """Board ``number``, just listed, read as values."""
-    read = read_board(ctx.session, number)
-    if read is None:  # removed by hand between the list and this read
-        raise Refused(i18n._("There is no board %(number)s.", number=number))
-    return read
 
 
 def status_text(line: BoardLine) -> str:
@@ -175,7 +168,7 @@ def show(ctx: Context, request: ShowRequest) -> Result:
         # A board of two of the players named is sent once.
         already = {read.snapshot.number for read, upto in shown if upto is None}
         shown.extend(
-            (read_board_now(ctx, line.number), None)
+            (get_board_read(ctx, line.number, None), None)
             for line in reads.listed_boards(ctx.session, which, player_id=account.id)
             if line.number not in already
         )

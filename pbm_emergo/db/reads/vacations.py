@@ -10,6 +10,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.models import Vacation
+from pbm_emergo.db.vacations import lasting
 
 
 @dataclass(frozen=True)
@@ -23,13 +24,9 @@ class CurrentVacation:
 
 
 def current_vacation(session: Session, player_id: int, now: datetime) -> CurrentVacation | None:
-    """The player's vacation that lasts at ``now``, if any (the latest stored, as
-    :func:`pbm_emergo.db.vacations.current_vacation` finds it), read as one plain row."""
+    """The player's vacation that lasts at ``now``, if any, read as one plain row."""
     row = session.execute(
-        select(Vacation.starts_at, Vacation.ends_at, Vacation.days)
-        .where(Vacation.player_id == player_id, Vacation.ends_at > now, Vacation.starts_at <= now)
-        .order_by(Vacation.id.desc())
-        .limit(1)
+        lasting(select(Vacation.starts_at, Vacation.ends_at, Vacation.days), player_id, now)
     ).first()
     if row is None:
         return None
