@@ -185,7 +185,8 @@ def test_a_processed_mail_is_kept_redacted(post: Post) -> None:
     board = challenge(post)
     post.send(f"emergo move {board} alice {PASSWORD} e4", ALICE, body=f"pw: {PASSWORD}\n")
     with post.sessions() as session:
-        rows = session.scalars(select(InboundMessage)).all()
+        # In the order received: PostgreSQL returns updated rows in no set order.
+        rows = session.scalars(select(InboundMessage).order_by(InboundMessage.id)).all()
         assert rows and all(r.status == "done" for r in rows)
         for row in rows:
             kept = BytesParser(policy=policy.default).parsebytes(row.raw)
