@@ -613,6 +613,12 @@ def list_events(ctx: UnitOfWork) -> Result:
 # --- running the events -------------------------------------------------------------------
 
 
+def events_under_way(session: Session) -> bool:
+    """Whether :func:`advance_events` has an event to look at (one open or running): read
+    first, so that a scheduler round on a server without events takes no write lock."""
+    return bool(events_with_status(session, (EVENT_OPEN, EVENT_RUNNING)))
+
+
 def advance_events(session: Session, config: Config, now: datetime) -> list[Reply]:
     """The scheduler's step for events: start the ones due, take the results of the games
     that ended, open the next rounds, finish the ones played out. It runs inside the

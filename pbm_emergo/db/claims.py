@@ -165,6 +165,29 @@ def stale_claims_given_up(
     ]
 
 
+# Every claim held on either queue: who holds it, since when (the columns' types are the
+# first select's, alike in both tables).
+_CLAIMS_HELD = (
+    select(InboundMessage.claimed_by, InboundMessage.claimed_at)
+    .where(InboundMessage.status == INBOUND_PROCESSING)
+    .union_all(
+        select(OutboundMessage.claimed_by, OutboundMessage.claimed_at)
+        .where(OutboundMessage.status == OUTBOUND_SENDING)
+    )
+)
+
+
+def any_stale_claim(
+    session: Session, *, now: datetime, lease: timedelta = DEFAULT_LEASE
+) -> bool:
+    """Whether :func:`release_stale_claims` would release anything now: one read, so that
+    a scheduler round with nothing to put back takes no write lock."""
+    return any(
+        claim_is_stale(claimed_by, claimed_at, now, lease)
+        for claimed_by, claimed_at in session.execute(_CLAIMS_HELD)
+    )
+
+
 def release_stale_claims(
     session: Session,
     *,
@@ -212,6 +235,7 @@ __all__ = [
     "DEFAULT_LEASE",
     "ERROR_LENGTH",
     "MAX_INBOUND_ATTEMPTS",
+    "any_stale_claim",
     "claim_is_stale",
     "error_text",
     "release_stale_claims",

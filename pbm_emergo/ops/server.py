@@ -26,7 +26,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.events import advance_events
+from pbm_emergo.app.events import advance_events, events_under_way
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.timers import ScheduledTask, Scheduler
 from pbm_emergo.config import Config
@@ -280,6 +280,9 @@ class MailServer:
         now = self.clock()
         # The notices of the mails given up on are built from a read, not in the write.
         with self.reads() as session:
+            # Most rounds find nothing to put back: then the write lock is not taken.
+            if not claims.any_stale_claim(session, now=now):
+                return
             notices = {
                 dead.id: self.outbox.dead_letter_notice(session, dead, now)
                 for dead in claims.stale_claims_given_up(session, now=now)
@@ -306,6 +309,9 @@ class MailServer:
     def _advance_events(self) -> None:
         """Leagues and tournaments (:func:`pbm_emergo.app.events.advance_events`): start
         those due, take their games' results, open their next rounds, finish them."""
+        with self.reads() as session:
+            if not events_under_way(session):
+                return
         with self.session_factory.begin() as session:
             replies = advance_events(session, self.config, self.clock())
             queued = sum(self.outbox.queue(session, reply) for reply in replies)

@@ -28,6 +28,7 @@ from pbm_emergo.mail.parse import ParsedMail
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.wire.marks import LOOP_HEADER
 from tests.support.mail import FlakyReads, command_mail
+from tests.support.statements import write_transactions
 from tests.support.text import flat
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
@@ -395,6 +396,40 @@ def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Sess
         # ... until the lease runs out.
         later = NOW + claims.DEFAULT_LEASE + timedelta(seconds=1)
         assert claims.release_stale_claims(session, now=later) == (1, 0)
+
+
+def test_a_scheduler_round_with_nothing_to_put_back_takes_no_write_lock(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    # The scheduler looks for stale claims and events every round: with a live claim and no
+    # event it only reads (SQLite has one write lock for everyone); a claim whose lease ran
+    # out is put back by the same look.
+    from pbm_emergo.ops.server import MailServer
+
+    engine = session_factory.kw["bind"]
+    live, stale = (
+        store(config, session_factory, command_mail("help", message_id=f"<{n}@example.org>"))
+        for n in ("live", "stale")
+    )
+    with session_factory.begin() as session:
+        assert inbox.claim_inbound_id(session, worker=claims.worker_name(), now=NOW) == live
+    server = MailServer(config, session_factory, processor=Echo(), listen=False, send=False,
+                        clock=lambda: NOW)
+    with write_transactions(engine) as begun:
+        server._release_stale_claims()
+        server._advance_events()
+    assert begun == []
+    with session_factory.begin() as session:
+        claimed = inbox.claim_inbound_id(
+            session, worker="elsewhere.example:1:abc:inbox-1",
+            now=NOW - claims.DEFAULT_LEASE - timedelta(seconds=1),
+        )
+        assert claimed == stale
+    with write_transactions(engine) as begun:
+        server._release_stale_claims()
+    assert begun == ["write transaction 1"]
+    statuses = {m.id: m.status for m in rows(session_factory, InboundMessage)}
+    assert statuses == {live: "processing", stale: "pending"}
 
 
 def test_mail_only_for_postmaster_is_kept_not_run(

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from sqlalchemy import Engine, event
+from sqlalchemy import Connection, Engine, event
+
+from pbm_emergo.db.session import READ_ONLY
 
 
 @contextmanager
@@ -26,3 +28,20 @@ def recorded_statements(engine: Engine, *, selects: bool = False) -> Iterator[li
         yield seen
     finally:
         event.remove(engine, "before_cursor_execute", record)
+
+
+@contextmanager
+def write_transactions(engine: Engine) -> Iterator[list[str]]:
+    """A name for each transaction begun on ``engine`` meanwhile that may write (not a
+    reading unit of work's: :func:`pbm_emergo.db.session.read_sessions`), in order."""
+    begun: list[str] = []
+
+    def record(conn: Connection) -> None:
+        if not conn.get_execution_options().get(READ_ONLY):
+            begun.append(f"write transaction {len(begun) + 1}")
+
+    event.listen(engine, "begin", record)
+    try:
+        yield begun
+    finally:
+        event.remove(engine, "begin", record)
