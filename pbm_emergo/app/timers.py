@@ -51,7 +51,7 @@ from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db import games, vacations
+from pbm_emergo.db import games, players, vacations
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.clocks import (
     EndedVacation,
@@ -103,8 +103,12 @@ def scheduled(session: Session, config: Config, now: datetime) -> list[Work]:
     forgetting of expired address codes, and the daily digests due
     (:mod:`pbm_emergo.app.digests`)."""
     ctx = UnitOfWork(session=session, config=config, now=now)
-    # Codes for addresses that nobody confirmed within their time are forgotten.
-    work = [Work((ExpiredConfirmationsDropped(now),))]
+    # Codes for addresses that nobody confirmed within their time are forgotten (looked for
+    # first: a round with nothing to do takes no write lock).
+    work = (
+        [Work((ExpiredConfirmationsDropped(now),))]
+        if players.any_expired_confirmation(session, now) else []
+    )
     # Only the boards that may need a look, their players in the same statement.
     boards = boards_to_check(session, now)
     clocks = _Clocks.read(session, boards)

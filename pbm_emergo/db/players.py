@@ -581,6 +581,15 @@ def drop_confirmations(session: Session, player_id: int, keep: Iterable[str] = (
     session.execute(stmt)
 
 
+def any_expired_confirmation(session: Session, now: datetime) -> bool:
+    """Whether :func:`drop_expired_confirmations` would forget anything now (one read: the
+    scheduler's round takes no write lock for nothing)."""
+    found = session.execute(
+        select(AddressConfirmation.id).where(AddressConfirmation.expires_at <= now).limit(1)
+    )
+    return found.first() is not None
+
+
 def drop_expired_confirmations(session: Session, now: datetime) -> int:
     """Forget the confirmations whose code has expired; returns how many."""
     return rowcount(
@@ -641,6 +650,7 @@ __all__ = [
     "count_active",
     "create_player",
     "drop_confirmations",
+    "any_expired_confirmation",
     "drop_expired_confirmations",
     "find_confirmation",
     "find_player",

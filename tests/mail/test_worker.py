@@ -417,6 +417,7 @@ def test_a_scheduler_round_with_nothing_to_put_back_takes_no_write_lock(
                         clock=lambda: NOW)
     with write_transactions(engine) as begun:
         server._release_stale_claims()
+        server._run_timed_work()
         server._advance_events()
     assert begun == []
     with session_factory.begin() as session:
