@@ -398,12 +398,12 @@ def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Sess
         assert claims.release_stale_claims(session, now=later) == (1, 0)
 
 
-def test_a_scheduler_round_with_nothing_to_put_back_takes_no_write_lock(
+def test_a_scheduler_round_with_nothing_to_do_takes_no_write_lock(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
-    # The scheduler looks for stale claims and events every round: with a live claim and no
-    # event it only reads (SQLite has one write lock for everyone); a claim whose lease ran
-    # out is put back by the same look.
+    # The scheduler looks for stale claims, timed work and events every round: with a live
+    # claim, nothing due and no event it only reads (SQLite has one write lock for
+    # everyone); a claim whose lease ran out is put back by the same look.
     from pbm_emergo.ops.server import MailServer
 
     engine = session_factory.kw["bind"]
