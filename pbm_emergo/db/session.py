@@ -23,7 +23,7 @@ import os
 import sqlite3
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
@@ -332,12 +332,17 @@ def rowcount(result: Result[Any]) -> int:
     return cast(CursorResult[Any], result).rowcount
 
 
-def dispose_engines() -> None:
-    """Close every pooled connection and forget the process-wide engines (tests, shutdown)."""
+def dispose_engines(keep: Collection[str] = ()) -> None:
+    """Close every pooled connection and forget the process-wide engines (tests, shutdown),
+    but for those of the database URLs in ``keep``: a database removed and made again under
+    the same URL (as the tests do, one after another) is served by the engine that has
+    already compiled its statements (the session factories are made again)."""
+    kept = {normalise_url(url) for url in keep}
     with _lock:
-        for engine in _engines.values():
+        for url, engine in list(_engines.items()):
             engine.dispose()
-        _engines.clear()
+            if url not in kept:
+                del _engines[url]
         _sessionmakers.clear()
 
 

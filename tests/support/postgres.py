@@ -97,8 +97,8 @@ class PostgresDatabases:
     def url(self, name: str) -> str:
         return self.server_url.set(database=name).render_as_string(hide_password=False)
 
-    def create(self, template: str | None = None) -> str:
-        name = f"pbm_test_{uuid.uuid4().hex[:12]}"
+    def create(self, template: str | None = None, name: str | None = None) -> str:
+        name = name or f"pbm_test_{uuid.uuid4().hex[:12]}"
         clause = f" TEMPLATE {template}" if template else ""
         with self.admin.connect() as conn:
             if template and self._copies_files(conn):
