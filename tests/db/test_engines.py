@@ -1,0 +1,54 @@
+"""The process-wide engines: one a database URL, forgotten by ``dispose_engines`` unless
+kept, and a kept one serves a database made again under its URL."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from sqlalchemy import text
+
+from pbm_emergo.config import Config, load_config
+from pbm_emergo.db.session import dispose_engines, get_engine, get_sessionmaker, upgrade_to_head
+
+
+def config_for(url: str) -> Config:
+    return load_config(overrides={"database_url": url}, environ={})
+
+
+def test_a_kept_engine_serves_the_database_made_again_and_the_others_are_forgotten(
+    tmp_path: Path,
+) -> None:
+    template = tmp_path / "template.sqlite3"
+    upgrade_to_head(url=f"sqlite:///{template}")
+    kept_path, other_path = tmp_path / "kept.sqlite3", tmp_path / "other.sqlite3"
+    shutil.copyfile(template, kept_path)
+    shutil.copyfile(template, other_path)
+    kept, other = config_for(f"sqlite:///{kept_path}"), config_for(f"sqlite:///{other_path}")
+    try:
+        engine, other_engine = get_engine(kept), get_engine(other)
+        factory = get_sessionmaker(kept)
+        with factory.begin() as session:
+            session.execute(text("CREATE TABLE scratch (x INTEGER)"))
+            session.execute(text("INSERT INTO scratch VALUES (1)"))
+
+        dispose_engines(keep=[f"sqlite:///{kept_path}"])
+        # The database removed and made again under the same URL, as a test's is.
+        for leftover in (kept_path, *(tmp_path / f"kept.sqlite3{e}" for e in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
+        shutil.copyfile(template, kept_path)
+
+        assert get_engine(kept) is engine
+        assert get_engine(other) is not other_engine
+        assert get_sessionmaker(kept) is not factory  # session factories are made again
+        with get_sessionmaker(kept)() as session:
+            # The new file, not the old one through a connection left open in the pool.
+            names = session.execute(
+                text("SELECT name FROM sqlite_master WHERE name = 'scratch'")
+            ).all()
+            assert names == []
+            assert session.execute(text("SELECT count(*) FROM alembic_version")).scalar() == 1
+    finally:
+        dispose_engines()
+    assert get_engine(kept) is not engine  # forgotten when not kept
+    dispose_engines()
