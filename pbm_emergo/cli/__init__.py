@@ -11,6 +11,7 @@ aiosmtpd, ... at module level). The other commands appear in ``--help`` from the
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import os
 import sys
@@ -71,17 +72,25 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser for ``argv``: the chosen command's module registers its real parsers;
     every other command is a placeholder carrying its help line (never selected, as the
     chosen one is always loaded)."""
+    chosen = chosen_command(argv)
+    return _parser(None if chosen is None else chosen.module)
+
+
+@functools.cache
+def _parser(module: str | None) -> argparse.ArgumentParser:
+    """The parser with ``module``'s commands registered, made once a process: a process
+    that runs several commands (a test calling :func:`main`) would otherwise build the
+    admin commands' parsers, about 10 ms of CPU, for each."""
     parser = argparse.ArgumentParser(
         prog="pbm-emergo",
         description="A play-by-email server for the board game Emergo.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    chosen = chosen_command(argv)
     for command in COMMANDS:
         if command.name in subparsers.choices:
             continue  # registered with an earlier command of its module
-        if chosen is not None and command.module == chosen.module:
+        if command.module == module:
             importlib.import_module(command.module).register(subparsers)
         else:
             subparsers.add_parser(command.name, help=command.help, description=command.help)

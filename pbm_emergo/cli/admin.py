@@ -210,17 +210,17 @@ def _database_error(err: DBAPIError) -> int:
 
 def _run(args: argparse.Namespace, action: Any) -> int:
     """Open a session on the configured database, run ``action(session, args)``, report
-    problems in one line."""
-    from pbm_emergo.db.session import create_engine_for
+    problems in one line. On the process-wide engine: a process that runs several commands
+    (a test, a server's own process) compiles their statements once."""
+    from pbm_emergo.db.session import get_engine
 
     try:
         config = _admin_config(args)
     except AdminError as err:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
-    engine = create_engine_for(config.effective_database_url)
     try:
-        with _session(engine) as session:
+        with _session(get_engine(config)) as session:
             status: int = action(session, args)
             return status
     except AdminError as err:
@@ -228,8 +228,6 @@ def _run(args: argparse.Namespace, action: Any) -> int:
         return 1
     except DBAPIError as err:
         return _database_error(err)
-    finally:
-        engine.dispose()
 
 
 @contextmanager
@@ -846,7 +844,7 @@ def _support(
     from pbm_emergo.app.results import Refused
     from pbm_emergo.app.support import carry_out
     from pbm_emergo.db.errors import Conflict
-    from pbm_emergo.db.session import create_engine_for
+    from pbm_emergo.db.session import get_engine
     from pbm_emergo.telemetry.logs import event, setup_logging
 
     try:
@@ -856,9 +854,8 @@ def _support(
         return 1
     if not logging.getLogger().handlers:
         setup_logging(logging.INFO, config.log_format)
-    engine = create_engine_for(config.effective_database_url)
     try:
-        sessions = sessionmaker(engine, expire_on_commit=False)
+        sessions = sessionmaker(get_engine(config), expire_on_commit=False)
         # ``carry``: a case that cannot run as the runners do (an event's start, in order).
         done = carry(sessions, config) if carry else carry_out(sessions, config, case)
     except Refused as refused:
@@ -869,8 +866,6 @@ def _support(
         return 1
     except DBAPIError as err:
         return _database_error(err)
-    finally:
-        engine.dispose()
     event(
         logging.getLogger(__name__), logging.INFO, "admin", action=action, target=target,
         reason=" ".join(args.reason.split()), result=done.result.summary,

@@ -194,3 +194,16 @@ def test_a_module_s_commands_are_listed_together() -> None:
     for module in set(modules):
         first = modules.index(module)
         assert modules[first : first + modules.count(module)] == [module] * modules.count(module)
+
+
+def test_a_process_builds_each_module_s_parser_once_and_it_parses_again_and_again() -> None:
+    from pbm_emergo.cli import build_parser
+
+    parser = build_parser(["admin", "show", "101"])
+    assert build_parser(["admin", "games"]) is parser  # the same module: built once
+    assert build_parser(["rules"]) is not parser
+    # Parsing leaves nothing behind for the next command.
+    first = parser.parse_args(["admin", "show", "101", "--json"])
+    second = parser.parse_args(["admin", "show", "102"])
+    assert (first.board, first.json) == (101, True)
+    assert (second.board, second.json) == (102, False)
