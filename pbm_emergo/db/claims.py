@@ -3,9 +3,10 @@ putting back the claims of workers that are gone.
 
 A claim names its worker (``host:pid:instance:thread``; the instance is a random id made
 when the process starts). :func:`release_stale_claims` puts back the claims of workers that
-are gone: at once for a process on this host that no longer exists, or whose pid is now
-another process's (a server restarted as PID 1 in a container has its predecessor's pid),
-after the lease for any other; a mail whose attempts are used up goes to the dead letters.
+are gone: at once for a process on this host that no longer exists or has ended (a zombie
+no init reaps), or whose pid is now another process's (a server restarted as PID 1 in a
+container has its predecessor's pid), after the lease for any other; a mail whose attempts
+are used up goes to the dead letters.
 
 The queues themselves, and how each claims its rows, are :mod:`pbm_emergo.db.inbox` and
 :mod:`pbm_emergo.db.outbox`; both end a claim with :func:`released`.
@@ -114,28 +115,36 @@ def claim_is_stale(
         return True
     except PermissionError:
         pass
+    stat = _process_stat(pid)
+    if stat is None:
+        return False  # unknown (no /proc): the lease decides
+    state, started = stat
+    # A zombie has ended: a crashed server's worker processes, orphaned, wait for a reaper
+    # that an init which reaps nothing (a container's, often) never is.
+    if state == "Z":
+        return True
     # The pid is in use: by the claimant, or by a process that started after the claim was
     # made (a restarted server's workers may get their predecessors' pids).
-    started = _process_start(pid)
-    return started is not None and started > claimed_at + _START_SLACK
+    return started > claimed_at + _START_SLACK
 
 
 # /proc gives a process's start in clock ticks after boot, to a hundredth of a second.
 _START_SLACK = timedelta(seconds=1)
 
 
-def _process_start(pid: int) -> datetime | None:
-    """When process ``pid`` started (from Linux's /proc), or None when that is unknown."""
+def _process_stat(pid: int) -> tuple[str, datetime] | None:
+    """Process ``pid``'s state (``Z``: a zombie) and when it started, from Linux's /proc;
+    None when that is unknown."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-        # Fields after the command name (which may hold spaces) start at field 3; the
-        # start time is field 22.
-        ticks = int(stat.rpartition(")")[2].split()[19])
+        # Fields after the command name (which may hold spaces) start at field 3: the
+        # state is field 3, the start time field 22.
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        state, ticks = fields[0], int(fields[19])
         since_boot = float(Path("/proc/uptime").read_text().split()[0])
         per_second = os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError, IndexError):
         return None
-    return datetime.fromtimestamp(time.time() - since_boot + ticks / per_second, UTC)
+    return state, datetime.fromtimestamp(time.time() - since_boot + ticks / per_second, UTC)
 
 
 def restore_claim(

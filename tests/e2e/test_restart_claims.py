@@ -126,6 +126,29 @@ def test_a_live_pid_that_started_after_the_claim_is_not_the_claimant(
     assert statuses == {"<live-1@example.org>": "pending", "<live-2@example.org>": "processing"}
 
 
+def test_the_claim_of_a_zombie_is_released_at_once(db_sessions: sessionmaker[Session]) -> None:
+    # A crashed server's worker processes end with it, orphaned; where the init reaps no
+    # orphan (a container's, often), each stays a zombie: its pid is taken, but it has ended.
+    host = claims.worker_name().split(":")[0]
+    ended = subprocess.Popen(["true"])  # not waited for: a zombie of this process
+    try:
+        wait_for(lambda: Path(f"/proc/{ended.pid}/stat").read_text()
+                 .rpartition(")")[2].split()[0] == "Z")
+        with db_sessions.begin() as session:
+            inbox.enqueue_inbound(session, b"Subject: help\r\n\r\n", "a@example.org",
+                                   [SERVER_ADDRESS], "<zombie@example.org>", utcnow())
+        with db_sessions.begin() as session:
+            # Claimed after it started: its start does not tell it from the claimant.
+            assert inbox.claim_inbound(session, worker=f"{host}:{ended.pid}:aaaa:inbox-1",
+                                       now=utcnow()) is not None
+        with db_sessions.begin() as session:
+            assert claims.release_stale_claims(session, now=utcnow()) == (1, 0)
+        with db_sessions() as session:
+            assert session.scalars(select(InboundMessage.status)).one() == "pending"
+    finally:
+        ended.wait()
+
+
 # --- the same as a real PID 1, in a PID namespace of its own -------------------------------
 
 SERVER_SCRIPT = """
