@@ -67,6 +67,23 @@ def listening(port: int) -> bool:
         return False
 
 
+def inbound_rows(data_dir: Path, message_ids: list[str]) -> list[tuple[object, ...]]:
+    """The stored rows of these mails: status, attempts, who claims them, the last error."""
+    engine = create_engine(f"sqlite:///{data_dir / 'pbm-emergo.sqlite3'}")
+    try:
+        with engine.connect() as connection:
+            return [
+                tuple(row)
+                for message_id in message_ids
+                for row in connection.execute(
+                    text("SELECT message_id, status, attempts, claimed_by, last_error "
+                         "FROM inbound_messages WHERE message_id = :m"), {"m": message_id}
+                )
+            ]
+    finally:
+        engine.dispose()
+
+
 def replies_by_thread(maildir: Path) -> Counter[str]:
     # The server makes the maildir and then its folders: until all are there, nothing came.
     if not all((maildir / folder).is_dir() for folder in ("tmp", "new", "cur")):
@@ -128,7 +145,17 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
         assert killed.is_set()
         assert len(accepted) == MAILS
         maildir = data_dir / "outbox-maildir"
-        wait_for(lambda: set(replies_by_thread(maildir)) >= accepted, timeout=120, interval=0.5)
+        try:
+            wait_for(lambda: set(replies_by_thread(maildir)) >= accepted, timeout=120,
+                     interval=0.5)
+        except AssertionError as late:
+            # What is missing, and what the servers said: a failure here explains itself.
+            missing = sorted(accepted - set(replies_by_thread(maildir)))
+            raise AssertionError(
+                f"{late}; no reply to {len(missing)} accepted mails ({missing[:5]} ...), "
+                f"their rows: {inbound_rows(data_dir, missing[:5])}; the servers' log ends:\n"
+                + log.read_text(errors="replace")[-6000:]
+            ) from late
         elapsed = time.monotonic() - started
         counts = replies_by_thread(maildir)
     finally:
