@@ -336,7 +336,9 @@ def dispose_engines(keep: Collection[str] = ()) -> None:
     """Close every pooled connection and forget the process-wide engines (tests, shutdown),
     but for those of the database URLs in ``keep``: a database removed and made again under
     the same URL (as the tests do, one after another) is served by the engine that has
-    already compiled its statements (the session factories are made again)."""
+    already compiled its statements (the session factories are made again). The SQLite
+    writers' queues are made again too: one a database file, as it is now (a connection
+    still open on a file removed meanwhile keeps the queue of that file)."""
     kept = {normalise_url(url) for url in keep}
     with _lock:
         for url, engine in list(_engines.items()):
@@ -344,6 +346,7 @@ def dispose_engines(keep: Collection[str] = ()) -> None:
             if url not in kept:
                 del _engines[url]
         _sessionmakers.clear()
+        _writer_queues.clear()
 
 
 def alembic_config(config: Config | None = None, url: str | None = None) -> Any:

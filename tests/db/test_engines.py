@@ -52,3 +52,31 @@ def test_a_kept_engine_serves_the_database_made_again_and_the_others_are_forgott
         dispose_engines()
     assert get_engine(kept) is not engine  # forgotten when not kept
     dispose_engines()
+
+
+def test_a_connection_left_writing_on_the_removed_file_holds_up_no_writer_of_the_new_one(
+    tmp_path: Path,
+) -> None:
+    template = tmp_path / "template.sqlite3"
+    upgrade_to_head(url=f"sqlite:///{template}")
+    path = tmp_path / "kept.sqlite3"
+    url = f"sqlite:///{path}"
+    shutil.copyfile(template, path)
+    config = config_for(url)
+    left_open = get_engine(config).connect()
+    try:
+        left_open.begin()  # a write transaction: it holds the writers' queue of the file
+        left_open.execute(text("CREATE TABLE scratch (x INTEGER)"))
+        dispose_engines(keep=[url])
+        for end in ("", "-wal", "-shm", "-writers"):
+            (tmp_path / f"kept.sqlite3{end}").unlink(missing_ok=True)
+        shutil.copyfile(template, path)
+        # Written at once (held up, the write would fail after the queue's timeout).
+        with get_sessionmaker(config).begin() as session:
+            session.execute(text("CREATE TABLE other (x INTEGER)"))
+        with get_sessionmaker(config)() as session:
+            assert session.execute(text("SELECT count(*) FROM other")).scalar() == 0
+    finally:
+        left_open.rollback()
+        left_open.close()
+        dispose_engines()
