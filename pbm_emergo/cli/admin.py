@@ -211,7 +211,7 @@ def _database_error(err: DBAPIError) -> int:
 def _run(args: argparse.Namespace, action: Any) -> int:
     """Open a session on the configured database, run ``action(session, args)``, report
     problems in one line. On the process-wide engine: a process that runs several commands
-    (a test, a server's own process) compiles their statements once."""
+    (a test calling :func:`pbm_emergo.cli.main`) compiles their statements once."""
     from pbm_emergo.db.session import get_engine
 
     try:

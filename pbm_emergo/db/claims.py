@@ -4,7 +4,7 @@ putting back the claims of workers that are gone.
 A claim names its worker (``host:pid:instance:thread``; the instance is a random id made
 when the process starts). :func:`release_stale_claims` puts back the claims of workers that
 are gone: at once for a process on this host that no longer exists or has ended (a zombie
-no init reaps), or whose pid is now another process's (a server restarted as PID 1 in a
+not yet reaped), or whose pid is now another process's (a server restarted as PID 1 in a
 container has its predecessor's pid), after the lease for any other; a mail whose attempts
 are used up goes to the dead letters.
 
@@ -119,8 +119,8 @@ def claim_is_stale(
     if stat is None:
         return False  # unknown (no /proc): the lease decides
     state, started = stat
-    # A zombie has ended: a crashed server's worker processes, orphaned, wait for a reaper
-    # that an init which reaps nothing (a container's, often) never is.
+    # A zombie has ended: a crashed server's worker processes, orphaned, stay zombies until
+    # the init reaps them, which a container's may do late or never.
     if state == "Z":
         return True
     # The pid is in use: by the claimant, or by a process that started after the claim was

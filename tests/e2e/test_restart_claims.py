@@ -127,8 +127,8 @@ def test_a_live_pid_that_started_after_the_claim_is_not_the_claimant(
 
 
 def test_the_claim_of_a_zombie_is_released_at_once(db_sessions: sessionmaker[Session]) -> None:
-    # A crashed server's worker processes end with it, orphaned; where the init reaps no
-    # orphan (a container's, often), each stays a zombie: its pid is taken, but it has ended.
+    # A crashed server's worker processes end with it, orphaned; until the init reaps them
+    # (a container's may do so late or never) each is a zombie: its pid taken, but ended.
     host = claims.worker_name().split(":")[0]
     ended = subprocess.Popen(["true"])  # not waited for: a zombie of this process
     try:
