@@ -76,6 +76,7 @@ from pbm_emergo.game.tournaments import (
     EVENT_FINISHED,
     EVENT_OPEN,
     EVENT_RUNNING,
+    EVENT_UNDER_WAY,
     KNOCKOUT,
     LEAGUE,
     ROBOTS_NONE,
@@ -328,7 +329,7 @@ def withdraw(ctx: UnitOfWork, name: str, player: Account) -> Result:
                 name=event.name,
             )
         )
-    if event.status not in (EVENT_OPEN, EVENT_RUNNING):
+    if event.status not in EVENT_UNDER_WAY:
         raise Refused(
             i18n._(
                 "The event %(name)s is %(status)s.",
@@ -593,7 +594,7 @@ def event_text(view: EventView) -> str:
 
 def list_events(ctx: UnitOfWork) -> Result:
     """``emergo events``: the open and running events."""
-    found = events_with_status(ctx.session, (EVENT_OPEN, EVENT_RUNNING))
+    found = events_with_status(ctx.session, EVENT_UNDER_WAY)
     counts = events.entry_counts(ctx.session, [e.id for e in found])
     rows = [
         {
@@ -616,7 +617,7 @@ def list_events(ctx: UnitOfWork) -> Result:
 def events_under_way(session: Session) -> bool:
     """Whether :func:`advance_events` has an event to look at (one open or running): read
     first, so that a scheduler round on a server without events takes no write lock."""
-    return bool(events_with_status(session, (EVENT_OPEN, EVENT_RUNNING)))
+    return bool(events_with_status(session, EVENT_UNDER_WAY))
 
 
 def advance_events(session: Session, config: Config, now: datetime) -> list[Reply]:
@@ -628,7 +629,7 @@ def advance_events(session: Session, config: Config, now: datetime) -> list[Repl
     ctx = Context(session=session, config=config, now=now, in_order=True)
     replies: list[Reply] = []
     # The events the scheduler looks at: open ones (to start) and running ones.
-    for event in events_with_status(session, (EVENT_OPEN, EVENT_RUNNING)):
+    for event in events_with_status(session, EVENT_UNDER_WAY):
         name = event.name
         # Each event in a savepoint of its own: one that fails (a conflict with a move
         # stored meanwhile) is tried again next time, and holds up no other.
@@ -726,7 +727,7 @@ def _assign_divisions(ctx: Context, event: EventRead, entered: Sequence[EntrantR
 
 def cancel_event(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
     """The operator cancels an event: its boards under way go on as ordinary games."""
-    if event.status not in (EVENT_OPEN, EVENT_RUNNING):
+    if event.status not in EVENT_UNDER_WAY:
         raise Refused(
             i18n._(
                 "The event %(name)s is %(status)s already.",

@@ -18,7 +18,7 @@ from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import Event, EventEntry, EventPairing, EventRound
 from pbm_emergo.db.session import rowcount
 from pbm_emergo.game.event_changes import PairingPlanned
-from pbm_emergo.game.tournaments import EVENT_OPEN, EVENT_RUNNING
+from pbm_emergo.game.tournaments import EVENT_OPEN, EVENT_RUNNING, EVENT_UNDER_WAY
 
 __all__ = [
     "add_entry",
@@ -222,7 +222,7 @@ def open_events_of_owner(session: Session, owner_id: int) -> int:
         session.scalar(
             select(func.count())
             .select_from(Event)
-            .where(Event.owner_id == owner_id, Event.status.in_((EVENT_OPEN, EVENT_RUNNING)))
+            .where(Event.owner_id == owner_id, Event.status.in_(EVENT_UNDER_WAY))
         )
         or 0
     )

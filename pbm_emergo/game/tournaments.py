@@ -23,6 +23,8 @@ EVENT_RUNNING = "running"
 EVENT_FINISHED = "finished"
 EVENT_CANCELLED = "cancelled"
 EVENT_STATUSES = (EVENT_OPEN, EVENT_RUNNING, EVENT_FINISHED, EVENT_CANCELLED)
+# Still to be played: taking entries, or under way.
+EVENT_UNDER_WAY = (EVENT_OPEN, EVENT_RUNNING)
 
 ROBOTS_FILL = "fill"
 ROBOTS_NONE = "none"
