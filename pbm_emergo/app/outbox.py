@@ -28,7 +28,7 @@ from pbm_emergo.app import budget
 from pbm_emergo.app.messages import Reply, clean_address
 from pbm_emergo.config import Config
 from pbm_emergo.db import outbox, players
-from pbm_emergo.db.inbox import StoredMail
+from pbm_emergo.db.claims import ClaimedMail
 from pbm_emergo.db.session import Session
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.telemetry import metrics
@@ -310,7 +310,7 @@ class Outbox:
     # --- dead letters ------------------------------------------------------------------
 
     def dead_letter_notice(
-        self, session: Session, dead: StoredMail, now: datetime
+        self, session: Session, dead: ClaimedMail, now: datetime
     ) -> BuiltReply | None:
         """The notice that tells the sender of ``dead`` (a mail given up on) so, built from
         what was worked out on receipt, in the language of the player the sender's address
@@ -325,7 +325,7 @@ class Outbox:
     def notify_dead(
         self,
         session: Session,
-        dead: StoredMail,
+        dead: ClaimedMail,
         built: Mapping[int, BuiltReply | None] | None = None,
     ) -> None:
         """Log a dead-lettered message, count it, and queue its sender's notice: the one in

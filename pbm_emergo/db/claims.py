@@ -20,6 +20,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,33 @@ from pbm_emergo.db.session import rowcount
 # dead-lettered after this many.
 MAX_INBOUND_ATTEMPTS = 5
 DEFAULT_LEASE = timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class ClaimedMail:
+    """A stored mail as its worker read it once claimed: the row's fields a worker uses,
+    as a value (its claim, ``claimed_by``, is what every later write re-checks)."""
+
+    id: int
+    raw: bytes
+    envelope_sender: str
+    message_id: str | None
+    subject: str | None
+    sender: str | None
+    not_answered: str | None
+    parsed: dict[str, Any] | None
+    attempts: int
+    claimed_by: str | None
+
+
+def claimed_mail(message: InboundMessage) -> ClaimedMail:
+    """The value of a row read as an object here in ``db``."""
+    return ClaimedMail(
+        id=message.id, raw=message.raw, envelope_sender=message.envelope_sender,
+        message_id=message.message_id, subject=message.subject, sender=message.sender,
+        not_answered=message.not_answered, parsed=message.parsed, attempts=message.attempts,
+        claimed_by=message.claimed_by,
+    )
 ERROR_LENGTH = 4000  # last_error keeps the end of longer texts
 
 
@@ -147,23 +175,14 @@ def _process_stat(pid: int) -> tuple[str, datetime] | None:
     return state, datetime.fromtimestamp(time.time() - since_boot + ticks / per_second, UTC)
 
 
-def restore_claim(
-    message: InboundMessage | OutboundMessage, status: str, claimed_by: str | None
-) -> None:
-    """Give ``message`` back the claim it had before a transaction that ended the claim
-    failed to commit: the row still holds the claim, so the object should say so too."""
-    set_committed_value(message, "status", status)
-    set_committed_value(message, "claimed_by", claimed_by)
-
-
 def stale_claims_given_up(
     session: Session, *, now: datetime, lease: timedelta = DEFAULT_LEASE
-) -> list[InboundMessage]:
+) -> list[ClaimedMail]:
     """The inbound messages :func:`release_stale_claims` would dead-letter now (a stale
     claim, the attempts used up): read ahead of it, so that what goes with them is made
     before its write transaction."""
     return [
-        message
+        claimed_mail(message)
         for message in session.scalars(
             select(InboundMessage).where(
                 InboundMessage.status == INBOUND_PROCESSING,
@@ -202,7 +221,7 @@ def release_stale_claims(
     *,
     now: datetime,
     lease: timedelta = DEFAULT_LEASE,
-    on_dead: Callable[[Session, InboundMessage], None] | None = None,
+    on_dead: Callable[[Session, ClaimedMail], None] | None = None,
 ) -> tuple[int, int]:
     """Put back the claims of crashed workers; returns (inbound, outbound) released.
 
@@ -222,7 +241,7 @@ def release_stale_claims(
                 message.status = INBOUND_DEAD
                 message.processed_at = now
                 if on_dead is not None:
-                    on_dead(session, message)
+                    on_dead(session, claimed_mail(message))
             else:
                 message.status = INBOUND_PENDING
             inbound += 1
@@ -242,6 +261,7 @@ def release_stale_claims(
 
 __all__ = [
     "DEFAULT_LEASE",
+    "ClaimedMail",
     "ERROR_LENGTH",
     "MAX_INBOUND_ATTEMPTS",
     "any_stale_claim",
@@ -249,7 +269,6 @@ __all__ = [
     "error_text",
     "release_stale_claims",
     "released",
-    "restore_claim",
     "stale_claims_given_up",
     "worker_name",
 ]

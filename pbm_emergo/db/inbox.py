@@ -45,7 +45,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db import wakeups
-from pbm_emergo.db.claims import MAX_INBOUND_ATTEMPTS, error_text, released
+from pbm_emergo.db.claims import MAX_INBOUND_ATTEMPTS, ClaimedMail, error_text, released
 from pbm_emergo.db.models import (
     INBOUND_DEAD,
     INBOUND_DONE,
@@ -61,23 +61,6 @@ from pbm_emergo.db.session import rowcount
 # less to run than to build as ORM statements).
 _inbound = cast(Table, InboundMessage.__table__)
 _inbound_boards = cast(Table, InboundBoard.__table__)
-
-
-@dataclass(frozen=True)
-class ClaimedMail:
-    """A stored mail as its worker read it once claimed: the row's fields a worker uses,
-    as a value (its claim, ``claimed_by``, is what every later write re-checks)."""
-
-    id: int
-    raw: bytes
-    envelope_sender: str
-    message_id: str | None
-    subject: str | None
-    sender: str | None
-    not_answered: str | None
-    parsed: dict[str, Any] | None
-    attempts: int
-    claimed_by: str | None
 
 
 # A stored mail as read for its claim or its dead letter: the value, or the row's object

@@ -9,6 +9,7 @@ whose lease ran out (:data:`pbm_emergo.db.claims.DEFAULT_LEASE`) may be taken ov
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
@@ -19,16 +20,14 @@ from sqlalchemy import (
     case,
     func,
     insert,
-    inspect,
     literal,
     or_,
     select,
     update,
 )
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
 
-from pbm_emergo.db.claims import DEFAULT_LEASE, error_text, released
+from pbm_emergo.db.claims import DEFAULT_LEASE, error_text
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import (
     OUTBOUND_DEAD,
@@ -232,18 +231,33 @@ def _claim_outbound(*, skip_locked: bool) -> Any:
 _CLAIM_OUTBOUND = (_claim_outbound(skip_locked=False), _claim_outbound(skip_locked=True))
 
 
-def outbound_by_ids(session: Session, ids: Sequence[int]) -> list[OutboundMessage]:
-    """The outbound mails ``ids``, in that order, as stored now."""
+@dataclass(frozen=True)
+class ClaimedOutbound:
+    """A queued mail as its sender read it once claimed: what delivering it and recording
+    the outcome need, as a value (its claim, ``claimed_by``, is what the record re-checks)."""
+
+    id: int
+    recipient: str
+    raw: bytes
+    attempts: int
+    claimed_by: str | None
+
+
+_READ_CLAIMED_OUTBOUND = select(
+    _outbound.c.id,
+    _outbound.c.recipient,
+    _outbound.c.raw,
+    _outbound.c.attempts,
+    _outbound.c.claimed_by,
+).where(_outbound.c.id.in_(bindparam("ids", expanding=True)))
+
+
+def outbound_by_ids(session: Session, ids: Sequence[int]) -> list[ClaimedOutbound]:
+    """The outbound mails ``ids``, in that order, as stored now (one plain read)."""
     if not ids:
         return []
-    found = {
-        m.id: m
-        for m in session.scalars(
-            select(OutboundMessage)
-            .where(OutboundMessage.id.in_(ids))
-            .execution_options(populate_existing=True)
-        )
-    }
+    rows = session.connection().execute(_READ_CLAIMED_OUTBOUND, {"ids": list(ids)})
+    found = {row.id: ClaimedOutbound(**row._mapping) for row in rows}
     return [found[i] for i in ids if i in found]
 
 
@@ -254,9 +268,9 @@ def claim_due_outbound(
     *,
     limit: int = 10,
     lease: timedelta = DEFAULT_LEASE,
-) -> list[OutboundMessage]:
-    """:func:`claim_due_outbound_ids`, returning the claimed mails themselves (read in the
-    same transaction)."""
+) -> list[ClaimedOutbound]:
+    """:func:`claim_due_outbound_ids`, returning the claimed mails (read in the same
+    transaction)."""
     ids = claim_due_outbound_ids(session, worker, now, limit=limit, lease=lease)
     return outbound_by_ids(session, ids)
 
@@ -267,23 +281,22 @@ REMOVED_SECRET = b"(removed from the outbox: this mail carried a password)\r\n"
 _KEPT_RAW = case((_outbound.c.secret, literal(REMOVED_SECRET)), else_=_outbound.c.raw)
 
 
-def _release_outbound(session: Session, message: OutboundMessage, **values: object) -> bool:
+def _release_outbound(session: Session, message: ClaimedOutbound, **values: object) -> bool:
+    """End ``message``'s claim with ``values``, if its claim still holds (one conditional
+    UPDATE, which is also the check)."""
     result = session.execute(
-        update(OutboundMessage)
+        update(_outbound)
         .where(
-            OutboundMessage.id == message.id,
-            OutboundMessage.status == OUTBOUND_SENDING,
-            OutboundMessage.claimed_by == message.claimed_by,
+            _outbound.c.id == message.id,
+            _outbound.c.status == OUTBOUND_SENDING,
+            _outbound.c.claimed_by == message.claimed_by,
         )
         .values(claimed_by=None, claimed_at=None, **values)
-        .execution_options(synchronize_session=False)
     )
-    # The kept text is an SQL expression: the object keeps what it had (it was sent).
-    plain = {k: v for k, v in values.items() if k != "raw"}
-    return released(session, message, result, {"claimed_by": None, "claimed_at": None, **plain})
+    return rowcount(result) == 1
 
 
-def mark_outbound_sent(session: Session, message: OutboundMessage, now: datetime) -> bool:
+def mark_outbound_sent(session: Session, message: ClaimedOutbound, now: datetime) -> bool:
     """The relay accepted the message. Returns False if the claim was lost."""
     return _release_outbound(
         session, message, status=OUTBOUND_SENT, sent_at=now, last_error=None, raw=_KEPT_RAW
@@ -291,7 +304,7 @@ def mark_outbound_sent(session: Session, message: OutboundMessage, now: datetime
 
 
 def mark_outbound_sent_many(
-    session: Session, messages: Sequence[OutboundMessage], now: datetime
+    session: Session, messages: Sequence[ClaimedOutbound], now: datetime
 ) -> set[int]:
     """:func:`mark_outbound_sent` for a batch claimed by one worker, in one UPDATE; returns
     the ids whose claim still held (the others were taken over meanwhile)."""
@@ -299,21 +312,12 @@ def mark_outbound_sent_many(
         return set()
     worker = messages[0].claimed_by
     assert all(m.claimed_by == worker for m in messages), "one worker's batch"
-    values = {"status": OUTBOUND_SENT, "sent_at": now, "last_error": None,
-              "claimed_by": None, "claimed_at": None}
-    ours = set(
+    return set(
         session.scalars(
             _MARK_OUTBOUND_SENT,
             {"ids": [m.id for m in messages], "worker": worker, "now": now},
         )
     )
-    for message in messages:
-        if message.id in ours:
-            for key, value in values.items():
-                set_committed_value(message, key, value)
-        elif inspect(message).session is session:
-            session.refresh(message)
-    return ours
 
 
 # Core, on the table, built once (as the claim): the sender runs it inside the write lock.
@@ -342,17 +346,18 @@ def retry_delay(
 
 def mark_outbound_failed(
     session: Session,
-    message: OutboundMessage,
+    message: ClaimedOutbound,
     error: str | BaseException,
     now: datetime,
     *,
     permanent: bool = False,
     base_delay: timedelta = DEFAULT_BASE_DELAY,
     max_delay: timedelta = DEFAULT_MAX_DELAY,
-) -> bool:
+) -> str | None:
     """Record a failed delivery. ``permanent`` (a 5xx answer): status failed, no retry.
     Otherwise (4xx, connection trouble) pending again after an exponential backoff, or dead
-    after MAX_OUTBOUND_ATTEMPTS. Returns False if the claim was lost."""
+    after MAX_OUTBOUND_ATTEMPTS. Returns the status the mail is in now, None if the claim
+    was lost."""
     if permanent:
         status, next_at = OUTBOUND_FAILED, now
     elif message.attempts >= MAX_OUTBOUND_ATTEMPTS:
@@ -361,10 +366,11 @@ def mark_outbound_failed(
         status = OUTBOUND_PENDING
         next_at = now + retry_delay(message.attempts, base_delay, max_delay)
     given_up = status != OUTBOUND_PENDING
-    return _release_outbound(
+    held = _release_outbound(
         session, message, status=status, next_attempt_at=next_at, last_error=error_text(error),
         **({"raw": _KEPT_RAW} if given_up else {}),
     )
+    return status if held else None
 
 
 def requeue_outbound(session: Session, message_id: int, now: datetime) -> bool:

@@ -25,9 +25,10 @@ from typing import Protocol
 
 from pbm_emergo.config import RELAY_ANSWERS, outbound_server, outbound_tls_context
 from pbm_emergo.db import outbox
-from pbm_emergo.db.claims import restore_claim, worker_name
-from pbm_emergo.db.models import OutboundMessage
-from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
+from pbm_emergo.db.claims import worker_name
+from pbm_emergo.db.models import OUTBOUND_SENT
+from pbm_emergo.db.outbox import ClaimedOutbound
+from pbm_emergo.db.session import SessionFactory, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.telemetry import metrics
 
@@ -484,13 +485,6 @@ class Backoff:
         return outbox.retry_delay(attempts, self.base, self.cap)
 
 
-def _attach(session: Session, message: OutboundMessage) -> OutboundMessage:
-    """Re-attach a message claimed in an earlier transaction, as it was then (never merged:
-    merging would write our stale claim over another worker's)."""
-    session.add(message)
-    return message
-
-
 # The status a delivery left a reply in -> its ``result`` in pbm_emergo_replies_total.
 _RESULTS = {"sent": "sent", "pending": "retried", "failed": "failed", "dead": "dead"}
 
@@ -499,7 +493,7 @@ _RESULTS = {"sent": "sent", "pending": "retried", "failed": "failed", "dead": "d
 class _Outcome:
     """What became of one claimed mail, to be recorded: sent (``error`` None) or not."""
 
-    message: OutboundMessage
+    message: ClaimedOutbound
     error: str | None = None
     permanent: bool = False
     retry_now: bool = False  # not tried (shutdown): due again at once, no backoff
@@ -552,7 +546,7 @@ class OutboxSender:
             self._record(waiting)  # raises (and keeps them) while the database cannot write
             log.info("recorded the outcome of %d deliveries made earlier", len(waiting))
         now = self.clock()
-        claimed: list[OutboundMessage] = []
+        claimed: list[ClaimedOutbound] = []
         ids = self._unread or self._claim(now)
         if ids:
             self._unread = ids
@@ -588,7 +582,7 @@ class OutboxSender:
         self._idle_left = None
         self.transport.close()
 
-    def _send_batch(self, claimed: Sequence[OutboundMessage], stop: StopFlag | None) -> None:
+    def _send_batch(self, claimed: Sequence[ClaimedOutbound], stop: StopFlag | None) -> None:
         outcomes: list[_Outcome] = []
         since = time.monotonic()
         for index, message in enumerate(claimed):
@@ -616,7 +610,7 @@ class OutboxSender:
                 outcomes, since = [], time.monotonic()
         self._record(outcomes)
 
-    def _deliver(self, message: OutboundMessage) -> _Outcome:
+    def _deliver(self, message: ClaimedOutbound) -> _Outcome:
         try:
             self.transport.deliver(self.envelope_sender, message.recipient, message.raw)
         except DeliveryError as exc:
@@ -628,49 +622,43 @@ class OutboxSender:
         :meth:`run_once` if that fails)."""
         if not outcomes:
             return
-        # As claimed: a transaction that fails after an UPDATE leaves the objects changed.
-        claims = [(o.message, o.message.status, o.message.claimed_by) for o in outcomes]
         try:
-            statuses, kept = self._store_outcomes(outcomes)
+            statuses = self._store_outcomes(outcomes)
         except BaseException:
-            for message, status, claimed_by in claims:
-                restore_claim(message, status, claimed_by)
             self._unrecorded.extend(outcomes)
             raise
-        self._count_and_log(outcomes, statuses, kept)
+        self._count_and_log(outcomes, statuses)
 
     @write_turn
-    def _store_outcomes(self, outcomes: Sequence[_Outcome]) -> tuple[list[str], list[bool]]:
+    def _store_outcomes(self, outcomes: Sequence[_Outcome]) -> list[str | None]:
+        """Each mail's status now, None for a mail whose claim was taken over meanwhile."""
         with self.session_factory.begin() as session:
             now = self.clock()
-            delivered = [o.message for o in outcomes if o.error is None]
-            for message in delivered:
-                _attach(session, message)
-            sent = outbox.mark_outbound_sent_many(session, delivered, now)
-            kept: list[bool] = []
+            sent = outbox.mark_outbound_sent_many(
+                session, [o.message for o in outcomes if o.error is None], now
+            )
+            statuses: list[str | None] = []
             for outcome in outcomes:
-                message = _attach(session, outcome.message)
                 if outcome.error is None:
-                    kept.append(message.id in sent)
+                    statuses.append(OUTBOUND_SENT if outcome.message.id in sent else None)
                 else:
-                    kept.append(outbox.mark_outbound_failed(
-                        session, message, outcome.error, now,
+                    statuses.append(outbox.mark_outbound_failed(
+                        session, outcome.message, outcome.error, now,
                         permanent=outcome.permanent,
                         base_delay=timedelta(0) if outcome.retry_now else self.backoff.base,
                         max_delay=self.backoff.cap,
                     ))
-            statuses = [outcome.message.status for outcome in outcomes]
-        return statuses, kept
+        return statuses
 
     def _count_and_log(
-        self, outcomes: Sequence[_Outcome], statuses: list[str], kept: list[bool]
+        self, outcomes: Sequence[_Outcome], statuses: Sequence[str | None]
     ) -> None:
         replies = metrics.get().replies
-        for outcome, status, ours in zip(outcomes, statuses, kept, strict=True):
+        for outcome, status in zip(outcomes, statuses, strict=True):
             message = outcome.message
-            if ours and not outcome.retry_now:
+            if status is not None and not outcome.retry_now:
                 replies.labels(_RESULTS.get(status, status)).inc()
-            if not ours:
+            if status is None:
                 log.warning("outbound %d to %s: our claim had expired (%s)", message.id,
                             message.recipient, outcome.error or "delivered")
             elif outcome.error is None:

@@ -32,8 +32,8 @@ from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.apply import apply
+from pbm_emergo.db.claims import ClaimedMail
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.inbox import ClaimedMail
 from pbm_emergo.db.models import INBOUND_IGNORED
 from pbm_emergo.db.session import Session, SessionFactory, write_turn
 from pbm_emergo.db.types import utcnow

@@ -12,8 +12,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.config import Config
-from pbm_emergo.db import players
-from pbm_emergo.db.models import InboundMessage
+from pbm_emergo.db import inbox, players
 from tests.app.test_outbox import ASKED, NOW, outbound, parsed, stored_mail
 from tests.support.text import flat
 
@@ -58,7 +57,7 @@ def test_a_dead_letters_notice_in_the_senders_language(
     box = Outbox(config, clock=lambda: NOW)
     inbound_id = stored_mail(config, session_factory, ASKED)
     with session_factory.begin() as session:
-        dead = session.get(InboundMessage, inbound_id)
+        dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
         notice = box.dead_letter_notice(session, dead, NOW)
     assert notice is not None and notice.reply.subject == "Emergo error"

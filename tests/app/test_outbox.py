@@ -10,12 +10,13 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.config import Config
+from pbm_emergo.db import inbox
 from pbm_emergo.db.models import INBOUND_DEAD, InboundMessage, OutboundMessage
 from pbm_emergo.mail.inbound import InboxHandler
 from tests.support.mail import command_mail
@@ -166,9 +167,12 @@ def test_a_dead_letter_tells_its_sender(
     box = Outbox(config, clock=lambda: NOW)
     inbound_id = stored_mail(config, session_factory, ASKED)
     with session_factory.begin() as session:
-        dead = session.get(InboundMessage, inbound_id)
+        session.execute(
+            update(InboundMessage).where(InboundMessage.id == inbound_id)
+            .values(status=INBOUND_DEAD)
+        )
+        dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
-        dead.status = INBOUND_DEAD
         notice = box.dead_letter_notice(session, dead, NOW)
         assert notice is not None and notice.recipient == "alice@example.org"
         # Built ahead (before the write transaction), queued in it.
@@ -188,9 +192,12 @@ def test_a_dead_letter_not_to_be_answered_gets_no_notice(
     box = Outbox(config, clock=lambda: NOW)
     inbound_id = stored_mail(config, session_factory, ASKED)
     with session_factory.begin() as session:
-        dead = session.get(InboundMessage, inbound_id)
+        session.execute(
+            update(InboundMessage).where(InboundMessage.id == inbound_id)
+            .values(not_answered="an auto-reply")
+        )
+        dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
-        dead.not_answered = "an auto-reply"
         assert box.dead_letter_notice(session, dead, NOW) is None
         box.notify_dead(session, dead)  # made now, when not made ahead: none either
     assert outbound(session_factory) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -221,6 +222,16 @@ def test_concurrent_workers_claim_each_message_once(db_sessions: sessionmaker[Se
     assert everything == ids
 
 
+def outbound_rows(session: Session) -> dict[int, tuple[str, datetime]]:
+    """Every outbox row's status and due time, by id."""
+    return {
+        row.id: (row.status, row.next_attempt_at)
+        for row in session.execute(
+            select(OutboundMessage.id, OutboundMessage.status, OutboundMessage.next_attempt_at)
+        )
+    }
+
+
 def test_outbound_backoff_permanent_failure_and_sent(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         inbound, _ = inbox.enqueue_inbound(session, RAW, "a@example.org", ["x"], "<1@x>", NOW)
@@ -231,15 +242,19 @@ def test_outbound_backoff_permanent_failure_and_sent(db_sessions: sessionmaker[S
     with db_sessions.begin() as session:
         claimed = outbox.claim_due_outbound(session, "s1", NOW)
         assert sorted(m.id for m in claimed) == sorted([reply.id, refused.id])
-        assert all(m.status == "sending" and m.attempts == 1 for m in claimed)
+        assert all(m.claimed_by == "s1" and m.attempts == 1 for m in claimed)
+        assert set(outbound_rows(session).values()) == {("sending", NOW)}
     by_id = {m.id: m for m in claimed}
     with db_sessions.begin() as session:
-        first = session.merge(by_id[reply.id])
-        assert outbox.mark_outbound_failed(session, first, "421 try later", NOW)
-        assert first.status == "pending" and first.next_attempt_at == NOW + timedelta(seconds=30)
-        second = session.merge(by_id[refused.id])
-        assert outbox.mark_outbound_failed(session, second, "550 no such user", NOW, permanent=True)
-        assert second.status == "failed"
+        failed = outbox.mark_outbound_failed(session, by_id[reply.id], "421 try later", NOW)
+        assert failed == "pending"
+        gave_up = outbox.mark_outbound_failed(
+            session, by_id[refused.id], "550 no such user", NOW, permanent=True
+        )
+        assert gave_up == "failed"
+        assert outbound_rows(session) == {
+            reply.id: ("pending", NOW + timedelta(seconds=30)), refused.id: ("failed", NOW)
+        }
     with db_sessions.begin() as session:
         assert outbox.claim_due_outbound(session, "s1", NOW + timedelta(seconds=29)) == []
         (again,) = outbox.claim_due_outbound(session, "s1", NOW + timedelta(seconds=30))
@@ -276,8 +291,7 @@ def test_outbound_claims_take_the_oldest_due_up_to_the_limit_and_stale_claims(
     with db_sessions.begin() as session:
         second = outbox.claim_due_outbound(session, "s2", NOW, limit=10)
     assert [m.id for m in second] == oldest_first[3:]
-    assert all(m.status == "sending" and m.claimed_by == "s2" and m.attempts == 1
-               for m in second)
+    assert all(m.claimed_by == "s2" and m.attempts == 1 for m in second)
     with db_sessions.begin() as session:
         assert outbox.claim_due_outbound_ids(session, "s3", NOW) == []
         # s1's claim outlives the lease: another sender takes its mails over, oldest first.
@@ -288,9 +302,8 @@ def test_outbound_claims_take_the_oldest_due_up_to_the_limit_and_stale_claims(
         s1_batch = outbox.outbound_by_ids(session, first)
     assert [m.claimed_by for m in s1_batch] == ["s3", "s3", "s1"]
     with db_sessions.begin() as session:
-        for message in s1_batch:
-            message.claimed_by = "s1"  # the batch as s1 knows it
-        held = outbox.mark_outbound_sent_many(session, s1_batch, NOW)
+        as_s1_knows_it = [dataclasses.replace(m, claimed_by="s1") for m in s1_batch]
+        held = outbox.mark_outbound_sent_many(session, as_s1_knows_it, NOW)
     assert held == {first[2]}
     with db_sessions() as session:
         status = {m.id: (m.status, m.claimed_by) for m in session.scalars(select(OutboundMessage))}
@@ -340,8 +353,7 @@ def test_outbound_dead_after_max_attempts(db_sessions: sessionmaker[Session]) ->
         message.attempts = outbox.MAX_OUTBOUND_ATTEMPTS - 1
     with db_sessions.begin() as session:
         (claimed,) = outbox.claim_due_outbound(session, "s1", NOW)
-        assert outbox.mark_outbound_failed(session, claimed, "connection refused", NOW)
-        assert claimed.status == "dead"
+        assert outbox.mark_outbound_failed(session, claimed, "connection refused", NOW) == "dead"
     with db_sessions() as session:
         statuses = session.scalars(select(OutboundMessage.status)).all()
         assert statuses == ["dead"]

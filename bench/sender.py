@@ -1,0 +1,118 @@
+"""The outbox sender's own cost of one mail, in one process, without a relay.
+
+Queues ``--mails`` replies, then lets :class:`OutboxSender` send them in its batches to a
+transport that accepts every mail at once (no socket, no file): what is left is the
+sender's claim, its read of the claimed mails and the record of their outcomes, in CPU
+milliseconds and in function calls (Python and C, counted on every thread) a mail. It is
+the figure to compare before and after a change to the sender or to the outbox's
+statements; the relay's share is ``bench/pipeline.py``'s.
+
+Usage:
+    .venv/bin/python bench/sender.py                 # 2,000 mails
+    .venv/bin/python bench/sender.py --mails 500 --calls
+
+To measure another copy of the server, put it first on PYTHONPATH and run from outside the
+checkout (for example ``cd /tmp && PYTHONPATH=/path/to/copy python /path/to/sender.py``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import threading
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pbm_emergo
+from pbm_emergo.config import Config
+from pbm_emergo.db import outbox
+from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
+from pbm_emergo.mail.outbound import OutboxSender
+
+RAW = (
+    b"From: pbmserv@example.org\r\nTo: player@example.org\r\nSubject: Emergo Board 101\r\n"
+    b"\r\n" + b"a line of the board mail\r\n" * 60
+)
+
+
+class Accepting:
+    """A transport that takes every mail and keeps nothing."""
+
+    def __init__(self) -> None:
+        self.delivered = 0
+
+    def deliver(self, sender: str, recipient: str, raw: bytes) -> None:
+        self.delivered += 1
+
+    def close_if_idle(self, now: float) -> float | None:
+        return None
+
+    def close(self) -> None:
+        pass
+
+
+class Calls:
+    """Function calls (Python and C) counted on every thread while it is on."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def hook(self, frame: Any, event: str, _: Any) -> None:
+        if event in ("call", "c_call"):
+            self.count += 1
+
+    def __enter__(self) -> Calls:
+        sys.setprofile(self.hook)
+        threading.setprofile(self.hook)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mails", type=int, default=2000)
+    parser.add_argument("--calls", action="store_true", help="count function calls instead")
+    args = parser.parse_args()
+    print(f"server: {Path(pbm_emergo.__file__).parent}")
+    with tempfile.TemporaryDirectory() as folder:
+        config = Config(database_url=f"sqlite:///{folder}/bench.sqlite3")
+        upgrade_to_head(config)
+        sessions = get_sessionmaker(config)
+        now = datetime(2026, 1, 1, tzinfo=UTC)
+        with sessions.begin() as session:
+            for n in range(args.mails):
+                outbox.enqueue_outbound(
+                    session, f"player{n % 50}@example.org", RAW, now,
+                    message_id=f"<bench-{n}@example.org>",
+                )
+        transport = Accepting()
+        sender = OutboxSender(sessions, transport, "pbmserv@example.org", clock=lambda: now)
+        sender.run_once()  # warm: the statements compiled, the connections made
+        done = transport.delivered
+        counter = Calls() if args.calls else None
+        started = time.process_time()
+        if counter is not None:
+            with counter:
+                while sender.run_once():
+                    pass
+        else:
+            while sender.run_once():
+                pass
+        seconds = time.process_time() - started
+        sent = transport.delivered - done
+    if sent != args.mails - done:
+        raise SystemExit(f"sent {sent} of {args.mails - done}")
+    if counter is not None:
+        print(f"sender: {counter.count / sent:,.0f} function calls a mail ({sent} mails)")
+    else:
+        print(f"sender: {1000 * seconds / sent:.3f} ms CPU a mail ({sent} mails)")
+
+
+if __name__ == "__main__":
+    main()
