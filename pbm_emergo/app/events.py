@@ -1,5 +1,6 @@
 """Leagues and tournaments: creating an event, entering and leaving it, its table, and the
-step that runs it (:func:`advance_events`, called by the server's scheduler).
+step that runs it (:func:`advance_events`, called by the server's scheduler, then
+:func:`tell_news`, which mails what that step made news once it is committed).
 
 An event opens its first round at its start time, or as soon as it is full (or when the
 operator starts it). Each round's boards open with the event's options and every player
@@ -16,14 +17,15 @@ import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.boards import board_link, board_mails
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
+from pbm_emergo.app.runner import Runner, Work
 from pbm_emergo.app.support import CarriedOut
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import events, games, players
@@ -31,12 +33,14 @@ from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.events import (
     EntrantRead,
     EventRead,
+    NewsRead,
     PairingRead,
     active_boards_in,
     entrants_of,
     entries_of,
     event_by_id,
     events_with_status,
+    news_to_tell,
     pairings_of,
     read_event,
 )
@@ -52,6 +56,8 @@ from pbm_emergo.game.event_changes import (
     EntryWithdrawn,
     EventCreated,
     EventStatusSet,
+    NewsTold,
+    NewsToTell,
     PairingDecided,
     PairingPlanned,
     RoundFinished,
@@ -79,6 +85,10 @@ from pbm_emergo.game.tournaments import (
     EVENT_UNDER_WAY,
     KNOCKOUT,
     LEAGUE,
+    NEWS_BOARD,
+    NEWS_CANCELLED,
+    NEWS_FINISHED,
+    NEWS_SEASON,
     ROBOTS_NONE,
     ROUND_ROBIN,
     SWISS,
@@ -620,14 +630,15 @@ def events_under_way(session: Session) -> bool:
     return bool(events_with_status(session, EVENT_UNDER_WAY))
 
 
-def advance_events(session: Session, config: Config, now: datetime) -> list[Reply]:
+def advance_events(session: Session, config: Config, now: datetime) -> None:
     """The scheduler's step for events: start the ones due, take the results of the games
     that ended, open the next rounds, finish the ones played out. It runs inside the
     caller's write transaction, as a ``multiple`` mail does (:class:`Context`, in order):
     each stage reads what the stage before it wrote (a round's boards, then its pairings),
-    its writes applied as it ends."""
+    its writes applied as it ends. It makes no mail: what the players are to be told is
+    stored with the changes that make it news (:class:`NewsToTell`), and :func:`tell_news`
+    mails it once they are committed."""
     ctx = Context(session=session, config=config, now=now, in_order=True)
-    replies: list[Reply] = []
     # The events the scheduler looks at: open ones (to start) and running ones.
     for event in events_with_status(session, EVENT_UNDER_WAY):
         name = event.name
@@ -636,35 +647,84 @@ def advance_events(session: Session, config: Config, now: datetime) -> list[Repl
         try:
             with session.begin_nested():
                 if event.status == EVENT_OPEN:
-                    found = start_event(ctx, event) if _due_to_start(session, event, now) else []
+                    if _due_to_start(session, event, now):
+                        start_event(ctx, event)
                 else:
-                    found = _advance(ctx, event)
+                    _advance(ctx, event)
                 ctx.apply_line()
         except Exception:  # noqa: BLE001
             log.exception("event %s: not advanced, tried again next time", name)
             ctx.applied = len(ctx.writes)
-            continue
-        replies += found
-    return replies
+
+
+def tell_news(session: Session, now: datetime, *, config: Config) -> Work | None:
+    """A runner's operation (:class:`~pbm_emergo.app.runner.Runner`): the mails of every
+    event's news not told yet, made in a reading session, and the news marked told in the
+    write transaction that queues them (each news once: :class:`NewsTold` re-checks)."""
+    found = news_to_tell(session)
+    if not found:
+        return None
+    ctx = UnitOfWork(session=session, config=config, now=now)
+    replies: list[Reply] = []
+    for news in found:
+        event = event_by_id(session, news.event_id)
+        if event is not None:
+            replies += _news_mails(ctx, event, news)
+        ctx.write(NewsTold(news.id))
+    return Work(tuple(ctx.writes), tuple(replies), f"told {len(found)} event news")
+
+
+def _news_mails(ctx: UnitOfWork, event: EventRead, news: NewsRead) -> list[Reply]:
+    """The mails that tell ``news`` of ``event``, made from the event as it stands."""
+    if news.kind == NEWS_BOARD:
+        assert news.board_number is not None and news.round_number is not None
+        read = read_board(ctx.session, news.board_number)
+        if read is None:  # removed by the operator meanwhile
+            return []
+        state = read.snapshot.state
+        return board_mails(
+            ctx, state, new_board=True,
+            headline=_round_headline(
+                event, news.round_number, state.white.userid, state.black.userid
+            ),
+        )  # fmt: skip
+    if news.kind == NEWS_CANCELLED:
+        return _tell_all(
+            ctx,
+            event,
+            f"Emergo event {event.name} cancelled",
+            lambda: (
+                i18n._(
+                    "The event %(name)s is cancelled: fewer than two players joined.",
+                    name=event.name,
+                )
+                + "\n"
+            ),
+        )
+    if news.kind == NEWS_FINISHED:
+        return _final_table(ctx, event)
+    return _season_opens(ctx, event)
 
 
 def start_now(sessions: SessionFactory, config: Config, name: str) -> CarriedOut:
     """``pbm-emergo admin event start NAME``: open the event's first round now, in one
     write transaction as :func:`advance_events` runs (each stage reads what the one before
-    it wrote), its mails queued in the same transaction."""
+    it wrote), then its mails made and queued as the scheduler's (:func:`tell_news`)."""
     now = utcnow()
     with sessions.begin() as session:
         ctx = Context(session=session, config=config, now=now, in_order=True)
         event = require_event(session, name)
         if event.status != EVENT_OPEN:
             raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
-        replies = start_event(ctx, event)
+        start_event(ctx, event)
         ctx.apply_line()
         event = _reread(ctx, event)
-        result = Result(summary=f"the event {event.name} is {event.status}", replies=replies)
-        outbox = Outbox(config, clock=lambda: now)
-        mailed = sum(outbox.queue(session, reply) for reply in replies)
-    return CarriedOut(result, mailed)
+    told = Runner(sessions, config, clock=lambda: now).perform(
+        partial(tell_news, config=config), now=now
+    )
+    replies = list(told.work.replies) if told.work is not None else []
+    result = Result(summary=f"the event {event.name} is {event.status}", replies=replies)
+    return CarriedOut(result, told.queued)
 
 
 def _reread(ctx: UnitOfWork, event: EventRead) -> EventRead:
@@ -682,7 +742,7 @@ def _due_to_start(session: Session, event: EventRead, now: datetime) -> bool:
     return False
 
 
-def start_event(ctx: Context, event: EventRead) -> list[Reply]:
+def start_event(ctx: Context, event: EventRead) -> None:
     """Open the event's first round (robots fill the empty places first, with ``--robots
     fill``); an event that cannot be played (fewer than two players) is cancelled, and
     its players told."""
@@ -694,24 +754,14 @@ def start_event(ctx: Context, event: EventRead) -> list[Reply]:
     entered = [e for e in entrants_of(ctx.session, event.id) if e.withdrawn_at is None]
     if len(entered) < 2:
         ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_CANCELLED, ctx.now))
+        ctx.write(NewsToTell(event.id, NEWS_CANCELLED, ctx.now))
         ctx.apply_line()
-        return _tell_all(
-            ctx,
-            event,
-            f"Emergo event {event.name} cancelled",
-            lambda: (
-                i18n._(
-                    "The event %(name)s is cancelled: fewer than two players joined.",
-                    name=event.name,
-                )
-                + "\n"
-            ),
-        )
+        return
     if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e in entered):
         _assign_divisions(ctx, event, entered)
     ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_RUNNING, ctx.now))
     ctx.apply_line()
-    return _open_round(ctx, _reread(ctx, event), 1)
+    _open_round(ctx, _reread(ctx, event), 1)
 
 
 def _assign_divisions(ctx: Context, event: EventRead, entered: Sequence[EntrantRead]) -> None:
@@ -854,18 +904,19 @@ def _round_winners(
     return winners
 
 
-def _open_round(ctx: Context, event: EventRead, number: int) -> list[Reply]:
-    """Open round ``number``: its boards, and each player's board mail. A game against a
-    player who withdrew is won by the other without a board."""
+def _open_round(ctx: Context, event: EventRead, number: int) -> None:
+    """Open round ``number``: its boards, each the news of its first board mail. A game
+    against a player who withdrew is won by the other without a board."""
     planned = _plan(ctx, event, number)
     if planned is None:
-        return _finish(ctx, event)
-    return _open_games(ctx, event, number, planned)
+        _finish(ctx, event)
+    else:
+        _open_games(ctx, event, number, planned)
 
 
 def _open_games(
     ctx: Context, event: EventRead, number: int, planned: Sequence[PairingPlanned]
-) -> list[Reply]:
+) -> None:
     _, withdrawn, _ = _active_ids(ctx, event)
     stored: list[PairingPlanned] = []
     boards: list[int] = []
@@ -901,21 +952,13 @@ def _open_games(
         ))  # fmt: skip
     expected = number if event.current_round == number else number - 1
     ctx.write(RoundOpened(event.id, number, ctx.now, tuple(stored), expected))
+    for board in boards:
+        ctx.write(NewsToTell(event.id, NEWS_BOARD, ctx.now, board=board, round_number=number))
     ctx.apply_line()
-    replies: list[Reply] = []
-    for number_ in boards:
-        read = read_board(ctx.session, number_)
-        assert read is not None
-        state = read.snapshot.state
-        replies += board_mails(
-            ctx, state, new_board=True,
-            headline=_round_headline(event, number, state.white.userid, state.black.userid),
-        )  # fmt: skip
     if not boards:
         # Every game of the round was decided without a board: the next round follows,
         # from the event as the round's opening left it.
-        return replies + _advance(ctx, _reread(ctx, event))
-    return replies
+        _advance(ctx, _reread(ctx, event))
 
 
 def _round_headline(event: EventRead, number: int, white: str, black: str) -> Callable[[], str]:
@@ -923,7 +966,7 @@ def _round_headline(event: EventRead, number: int, white: str, black: str) -> Ca
     return lambda: words.round_headline(event.name, number, white, black, _clock_text(event))
 
 
-def _advance(ctx: Context, event: EventRead) -> list[Reply]:
+def _advance(ctx: Context, event: EventRead) -> None:
     """Take the results of the event's games that ended; when the round is over, open the
     next one (or a knock-out's deciders), or finish the event."""
     found = pairings_of(ctx.session, event.id)
@@ -943,7 +986,7 @@ def _advance(ctx: Context, event: EventRead) -> list[Reply]:
     number = event.current_round
     this_round = [p for p in pairs if p.round_number == number]
     if any(p.result is None for p in this_round):
-        return []
+        return
     if event.format == KNOCKOUT:
         deciders = []
         for match in _matches(pairs, number):
@@ -953,18 +996,25 @@ def _advance(ctx: Context, event: EventRead) -> list[Reply]:
                 game = decider(first.white_id, first.black_id)
                 deciders.append(PairingPlanned(game.white, game.black, None, game=3))
         if deciders:
-            return _open_games(ctx, event, number, deciders)
+            _open_games(ctx, event, number, deciders)
+            return
     ctx.write(RoundFinished(event.id, number, ctx.now))
     ctx.apply_line()
-    return _open_round(ctx, event, number + 1)
+    _open_round(ctx, event, number + 1)
 
 
-def _finish(ctx: Context, event: EventRead) -> list[Reply]:
-    """The event is played out: every player gets the final table; a league opens its next
-    season."""
+def _finish(ctx: Context, event: EventRead) -> None:
+    """The event is played out: its final table is news; a league opens its next season."""
     ctx.write(EventStatusSet(event.id, EVENT_RUNNING, EVENT_FINISHED, ctx.now))
+    ctx.write(NewsToTell(event.id, NEWS_FINISHED, ctx.now))
     ctx.apply_line()
-    event = _reread(ctx, event)
+    if event.format == LEAGUE:
+        event = _reread(ctx, event)
+        _next_season(ctx, event, event_view(ctx.session, event, ctx.config))
+
+
+def _final_table(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
+    """Every player of the finished ``event`` gets its final table."""
     view = event_view(ctx.session, event, ctx.config)
     winner = view.winner or "nobody"
 
@@ -979,15 +1029,13 @@ def _finish(ctx: Context, event: EventRead) -> list[Reply]:
             )
         return f"{ended}\n\n" + event_text(table)
 
-    replies = _tell_all(ctx, event, f"Emergo event {event.name}: {winner} wins", body)
-    if event.format == LEAGUE:
-        replies += _next_season(ctx, event, view)
-    return replies
+    return _tell_all(ctx, event, f"Emergo event {event.name}: {winner} wins", body)
 
 
-def _next_season(ctx: Context, event: EventRead, view: EventView) -> list[Reply]:
+def _next_season(ctx: Context, event: EventRead, view: EventView) -> None:
     """The league's next season, open at once, with this season's players moved up and
-    down; it starts when the scheduler next looks (its start time is now)."""
+    down; it starts when the scheduler next looks (its start time is now). Its players
+    are told (:func:`_season_opens`)."""
     _, withdrawn, _ = _active_ids(ctx, event)
     tables = [[line["player"] for line in table] for table in view.divisions]
     divisions = next_season(tables, leaving=withdrawn)
@@ -1007,28 +1055,30 @@ def _next_season(ctx: Context, event: EventRead, view: EventView) -> list[Reply]
     for number, members in enumerate(divisions, 1):
         for player in members:
             ctx.write(EntryAdded(new.id, player, ctx.now, None, division=number))
+    ctx.write(NewsToTell(new.id, NEWS_SEASON, ctx.now))
     ctx.apply_line()
+
+
+def _season_opens(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
+    """Every player of a league's new season ``event`` learns its divisions."""
+    league = event.league or event.name
+    entered = sorted(entrants_of(ctx.session, event.id), key=lambda e: (e.division, e.seed))
 
     def body() -> str:
         moves = [
-            i18n._(
-                "%(userid)s: division %(division)s",
-                userid=view.userids.get(player, "?"),
-                division=number,
-            )
-            for number, members in enumerate(divisions, 1)
-            for player in members
+            i18n._("%(userid)s: division %(division)s", userid=e.userid, division=e.division)
+            for e in entered
         ]
         opens = i18n._(
             "Season %(season)s of the league %(league)s opens as the event %(name)s:",
-            season=season,
+            season=event.season,
             league=league,
-            name=name,
+            name=event.name,
         )
         boards = i18n._("Your boards come by mail as each round opens.")
         return f"{opens}\n\n" + "\n".join(moves) + f"\n\n{boards}\n"
 
-    return _tell_all(ctx, new, f"Emergo league {league}: season {season}", body)
+    return _tell_all(ctx, event, f"Emergo league {league}: season {event.season}", body)
 
 
 def due_soon(now: datetime) -> datetime:

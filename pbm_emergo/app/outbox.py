@@ -213,14 +213,6 @@ class Outbox:
         outbox.queue_outbound(session, rows)
         return queued
 
-    def queue(self, session: Session, reply: Reply) -> int:
-        """Build and queue a reply that answers no mail, at the clock's time, in the caller's
-        write transaction; how many mails go out now. (The runners build theirs before the
-        write transaction: :class:`pbm_emergo.app.runner.Runner`.)"""
-        now = self.clock()
-        built = self.build(reply, now)
-        return 0 if built is None else self.enqueue(session, [built], now)
-
     def _rows(
         self,
         session: Session,

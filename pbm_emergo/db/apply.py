@@ -92,6 +92,8 @@ from pbm_emergo.game.event_changes import (
     EntryWithdrawn,
     EventCreated,
     EventStatusSet,
+    NewsTold,
+    NewsToTell,
     PairingDecided,
     RoundFinished,
     RoundOpened,
@@ -320,6 +322,13 @@ def apply_change(session: Session, change: Write) -> None:
             events.finish_round(session, change.event_id, change.number, change.at)
         case DivisionsSet():
             events.set_divisions(session, change.event_id, change.divisions)
+        case NewsToTell():
+            events.add_news(
+                session, change.event_id, change.kind, change.at, board=change.board,
+                round_number=change.round_number,
+            )
+        case NewsTold():
+            events.drop_news(session, change.news_id)
         case TimezoneSet():
             players.set_timezone(session, change.player_id, change.timezone)
         case LanguageSet():

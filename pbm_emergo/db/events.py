@@ -11,20 +11,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, insert, select, update
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.errors import Conflict
-from pbm_emergo.db.models import Event, EventEntry, EventPairing, EventRound
+from pbm_emergo.db.models import Event, EventEntry, EventNews, EventPairing, EventRound
 from pbm_emergo.db.session import rowcount
 from pbm_emergo.game.event_changes import PairingPlanned
 from pbm_emergo.game.tournaments import EVENT_OPEN, EVENT_RUNNING, EVENT_UNDER_WAY
 
 __all__ = [
     "add_entry",
+    "add_news",
     "by_name",
     "create_event",
     "decide_pairing",
+    "drop_news",
     "finish_round",
     "open_round",
     "set_status",
@@ -240,3 +242,23 @@ def set_divisions(session: Session, event_id: int, divisions: Sequence[tuple[int
             .values(division=division)
             .execution_options(synchronize_session=False)
         )
+
+
+def add_news(
+    session: Session, event_id: int, kind: str, at: datetime, *, board: int | None = None,
+    round_number: int | None = None,
+) -> None:
+    """Store what the event's players are to be told (mailed after this commits)."""
+    session.execute(
+        insert(EventNews).values(
+            event_id=event_id, kind=kind, board_number=board, round_number=round_number,
+            created_at=at,
+        )
+    )
+
+
+def drop_news(session: Session, news_id: int) -> None:
+    """The news ``news_id`` is told: removed (Conflict if it is gone: told meanwhile)."""
+    result = session.execute(delete(EventNews).where(EventNews.id == news_id))
+    if rowcount(result) != 1:
+        raise Conflict("The event's news was told meanwhile.")

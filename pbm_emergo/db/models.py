@@ -51,6 +51,7 @@ from pbm_emergo.game.numbers import START_RATING as START_RATING
 from pbm_emergo.game.numbers import START_VOLATILITY as START_VOLATILITY
 from pbm_emergo.game.tournaments import EVENT_FORMATS as EVENT_FORMATS
 from pbm_emergo.game.tournaments import EVENT_STATUSES as EVENT_STATUSES
+from pbm_emergo.game.tournaments import NEWS_KINDS as NEWS_KINDS
 from pbm_emergo.game.tournaments import PAIRING_RESULTS as PAIRING_RESULTS
 from pbm_emergo.game.tournaments import ROBOT_POLICIES as ROBOT_POLICIES
 
@@ -799,6 +800,26 @@ class EventPairing(Base):
         ForeignKey("boards.number", ondelete="SET NULL"), index=True
     )
     result: Mapped[str | None] = mapped_column(String(SIDE_LENGTH))
+
+
+class EventNews(Base):
+    """What an event still has to tell its players (``kind``: a round's new board, the
+    event cancelled, its final table, a league's next season), stored in the transaction
+    that made it news and removed in the one that queues its mails: the mails are made
+    after the first commits, and a crash in between loses none of them."""
+
+    __tablename__ = "event_news"
+    __table_args__ = (CheckConstraint(_in("kind", NEWS_KINDS), name="kind"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    event_id: Mapped[int] = mapped_column(ForeignKey("events.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(STATUS_LENGTH))
+    # A round's new board: the board (gone with it) and the round.
+    board_number: Mapped[int | None] = mapped_column(
+        ForeignKey("boards.number", ondelete="CASCADE")
+    )
+    round_number: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
 def table_names() -> list[str]:

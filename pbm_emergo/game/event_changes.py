@@ -116,6 +116,27 @@ class DivisionsSet:
     divisions: tuple[tuple[int, int], ...]
 
 
+@dataclass(frozen=True)
+class NewsToTell:
+    """Something ``event_id``'s players are to be told (``kind``: one of
+    :data:`~pbm_emergo.game.tournaments.NEWS_KINDS`; ``board`` and ``round_number`` for a
+    round's new board), stored with the changes that make it news and mailed once they are
+    committed."""
+
+    event_id: int
+    kind: str
+    at: datetime
+    board: int | None = None
+    round_number: int | None = None
+
+
+@dataclass(frozen=True)
+class NewsTold:
+    """The news ``news_id`` is mailed (told already: conflict, so it goes out once)."""
+
+    news_id: int
+
+
 EventChange = (
     EventCreated
     | EntryAdded
@@ -125,6 +146,8 @@ EventChange = (
     | PairingDecided
     | RoundFinished
     | DivisionsSet
+    | NewsToTell
+    | NewsTold
 )
 EVENT_CHANGE_TYPES = (
     EventCreated,
@@ -135,4 +158,6 @@ EVENT_CHANGE_TYPES = (
     PairingDecided,
     RoundFinished,
     DivisionsSet,
+    NewsToTell,
+    NewsTold,
 )

@@ -26,6 +26,15 @@ EVENT_STATUSES = (EVENT_OPEN, EVENT_RUNNING, EVENT_FINISHED, EVENT_CANCELLED)
 # Still to be played: taking entries, or under way.
 EVENT_UNDER_WAY = (EVENT_OPEN, EVENT_RUNNING)
 
+# What an event still has to tell its players, stored with the change that makes it news
+# and mailed after that change is committed: a round's new board (its first board mail),
+# the event cancelled for want of players, its final table, a league's next season.
+NEWS_BOARD = "board"
+NEWS_CANCELLED = "cancelled"
+NEWS_FINISHED = "finished"
+NEWS_SEASON = "season"
+NEWS_KINDS = (NEWS_BOARD, NEWS_CANCELLED, NEWS_FINISHED, NEWS_SEASON)
+
 ROBOTS_FILL = "fill"
 ROBOTS_NONE = "none"
 ROBOT_POLICIES = (ROBOTS_FILL, ROBOTS_NONE)

@@ -73,8 +73,9 @@ def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
     held = [o for o in out if o.next_attempt_at > NOW]
     assert all((o.last_error or "").startswith("held: more than 2 mails") for o in held)
     # The notice goes once: the next reply that hour is held without another.
+    built = box.build_all([Reply("alice@example.org", "Emergo later", "later\n")], NOW)
     with session_factory.begin() as session:
-        assert box.queue(session, Reply("alice@example.org", "Emergo later", "later\n")) == 0
+        assert box.enqueue(session, built, NOW) == 0
     later = outbound(session_factory)[len(out):]
     assert [(parsed(o.raw)["Subject"], o.next_attempt_at) for o in later] == [
         ("Emergo later", two_hours)

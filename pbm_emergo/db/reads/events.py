@@ -1,8 +1,9 @@
 """An event read as values: its terms and where it stands (:func:`read_event`,
 :func:`event_by_id`, :func:`events_with_status`), who entered (:func:`entries_of`; with
 their players' userids, ratings, languages and addresses: :func:`entrants_of`), its
-pairings with their boards' status and winner (:func:`pairings_of`), and a player's boards
-under way in it (:func:`active_boards_in`). Plain rows, no object made."""
+pairings with their boards' status and winner (:func:`pairings_of`), a player's boards
+under way in it (:func:`active_boards_in`), and what events still have to tell their
+players (:func:`news_to_tell`). Plain rows, no object made."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from pbm_emergo.db.models import (
     Board,
     Event,
     EventEntry,
+    EventNews,
     EventPairing,
     Player,
     PlayerAddress,
@@ -196,7 +198,31 @@ def active_boards_in(session: Session, event_id: int, player_id: int) -> list[in
     ))  # fmt: skip
 
 
+@dataclass(frozen=True)
+class NewsRead:
+    """What an event still has to tell its players (the ``event_news`` table)."""
+
+    id: int
+    event_id: int
+    kind: str
+    board_number: int | None
+    round_number: int | None
+
+
+_NEWS = select(
+    EventNews.id, EventNews.event_id, EventNews.kind, EventNews.board_number,
+    EventNews.round_number,
+).order_by(EventNews.id)
+
+
+def news_to_tell(session: Session) -> list[NewsRead]:
+    """Every event's news not told yet, oldest first."""
+    return [NewsRead(**row._mapping) for row in session.execute(_NEWS)]
+
+
 __all__ = [
-    "EntrantRead", "EntryRead", "EventRead", "PairingRead", "active_boards_in", "entrants_of",
-    "entries_of", "event_by_id", "events_with_status", "pairings_of", "read_event",
+    "EntrantRead", "EntryRead", "EventRead", "NewsRead", "PairingRead", "active_boards_in",
+    "entrants_of", "entries_of", "event_by_id", "events_with_status", "news_to_tell",
+    "pairings_of", "read_event",
 ]
+
