@@ -18,13 +18,13 @@ checkout (for example ``cd /tmp && PYTHONPATH=/path/to/copy python /path/to/send
 from __future__ import annotations
 
 import argparse
-import sys
+import contextlib
 import tempfile
-import threading
 import time
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+
+from statements import Calls  # bench/statements.py: run from bench/, as a script
 
 import pbm_emergo
 from pbm_emergo.config import Config
@@ -54,26 +54,6 @@ class Accepting:
         pass
 
 
-class Calls:
-    """Function calls (Python and C) counted on every thread while it is on."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def hook(self, frame: Any, event: str, _: Any) -> None:
-        if event in ("call", "c_call"):
-            self.count += 1
-
-    def __enter__(self) -> Calls:
-        sys.setprofile(self.hook)
-        threading.setprofile(self.hook)
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mails", type=int, default=2000)
@@ -97,11 +77,7 @@ def main() -> None:
         done = transport.delivered
         counter = Calls() if args.calls else None
         started = time.process_time()
-        if counter is not None:
-            with counter:
-                while sender.run_once():
-                    pass
-        else:
+        with counter.on() if counter is not None else contextlib.nullcontext():
             while sender.run_once():
                 pass
         seconds = time.process_time() - started

@@ -689,18 +689,13 @@ def _news_mails(ctx: UnitOfWork, event: EventRead, news: NewsRead) -> list[Reply
             ),
         )  # fmt: skip
     if news.kind == NEWS_CANCELLED:
-        return _tell_all(
-            ctx,
-            event,
-            f"Emergo event {event.name} cancelled",
-            lambda: (
-                i18n._(
-                    "The event %(name)s is cancelled: fewer than two players joined.",
-                    name=event.name,
-                )
-                + "\n"
+        return _tell_cancelled(
+            ctx, event,
+            lambda: i18n._(
+                "The event %(name)s is cancelled: fewer than two players joined.",
+                name=event.name,
             ),
-        )
+        )  # fmt: skip
     if news.kind == NEWS_FINISHED:
         return _final_table(ctx, event)
     return _season_opens(ctx, event)
@@ -786,19 +781,20 @@ def cancel_event(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
             )
         )
     ctx.write(EventStatusSet(event.id, event.status, EVENT_CANCELLED, ctx.now))
-    return _tell_all(
-        ctx,
-        event,
-        f"Emergo event {event.name} cancelled",
-        lambda: (
-            i18n._(
-                "The event %(name)s is cancelled by the operator. Boards under way go on as "
-                "ordinary games.",
-                name=event.name,
-            )
-            + "\n"
+    return _tell_cancelled(
+        ctx, event,
+        lambda: i18n._(
+            "The event %(name)s is cancelled by the operator. Boards under way go on as "
+            "ordinary games.",
+            name=event.name,
         ),
-    )
+    )  # fmt: skip
+
+
+def _tell_cancelled(ctx: UnitOfWork, event: EventRead, why: Callable[[], str]) -> list[Reply]:
+    """Every player of ``event`` learns that it is cancelled, and ``why`` (in their
+    language)."""
+    return _tell_all(ctx, event, f"Emergo event {event.name} cancelled", lambda: why() + "\n")
 
 
 def _tell_all(
