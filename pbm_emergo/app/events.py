@@ -668,10 +668,16 @@ def tell_news(session: Session, now: datetime, *, config: Config) -> Work | None
     replies: list[Reply] = []
     for news in found:
         event = event_by_id(session, news.event_id)
-        if event is not None:
-            replies += _news_mails(ctx, event, news)
+        try:
+            mails = [] if event is None else _news_mails(ctx, event, news)
+        except Exception:  # noqa: BLE001
+            # One news that cannot be told holds up no other; it is tried again next time.
+            log.exception("event news %d (%s): not told, tried again next time", news.id,
+                          news.kind)
+            continue
+        replies += mails
         ctx.write(NewsTold(news.id))
-    return Work(tuple(ctx.writes), tuple(replies), f"told {len(found)} event news")
+    return Work(tuple(ctx.writes), tuple(replies), f"told {len(ctx.writes)} event news")
 
 
 def _news_mails(ctx: UnitOfWork, event: EventRead, news: NewsRead) -> list[Reply]:

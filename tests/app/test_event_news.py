@@ -10,7 +10,7 @@ from datetime import timedelta
 from functools import partial
 
 import pytest
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.events import advance_events, tell_news
@@ -153,3 +153,16 @@ def test_a_board_removed_before_its_news_is_told_is_told_of_no_more(four: Mailer
     # The news of the board went with it (ON DELETE CASCADE); the other is told.
     assert news(four.factory) == [("board", second, 1)]
     assert tell(four).queued == 2
+
+
+def test_a_news_that_cannot_be_told_holds_up_no_other(four: Mailer) -> None:
+    advance(four)
+    first, second = round_boards(four.factory)
+    with four.factory.begin() as session:
+        # A board's news without its round (written by hand): its headline cannot be made.
+        session.execute(
+            update(EventNews).where(EventNews.board_number == first).values(round_number=None)
+        )
+    told = tell(four)
+    assert told.queued == 2
+    assert news(four.factory) == [("board", first, None)]
