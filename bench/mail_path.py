@@ -11,6 +11,7 @@ Usage:
     .venv/bin/python bench/mail_path.py                 # 20 games of 30 moves
     .venv/bin/python bench/mail_path.py --profile worker  # pyinstrument of the worker side
     .venv/bin/python bench/mail_path.py --profile listener
+    .venv/bin/python bench/mail_path.py --database-url postgresql+psycopg://...  # an empty database
 
 To measure another copy of the server, put it first on PYTHONPATH and run from outside the
 checkout (for example ``cd /tmp && PYTHONPATH=/path/to/copy python /path/to/mail_path.py``).
@@ -53,13 +54,20 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", choices=("listener", "worker"))
+    parser.add_argument(
+        "--database-url", default=None,
+        help="an empty database to use (PostgreSQL), migrated here; default SQLite",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        run(Path(folder), args.games, args.moves, args.seed, args.profile)
+        run(Path(folder), args.games, args.moves, args.seed, args.profile, args.database_url)
 
 
-def run(folder: Path, games: int, moves: int, seed: int, profile: str | None) -> None:
-    config = Config(data_dir=folder, address="pbmserv@emergo.test")
+def run(
+    folder: Path, games: int, moves: int, seed: int, profile: str | None,
+    database_url: str | None = None,
+) -> None:
+    config = Config(data_dir=folder, address="pbmserv@emergo.test", database_url=database_url)
     upgrade_to_head(config)
     factory = get_sessionmaker(config)
     handler = InboxHandler(factory, config)

@@ -23,6 +23,7 @@ import os
 import sqlite3
 import sys
 import threading
+import time
 from collections.abc import Callable, Collection
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -32,7 +33,7 @@ from sqlalchemy import CursorResult, Result, create_engine, event, inspect, pool
 from sqlalchemy import Engine as Engine
 from sqlalchemy import Pool as Pool
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.orm import Session as Session
 from sqlalchemy.orm import sessionmaker
 
@@ -288,8 +289,42 @@ def create_engine_for(
         engine = create_engine(url, **kwargs)
         _setup_sqlite(engine, foreign_keys=foreign_keys)
     else:
-        engine = create_engine(url, pool_pre_ping=True, **kwargs)
+        engine = create_engine(url, **kwargs)
+        _ping_when_idle(engine.pool)
     return engine
+
+
+# A pooled connection that lay idle this long is tested before it is used again.
+PING_AFTER_IDLE_SECONDS = 1.0
+
+
+def _ping_when_idle(connections: pool.Pool) -> None:
+    """Test a pooled PostgreSQL connection (``SELECT 1``) before handing it out again only
+    when it lay idle for :data:`PING_AFTER_IDLE_SECONDS`: a server restarted meanwhile has
+    closed it, and one that fails the test is replaced (the pool's ``DisconnectionError``).
+    A connection in steady use is not tested: a worker takes one three times a mail, and the
+    round trip is as long as a statement's. If the server goes away under one in use, its
+    statement fails, SQLAlchemy drops every connection of the pool made before, and the
+    operation goes to its caller's retry (a mail to its next attempt, an SMTP client to a
+    451)."""
+
+    @event.listens_for(connections, "checkin")
+    def checked_in(_dbapi_connection: Any, record: Any) -> None:
+        record.info["idle_since"] = time.monotonic()
+
+    @event.listens_for(connections, "checkout")
+    def checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        since = record.info.get("idle_since")
+        if since is None or time.monotonic() - since < PING_AFTER_IDLE_SECONDS:
+            return  # new, or in steady use
+        try:
+            cursor = dbapi_connection.cursor()
+            try:
+                cursor.execute("SELECT 1")
+            finally:
+                cursor.close()
+        except Exception as err:
+            raise DisconnectionError("the pooled connection failed its test") from err
 
 
 def get_engine(config: Config) -> Engine:
