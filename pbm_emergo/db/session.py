@@ -16,6 +16,7 @@ for our short transactions is both simpler and correct. Writers take their turn 
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import importlib.util
@@ -24,12 +25,12 @@ import sqlite3
 import sys
 import threading
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, ParamSpec, TypeAlias, TypeVar, cast
 
-from sqlalchemy import CursorResult, Result, create_engine, event, inspect, pool, text
+from sqlalchemy import Connection, CursorResult, Result, create_engine, event, inspect, pool, text
 from sqlalchemy import Engine as Engine
 from sqlalchemy import Pool as Pool
 from sqlalchemy.engine import make_url
@@ -350,6 +351,20 @@ def get_sessionmaker(config: Config) -> sessionmaker[Session]:
         if factory is None:
             factory = _sessionmakers[url] = sessionmaker(engine, expire_on_commit=False)
         return factory
+
+
+@contextlib.contextmanager
+def one_statement(engine: Engine) -> Iterator[Connection]:
+    """A connection for a write transaction of one statement (a claim). On PostgreSQL the
+    statement is its own transaction (autocommit): one round trip, not three (``BEGIN``, the
+    statement, ``COMMIT``). On SQLite an ordinary write transaction (``BEGIN IMMEDIATE`` in
+    the writers' queue), committed when the block ends."""
+    if engine.dialect.name == "postgresql":
+        with engine.connect() as connection:
+            yield connection.execution_options(isolation_level="AUTOCOMMIT")
+        return
+    with engine.begin() as connection:
+        yield connection
 
 
 def read_sessions(factory: sessionmaker[Session]) -> sessionmaker[Session]:

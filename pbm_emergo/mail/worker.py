@@ -35,7 +35,7 @@ from pbm_emergo.db.apply import apply
 from pbm_emergo.db.claims import ClaimedMail
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import INBOUND_IGNORED
-from pbm_emergo.db.session import Session, SessionFactory, write_turn
+from pbm_emergo.db.session import Session, SessionFactory, one_statement, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.commands import (
     CommandProcessor,
@@ -231,8 +231,9 @@ class InboxWorker(Runner):
 
     @write_turn
     def _take(self, worker: str, now: datetime) -> int | None:
-        # One statement: on the engine's connection, without a session around it.
-        with self.session_factory.kw["bind"].begin() as connection:
+        # One statement: on the engine's connection, without a session around it (on
+        # PostgreSQL its own transaction: one round trip).
+        with one_statement(self.session_factory.kw["bind"]) as connection:
             return inbox.claim_inbound_id(connection, worker=worker, now=now)
 
     def _release_unreleased(self) -> None:
