@@ -114,3 +114,22 @@ def test_a_pooled_connection_the_server_dropped_while_idle_is_replaced_unseen(
         assert replaced != first
     finally:
         engine.dispose()
+
+
+@pytest.mark.postgres
+def test_one_statement_on_postgresql_is_its_own_transaction(postgres_server_url: str) -> None:
+    """A claim's one statement goes alone (autocommit): what it wrote is seen by others as
+    soon as it ran, before the block ends (in a transaction, PostgreSQL would show nobody a
+    table made in it before its COMMIT)."""
+    engine = session_module.create_engine_for(postgres_server_url)
+    try:
+        with session_module.one_statement(engine) as connection:
+            connection.execute(text("CREATE TABLE one_statement_seen (x int)"))
+            with engine.connect() as other:
+                assert other.execute(
+                    text("SELECT to_regclass('one_statement_seen') IS NOT NULL")
+                ).scalar_one()
+    finally:
+        with engine.begin() as connection:
+            connection.execute(text("DROP TABLE IF EXISTS one_statement_seen"))
+        engine.dispose()
