@@ -10,6 +10,7 @@ statements; the relay's share is ``bench/pipeline.py``'s.
 Usage:
     .venv/bin/python bench/sender.py                 # 2,000 mails
     .venv/bin/python bench/sender.py --mails 500 --calls
+    .venv/bin/python bench/sender.py --database-url postgresql+psycopg://...  # an empty database
 
 To measure another copy of the server, put it first on PYTHONPATH and run from outside the
 checkout (for example ``cd /tmp && PYTHONPATH=/path/to/copy python /path/to/sender.py``).
@@ -58,10 +59,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mails", type=int, default=2000)
     parser.add_argument("--calls", action="store_true", help="count function calls instead")
+    parser.add_argument(
+        "--database-url", default=None,
+        help="an empty database to use (PostgreSQL), migrated here; default SQLite",
+    )
     args = parser.parse_args()
     print(f"server: {Path(pbm_emergo.__file__).parent}")
     with tempfile.TemporaryDirectory() as folder:
-        config = Config(database_url=f"sqlite:///{folder}/bench.sqlite3")
+        config = Config(database_url=args.database_url or f"sqlite:///{folder}/bench.sqlite3")
         upgrade_to_head(config)
         sessions = get_sessionmaker(config)
         now = datetime(2026, 1, 1, tzinfo=UTC)

@@ -14,6 +14,7 @@ from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import (
+    Connection,
     Table,
     and_,
     bindparam,
@@ -177,7 +178,7 @@ def outbound_due(session: Session, now: datetime, *, lease: timedelta = DEFAULT_
 
 
 def claim_due_outbound_ids(
-    session: Session,
+    session: Session | Connection,
     worker: str,
     now: datetime,
     *,
@@ -192,8 +193,9 @@ def claim_due_outbound_ids(
     One Core statement on the table, the search and the claim together (on PostgreSQL rows
     another sender is claiming are skipped): the sender runs it inside the write lock for
     every batch, and the ORM's select-then-update cost four times as much."""
-    postgresql = session.get_bind().dialect.name == "postgresql"
-    claimed = session.execute(
+    connection = session.connection() if isinstance(session, Session) else session
+    postgresql = connection.dialect.name == "postgresql"
+    claimed = connection.execute(
         _CLAIM_OUTBOUND[postgresql],
         {"worker": worker, "now": now, "stale_before": now - lease, "limit": limit},
     ).all()

@@ -28,7 +28,7 @@ from pbm_emergo.db import outbox
 from pbm_emergo.db.claims import worker_name
 from pbm_emergo.db.models import OUTBOUND_SENT
 from pbm_emergo.db.outbox import ClaimedOutbound
-from pbm_emergo.db.session import SessionFactory, read_sessions, write_turn
+from pbm_emergo.db.session import SessionFactory, one_statement, read_sessions, write_turn
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.telemetry import metrics
 
@@ -574,8 +574,9 @@ class OutboxSender:
 
     @write_turn
     def _take(self, worker: str, now: datetime) -> list[int]:
-        with self.session_factory.begin() as session:
-            return outbox.claim_due_outbound_ids(session, worker, now)
+        # One statement (on PostgreSQL its own transaction: one round trip).
+        with one_statement(self.session_factory.kw["bind"]) as connection:
+            return outbox.claim_due_outbound_ids(connection, worker, now)
 
     def close(self) -> None:
         """Close the transport's connection (when the sender stops)."""
