@@ -324,6 +324,9 @@ def _ping_when_idle(connections: pool.Pool) -> None:
                 cursor.execute("SELECT 1")
             finally:
                 cursor.close()
+            # The test began a transaction: end it, so that the connection is handed out
+            # idle, as a pooled one is (a claim's autocommit cannot be set inside one).
+            dbapi_connection.rollback()
         except Exception as err:
             raise DisconnectionError("the pooled connection failed its test") from err
 

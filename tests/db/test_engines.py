@@ -133,3 +133,21 @@ def test_one_statement_on_postgresql_is_its_own_transaction(postgres_server_url:
         with engine.begin() as connection:
             connection.execute(text("DROP TABLE IF EXISTS one_statement_seen"))
         engine.dispose()
+
+
+@pytest.mark.postgres
+def test_a_claim_runs_on_a_connection_the_pool_has_just_tested(
+    postgres_server_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The test of an idle connection leaves it idle: a claim's one statement then switches
+    it to autocommit (which PostgreSQL's driver refuses inside a transaction)."""
+    monkeypatch.setattr(session_module, "PING_AFTER_IDLE_SECONDS", 0.1)
+    engine = session_module.create_engine_for(postgres_server_url)
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+        time.sleep(0.2)  # idle longer than that: the next checkout tests it
+        with session_module.one_statement(engine) as connection:
+            assert connection.execute(text("SELECT 1")).scalar_one() == 1
+    finally:
+        engine.dispose()
