@@ -666,8 +666,12 @@ def tell_news(session: Session, now: datetime, *, config: Config) -> Work | None
         return None
     ctx = UnitOfWork(session=session, config=config, now=now)
     replies: list[Reply] = []
+    # A round's boards are news of one event: it is read once.
+    events_read = {
+        event_id: event_by_id(session, event_id) for event_id in {n.event_id for n in found}
+    }
     for news in found:
-        event = event_by_id(session, news.event_id)
+        event = events_read[news.event_id]
         try:
             mails = [] if event is None else _news_mails(ctx, event, news)
         except Exception:  # noqa: BLE001
