@@ -43,6 +43,19 @@ def charged(reply: Reply, sender: str) -> bool:
     return is_charged(outgoing(reply), sender)
 
 
+@dataclass(frozen=True, slots=True)
+class BudgetSoFar:
+    """What one mail's budget holds between two units of work of the same mail (the lines
+    of a ``multiple`` mail each run in their own): what the mail has been charged, how much
+    of that is stored already (queued, so counted by the outbox's counts), and the earlier
+    mails' counts as read (None: not read yet)."""
+
+    spent: Spent = Spent()
+    stored: Spent = Spent()
+    earlier: int | None = None
+    account_earlier: tuple[tuple[int, int], ...] = ()
+
+
 @dataclass
 class MailBudget:
     """The mails to others one mail has caused so far, against its sender's budgets and
@@ -52,7 +65,8 @@ class MailBudget:
     the last hour; ``account_used_before`` the same for an account (by player id): each
     once, when a command first would send mail to others. ``account`` is the account the
     command being run logged in to (None: none; see :meth:`command_started`,
-    :meth:`logged_in`).
+    :meth:`logged_in`). ``stored``: what of ``spent`` an earlier unit of work of the same
+    mail stored (its mails are among those the outbox counts).
     """
 
     sender: str
@@ -60,6 +74,7 @@ class MailBudget:
     used_before: Callable[[], int]
     account_used_before: Callable[[int], int] = lambda _account: 0
     spent: Spent = Spent()
+    stored: Spent = Spent()
     account: int | None = None
     _earlier: int | None = field(default=None, repr=False)
     _account_earlier: dict[int, int] = field(default_factory=dict, repr=False)
@@ -83,11 +98,14 @@ class MailBudget:
         cost, account_cost = costs(map(outgoing, replies), self.sender, self.account, self._own)
         if not cost:
             return self.spent
+        # The outbox's counts hold what this mail stored already: not earlier mails'.
         if self._earlier is None:
-            self._earlier = self.used_before()
+            self._earlier = max(0, self.used_before() - self.stored.mail)
         account = self.account
         if account is not None and account_cost and account not in self._account_earlier:
-            self._account_earlier[account] = self.account_used_before(account)
+            self._account_earlier[account] = max(
+                0, self.account_used_before(account) - self.stored.of_account(account)
+            )
         decided = decide_charge(
             self.spent, cost, account_cost, account, self.limits,
             earlier=self._earlier,
@@ -136,9 +154,26 @@ class MailBudget:
         ]
 
     def change(self, now: datetime) -> MailBudgetCharged:
-        """What this mail has been charged so far, for the write transaction to count again
-        (with the logged-in account's share)."""
-        return charged_change(self.sender, self.account, self.spent, self.limits, now)
+        """What this mail has been charged so far and not stored yet, for the write
+        transaction to count again (with the logged-in account's share)."""
+        return charged_change(
+            self.sender, self.account, self.spent.beyond(self.stored), self.limits, now
+        )
+
+    def so_far(self) -> BudgetSoFar:
+        """What the next unit of work of the same mail starts from, once this one's
+        charges are stored."""
+        return BudgetSoFar(
+            spent=self.spent, stored=self.spent, earlier=self._earlier,
+            account_earlier=tuple(self._account_earlier.items()),
+        )
+
+    def carry_on(self, so_far: BudgetSoFar) -> None:
+        """Start from what an earlier unit of work of the same mail left (:meth:`so_far`)."""
+        self.spent = so_far.spent
+        self.stored = so_far.stored
+        self._earlier = so_far.earlier
+        self._account_earlier = dict(so_far.account_earlier)
 
 
-__all__ = ["MailBudget", "charged", "outgoing", "since"]
+__all__ = ["BudgetSoFar", "MailBudget", "charged", "outgoing", "since"]

@@ -6,8 +6,8 @@ returns the replies and the writes to store; the mail worker owns that unit of w
 :mod:`pbm_emergo.mail.commands`). Each line becomes a request value through the mail
 language the caller hands in (:class:`Language`: the command layer's
 :data:`~pbm_emergo.commands.language.LANGUAGE`), and its handler runs it
-(:mod:`pbm_emergo.app.handlers`). The reply to a ``multiple`` mail lists, in the manner of
-GNU Mailman, the Results of each line, the lines left Unprocessed and how many were Ignored.
+(:mod:`pbm_emergo.app.handlers`). The lines of a ``multiple`` mail each run as their own
+unit of work (:mod:`pbm_emergo.app.lines`), through :func:`run_line` as well.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from pbm_emergo.app import lockout, multiple
+from pbm_emergo.app import lockout
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handle
 from pbm_emergo.app.messages import CommandMail, Reply
@@ -27,7 +27,7 @@ from pbm_emergo.db import outbox, players
 from pbm_emergo.db.reads.accounts import read_account
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.requests import Request, Unfit
-from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
+from pbm_emergo.game.words import Known
 from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.reasons import said
@@ -259,9 +259,11 @@ def dispatch(
         in_order=in_order,
     )
     # What may be shown of the command lines, and what must be kept out of every reply.
+    if text.multiple:
+        raise ValueError("a multiple mail runs line by line (app.lines)")
     lines = text.echoed
-    known = None if text.multiple else text.known  # as found on receipt
-    if known is None:  # a `multiple` mail, or none found by the listener: look them up
+    known = text.known  # as found on receipt
+    if known is None:  # none found by the listener: look them up
         known = (
             database_lookup(session, language.candidates)(lines)
             if session is not None else Known()
@@ -323,8 +325,6 @@ def _dispatch(
     ctx: Context, language: Language, mail: CommandMail, text: MailCommands
 ) -> tuple[list[Reply], list[Write]]:
     line = text.line
-    if text.multiple:
-        return _dispatch_multiple(ctx, language, mail, text), ctx.writes[ctx.applied :]
     if not line:
         if not answers_start_here(ctx):
             log.info("mail without a command from %s: not answered", mail.sender)
@@ -353,31 +353,6 @@ def _dispatch(
         )
     replies.extend(outcome.replies)
     return replies, ctx.writes[ctx.applied :]
-
-
-def _dispatch_multiple(
-    ctx: Context, language: Language, mail: CommandMail, text: MailCommands
-) -> list[Reply]:
-    ctx.in_multiple = True
-    outcomes: list[LineOutcome] = []
-    replies: list[Reply] = []
-    for line in text.lines:
-        outcome = run_line(ctx, language, line)
-        outcomes.append(outcome)
-        replies.extend(outcome.replies)
-    failed = sum(1 for o in outcomes if not o.ok)
-    # Within one reply's size: each answer once, long ones cut (app/multiple.py).
-    report = multiple.report(
-        outcomes,
-        list(text.unprocessed),
-        lambda line: language.masked(line, ctx.known),
-        limit=MAX_COMMAND_LINES,
-        ignored=text.ignored,
-        stopped_at=text.stopped_at,
-        failed=failed,
-    )
-    subject = f"Emergo multiple: {len(outcomes) - failed} done, {failed} failed"
-    return [Reply(to=mail.sender, subject=subject, body=report), *replies]
 
 
 def check_passwords_ahead(
@@ -413,7 +388,7 @@ def check_passwords_ahead(
     if not mail.sender:
         return frozenset()
     lines = text.echoed
-    known = text.known if not text.multiple and text.known is not None else (
+    known = text.known if text.known is not None else (
         database_lookup(session, language.candidates)(lines)
     )
     typos = language.unchecked_userids(lines, known)

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.game.words import MASK
-from pbm_emergo.views.rendered import Span, spans_of
+from pbm_emergo.views.rendered import Rendered, Span, spans_of
 
 # Put in place of a comment line that held a verified password: masking the password inside
 # the line would show where it stood, and with it a password that is an ordinary word.
@@ -96,6 +96,48 @@ class Secrets:
         if spans is None:
             return pattern.sub(MASK, text)
         return pattern.sub(lambda m: MASK if _touches(spans, m.span()) else m[0], text)
+
+    def scrub_kept(self, text: str) -> Rendered:
+        """``text`` scrubbed as :meth:`scrub` scrubs it, as a rendered text that keeps its
+        value spans (a mask counts as a value), so that it may be stored (marked) and put
+        into another template later with its own words told from its values."""
+        spans = spans_of(text)
+        if spans is None:
+            spans = ((0, len(text)),) if text else ()
+        pattern = self.pattern() if self._found_in(text) else None
+        masked = (
+            [] if pattern is None
+            else [m.span() for m in pattern.finditer(text) if _touches(spans, m.span())]
+        )
+        if not masked:
+            return text if isinstance(text, Rendered) else Rendered(text, spans)
+        parts: list[str] = []
+        at = 0
+        for start, end in masked:
+            parts += [text[at:start], MASK]
+            at = end
+
+        def moved(position: int, *, end: bool) -> int:
+            """Where ``position`` of ``text`` is in the scrubbed text (inside a masked word:
+            that mask's start, or for the ``end`` of a span its end)."""
+            shift = 0
+            for start, stop in masked:
+                if position <= start:
+                    break
+                if position < stop:
+                    return start + shift + (len(MASK) if end else 0)
+                shift += len(MASK) - (stop - start)
+            return position + shift
+
+        kept = [(moved(s, end=False), moved(e, end=True)) for s, e in spans]
+        kept += [(moved(s, end=False), moved(s, end=False) + len(MASK)) for s, _ in masked]
+        merged: list[Span] = []
+        for start, end in sorted(kept):
+            if merged and start <= merged[-1][1]:
+                merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+            else:
+                merged.append((start, end))
+        return Rendered("".join([*parts, text[at:]]), tuple(merged))
 
     def scrub_subject(self, subject: str) -> str:
         """``subject`` with every secret masked but the server's own :data:`SUBJECT_WORDS`."""

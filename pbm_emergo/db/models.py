@@ -555,6 +555,35 @@ class InboundBoard(Base):
     board_number: Mapped[int] = mapped_column(Integer, primary_key=True)
 
 
+class InboundLine(Base):
+    """A line of a ``multiple`` mail that has run: each line is read, decided and answered
+    on its own and stored in its own short write transaction, with this record of it (what
+    the mail's report shows of it, and what it used of the mail's budgets); a worker that
+    takes the mail up again after a crash goes on after the last line recorded. Removed when
+    the mail is marked done."""
+
+    __tablename__ = "inbound_lines"
+
+    inbound_id: Mapped[int] = mapped_column(
+        ForeignKey("inbound_messages.id", ondelete="CASCADE"), primary_key=True
+    )
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)  # from 1
+    # What the report shows: the line as it may be shown (masked), its result and answer
+    # (the passwords verified so far masked).
+    line: Mapped[str] = mapped_column(Text)
+    ok: Mapped[bool] = mapped_column(Boolean)
+    summary: Mapped[str] = mapped_column(Text)
+    summary_said: Mapped[str | None] = mapped_column(Text)
+    answer: Mapped[str | None] = mapped_column(Text)
+    # What the line used of the mail's budgets: mails to others charged to the sender, and
+    # of those to each account it logged in to ([[player id, count], ...]); wrong passwords
+    # hashed; the userids whose owners were told of a login from elsewhere.
+    mails_charged: Mapped[int] = mapped_column(Integer, default=0)
+    accounts_charged: Mapped[list[list[int]]] = mapped_column(JSON, default=list)
+    password_failures: Mapped[int] = mapped_column(Integer, default=0)
+    notified: Mapped[list[str]] = mapped_column(JSON, default=list)
+
+
 class OutboundMessage(Base):
     """A mail to send: the exact bytes, one recipient, and its delivery state."""
 

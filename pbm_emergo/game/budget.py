@@ -81,6 +81,17 @@ class Spent:
     def of_account(self, account: int) -> int:
         return next((n for a, n in self.by_account if a == account), 0)
 
+    def beyond(self, stored: Spent) -> Spent:
+        """What of this was charged after ``stored`` (an earlier part of the same mail's
+        charges, already counted where they are stored)."""
+        return Spent(
+            self.mail - stored.mail,
+            tuple(
+                (a, n - stored.of_account(a)) for a, n in self.by_account
+                if n > stored.of_account(a)
+            ),
+        )
+
 
 def costs(
     mails: Iterable[Outgoing], sender: str, account: int | None, own: frozenset[str]

@@ -21,7 +21,7 @@ dispatcher is loaded on first use.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
@@ -33,8 +33,10 @@ from pbm_emergo.commands.text import CommandText
 from pbm_emergo.db.vocabulary import database_lookup
 
 if TYPE_CHECKING:
+    from pbm_emergo.app.lines import LinesSoFar, NextLine
     from pbm_emergo.app.results import Write
     from pbm_emergo.config import Config
+    from pbm_emergo.db.inbound_lines import LineRun
     from pbm_emergo.db.session import Session
 
 
@@ -68,14 +70,43 @@ def dispatch(
 ) -> tuple[list[Reply], list[Write]]:
     """Run the command(s) of ``mail`` (``text``: as read on receipt; read here from the
     mail when not given) in ``session``: the replies, and the writes to store (see
-    :func:`pbm_emergo.app.dispatcher.dispatch`)."""
-    from pbm_emergo.app import dispatcher
+    :func:`pbm_emergo.app.dispatcher.dispatch`; a ``multiple`` mail's lines all in
+    ``session``: :func:`pbm_emergo.app.lines.run_all`; the worker runs them one by one,
+    :func:`start_lines`, :func:`next_line`)."""
+    from pbm_emergo.app import dispatcher, lines
 
     if text is None:
         text = CommandText.read(mail.subject, mail.body)
+    if text.multiple:
+        return lines.run_all(
+            session, mail, config, now, language=LANGUAGE, text=text, in_order=in_order
+        )
     return dispatcher.dispatch(
         session, mail, config, now, language=LANGUAGE, text=text, in_order=in_order,
         not_passwords=not_passwords,
+    )
+
+
+def start_lines(
+    session: Session, mail: CommandMail, text: CommandText, runs: Sequence[LineRun] = ()
+) -> LinesSoFar:
+    """Where the lines of a ``multiple`` mail start, after ``runs`` (the lines stored before
+    by a worker that did not finish the mail): :func:`pbm_emergo.app.lines.start_lines`."""
+    from pbm_emergo.app import lines
+
+    return lines.start_lines(session, mail, language=LANGUAGE, text=text, runs=runs)
+
+
+def next_line(
+    session: Session, mail: CommandMail, config: Config, now: datetime, *,
+    text: CommandText, so_far: LinesSoFar, in_order: bool = False,
+) -> NextLine:
+    """Run the next line of a ``multiple`` mail: :func:`pbm_emergo.app.lines.next_line`."""
+    from pbm_emergo.app import lines
+
+    return lines.next_line(
+        session, mail, config, now, language=LANGUAGE, text=text, so_far=so_far,
+        in_order=in_order,
     )
 
 
@@ -139,5 +170,5 @@ def redact(
 
 __all__ = [
     "CommandMail", "CommandProcessor", "CommandText", "Reply", "check_passwords_ahead",
-    "describe", "dispatch", "redact", "shown_after",
+    "describe", "dispatch", "next_line", "redact", "shown_after", "start_lines",
 ]

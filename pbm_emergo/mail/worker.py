@@ -22,7 +22,7 @@ import traceback
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.outbox import BuiltReply
@@ -30,7 +30,7 @@ from pbm_emergo.app.results import Write
 from pbm_emergo.app.runner import ATTEMPTS, Runner
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
-from pbm_emergo.db import claims, inbox
+from pbm_emergo.db import claims, inbound_lines, inbox
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.claims import ClaimedMail
 from pbm_emergo.db.errors import Conflict
@@ -43,8 +43,10 @@ from pbm_emergo.mail.commands import (
     check_passwords_ahead,
     describe,
     dispatch,
+    next_line,
     redact,
     shown_after,
+    start_lines,
 )
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
@@ -52,6 +54,9 @@ from pbm_emergo.mail.redact import redacted_copy
 from pbm_emergo.telemetry import metrics
 from pbm_emergo.telemetry.logs import event
 from pbm_emergo.telemetry.sections import Tally, tally, timed
+
+if TYPE_CHECKING:
+    from pbm_emergo.app.lines import LinesSoFar, NextLine
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +89,12 @@ def answer(
     worker = InboxWorker(factory, config, processor, clock=lambda: now)
     text = describe(mail.subject, mail.body, quote_at=quote_start(mail.body))
     return worker.answer(mail, text, now).replies
+
+
+def _mails_of(step: NextLine) -> list[Reply]:
+    """The mails a line of a ``multiple`` mail sends: to others, and after the last line
+    the mail's report."""
+    return step.replies if step.report is None else [step.report, *step.replies]
 
 
 class LostClaim(Exception):
@@ -321,14 +332,16 @@ class InboxWorker(Runner):
         The commands read and answer in a reading session (no write lock); the replies are
         built into mail; then one short write transaction applies the commands' writes and
         the worker's own. A :class:`Conflict` (a write found that what the commands read has
-        changed) starts everything over; after ``OPTIMISTIC_ATTEMPTS`` of them, and always
-        for a ``multiple`` mail (each line sees the lines before it), the mail runs inside
-        its write transaction, its passwords checked ahead without the lock.
+        changed) starts everything over; after ``OPTIMISTIC_ATTEMPTS`` of them the mail
+        runs inside its write transaction, its passwords checked ahead without the lock.
+        A ``multiple`` mail runs line by line (:meth:`_answer_lines`).
         """
+        if text.multiple:
+            return self._answer_lines(mail, text, now, answering, reading=reading)
         for attempt in range(1, MAX_CONFLICTS + 1):
             given, reading = reading, None
             try:
-                if text.multiple or attempt > OPTIMISTIC_ATTEMPTS:
+                if attempt > OPTIMISTIC_ATTEMPTS:
                     with self._reading(given) as session:
                         checked = check_passwords_ahead(session, mail, text, self.config, now)
                     return self._run_in_order(mail, text, now, answering, checked)
@@ -343,6 +356,94 @@ class InboxWorker(Runner):
                 log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
                          attempt)
         raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+    def _answer_lines(
+        self, mail: CommandMail, text: CommandText, now: datetime,
+        answering: Answering | None, *, reading: Session | None,
+    ) -> Answered:
+        """A ``multiple`` mail: its lines one by one, each seeing the lines before it. Each
+        is read, decided and answered in a reading session and stored in its own short
+        write transaction with a record of it (:mod:`pbm_emergo.db.inbound_lines`), which
+        re-checks the claim; the last one's also queues the mail's report and marks the
+        mail done. A mail taken up again (after a crash, or a failed attempt) goes on
+        after the last line stored."""
+        with self._reading(reading) as session:
+            runs = (
+                inbound_lines.lines_run(session, answering.claimed.id)
+                if answering is not None else []
+            )
+            so_far = start_lines(session, mail, text, runs)
+        replies: list[Reply] = []
+        queued = 0
+        while True:
+            step, stored = self._line(mail, text, now, answering, so_far)
+            replies += step.replies
+            queued += stored
+            if step.report is not None:
+                return Answered([step.report, *replies], queued)
+            so_far = step.so_far
+
+    def _line(
+        self, mail: CommandMail, text: CommandText, now: datetime,
+        answering: Answering | None, so_far: LinesSoFar,
+    ) -> tuple[NextLine, int]:
+        """One line of a ``multiple`` mail, as :meth:`answer` runs a mail: read and answer,
+        then one short write; started over on a :class:`Conflict`, and after
+        ``OPTIMISTIC_ATTEMPTS`` of them run inside its write transaction."""
+        for attempt in range(1, MAX_CONFLICTS + 1):
+            try:
+                if attempt > OPTIMISTIC_ATTEMPTS:
+                    return self._line_in_order(mail, text, now, answering, so_far)
+                with timed("read"), self.reads() as session:
+                    step = next_line(session, mail, self.config, now, text=text, so_far=so_far)
+                with timed("render"):
+                    built = self._built_replies(_mails_of(step), now, answering)
+                with timed("write"):
+                    return step, self._write_line(step, built, now, answering)
+            except Conflict as conflict:
+                log.info("mail %s, line %d: %s; starting the line over (attempt %d)",
+                         mail.message_id, so_far.next_number, conflict, attempt)
+        raise RuntimeError(f"the line's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+    @write_turn
+    def _write_line(
+        self, step: NextLine, built: list[BuiltReply], now: datetime,
+        answering: Answering | None,
+    ) -> int:
+        with self.session_factory.begin() as session:
+            apply(session, step.writes)
+            return self._store_line(session, step, built, now, answering)
+
+    @write_turn
+    def _line_in_order(
+        self, mail: CommandMail, text: CommandText, now: datetime,
+        answering: Answering | None, so_far: LinesSoFar,
+    ) -> tuple[NextLine, int]:
+        """A line that kept losing its race to other mails, run inside its write
+        transaction (its password, if right, was verified by the attempts before: the
+        credential cache spares the hash)."""
+        with self.session_factory.begin() as session:
+            step = next_line(
+                session, mail, self.config, now, text=text, so_far=so_far, in_order=True
+            )
+            built = self._built_replies(_mails_of(step), now, answering)
+            return step, self._store_line(session, step, built, now, answering)
+
+    def _store_line(
+        self, session: Session, step: NextLine, built: list[BuiltReply], now: datetime,
+        answering: Answering | None,
+    ) -> int:
+        """The worker's own writes in a line's write transaction: the line recorded (the
+        claim re-checked) or, after the last line, the mail marked done; its mails queued."""
+        if answering is None:
+            return 0
+        if step.last:
+            inbound_lines.forget_lines(session, answering.claimed.id)
+            return self._store(session, built, now, answering)
+        assert step.run is not None  # a line that is not the last one ran
+        if not inbound_lines.record_line(session, answering.claimed, step.run, now):
+            raise LostClaim(answering.claimed.id)
+        return self._queue(session, built, now, answering)
 
     @contextlib.contextmanager
     def _reading(self, given: Session | None) -> Iterator[Session]:
@@ -414,10 +515,17 @@ class InboxWorker(Runner):
         if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept,
                                        subject=shown):
             raise LostClaim(claimed.id)
+        return self._queue(session, built, now, answering)
+
+    def _queue(
+        self, session: Session, built: list[BuiltReply], now: datetime, answering: Answering
+    ) -> int:
+        """Queue the mails ``built`` in answer to the stored mail: how many will go out."""
         parsed = answering.parsed
         return self.outbox.enqueue(
             session, built, now, in_reply_to=parsed.message_id, references=parsed.references,
-            inbound_id=claimed.id, charged_to=parsed.sender or "", sender=parsed.sender or "",
+            inbound_id=answering.claimed.id, charged_to=parsed.sender or "",
+            sender=parsed.sender or "",
         )
 
     @write_turn

@@ -164,7 +164,8 @@ def test_a_mails_commands_are_read_on_receipt_and_run_as_stored(
 ) -> None:
     """The listener reads the commands once (the lines of a ``multiple`` body, those beyond
     the first 30, what follows the signature, the boards they name) and stores them with
-    the mail; the worker runs what it stored."""
+    the mail; the worker runs what it stored (each line on its own: the report lists 30
+    lines and the 5 not run)."""
     body = "".join(f"emergo show {100 + n}\n" for n in range(35)) + "-- \nalice\n"
     inbound_id = store(config, session_factory, command_mail("multiple", body=body))
     with session_factory() as session:
@@ -177,10 +178,14 @@ def test_a_mails_commands_are_read_on_receipt_and_run_as_stored(
     assert (len(stored.lines), len(stored.unprocessed)) == (30, 5)
     assert (stored.stopped_at, stored.ignored) == ("the signature", 1)
     assert stored.boards == tuple(range(100, 130))
-    echo = Echo()
-    outcome = InboxWorker(session_factory, config, echo, clock=lambda: NOW).run_once()
+    outcome = InboxWorker(session_factory, config, clock=lambda: NOW).run_once()
     assert outcome is not None and outcome.status == "done"
-    assert echo.texts == [stored]
+    [report] = rows(session_factory, OutboundMessage)
+    assert report.subject == "Emergo multiple: 0 done, 30 failed"
+    body = BytesParser(policy=policy.default).parsebytes(report.raw).get_content()
+    results, unprocessed = body.replace("\r\n", "\n").split("- Unprocessed")
+    assert "  > emergo show 129\n" in results and "emergo show 130" not in results
+    assert "emergo show 130\n" in unprocessed and "emergo show 134\n" in unprocessed
 
 
 def test_a_mail_stored_without_its_parse_is_parsed_by_the_worker(
