@@ -7,9 +7,10 @@ own short write transaction, with a record of the line
 (:class:`~pbm_emergo.db.inbound_lines.LineRun`). So no line is rendered inside a write
 transaction, and a worker that takes the mail up again after a crash goes on after the last
 line stored. What one line leaves the next is a value (:class:`LinesSoFar`): the words known
-to exist, the secrets to keep out of every reply, what the mail has used of its budgets.
-The unit of work of the last line also makes the mail's report (:mod:`pbm_emergo.app.multiple`),
-which its write transaction queues with marking the mail done.
+to exist, the secrets to keep out of every reply, what the mail has used of its budgets,
+the language of its replies once decided. The unit of work of the last line also makes the
+mail's report (:mod:`pbm_emergo.app.multiple`), which its write transaction queues with
+marking the mail done.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pbm_emergo.db.inbound_lines import LineRun
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.budget import Spent
 from pbm_emergo.game.words import MAX_COMMAND_LINES, Known
+from pbm_emergo.views import i18n
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.rendered import rendered
 
@@ -52,10 +54,12 @@ class LinesSoFar:
     known: Known  # the userids and boards of its lines that exist, as found at the start
     hidden: frozenset[str]  # the words of its lines that may be secrets
     passwords: frozenset[str]  # the passwords verified (after a crash: tried) so far
-    runs: tuple[LineRun, ...]  # the lines stored, in order
+    runs: tuple[LineRun, ...]  # the lines run, in order
     budget: BudgetSoFar  # what the mail has used of its budgets of mails to others
     password_failures: int  # wrong passwords hashed so far (capped per mail)
     notified: frozenset[str]  # userids whose owners were told of a foreign login
+    language: str | None = None  # the replies' language, once a line decided it
+    recorded: int = 0  # how many of ``runs`` are stored (see NextLine.stored)
 
     @property
     def next_number(self) -> int:
@@ -66,13 +70,20 @@ class LinesSoFar:
 class NextLine:
     """A line's unit of work, to be stored in its own write transaction: its record
     (None: no line was left), its mails to others, its writes, what the next line starts
-    from once these are stored, and after the mail's last line the mail's report."""
+    from once these are stored, and after the mail's last line the mail's report.
+
+    A line that changed nothing and sends nothing (``stored`` False: ``show``, ``help``, a
+    refusal that counts no wrong password) needs no write transaction: its record waits in
+    ``unrecorded`` for the next line that has one (a mail taken up again runs it again,
+    which changes nothing)."""
 
     run: LineRun | None
+    unrecorded: tuple[LineRun, ...]  # the lines to record in this line's transaction
     replies: list[Reply]
     writes: list[Write]
     so_far: LinesSoFar
     report: Reply | None = None
+    stored: bool = True
 
     @property
     def last(self) -> bool:
@@ -106,6 +117,7 @@ def start_lines(
         hidden=frozenset(language.hidden_words(lines, known)),
         passwords=frozenset(tried),
         runs=tuple(runs),
+        recorded=len(runs),
         budget=BudgetSoFar(spent=spent, stored=spent),
         password_failures=sum(run.password_failures for run in runs),
         notified=frozenset(userid for run in runs for userid in run.notified),
@@ -133,7 +145,7 @@ def next_line(
     number = so_far.next_number
     run: LineRun | None = None
     replies: list[Reply] = []
-    with speaking(reply_language(session, mail, text)):
+    with speaking(so_far.language or reply_language(session, mail, text)):
         if number <= len(text.lines):
             outcome = run_line(ctx, language, text.lines[number - 1])
             replies = [ctx.secrets.scrub_reply(reply) for reply in outcome.replies]
@@ -148,19 +160,29 @@ def next_line(
                 password_failures=ctx.password_failures - so_far.password_failures,
                 notified=tuple(sorted(ctx.notified - so_far.notified)),
             )
+        runs = so_far.runs if run is None else (*so_far.runs, run)
+        report = None
+        if number >= len(text.lines):
+            report = _report(mail, language, text, so_far.known, runs)
+        stored = bool(
+            report is not None or ctx.writes or replies
+            or (run is not None and (run.password_failures or run.notified))
+        )
         after = LinesSoFar(
             known=so_far.known,
             hidden=frozenset(ctx.secrets.words),
             passwords=frozenset(ctx.secrets.passwords),
-            runs=so_far.runs if run is None else (*so_far.runs, run),
+            runs=runs,
             budget=ctx.budget.so_far(),
             password_failures=ctx.password_failures,
             notified=frozenset(ctx.notified),
+            language=i18n.decided(),
+            recorded=len(runs) if stored else so_far.recorded,
         )
-        report = None
-        if number >= len(text.lines):
-            report = ctx.secrets.scrub_reply(_report(mail, language, text, after))
-    return NextLine(run, replies, ctx.writes[ctx.applied :], after, report)
+    return NextLine(
+        run, runs[so_far.recorded :], replies, ctx.writes[ctx.applied :], after,
+        None if report is None else ctx.secrets.scrub_reply(report), stored,
+    )
 
 
 def run_all(
@@ -214,21 +236,22 @@ class _Reported:
 
 
 def _report(
-    mail: CommandMail, language: Language, text: MailCommands, so_far: LinesSoFar
+    mail: CommandMail, language: Language, text: MailCommands, known: Known,
+    runs: Sequence[LineRun],
 ) -> Reply:
     """The reply to a ``multiple`` mail: each line's result, in the manner of GNU
     Mailman."""
-    failed = sum(1 for run in so_far.runs if not run.ok)
+    failed = sum(1 for run in runs if not run.ok)
     body = multiple.report(
-        [_Reported(run) for run in so_far.runs],
+        [_Reported(run) for run in runs],
         list(text.unprocessed),
-        lambda line: language.masked(line, so_far.known),
+        lambda line: language.masked(line, known),
         limit=MAX_COMMAND_LINES,
         ignored=text.ignored,
         stopped_at=text.stopped_at,
         failed=failed,
     )
-    subject = f"Emergo multiple: {len(so_far.runs) - failed} done, {failed} failed"
+    subject = f"Emergo multiple: {len(runs) - failed} done, {failed} failed"
     return Reply(to=mail.sender, subject=subject, body=body)
 
 

@@ -2,7 +2,7 @@
 
 Each line of a ``multiple`` mail is read, decided and answered on its own, and stored in
 its own short write transaction (no line is rendered inside one); that transaction also
-records the line here (:func:`record_line`), re-checking that the worker still holds the
+records the line here (:func:`record_lines`), re-checking that the worker still holds the
 mail's claim. A worker that takes the mail up again (after a crash, or a failed attempt)
 reads the lines recorded (:func:`lines_run`) and goes on after the last of them; the write
 transaction that marks the mail done removes them (:func:`forget_lines`).
@@ -10,18 +10,19 @@ transaction that marks the mail done removes them (:func:`forget_lines`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, delete, insert, select, update
+from sqlalchemy import Table, bindparam, delete, insert, select, update
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.claims import ClaimedMail
 from pbm_emergo.db.models import INBOUND_PROCESSING, InboundLine, InboundMessage
 from pbm_emergo.db.session import rowcount
 
-__all__ = ["LineRun", "forget_lines", "lines_run", "record_line"]
+__all__ = ["LineRun", "forget_lines", "lines_run", "record_lines"]
 
 _lines = cast(Table, InboundLine.__table__)
 _inbound = cast(Table, InboundMessage.__table__)
@@ -67,31 +68,45 @@ def lines_run(session: Session, inbound_id: int) -> list[LineRun]:
     ]
 
 
-def record_line(session: Session, claimed: ClaimedMail, run: LineRun, now: datetime) -> bool:
-    """Record ``run`` in the line's write transaction, if the worker still holds the mail's
+def record_lines(
+    session: Session, claimed: ClaimedMail, runs: Sequence[LineRun], now: datetime
+) -> bool:
+    """Record ``runs`` in a line's write transaction, if the worker still holds the mail's
     claim (renewed: the claim's time is now); False, recording nothing, if it does not (the
     caller rolls back)."""
-    held = session.connection().execute(
-        update(_inbound)
-        .where(
-            _inbound.c.id == claimed.id,
-            _inbound.c.status == INBOUND_PROCESSING,
-            _inbound.c.claimed_by == claimed.claimed_by,
-        )
-        .values(claimed_at=now)
+    connection = session.connection()
+    held = connection.execute(
+        _HOLD_CLAIM, {"inbound": claimed.id, "claim": claimed.claimed_by, "now": now}
     )
     if rowcount(held) != 1:
         return False
-    session.connection().execute(
-        insert(_lines).values(
-            inbound_id=claimed.id, number=run.number, line=run.line, ok=run.ok,
-            summary=run.summary, summary_said=run.summary_said, answer=run.answer,
-            mails_charged=run.mails_charged,
-            accounts_charged=[list(pair) for pair in run.accounts_charged],
-            password_failures=run.password_failures, notified=list(run.notified),
-        )
+    connection.execute(
+        _RECORD_LINE,
+        [
+            {
+                "inbound_id": claimed.id, "number": run.number, "line": run.line,
+                "ok": run.ok, "summary": run.summary, "summary_said": run.summary_said,
+                "answer": run.answer, "mails_charged": run.mails_charged,
+                "accounts_charged": [list(pair) for pair in run.accounts_charged],
+                "password_failures": run.password_failures, "notified": list(run.notified),
+            }
+            for run in runs
+        ],
     )
     return True
+
+
+# The statements built once (a line of a `multiple` mail runs each).
+_HOLD_CLAIM = (
+    update(_inbound)
+    .where(
+        _inbound.c.id == bindparam("inbound"),
+        _inbound.c.status == INBOUND_PROCESSING,
+        _inbound.c.claimed_by == bindparam("claim"),
+    )
+    .values(claimed_at=bindparam("now"))
+)
+_RECORD_LINE = insert(_lines)
 
 
 def forget_lines(session: Session, inbound_id: int) -> None:

@@ -396,6 +396,8 @@ class InboxWorker(Runner):
                     return self._line_in_order(mail, text, now, answering, so_far)
                 with timed("read"), self.reads() as session:
                     step = next_line(session, mail, self.config, now, text=text, so_far=so_far)
+                if not step.stored:  # it changed nothing: recorded with the next line
+                    return step, 0
                 with timed("render"):
                     built = self._built_replies(_mails_of(step), now, answering)
                 with timed("write"):
@@ -433,15 +435,15 @@ class InboxWorker(Runner):
         self, session: Session, step: NextLine, built: list[BuiltReply], now: datetime,
         answering: Answering | None,
     ) -> int:
-        """The worker's own writes in a line's write transaction: the line recorded (the
-        claim re-checked) or, after the last line, the mail marked done; its mails queued."""
+        """The worker's own writes in a line's write transaction: the line recorded, with
+        those before it that needed no transaction (the claim re-checked), or after the
+        last line the mail marked done; its mails queued."""
         if answering is None:
             return 0
         if step.last:
             inbound_lines.forget_lines(session, answering.claimed.id)
             return self._store(session, built, now, answering)
-        assert step.run is not None  # a line that is not the last one ran
-        if not inbound_lines.record_line(session, answering.claimed, step.run, now):
+        if not inbound_lines.record_lines(session, answering.claimed, step.unrecorded, now):
             raise LostClaim(answering.claimed.id)
         return self._queue(session, built, now, answering)
 

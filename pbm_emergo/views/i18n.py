@@ -36,6 +36,7 @@ __all__ = [
     "LANGUAGES",
     "NAMES",
     "current",
+    "decided",
     "moment",
     "number",
     "pgettext",
@@ -84,6 +85,12 @@ def current() -> str:
         )
         _current.set(value)
     return value
+
+
+def decided() -> str | None:
+    """The locale of the replies, if something decided it already (None: not yet)."""
+    value = _current.get()
+    return None if isinstance(value, Undecided) else value
 
 
 def settle(chosen: str | None) -> None:

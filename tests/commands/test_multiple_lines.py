@@ -60,12 +60,13 @@ def _worker(players: Mailer, config: Config) -> InboxWorker:
     return InboxWorker(players.factory, config, clock=lambda: players.now)
 
 
-def test_each_line_is_stored_in_its_own_write_transaction(
+def test_each_line_that_changes_something_is_stored_in_its_own_write_transaction(
     players: Mailer, db_config: Config
 ) -> None:
-    """Three lines: three short write transactions after the claim's, each line seeing
-    the one before it (the second challenge is refused: the board was just made), and the
-    lines' records gone once the mail is done."""
+    """A challenge, then two lines that only read: after the claim's transaction, one for
+    the challenge and one for the last line (with the report); the lines in between need
+    none. Each line sees the one before it, and the lines' records are gone once the mail
+    is done."""
     config = dataclasses.replace(db_config, address=SERVER)
     factory = players.factory
     body = (
@@ -78,7 +79,7 @@ def test_each_line_is_stored_in_its_own_write_transaction(
     with write_transactions(factory.kw["bind"]) as begun:
         outcome = worker.run_once()
     assert outcome is not None and outcome.status == "done"
-    assert len(begun) == 1 + 3  # the claim, then one for each line
+    assert len(begun) == 1 + 2  # the claim, the challenge, the last line
     [(subject, report)] = _mails_to(factory, "alice@example.org")[-1:]
     assert subject == "Emergo multiple: 3 done, 0 failed", report
     # The second line sees the board the first one made, and the third shows it.
@@ -138,9 +139,9 @@ def test_a_line_is_recorded_only_while_the_worker_holds_the_claim(
         sender=None, not_answered=None, parsed=None, attempts=1, claimed_by="me",
     )
     with factory.begin() as session:
-        assert not inbound_lines.record_line(session, stale, run, players.now)
+        assert not inbound_lines.record_lines(session, stale, [run], players.now)
     held = dataclasses.replace(stale, claimed_by="someone-else")
     with factory.begin() as session:
-        assert inbound_lines.record_line(session, held, run, players.now)
+        assert inbound_lines.record_lines(session, held, [run], players.now)
     with factory() as session:
         assert inbound_lines.lines_run(session, inbound_id) == [run]
