@@ -145,3 +145,27 @@ def test_a_line_is_recorded_only_while_the_worker_holds_the_claim(
         assert inbound_lines.record_lines(session, held, [run], players.now)
     with factory() as session:
         assert inbound_lines.lines_run(session, inbound_id) == [run]
+
+
+def test_a_mail_taken_up_again_counts_the_wrong_passwords_of_its_stored_lines(
+    players: Mailer, db_config: Config
+) -> None:
+    """Three wrong passwords are hashed for one mail at most: two in the lines stored
+    before the mail failed, one after it was taken up again; the fourth is not checked."""
+    config = dataclasses.replace(db_config, address=SERVER)
+    factory = players.factory
+    body = "".join(f"emergo notify alice wrong-{n}\n" for n in range(1, 5))
+    inbound_id = _store(factory, config, body, players)
+    worker = _worker(players, config)
+    worker.reads = FlakyReads(worker.reads, fail_at=5)  # type: ignore[assignment]
+    assert worker.run_once().status == "retry"  # type: ignore[union-attr]
+    with factory() as session:
+        stored = inbound_lines.lines_run(session, inbound_id)
+    assert [(run.number, run.password_failures) for run in stored] == [(1, 1), (2, 1)]
+    outcome = _worker(players, config).run_once()
+    assert outcome is not None and outcome.status == "done"
+    (subject, report) = _mails_to(factory, "alice@example.org")[-1]
+    assert subject == "Emergo multiple: 0 done, 4 failed", report
+    third, fourth = report.split("> emergo notify alice ")[3:5]
+    assert "already had" not in third
+    assert "This mail already had 3 wrong passwords" in fourth.replace("\n", " ")
