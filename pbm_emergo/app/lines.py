@@ -208,31 +208,15 @@ def run_all(
         so_far = step.so_far
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Reported:
-    """A stored line as the report reads it (its answer with its value spans again)."""
+    """A line as the report reads it (:class:`pbm_emergo.app.multiple.LineResult`)."""
 
-    run: LineRun
-
-    @property
-    def line(self) -> str:
-        return self.run.line
-
-    @property
-    def ok(self) -> bool:
-        return self.run.ok
-
-    @property
-    def summary(self) -> str:
-        return self.run.summary
-
-    @property
-    def summary_said(self) -> str | None:
-        return self.run.summary_said
-
-    @property
-    def text(self) -> str | None:
-        return None if self.run.answer is None else rendered(self.run.answer)
+    line: str
+    ok: bool
+    summary: str
+    summary_said: str | None
+    text: str | None  # the answer, with its value spans again
 
 
 def _report(
@@ -243,7 +227,13 @@ def _report(
     Mailman."""
     failed = sum(1 for run in runs if not run.ok)
     body = multiple.report(
-        [_Reported(run) for run in runs],
+        [
+            _Reported(
+                run.line, run.ok, run.summary, run.summary_said,
+                None if run.answer is None else rendered(run.answer),
+            )
+            for run in runs
+        ],
         list(text.unprocessed),
         lambda line: language.masked(line, known),
         limit=MAX_COMMAND_LINES,

@@ -15,17 +15,16 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import cast
 
-from sqlalchemy import Table, bindparam, delete, insert, select, update
+from sqlalchemy import Table, delete, insert, select
 from sqlalchemy.orm import Session
 
 from pbm_emergo.db.claims import ClaimedMail
-from pbm_emergo.db.models import INBOUND_PROCESSING, InboundLine, InboundMessage
-from pbm_emergo.db.session import rowcount
+from pbm_emergo.db.inbox import renew_inbound_claim
+from pbm_emergo.db.models import InboundLine
 
 __all__ = ["LineRun", "forget_lines", "lines_run", "record_lines"]
 
 _lines = cast(Table, InboundLine.__table__)
-_inbound = cast(Table, InboundMessage.__table__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +42,6 @@ class LineRun:
     accounts_charged: tuple[tuple[int, int], ...] = ()  # of those, to each account
     password_failures: int = 0  # wrong passwords hashed
     notified: tuple[str, ...] = ()  # userids whose owners were told of a foreign login
-
-    @property
-    def text(self) -> str | None:
-        """The answer, as the report reads a line's outcome."""
-        return self.answer
 
 
 def lines_run(session: Session, inbound_id: int) -> list[LineRun]:
@@ -74,13 +68,9 @@ def record_lines(
     """Record ``runs`` in a line's write transaction, if the worker still holds the mail's
     claim (renewed: the claim's time is now); False, recording nothing, if it does not (the
     caller rolls back)."""
-    connection = session.connection()
-    held = connection.execute(
-        _HOLD_CLAIM, {"inbound": claimed.id, "claim": claimed.claimed_by, "now": now}
-    )
-    if rowcount(held) != 1:
+    if not renew_inbound_claim(session, claimed, now):
         return False
-    connection.execute(
+    session.connection().execute(
         _RECORD_LINE,
         [
             {
@@ -96,17 +86,7 @@ def record_lines(
     return True
 
 
-# The statements built once (a line of a `multiple` mail runs each).
-_HOLD_CLAIM = (
-    update(_inbound)
-    .where(
-        _inbound.c.id == bindparam("inbound"),
-        _inbound.c.status == INBOUND_PROCESSING,
-        _inbound.c.claimed_by == bindparam("claim"),
-    )
-    .values(claimed_at=bindparam("now"))
-)
-_RECORD_LINE = insert(_lines)
+_RECORD_LINE = insert(_lines)  # built once
 
 
 def forget_lines(session: Session, inbound_id: int) -> None:

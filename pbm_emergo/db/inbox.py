@@ -383,6 +383,26 @@ _MARK_INBOUND_DONE = (
 )
 
 
+def renew_inbound_claim(session: Session, message: StoredMail, now: datetime) -> bool:
+    """Whether this worker still holds its claim on ``message`` (in the write transaction
+    of a step of a long mail: a line of a ``multiple`` mail), renewed: its time is now."""
+    result = session.connection().execute(
+        _RENEW_INBOUND_CLAIM, {"inbound": message.id, "claim": message.claimed_by, "now": now}
+    )
+    return rowcount(result) == 1
+
+
+_RENEW_INBOUND_CLAIM = (
+    update(_inbound)
+    .where(
+        _inbound.c.id == bindparam("inbound"),
+        _inbound.c.status == INBOUND_PROCESSING,
+        _inbound.c.claimed_by == bindparam("claim"),
+    )
+    .values(claimed_at=bindparam("now"))
+)
+
+
 def mark_inbound_failed(
     session: Session, message: StoredMail, error: str | BaseException, now: datetime
 ) -> bool:
@@ -446,6 +466,7 @@ __all__ = [
     "mark_inbound_done",
     "mark_inbound_failed",
     "read_claimed",
+    "renew_inbound_claim",
     "requeue_inbound",
     "store_inbound",
     "store_inbound_many",
