@@ -122,3 +122,13 @@ def test_the_change_counts_again_what_was_charged() -> None:
     assert (change.per_hour, change.per_account_hour) == (20, 10)
     assert change.since == since(now) == now - timedelta(hours=1)
     assert charged_change(ALICE, None, Spent(3), LIMITS, now).account_count == 0
+
+
+def test_what_was_charged_after_a_part_already_stored() -> None:
+    """A ``multiple`` mail's lines store their charges one by one: the next line's
+    re-count in the write transaction is of what the stored lines did not store."""
+    stored = Spent(2, ((7, 1),))
+    spent = Spent(5, ((7, 2), (9, 2)))
+    assert spent.beyond(stored) == Spent(3, ((7, 1), (9, 2)))
+    assert stored.beyond(stored) == Spent()
+    assert spent.beyond(Spent()) == spent
