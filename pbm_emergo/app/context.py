@@ -16,15 +16,15 @@ from pbm_emergo.views import i18n
 class Context(UnitOfWork):
     """A unit of work run for the command lines of one mail: what masking found of them.
 
-    ``in_order``: the mail runs inside its write transaction (a ``multiple`` mail, whose
-    lines each see the lines before them, or one that lost its race to other mails
-    several times: :class:`pbm_emergo.mail.worker.InboxWorker`); ``session`` is that
-    transaction and each line's writes are applied when the line has finished
-    (:meth:`apply_line`)."""
+    ``in_order``: the mail runs inside its write transaction (one that lost its race to
+    other mails several times, or a line of a ``multiple`` mail that did:
+    :class:`pbm_emergo.mail.worker.InboxWorker`; the events' step, whose stages each read
+    what the one before wrote); ``session`` is that transaction and each line's writes are
+    applied when the line has finished (:meth:`apply_line`)."""
 
     # The userids and boards of the mail's command lines that exist (see masking).
     known: Known = field(default_factory=Known)
-    # True while running the lines of a `multiple` mail.
+    # True for a line of a `multiple` mail (app.lines).
     in_multiple: bool = False
     in_order: bool = False
     applied: int = 0  # how many of ``writes`` were applied (in_order)

@@ -13,10 +13,11 @@ and runs it (passwords, loading the board, checking the move, rendering the repl
 gives back every :class:`Reply` and the writes it wants; the worker builds the reply mails,
 then applies the writes in one short write transaction, re-checking what they relied on,
 with its own (queue the replies, mark the mail done). When a re-check fails
-(:class:`~pbm_emergo.db.errors.Conflict`) it starts over from a fresh read. Nothing calls
-back into the mail layer. The types the two share live in :mod:`pbm_emergo.app.messages`.
-Importing this module stays light (the listener only describes mails): the shell's
-dispatcher is loaded on first use.
+(:class:`~pbm_emergo.db.errors.Conflict`) it starts over from a fresh read. The lines of a
+``multiple`` mail go the same way one by one (:func:`start_lines`, :func:`next_line`).
+Nothing calls back into the mail layer. The types the two share live in
+:mod:`pbm_emergo.app.messages`. Importing this module stays light (the listener only
+describes mails): the shell's dispatcher is loaded on first use.
 """
 
 from __future__ import annotations

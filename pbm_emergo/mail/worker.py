@@ -63,10 +63,10 @@ log = logging.getLogger(__name__)
 # A mail whose writes keep conflicting with other mails' is given up after this many tries
 # (it is retried later, like any failure).
 MAX_CONFLICTS = 20
-# After as many conflicts as any runner starts over after (app.runner), a mail is not given
-# up but runs inside its write transaction (as a `multiple` mail does): nothing it read can
-# change before it writes, so a mail that keeps losing a race (a challenge whose board
-# number another worker took each time) ends it.
+# After as many conflicts as any runner starts over after (app.runner), a mail (or a line
+# of a `multiple` mail) is not given up but runs inside its write transaction: nothing it
+# read can change before it writes, so a mail that keeps losing a race (a challenge whose
+# board number another worker took each time) ends it.
 OPTIMISTIC_ATTEMPTS = ATTEMPTS
 
 
