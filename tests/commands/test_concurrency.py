@@ -181,3 +181,35 @@ def test_inside_its_write_transaction_a_challenge_keeps_the_number_it_read(
     assert boards[number] == (other.alice, other.bob)
     assert len(boards) == len(other.threads) + 1
     assert all(boards[n] == (other.bob, other.alice) for n in boards if n != number)
+
+
+def test_a_line_of_a_multiple_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
+    players: Mailer, db_sessions: sessionmaker[Session], db_config: Config,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The lines of a ``multiple`` mail run one by one, each as a mail does: a challenge line
+    that loses its board number every time it is about to write runs inside its write
+    transaction after OPTIMISTIC_ATTEMPTS tries, and the line after it sees its board."""
+    other = OtherWorker(players, db_sessions)
+    read_number = games.last_board_number
+
+    def read_then_lose_it(session: Session, *, lock: bool = False) -> int:
+        number = read_number(session, lock=lock)
+        other.create_a_board()
+        return number
+
+    monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
+    body = "emergo challenge alice bob\nemergo games alice\n"
+    mail = CommandMail("alice@example.org", "multiple", body, "<lines@x.org>")
+    report, *board_mails = answer(db_sessions, mail, db_config, players.now)
+    monkeypatch.undo()
+    boards = other.boards()
+    number = challenge_board(board_mails)
+    # Each optimistic try lost its number; inside the write transaction it kept it.
+    assert number > 100 + OPTIMISTIC_ATTEMPTS
+    assert len(boards) == len(other.threads) + 1
+    assert boards[number] == (other.alice, other.bob)
+    assert all(boards[n] == (other.bob, other.alice) for n in boards if n != number)
+    assert report.subject == "Emergo multiple: 2 done, 0 failed", report.body
+    games_answer = report.body.split("> emergo games alice")[1]
+    assert str(number) in games_answer
