@@ -363,13 +363,15 @@ def mark_inbound_done(
     return released(session, message, result, values)
 
 
+# The mail ``:inbound`` while the claim ``:claim`` holds (a conditional UPDATE's check).
+_CLAIM_HELD = (
+    _inbound.c.id == bindparam("inbound"),
+    _inbound.c.status == INBOUND_PROCESSING,
+    _inbound.c.claimed_by == bindparam("claim"),
+)
 _MARK_INBOUND_DONE = (
     update(_inbound)
-    .where(
-        _inbound.c.id == bindparam("inbound"),
-        _inbound.c.status == INBOUND_PROCESSING,
-        _inbound.c.claimed_by == bindparam("claim"),
-    )
+    .where(*_CLAIM_HELD)
     .values(
         claimed_by=None,
         claimed_at=None,
@@ -392,15 +394,7 @@ def renew_inbound_claim(session: Session, message: StoredMail, now: datetime) ->
     return rowcount(result) == 1
 
 
-_RENEW_INBOUND_CLAIM = (
-    update(_inbound)
-    .where(
-        _inbound.c.id == bindparam("inbound"),
-        _inbound.c.status == INBOUND_PROCESSING,
-        _inbound.c.claimed_by == bindparam("claim"),
-    )
-    .values(claimed_at=bindparam("now"))
-)
+_RENEW_INBOUND_CLAIM = update(_inbound).where(*_CLAIM_HELD).values(claimed_at=bindparam("now"))
 
 
 def mark_inbound_failed(

@@ -109,6 +109,17 @@ class OtherWorker:
         worker.join(2)  # it waits longer only while our transaction holds the lock
         self.threads.append(worker)
 
+    def takes_each_number_read(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Take the next board number right after a challenge read it, every time."""
+        read_number = games.last_board_number
+
+        def read_then_lose_it(session: Session, *, lock: bool = False) -> int:
+            number = read_number(session, lock=lock)
+            self.create_a_board()
+            return number
+
+        monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
+
     def boards(self) -> dict[int, tuple[int, int]]:
         """Every board's number and (white, black), once the other worker is done."""
         for worker in self.threads:
@@ -164,14 +175,7 @@ def test_inside_its_write_transaction_a_challenge_keeps_the_number_it_read(
     time; run inside its write transaction the challenge holds the counter from its read
     (PostgreSQL locks the row, SQLite's transaction the database), so the other waits."""
     other = OtherWorker(players, db_sessions)
-    read_number = games.last_board_number
-
-    def read_then_lose_it(session: Session, *, lock: bool = False) -> int:
-        number = read_number(session, lock=lock)
-        other.create_a_board()
-        return number
-
-    monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
+    other.takes_each_number_read(monkeypatch)
     mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<lose@x.org>")
     number = challenge_board(answer(db_sessions, mail, db_config, players.now))
     monkeypatch.undo()
@@ -191,14 +195,7 @@ def test_a_line_of_a_multiple_mail_that_keeps_losing_its_race_runs_inside_its_wr
     that loses its board number every time it is about to write runs inside its write
     transaction after OPTIMISTIC_ATTEMPTS tries, and the line after it sees its board."""
     other = OtherWorker(players, db_sessions)
-    read_number = games.last_board_number
-
-    def read_then_lose_it(session: Session, *, lock: bool = False) -> int:
-        number = read_number(session, lock=lock)
-        other.create_a_board()
-        return number
-
-    monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
+    other.takes_each_number_read(monkeypatch)
     body = "emergo challenge alice bob\nemergo games alice\n"
     mail = CommandMail("alice@example.org", "multiple", body, "<lines@x.org>")
     report, *board_mails = answer(db_sessions, mail, db_config, players.now)
