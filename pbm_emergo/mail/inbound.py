@@ -410,10 +410,11 @@ class CountingSMTP(SMTP):
         if found is None:
             try:
                 found = super()._getaddr(arg)
-            except IndexError:
+            except (IndexError, AttributeError):
                 # The email package's parser fails this way on a bare address ending in
-                # "@" ("x@"); aiosmtpd, which means a malformed address to get 553, would
-                # answer "500 Error: (IndexError) ..." and log a traceback.
+                # "@" ("x@": IndexError) and on a domain literal left open ("x@[":
+                # AttributeError); aiosmtpd, which means a malformed address to get 553,
+                # would answer "500 Error: ..." and log a traceback.
                 found = (None, None)
             if len(_ADDRESSES_READ) >= _ADDRESSES_KEPT:
                 _ADDRESSES_READ.clear()
