@@ -410,11 +410,12 @@ class CountingSMTP(SMTP):
         if found is None:
             try:
                 found = super()._getaddr(arg)
-            except (IndexError, AttributeError):
-                # The email package's parser fails this way on a bare address ending in
-                # "@" ("x@": IndexError) and on a domain literal left open ("x@[":
-                # AttributeError); aiosmtpd, which means a malformed address to get 553,
-                # would answer "500 Error: ..." and log a traceback.
+            except Exception:  # noqa: BLE001 - see below
+                # The email package's parser fails on some malformed addresses instead of
+                # saying so: a bare address ending in "@" ("x@": IndexError), a domain
+                # literal left open ("x@[": AttributeError, "x@[ ": UnboundLocalError).
+                # aiosmtpd, which means a malformed address to get 553, would answer
+                # "500 Error: ..." and log a traceback; any such failure is one.
                 found = (None, None)
             if len(_ADDRESSES_READ) >= _ADDRESSES_KEPT:
                 _ADDRESSES_READ.clear()
