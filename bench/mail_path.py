@@ -77,13 +77,7 @@ def run(
     def mail(sender: str, subject: str) -> bytes:
         nonlocal count
         count += 1
-        message = EmailMessage()
-        message["From"] = sender
-        message["To"] = config.address
-        message["Subject"] = subject
-        message["Message-ID"] = f"<m{count}@bench.test>"
-        message.set_content("Good luck!\n")
-        return message.as_bytes(policy=policy.SMTP)
+        return command_mail(config.address, sender, subject, count)
 
     def store(raw: bytes, sender: str) -> None:
         handler.store(raw, sender, [config.address])
@@ -138,6 +132,20 @@ def run(
           f"{listener[1] / n * 1000:.2f} ms CPU a mail")
     print(f"worker (claim ... replies queued):  {work[0] / n * 1000:.2f} ms wall, "
           f"{work[1] / n * 1000:.2f} ms CPU a mail")
+
+
+def command_mail(
+    address: str, sender: str, subject: str, number: int, body: str = "Good luck!\n"
+) -> bytes:
+    """A command mail from ``sender`` to the server at ``address`` (the ``number``-th of
+    the run: its Message-ID), as a player's client sends it."""
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = address
+    message["Subject"] = subject
+    message["Message-ID"] = f"<m{number}@bench.test>"
+    message.set_content(body)
+    return message.as_bytes(policy=policy.SMTP)
 
 
 def boards_by_white(factory: sessionmaker[Session]) -> dict[str, int]:

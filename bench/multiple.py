@@ -21,11 +21,14 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
-from email import policy
-from email.message import EmailMessage
 from pathlib import Path
 
-from mail_path import boards_by_white, codes_in_outbox, timed  # bench/: the script's folder
+from mail_path import (  # bench/: the script's folder
+    boards_by_white,
+    codes_in_outbox,
+    command_mail,
+    timed,
+)
 from sqlalchemy import Connection, event
 
 from pbm_emergo.config import Config
@@ -56,13 +59,8 @@ def run(folder: Path, games: int, lines: int, profile: bool = False) -> None:
     def store(sender: str, subject: str, body: str = "Good luck!\n") -> None:
         nonlocal count
         count += 1
-        message = EmailMessage()
-        message["From"] = sender
-        message["To"] = config.address
-        message["Subject"] = subject
-        message["Message-ID"] = f"<m{count}@bench.test>"
-        message.set_content(body)
-        handler.store(message.as_bytes(policy=policy.SMTP), sender, [config.address])
+        raw = command_mail(config.address, sender, subject, count, body)
+        handler.store(raw, sender, [config.address])
 
     def drain() -> None:
         while worker.run_once() is not None:

@@ -68,16 +68,16 @@ class LinesSoFar:
 
 @dataclass(frozen=True)
 class NextLine:
-    """A line's unit of work, to be stored in its own write transaction: its record
-    (None: no line was left), its mails to others, its writes, what the next line starts
-    from once these are stored, and after the mail's last line the mail's report.
+    """A line's unit of work, to be stored in its own write transaction: the records of
+    the lines to store with it (itself and those before it that needed no transaction), its
+    mails to others, its writes, what the next line starts from once these are stored, and
+    after the mail's last line the mail's report.
 
     A line that changed nothing and sends nothing (``stored`` False: ``show``, ``help``, a
     refusal that counts no wrong password) needs no write transaction: its record waits in
     ``unrecorded`` for the next line that has one (a mail taken up again runs it again,
     which changes nothing)."""
 
-    run: LineRun | None
     unrecorded: tuple[LineRun, ...]  # the lines to record in this line's transaction
     replies: list[Reply]
     writes: list[Write]
@@ -108,8 +108,7 @@ def start_lines(
             known = with_typos_checked(session, mail.sender, typos, known)
     tried = {
         login[1] for run in runs
-        if 0 < run.number <= len(text.lines)
-        and (login := language.login(text.lines[run.number - 1])) is not None
+        if (login := language.login(text.lines[run.number - 1])) is not None
     }
     spent = _spent_by(runs)
     return LinesSoFar(
@@ -180,7 +179,7 @@ def next_line(
             recorded=len(runs) if stored else so_far.recorded,
         )
     return NextLine(
-        run, runs[so_far.recorded :], replies, ctx.writes[ctx.applied :], after,
+        runs[so_far.recorded :], replies, ctx.writes[ctx.applied :], after,
         None if report is None else ctx.secrets.scrub_reply(report), stored,
     )
 
