@@ -18,9 +18,10 @@ class Context(UnitOfWork):
 
     ``in_order``: the mail runs inside its write transaction (one that lost its race to
     other mails several times, or a line of a ``multiple`` mail that did:
-    :class:`pbm_emergo.mail.worker.InboxWorker`; the events' step, whose stages each read
-    what the one before wrote); ``session`` is that transaction and each line's writes are
-    applied when the line has finished (:meth:`apply_line`)."""
+    :mod:`pbm_emergo.mail.answering`, :mod:`pbm_emergo.mail.line_by_line`; the events'
+    step, whose stages each read what the one before wrote); ``session`` is that
+    transaction and each line's writes are applied when the line has finished
+    (:meth:`apply_line`)."""
 
     # The userids and boards of the mail's command lines that exist (see masking).
     known: Known = field(default_factory=Known)

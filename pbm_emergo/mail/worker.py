@@ -1,53 +1,44 @@
-"""Handle stored inbound mail: run its commands, queue the replies, mark it done.
+"""Handle stored inbound mail: claim it, parse it once, hand it over, mark it done.
 
-The worker owns each mail's unit of work, as GNU Mailman's runner owns ``_dispose``. A mail
-is claimed in one short transaction. Its commands, as the listener read them on receipt,
-then run in a reading session without a write lock and answer with their replies and the
-writes they want (see :mod:`pbm_emergo.mail.commands`); the replies are built into mail by the
-outbox (:class:`pbm_emergo.app.outbox.Outbox`), and one short write transaction applies the
-writes, queues the replies and marks the mail done, after checking that this worker still
-holds the claim. A write that finds what the commands read has changed
-(:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over. A crash at any point leaves
-the mail to be claimed again, or has done all of it.
+The worker takes each stored mail in arrival order (per board), as GNU Mailman's runner owns
+``_dispose``: a mail is claimed in one short transaction and read after the claim commits;
+its commands, as the listener read them on receipt, then run as one unit of work that also
+marks the mail done (:mod:`pbm_emergo.mail.answering`; a ``multiple`` mail line by line,
+:mod:`pbm_emergo.mail.line_by_line`), its write transaction checking that this worker still
+holds the claim. A failure is counted on the mail, which is dead-lettered after its last
+attempt. A crash at any point leaves the mail to be claimed again, or has done all of it.
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import logging
 import threading
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.outbox import BuiltReply
-from pbm_emergo.app.results import Write
-from pbm_emergo.app.runner import ATTEMPTS, Runner
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
-from pbm_emergo.db import claims, inbound_lines, inbox
-from pbm_emergo.db.apply import apply
+from pbm_emergo.db import claims, inbox
 from pbm_emergo.db.claims import ClaimedMail
-from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.models import INBOUND_IGNORED
 from pbm_emergo.db.session import Session, SessionFactory, one_statement, write_turn
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail.commands import (
-    CommandProcessor,
-    CommandText,
-    check_passwords_ahead,
-    describe,
-    dispatch,
-    next_line,
-    redact,
-    shown_after,
-    start_lines,
+from pbm_emergo.mail.answering import (
+    OPTIMISTIC_ATTEMPTS,
+    Answered,
+    Answering,
+    CommandsRunner,
+    LostClaim,
 )
+from pbm_emergo.mail.commands import CommandProcessor, CommandText, describe, redact
+from pbm_emergo.mail.line_by_line import answer_lines
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
 from pbm_emergo.mail.quotes import quote_start
 from pbm_emergo.mail.redact import redacted_copy
@@ -55,25 +46,9 @@ from pbm_emergo.telemetry import metrics
 from pbm_emergo.telemetry.logs import event
 from pbm_emergo.telemetry.sections import Tally, tally, timed
 
-if TYPE_CHECKING:
-    from pbm_emergo.app.lines import LinesSoFar, NextLine
-
 log = logging.getLogger(__name__)
 
-# A mail whose writes keep conflicting with other mails' is given up after this many tries
-# (it is retried later, like any failure).
-MAX_CONFLICTS = 20
-# After as many conflicts as any runner starts over after (app.runner), a mail (or a line
-# of a `multiple` mail) is not given up but runs inside its write transaction: nothing it
-# read can change before it writes, so a mail that keeps losing a race (a challenge whose
-# board number another worker took each time) ends it.
-OPTIMISTIC_ATTEMPTS = ATTEMPTS
-
-
-def default_processor() -> CommandProcessor:
-    """The production command processor: the command layer's requests, run by the shell
-    (it loads the commands on first use)."""
-    return dispatch
+__all__ = ["OPTIMISTIC_ATTEMPTS", "InboxWorker", "Outcome", "answer"]
 
 
 def answer(
@@ -91,16 +66,6 @@ def answer(
     return worker.answer(mail, text, now).replies
 
 
-def _mails_of(step: NextLine) -> list[Reply]:
-    """The mails a line of a ``multiple`` mail sends: to others, and after the last line
-    the mail's report."""
-    return step.replies if step.report is None else [step.report, *step.replies]
-
-
-class LostClaim(Exception):
-    """Our claim on a message expired and another worker took it: roll back our work."""
-
-
 @dataclass(frozen=True)
 class Outcome:
     """What became of one inbound message (for logs and tests)."""
@@ -110,30 +75,11 @@ class Outcome:
     replies: int = 0
 
 
-@dataclass(frozen=True)
-class Answered:
-    """What running one mail's commands gave: its replies, and how many mails were queued."""
-
-    replies: list[Reply]
-    queued: int = 0
-
-
-@dataclass(frozen=True)
-class Answering:
-    """The stored mail a unit of work answers: what its write transaction marks done (the
-    claim checked) and threads the replies to."""
-
-    claimed: ClaimedMail
-    parsed: ParsedMail
-    kept: bytes  # its redacted copy, which replaces the mail as received
-    commands: CommandText | None = None  # as read on receipt (the command shown again)
-
-
-class InboxWorker(Runner):
+class InboxWorker(CommandsRunner):
     """Takes stored mail in arrival order (per board) and handles it: the runner of stored
-    mail (:class:`~pbm_emergo.app.runner.Runner`), whose operation is a mail's commands and
-    whose write transaction also marks the mail done; a failure is counted on the mail,
-    which is dead-lettered after its last attempt."""
+    mail (:class:`~pbm_emergo.mail.answering.CommandsRunner`), whose operation is a mail's
+    commands and whose write transaction also marks the mail done; a failure is counted on
+    the mail, which is dead-lettered after its last attempt."""
 
     def __init__(
         self,
@@ -143,9 +89,7 @@ class InboxWorker(Runner):
         *,
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
-        super().__init__(session_factory, config, clock=clock)
-        self.session_factory = session_factory
-        self.processor = processor or default_processor()
+        super().__init__(session_factory, config, processor, clock=clock)
         # Claims whose failure could not be recorded (the database was unwritable).
         self._unreleased: list[tuple[ClaimedMail, str]] = []
         self._lock = threading.Lock()
@@ -313,7 +257,7 @@ class InboxWorker(Runner):
         )
         return Outcome(inbound_id, "done", answered.queued)
 
-    # --- the unit of work ----------------------------------------------------------------
+    # --- the unit of work ---------------------------------------------------------------
 
     def answer(
         self,
@@ -325,210 +269,14 @@ class InboxWorker(Runner):
         reading: Session | None = None,
     ) -> Answered:
         """Run the commands of ``mail`` (``text``: as read on receipt) and store what they
-        change; with ``answering``, queue the replies and mark that stored mail done in the
-        same transaction. ``reading``: an open reading session (the one the stored mail was
-        read in) for the first attempt's reads, closed once they are done.
-
-        The commands read and answer in a reading session (no write lock); the replies are
-        built into mail; then one short write transaction applies the commands' writes and
-        the worker's own. A :class:`Conflict` (a write found that what the commands read has
-        changed) starts everything over; after ``OPTIMISTIC_ATTEMPTS`` of them the mail
-        runs inside its write transaction, its passwords checked ahead without the lock.
-        A ``multiple`` mail runs line by line (:meth:`_answer_lines`).
-        """
+        change; with ``answering``, queue the replies and mark that stored mail done. A
+        mail of one command is one unit of work (:meth:`answer_command`), a ``multiple``
+        mail one a line (:func:`~pbm_emergo.mail.line_by_line.answer_lines`). ``reading``:
+        an open reading session (the one the stored mail was read in) for the first
+        reads."""
         if text.multiple:
-            return self._answer_lines(mail, text, now, answering, reading=reading)
-        for attempt in range(1, MAX_CONFLICTS + 1):
-            given, reading = reading, None
-            try:
-                if attempt > OPTIMISTIC_ATTEMPTS:
-                    with self._reading(given) as session:
-                        checked = check_passwords_ahead(session, mail, text, self.config, now)
-                    return self._run_in_order(mail, text, now, answering, checked)
-                with timed("read"), self._reading(given) as session:
-                    replies, writes = self.processor(session, mail, self.config, now, text=text)
-                with timed("render"):
-                    built = self._built_replies(replies, now, answering)
-                with timed("write"):
-                    queued = self._write(writes, built, now, answering)
-                return Answered(replies, queued)
-            except Conflict as conflict:
-                log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
-                         attempt)
-        raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
-
-    def _answer_lines(
-        self, mail: CommandMail, text: CommandText, now: datetime,
-        answering: Answering | None, *, reading: Session | None,
-    ) -> Answered:
-        """A ``multiple`` mail: its lines one by one, each seeing the lines before it. Each
-        is read, decided and answered in a reading session and stored in its own short
-        write transaction with a record of it (:mod:`pbm_emergo.db.inbound_lines`), which
-        re-checks the claim; the last one's also queues the mail's report and marks the
-        mail done. A mail taken up again (after a crash, or a failed attempt) goes on
-        after the last line stored."""
-        with self._reading(reading) as session:
-            runs = (
-                inbound_lines.lines_run(session, answering.claimed.id)
-                if answering is not None else []
-            )
-            so_far = start_lines(session, mail, text, runs)
-        replies: list[Reply] = []
-        queued = 0
-        while True:
-            step, stored = self._line(mail, text, now, answering, so_far)
-            replies += step.replies
-            queued += stored
-            if step.report is not None:
-                return Answered([step.report, *replies], queued)
-            so_far = step.so_far
-
-    def _line(
-        self, mail: CommandMail, text: CommandText, now: datetime,
-        answering: Answering | None, so_far: LinesSoFar,
-    ) -> tuple[NextLine, int]:
-        """One line of a ``multiple`` mail, as :meth:`answer` runs a mail: read and answer,
-        then one short write; started over on a :class:`Conflict`, and after
-        ``OPTIMISTIC_ATTEMPTS`` of them run inside its write transaction."""
-        for attempt in range(1, MAX_CONFLICTS + 1):
-            try:
-                if attempt > OPTIMISTIC_ATTEMPTS:
-                    return self._line_in_order(mail, text, now, answering, so_far)
-                with timed("read"), self.reads() as session:
-                    step = next_line(session, mail, self.config, now, text=text, so_far=so_far)
-                if not step.stored:  # it changed nothing: recorded with the next line
-                    return step, 0
-                with timed("render"):
-                    built = self._built_replies(_mails_of(step), now, answering)
-                with timed("write"):
-                    return step, self._write_line(step, built, now, answering)
-            except Conflict as conflict:
-                log.info("mail %s, line %d: %s; starting the line over (attempt %d)",
-                         mail.message_id, so_far.next_number, conflict, attempt)
-        raise RuntimeError(f"the line's changes conflicted {MAX_CONFLICTS} times; retried later")
-
-    @write_turn
-    def _write_line(
-        self, step: NextLine, built: list[BuiltReply], now: datetime,
-        answering: Answering | None,
-    ) -> int:
-        with self.session_factory.begin() as session:
-            apply(session, step.writes)
-            return self._store_line(session, step, built, now, answering)
-
-    @write_turn
-    def _line_in_order(
-        self, mail: CommandMail, text: CommandText, now: datetime,
-        answering: Answering | None, so_far: LinesSoFar,
-    ) -> tuple[NextLine, int]:
-        """A line that kept losing its race to other mails, run inside its write
-        transaction (its password, if right, was verified by the attempts before: the
-        credential cache spares the hash)."""
-        with self.session_factory.begin() as session:
-            step = next_line(
-                session, mail, self.config, now, text=text, so_far=so_far, in_order=True
-            )
-            built = self._built_replies(_mails_of(step), now, answering)
-            return step, self._store_line(session, step, built, now, answering)
-
-    def _store_line(
-        self, session: Session, step: NextLine, built: list[BuiltReply], now: datetime,
-        answering: Answering | None,
-    ) -> int:
-        """The worker's own writes in a line's write transaction: the line recorded, with
-        those before it that needed no transaction (the claim re-checked), or after the
-        last line the mail marked done; its mails queued."""
-        if answering is None:
-            return 0
-        if step.last:
-            inbound_lines.forget_lines(session, answering.claimed.id)
-            return self._store(session, built, now, answering)
-        if not inbound_lines.record_lines(session, answering.claimed, step.unrecorded, now):
-            raise LostClaim(answering.claimed.id)
-        return self._queue(session, built, now, answering)
-
-    @contextlib.contextmanager
-    def _reading(self, given: Session | None) -> Iterator[Session]:
-        """``given`` (closed afterwards: its read transaction ends), or a new reading
-        session."""
-        if given is None:
-            with self.reads() as session:
-                yield session
-            return
-        try:
-            yield given
-        finally:
-            given.close()
-
-    @write_turn
-    def _run_in_order(
-        self, mail: CommandMail, text: CommandText, now: datetime, answering: Answering | None,
-        not_passwords: frozenset[str],
-    ) -> Answered:
-        """A mail run inside its write transaction (:meth:`answer`): every line run and
-        applied in one transaction, each seeing the lines before it (``not_passwords``: as
-        :func:`~pbm_emergo.mail.commands.check_passwords_ahead` found them)."""
-        with self.session_factory.begin() as session:
-            replies, _ = self.processor(
-                session, mail, self.config, now, text=text, in_order=True,
-                not_passwords=not_passwords,
-            )
-            built = self._built_replies(replies, now, answering)
-            queued = self._store(session, built, now, answering)
-        return Answered(replies, queued)
-
-    @write_turn
-    def _write(
-        self, writes: list[Write], built: list[BuiltReply], now: datetime,
-        answering: Answering | None,
-    ) -> int:
-        """The write transaction of :meth:`answer`: the commands' changes, then the
-        worker's own; how many mails were queued."""
-        with self.session_factory.begin() as session:
-            apply(session, writes)
-            return self._store(session, built, now, answering)
-
-    def _built_replies(
-        self, replies: list[Reply], now: datetime, answering: Answering | None
-    ) -> list[BuiltReply]:
-        if answering is None:
-            return []
-        parsed = answering.parsed
-        return self.outbox.build_all(
-            replies, now, in_reply_to=parsed.message_id, references=parsed.references,
-            sender=parsed.sender or "",
-        )
-
-    def _store(
-        self, session: Session, built: list[BuiltReply], now: datetime,
-        answering: Answering | None,
-    ) -> int:
-        """The worker's own writes in the write transaction: mark the mail done, queue its
-        replies; how many mails will go out."""
-        if answering is None:
-            return 0
-        claimed = answering.claimed
-        # The conditional UPDATE that marks the mail done is also the check that this
-        # worker still holds the claim; if not, everything here rolls back.
-        shown = (
-            shown_after(session, answering.commands) if answering.commands is not None
-            else None
-        )
-        if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept,
-                                       subject=shown):
-            raise LostClaim(claimed.id)
-        return self._queue(session, built, now, answering)
-
-    def _queue(
-        self, session: Session, built: list[BuiltReply], now: datetime, answering: Answering
-    ) -> int:
-        """Queue the mails ``built`` in answer to the stored mail: how many will go out."""
-        parsed = answering.parsed
-        return self.outbox.enqueue(
-            session, built, now, in_reply_to=parsed.message_id, references=parsed.references,
-            inbound_id=answering.claimed.id, charged_to=parsed.sender or "",
-            sender=parsed.sender or "",
-        )
+            return answer_lines(self, mail, text, now, answering, reading=reading)
+        return self.answer_command(mail, text, now, answering, reading=reading)
 
     @write_turn
     def _ignore(self, claimed: ClaimedMail, now: datetime, note: str, kept: bytes) -> bool:

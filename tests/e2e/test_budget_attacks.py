@@ -18,7 +18,7 @@ from sqlalchemy.orm import Session
 from pbm_emergo.app.results import Write
 from pbm_emergo.db import outbox
 from pbm_emergo.db.models import OUTBOUND_SENT, Board, OutboundMessage
-from pbm_emergo.mail import worker
+from pbm_emergo.mail import answering
 from tests.support.clock import Clock
 from tests.support.post import ALICE, BOB, Post, text
 from tests.support.text import flat
@@ -165,7 +165,7 @@ def test_mails_to_others_charged_meanwhile_by_another_worker_are_counted_again(
     its write: the write transaction counts again, the mail starts over and is refused."""
     post = make_post(mails_to_others_per_hour=2)
     post.signup("carol", "carol-pw1", CAROL)
-    real_apply = worker.apply
+    real_apply = answering.apply
     raced: list[bool] = []
 
     def apply_after_another_worker(session: Session, writes: Sequence[Write]) -> None:
@@ -181,7 +181,7 @@ def test_mails_to_others_charged_meanwhile_by_another_worker_are_counted_again(
                 ])  # fmt: skip
         real_apply(session, writes)
 
-    monkeypatch.setattr(worker, "apply", apply_after_another_worker)
+    monkeypatch.setattr(answering, "apply", apply_after_another_worker)
     refused = post.one("message carol carol-pw1 alice", CAROL, body="Hi")
     assert raced
     assert "your mails may cause at most 2 mails to others in an hour" in flat(text(refused))

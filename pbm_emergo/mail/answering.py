@@ -1,0 +1,223 @@
+"""The unit of work of one mail's commands: read and answer, build the replies, one short
+write.
+
+A mail's commands, as the listener read them on receipt, run in a reading session without a
+write lock and answer with their replies and the writes they want (see
+:mod:`pbm_emergo.mail.commands`); the replies are built into mail by the outbox
+(:class:`pbm_emergo.app.outbox.Outbox`); then one short write transaction applies the writes
+and, for a stored mail (:class:`Answering`), queues the replies and marks the mail done,
+after checking that this worker still holds the claim. A write that finds what the commands
+read has changed (:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over.
+:class:`CommandsRunner` does this for a mail of one command; the lines of a ``multiple``
+mail each go this way in turn (:mod:`pbm_emergo.mail.line_by_line`). The inbox worker
+(:mod:`pbm_emergo.mail.worker`), a :class:`CommandsRunner`, claims the stored mail and hands
+it to the one or the other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from datetime import datetime
+
+from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.outbox import BuiltReply
+from pbm_emergo.app.results import Write
+from pbm_emergo.app.runner import ATTEMPTS, Runner
+from pbm_emergo.config import Config
+from pbm_emergo.db import inbox
+from pbm_emergo.db.apply import apply
+from pbm_emergo.db.claims import ClaimedMail
+from pbm_emergo.db.errors import Conflict
+from pbm_emergo.db.session import Session, SessionFactory, write_turn
+from pbm_emergo.db.types import utcnow
+from pbm_emergo.mail.commands import (
+    CommandProcessor,
+    CommandText,
+    check_passwords_ahead,
+    dispatch,
+    shown_after,
+)
+from pbm_emergo.mail.parse import ParsedMail
+from pbm_emergo.telemetry.sections import timed
+
+log = logging.getLogger(__name__)
+
+# A mail whose writes keep conflicting with other mails' is given up after this many tries
+# (it is retried later, like any failure).
+MAX_CONFLICTS = 20
+# After as many conflicts as any runner starts over after (app.runner), a mail (or a line
+# of a `multiple` mail) is not given up but runs inside its write transaction: nothing it
+# read can change before it writes, so a mail that keeps losing a race (a challenge whose
+# board number another worker took each time) ends it.
+OPTIMISTIC_ATTEMPTS = ATTEMPTS
+
+
+class LostClaim(Exception):
+    """Our claim on a message expired and another worker took it: roll back our work."""
+
+
+@dataclass(frozen=True)
+class Answered:
+    """What running one mail's commands gave: its replies, and how many mails were queued."""
+
+    replies: list[Reply]
+    queued: int = 0
+
+
+@dataclass(frozen=True)
+class Answering:
+    """The stored mail a unit of work answers: what its write transaction marks done (the
+    claim checked) and threads the replies to."""
+
+    claimed: ClaimedMail
+    parsed: ParsedMail
+    kept: bytes  # its redacted copy, which replaces the mail as received
+    commands: CommandText | None = None  # as read on receipt (the command shown again)
+
+
+class CommandsRunner(Runner):
+    """Runs a mail's command and stores what it changes (:meth:`answer_command`): the
+    runner (:class:`~pbm_emergo.app.runner.Runner`) whose operation is a mail's commands
+    and whose write transaction, for a stored mail, also marks it done. ``processor``: what
+    runs the commands (in production :func:`~pbm_emergo.mail.commands.dispatch`)."""
+
+    def __init__(
+        self,
+        session_factory: SessionFactory,
+        config: Config,
+        processor: CommandProcessor | None = None,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        super().__init__(session_factory, config, clock=clock)
+        self.session_factory = session_factory
+        self.processor = processor or dispatch
+
+    def answer_command(
+        self,
+        mail: CommandMail,
+        text: CommandText,
+        now: datetime,
+        answering: Answering | None = None,
+        *,
+        reading: Session | None = None,
+    ) -> Answered:
+        """Run the command of ``mail`` (``text``: as read on receipt; not a ``multiple``
+        mail) and store what it changes; with ``answering``, queue the replies and mark
+        that stored mail done in the same transaction. ``reading``: an open reading session
+        (the one the stored mail was read in) for the first attempt's reads, closed once
+        they are done.
+
+        The commands read and answer in a reading session (no write lock); the replies are
+        built into mail; then one short write transaction applies the commands' writes and
+        the worker's own. A :class:`Conflict` (a write found that what the commands read has
+        changed) starts everything over; after ``OPTIMISTIC_ATTEMPTS`` of them the mail
+        runs inside its write transaction, its passwords checked ahead without the lock.
+        """
+        for attempt in range(1, MAX_CONFLICTS + 1):
+            given, reading = reading, None
+            try:
+                if attempt > OPTIMISTIC_ATTEMPTS:
+                    with self.reading(given) as session:
+                        checked = check_passwords_ahead(session, mail, text, self.config, now)
+                    return self._run_in_order(mail, text, now, answering, checked)
+                with timed("read"), self.reading(given) as session:
+                    replies, writes = self.processor(session, mail, self.config, now, text=text)
+                with timed("render"):
+                    built = self.built_replies(replies, now, answering)
+                with timed("write"):
+                    queued = self._write(writes, built, now, answering)
+                return Answered(replies, queued)
+            except Conflict as conflict:
+                log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
+                         attempt)
+        raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+    @contextlib.contextmanager
+    def reading(self, given: Session | None) -> Iterator[Session]:
+        """``given`` (closed afterwards: its read transaction ends), or a new reading
+        session."""
+        if given is None:
+            with self.reads() as session:
+                yield session
+            return
+        try:
+            yield given
+        finally:
+            given.close()
+
+    @write_turn
+    def _run_in_order(
+        self, mail: CommandMail, text: CommandText, now: datetime, answering: Answering | None,
+        not_passwords: frozenset[str],
+    ) -> Answered:
+        """A mail run inside its write transaction (:meth:`answer`): every line run and
+        applied in one transaction, each seeing the lines before it (``not_passwords``: as
+        :func:`~pbm_emergo.mail.commands.check_passwords_ahead` found them)."""
+        with self.session_factory.begin() as session:
+            replies, _ = self.processor(
+                session, mail, self.config, now, text=text, in_order=True,
+                not_passwords=not_passwords,
+            )
+            built = self.built_replies(replies, now, answering)
+            queued = self.mark_done(session, built, now, answering)
+        return Answered(replies, queued)
+
+    @write_turn
+    def _write(
+        self, writes: list[Write], built: list[BuiltReply], now: datetime,
+        answering: Answering | None,
+    ) -> int:
+        """The write transaction of :meth:`answer`: the commands' changes, then the
+        worker's own; how many mails were queued."""
+        with self.session_factory.begin() as session:
+            apply(session, writes)
+            return self.mark_done(session, built, now, answering)
+
+    def built_replies(
+        self, replies: list[Reply], now: datetime, answering: Answering | None
+    ) -> list[BuiltReply]:
+        """``replies`` built into mail, threaded to the stored mail they answer (none
+        without one: nothing is queued)."""
+        if answering is None:
+            return []
+        parsed = answering.parsed
+        return self.outbox.build_all(
+            replies, now, in_reply_to=parsed.message_id, references=parsed.references,
+            sender=parsed.sender or "",
+        )
+
+    def mark_done(
+        self, session: Session, built: list[BuiltReply], now: datetime,
+        answering: Answering | None,
+    ) -> int:
+        """The worker's own writes in the write transaction: mark the mail done, queue its
+        replies; how many mails will go out."""
+        if answering is None:
+            return 0
+        claimed = answering.claimed
+        # The conditional UPDATE that marks the mail done is also the check that this
+        # worker still holds the claim; if not, everything here rolls back.
+        shown = (
+            shown_after(session, answering.commands) if answering.commands is not None
+            else None
+        )
+        if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept,
+                                       subject=shown):
+            raise LostClaim(claimed.id)
+        return self.queue(session, built, now, answering)
+
+    def queue(
+        self, session: Session, built: list[BuiltReply], now: datetime, answering: Answering
+    ) -> int:
+        """Queue the mails ``built`` in answer to the stored mail: how many will go out."""
+        parsed = answering.parsed
+        return self.outbox.enqueue(
+            session, built, now, in_reply_to=parsed.message_id, references=parsed.references,
+            inbound_id=answering.claimed.id, charged_to=parsed.sender or "",
+            sender=parsed.sender or "",
+        )
+

@@ -1,0 +1,137 @@
+"""A ``multiple`` mail, line by line: each line its own unit of work.
+
+Each line is read, decided and answered in a reading session, starting from what the lines
+before it left (:class:`~pbm_emergo.app.lines.LinesSoFar`), and stored in its own short write
+transaction with a record of it (:mod:`pbm_emergo.db.inbound_lines`), which re-checks the
+claim; the last one's also queues the mail's report and marks the mail done. A line that
+changes nothing and sends nothing needs no transaction: its record goes with the next line
+that has one. A mail taken up again (after a crash, or a failed attempt) goes on after the
+last line stored. The conflict policy is a single mail's (:mod:`pbm_emergo.mail.answering`).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from pbm_emergo.app.messages import CommandMail, Reply
+from pbm_emergo.app.outbox import BuiltReply
+from pbm_emergo.db import inbound_lines
+from pbm_emergo.db.apply import apply
+from pbm_emergo.db.errors import Conflict
+from pbm_emergo.db.session import Session, write_turn
+from pbm_emergo.mail.answering import (
+    MAX_CONFLICTS,
+    OPTIMISTIC_ATTEMPTS,
+    Answered,
+    Answering,
+    CommandsRunner,
+    LostClaim,
+)
+from pbm_emergo.mail.commands import CommandText, next_line, start_lines
+from pbm_emergo.telemetry.sections import timed
+
+if TYPE_CHECKING:
+    # Only named: the shell's lines are loaded with the commands, on first use.
+    from pbm_emergo.app.lines import LinesSoFar, NextLine
+
+log = logging.getLogger(__name__)
+
+
+def answer_lines(
+    runner: CommandsRunner, mail: CommandMail, text: CommandText, now: datetime,
+    answering: Answering | None, *, reading: Session | None = None,
+) -> Answered:
+    """Run the lines of the ``multiple`` mail ``mail`` (``text``: as read on receipt) one
+    by one, each seeing the lines before it, as the module docstring says; with
+    ``answering``, each line's mails are queued and recorded, and the last marks that
+    stored mail done. ``reading``: an open reading session for the first reads."""
+    with runner.reading(reading) as session:
+        runs = (
+            inbound_lines.lines_run(session, answering.claimed.id)
+            if answering is not None else []
+        )
+        so_far = start_lines(session, mail, text, runs)
+    replies: list[Reply] = []
+    queued = 0
+    while True:
+        step, stored = _line(runner, mail, text, now, answering, so_far)
+        replies += step.replies
+        queued += stored
+        if step.report is not None:
+            return Answered([step.report, *replies], queued)
+        so_far = step.so_far
+
+
+def _mails_of(step: NextLine) -> list[Reply]:
+    """The mails a line sends: to others, and after the last line the mail's report."""
+    return step.replies if step.report is None else [step.report, *step.replies]
+
+
+def _line(
+    runner: CommandsRunner, mail: CommandMail, text: CommandText, now: datetime,
+    answering: Answering | None, so_far: LinesSoFar,
+) -> tuple[NextLine, int]:
+    """One line, as a mail of one command runs: read and answer, then one short write;
+    started over on a :class:`Conflict`, and after ``OPTIMISTIC_ATTEMPTS`` of them run
+    inside its write transaction."""
+    for attempt in range(1, MAX_CONFLICTS + 1):
+        try:
+            if attempt > OPTIMISTIC_ATTEMPTS:
+                return _line_in_order(runner, mail, text, now, answering, so_far)
+            with timed("read"), runner.reads() as session:
+                step = next_line(session, mail, runner.config, now, text=text, so_far=so_far)
+            if not step.stored:  # it changed nothing: recorded with the next line
+                return step, 0
+            with timed("render"):
+                built = runner.built_replies(_mails_of(step), now, answering)
+            with timed("write"):
+                return step, _write_line(runner, step, built, now, answering)
+        except Conflict as conflict:
+            log.info("mail %s, line %d: %s; starting the line over (attempt %d)",
+                     mail.message_id, so_far.next_number, conflict, attempt)
+    raise RuntimeError(f"the line's changes conflicted {MAX_CONFLICTS} times; retried later")
+
+
+@write_turn
+def _write_line(
+    runner: CommandsRunner, step: NextLine, built: list[BuiltReply], now: datetime,
+    answering: Answering | None,
+) -> int:
+    with runner.session_factory.begin() as session:
+        apply(session, step.writes)
+        return _store_line(runner, session, step, built, now, answering)
+
+
+@write_turn
+def _line_in_order(
+    runner: CommandsRunner, mail: CommandMail, text: CommandText, now: datetime,
+    answering: Answering | None, so_far: LinesSoFar,
+) -> tuple[NextLine, int]:
+    """A line that kept losing its race to other mails, run inside its write transaction
+    (its password, if right, was verified by the attempts before: the credential cache
+    spares the hash)."""
+    with runner.session_factory.begin() as session:
+        step = next_line(
+            session, mail, runner.config, now, text=text, so_far=so_far, in_order=True
+        )
+        built = runner.built_replies(_mails_of(step), now, answering)
+        return step, _store_line(runner, session, step, built, now, answering)
+
+
+def _store_line(
+    runner: CommandsRunner, session: Session, step: NextLine, built: list[BuiltReply],
+    now: datetime, answering: Answering | None,
+) -> int:
+    """The worker's own writes in a line's write transaction: the line recorded, with
+    those before it that needed no transaction (the claim re-checked), or after the last
+    line the mail marked done; its mails queued."""
+    if answering is None:
+        return 0
+    if step.last:
+        inbound_lines.forget_lines(session, answering.claimed.id)
+        return runner.mark_done(session, built, now, answering)
+    if not inbound_lines.record_lines(session, answering.claimed, step.unrecorded, now):
+        raise LostClaim(answering.claimed.id)
+    return runner.queue(session, built, now, answering)
