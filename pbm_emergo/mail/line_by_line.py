@@ -46,22 +46,29 @@ def answer_lines(
     """Run the lines of the ``multiple`` mail ``mail`` (``text``: as read on receipt) one
     by one, each seeing the lines before it, as the module docstring says; with
     ``answering``, each line's mails are queued and recorded, and the last marks that
-    stored mail done. ``reading``: an open reading session for the first reads."""
-    with runner.reading(reading) as session:
+    stored mail done. ``reading``: an open reading session for the first reads. Lines
+    that only read go on reading in the session of the line before them (what they read
+    has not changed: nothing was stored since); a line that stores something ends it."""
+    first = reading if reading is not None else runner.reads()
+    session: Session | None = first
+    try:
         runs = (
-            inbound_lines.lines_run(session, answering.claimed.id)
+            inbound_lines.lines_run(first, answering.claimed.id)
             if answering is not None else []
         )
-        so_far = start_lines(session, mail, text, runs)
-    replies: list[Reply] = []
-    queued = 0
-    while True:
-        step, stored = _line(runner, mail, text, now, answering, so_far)
-        replies += step.replies
-        queued += stored
-        if step.report is not None:
-            return Answered([step.report, *replies], queued)
-        so_far = step.so_far
+        so_far = start_lines(first, mail, text, runs)
+        replies: list[Reply] = []
+        queued = 0
+        while True:
+            step, stored, session = _line(runner, mail, text, now, answering, so_far, session)
+            replies += step.replies
+            queued += stored
+            if step.report is not None:
+                return Answered([step.report, *replies], queued)
+            so_far = step.so_far
+    finally:
+        if session is not None:
+            session.close()
 
 
 def _mails_of(step: NextLine) -> list[Reply]:
@@ -71,23 +78,37 @@ def _mails_of(step: NextLine) -> list[Reply]:
 
 def _line(
     runner: CommandsRunner, mail: CommandMail, text: CommandText, now: datetime,
-    answering: Answering | None, so_far: LinesSoFar,
-) -> tuple[NextLine, int]:
-    """One line, as a mail of one command runs: read and answer, then one short write;
-    started over on a :class:`Conflict`, and after ``OPTIMISTIC_ATTEMPTS`` of them run
-    inside its write transaction."""
+    answering: Answering | None, so_far: LinesSoFar, reading: Session | None,
+) -> tuple[NextLine, int, Session | None]:
+    """One line, as a mail of one command runs: read and answer (the first time in
+    ``reading``, when given), then one short write; started over on a :class:`Conflict`,
+    and after ``OPTIMISTIC_ATTEMPTS`` of them run inside its write transaction. Gives
+    back, besides the line and how many mails it queued, the reading session to go on
+    in: ``reading`` (or the session it opened) when the line stored nothing, else None
+    (it was closed)."""
     for attempt in range(1, MAX_CONFLICTS + 1):
+        given, reading = reading, None
         try:
             if attempt > OPTIMISTIC_ATTEMPTS:
-                return _line_in_order(runner, mail, text, now, answering, so_far)
-            with timed("read"), runner.reads() as session:
-                step = next_line(session, mail, runner.config, now, text=text, so_far=so_far)
+                if given is not None:
+                    given.close()
+                return (*_line_in_order(runner, mail, text, now, answering, so_far), None)
+            session = given if given is not None else runner.reads()
+            try:
+                with timed("read"):
+                    step = next_line(
+                        session, mail, runner.config, now, text=text, so_far=so_far
+                    )
+            except BaseException:
+                session.close()
+                raise
             if not step.stored:  # it changed nothing: recorded with the next line
-                return step, 0
+                return step, 0, session
+            session.close()
             with timed("render"):
                 built = runner.built_replies(_mails_of(step), now, answering)
             with timed("write"):
-                return step, _write_line(runner, step, built, now, answering)
+                return step, _write_line(runner, step, built, now, answering), None
         except Conflict as conflict:
             log.info("mail %s, line %d: %s; starting the line over (attempt %d)",
                      mail.message_id, so_far.next_number, conflict, attempt)

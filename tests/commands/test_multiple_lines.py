@@ -87,6 +87,33 @@ def test_each_line_that_changes_something_is_stored_in_its_own_write_transaction
     assert _count(factory, InboundLine) == 0
 
 
+def test_lines_that_only_read_go_on_in_the_reading_session_of_the_line_before(
+    players: Mailer, db_config: Config
+) -> None:
+    """Nothing was stored since the line before read, so the lines after a challenge that
+    only read (the last one too) share one reading session: three in all for the mail
+    (the look for mail; the mail claimed and its first line; the lines after the
+    challenge's write), not one a line; each still sees what the lines before it stored."""
+    config = dataclasses.replace(db_config, address=SERVER)
+    factory = players.factory
+    body = (
+        "emergo challenge alice bob\n"
+        "emergo games alice\n"
+        "emergo show 101\n"
+        "emergo games bob\n"
+    )
+    _store(factory, config, body, players)
+    worker = _worker(players, config)
+    reads = FlakyReads(worker.reads, fail_at=0)  # counts them; none fails
+    worker.reads = reads  # type: ignore[assignment]
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "done"
+    assert reads.calls == 3
+    (subject, report) = _mails_to(factory, "alice@example.org")[-1]
+    assert subject == "Emergo multiple: 4 done, 0 failed", report
+    assert "101" in report.split("> emergo games bob")[1]
+
+
 def test_a_mail_taken_up_again_goes_on_after_the_last_line_stored(
     players: Mailer, db_config: Config
 ) -> None:
@@ -101,8 +128,9 @@ def test_a_mail_taken_up_again_goes_on_after_the_last_line_stored(
     body = "emergo challenge alice bob\n" * 3
     inbound_id = _store(factory, config, body, players)
     worker = _worker(players, config)
-    # Read 1 looks for mail, 2 reads the mail claimed, 3 and 4 are the first two lines'.
-    worker.reads = FlakyReads(worker.reads, fail_at=5)  # type: ignore[assignment]
+    # Read 1 looks for mail, 2 reads the mail claimed and then the first line, 3 is the
+    # second line's (each line stored ends its reading session).
+    worker.reads = FlakyReads(worker.reads, fail_at=4)  # type: ignore[assignment]
     outcome = worker.run_once()
     assert outcome is not None and outcome.status == "retry"
     with factory() as session:
@@ -157,7 +185,8 @@ def test_a_mail_taken_up_again_counts_the_wrong_passwords_of_its_stored_lines(
     body = "".join(f"emergo notify alice wrong-{n}\n" for n in range(1, 5))
     inbound_id = _store(factory, config, body, players)
     worker = _worker(players, config)
-    worker.reads = FlakyReads(worker.reads, fail_at=5)  # type: ignore[assignment]
+    # The third line's read (as in the test above).
+    worker.reads = FlakyReads(worker.reads, fail_at=4)  # type: ignore[assignment]
     assert worker.run_once().status == "retry"  # type: ignore[union-attr]
     with factory() as session:
         stored = inbound_lines.lines_run(session, inbound_id)
