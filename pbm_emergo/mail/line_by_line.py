@@ -1,12 +1,13 @@
 """A ``multiple`` mail, line by line: each line its own unit of work.
 
-Each line is read, decided and answered in a reading session, starting from what the lines
-before it left (:class:`~pbm_emergo.app.lines.LinesSoFar`), and stored in its own short write
-transaction with a record of it (:mod:`pbm_emergo.db.inbound_lines`), which re-checks the
-claim; the last one's also queues the mail's report and marks the mail done. A line that
-changes nothing and sends nothing needs no transaction: its record goes with the next line
-that has one. A mail taken up again (after a crash, or a failed attempt) goes on after the
-last line stored. The conflict policy is a single mail's (:mod:`pbm_emergo.mail.answering`).
+Each line is read, decided and answered in a reading session (the line before's, when that
+one stored nothing), starting from what the lines before it left
+(:class:`~pbm_emergo.app.lines.LinesSoFar`), and stored in its own short write transaction
+with a record of it (:mod:`pbm_emergo.db.inbound_lines`), which re-checks the claim; the
+last one's also queues the mail's report and marks the mail done. A line that changes
+nothing and sends nothing needs no transaction: its record goes with the next line that has
+one. A mail taken up again (after a crash, or a failed attempt) goes on after the last line
+stored. The conflict policy is a single mail's (:mod:`pbm_emergo.mail.answering`).
 """
 
 from __future__ import annotations
