@@ -9,7 +9,7 @@ transaction stores, without reading it back.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -20,6 +20,8 @@ from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.config import Config
 from pbm_emergo.db.reads import watchers as board_watchers
 from pbm_emergo.db.reads.snapshot import BoardRead, read_board
+from pbm_emergo.db.reads.watchers import Watcher
+from pbm_emergo.db.session import Session
 from pbm_emergo.game.board import (
     AUTOPLAYED_MARKS,
     BLACK,
@@ -71,6 +73,7 @@ __all__ = [
     "board_link",
     "board_style_of",
     "board_mails",
+    "board_mails_for",
     "board_view",
     "finish_game",
     "get_board_read",
@@ -80,14 +83,11 @@ __all__ = [
     "span",
     "split_guard",
     "undo_first_move",
+    "watchers_of",
 ]
 
-# ASCII digits only: \d and int() also take other scripts' digits ("١٠١" would be 101).
 # The width of a board mail's score sheet (the move list), indent included.
 SCORE_SHEET_WIDTH = 72
-
-
-
 
 
 def get_board_read(ctx: UnitOfWork, number: int, upto: int | None) -> BoardRead:
@@ -407,22 +407,51 @@ def board_mails(
     headline: str | Callable[[], str] | None = None,
     new_board: bool = False,
 ) -> list[Reply]:
-    """The board mail after a change: one to each player and each subscriber
+    """The board mail after a change, to the players and those who watch the board
+    (:func:`watchers_of`, read in ``ctx``'s session), drawn by :func:`board_mails_for`."""
+    return board_mails_for(
+        state, watchers_of(ctx.session, state), config=ctx.config, now=ctx.now,
+        sender=ctx.sender, comment=comment, commenter=commenter, headline=headline,
+        new_board=new_board,
+    )
+
+
+def watchers_of(session: Session, state: BoardState) -> list[Watcher]:
+    """Who gets the board mail of ``state`` besides its players: its subscribers (looked
+    for only when the board's read found some), and once its game is over those who asked
+    for its final board mail (``emergo notify``)."""
+    watchers = board_watchers.subscribers(session, state.number) if state.watched else []
+    if not state.active:
+        watchers += board_watchers.notified(session, state.number)
+    return watchers
+
+
+def board_mails_for(
+    state: BoardState,
+    watchers: Sequence[Watcher],
+    *,
+    config: Config,
+    now: datetime,
+    sender: str,
+    comment: str | None = None,
+    commenter: str | None = None,
+    headline: str | Callable[[], str] | None = None,
+    new_board: bool = False,
+) -> list[Reply]:
+    """The board mail of ``state`` after a change made by ``sender``'s mail (``""``: by the
+    server), drawn from values alone: one to each player and each of ``watchers``
     (``new_board``: the first mails of a new board). A comment is for the two players
-    only: subscribers get the board without it (as the web pages show it)."""
-    link = board_link(ctx.config, state.number)
+    only: watchers get the board without it (as the web pages show it)."""
+    link = board_link(config, state.number)
     # The text and HTML parts in each recipient's language (the sender's as their mail's
     # replies are); the Subject in English for all.
     with speaking(None):
         view = board_view(
             state, comment=comment, commenter=commenter, headline=headline,
-            link=link, now=ctx.now, new_board=new_board,
+            link=link, now=now, new_board=new_board,
         )
     html = board_html(view.subject, [view.html])
     recipients: list[str] = []
-    watchers = board_watchers.subscribers(ctx.session, state.number) if state.watched else []
-    if not state.active:  # the final board mail also goes to those who asked (emergo notify)
-        watchers += board_watchers.notified(ctx.session, state.number)
     subscribed = [w.address for w in watchers]
     # Who asked for the position in words (board USERID PASSWORD list), by address.
     listeners = {
@@ -445,7 +474,7 @@ def board_mails(
         seat.address.lower()
         for seat in (state.white, state.black)
         if seat.digest and seat.address and state.active and not new_board
-        and seat.address.lower() != ctx.sender.lower()
+        and seat.address.lower() != sender.lower()
     }
     for address, solicited in (
         (state.white.address, not new_board), (state.black.address, not new_board),
@@ -462,7 +491,7 @@ def board_mails(
     # The last board mail of a game carries its record file.
     record = (
         None if state.active
-        else record_attachment(state, ctx.config.address, options_text(state))
+        else record_attachment(state, config.address, options_text(state))
     )
     # A robot to answer: the mail waits a little for the robot's, which takes its place
     # (app.outbox); not a new board's first mail, which says how to decline the game.
@@ -479,7 +508,7 @@ def board_mails(
         )
         if address and language
     }
-    languages.setdefault(ctx.sender.lower(), i18n.current())
+    languages.setdefault(sender.lower(), i18n.current())
     made: dict[tuple[bool, str, str], tuple[str, str]] = {}
 
     def parts_for(address: str, public: bool) -> tuple[str, str]:
@@ -495,7 +524,7 @@ def board_mails(
                 made_view = board_view(
                     state, comment=None if public else comment,
                     commenter=None if public else commenter, headline=headline, link=link,
-                    now=ctx.now, new_board=new_board, style=style,
+                    now=now, new_board=new_board, style=style,
                 )
                 made[key] = (made_view.text, board_html(made_view.subject, [made_view.html]))
         return made[key]
@@ -511,7 +540,7 @@ def board_mails(
     if comment and watching:
         with speaking(None):
             public_view = board_view(
-                state, headline=headline, link=link, now=ctx.now, new_board=new_board
+                state, headline=headline, link=link, now=now, new_board=new_board
             )
             public_html = board_html(public_view.subject, [public_view.html])
         mails += [
