@@ -1,17 +1,16 @@
-"""Boards for the commands: finding them, and the board mail every player receives.
+"""Boards for the commands: finding them, and who gets the board mail after a change.
 
 A board mail is drawn from a :class:`~pbm_emergo.game.board.BoardState`: the board as plain
-values (its players, moves, votes, rating changes). A decision that changes a board computes
-the state after the change from the state it read (:mod:`pbm_emergo.game`), the shell mails
-that and leaves the storing to its changes; so the mail shows exactly what the write
-transaction stores, without reading it back.
+values (its players, moves, votes, rating changes), by :mod:`pbm_emergo.views.board_mail`.
+A decision that changes a board computes the state after the change from the state it read
+(:mod:`pbm_emergo.game`), the shell mails that and leaves the storing to its changes; so the
+mail shows exactly what the write transaction stores, without reading it back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.records import record_attachment
@@ -24,8 +23,6 @@ from pbm_emergo.db.reads.watchers import Watcher
 from pbm_emergo.db.session import Session
 from pbm_emergo.game.board import (
     AUTOPLAYED_MARKS,
-    BLACK,
-    WHITE,
     BoardSnapshot,
     BoardState,
     OpenVote,
@@ -33,13 +30,6 @@ from pbm_emergo.game.board import (
     QueueItem,
     Seat,
     other_side,
-)
-from pbm_emergo.game.clock import (
-    TimeBank,
-    bank_left,
-    deadlines,
-    side_periods,
-    thinking_time,
 )
 from pbm_emergo.game.decision import finish
 from pbm_emergo.game.ratings import GameRating
@@ -52,29 +42,22 @@ from pbm_emergo.game.sentences import (
     undo_first_move,
 )
 from pbm_emergo.robot import ROBOTS
-from pbm_emergo.rules import Position, Termination
-from pbm_emergo.views import board_text, i18n
+from pbm_emergo.rules import Termination
+from pbm_emergo.views import i18n
+from pbm_emergo.views.board_mail import board_html, board_link, board_view, options_text
 from pbm_emergo.views.i18n import speaking
-from pbm_emergo.views.picture import board_picture
-from pbm_emergo.views.templating import render, render_html, render_html_part
 
 __all__ = [
     "AUTOPLAYED_MARKS",
     "BoardSnapshot",
     "BoardState",
-    "BoardView",
     "OpenVote",
     "PlayedMove",
     "QueueItem",
     "SIDE_NAMES",
     "Seat",
-    "at",
-    "board_html",
-    "board_link",
-    "board_style_of",
     "board_mails",
     "board_mails_for",
-    "board_view",
     "finish_game",
     "get_board_read",
     "other_side",
@@ -85,9 +68,6 @@ __all__ = [
     "undo_first_move",
     "watchers_of",
 ]
-
-# The width of a board mail's score sheet (the move list), indent included.
-SCORE_SHEET_WIDTH = 72
 
 
 def get_board_read(ctx: UnitOfWork, number: int, upto: int | None) -> BoardRead:
@@ -127,275 +107,6 @@ def finish_game(
     for change in ended.changes:
         ctx.write(change)
     return ended.state_after
-
-
-def options_text(state: BoardState) -> str:
-    """The board's terms in English, as the game record file writes them (a data format,
-    docs/record.md): the board mail's words (:func:`board_text.options_text`) in English."""
-    with speaking(None):
-        return board_text.options_text(state)
-
-
-def clock_lines(state: BoardState, now: datetime | None) -> list[str]:
-    """For a board with a total thinking time: each player's time used and left; with a
-    time bank: what is left of each player's bank."""
-    bank = TimeBank.of(state.timebank_hours, state.increment_hours)
-    if bank is not None:
-        left = bank_left(
-            state.created_at,
-            [(m.player_id, m.played_at) for m in state.moves],
-            lambda pid: state.side_of(pid) or WHITE,
-            side_periods(state, now),
-            state.to_move if state.active else None,
-            now,
-            bank,
-        )
-        return [
-            board_text.bank_line(state.seat(side).userid, left[side]) for side in (WHITE, BLACK)
-        ]
-    if state.total_days is None:
-        return []
-    periods = side_periods(state, now)
-    used = thinking_time(
-        state.created_at,
-        [(m.player_id, m.played_at) for m in state.moves],
-        lambda pid: state.side_of(pid) or WHITE,
-        periods,
-        state.to_move if state.active else None,
-        now,
-    )
-    total = timedelta(days=state.total_days)
-    return [
-        board_text.thinking_line(state.seat(side).userid, used[side], total - used[side])
-        for side in (WHITE, BLACK)
-    ]
-
-
-def clock_title(state: BoardState) -> str:
-    """What :func:`clock_lines` are: the thinking time, or the time bank, of each player."""
-    return board_text.clock_title_text(state)
-
-
-def vacation_lines(state: BoardState, now: datetime | None) -> list[str]:
-    """A sentence for each player who is on vacation at ``now``."""
-    if now is None or not state.active:
-        return []
-    return [
-        board_text.vacation_text(seat.userid, seat.vacation_until)
-        for seat in (state.white, state.black)
-        if seat.vacation_until is not None and seat.on_vacation(now)
-    ]
-
-
-def deadline_texts(state: BoardState, now: datetime | None) -> list[str]:
-    """When the reminder and the loss on time come if the player to move does not move."""
-    due = None if now is None else deadlines(state, now)
-    return [] if due is None else [board_text.deadline_text(due)]
-
-
-def move_rows(notations: list[str], first: int = 1) -> list[tuple[str, str]]:
-    """Two columns: Ohs's moves (odd numbers) left, Eks's (even) right.
-
-    ``first`` is the number of the first move given; it is made odd so rows line up.
-    """
-    cells = [f"{first + i:>3}. {text}" for i, text in enumerate(notations)]
-    if first % 2 == 0:
-        cells.insert(0, "")
-    rows = []
-    for i in range(0, len(cells), 2):
-        left = cells[i]
-        right = cells[i + 1] if i + 1 < len(cells) else ""
-        rows.append((left, right))
-    return rows
-
-
-def score_sheet(labels: list[str], width: int = SCORE_SHEET_WIDTH) -> list[str]:
-    """The moves as a score sheet: each move numbered, Ohs's and Eks's of one turn kept
-    together ("1. e4 2. e6"), as many turns a line as fit in ``width``, indented."""
-    turns = []
-    for i in range(0, len(labels), 2):
-        turn = f"{i + 1}. {labels[i]}"
-        if i + 1 < len(labels):
-            turn += f" {i + 2}. {labels[i + 1]}"
-        turns.append(turn)
-    lines: list[str] = []
-    line = ""
-    for turn in turns:
-        longer = f"{line}   {turn}" if line else turn
-        if line and len(longer) + 2 > width:
-            lines.append(line)
-            line = turn
-        else:
-            line = longer
-    if line:
-        lines.append(line)
-    return [f"  {line}" for line in lines]
-
-
-def duration(delta: timedelta) -> str:
-    """``2 d 3 h``: a time taken, in the reader's language."""
-    return board_text.duration_text(delta)
-
-
-def at(moment: datetime) -> str:
-    return moment.strftime("%Y-%m-%d %H:%M UTC")
-
-
-def open_votes(state: BoardState) -> list[str]:
-    """The open draw offer and undo request of a board, as sentences saying how to answer."""
-    sentences = []
-    for vote in sorted(state.votes, key=lambda v: v.kind):
-        asker = state.white if vote.player_id == state.white.id else state.black
-        other = state.opponent(asker.id).userid
-        first = vote.ply
-        if vote.kind != "draw":
-            first = undo_first_move(state, asker.id, vote.ply) or vote.ply
-        sentences.append(
-            board_text.vote_text(asker.userid, other, state.number, vote.kind, first, vote.ply)
-        )
-    return sentences
-
-
-@dataclass
-class BoardView:
-    """What one board mail shows: ``html`` is the board's section of the HTML part
-    (templates/board/section.html.j2, its values still marked: see
-    :func:`~pbm_emergo.views.templating.render_html_part`); only :func:`board_html` puts it
-    into a whole document."""
-
-    subject: str
-    text: str
-    html: str = ""
-
-
-def board_view(
-    state: BoardState,
-    *,
-    position: Position | None = None,
-    upto: int | None = None,
-    comment: str | None = None,
-    commenter: str | None = None,
-    headline: str | Callable[[], str] | None = None,
-    link: str | None = None,
-    now: datetime | None = None,
-    new_board: bool = False,
-    queue: list[str] | None = None,
-    turned: bool = False,
-    style: str = "diagram",
-) -> BoardView:
-    """The board mail text of a board; with ``upto``, as it was after that many moves
-    (``position`` is then the position after them). ``link``: the board's web page.
-    ``now``: the time of the mail (vacations, thinking time); ``new_board``: the first mail
-    of a new board; ``queue``: the lines about a player's queued moves (only for that
-    player's eyes); ``turned``: the text board seen from Eks's side of the table;
-    ``style``: ``list`` says the position in words instead of drawing the diamond (``board
-    USERID PASSWORD list``). ``headline``: a callable is called here, so that a headline
-    written by the code that made the change is in the language being rendered. Every mail
-    lists the whole game, as a compact score sheet."""
-    notations = [m.notation for m in state.moves]
-    labels = [m.label for m in state.moves]
-    if upto is not None:
-        notations = notations[:upto]
-        labels = labels[:upto]
-    if position is None:
-        position = state.position
-    over = not state.active and upto is None
-    if not state.active or state.to_move is None:
-        subject = f"Emergo Board {state.number} Game over"
-    else:
-        subject = f"Emergo Board {state.number} {state.seat(state.to_move).userid}"
-    if new_board:
-        subject = f"New {subject}"
-    as_of = None
-    status = board_text.status_text(state, position, upto)
-    if upto is not None:
-        as_of = board_text.as_of_text(upto, state.ply)
-    times: list[str] = []
-    last_move = None
-    if state.moves and upto is None:
-        spent = {WHITE: timedelta(), BLACK: timedelta()}
-        previous = state.created_at
-        for move in state.moves:
-            side = WHITE if move.player_id == state.white.id else BLACK
-            spent[side] += max(move.played_at - previous, timedelta())
-            previous = move.played_at
-        last = state.moves[-1]
-        last_move = i18n._(
-            "Last move: %(when)s (move %(number)s, %(move)s).",
-            when=i18n.moment(last.played_at, "UTC"), number=last.number, move=last.notation,
-        )
-        times = [
-            f"{state.seat(side).userid} {board_text.duration_text(spent[side])}"
-            for side in (WHITE, BLACK)
-        ]
-    current = upto is None or upto >= state.ply
-    context = dict(
-        number=state.number,
-        white=state.white.userid,
-        black=state.black.userid,
-        white_rating=i18n.number(state.white.rating),
-        black_rating=i18n.number(state.black.rating),
-        options=board_text.options_text(state),
-        headline=headline() if callable(headline) else board_text.headline_text(headline),
-        # A challenge starts the game at once: the first mail says how to say no.
-        decline=board_text.decline_text(state.number) if new_board else None,
-        as_of=as_of,
-        votes=open_votes(state) if state.active and upto is None else [],
-        status=status,
-        ratings=(
-            board_text.rating_lines(state.rating, state.white.userid, state.black.userid)
-            if over and state.rating is not None
-            else []
-        ),
-        moves_total=len(notations),
-        move_lines=score_sheet(labels),
-        board=board_text.diagram_text(
-            position, state.white.userid, state.black.userid, turned=turned
-        ),
-        words=(
-            board_text.position_text(position, notations[-1] if notations else None)
-            if style == "list" else None
-        ),
-        comment=comment or None,
-        commenter=commenter,
-        last_move=last_move,
-        times=times,
-        link=link,
-        vacations=vacation_lines(state, now) if current else [],
-        deadlines=deadline_texts(state, now) if upto is None else [],
-        clocks=clock_lines(state, now) if current and upto is None else [],
-        clock_title=clock_title(state),
-        queue=queue or [],
-    )
-    text = render("board.txt.j2", **context)
-    html = render_html_part(
-        "board/section.html.j2",
-        **context,
-        picture=board_picture(position, notations[-1] if notations else None),
-    )
-    return BoardView(subject=subject, text=text, html=html)
-
-
-def board_style_of(state: BoardState, address: str) -> str:
-    """How a mail to ``address`` shows the board: ``list`` when it is the board mail
-    address of a player of the board who chose ``board USERID PASSWORD list``."""
-    for seat in (state.white, state.black):
-        if seat.board_style == "list" and seat.address and seat.address.lower() == address.lower():
-            return "list"
-    return "diagram"
-
-
-def board_html(title: str, sections: list[str], notice: list[str] | None = None) -> str:
-    """The HTML part of a mail showing boards (sections from :func:`board_view`)."""
-    return render_html(
-        "board.html.j2", title=title, sections=sections, notice=notice or [], lang=i18n.current()
-    )
-
-
-def board_link(config: Config, number: int) -> str | None:
-    """The board's page on the web view, when the operator set its public URL."""
-    base = config.web_url
-    return f"{base.rstrip('/')}/boards/{number}" if base else None
 
 
 def board_mails(

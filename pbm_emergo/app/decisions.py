@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from pbm_emergo.app.boards import board_mails, board_style_of, board_view
+from pbm_emergo.app.boards import board_mails
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
@@ -20,6 +20,7 @@ from pbm_emergo.game.decision import Decision, Refusal
 from pbm_emergo.game.events import BoardChanged, Event, GameDeclined, QueuedMoveFailed
 from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import i18n
+from pbm_emergo.views.board_mail import board_style_of, board_view
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_in
 

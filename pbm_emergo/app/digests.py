@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from pbm_emergo.app.boards import board_link, duration
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import reads
@@ -22,6 +21,7 @@ from pbm_emergo.game.digest import WaitingBoard, digest_due, waiting_board
 from pbm_emergo.game.setting_changes import DigestSent
 from pbm_emergo.rules import render_board
 from pbm_emergo.views import i18n
+from pbm_emergo.views.board_mail import board_link, duration
 from pbm_emergo.views.templating import render
 
 

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from pbm_emergo.app.boards import board_link, board_mails
+from pbm_emergo.app.boards import board_mails
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import resign_all
@@ -111,6 +111,7 @@ from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import event_text as words
 from pbm_emergo.views import i18n
+from pbm_emergo.views.board_mail import board_link
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 

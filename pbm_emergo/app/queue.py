@@ -13,13 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pbm_emergo.app.accounts import is_registered
-from pbm_emergo.app.boards import (
-    BoardSnapshot,
-    BoardState,
-    board_html,
-    board_link,
-    board_view,
-)
+from pbm_emergo.app.boards import BoardSnapshot, BoardState
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.autoplay import QueueItem
@@ -30,6 +24,7 @@ from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.queue import decide_queue, describe, queue_refusal
 from pbm_emergo.game.reasons import refusal
 from pbm_emergo.views import i18n
+from pbm_emergo.views.board_mail import board_html, board_link, board_view
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 

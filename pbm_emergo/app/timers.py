@@ -45,7 +45,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from pbm_emergo.app import lockout
-from pbm_emergo.app.boards import board_html, board_link, board_mails, board_view
+from pbm_emergo.app.boards import board_mails
 from pbm_emergo.app.digests import send_digests
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import Outbox
@@ -79,6 +79,7 @@ from pbm_emergo.game.timers import (
     vacation_over_left,
 )
 from pbm_emergo.views import i18n
+from pbm_emergo.views.board_mail import board_html, board_link, board_view
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from pbm_emergo.app.boards import at
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db import vacations
@@ -20,6 +19,7 @@ from pbm_emergo.db.reads.vacations import CurrentVacation, current_vacation
 from pbm_emergo.game.vacations import VacationAsked, decide_vacation
 from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import i18n
+from pbm_emergo.views.board_mail import at
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render
 

@@ -96,7 +96,7 @@ def decline_text(number: int) -> str:
 
 def options_text(state: BoardState) -> str:
     """The board's terms (in English also the game record file's:
-    :func:`pbm_emergo.app.boards.options_text`)."""
+    :func:`pbm_emergo.views.board_mail.options_text`)."""
     parts = [i18n._("rated") if state.rated else i18n._("unrated")]
     parts.append(
         i18n._("a blocked player draws")

@@ -48,7 +48,6 @@ from starlette.responses import (
 )
 from starlette.routing import BaseRoute, Match, Route
 
-from pbm_emergo.app.boards import options_text
 from pbm_emergo.config import Config
 from pbm_emergo.db import reads as data
 from pbm_emergo.db.reads.boards import MoveLine
@@ -61,6 +60,7 @@ from pbm_emergo.game.records import board_record, record_filename
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views import board_text, i18n
+from pbm_emergo.views.board_mail import options_text
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import install_translations, template_dir
 from pbm_emergo.web import words

@@ -7,9 +7,9 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select
 
-from pbm_emergo.app.boards import score_sheet
 from pbm_emergo.db.models import Board, Player
 from pbm_emergo.rules import Game
+from pbm_emergo.views.board_mail import score_sheet
 from tests.support.mailer import Mailer
 from tests.support.moves import RATED_OPENING
 from tests.support.search import blocked_game, capture_position, elimination_game, repetition_game

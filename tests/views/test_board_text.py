@@ -12,13 +12,14 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pbm_emergo.app.boards import BoardState, PlayedMove, Seat, board_html, board_view
+from pbm_emergo.app.boards import BoardState, PlayedMove, Seat
 from pbm_emergo.game.board import OpenVote
 from pbm_emergo.game.clock import deadlines
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.game.sentences import ENGLISH, Said, result_sentence, undo_said
 from pbm_emergo.rules import Game, Position, Termination, position_words, render_board
 from pbm_emergo.views import board_text
+from pbm_emergo.views.board_mail import board_html, board_view
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.templating import render
 from tests.game.boards import NOW, snapshot

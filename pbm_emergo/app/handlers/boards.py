@@ -8,17 +8,7 @@ from typing import Any
 
 from pbm_emergo.app import resolve
 from pbm_emergo.app.accounts import is_registered, require_account
-from pbm_emergo.app.boards import (
-    SIDE_NAMES,
-    BoardState,
-    board_html,
-    board_link,
-    board_view,
-    get_board_read,
-    move_rows,
-    options_text,
-    side_label,
-)
+from pbm_emergo.app.boards import SIDE_NAMES, BoardState, get_board_read, side_label
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.notes import add_note, shown_notes
@@ -49,6 +39,7 @@ from pbm_emergo.game.requests import (
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError
 from pbm_emergo.views import board_text, i18n
+from pbm_emergo.views.board_mail import board_html, board_link, board_view, move_rows, options_text
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html
