@@ -21,26 +21,9 @@ from pbm_emergo.db.reads import watchers as board_watchers
 from pbm_emergo.db.reads.snapshot import BoardRead, read_board
 from pbm_emergo.db.reads.watchers import Watcher
 from pbm_emergo.db.session import Session
-from pbm_emergo.game.board import (
-    AUTOPLAYED_MARKS,
-    BoardSnapshot,
-    BoardState,
-    OpenVote,
-    PlayedMove,
-    QueueItem,
-    Seat,
-    other_side,
-)
+from pbm_emergo.game.board import BoardState
 from pbm_emergo.game.decision import finish
 from pbm_emergo.game.ratings import GameRating
-from pbm_emergo.game.sentences import (
-    SIDE_NAMES,
-    result_sentence,
-    side_label,
-    span,
-    split_guard,
-    undo_first_move,
-)
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views import i18n
@@ -48,24 +31,10 @@ from pbm_emergo.views.board_mail import board_html, board_link, board_view, opti
 from pbm_emergo.views.i18n import speaking
 
 __all__ = [
-    "AUTOPLAYED_MARKS",
-    "BoardSnapshot",
-    "BoardState",
-    "OpenVote",
-    "PlayedMove",
-    "QueueItem",
-    "SIDE_NAMES",
-    "Seat",
     "board_mails",
     "board_mails_for",
     "finish_game",
     "get_board_read",
-    "other_side",
-    "result_sentence",
-    "side_label",
-    "span",
-    "split_guard",
-    "undo_first_move",
     "watchers_of",
 ]
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from pbm_emergo.app.accounts import check_reachable, require_player
-from pbm_emergo.app.boards import BoardState, board_mails
+from pbm_emergo.app.boards import board_mails
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.robots import check_robot_games
 from pbm_emergo.app.unit import UnitOfWork
@@ -19,7 +19,7 @@ from pbm_emergo.db import blocks, challenges, games, ratings
 from pbm_emergo.db.reads import active_board_counts
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import PlayerRead
-from pbm_emergo.game.board import BOARD_ACTIVE
+from pbm_emergo.game.board import BOARD_ACTIVE, BoardState
 from pbm_emergo.game.board_changes import BoardCreated, ChallengePolicySet, SeekingSet, SeekTaken
 from pbm_emergo.game.challenges import (
     ChallengeTerms,

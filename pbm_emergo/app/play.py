@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pbm_emergo.app.boards import BoardSnapshot
 from pbm_emergo.app.decisions import carry_out, event_mails
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.results import Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import read_board
+from pbm_emergo.game.board import BoardSnapshot
 from pbm_emergo.game.decision import Decision
 from pbm_emergo.game.play import (
     KEYWORDS,

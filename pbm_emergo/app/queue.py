@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from pbm_emergo.app.accounts import is_registered
-from pbm_emergo.app.boards import BoardSnapshot, BoardState
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.unit import UnitOfWork
 from pbm_emergo.db.autoplay import QueueItem
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import BoardRead
+from pbm_emergo.game.board import BoardSnapshot, BoardState
 from pbm_emergo.game.board_changes import QueueCleared, QueueReplaced
 from pbm_emergo.game.decision import Refusal
 from pbm_emergo.game.queue import decide_queue, describe, queue_refusal

@@ -29,7 +29,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.addresses import CODE_ALPHABET
-from pbm_emergo.app.boards import board_mails, finish_game, other_side
+from pbm_emergo.app.boards import board_mails, finish_game
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.outbox import BuiltReply
 from pbm_emergo.app.play import resign_all
@@ -50,7 +50,7 @@ from pbm_emergo.game.account_changes import (
     PlayerDeleted,
     PlayersMerged,
 )
-from pbm_emergo.game.board import BLACK, WHITE
+from pbm_emergo.game.board import BLACK, WHITE, other_side
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views.templating import render_in

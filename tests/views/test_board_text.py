@@ -12,8 +12,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from pbm_emergo.app.boards import BoardState, PlayedMove, Seat
-from pbm_emergo.game.board import OpenVote
+from pbm_emergo.game.board import BoardState, OpenVote, PlayedMove, Seat
 from pbm_emergo.game.clock import deadlines
 from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.game.sentences import ENGLISH, Said, result_sentence, undo_said

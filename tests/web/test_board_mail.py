@@ -15,9 +15,9 @@ from email.parser import BytesParser
 import pytest
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.boards import BoardState, PlayedMove, Seat
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.config import Config
+from pbm_emergo.game.board import BoardState, PlayedMove, Seat
 from pbm_emergo.rules import CELLS, Game
 from pbm_emergo.views.board_mail import board_html, board_view
 from pbm_emergo.views.picture import CAPTURED, LANDED, START, board_picture, move_marks

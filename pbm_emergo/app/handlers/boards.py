@@ -8,7 +8,7 @@ from typing import Any
 
 from pbm_emergo.app import resolve
 from pbm_emergo.app.accounts import is_registered, require_account
-from pbm_emergo.app.boards import SIDE_NAMES, BoardState, get_board_read, side_label
+from pbm_emergo.app.boards import get_board_read
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handles
 from pbm_emergo.app.notes import add_note, shown_notes
@@ -21,7 +21,7 @@ from pbm_emergo.db import games, players, ratings, reads
 from pbm_emergo.db.reads import BoardLine
 from pbm_emergo.db.reads.accounts import Account
 from pbm_emergo.db.reads.snapshot import BoardRead
-from pbm_emergo.game.board import BOARD_ACTIVE, BOARD_FINISHED
+from pbm_emergo.game.board import BOARD_ACTIVE, BOARD_FINISHED, BoardState
 from pbm_emergo.game.numbers import START_RATING
 from pbm_emergo.game.requests import (
     AllShowRequest,
@@ -36,6 +36,7 @@ from pbm_emergo.game.requests import (
     ShowRequest,
     StandingsRequest,
 )
+from pbm_emergo.game.sentences import SIDE_NAMES, side_label
 from pbm_emergo.robot.ladder import LADDER_EXPLANATION, ladder_texts
 from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, MoveError
 from pbm_emergo.views import board_text, i18n
