@@ -121,10 +121,10 @@ class CommandsRunner(Runner):
             given, reading = reading, None
             try:
                 if attempt > OPTIMISTIC_ATTEMPTS:
-                    with self.reading(given) as session:
+                    with self._reading(given) as session:
                         checked = check_passwords_ahead(session, mail, text, self.config, now)
                     return self._run_in_order(mail, text, now, answering, checked)
-                with timed("read"), self.reading(given) as session:
+                with timed("read"), self._reading(given) as session:
                     replies, writes = self.processor(session, mail, self.config, now, text=text)
                 with timed("render"):
                     built = self.built_replies(replies, now, answering)
@@ -137,7 +137,7 @@ class CommandsRunner(Runner):
         raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
 
     @contextlib.contextmanager
-    def reading(self, given: Session | None) -> Iterator[Session]:
+    def _reading(self, given: Session | None) -> Iterator[Session]:
         """``given`` (closed afterwards: its read transaction ends), or a new reading
         session."""
         if given is None:

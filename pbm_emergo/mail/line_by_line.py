@@ -90,9 +90,7 @@ def _line(
     for attempt in range(1, MAX_CONFLICTS + 1):
         given, reading = reading, None
         try:
-            if attempt > OPTIMISTIC_ATTEMPTS:
-                if given is not None:
-                    given.close()
+            if attempt > OPTIMISTIC_ATTEMPTS:  # (only the first attempt is given a session)
                 return (*_line_in_order(runner, mail, text, now, answering, so_far), None)
             session = given if given is not None else runner.reads()
             try:

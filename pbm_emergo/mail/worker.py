@@ -30,13 +30,7 @@ from pbm_emergo.db.claims import ClaimedMail
 from pbm_emergo.db.models import INBOUND_IGNORED
 from pbm_emergo.db.session import Session, SessionFactory, one_statement, write_turn
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail.answering import (
-    OPTIMISTIC_ATTEMPTS,
-    Answered,
-    Answering,
-    CommandsRunner,
-    LostClaim,
-)
+from pbm_emergo.mail.answering import Answered, Answering, CommandsRunner, LostClaim
 from pbm_emergo.mail.commands import CommandProcessor, CommandText, describe, redact
 from pbm_emergo.mail.line_by_line import answer_lines
 from pbm_emergo.mail.parse import ParsedMail, parse_mail
@@ -48,7 +42,7 @@ from pbm_emergo.telemetry.sections import Tally, tally, timed
 
 log = logging.getLogger(__name__)
 
-__all__ = ["OPTIMISTIC_ATTEMPTS", "InboxWorker", "Outcome", "answer"]
+__all__ = ["InboxWorker", "Outcome", "answer"]
 
 
 def answer(

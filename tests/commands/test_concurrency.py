@@ -21,8 +21,9 @@ from pbm_emergo.db import players as players_store
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.session import read_sessions
+from pbm_emergo.mail.answering import OPTIMISTIC_ATTEMPTS
 from pbm_emergo.mail.commands import CommandText, dispatch
-from pbm_emergo.mail.worker import OPTIMISTIC_ATTEMPTS, answer
+from pbm_emergo.mail.worker import answer
 from tests.support.mailer import Mailer
 
 from .support import notations
