@@ -78,11 +78,14 @@ def challenge(
     check_challenge(ctx, challenged, challenger=starter)
     check_robot_games(ctx, white, black)
     note_challenge(ctx, challenged)
-    # The board takes the next number; the write re-checks that nobody took it first
-    # (run inside the write transaction, nobody can).
-    number = games.last_board_number(ctx.session, lock=ctx.locks) + 1
+    # The board takes the next number, and the write re-checks that nobody took it first;
+    # or the number set aside for it after it lost one that way.
+    number, reserved = ctx.board_number, True
+    if number is None:
+        number, reserved = games.last_board_number(ctx.session) + 1, False
+    ctx.board_number = None
     now = ctx.now
-    ctx.write(BoardCreated(number, white.id, black.id, now, terms))
+    ctx.write(BoardCreated(number, white.id, black.id, now, terms, reserved=reserved))
     start = Position()
     state = BoardState(
         number=number, white=white_read.seat, black=black_read.seat, rated=terms.rated,

@@ -16,12 +16,10 @@ from pbm_emergo.views import i18n
 class Context(UnitOfWork):
     """A unit of work run for the command lines of one mail: what masking found of them.
 
-    ``in_order``: the mail runs inside its write transaction (one that lost its race to
-    other mails several times, or a line of a ``multiple`` mail that did:
-    :mod:`pbm_emergo.mail.answering`, :mod:`pbm_emergo.mail.line_by_line`; the events'
-    step, whose stages each read what the one before wrote); ``session`` is that
-    transaction and each line's writes are applied when the line has finished
-    (:meth:`apply_line`)."""
+    ``in_order``: the unit runs inside a write transaction (the events' step, whose stages
+    each read what the one before wrote: :func:`pbm_emergo.app.events.advance_events`);
+    ``session`` is that transaction and each stage's writes are applied when the stage has
+    finished (:meth:`apply_line`)."""
 
     # The userids and boards of the mail's command lines that exist (see masking).
     known: Known = field(default_factory=Known)
@@ -30,12 +28,8 @@ class Context(UnitOfWork):
     in_order: bool = False
     applied: int = 0  # how many of ``writes`` were applied (in_order)
 
-    @property
-    def locks(self) -> bool:
-        return self.in_order
-
     def apply_line(self) -> None:
-        """In order: apply the writes of the line just run, in the write transaction."""
+        """In order: apply the writes of the stage just run, in the write transaction."""
         if not self.in_order:
             return
         apply(self.session, self.writes[self.applied :])

@@ -18,13 +18,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Protocol
 
-from pbm_emergo.app import lockout
 from pbm_emergo.app.context import Context
 from pbm_emergo.app.handlers import handle
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.results import Refused, Result, Write
 from pbm_emergo.db import outbox, players
-from pbm_emergo.db.reads.accounts import read_account
 from pbm_emergo.db.vocabulary import database_lookup
 from pbm_emergo.game.requests import Request, Unfit
 from pbm_emergo.game.words import Known
@@ -124,8 +122,7 @@ class LineOutcome:
 
 
 def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
-    """Run one command line; errors become an error text, never an exception (a Conflict
-    while applying a line's writes in order goes up: the whole mail starts over)."""
+    """Run one command line; errors become an error text, never an exception."""
     ctx.masked_line = language.masked(line, ctx.known)
     notices_before = len(ctx.notices)
     writes_before = len(ctx.writes)
@@ -149,7 +146,6 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
         ctx.notices[notices_before:] = ctx.budget.within(ctx.notices[notices_before:])
         replies = ctx.budget.within(err.replies) + ctx.notices[notices_before:]
         _write_charged(ctx, spent_before)
-        ctx.apply_line()
         return LineOutcome(
             line=ctx.masked_line,
             ok=False,
@@ -163,7 +159,6 @@ def run_line(ctx: Context, language: Language, line: str) -> LineOutcome:
             replies=ctx.budget.tagged(replies),
             start_here=isinstance(err, NoCommand),
         )
-    ctx.apply_line()
     return LineOutcome(
         line=ctx.masked_line,
         ok=True,
@@ -244,19 +239,16 @@ def error_text(err: Refused, line: str, *, folded: bool = False) -> str:
 
 def dispatch(
     session: Session, mail: CommandMail, config: Config, now: datetime,
-    *, language: Language, text: MailCommands, in_order: bool = False,
-    not_passwords: frozenset[str] = frozenset(),
+    *, language: Language, text: MailCommands, board_number: int | None = None,
 ) -> tuple[list[Reply], list[Write]]:
     """Run the command(s) of one mail, as read on receipt (``text``), each line made a
-    request by ``language``: every reply it causes, and the writes to store (none left
-    ``in_order``: then ``session`` is the write transaction and each command's writes are
-    applied as it finishes: :class:`~pbm_emergo.app.context.Context`; ``not_passwords``:
-    the unknown userids :func:`check_passwords_ahead` found not to be the sender's
-    password, as no password is hashed inside the write transaction)."""
+    request by ``language``: every reply it causes, and the writes to store.
+    ``board_number``: a number set aside for the board a challenge makes (one that lost the
+    number it read to another board: :mod:`pbm_emergo.mail.answering`)."""
     ctx = Context(
         session=session, config=config, now=now, sender=mail.sender,
         sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
-        in_order=in_order,
+        board_number=board_number,
     )
     # What may be shown of the command lines, and what must be kept out of every reply.
     if text.multiple:
@@ -268,9 +260,7 @@ def dispatch(
             database_lookup(session, language.candidates)(lines)
             if session is not None else Known()
         )
-    if in_order:
-        known = replace(known, not_passwords=known.not_passwords | not_passwords)
-    elif session is not None and mail.sender:
+    if session is not None and mail.sender:
         typos = language.unchecked_userids(lines, known)
         known = with_typos_checked(session, mail.sender, typos, known)
     ctx.known = known
@@ -352,44 +342,4 @@ def _dispatch(
             )
         )
     replies.extend(outcome.replies)
-    return replies, ctx.writes[ctx.applied :]
-
-
-def check_passwords_ahead(
-    session: Session, mail: CommandMail, text: MailCommands, config: Config, now: datetime,
-    *, language: Language,
-) -> frozenset[str]:
-    """Check the passwords of a mail's command lines before it runs in its write
-    transaction, so that their slow hashes are paid without the lock (successes land in the
-    credential cache; nothing is counted or answered here: the commands do that). A userid
-    locked for this sender is skipped: its passwords are not even checked; and no password
-    is hashed past the caps on wrong ones (game.lockout.checked_password). The unknown
-    userids at a userid's place are checked too: those found not to be the sender's
-    password, to be shown (``dispatch``'s ``not_passwords``)."""
-    ctx = Context(
-        session=session, config=config, now=now, sender=mail.sender,
-        sender_trusted=mail.sender_trusted, sender_proven=mail.sender_proven,
-    )
-    for line in text.lines:
-        login = language.login(line)
-        if login is None:
-            continue
-        userid, password = login
-        account = read_account(session, userid)
-        if account is None or not account.active:
-            continue
-        try:
-            lockout.check_not_locked(
-                ctx, account, players.login_failures_of(session, account.id), board=None
-            )
-            lockout.checked_password(ctx, account, password, board=None)
-        except Refused:
-            continue
-    if not mail.sender:
-        return frozenset()
-    lines = text.echoed
-    known = text.known if text.known is not None else (
-        database_lookup(session, language.candidates)(lines)
-    )
-    typos = language.unchecked_userids(lines, known)
-    return with_typos_checked(session, mail.sender, typos, known).not_passwords
+    return replies, ctx.writes

@@ -125,15 +125,16 @@ def start_lines(
 
 def next_line(
     session: Session | None, mail: CommandMail, config: Config, now: datetime, *,
-    language: Language, text: MailCommands, so_far: LinesSoFar, in_order: bool = False,
+    language: Language, text: MailCommands, so_far: LinesSoFar,
+    board_number: int | None = None,
 ) -> NextLine:
-    """Run the next line of a ``multiple`` mail in ``session`` from ``so_far`` (``in_order``:
-    ``session`` is the write transaction, and the line's writes are applied in it: a line
-    that lost its race to other mails several times)."""
+    """Run the next line of a ``multiple`` mail in ``session`` from ``so_far``
+    (``board_number``: a number set aside for the board the line's challenge makes, as for
+    a mail of one command: :func:`pbm_emergo.app.dispatcher.dispatch`)."""
     ctx = Context(
         session=session,  # type: ignore[arg-type]  # None: a test without a database
         config=config, now=now, sender=mail.sender, sender_trusted=mail.sender_trusted,
-        sender_proven=mail.sender_proven, in_order=in_order, in_multiple=True,
+        sender_proven=mail.sender_proven, board_number=board_number, in_multiple=True,
         known=so_far.known, password_failures=so_far.password_failures,
         notified=set(so_far.notified),
     )
@@ -179,26 +180,25 @@ def next_line(
             recorded=len(runs) if stored else so_far.recorded,
         )
     return NextLine(
-        runs[so_far.recorded :], replies, ctx.writes[ctx.applied :], after,
+        runs[so_far.recorded :], replies, ctx.writes, after,
         None if report is None else ctx.secrets.scrub_reply(report), stored,
     )
 
 
 def run_all(
     session: Session | None, mail: CommandMail, config: Config, now: datetime, *,
-    language: Language, text: MailCommands, in_order: bool = False,
+    language: Language, text: MailCommands,
 ) -> tuple[list[Reply], list[Write]]:
-    """Every line of a ``multiple`` mail in one session (``in_order``: the write
-    transaction, each line's writes applied as it finishes; else the writes are returned,
-    and a line does not see those of the lines before it: for tests and tools): the report
-    first, then the mails to others, and the writes."""
+    """Every line of a ``multiple`` mail in one session, the writes returned (a line does
+    not see those of the lines before it: for tests and tools; the worker runs them one by
+    one, :mod:`pbm_emergo.mail.line_by_line`): the report first, then the mails to others,
+    and the writes."""
     so_far = start_lines(session, mail, language=language, text=text)
     replies: list[Reply] = []
     writes: list[Write] = []
     while True:
         step = next_line(
-            session, mail, config, now, language=language, text=text, so_far=so_far,
-            in_order=in_order,
+            session, mail, config, now, language=language, text=text, so_far=so_far
         )
         replies += step.replies
         writes += step.writes

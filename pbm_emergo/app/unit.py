@@ -66,6 +66,9 @@ class UnitOfWork:
     password_failures: int = 0
     # The writes of the commands that succeeded, in order (see the class docstring).
     writes: list[Write] = field(default_factory=list)
+    # A board number set aside for the next board this unit makes (a challenge that lost
+    # the number it read to another board: mail.answering), used once.
+    board_number: int | None = None
     _budget: mail_budget.MailBudget | None = field(default=None, repr=False)
 
     @property
@@ -96,9 +99,3 @@ class UnitOfWork:
     def write(self, change: Write) -> None:
         """Store ``change`` with the command's answer (see the class docstring)."""
         self.writes.append(change)
-
-    @property
-    def locks(self) -> bool:
-        """Whether ``session`` is the write transaction, so that a read may lock what its
-        change re-checks (a mail run in order: :class:`pbm_emergo.app.context.Context`)."""
-        return False

@@ -215,7 +215,8 @@ def apply_change(session: Session, change: Write) -> None:
                 session, change.white_id, change.black_id, change.at, rated=terms.rated,
                 blocked_rule=terms.blocked_rule, nag_days=terms.nag_days,
                 forfeit_days=terms.forfeit_days, total_days=terms.total_days,
-                number=change.number, event_id=change.event_id, event_round=change.event_round,
+                number=change.number, reserved=change.reserved, event_id=change.event_id,
+                event_round=change.event_round,
                 timebank_hours=terms.timebank_hours, increment_hours=terms.increment_hours,
                 weekends_off=terms.weekends_off,
             )

@@ -21,6 +21,10 @@ class UseridTakenError(Conflict):
     pass
 
 
+class BoardNumberTaken(Conflict):
+    """The board number a challenge read as the next one was taken by another board first."""
+
+
 class BoardFinishedError(Conflict):
     pass
 
@@ -42,6 +46,7 @@ class StaleMoveError(Conflict):
 
 __all__ = [
     "BoardFinishedError",
+    "BoardNumberTaken",
     "Conflict",
     "ServiceError",
     "StaleMoveError",

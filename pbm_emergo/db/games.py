@@ -43,6 +43,7 @@ from sqlalchemy.orm import Session, aliased, joinedload, selectinload
 from pbm_emergo.db import ratings
 from pbm_emergo.db.errors import (
     BoardFinishedError,
+    BoardNumberTaken,
     Conflict,
     ServiceError,
     StaleMoveError,
@@ -118,7 +119,9 @@ def last_board_number(session: Session, *, lock: bool = False) -> int:
 def next_board_number(session: Session) -> int:
     """Take the next board number (101, 102, ...). A number is never handed out again once
     committed, even if its board is deleted (a rolled-back transaction gives its number back,
-    as that board never existed)."""
+    as that board never existed). Taken in a transaction of its own, it is set aside for a
+    board to come (a challenge that lost its number to another board:
+    :mod:`pbm_emergo.mail.answering`), skipped if that board is not made after all."""
     # The UPDATE locks the counter row (PostgreSQL) or the database (SQLite) until commit,
     # so concurrent challenges get distinct numbers.
     result = session.execute(
@@ -145,13 +148,13 @@ def _take_board_number(session: Session, number: int) -> None:
     )
     if rowcount(result) == 1:
         return
-    if number == FIRST_BOARD_NUMBER and last_board_number(session) < FIRST_BOARD_NUMBER and (
+    if number == FIRST_BOARD_NUMBER and (
         session.scalar(select(Counter.name).where(Counter.name == BOARD_COUNTER)) is None
     ):
         session.add(Counter(name=BOARD_COUNTER, value=FIRST_BOARD_NUMBER))
         session.flush()
         return
-    raise Conflict("Another board took that number meanwhile.")
+    raise BoardNumberTaken("Another board took that number meanwhile.")
 
 
 def create_board(
@@ -166,6 +169,7 @@ def create_board(
     forfeit_days: int = DEFAULT_FORFEIT_DAYS,
     total_days: int | None = None,
     number: int | None = None,
+    reserved: bool = False,
     event_id: int | None = None,
     event_round: int | None = None,
     timebank_hours: int | None = None,
@@ -173,7 +177,8 @@ def create_board(
     weekends_off: bool = False,
 ) -> Board:
     """A new active board; ``white`` (Ohs) moves first. ``number``: the number a command
-    announced (Conflict if it was taken meanwhile); else the next one."""
+    announced (:class:`BoardNumberTaken` if it was taken meanwhile; ``reserved``: it was
+    taken for this board beforehand, :func:`next_board_number`); else the next one."""
     white_id = white if isinstance(white, int) else white.id
     black_id = black if isinstance(black, int) else black.id
     if white_id == black_id:
@@ -182,7 +187,7 @@ def create_board(
         raise ValueError(f"blocked_rule must be one of {BLOCKED_RULES}, not {blocked_rule!r}")
     if number is None:
         number = next_board_number(session)
-    else:
+    elif not reserved:
         _take_board_number(session, number)
     start = Position()
     board = Board(

@@ -18,7 +18,8 @@ from pbm_emergo.game.challenges import ChallengeTerms
 @dataclass(frozen=True)
 class BoardCreated:
     """A new board ``number`` (taken meanwhile: conflict), ``white_id`` against
-    ``black_id``, on the challenge's terms."""
+    ``black_id``, on the challenge's terms; ``reserved``: the number was set aside for it
+    beforehand, so nobody else can take it."""
 
     number: int
     white_id: int
@@ -28,6 +29,7 @@ class BoardCreated:
     # A game of an event: the event and its round.
     event_id: int | None = None
     event_round: int | None = None
+    reserved: bool = False
 
 
 @dataclass(frozen=True)

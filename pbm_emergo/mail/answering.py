@@ -7,7 +7,8 @@ write lock and answer with their replies and the writes they want (see
 (:class:`pbm_emergo.app.outbox.Outbox`); then one short write transaction applies the writes
 and, for a stored mail (:class:`Answering`), queues the replies and marks the mail done,
 after checking that this worker still holds the claim. A write that finds what the commands
-read has changed (:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over.
+read has changed (:class:`~pbm_emergo.db.errors.Conflict`) starts the mail over; no reply
+is rendered while the write lock is held.
 :class:`CommandsRunner` does this for a mail of one command; the lines of a ``multiple``
 mail each go this way in turn (:mod:`pbm_emergo.mail.line_by_line`). The inbox worker
 (:mod:`pbm_emergo.mail.worker`), a :class:`CommandsRunner`, claims the stored mail and hands
@@ -25,34 +26,27 @@ from datetime import datetime
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.outbox import BuiltReply
 from pbm_emergo.app.results import Write
-from pbm_emergo.app.runner import ATTEMPTS, Runner
+from pbm_emergo.app.runner import Runner
 from pbm_emergo.config import Config
-from pbm_emergo.db import inbox
+from pbm_emergo.db import games, inbox
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.claims import ClaimedMail
-from pbm_emergo.db.errors import Conflict
+from pbm_emergo.db.errors import BoardNumberTaken, Conflict
 from pbm_emergo.db.session import Session, SessionFactory, write_turn
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.mail.commands import (
-    CommandProcessor,
-    CommandText,
-    check_passwords_ahead,
-    dispatch,
-    shown_after,
-)
+from pbm_emergo.mail.commands import CommandProcessor, CommandText, dispatch, shown_after
 from pbm_emergo.mail.parse import ParsedMail
 from pbm_emergo.telemetry.sections import timed
 
 log = logging.getLogger(__name__)
 
 # A mail whose writes keep conflicting with other mails' is given up after this many tries
-# (it is retried later, like any failure).
+# (it is retried later, like any failure). Each conflict means that another mail's write
+# was stored, and what a mail re-checks belongs to a board or a player, whose changes
+# come one at a time; the one race a mail could lose again and again, for the next board
+# number that every challenge takes, it loses once: then a number is set aside for it
+# (CommandsRunner.board_number_after).
 MAX_CONFLICTS = 20
-# After as many conflicts as any runner starts over after (app.runner), a mail (or a line
-# of a `multiple` mail) is not given up but runs inside its write transaction: nothing it
-# read can change before it writes, so a mail that keeps losing a race (a challenge whose
-# board number another worker took each time) ends it.
-OPTIMISTIC_ATTEMPTS = ATTEMPTS
 
 
 class LostClaim(Exception):
@@ -114,18 +108,18 @@ class CommandsRunner(Runner):
         The commands read and answer in a reading session (no write lock); the replies are
         built into mail; then one short write transaction applies the commands' writes and
         the worker's own. A :class:`Conflict` (a write found that what the commands read has
-        changed) starts everything over; after ``OPTIMISTIC_ATTEMPTS`` of them the mail
-        runs inside its write transaction, its passwords checked ahead without the lock.
+        changed) starts everything over from a fresh read (a challenge whose board number
+        was taken, with a number set aside: :meth:`board_number_after`), at most
+        ``MAX_CONFLICTS`` times.
         """
+        board_number: int | None = None
         for attempt in range(1, MAX_CONFLICTS + 1):
             given, reading = reading, None
             try:
-                if attempt > OPTIMISTIC_ATTEMPTS:
-                    with self._reading(given) as session:
-                        checked = check_passwords_ahead(session, mail, text, self.config, now)
-                    return self._run_in_order(mail, text, now, answering, checked)
                 with timed("read"), self._reading(given) as session:
-                    replies, writes = self.processor(session, mail, self.config, now, text=text)
+                    replies, writes = self.processor(
+                        session, mail, self.config, now, text=text, board_number=board_number
+                    )
                 with timed("render"):
                     built = self.built_replies(replies, now, answering)
                 with timed("write"):
@@ -134,6 +128,7 @@ class CommandsRunner(Runner):
             except Conflict as conflict:
                 log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
                          attempt)
+                board_number = self.board_number_after(conflict, board_number)
         raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
 
     @contextlib.contextmanager
@@ -149,22 +144,19 @@ class CommandsRunner(Runner):
         finally:
             given.close()
 
+    def board_number_after(self, conflict: Conflict, board_number: int | None) -> int | None:
+        """The board number the next attempt's challenge makes its board with: after the
+        number it read was taken by another board, the next one, set aside for it in a
+        write transaction of its own, so that no other challenge can take it (skipped if
+        the board is not made after all); else ``board_number`` as it was."""
+        if board_number is not None or not isinstance(conflict, BoardNumberTaken):
+            return board_number
+        return self._set_aside_board_number()
+
     @write_turn
-    def _run_in_order(
-        self, mail: CommandMail, text: CommandText, now: datetime, answering: Answering | None,
-        not_passwords: frozenset[str],
-    ) -> Answered:
-        """A mail run inside its write transaction (:meth:`answer`): every line run and
-        applied in one transaction, each seeing the lines before it (``not_passwords``: as
-        :func:`~pbm_emergo.mail.commands.check_passwords_ahead` found them)."""
+    def _set_aside_board_number(self) -> int:
         with self.session_factory.begin() as session:
-            replies, _ = self.processor(
-                session, mail, self.config, now, text=text, in_order=True,
-                not_passwords=not_passwords,
-            )
-            built = self.built_replies(replies, now, answering)
-            queued = self.mark_done(session, built, now, answering)
-        return Answered(replies, queued)
+            return games.next_board_number(session)
 
     @write_turn
     def _write(

@@ -43,8 +43,8 @@ if TYPE_CHECKING:
 
 class CommandProcessor(Protocol):
     """Runs the commands of one mail (``text``: as read on receipt) in ``session``: the
-    replies, and the writes to store. ``in_order``: ``session`` is the write transaction,
-    each command's writes are applied as it finishes, none are returned."""
+    replies, and the writes to store. ``board_number``: a number set aside for the board a
+    challenge makes (:mod:`pbm_emergo.mail.answering`)."""
 
     def __call__(
         self,
@@ -54,8 +54,7 @@ class CommandProcessor(Protocol):
         now: datetime,
         *,
         text: CommandText,
-        in_order: bool = False,
-        not_passwords: frozenset[str] = frozenset(),
+        board_number: int | None = None,
     ) -> tuple[list[Reply], list[Write]]: ...
 
 
@@ -66,8 +65,7 @@ def dispatch(
     now: datetime,
     *,
     text: CommandText | None = None,
-    in_order: bool = False,
-    not_passwords: frozenset[str] = frozenset(),
+    board_number: int | None = None,
 ) -> tuple[list[Reply], list[Write]]:
     """Run the command(s) of ``mail`` (``text``: as read on receipt; read here from the
     mail when not given) in ``session``: the replies, and the writes to store (see
@@ -79,12 +77,9 @@ def dispatch(
     if text is None:
         text = CommandText.read(mail.subject, mail.body)
     if text.multiple:
-        return lines.run_all(
-            session, mail, config, now, language=LANGUAGE, text=text, in_order=in_order
-        )
+        return lines.run_all(session, mail, config, now, language=LANGUAGE, text=text)
     return dispatcher.dispatch(
-        session, mail, config, now, language=LANGUAGE, text=text, in_order=in_order,
-        not_passwords=not_passwords,
+        session, mail, config, now, language=LANGUAGE, text=text, board_number=board_number
     )
 
 
@@ -100,27 +95,14 @@ def start_lines(
 
 def next_line(
     session: Session, mail: CommandMail, config: Config, now: datetime, *,
-    text: CommandText, so_far: LinesSoFar, in_order: bool = False,
+    text: CommandText, so_far: LinesSoFar, board_number: int | None = None,
 ) -> NextLine:
     """Run the next line of a ``multiple`` mail: :func:`pbm_emergo.app.lines.next_line`."""
     from pbm_emergo.app import lines
 
     return lines.next_line(
         session, mail, config, now, language=LANGUAGE, text=text, so_far=so_far,
-        in_order=in_order,
-    )
-
-
-def check_passwords_ahead(
-    session: Session, mail: CommandMail, text: CommandText, config: Config, now: datetime
-) -> frozenset[str]:
-    """Check the passwords of a mail's command lines (their slow hashes) in a reading
-    session, before the mail runs inside its write transaction, so that the lock is not held
-    while they are hashed; the unknown userids found not to be the sender's password."""
-    from pbm_emergo.app import dispatcher
-
-    return dispatcher.check_passwords_ahead(
-        session, mail, text, config, now, language=LANGUAGE
+        board_number=board_number,
     )
 
 
@@ -170,6 +152,6 @@ def redact(
 
 
 __all__ = [
-    "CommandMail", "CommandProcessor", "CommandText", "Reply", "check_passwords_ahead",
-    "describe", "dispatch", "next_line", "redact", "shown_after", "start_lines",
+    "CommandMail", "CommandProcessor", "CommandText", "Reply", "describe", "dispatch",
+    "next_line", "redact", "shown_after", "start_lines",
 ]

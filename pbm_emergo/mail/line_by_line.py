@@ -24,7 +24,6 @@ from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import Session, write_turn
 from pbm_emergo.mail.answering import (
     MAX_CONFLICTS,
-    OPTIMISTIC_ATTEMPTS,
     Answered,
     Answering,
     CommandsRunner,
@@ -82,21 +81,21 @@ def _line(
     answering: Answering | None, so_far: LinesSoFar, reading: Session | None,
 ) -> tuple[NextLine, int, Session | None]:
     """One line, as a mail of one command runs: read and answer (the first time in
-    ``reading``, when given), then one short write; started over on a :class:`Conflict`,
-    and after ``OPTIMISTIC_ATTEMPTS`` of them run inside its write transaction. Gives
-    back, besides the line and how many mails it queued, the reading session to go on
-    in: ``reading`` (or the session it opened) when the line stored nothing, else None
-    (it was closed)."""
+    ``reading``, when given), then one short write; started over on a :class:`Conflict`
+    (with a board number set aside for a challenge that lost its own:
+    :meth:`CommandsRunner.board_number_after`). Gives back, besides the line and how many
+    mails it queued, the reading session to go on in: ``reading`` (or the session it
+    opened) when the line stored nothing, else None (it was closed)."""
+    board_number: int | None = None
     for attempt in range(1, MAX_CONFLICTS + 1):
         given, reading = reading, None
         try:
-            if attempt > OPTIMISTIC_ATTEMPTS:  # (only the first attempt is given a session)
-                return (*_line_in_order(runner, mail, text, now, answering, so_far), None)
             session = given if given is not None else runner.reads()
             try:
                 with timed("read"):
                     step = next_line(
-                        session, mail, runner.config, now, text=text, so_far=so_far
+                        session, mail, runner.config, now, text=text, so_far=so_far,
+                        board_number=board_number,
                     )
             except BaseException:
                 session.close()
@@ -111,6 +110,7 @@ def _line(
         except Conflict as conflict:
             log.info("mail %s, line %d: %s; starting the line over (attempt %d)",
                      mail.message_id, so_far.next_number, conflict, attempt)
+            board_number = runner.board_number_after(conflict, board_number)
     raise RuntimeError(f"the line's changes conflicted {MAX_CONFLICTS} times; retried later")
 
 
@@ -122,22 +122,6 @@ def _write_line(
     with runner.session_factory.begin() as session:
         apply(session, step.writes)
         return _store_line(runner, session, step, built, now, answering)
-
-
-@write_turn
-def _line_in_order(
-    runner: CommandsRunner, mail: CommandMail, text: CommandText, now: datetime,
-    answering: Answering | None, so_far: LinesSoFar,
-) -> tuple[NextLine, int]:
-    """A line that kept losing its race to other mails, run inside its write transaction
-    (its password, if right, was verified by the attempts before: the credential cache
-    spares the hash)."""
-    with runner.session_factory.begin() as session:
-        step = next_line(
-            session, mail, runner.config, now, text=text, so_far=so_far, in_order=True
-        )
-        built = runner.built_replies(_mails_of(step), now, answering)
-        return step, _store_line(runner, session, step, built, now, answering)
 
 
 def _store_line(

@@ -16,15 +16,16 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.results import Write
 from pbm_emergo.config import Config
+from pbm_emergo.db import challenges as challenge_store
 from pbm_emergo.db import errors, games
 from pbm_emergo.db import players as players_store
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board
 from pbm_emergo.db.session import read_sessions
-from pbm_emergo.mail.answering import OPTIMISTIC_ATTEMPTS
 from pbm_emergo.mail.commands import CommandText, dispatch
 from pbm_emergo.mail.worker import answer
 from tests.support.mailer import Mailer
+from tests.support.waits import scaled
 
 from .support import notations
 
@@ -87,8 +88,8 @@ def test_two_moves_at_once_one_is_played_one_is_refused(
 
 
 class OtherWorker:
-    """Another worker's challenges between bob and alice, each committing a board now (or,
-    while a transaction holds the write lock or the counter, as soon as it can)."""
+    """Another worker's challenges between bob and alice, each committing a board at once:
+    the mail it races holds no write lock while it reads and answers."""
 
     def __init__(self, players: Mailer, db_sessions: sessionmaker[Session]) -> None:
         self.db_sessions = db_sessions
@@ -98,7 +99,7 @@ class OtherWorker:
             bob = players_store.find_player(session, "bob")
             assert alice is not None and bob is not None
         self.alice, self.bob = alice.id, bob.id
-        self.threads: list[threading.Thread] = []
+        self.made = 0
 
     def create_a_board(self) -> None:
         def create() -> None:
@@ -107,8 +108,11 @@ class OtherWorker:
 
         worker = threading.Thread(target=create)
         worker.start()
-        worker.join(2)  # it waits longer only while our transaction holds the lock
-        self.threads.append(worker)
+        worker.join(scaled(10))
+        # Stored at once: the mail it races does not hold the write lock meanwhile (a mail
+        # that answered inside its write transaction would keep this one waiting).
+        assert not worker.is_alive()
+        self.made += 1
 
     def takes_each_number_read(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Take the next board number right after a challenge read it, every time."""
@@ -122,9 +126,7 @@ class OtherWorker:
         monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
 
     def boards(self) -> dict[int, tuple[int, int]]:
-        """Every board's number and (white, black), once the other worker is done."""
-        for worker in self.threads:
-            worker.join(30)
+        """Every board's number and (white, black)."""
         with self.db_sessions() as session:
             return {b.number: (b.white_player_id, b.black_player_id)
                     for b in session.scalars(select(Board))}
@@ -136,22 +138,20 @@ def challenge_board(replies: list[Reply]) -> int:
     return number
 
 
-def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
+def test_a_challenge_that_lost_its_board_number_makes_its_board_with_one_set_aside(
     players: Mailer, db_sessions: sessionmaker[Session], db_config: Config
 ) -> None:
-    """A challenge whose board number another worker takes each time it is about to write:
-    after OPTIMISTIC_ATTEMPTS tries it runs inside its write transaction, where nobody can
-    take the number first, and gets it (instead of starting over until it gives up)."""
+    """A challenge whose board number another worker takes each time it is about to write
+    loses it once: the next number is then set aside for it, which no other board can
+    take, and it gets it on its next try (instead of starting over until it gives up)."""
     other = OtherWorker(players, db_sessions)
 
     def another_worker_creates_a_board(
         session: Session, mail: CommandMail, config: Config, now: datetime,
-        *, text: CommandText, in_order: bool = False,
-        not_passwords: frozenset[str] = frozenset(),
+        *, text: CommandText, board_number: int | None = None,
     ) -> tuple[list[Reply], list[Write]]:
-        # The commands have read and answered, before their write; while ours holds the
-        # write transaction the other has to wait.
-        ran = dispatch(session, mail, config, now, text=text, in_order=in_order)
+        # The commands have read and answered, before their write.
+        ran = dispatch(session, mail, config, now, text=text, board_number=board_number)
         other.create_a_board()
         return ran
 
@@ -159,55 +159,77 @@ def test_a_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
     number = challenge_board(answer(db_sessions, mail, db_config, players.now,
                                     processor=another_worker_creates_a_board))
     boards = other.boards()
-    assert len(other.threads) == OPTIMISTIC_ATTEMPTS + 1
-    # The other workers' boards took 101, 102, 103 from under it; the fourth, created
-    # while the challenge held its write transaction, came after it.
-    assert number == 101 + OPTIMISTIC_ATTEMPTS
-    assert boards[number] == (other.alice, other.bob)
-    assert sorted(boards) == list(range(101, 101 + len(other.threads) + 1))
-    assert all(boards[n] == (other.bob, other.alice) for n in boards if n != number)
+    # The other worker took 101 from under it; 102 was set aside for it; the other's board
+    # made while the challenge answered again came after it.
+    assert other.made == 2
+    assert number == 102
+    assert boards == {101: (other.bob, other.alice), 102: (other.alice, other.bob),
+                      103: (other.bob, other.alice)}
 
 
-def test_inside_its_write_transaction_a_challenge_keeps_the_number_it_read(
+def test_a_challenge_keeps_the_number_set_aside_for_it(
     players: Mailer, db_sessions: sessionmaker[Session], db_config: Config,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Another worker takes the next board number right after the challenge read it, every
-    time; run inside its write transaction the challenge holds the counter from its read
-    (PostgreSQL locks the row, SQLite's transaction the database), so the other waits."""
+    time: the challenge reads the next number once; the number set aside for it after it
+    lost that one is not read but kept, so the other takes no more."""
     other = OtherWorker(players, db_sessions)
     other.takes_each_number_read(monkeypatch)
     mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<lose@x.org>")
     number = challenge_board(answer(db_sessions, mail, db_config, players.now))
-    monkeypatch.undo()
-    boards = other.boards()
-    # Each optimistic try lost its number; inside the write transaction it kept it.
-    assert number > 100 + OPTIMISTIC_ATTEMPTS
-    assert boards[number] == (other.alice, other.bob)
-    assert len(boards) == len(other.threads) + 1
-    assert all(boards[n] == (other.bob, other.alice) for n in boards if n != number)
+    assert other.made == 1
+    assert number == 102
+    assert other.boards() == {101: (other.bob, other.alice), 102: (other.alice, other.bob)}
 
 
-def test_a_line_of_a_multiple_mail_that_keeps_losing_its_race_runs_inside_its_write_transaction(
+def test_a_number_set_aside_for_a_challenge_refused_after_all_is_skipped(
+    players: Mailer, db_sessions: sessionmaker[Session], db_config: Config
+) -> None:
+    """The challenge lost its number to another board, and before its next try the player
+    it challenged came to refuse challenges: it is refused, and the number set aside for
+    its board is never handed out (numbers go up; none is given twice)."""
+    other = OtherWorker(players, db_sessions)
+
+    def bob_refuses_meanwhile(
+        session: Session, mail: CommandMail, config: Config, now: datetime,
+        *, text: CommandText, board_number: int | None = None,
+    ) -> tuple[list[Reply], list[Write]]:
+        ran = dispatch(session, mail, config, now, text=text, board_number=board_number)
+        if board_number is None:
+            other.create_a_board()
+            with db_sessions.begin() as writing:
+                challenge_store.set_policy(writing, other.bob, refuses=True, board_limit=None)
+        return ran
+
+    mail = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<gap@x.org>")
+    [refused] = answer(db_sessions, mail, db_config, players.now,
+                       processor=bob_refuses_meanwhile)
+    assert refused.subject == "Emergo error"
+    assert "bob" in refused.body
+    assert other.boards() == {101: (other.bob, other.alice)}
+    with db_sessions.begin() as writing:
+        challenge_store.set_policy(writing, other.bob, refuses=False, board_limit=None)
+    again = CommandMail("alice@example.org", "emergo challenge alice bob", "", "<again@x.org>")
+    assert challenge_board(answer(db_sessions, again, db_config, players.now)) == 103
+
+
+def test_a_line_of_a_multiple_mail_that_lost_its_board_number_gets_one_set_aside(
     players: Mailer, db_sessions: sessionmaker[Session], db_config: Config,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The lines of a ``multiple`` mail run one by one, each as a mail does: a challenge line
-    that loses its board number every time it is about to write runs inside its write
-    transaction after OPTIMISTIC_ATTEMPTS tries, and the line after it sees its board."""
+    that loses its board number gets the next one set aside, and the line after it sees its
+    board."""
     other = OtherWorker(players, db_sessions)
     other.takes_each_number_read(monkeypatch)
     body = "emergo challenge alice bob\nemergo games alice\n"
     mail = CommandMail("alice@example.org", "multiple", body, "<lines@x.org>")
     report, *board_mails = answer(db_sessions, mail, db_config, players.now)
-    monkeypatch.undo()
-    boards = other.boards()
     number = challenge_board(board_mails)
-    # Each optimistic try lost its number; inside the write transaction it kept it.
-    assert number > 100 + OPTIMISTIC_ATTEMPTS
-    assert len(boards) == len(other.threads) + 1
-    assert boards[number] == (other.alice, other.bob)
-    assert all(boards[n] == (other.bob, other.alice) for n in boards if n != number)
+    assert other.made == 1
+    assert number == 102
+    assert other.boards() == {101: (other.bob, other.alice), 102: (other.alice, other.bob)}
     assert report.subject == "Emergo multiple: 2 done, 0 failed", report.body
     games_answer = report.body.split("> emergo games alice")[1]
     assert str(number) in games_answer

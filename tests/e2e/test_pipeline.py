@@ -132,12 +132,11 @@ def test_stop_finishes_the_message_in_hand(
 
     def slow(
         session: Session, mail: CommandMail, config: Config, now: datetime,
-        *, text: CommandText, in_order: bool = False,
-        not_passwords: frozenset[str] = frozenset(),
+        *, text: CommandText, board_number: int | None = None,
     ) -> tuple[list[Reply], list[Write]]:
         started.set()
         threading.Event().wait(1.0)  # the message is in hand when stop() comes
-        return dispatch(session, mail, config, now, text=text, in_order=in_order)
+        return dispatch(session, mail, config, now, text=text, board_number=board_number)
 
     server = make_server(db_config, db_sessions, relay.url, processor=slow)
     server.start()

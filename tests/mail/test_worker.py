@@ -52,8 +52,7 @@ class Echo:
         now: datetime,
         *,
         text: CommandText,
-        in_order: bool = False,
-        not_passwords: frozenset[str] = frozenset(),
+        board_number: int | None = None,
     ) -> tuple[list[Reply], list[Write]]:
         self.seen.append(mail)
         self.texts.append(text)
