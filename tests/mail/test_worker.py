@@ -22,6 +22,8 @@ from pbm_emergo.app.results import Write
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox, outbox
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
+from pbm_emergo.game.board_changes import RobotGamesUnderLimit
+from pbm_emergo.mail.answering import MAX_CONFLICTS
 from pbm_emergo.mail.commands import CommandText, describe
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.parse import ParsedMail
@@ -227,6 +229,41 @@ def test_failures_are_retried_then_dead_lettered_with_a_notice(
         assert inbox.requeue_inbound(session, inbound.id, NOW)
     outcome = worker.run_once()
     assert outcome is not None and outcome.status == "done"
+
+
+def test_a_mail_whose_writes_conflict_every_time_is_given_up_for_now_and_tried_again(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    """A mail whose write finds each time that what it read has changed starts over from a
+    fresh read, at most MAX_CONFLICTS times; then it is put back, nothing of it stored, and
+    a later attempt answers it."""
+    store(config, session_factory, command_mail("help", message_id="<busy@example.org>"))
+    runs: list[CommandMail] = []
+    conflicting = True
+
+    def always_changed(
+        session: Session, mail: CommandMail, config: Config, now: datetime,
+        *, text: CommandText, board_number: int | None = None,
+    ) -> tuple[list[Reply], list[Write]]:
+        runs.append(mail)
+        # A re-check that fails in every write transaction: fewer than no games.
+        writes: list[Write] = [RobotGamesUnderLimit(1, (), 0)] if conflicting else []
+        return [Reply(mail.sender, "echo", "")], writes
+
+    worker = InboxWorker(session_factory, config, always_changed, clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "retry"
+    assert len(runs) == MAX_CONFLICTS
+    assert rows(session_factory, OutboundMessage) == []
+    [inbound] = rows(session_factory, InboundMessage)
+    assert (inbound.status, inbound.attempts) == ("pending", 1)
+    assert f"conflicted {MAX_CONFLICTS} times" in (inbound.last_error or "")
+    conflicting = False
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "done"
+    assert len(runs) == MAX_CONFLICTS + 1
+    [reply] = rows(session_factory, OutboundMessage)
+    assert parsed(reply.raw)["Subject"] == "echo"
 
 
 def test_a_failure_rolls_back_the_replies_of_that_attempt(
