@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.unit import UnitOfWork
-from pbm_emergo.db.apply import apply
 from pbm_emergo.game.requests import Request
 from pbm_emergo.game.words import Known
 from pbm_emergo.views import i18n
@@ -14,27 +13,12 @@ from pbm_emergo.views import i18n
 
 @dataclass
 class Context(UnitOfWork):
-    """A unit of work run for the command lines of one mail: what masking found of them.
-
-    ``in_order``: the unit runs inside a write transaction (the events' step, whose stages
-    each read what the one before wrote: :func:`pbm_emergo.app.events.advance_events`);
-    ``session`` is that transaction and each stage's writes are applied when the stage has
-    finished (:meth:`apply_line`)."""
+    """A unit of work run for the command lines of one mail: what masking found of them."""
 
     # The userids and boards of the mail's command lines that exist (see masking).
     known: Known = field(default_factory=Known)
     # True for a line of a `multiple` mail (app.lines).
     in_multiple: bool = False
-    in_order: bool = False
-    applied: int = 0  # how many of ``writes`` were applied (in_order)
-
-    def apply_line(self) -> None:
-        """In order: apply the writes of the stage just run, in the write transaction."""
-        if not self.in_order:
-            return
-        apply(self.session, self.writes[self.applied :])
-        self.applied = len(self.writes)
-        self.session.flush()
 
 
 def usage_error(request: Request, reason: str | None = None) -> Refused:

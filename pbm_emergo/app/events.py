@@ -1,6 +1,7 @@
 """Leagues and tournaments: creating an event, entering and leaving it, its table, and the
-step that runs it (:func:`advance_events`, called by the server's scheduler, then
-:func:`tell_news`, which mails what that step made news once it is committed).
+steps that run it (:func:`advance_events`, called by the server's scheduler: each step a
+runner's operation, :func:`event_step`; then :func:`tell_news`, which mails what the steps
+made news once they are committed).
 
 An event opens its first round at its start time, or as soon as it is full (or when the
 operator starts it). Each round's boards open with the event's options and every player
@@ -21,7 +22,6 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.boards import board_mails
-from pbm_emergo.app.context import Context
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
@@ -62,6 +62,7 @@ from pbm_emergo.game.event_changes import (
     PairingPlanned,
     RoundFinished,
     RoundOpened,
+    SeasonOpened,
 )
 from pbm_emergo.game.event_terms import (
     DEFAULT_DIVISION,
@@ -88,7 +89,6 @@ from pbm_emergo.game.tournaments import (
     NEWS_BOARD,
     NEWS_CANCELLED,
     NEWS_FINISHED,
-    NEWS_SEASON,
     ROBOTS_NONE,
     ROUND_ROBIN,
     SWISS,
@@ -625,37 +625,65 @@ def list_events(ctx: UnitOfWork) -> Result:
 # --- running the events -------------------------------------------------------------------
 
 
-def events_under_way(session: Session) -> bool:
-    """Whether :func:`advance_events` has an event to look at (one open or running): read
-    first, so that a scheduler round on a server without events takes no write lock."""
-    return bool(events_with_status(session, EVENT_UNDER_WAY))
+# The most steps one event takes in one look of the scheduler (a step: robots entered, the
+# event started, a round opened, results taken ...): rounds decided without a board follow
+# each other at once, and an event that keeps finding something to do still lets the
+# scheduler go on.
+MAX_STEPS = 50
 
 
-def advance_events(session: Session, config: Config, now: datetime) -> None:
+def advance_events(runner: Runner, config: Config, now: datetime) -> int:
     """The scheduler's step for events: start the ones due, take the results of the games
-    that ended, open the next rounds, finish the ones played out. It runs inside the
-    caller's write transaction, as a ``multiple`` mail does (:class:`Context`, in order):
-    each stage reads what the stage before it wrote (a round's boards, then its pairings),
-    its writes applied as it ends. It makes no mail: what the players are to be told is
-    stored with the changes that make it news (:class:`NewsToTell`), and :func:`tell_news`
-    mails it once they are committed."""
-    ctx = Context(session=session, config=config, now=now, in_order=True)
-    # The events the scheduler looks at: open ones (to start) and running ones.
-    for event in events_with_status(session, EVENT_UNDER_WAY):
-        name = event.name
-        # Each event in a savepoint of its own: one that fails (a conflict with a move
-        # stored meanwhile) is tried again next time, and holds up no other.
+    that ended, open the next rounds, finish the ones played out. Each event under way
+    moves on step by step, each step an operation of ``runner`` (:func:`event_step`: read,
+    decide, one short write whose changes re-check what was read; a step that conflicts
+    starts over from a fresh read), until it has nothing more to do: each step reads what
+    the one before stored (a round's boards, then its pairings). It makes no mail: what
+    the players are to be told is stored with the changes that make it news
+    (:class:`NewsToTell`), and :func:`tell_news` mails it. How many steps were stored."""
+    with runner.reads() as session:
+        # Read first: a look on a server without events takes no write lock.
+        under_way = [(e.id, e.name) for e in events_with_status(session, EVENT_UNDER_WAY)]
+    stored = 0
+    for event_id, name in under_way:
+        # One event that fails holds up no other; it is tried again next time.
         try:
-            with session.begin_nested():
-                if event.status == EVENT_OPEN:
-                    if _due_to_start(session, event, now):
-                        start_event(ctx, event)
-                else:
-                    _advance(ctx, event)
-                ctx.apply_line()
+            stored += _steps(runner, config, now, event_id)
         except Exception:  # noqa: BLE001
             log.exception("event %s: not advanced, tried again next time", name)
-            ctx.applied = len(ctx.writes)
+    return stored
+
+
+def _steps(
+    runner: Runner, config: Config, now: datetime, event_id: int, *, start: bool = False
+) -> int:
+    """The event's steps, one after the other, until none is left (or one conflicted
+    ``ATTEMPTS`` times: the next look goes on); how many were stored."""
+    step = partial(event_step, config=config, event_id=event_id, start=start)
+    for done in range(MAX_STEPS):
+        if not runner.perform(step, now=now).stored:
+            return done
+    return MAX_STEPS
+
+
+def event_step(
+    session: Session, now: datetime, *, config: Config, event_id: int, start: bool = False
+) -> Work | None:
+    """A runner's operation (:class:`~pbm_emergo.app.runner.Runner`): the next step of the
+    event ``event_id`` as it stands, or None when it has nothing to do now. ``start``: an
+    open event starts even before it is due (the operator's ``admin event start``)."""
+    event = event_by_id(session, event_id)
+    if event is None:
+        return None
+    ctx = UnitOfWork(session=session, config=config, now=now)
+    if event.status == EVENT_OPEN:
+        if start or _due_to_start(session, event, now):
+            _start(ctx, event)
+    elif event.status == EVENT_RUNNING:
+        _go_on(ctx, event)
+    if not ctx.writes:
+        return None
+    return Work(tuple(ctx.writes), (), f"event {event.name}: a step")
 
 
 def tell_news(session: Session, now: datetime, *, config: Config) -> Work | None:
@@ -713,31 +741,23 @@ def _news_mails(ctx: UnitOfWork, event: EventRead, news: NewsRead) -> list[Reply
 
 
 def start_now(sessions: SessionFactory, config: Config, name: str) -> CarriedOut:
-    """``pbm-emergo admin event start NAME``: open the event's first round now, in one
-    write transaction as :func:`advance_events` runs (each stage reads what the one before
-    it wrote), then its mails made and queued as the scheduler's (:func:`tell_news`)."""
+    """``pbm-emergo admin event start NAME``: start the open event now, step by step as the
+    scheduler runs it (:func:`advance_events`: its first round opened), then its mails made
+    and queued as the scheduler's (:func:`tell_news`)."""
     now = utcnow()
-    with sessions.begin() as session:
-        ctx = Context(session=session, config=config, now=now, in_order=True)
+    runner = Runner(sessions, config, clock=lambda: now)
+    with runner.reads() as session:
         event = require_event(session, name)
-        if event.status != EVENT_OPEN:
-            raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
-        start_event(ctx, event)
-        ctx.apply_line()
-        event = _reread(ctx, event)
-    told = Runner(sessions, config, clock=lambda: now).perform(
-        partial(tell_news, config=config), now=now
-    )
+    if event.status != EVENT_OPEN:
+        raise Refused(f"The event {event.name} is {event.status}: it cannot start.")
+    _steps(runner, config, now, event.id, start=True)
+    with runner.reads() as session:
+        found = event_by_id(session, event.id)
+    status = event.status if found is None else found.status
+    told = runner.perform(partial(tell_news, config=config), now=now)
     replies = list(told.work.replies) if told.work is not None else []
-    result = Result(summary=f"the event {event.name} is {event.status}", replies=replies)
+    result = Result(summary=f"the event {event.name} is {status}", replies=replies)
     return CarriedOut(result, told.queued)
-
-
-def _reread(ctx: UnitOfWork, event: EventRead) -> EventRead:
-    """The event as it stands now, the writes applied so far included."""
-    found = event_by_id(ctx.session, event.id)
-    assert found is not None
-    return found
 
 
 def _due_to_start(session: Session, event: EventRead, now: datetime) -> bool:
@@ -748,29 +768,27 @@ def _due_to_start(session: Session, event: EventRead, now: datetime) -> bool:
     return False
 
 
-def start_event(ctx: Context, event: EventRead) -> None:
-    """Open the event's first round (robots fill the empty places first, with ``--robots
-    fill``); an event that cannot be played (fewer than two players) is cancelled, and
-    its players told."""
+def _start(ctx: UnitOfWork, event: EventRead) -> None:
+    """The step of an open event due to start: first robots take the empty places (with
+    ``--robots fill``: a step of its own, so that the next one counts them); then an event
+    that cannot be played (fewer than two players) is cancelled, and its players told;
+    else it runs (a league's first season in divisions by rating), and the next step opens
+    its first round."""
     from pbm_emergo.app.event_robots import fill_with_robots
 
-    if event.robots != ROBOTS_NONE:
-        fill_with_robots(ctx, event)
-        ctx.apply_line()
+    if event.robots != ROBOTS_NONE and fill_with_robots(ctx, event):
+        return
     entered = [e for e in entrants_of(ctx.session, event.id) if e.withdrawn_at is None]
     if len(entered) < 2:
         ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_CANCELLED, ctx.now))
         ctx.write(NewsToTell(event.id, NEWS_CANCELLED, ctx.now))
-        ctx.apply_line()
         return
     if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e in entered):
         _assign_divisions(ctx, event, entered)
     ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_RUNNING, ctx.now))
-    ctx.apply_line()
-    _open_round(ctx, _reread(ctx, event), 1)
 
 
-def _assign_divisions(ctx: Context, event: EventRead, entered: Sequence[EntrantRead]) -> None:
+def _assign_divisions(ctx: UnitOfWork, event: EventRead, entered: Sequence[EntrantRead]) -> None:
     """A first season's divisions, by rating (a division is ``max_players`` strong)."""
     ranked = sorted(entered, key=lambda e: (-e.rating, e.seed))
     size = event.max_players or DEFAULT_DIVISION
@@ -778,7 +796,6 @@ def _assign_divisions(ctx: Context, event: EventRead, entered: Sequence[EntrantR
     ctx.write(DivisionsSet(event.id, tuple(
         (player, number) for number, members in enumerate(divisions, 1) for player in members
     )))  # fmt: skip
-    ctx.apply_line()
 
 
 def cancel_event(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
@@ -911,7 +928,7 @@ def _round_winners(
     return winners
 
 
-def _open_round(ctx: Context, event: EventRead, number: int) -> None:
+def _open_round(ctx: UnitOfWork, event: EventRead, number: int) -> None:
     """Open round ``number``: its boards, each the news of its first board mail. A game
     against a player who withdrew is won by the other without a board."""
     planned = _plan(ctx, event, number)
@@ -922,11 +939,17 @@ def _open_round(ctx: Context, event: EventRead, number: int) -> None:
 
 
 def _open_games(
-    ctx: Context, event: EventRead, number: int, planned: Sequence[PairingPlanned]
+    ctx: UnitOfWork, event: EventRead, number: int, planned: Sequence[PairingPlanned]
 ) -> None:
+    """The games ``planned`` of round ``number``: a board each, numbered on from the last
+    board number read (each board's write re-checks that its number is the next one), or
+    for a bye or a game against a player who withdrew, the result without a board; each
+    board the news of its first board mail. A round of no board is finished by the next
+    step."""
     _, withdrawn, _ = _active_ids(ctx, event)
     stored: list[PairingPlanned] = []
     boards: list[int] = []
+    last_number = games.last_board_number(ctx.session)
     for game in planned:
         if game.black_id is None:
             stored.append(PairingPlanned(game.white_id, None, None, BYE, game.division, game.game))
@@ -941,7 +964,7 @@ def _open_games(
                 game.white_id, game.black_id, None, result, game.division, game.game
             ))  # fmt: skip
             continue
-        board = games.last_board_number(ctx.session, lock=True) + 1
+        board = last_number + len(boards) + 1
         terms = ChallengeTerms(
             rated=event.rated, blocked_rule="loss", nag_days=event.nag_days,
             forfeit_days=event.forfeit_days, total_days=event.total_days,
@@ -952,7 +975,6 @@ def _open_games(
             board, game.white_id, game.black_id, ctx.now, terms, event_id=event.id,
             event_round=number,
         ))  # fmt: skip
-        ctx.apply_line()
         boards.append(board)
         stored.append(PairingPlanned(
             game.white_id, game.black_id, board, None, game.division, game.game
@@ -961,11 +983,6 @@ def _open_games(
     ctx.write(RoundOpened(event.id, number, ctx.now, tuple(stored), expected))
     for board in boards:
         ctx.write(NewsToTell(event.id, NEWS_BOARD, ctx.now, board=board, round_number=number))
-    ctx.apply_line()
-    if not boards:
-        # Every game of the round was decided without a board: the next round follows,
-        # from the event as the round's opening left it.
-        _advance(ctx, _reread(ctx, event))
 
 
 def _round_headline(event: EventRead, number: int, white: str, black: str) -> Callable[[], str]:
@@ -973,12 +990,16 @@ def _round_headline(event: EventRead, number: int, white: str, black: str) -> Ca
     return lambda: words.round_headline(event.name, number, white, black, _clock_text(event))
 
 
-def _advance(ctx: Context, event: EventRead) -> None:
-    """Take the results of the event's games that ended; when the round is over, open the
-    next one (or a knock-out's deciders), or finish the event."""
-    found = pairings_of(ctx.session, event.id)
-    decided: dict[int, str] = {}
-    for pairing in found:
+def _go_on(ctx: UnitOfWork, event: EventRead) -> None:
+    """The step of a running event: its first round opened; or the results of its games
+    that ended taken (a step of its own: the next reads them as stored); or, once every
+    game of the round has its result, a knock-out's deciders opened, or the round
+    finished with the next one opened, or the event finished."""
+    if event.current_round == 0:
+        _open_round(ctx, event, 1)
+        return
+    pairs = pairings_of(ctx.session, event.id)
+    for pairing in pairs:
         if pairing.result is None and pairing.board_status == BOARD_FINISHED:
             result = (
                 DRAWN
@@ -986,10 +1007,8 @@ def _advance(ctx: Context, event: EventRead) -> None:
                 else (WHITE_WON if pairing.board_winner == WHITE else BLACK_WON)
             )
             ctx.write(PairingDecided(pairing.id, result))
-            decided[pairing.id] = result
-    ctx.apply_line()
-    # The results as stored, for the round's end and the next round's pairings.
-    pairs = pairings_of(ctx.session, event.id) if decided else found
+    if ctx.writes:
+        return
     number = event.current_round
     this_round = [p for p in pairs if p.round_number == number]
     if any(p.result is None for p in this_round):
@@ -1006,17 +1025,15 @@ def _advance(ctx: Context, event: EventRead) -> None:
             _open_games(ctx, event, number, deciders)
             return
     ctx.write(RoundFinished(event.id, number, ctx.now))
-    ctx.apply_line()
     _open_round(ctx, event, number + 1)
 
 
-def _finish(ctx: Context, event: EventRead) -> None:
-    """The event is played out: its final table is news; a league opens its next season."""
+def _finish(ctx: UnitOfWork, event: EventRead) -> None:
+    """The event is played out: its final table is news; a league opens its next season
+    (from the tables as they stand: every result is stored)."""
     ctx.write(EventStatusSet(event.id, EVENT_RUNNING, EVENT_FINISHED, ctx.now))
     ctx.write(NewsToTell(event.id, NEWS_FINISHED, ctx.now))
-    ctx.apply_line()
     if event.format == LEAGUE:
-        event = _reread(ctx, event)
         _next_season(ctx, event, event_view(ctx.session, event, ctx.config))
 
 
@@ -1039,7 +1056,7 @@ def _final_table(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
     return _tell_all(ctx, event, f"Emergo event {event.name}: {winner} wins", body)
 
 
-def _next_season(ctx: Context, event: EventRead, view: EventView) -> None:
+def _next_season(ctx: UnitOfWork, event: EventRead, view: EventView) -> None:
     """The league's next season, open at once, with this season's players moved up and
     down; it starts when the scheduler next looks (its start time is now). Its players
     are told (:func:`_season_opens`)."""
@@ -1049,21 +1066,17 @@ def _next_season(ctx: Context, event: EventRead, view: EventView) -> None:
     season = (event.season or 1) + 1
     league = event.league or event.name
     name = f"{league}-{season}"
-    ctx.write(EventCreated(
+    created = EventCreated(
         name, LEAGUE, ctx.now, rounds=event.rounds, max_players=event.max_players,
         starts_at=ctx.now, nag_days=event.nag_days, forfeit_days=event.forfeit_days,
         total_days=event.total_days, robots=ROBOTS_NONE, rated=event.rated,
         league=league, season=season, timebank_hours=event.timebank_hours,
         increment_hours=event.increment_hours, weekends_off=event.weekends_off,
-    ))  # fmt: skip
-    ctx.apply_line()
-    new = read_event(ctx.session, name)
-    assert new is not None
-    for number, members in enumerate(divisions, 1):
-        for player in members:
-            ctx.write(EntryAdded(new.id, player, ctx.now, None, division=number))
-    ctx.write(NewsToTell(new.id, NEWS_SEASON, ctx.now))
-    ctx.apply_line()
+    )  # fmt: skip
+    entries = tuple(
+        (player, number) for number, members in enumerate(divisions, 1) for player in members
+    )
+    ctx.write(SeasonOpened(created, entries))
 
 
 def _season_opens(ctx: UnitOfWork, event: EventRead) -> list[Reply]:

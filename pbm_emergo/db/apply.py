@@ -97,9 +97,11 @@ from pbm_emergo.game.event_changes import (
     PairingDecided,
     RoundFinished,
     RoundOpened,
+    SeasonOpened,
 )
 from pbm_emergo.game.notes import NoteAdded
 from pbm_emergo.game.setting_changes import DigestSent, DigestSet, LanguageSet, TimezoneSet
+from pbm_emergo.game.tournaments import NEWS_SEASON
 
 __all__ = ["Write", "apply", "apply_change"]
 
@@ -291,16 +293,15 @@ def apply_change(session: Session, change: Write) -> None:
             submitted.drop(session, change.board, change.player_id)
         # --- leagues and tournaments ---
         case EventCreated():
-            events.create_event(
-                session, change.name, change.event_format, change.at, rounds=change.rounds,
-                max_players=change.max_players, starts_at=change.starts_at,
-                nag_days=change.nag_days, forfeit_days=change.forfeit_days,
-                total_days=change.total_days, robots=change.robots, rated=change.rated,
-                owner_id=change.owner_id, join_password_hash=change.join_password_hash,
-                league=change.league, season=change.season,
-                timebank_hours=change.timebank_hours, increment_hours=change.increment_hours,
-                weekends_off=change.weekends_off,
-            )
+            _create_event(session, change)
+        case SeasonOpened():
+            created = _create_event(session, change.event)
+            for player_id, division in change.entries:
+                events.add_entry(
+                    session, created, player_id, change.event.at, max_players=None,
+                    division=division,
+                )
+            events.add_news(session, created, NEWS_SEASON, change.event.at)
         case EntryAdded():
             events.add_entry(
                 session, change.event_id, change.player_id, change.at,
@@ -362,3 +363,17 @@ def _add_confirmations(session: Session, player_id: int, asked: Confirmations) -
             expires_at=asked.expires_at, requested_by=asked.requested_by,
             position=waiting.position, replaces=asked.replaces, cap=cap,
         )  # fmt: skip
+
+
+def _create_event(session: Session, change: EventCreated) -> int:
+    """The event ``change`` made (Conflict if its name is taken); its id."""
+    return events.create_event(
+        session, change.name, change.event_format, change.at, rounds=change.rounds,
+        max_players=change.max_players, starts_at=change.starts_at,
+        nag_days=change.nag_days, forfeit_days=change.forfeit_days,
+        total_days=change.total_days, robots=change.robots, rated=change.rated,
+        owner_id=change.owner_id, join_password_hash=change.join_password_hash,
+        league=change.league, season=change.season,
+        timebank_hours=change.timebank_hours, increment_hours=change.increment_hours,
+        weekends_off=change.weekends_off,
+    ).id

@@ -105,14 +105,9 @@ __all__ = [
 # --- boards ----------------------------------------------------------------------------
 
 
-def last_board_number(session: Session, *, lock: bool = False) -> int:
-    """The last board number handed out (100 before the first board). ``lock``, in a write
-    transaction: nobody else takes the next one before it commits (PostgreSQL locks the
-    counter's row; SQLite's write transaction holds the whole database already)."""
-    statement = select(Counter.value).where(Counter.name == BOARD_COUNTER)
-    if lock and session.get_bind().dialect.name == "postgresql":
-        statement = statement.with_for_update()
-    value = session.scalar(statement)
+def last_board_number(session: Session) -> int:
+    """The last board number handed out (100 before the first board)."""
+    value = session.scalar(select(Counter.value).where(Counter.name == BOARD_COUNTER))
     return FIRST_BOARD_NUMBER - 1 if value is None else value
 
 

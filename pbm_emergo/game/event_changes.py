@@ -33,6 +33,16 @@ class EventCreated:
 
 
 @dataclass(frozen=True)
+class SeasonOpened:
+    """A league's next season: the event ``event`` (its name taken meanwhile: conflict),
+    open with its players entered, each in their division (``entries``: ``(player_id,
+    division)``), and the news of it to tell them."""
+
+    event: EventCreated
+    entries: tuple[tuple[int, int], ...]
+
+
+@dataclass(frozen=True)
 class EntryAdded:
     """``player_id`` enters the open event ``event_id`` (already in, the event no longer
     open, or full: conflict); ``division`` for a league's carried-over entries."""
@@ -139,6 +149,7 @@ class NewsTold:
 
 EventChange = (
     EventCreated
+    | SeasonOpened
     | EntryAdded
     | EntryWithdrawn
     | EventStatusSet
@@ -151,6 +162,7 @@ EventChange = (
 )
 EVENT_CHANGE_TYPES = (
     EventCreated,
+    SeasonOpened,
     EntryAdded,
     EntryWithdrawn,
     EventStatusSet,

@@ -27,7 +27,7 @@ from functools import partial
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.events import advance_events, events_under_way, tell_news
+from pbm_emergo.app.events import advance_events, tell_news
 from pbm_emergo.app.outbox import Outbox
 from pbm_emergo.app.runner import Runner
 from pbm_emergo.app.timers import ScheduledTask, Scheduler
@@ -89,7 +89,8 @@ class MailServer:
         self.scheduler = Scheduler(
             session_factory, config, scheduled=scheduled, outbox=self.outbox, clock=clock
         )
-        # The events' news, mailed after the step that made it news (see _advance_events).
+        # The events' steps, and their news mailed after the step that made it news (see
+        # _advance_events).
         self.event_news = Runner(session_factory, config, outbox=self.outbox, clock=clock)
         self.reads = read_sessions(session_factory)
         # work=False (``serve --no-workers``): the listener alone; `pbm-emergo worker`
@@ -312,14 +313,11 @@ class MailServer:
 
     def _advance_events(self) -> None:
         """Leagues and tournaments (:func:`pbm_emergo.app.events.advance_events`): start
-        those due, take their games' results, open their next rounds, finish them; then
-        mail what their players are to be told (:func:`~pbm_emergo.app.events.tell_news`,
-        also what a crash left untold), made outside the write transaction."""
-        with self.reads() as session:
-            under_way = events_under_way(session)
-        if under_way:
-            with self.session_factory.begin() as session:
-                advance_events(session, self.config, self.clock())
+        those due, take their games' results, open their next rounds, finish them, step by
+        step; then mail what their players are to be told
+        (:func:`~pbm_emergo.app.events.tell_news`, also what a crash left untold), made
+        outside the write transaction."""
+        advance_events(self.event_news, self.config, self.clock())
         told = self.event_news.perform(partial(tell_news, config=self.config))
         if told.queued:
             self._wake_sender()

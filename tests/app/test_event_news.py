@@ -13,12 +13,14 @@ import pytest
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.events import advance_events, tell_news
+from pbm_emergo.app.events import advance_events, event_step, tell_news
 from pbm_emergo.app.runner import Ran, Runner
 from pbm_emergo.cli import main
 from pbm_emergo.config import Config
-from pbm_emergo.db.models import Board, EventNews, OutboundMessage
+from pbm_emergo.db import games
+from pbm_emergo.db.models import Board, Event, EventNews, OutboundMessage, Player
 from tests.support.mailer import ADDRESSES, PASSWORDS, Mailer
+from tests.support.statements import write_transactions
 from tests.support.text import flat
 
 MORE = {"carol": "carolpw", "dave": "davepw"}
@@ -57,10 +59,9 @@ def news(sessions: sessionmaker[Session]) -> list[tuple[str, int | None, int | N
 
 
 def advance(mailer: Mailer) -> None:
-    """The scheduler's events step alone, in its write transaction."""
+    """The scheduler's events step alone, its steps each stored."""
     mailer.now += timedelta(minutes=1)
-    with mailer.factory.begin() as session:
-        advance_events(session, mailer.config, mailer.now)
+    advance_events(Runner(mailer.factory, mailer.config), mailer.config, mailer.now)
 
 
 def tell(mailer: Mailer) -> Ran:
@@ -166,3 +167,68 @@ def test_a_news_that_cannot_be_told_holds_up_no_other(four: Mailer) -> None:
     told = tell(four)
     assert told.queued == 2
     assert news(four.factory) == [("board", first, None)]
+
+
+def test_an_event_moves_on_step_by_step_each_step_its_own_short_write(four: Mailer) -> None:
+    """The events' step reads, decides, then stores what it decided in a short write of its
+    own; the next step reads what that one stored: the full round robin starts (one step),
+    then its first round opens (a second step, on the event as the first left it)."""
+    with write_transactions(four.factory.kw["bind"]) as begun:
+        four.now += timedelta(minutes=1)
+        stored = advance_events(Runner(four.factory, four.config), four.config, four.now)
+    assert stored == 2
+    assert len(begun) == 2
+    assert len(round_boards(four.factory)) == 2
+    # Nothing more to do until a game ends: a look stores nothing.
+    advance(four)
+    assert len(round_boards(four.factory)) == 2
+
+
+def test_an_event_left_between_two_steps_goes_on_at_the_next_look(four: Mailer) -> None:
+    """A step stored, the next not (the process died between them): the event is running
+    without a round; the next look opens its first round."""
+    four.now += timedelta(minutes=1)
+    step = partial(event_step, config=four.config, event_id=_event_id(four, "autumn"))
+    assert Runner(four.factory, four.config).perform(step, now=four.now).stored
+    with four.factory() as session:
+        event = session.scalars(select(Event).where(Event.name == "autumn")).one()
+        assert (event.status, event.current_round) == ("running", 0)
+    assert round_boards(four.factory) == []
+    advance(four)
+    assert len(round_boards(four.factory)) == 2
+    assert [kind for kind, _, _ in news(four.factory)] == ["board", "board"]
+
+
+def test_a_board_taken_by_a_challenge_meanwhile_starts_the_round_s_opening_over(
+    four: Mailer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A round's boards are numbered on from the last board number read; a challenge that
+    takes that number before the step's write makes the write conflict, and the step starts
+    over from a fresh read: its boards come after the challenge's."""
+    with four.factory() as session:
+        alice, bob = (
+            session.scalars(select(Player.id).where(Player.userid == userid)).one()
+            for userid in ("alice", "bob")
+        )
+    read_number = games.last_board_number
+    taken: list[int] = []
+
+    def read_then_lose_it(session: Session) -> int:
+        number = read_number(session)
+        if not taken:  # once: a challenge stored right after the step read the number
+            with four.factory.begin() as other:
+                taken.append(games.create_board(other, alice, bob, four.now).number)
+        return number
+
+    monkeypatch.setattr(games, "last_board_number", read_then_lose_it)
+    advance(four)
+    monkeypatch.undo()
+    boards = round_boards(four.factory)
+    assert taken == [101]
+    assert boards == [102, 103]
+    assert news(four.factory) == [("board", 102, 1), ("board", 103, 1)]
+
+
+def _event_id(mailer: Mailer, name: str) -> int:
+    with mailer.factory() as session:
+        return int(session.scalars(select(Event.id).where(Event.name == name)).one())

@@ -118,8 +118,8 @@ class OtherWorker:
         """Take the next board number right after a challenge read it, every time."""
         read_number = games.last_board_number
 
-        def read_then_lose_it(session: Session, *, lock: bool = False) -> int:
-            number = read_number(session, lock=lock)
+        def read_then_lose_it(session: Session) -> int:
+            number = read_number(session)
             self.create_a_board()
             return number
 

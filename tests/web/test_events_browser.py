@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.events import advance_events
+from pbm_emergo.app.runner import Runner
 from pbm_emergo.cli import main
 from pbm_emergo.config import Config
 from pbm_emergo.db.models import Board, Player
@@ -37,8 +38,7 @@ SEATS = ["alice", "bob", "carol", "dave"]
 
 def _advance(mailer: Mailer, sessions: sessionmaker[Session], config: Config) -> None:
     mailer.now += timedelta(minutes=1)
-    with sessions.begin() as session:
-        advance_events(session, config, mailer.now)
+    advance_events(Runner(sessions, config), config, mailer.now)
 
 
 @pytest.fixture
