@@ -772,8 +772,8 @@ def _start(ctx: UnitOfWork, event: EventRead) -> None:
     """The step of an open event due to start: first robots take the empty places (with
     ``--robots fill``: a step of its own, so that the next one counts them); then an event
     that cannot be played (fewer than two players) is cancelled, and its players told;
-    else it runs (a league's first season in divisions by rating), and the next step opens
-    its first round."""
+    else it runs, its first round opened with it (a league's first season in divisions by
+    rating, the round planned on them as decided)."""
     from pbm_emergo.app.event_robots import fill_with_robots
 
     if event.robots != ROBOTS_NONE and fill_with_robots(ctx, event):
@@ -783,19 +783,26 @@ def _start(ctx: UnitOfWork, event: EventRead) -> None:
         ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_CANCELLED, ctx.now))
         ctx.write(NewsToTell(event.id, NEWS_CANCELLED, ctx.now))
         return
+    divisions = None
     if event.format == LEAGUE and event.season == 1 and all(e.division == 1 for e in entered):
-        _assign_divisions(ctx, event, entered)
+        divisions = _assign_divisions(ctx, event, entered)
     ctx.write(EventStatusSet(event.id, EVENT_OPEN, EVENT_RUNNING, ctx.now))
+    _open_round(ctx, event, 1, divisions)
 
 
-def _assign_divisions(ctx: UnitOfWork, event: EventRead, entered: Sequence[EntrantRead]) -> None:
-    """A first season's divisions, by rating (a division is ``max_players`` strong)."""
+def _assign_divisions(
+    ctx: UnitOfWork, event: EventRead, entered: Sequence[EntrantRead]
+) -> dict[int, int]:
+    """A first season's divisions, by rating (a division is ``max_players`` strong): each
+    player's."""
     ranked = sorted(entered, key=lambda e: (-e.rating, e.seed))
     size = event.max_players or DEFAULT_DIVISION
     divisions = league_divisions([e.player_id for e in ranked], size)
-    ctx.write(DivisionsSet(event.id, tuple(
-        (player, number) for number, members in enumerate(divisions, 1) for player in members
-    )))  # fmt: skip
+    division_of = {
+        player: number for number, members in enumerate(divisions, 1) for player in members
+    }
+    ctx.write(DivisionsSet(event.id, tuple(division_of.items())))
+    return division_of
 
 
 def cancel_event(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
@@ -855,9 +862,14 @@ def _active_ids(
     )
 
 
-def _plan(ctx: UnitOfWork, event: EventRead, number: int) -> list[PairingPlanned] | None:
-    """The games of round ``number``, or None when the event is played out."""
+def _plan(
+    ctx: UnitOfWork, event: EventRead, number: int, divisions: dict[int, int] | None = None
+) -> list[PairingPlanned] | None:
+    """The games of round ``number``, or None when the event is played out
+    (``divisions``: each player's, as decided in this step and not stored yet)."""
     seeded, withdrawn, division_of = _active_ids(ctx, event)
+    if divisions is not None:
+        division_of = divisions
     pairs = pairings_of(ctx.session, event.id)
     if event.format in (ROUND_ROBIN, LEAGUE):
         planned: list[PairingPlanned] = []
@@ -928,10 +940,12 @@ def _round_winners(
     return winners
 
 
-def _open_round(ctx: UnitOfWork, event: EventRead, number: int) -> None:
+def _open_round(
+    ctx: UnitOfWork, event: EventRead, number: int, divisions: dict[int, int] | None = None
+) -> None:
     """Open round ``number``: its boards, each the news of its first board mail. A game
     against a player who withdrew is won by the other without a board."""
-    planned = _plan(ctx, event, number)
+    planned = _plan(ctx, event, number, divisions)
     if planned is None:
         _finish(ctx, event)
     else:
@@ -991,13 +1005,10 @@ def _round_headline(event: EventRead, number: int, white: str, black: str) -> Ca
 
 
 def _go_on(ctx: UnitOfWork, event: EventRead) -> None:
-    """The step of a running event: its first round opened; or the results of its games
-    that ended taken (a step of its own: the next reads them as stored); or, once every
-    game of the round has its result, a knock-out's deciders opened, or the round
-    finished with the next one opened, or the event finished."""
-    if event.current_round == 0:
-        _open_round(ctx, event, 1)
-        return
+    """The step of a running event: the results of its games that ended taken (a step of
+    its own: the next reads them as stored); or, once every game of the round has its
+    result, a knock-out's deciders opened, or the round finished with the next one
+    opened, or the event finished."""
     pairs = pairings_of(ctx.session, event.id)
     for pairing in pairs:
         if pairing.result is None and pairing.board_status == BOARD_FINISHED:

@@ -13,12 +13,12 @@ import pytest
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from pbm_emergo.app.events import advance_events, event_step, tell_news
+from pbm_emergo.app.events import advance_events, tell_news
 from pbm_emergo.app.runner import Ran, Runner
 from pbm_emergo.cli import main
 from pbm_emergo.config import Config
 from pbm_emergo.db import games
-from pbm_emergo.db.models import Board, Event, EventNews, OutboundMessage, Player
+from pbm_emergo.db.models import Board, EventNews, OutboundMessage, Player
 from tests.support.mailer import ADDRESSES, PASSWORDS, Mailer
 from tests.support.statements import write_transactions
 from tests.support.text import flat
@@ -171,32 +171,42 @@ def test_a_news_that_cannot_be_told_holds_up_no_other(four: Mailer) -> None:
 
 def test_an_event_moves_on_step_by_step_each_step_its_own_short_write(four: Mailer) -> None:
     """The events' step reads, decides, then stores what it decided in a short write of its
-    own; the next step reads what that one stored: the full round robin starts (one step),
-    then its first round opens (a second step, on the event as the first left it)."""
-    with write_transactions(four.factory.kw["bind"]) as begun:
-        four.now += timedelta(minutes=1)
-        stored = advance_events(Runner(four.factory, four.config), four.config, four.now)
-    assert stored == 2
+    own, and the next step reads what the one before stored: the full round robin starts
+    with its first round in one step; once both games have ended, one step takes their
+    results and the next, reading them as stored, finishes the round and opens round 2."""
+    engine = four.factory.kw["bind"]
+    with write_transactions(engine) as begun:
+        assert _look(four) == 1
+    assert len(begun) == 1
+    first = round_boards(four.factory)
+    assert len(first) == 2
+    # Nothing to do until a game ends: a look stores nothing.
+    assert _look(four) == 0
+    for board in first:
+        white = _white_of(four, board)
+        four.send(f"emergo resign {board} {white} {PASSWORD[white]}", sender=ADDRESS[white])
+    with write_transactions(engine) as begun:
+        assert _look(four) == 2
     assert len(begun) == 2
-    assert len(round_boards(four.factory)) == 2
-    # Nothing more to do until a game ends: a look stores nothing.
-    advance(four)
-    assert len(round_boards(four.factory)) == 2
+    second = round_boards(four.factory)
+    assert len(second) == 2 and not set(second) & set(first)
+    assert [(kind, round_number) for kind, _, round_number in news(four.factory)] == [
+        ("board", 1), ("board", 1), ("board", 2), ("board", 2)
+    ]
 
 
-def test_an_event_left_between_two_steps_goes_on_at_the_next_look(four: Mailer) -> None:
-    """A step stored, the next not (the process died between them): the event is running
-    without a round; the next look opens its first round."""
-    four.now += timedelta(minutes=1)
-    step = partial(event_step, config=four.config, event_id=_event_id(four, "autumn"))
-    assert Runner(four.factory, four.config).perform(step, now=four.now).stored
-    with four.factory() as session:
-        event = session.scalars(select(Event).where(Event.name == "autumn")).one()
-        assert (event.status, event.current_round) == ("running", 0)
-    assert round_boards(four.factory) == []
-    advance(four)
-    assert len(round_boards(four.factory)) == 2
-    assert [kind for kind, _, _ in news(four.factory)] == ["board", "board"]
+def _look(mailer: Mailer) -> int:
+    """One look of the scheduler at the events: how many steps it stored."""
+    mailer.now += timedelta(minutes=1)
+    return advance_events(Runner(mailer.factory, mailer.config), mailer.config, mailer.now)
+
+
+def _white_of(mailer: Mailer, board: int) -> str:
+    with mailer.factory() as session:
+        return str(session.scalars(
+            select(Player.userid).join(Board, Board.white_player_id == Player.id)
+            .where(Board.number == board)
+        ).one())  # fmt: skip
 
 
 def test_a_board_taken_by_a_challenge_meanwhile_starts_the_round_s_opening_over(
@@ -228,7 +238,3 @@ def test_a_board_taken_by_a_challenge_meanwhile_starts_the_round_s_opening_over(
     assert boards == [102, 103]
     assert news(four.factory) == [("board", 102, 1), ("board", 103, 1)]
 
-
-def _event_id(mailer: Mailer, name: str) -> int:
-    with mailer.factory() as session:
-        return int(session.scalars(select(Event.id).where(Event.name == name)).one())
