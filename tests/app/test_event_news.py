@@ -238,3 +238,27 @@ def test_a_board_taken_by_a_challenge_meanwhile_starts_the_round_s_opening_over(
     assert boards == [102, 103]
     assert news(four.factory) == [("board", 102, 1), ("board", 103, 1)]
 
+
+
+def test_two_schedulers_at_once_start_the_event_once(four: Mailer) -> None:
+    """Two looks at the events at the same moment both read the full round robin as due:
+    one stores its start with round 1, the other's write finds the event started meanwhile
+    and starts over, with nothing left to do: one round, two boards, each told once."""
+    four.now += timedelta(minutes=1)
+    start = threading.Barrier(2)
+    stored: list[int] = []
+
+    def look() -> None:
+        runner = Runner(four.factory, four.config)
+        start.wait()
+        stored.append(advance_events(runner, four.config, four.now))
+
+    threads = [threading.Thread(target=look) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert sorted(stored) == [0, 1]
+    boards = round_boards(four.factory)
+    assert len(boards) == 2
+    assert news(four.factory) == [("board", board, 1) for board in boards]
