@@ -87,7 +87,6 @@ class CommandsRunner(Runner):
         clock: Callable[[], datetime] = utcnow,
     ) -> None:
         super().__init__(session_factory, config, clock=clock)
-        self.session_factory = session_factory
         self.processor = processor or dispatch
 
     def answer_command(
@@ -155,7 +154,7 @@ class CommandsRunner(Runner):
 
     @write_turn
     def _set_aside_board_number(self) -> int:
-        with self.session_factory.begin() as session:
+        with self.factory.begin() as session:
             return games.next_board_number(session)
 
     @write_turn
@@ -165,7 +164,7 @@ class CommandsRunner(Runner):
     ) -> int:
         """The write transaction of :meth:`answer`: the commands' changes, then the
         worker's own; how many mails were queued."""
-        with self.session_factory.begin() as session:
+        with self.factory.begin() as session:
             apply(session, writes)
             return self.mark_done(session, built, now, answering)
 

@@ -119,7 +119,7 @@ def _write_line(
     runner: CommandsRunner, step: NextLine, built: list[BuiltReply], now: datetime,
     answering: Answering | None,
 ) -> int:
-    with runner.session_factory.begin() as session:
+    with runner.factory.begin() as session:
         apply(session, step.writes)
         return _store_line(runner, session, step, built, now, answering)
 

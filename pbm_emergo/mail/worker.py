@@ -182,7 +182,7 @@ class InboxWorker(CommandsRunner):
     def _take(self, worker: str, now: datetime) -> int | None:
         # One statement: on the engine's connection, without a session around it (on
         # PostgreSQL its own transaction: one round trip).
-        with one_statement(self.session_factory.kw["bind"]) as connection:
+        with one_statement(self.factory.kw["bind"]) as connection:
             return inbox.claim_inbound_id(connection, worker=worker, now=now)
 
     def _release_unreleased(self) -> None:
@@ -275,7 +275,7 @@ class InboxWorker(CommandsRunner):
     @write_turn
     def _ignore(self, claimed: ClaimedMail, now: datetime, note: str, kept: bytes) -> bool:
         """Mark a mail not to be answered done; False if the claim was lost."""
-        with self.session_factory.begin() as session:
+        with self.factory.begin() as session:
             return inbox.mark_inbound_done(
                 session, claimed, now, status=INBOUND_IGNORED, note=note, raw=kept
             )
@@ -333,7 +333,7 @@ class InboxWorker(CommandsRunner):
     ) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
-        with self.session_factory.begin() as session:
+        with self.factory.begin() as session:
             # The conditional UPDATE re-checks the claim (a mail removed by hand, or taken
             # by another worker once the lease ran out, is no longer this worker's).
             if not inbox.mark_inbound_failed(session, claimed, error, now):
