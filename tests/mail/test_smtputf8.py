@@ -177,6 +177,9 @@ def test_the_setting_overrides_what_the_relay_says(
     server = start(outbound=utf8_relay.url, smtputf8="no")
     answer = _mail_from_raw(server.config.smtp_port, JOERG, " SMTPUTF8")
     _refused_for_the_relay(int(answer[:3]), answer[4:])
+    # The first server goes before the second starts on the same database: its sender
+    # (relaying to the relay that offers SMTPUTF8) must not be the one to take the reply.
+    server.stop()
     # "yes" with a relay that does not offer it: accepted, and the reply fails for good
     # with the reason recorded (not retried for ever).
     server = start(outbound=ascii_relay.url, smtputf8="yes", smtp_port=free_port())
