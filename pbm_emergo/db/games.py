@@ -449,7 +449,7 @@ def move_records(session: Session, board: Board | int) -> list[MoveRecord]:
 def played_moves(session: Session, number: int) -> Sequence[Row[Any, Any, Any, Any, Any]]:
     """The board's moves in order, as rows of (number, player_id, notation, played_at,
     autoplayed)."""
-    return session.execute(_PLAYED_MOVES, {"number": number}).all()
+    return session.connection().execute(_PLAYED_MOVES, {"number": number}).all()
 
 
 def pair_rated_at(session: Session, one: int, other: int) -> datetime | None:
@@ -535,7 +535,8 @@ def store_move(
     check: dict[str, object] = {}
     if expected_queued is not None:
         check["expected_queued"] = expected_queued
-    result = session.execute(
+    connection = session.connection()  # Core statements: not through the ORM's handling
+    result = connection.execute(
         _STORE_MOVE_CHECKING[expected_queued is not None, expected_no_votes],
         {
             **check,
@@ -563,7 +564,7 @@ def store_move(
         "autoplayed": autoplayed,
     }
     # A plain INSERT (no unit of work to flush, no object made).
-    session.execute(_INSERT_MOVE, values)
+    connection.execute(_INSERT_MOVE, values)
 
 
 def take_back(

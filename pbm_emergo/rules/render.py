@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+from functools import cache
+
 from pbm_emergo.rules.board import ROWS
 from pbm_emergo.rules.position import LETTERS, SIDES, Column, Position
 
 _HEADER = "     " + "".join(f"{c:<4}" for c in "123456789")
 _TURNED_HEADER = "     " + "".join(f"{c:<4}" for c in "987654321")
 _TICKS = "     " + "|   " * 9
+
+
+def _layout(turned: bool) -> tuple[tuple[str, tuple[str | None, ...]], ...]:
+    """Each line of cells of the diagram: its start (the row's letter) and the names of
+    its nine fields, None off the diamond."""
+    order = range(8, -1, -1) if turned else range(9)
+    return tuple(
+        (
+            f" {ROWS[r].upper()} - ",
+            tuple(
+                f"{ROWS[r]}{c + 1}" if abs(r - 4) + abs(c - 4) <= 4 else None for c in order
+            ),
+        )
+        for r in order
+    )
+
+
+_LAYOUT = {turned: _layout(turned) for turned in (False, True)}
+
 # What the codes mean, under every diagram: "x5" is one column of five men, not five men.
 KEY = (
     "  Key: . empty cell, o one Ohs man, x one Eks man; x5: a column of",
@@ -21,6 +42,12 @@ def cell_code(column: Column | None) -> str:
         return "."
     letter = LETTERS[SIDES.index(column.owner)]
     return letter if column.height == 1 else f"{letter}{column.height}"
+
+
+@cache
+def _padded_code(column: Column | None) -> str:
+    # A cell as the diagram shows it, in its field of four (few codes: made once each).
+    return f"{cell_code(column):<4}"
 
 
 def composition(column: Column) -> str:
@@ -51,18 +78,11 @@ def render_board(
     names.
     """
     columns = position.columns()
-    order = range(8, -1, -1) if turned else range(9)
     lines = [_TURNED_HEADER if turned else _HEADER, _TICKS]
-    for r in order:
-        letter = ROWS[r]
-        fields = []
-        for c in order:
-            name = f"{letter}{c + 1}"
-            if abs(r - 4) + abs(c - 4) <= 4:
-                fields.append(f"{cell_code(columns.get(name)):<4}")
-            else:
-                fields.append("    ")
-        lines.append(f" {letter.upper()} - " + "".join(fields))
+    for start, names in _LAYOUT[turned]:
+        lines.append(start + "".join(
+            "    " if name is None else _padded_code(columns.get(name)) for name in names
+        ))
         lines.append("")
     tall = [(cell, col) for cell, col in columns.items() if col.height > 1]
     if tall:

@@ -121,8 +121,10 @@ def install_translations(
                 return Markup(text) % variables
             return text % variables
         if context.eval_ctx.autoescape:
-            values = {k: Markup(rendered.marked_value(escape(v))) for k, v in variables.items()}
-            return rendered.TemplateMarkup(Markup(text) % values)
+            # Each value escaped here, so the sentence (the template's own markup) takes
+            # them with plain formatting, as Markup's would after escaping them again.
+            escaped = {k: rendered.marked_value(escape(v)) for k, v in variables.items()}
+            return rendered.TemplateMarkup(text % escaped)
         marked = {k: rendered.marked_value(v) for k, v in variables.items()}
         return rendered.TemplateWords(text % marked)
 
