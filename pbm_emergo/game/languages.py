@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 #: The locales, English (the templates' own words) first.
 LANGUAGES = ("en", "nl", "de", "fr")
@@ -14,6 +15,7 @@ NAMES = {"en": "English", "nl": "Nederlands", "de": "Deutsch", "fr": "Français"
 _PRIMARY = re.compile(r"\s*([A-Za-z]{2,3})(?:[-_][A-Za-z0-9-_]*)?\s*")
 
 
+@lru_cache(maxsize=256)  # every reply asks, with the few tags its readers have
 def language_named(tag: str | None) -> str | None:
     """The language of ours that a tag (``nl``, ``de-CH``, ``fr_BE``, any case) or a
     language's own name (``Deutsch``) names, else None."""

@@ -37,11 +37,13 @@ class Rendered(str):
     (None: not known, all of it counts as a value)."""
 
     _spans: tuple[Span, ...] | None
-    # The marked text it was made of, when that is what :meth:`marked` would make again
-    # (each value one pair of marks, none empty): a text put into another template is not
-    # marked anew, and its spans are worked out of it only when asked for (by the secrets'
-    # scrubber, when a reply holds a secret's word at all).
+    # The marked text it was made of (a template's output): its spans are worked out of it
+    # only when asked for (by the secrets' scrubber, when a reply holds a secret's word at
+    # all), and when each of its values is one pair of marks (none empty), it is what
+    # :meth:`marked` would make again, so a text put into another template is not marked
+    # anew. Whether it is, is found out once, when first needed (``_plain``).
     source: str | None = None
+    _plain: bool | None = None
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> Rendered:
         made = super().__new__(cls, text)
@@ -51,7 +53,7 @@ class Rendered(str):
     @property
     def spans(self) -> tuple[Span, ...] | None:
         if self._spans is None and self.source is not None:
-            self._spans = _flat_spans(self.source)
+            self._spans = _spans_of_source(self.source)
         return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -59,7 +61,8 @@ class Rendered(str):
 
     def marked(self) -> str:
         """The text with its value spans marked again (to be put into another template)."""
-        if self.source is not None:
+        if _plain_made(self):
+            assert self.source is not None
             return self.source
         if self.spans is None:
             return OPEN + self + CLOSE
@@ -79,6 +82,7 @@ class RenderedMarkup(Markup):
 
     _spans: tuple[Span, ...] | None
     source: str | None = None  # as in Rendered
+    _plain: bool | None = None
 
     def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> RenderedMarkup:
         made = super().__new__(cls, text)
@@ -88,14 +92,15 @@ class RenderedMarkup(Markup):
     @property
     def spans(self) -> tuple[Span, ...] | None:
         if self._spans is None and self.source is not None:
-            self._spans = _flat_spans(self.source)
+            self._spans = _spans_of_source(self.source)
         return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (RenderedMarkup, (str(self), self.spans))
 
     def marked(self) -> Markup:
-        if self.source is not None:
+        if _plain_made(self):
+            assert self.source is not None
             return Markup(self.source)
         return Markup(Rendered(str(self), self.spans).marked())
 
@@ -198,14 +203,28 @@ def _plain_source(marked: str) -> bool:
 
 
 def _made(cls: type[_R], marked: str) -> _R:
-    """A template's output (with marks) as a ``cls`` text: its spans read from the marks
-    only when asked for, where the marks are plain."""
-    if _plain_source(marked):
-        made = cls(marked.replace(OPEN, "").replace(CLOSE, ""))
-        made.source = marked
-        return made
-    text, spans = _unmark_nested(marked)
-    return cls(text, spans)
+    """A template's output (with marks) as a ``cls`` text: the text without its marks (as
+    :func:`unmark` makes it, whether the marks nest or not), its spans read from the marks
+    only when asked for."""
+    made = cls(marked.replace(OPEN, "").replace(CLOSE, ""))
+    made.source = marked
+    return made
+
+
+def _plain_made(made: Rendered | RenderedMarkup) -> bool:
+    """Whether ``made`` has a source whose values are each one pair of marks (found out
+    once: a cell of the board picture is put into many pictures)."""
+    if made.source is None:
+        return False
+    if made._plain is None:
+        made._plain = _plain_source(made.source)
+    return made._plain
+
+
+def _spans_of_source(marked: str) -> tuple[Span, ...]:
+    """The spans of a template's output, as :func:`unmark` finds them."""
+    flat = _flat_spans(marked)
+    return flat if flat is not None else _unmark_nested(marked)[1]
 
 
 def _unmark_nested(marked: str) -> tuple[str, tuple[Span, ...]]:
