@@ -61,9 +61,9 @@ class Rendered(str):
 
     def marked(self) -> str:
         """The text with its value spans marked again (to be put into another template)."""
-        if _plain_made(self):
-            assert self.source is not None
-            return self.source
+        source = _plain_source_of(self)
+        if source is not None:
+            return source
         if self.spans is None:
             return OPEN + self + CLOSE
         parts: list[str] = []
@@ -99,9 +99,9 @@ class RenderedMarkup(Markup):
         return (RenderedMarkup, (str(self), self.spans))
 
     def marked(self) -> Markup:
-        if _plain_made(self):
-            assert self.source is not None
-            return Markup(self.source)
+        source = _plain_source_of(self)
+        if source is not None:
+            return Markup(source)
         return Markup(Rendered(str(self), self.spans).marked())
 
 
@@ -211,14 +211,14 @@ def _made(cls: type[_R], marked: str) -> _R:
     return made
 
 
-def _plain_made(made: Rendered | RenderedMarkup) -> bool:
-    """Whether ``made`` has a source whose values are each one pair of marks (found out
-    once: a cell of the board picture is put into many pictures)."""
+def _plain_source_of(made: Rendered | RenderedMarkup) -> str | None:
+    """``made``'s source if each of its values is one pair of marks there, else None
+    (found out once: a cell of the board picture is put into many pictures)."""
     if made.source is None:
-        return False
+        return None
     if made._plain is None:
         made._plain = _plain_source(made.source)
-    return made._plain
+    return made.source if made._plain else None
 
 
 def _spans_of_source(marked: str) -> tuple[Span, ...]:
