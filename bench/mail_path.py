@@ -12,6 +12,10 @@ Usage:
     .venv/bin/python bench/mail_path.py --profile worker  # pyinstrument of the worker side
     .venv/bin/python bench/mail_path.py --profile listener
     .venv/bin/python bench/mail_path.py --database-url postgresql+psycopg://...  # an empty database
+    .venv/bin/python bench/mail_path.py --skip-worker  # store the move mails, run none
+
+``--skip-worker`` leaves the move mails stored and unanswered: ``bench/instructions.py`` takes
+such a run from a whole one to count what the worker's part costs.
 
 To measure another copy of the server, put it first on PYTHONPATH and run from outside the
 checkout (for example ``cd /tmp && PYTHONPATH=/path/to/copy python /path/to/mail_path.py``).
@@ -54,18 +58,21 @@ def main() -> None:
     parser.add_argument("--moves", type=int, default=30)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--profile", choices=("listener", "worker"))
+    parser.add_argument("--skip-worker", action="store_true",
+                        help="store the move mails, but do not run them")
     parser.add_argument(
         "--database-url", default=None,
         help="an empty database to use (PostgreSQL), migrated here; default SQLite",
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        run(Path(folder), args.games, args.moves, args.seed, args.profile, args.database_url)
+        run(Path(folder), args.games, args.moves, args.seed, args.profile, args.database_url,
+            skip_worker=args.skip_worker)
 
 
 def run(
     folder: Path, games: int, moves: int, seed: int, profile: str | None,
-    database_url: str | None = None,
+    database_url: str | None = None, *, skip_worker: bool = False,
 ) -> None:
     config = Config(data_dir=folder, address="pbmserv@emergo.test", database_url=database_url)
     upgrade_to_head(config)
@@ -125,11 +132,13 @@ def run(
     mails = [item for round_ in rounds for item in round_]
 
     listener = timed(lambda: [store(raw, sender) for raw, sender in mails], profile == "listener")
-    work = timed(drain, profile == "worker")
     n = len(mails)
     print(f"{n} move mails over {games} games")
     print(f"listener (parse, describe, insert): {listener[0] / n * 1000:.2f} ms wall, "
           f"{listener[1] / n * 1000:.2f} ms CPU a mail")
+    if skip_worker:
+        return
+    work = timed(drain, profile == "worker")
     print(f"worker (claim ... replies queued):  {work[0] / n * 1000:.2f} ms wall, "
           f"{work[1] / n * 1000:.2f} ms CPU a mail")
 
