@@ -20,7 +20,9 @@ one says which of two copies does less, and by how much.
 
 Needs ``valgrind`` (Debian: ``apt-get install valgrind``). To count another copy of the
 server, put it first on PYTHONPATH and run from outside the checkout, as for
-``bench/mail_path.py``; ``PYTHONHASHSEED`` is fixed for every run.
+``bench/mail_path.py``; ``PYTHONHASHSEED`` is fixed for every run, and OpenBLAS (numpy's, which
+the language detector loads) runs without threads of its own, whose waiting would be counted.
+As the count does not depend on the machine's load, several copies may be counted at once.
 """
 
 from __future__ import annotations
@@ -47,7 +49,9 @@ def instructions(games: int, moves: int, skip_worker: bool) -> tuple[int, int]:
     ]
     if skip_worker:
         command.append("--skip-worker")
-    env = dict(os.environ, PYTHONHASHSEED="0")
+    # numpy (loaded by the language detector) starts OpenBLAS's threads, which wait for work
+    # by spinning for a while: their instructions follow the clock, not the work.
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
     done = subprocess.run(command, env=env, capture_output=True, text=True, check=True)
     refs = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     mails = re.search(r"(\d+) move mails over", done.stdout)
