@@ -61,11 +61,18 @@ class CellPicture:
     description: str = field(init=False, compare=False, repr=False)
     # Its <td> as templates/board/cell.html.j2 draws it (board/picture.html.j2 puts it in).
     html: Markup = field(init=False, compare=False, repr=False)
+    # Worked out once: a picture's rows are looked up by their cells (see _row), 81 hashes
+    # a picture. The name, code and marks say the rest of what compares.
+    _hash: int = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_hash", hash((self.name, self.code, self.marks, self.locale)))
         object.__setattr__(self, "description", self._describe())
         with i18n.speaking(self.locale):
             object.__setattr__(self, "html", render_html("board/cell.html.j2", cell=self))
+
+    def __hash__(self) -> int:
+        return self._hash
 
     @property
     def height(self) -> int:
