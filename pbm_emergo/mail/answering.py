@@ -22,6 +22,7 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
 
 from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.outbox import BuiltReply
@@ -39,6 +40,8 @@ from pbm_emergo.mail.parse import ParsedMail
 from pbm_emergo.telemetry.sections import timed
 
 log = logging.getLogger(__name__)
+
+_T = TypeVar("_T")
 
 # A mail whose writes keep conflicting with other mails' is given up after this many tries
 # (it is retried later, like any failure). Each conflict means that another mail's write
@@ -111,24 +114,39 @@ class CommandsRunner(Runner):
         was taken, with a number set aside: :meth:`board_number_after`), at most
         ``MAX_CONFLICTS`` times.
         """
+
+        def attempt(given: Session | None, board_number: int | None) -> Answered:
+            with timed("read"), self._reading(given) as session:
+                replies, writes = self.processor(
+                    session, mail, self.config, now, text=text, board_number=board_number
+                )
+            with timed("render"):
+                built = self.built_replies(replies, now, answering)
+            with timed("write"):
+                queued = self._write(writes, built, now, answering)
+            return Answered(replies, queued)
+
+        return self.until_stored(attempt, reading, f"mail {mail.message_id}")
+
+    def until_stored(
+        self, attempt: Callable[[Session | None, int | None], _T], reading: Session | None,
+        what: str,
+    ) -> _T:
+        """The conflict policy of a mail (and of each line of a ``multiple`` one): run
+        ``attempt`` (read, answer, one short write; given ``reading`` on the first try only,
+        and the board number set aside, if any) until it raises no :class:`Conflict`,
+        starting over from a fresh read at most ``MAX_CONFLICTS`` times (a challenge whose
+        board number was taken, with a number set aside: :meth:`board_number_after`);
+        ``what`` names it in the log."""
         board_number: int | None = None
-        for attempt in range(1, MAX_CONFLICTS + 1):
+        for number in range(1, MAX_CONFLICTS + 1):
             given, reading = reading, None
             try:
-                with timed("read"), self._reading(given) as session:
-                    replies, writes = self.processor(
-                        session, mail, self.config, now, text=text, board_number=board_number
-                    )
-                with timed("render"):
-                    built = self.built_replies(replies, now, answering)
-                with timed("write"):
-                    queued = self._write(writes, built, now, answering)
-                return Answered(replies, queued)
+                return attempt(given, board_number)
             except Conflict as conflict:
-                log.info("mail %s: %s; starting over (attempt %d)", mail.message_id, conflict,
-                         attempt)
+                log.info("%s: %s; starting over (attempt %d)", what, conflict, number)
                 board_number = self.board_number_after(conflict, board_number)
-        raise RuntimeError(f"the mail's changes conflicted {MAX_CONFLICTS} times; retried later")
+        raise RuntimeError(f"{what}: its changes conflicted {MAX_CONFLICTS} times; retried later")
 
     @contextlib.contextmanager
     def _reading(self, given: Session | None) -> Iterator[Session]:

@@ -12,7 +12,6 @@ stored. The conflict policy is a single mail's (:mod:`pbm_emergo.mail.answering`
 
 from __future__ import annotations
 
-import logging
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -20,10 +19,8 @@ from pbm_emergo.app.messages import CommandMail, Reply
 from pbm_emergo.app.outbox import BuiltReply
 from pbm_emergo.db import inbound_lines
 from pbm_emergo.db.apply import apply
-from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import Session, write_turn
 from pbm_emergo.mail.answering import (
-    MAX_CONFLICTS,
     Answered,
     Answering,
     CommandsRunner,
@@ -35,8 +32,6 @@ from pbm_emergo.telemetry.sections import timed
 if TYPE_CHECKING:
     # Only named: the shell's lines are loaded with the commands, on first use.
     from pbm_emergo.app.lines import LinesSoFar, NextLine
-
-log = logging.getLogger(__name__)
 
 
 def answer_lines(
@@ -81,37 +76,35 @@ def _line(
     answering: Answering | None, so_far: LinesSoFar, reading: Session | None,
 ) -> tuple[NextLine, int, Session | None]:
     """One line, as a mail of one command runs: read and answer (the first time in
-    ``reading``, when given), then one short write; started over on a :class:`Conflict`
-    (with a board number set aside for a challenge that lost its own:
-    :meth:`CommandsRunner.board_number_after`). Gives back, besides the line and how many
+    ``reading``, when given), then one short write, under the mail's conflict policy
+    (:meth:`CommandsRunner.until_stored`). Gives back, besides the line and how many
     mails it queued, the reading session to go on in: ``reading`` (or the session it
     opened) when the line stored nothing, else None (it was closed)."""
-    board_number: int | None = None
-    for attempt in range(1, MAX_CONFLICTS + 1):
-        given, reading = reading, None
+
+    def attempt(
+        given: Session | None, board_number: int | None
+    ) -> tuple[NextLine, int, Session | None]:
+        session = given if given is not None else runner.reads()
         try:
-            session = given if given is not None else runner.reads()
-            try:
-                with timed("read"):
-                    step = next_line(
-                        session, mail, runner.config, now, text=text, so_far=so_far,
-                        board_number=board_number,
-                    )
-            except BaseException:
-                session.close()
-                raise
-            if not step.stored:  # it changed nothing: recorded with the next line
-                return step, 0, session
+            with timed("read"):
+                step = next_line(
+                    session, mail, runner.config, now, text=text, so_far=so_far,
+                    board_number=board_number,
+                )
+        except BaseException:
             session.close()
-            with timed("render"):
-                built = runner.built_replies(_mails_of(step), now, answering)
-            with timed("write"):
-                return step, _write_line(runner, step, built, now, answering), None
-        except Conflict as conflict:
-            log.info("mail %s, line %d: %s; starting the line over (attempt %d)",
-                     mail.message_id, so_far.next_number, conflict, attempt)
-            board_number = runner.board_number_after(conflict, board_number)
-    raise RuntimeError(f"the line's changes conflicted {MAX_CONFLICTS} times; retried later")
+            raise
+        if not step.stored:  # it changed nothing: recorded with the next line
+            return step, 0, session
+        session.close()
+        with timed("render"):
+            built = runner.built_replies(_mails_of(step), now, answering)
+        with timed("write"):
+            return step, _write_line(runner, step, built, now, answering), None
+
+    return runner.until_stored(
+        attempt, reading, f"mail {mail.message_id}, line {so_far.next_number}"
+    )
 
 
 @write_turn
