@@ -53,7 +53,7 @@ class Rendered(str):
     @property
     def spans(self) -> tuple[Span, ...] | None:
         if self._spans is None and self.source is not None:
-            self._spans = _spans_of_source(self.source)
+            self._spans = unmark(self.source)[1]
         return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -92,7 +92,7 @@ class RenderedMarkup(Markup):
     @property
     def spans(self) -> tuple[Span, ...] | None:
         if self._spans is None and self.source is not None:
-            self._spans = _spans_of_source(self.source)
+            self._spans = unmark(self.source)[1]
         return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
@@ -219,12 +219,6 @@ def _plain_source_of(made: Rendered | RenderedMarkup) -> str | None:
     if made._plain is None:
         made._plain = _plain_source(made.source)
     return made.source if made._plain else None
-
-
-def _spans_of_source(marked: str) -> tuple[Span, ...]:
-    """The spans of a template's output, as :func:`unmark` finds them."""
-    flat = _flat_spans(marked)
-    return flat if flat is not None else _unmark_nested(marked)[1]
 
 
 def _unmark_nested(marked: str) -> tuple[str, tuple[Span, ...]]:
