@@ -207,10 +207,11 @@ class InboxWorker(CommandsRunner):
         this thread's previous mail)."""
         command = command_label(claimed.subject, claimed.not_answered is not None)
         counted = metrics.get()
-        counted.processed.labels(command, outcome.status).inc()
         counted.processing.labels(command).observe(seconds)
         if outcome.replies:
             counted.replies_queued.inc(outcome.replies)
+        # Counted processed last: a scrape that shows the mail processed shows all of it.
+        counted.processed.labels(command, outcome.status).inc()
         fields: dict[str, Any] = {
             "id": claimed.id,
             "sender": claimed.sender or claimed.envelope_sender,
