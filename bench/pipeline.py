@@ -2,7 +2,8 @@
 SMTP listener, driven by the same client with real games played by mail.
 
 Starts, each in its own process: a bare aiosmtpd listener that only answers 250, a sink
-(aiosmtpd) that receives the server's replies, and the server as the README runs it
+(aiosmtpd) that receives the server's replies (offering PIPELINING, as Postfix does, unless
+--sink-one-by-one), and the server as the README runs it
 (`python -m pbm_emergo serve`, SQLite in a fresh temporary data dir, default settings and
 production password hashing; only --data-dir, --port and --outbound smtp://127.0.0.1:SINK are
 set, plus any --server-arg). Then, with --clients concurrent smtplib clients (threads, one SMTP
@@ -155,23 +156,25 @@ def bare_listener_main(
 
 
 def sink_main(
-    port: int, events: multiprocessing.Queue[Mail], ready: multiprocessing.synchronize.Event
+    port: int, events: multiprocessing.Queue[Mail], pipelining: bool,
+    ready: multiprocessing.synchronize.Event,
 ) -> None:
     """The relay the server delivers to: answers 250 and reports every mail to the bench."""
     _quiet_aiosmtpd()
-    _serve_forever(_sink_controller(port, events), ready)
+    _serve_forever(_sink_controller(port, events, pipelining), ready)
 
 
 def switchable_sink_main(
     port: int,
     events: multiprocessing.Queue[Mail],
+    pipelining: bool,
     down: multiprocessing.synchronize.Event,
     ready: multiprocessing.synchronize.Event,
 ) -> None:
     """The sink, closed (nothing listens on its port) while ``down`` is set (--relay-down)."""
     _quiet_aiosmtpd()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    controller = _sink_controller(port, events)
+    controller = _sink_controller(port, events, pipelining)
     controller.start()
     ready.set()
     running = True
@@ -181,17 +184,30 @@ def switchable_sink_main(
             controller.stop()
             running = False
         elif not down.is_set() and not running:
-            controller = _sink_controller(port, events)
+            controller = _sink_controller(port, events, pipelining)
             controller.start()
             running = True
 
 
-def _sink_controller(port: int, events: multiprocessing.Queue[Mail]) -> Any:
+def _sink_controller(
+    port: int, events: multiprocessing.Queue[Mail], pipelining: bool
+) -> Any:
     from aiosmtpd.controller import Controller
 
     headers_only = BytesParser(policy=email.policy.default)
 
     class Sink:
+        async def handle_EHLO(  # noqa: N802 - aiosmtpd's hook name
+            self, server: Any, session: Any, envelope: Any, hostname: str,
+            responses: list[str],
+        ) -> list[str]:
+            # PIPELINING offered as Postfix offers it (aiosmtpd reads pipelined commands
+            # in turn, but does not say so itself).
+            session.host_name = hostname
+            if pipelining:
+                return [responses[0], "250-PIPELINING", *responses[1:]]
+            return responses
+
         async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
             arrived = time.time()
             raw: bytes = envelope.original_content or envelope.content
@@ -1537,6 +1553,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     scale.add_argument("--worker-arg", action="append", default=[],
                        help="passed to each `pbm-emergo worker` (repeatable)")
     scale.add_argument("--no-steady", action="store_true", help="skip the steady phase")
+    scale.add_argument("--sink-one-by-one", action="store_true",
+                       help="the sink does not offer PIPELINING (by default it does, as "
+                       "Postfix does, and the server sends MAIL, RCPT and DATA in one write)")
     scale.add_argument("--sinks", type=int, default=1, metavar="K",
                        help="sink processes accepting the server's mail on one port (one "
                        "takes a few hundred mails a second)")
@@ -1696,11 +1715,13 @@ def run(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
         sink_down = spawn.Event() if args.relay_down_at is not None else None
         if sink_down is not None:
             _, sink_port = start_helper(procs, spawn, switchable_sink_main, "sink", events,
-                                        sink_down)
+                                        not args.sink_one_by_one, sink_down)
         else:
-            _, sink_port = start_helper(procs, spawn, sink_main, "sink", events)
+            _, sink_port = start_helper(procs, spawn, sink_main, "sink", events,
+                                        not args.sink_one_by_one)
             for _ in range(args.sinks - 1):
-                start_helper(procs, spawn, sink_main, "sink", events, port=sink_port)
+                start_helper(procs, spawn, sink_main, "sink", events, not args.sink_one_by_one,
+                             port=sink_port)
         sink = SinkLog(events)
 
         data_dir = tmp / "data"

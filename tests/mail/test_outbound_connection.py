@@ -29,7 +29,7 @@ from pbm_emergo.mail.outbound import (
     SMTPTransport,
 )
 from tests.support.clock import START, Clock
-from tests.support.mail import RecordingHandler, Relay, wait_for
+from tests.support.mail import RecordingHandler, Relay, offering_pipelining, wait_for
 
 from .support import outbound, queue_reply
 
@@ -48,6 +48,7 @@ class CountingHandler(RecordingHandler):
     refuse: set[str] = field(default_factory=set)
     close_with_421: int = 0
     on_data: Callable[[], None] | None = None
+    pipelining: bool = False  # PIPELINING offered in the answer to EHLO
 
     async def handle_EHLO(  # noqa: N802 - aiosmtpd's hook names
         self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
@@ -56,7 +57,7 @@ class CountingHandler(RecordingHandler):
         session.host_name = hostname
         with self.lock:
             self.ehlos += 1
-        return responses
+        return offering_pipelining(responses) if self.pipelining else responses
 
     async def handle_MAIL(  # noqa: N802
         self, server: SMTP, session: Session, envelope: Envelope, address: str,
@@ -134,11 +135,15 @@ class _Controller(Controller):
 
 class CountingRelay(Relay):
     """The test relay, counting connections; ``idle_timeout``: it closes a connection idle
-    that long (aiosmtpd's ``timeout``), as real relays do."""
+    that long (aiosmtpd's ``timeout``), as real relays do; ``pipelining``: it offers
+    PIPELINING, as Postfix does."""
 
-    def __init__(self, port: int | None = None, *, idle_timeout: float | None = None) -> None:
+    def __init__(
+        self, port: int | None = None, *, idle_timeout: float | None = None,
+        pipelining: bool = False,
+    ) -> None:
         super().__init__(port)
-        self.handler: CountingHandler = CountingHandler()
+        self.handler: CountingHandler = CountingHandler(pipelining=pipelining)
         self.idle_timeout = idle_timeout
         self.lock = threading.Lock()
         self.sessions: set[_CountingSMTP] = set()
@@ -170,9 +175,10 @@ class CountingRelay(Relay):
         wait_for(lambda: self.open_connections() == 0, timeout=5)
 
 
-@pytest.fixture
-def counting_relay() -> Iterator[CountingRelay]:
-    relay = CountingRelay()
+@pytest.fixture(params=[False, True], ids=["one-by-one", "pipelined"])
+def counting_relay(request: pytest.FixtureRequest) -> Iterator[CountingRelay]:
+    """The relay, once sent to command by command and once with PIPELINING offered."""
+    relay = CountingRelay(pipelining=request.param)
     relay.start()
     yield relay
     relay.stop()
@@ -242,10 +248,11 @@ def test_a_connection_carries_a_bounded_number_of_mails(counting_relay: Counting
 # --- the relay closing the connection --------------------------------------------------------
 
 
+@pytest.mark.parametrize("pipelining", [False, True], ids=["one-by-one", "pipelined"])
 def test_relay_closing_an_idle_connection_loses_nothing(
-    session_factory: sessionmaker[DbSession],
+    session_factory: sessionmaker[DbSession], pipelining: bool
 ) -> None:
-    relay = CountingRelay(idle_timeout=0.3)
+    relay = CountingRelay(idle_timeout=0.3, pipelining=pipelining)
     relay.start()
     smtp = SMTPTransport("127.0.0.1", relay.port, "s.test", idle_seconds=60, timeout=10)
     try:

@@ -286,20 +286,27 @@ def _reply(to: str) -> bytes:
                                    now=datetime(2024, 5, 1, tzinfo=UTC)))
 
 
-def test_the_transport_uses_smtputf8_only_where_needed(utf8_relay: Utf8Relay) -> None:
+@pytest.mark.parametrize("pipelining", [False, True], ids=["one-by-one", "pipelined"])
+def test_the_transport_uses_smtputf8_only_where_needed(pipelining: bool) -> None:
+    utf8_relay = Utf8Relay(smtputf8=True, pipelining=pipelining)
+    utf8_relay.start()
     transport = SMTPTransport("127.0.0.1", utf8_relay.port, "emergo.test")
     try:
         transport.deliver(SERVER_ADDRESS, JOERG, _reply(JOERG))
         transport.deliver(SERVER_ADDRESS, "bob@example.org", _reply("bob@example.org"))
     finally:
         transport.close()
+        utf8_relay.stop()
     first, second = utf8_relay.handler.relayed
     assert first.rcpt_tos == [JOERG] and first.smtputf8 and JOERG_TO in header_lines(first.raw)
     # Over the same connection, a plain mail goes plain.
     assert second.rcpt_tos == ["bob@example.org"] and not second.smtputf8
 
 
-def test_a_relay_without_smtputf8_fails_such_mail_for_good(ascii_relay: Utf8Relay) -> None:
+@pytest.mark.parametrize("pipelining", [False, True], ids=["one-by-one", "pipelined"])
+def test_a_relay_without_smtputf8_fails_such_mail_for_good(pipelining: bool) -> None:
+    ascii_relay = Utf8Relay(smtputf8=False, pipelining=pipelining)
+    ascii_relay.start()
     transport = SMTPTransport("127.0.0.1", ascii_relay.port, "emergo.test")
     try:
         with pytest.raises(DeliveryError) as failed:
@@ -309,6 +316,7 @@ def test_a_relay_without_smtputf8_fails_such_mail_for_good(ascii_relay: Utf8Rela
         transport.deliver(SERVER_ADDRESS, "bob@example.org", _reply("bob@example.org"))
     finally:
         transport.close()
+        ascii_relay.stop()
     [only] = ascii_relay.handler.relayed
     assert only.rcpt_tos == ["bob@example.org"]
 

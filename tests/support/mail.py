@@ -52,6 +52,12 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: floa
         time.sleep(interval)
 
 
+def offering_pipelining(responses: list[str]) -> list[str]:
+    """aiosmtpd's answer to EHLO with PIPELINING (RFC 2920) among the extensions, as Postfix
+    offers it (aiosmtpd does not say so itself, though it reads pipelined commands in turn)."""
+    return [responses[0], "250-PIPELINING", *responses[1:]]
+
+
 def command_mail(
     subject: str,
     *,

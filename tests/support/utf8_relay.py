@@ -14,7 +14,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbm_emergo.config import RELAY_ANSWERS
-from tests.support.mail import SERVER_ADDRESS, Relay
+from tests.support.mail import SERVER_ADDRESS, Relay, offering_pipelining
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,14 @@ class Relayed:
 class Utf8RecordingHandler:
     relayed: list[Relayed] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    pipelining: bool = False  # PIPELINING offered in the answer to EHLO
+
+    async def handle_EHLO(  # noqa: N802 - aiosmtpd's hook name
+        self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
+        responses: list[str],
+    ) -> list[str]:
+        session.host_name = hostname
+        return offering_pipelining(responses) if self.pipelining else responses
 
     async def handle_DATA(  # noqa: N802 - aiosmtpd's hook name
         self, server: SMTP, session: Session, envelope: Envelope
@@ -58,12 +66,15 @@ class Utf8RecordingHandler:
 
 
 class Utf8Relay(Relay):
-    """A real aiosmtpd relay on 127.0.0.1 that offers SMTPUTF8 or not."""
+    """A real aiosmtpd relay on 127.0.0.1 that offers SMTPUTF8 or not (and PIPELINING or
+    not)."""
 
-    def __init__(self, *, smtputf8: bool, port: int | None = None) -> None:
+    def __init__(
+        self, *, smtputf8: bool, port: int | None = None, pipelining: bool = False
+    ) -> None:
         super().__init__(port)
         self.smtputf8 = smtputf8
-        self.handler = Utf8RecordingHandler()  # type: ignore[assignment]
+        self.handler = Utf8RecordingHandler(pipelining=pipelining)  # type: ignore[assignment]
         # A relay on a port used by an earlier test must not inherit its answer.
         RELAY_ANSWERS.forget()
 

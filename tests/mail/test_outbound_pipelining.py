@@ -1,0 +1,163 @@
+"""The SMTP transport with a relay that offers PIPELINING (RFC 2920), against a scripted relay
+on a real socket that reads a given number of lines before each answer: MAIL, RCPT and DATA
+reach it before it answers any of them (a client that waited for each answer would wait
+until its timeout), the message's lines that start with a dot are doubled, and after a
+refusal every answer still owed is read, so that RSET and the next mail find the connection
+in step."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from pbm_emergo.mail.outbound import DeliveryError, SMTPTransport
+from tests.support.waits import scaled
+
+MESSAGE = (b"Subject: Emergo\r\n\r\nthe board\r\n.a line that starts with a dot\r\n"
+           b"..and two\r\n")
+SENT_LINES = [b"Subject: Emergo\r\n", b"\r\n", b"the board\r\n",
+              b"..a line that starts with a dot\r\n", b"...and two\r\n"]
+EHLO = "250-raw.test\r\n250-PIPELINING\r\n250 8BITMIME"
+MAIL_TAKEN = "250 2.1.0 sender ok\r\n250 2.1.5 recipient ok\r\n354 end with <CRLF>.<CRLF>"
+DATA = -1  # read the message, to the line with the dot alone
+
+StartRelay = Callable[["ScriptedRelay"], int]
+
+
+@dataclass
+class ScriptedRelay:
+    """Greets, then for each step reads so many lines (or a message) and sends the answer;
+    ``read`` is every line it got, in order."""
+
+    script: Sequence[tuple[int, str]]
+    read: list[bytes] = field(default_factory=list)
+    failure: BaseException | None = None
+
+    def serve(self, listener: socket.socket) -> None:
+        try:
+            connection, _ = listener.accept()
+            with connection, connection.makefile("rb") as lines:
+                connection.settimeout(scaled(10))
+                connection.sendall(b"220 raw.test ESMTP\r\n")
+                for count, answer in self.script:
+                    if count == DATA:
+                        while (line := lines.readline()) not in (b".\r\n", b""):
+                            self.read.append(line)
+                    else:
+                        self.read.extend(lines.readline() for _ in range(count))
+                    connection.sendall(answer.encode() + b"\r\n")
+        except BaseException as exc:  # reported by the test
+            self.failure = exc
+
+
+@pytest.fixture
+def start_relay() -> Iterator[StartRelay]:
+    started: list[tuple[socket.socket, threading.Thread]] = []
+
+    def start(relay: ScriptedRelay) -> int:
+        listener = socket.create_server(("127.0.0.1", 0))
+        thread = threading.Thread(target=relay.serve, args=(listener,), daemon=True)
+        thread.start()
+        started.append((listener, thread))
+        port: int = listener.getsockname()[1]
+        return port
+
+    yield start
+    for listener, thread in started:
+        thread.join(scaled(10))
+        listener.close()
+
+
+def deliver_all(port: int, recipients: Sequence[str]) -> list[str | None]:
+    """Deliver MESSAGE to each recipient in turn over one connection, then QUIT: for each,
+    None or the failure."""
+    transport = SMTPTransport("127.0.0.1", port, "s.test", timeout=scaled(10))
+    outcomes: list[str | None] = []
+    try:
+        for recipient in recipients:
+            try:
+                transport.deliver("s@e.test", recipient, MESSAGE)
+                outcomes.append(None)
+            except DeliveryError as exc:
+                outcomes.append(f"{'permanent' if exc.permanent else 'temporary'}: {exc}")
+    finally:
+        transport.close()
+    return outcomes
+
+
+def commands(relay: ScriptedRelay) -> list[bytes]:
+    """What the relay read, but the message's lines."""
+    return [line for line in relay.read if line not in SENT_LINES]
+
+
+def test_mail_rcpt_and_data_arrive_before_the_first_answer(start_relay: StartRelay) -> None:
+    relay = ScriptedRelay([(1, EHLO), (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"),
+                           (1, "221 2.0.0 bye")])
+    assert deliver_all(start_relay(relay), ["alice@example.org"]) == [None]
+    assert relay.failure is None
+    assert relay.read == [
+        b"ehlo s.test\r\n",
+        b"MAIL FROM:<s@e.test>\r\n", b"RCPT TO:<alice@example.org>\r\n", b"DATA\r\n",
+        *SENT_LINES,
+        b"quit\r\n",
+    ]
+
+
+def test_a_refused_sender_leaves_the_connection_in_step_for_the_next_mail(
+    start_relay: StartRelay,
+) -> None:
+    relay = ScriptedRelay([
+        (1, EHLO),
+        (3, "550 5.7.1 not from you\r\n503 5.5.1 MAIL first\r\n503 5.5.1 RCPT first"),
+        (1, "250 2.0.0 reset"),
+        (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"), (1, "221 2.0.0 bye"),
+    ])
+    outcomes = deliver_all(start_relay(relay), ["alice@example.org", "bob@example.org"])
+    assert outcomes == ["permanent: 550 5.7.1 not from you", None]
+    assert relay.failure is None
+    assert commands(relay) == [
+        b"ehlo s.test\r\n",
+        b"MAIL FROM:<s@e.test>\r\n", b"RCPT TO:<alice@example.org>\r\n", b"DATA\r\n",
+        b"rset\r\n",
+        b"MAIL FROM:<s@e.test>\r\n", b"RCPT TO:<bob@example.org>\r\n", b"DATA\r\n",
+        b"quit\r\n",
+    ]
+
+
+@pytest.mark.parametrize("answer_to_data", [
+    "554 5.5.1 no valid recipients",
+    # A relay that takes DATA all the same gets the end of an empty message (RFC 2920 3.1).
+    "354 go on",
+])
+def test_a_refused_recipient_leaves_the_connection_in_step(
+    start_relay: StartRelay, answer_to_data: str
+) -> None:
+    refusal = f"250 2.1.0 sender ok\r\n450 4.2.1 mailbox busy\r\n{answer_to_data}"
+    script = [(1, EHLO), (3, refusal)]
+    if answer_to_data.startswith("354"):
+        script.append((DATA, "554 5.5.1 no valid recipients"))
+    script += [(1, "250 2.0.0 reset"), (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"),
+               (1, "221 2.0.0 bye")]
+    relay = ScriptedRelay(script)
+    outcomes = deliver_all(start_relay(relay), ["alice@example.org", "bob@example.org"])
+    assert outcomes == ["temporary: 450 4.2.1 mailbox busy", None]
+    assert relay.failure is None
+    assert b"rset\r\n" in relay.read
+    assert relay.read[-1] == b"quit\r\n"
+
+
+def test_a_refused_message_is_reported_and_the_connection_kept(
+    start_relay: StartRelay,
+) -> None:
+    relay = ScriptedRelay([
+        (1, EHLO), (3, MAIL_TAKEN), (DATA, "554 5.6.0 message refused"),
+        (1, "250 2.0.0 reset"),
+        (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"), (1, "221 2.0.0 bye"),
+    ])
+    outcomes = deliver_all(start_relay(relay), ["alice@example.org", "bob@example.org"])
+    assert outcomes == ["permanent: 554 5.6.0 message refused", None]
+    assert relay.failure is None
