@@ -245,6 +245,15 @@ def test_a_connection_carries_a_bounded_number_of_mails(counting_relay: Counting
     assert counting_relay.handler.quits == 3
 
 
+def test_lines_that_start_with_a_dot_arrive_as_written(
+    counting_relay: CountingRelay, transport: SMTPTransport
+) -> None:
+    body = ".a line that starts with a dot\r\n..and two\r\nlast"  # no line break at the end
+    transport.deliver("s@e.test", "alice@example.org", RAW.replace(b"body\r\n", body.encode()))
+    [message] = counting_relay.handler.messages()
+    assert message.get_content() == body + "\r\n"
+
+
 # --- the relay closing the connection --------------------------------------------------------
 
 

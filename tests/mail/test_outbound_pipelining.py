@@ -7,14 +7,17 @@ in step."""
 
 from __future__ import annotations
 
+import re
 import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pbm_emergo.mail.outbound import DeliveryError, SMTPTransport
+from pbm_emergo.mail.outbound import DeliveryError, SMTPTransport, _with_dots_doubled
 from tests.support.waits import scaled
 
 MESSAGE = (b"Subject: Emergo\r\n\r\nthe board\r\n.a line that starts with a dot\r\n"
@@ -161,3 +164,13 @@ def test_a_refused_message_is_reported_and_the_connection_kept(
     outcomes = deliver_all(start_relay(relay), ["alice@example.org", "bob@example.org"])
     assert outcomes == ["permanent: 554 5.6.0 message refused", None]
     assert relay.failure is None
+
+
+@given(st.lists(st.sampled_from([b".", b"..", b"a", b"\r\n", b"\n", b"\r", b" ."])).map(b"".join))
+def test_a_message_goes_with_its_dots_doubled_as_smtplib_sends_it(raw: bytes) -> None:
+    # smtplib's data(): every dot after a line feed, or first, doubled; a CRLF added unless
+    # the message ends with one.
+    expected = re.sub(rb"(?m)^\.", b"..", raw)
+    if not expected.endswith(b"\r\n"):
+        expected += b"\r\n"
+    assert _with_dots_doubled(raw) == expected
