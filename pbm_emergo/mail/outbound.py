@@ -345,7 +345,8 @@ class SMTPTransport:
                 code, text = smtp.mail(sender, options)
             if code != 250:
                 if pipelining and code != 421:  # a relay that says 421 hangs up
-                    _read_replies(smtp, 2)  # RCPT's and DATA's: in step for RSET
+                    smtp.getreply()  # RCPT's, then DATA's: in step for RSET
+                    _end_refused_data(smtp)
                 raise smtplib.SMTPSenderRefused(code, text, sender)
             first = False
             if pipelining:
@@ -443,15 +444,10 @@ def _with_dots_doubled(raw: bytes) -> bytes:
     return message if message.endswith(b"\r\n") else message + b"\r\n"
 
 
-def _read_replies(smtp: smtplib.SMTP, count: int) -> None:
-    for _ in range(count):
-        smtp.getreply()
-
-
 def _end_refused_data(smtp: smtplib.SMTP) -> None:
-    """Read the reply to a pipelined DATA after its recipient was refused; a relay that
-    answers 354 all the same is sent an empty message's end (RFC 2920 3.1), which it
-    refuses for want of a recipient."""
+    """Read the reply to a pipelined DATA after its sender or recipient was refused; a
+    relay that answers 354 all the same is sent an empty message's end (RFC 2920 3.1),
+    which it refuses for want of a recipient."""
     if smtp.getreply()[0] == 354:
         smtp.send(b".\r\n")
         smtp.getreply()

@@ -110,15 +110,20 @@ def test_mail_rcpt_and_data_arrive_before_the_first_answer(start_relay: StartRel
     ]
 
 
+@pytest.mark.parametrize("answer_to_data", [
+    "503 5.5.1 RCPT first",
+    # A relay that takes DATA all the same gets the end of an empty message (RFC 2920 3.1).
+    "354 go on",
+])
 def test_a_refused_sender_leaves_the_connection_in_step_for_the_next_mail(
-    start_relay: StartRelay,
+    start_relay: StartRelay, answer_to_data: str
 ) -> None:
-    relay = ScriptedRelay([
-        (1, EHLO),
-        (3, "550 5.7.1 not from you\r\n503 5.5.1 MAIL first\r\n503 5.5.1 RCPT first"),
-        (1, "250 2.0.0 reset"),
-        (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"), (1, "221 2.0.0 bye"),
-    ])
+    script = [(1, EHLO), (3, f"550 5.7.1 not from you\r\n503 5.5.1 MAIL first\r\n{answer_to_data}")]
+    if answer_to_data.startswith("354"):
+        script.append((DATA, "503 5.5.1 no recipients"))
+    script += [(1, "250 2.0.0 reset"), (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"),
+               (1, "221 2.0.0 bye")]
+    relay = ScriptedRelay(script)
     outcomes = deliver_all(start_relay(relay), ["alice@example.org", "bob@example.org"])
     assert outcomes == ["permanent: 550 5.7.1 not from you", None]
     assert relay.failure is None
