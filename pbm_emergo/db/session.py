@@ -64,6 +64,8 @@ MIGRATIONS_DIR = _migrations_dir()
 SQLITE_BUSY_TIMEOUT_MS = 10_000
 # Execution option of the engine behind read_sessions(): a unit of work that only reads.
 READ_ONLY = "pbm_emergo_read_only"
+# Execution option of the engine behind durable_writes(): a commit that must be on disk.
+DURABLE = "pbm_emergo_durable"
 
 _T = TypeVar("_T")
 _P = ParamSpec("_P")
@@ -182,6 +184,7 @@ class QueuedConnection(sqlite3.Connection):
 
     writer_queue: WriterQueue | None = None
     _holding = False
+    _synced = False  # its commits at synchronous FULL (else NORMAL, as connected)
 
     def take_turn(self) -> None:
         if self.writer_queue is not None and not self._holding:
@@ -193,6 +196,15 @@ class QueuedConnection(sqlite3.Connection):
             self._holding = False
             assert self.writer_queue is not None
             self.writer_queue.release()
+
+    def sync_commits(self, full: bool) -> None:
+        """Whether the commits from now on reach the disk before they return (SQLite's
+        ``synchronous = FULL``) or the operating system only (``NORMAL``: nothing is lost
+        when the process dies; the last commits may be when the machine does). To be set
+        outside a transaction, as SQLite asks."""
+        if full != self._synced:
+            self.execute(f"PRAGMA synchronous = {'FULL' if full else 'NORMAL'}")
+            self._synced = full
 
     def commit(self) -> None:
         try:
@@ -246,6 +258,7 @@ def _setup_sqlite(engine: Engine, *, foreign_keys: bool) -> None:
                 return
             raw.take_turn()
             try:
+                raw.sync_commits(bool(connection.get_execution_options().get(DURABLE)))
                 _begin(connection, "BEGIN IMMEDIATE")
             except BaseException:
                 raw.end_turn()
@@ -378,6 +391,16 @@ def read_sessions(factory: sessionmaker[Session]) -> sessionmaker[Session]:
     """
     engine: Engine = factory.kw["bind"]
     return sessionmaker(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
+
+
+def durable_writes(engine: Engine) -> Engine:
+    """``engine`` for write transactions whose commit is on the disk when it returns, as a
+    listener's 250 (an MTA's delivery by pipe, an IMAP mail's removal) promises that the
+    mail is kept. On SQLite such a commit is synced (``synchronous = FULL``); the others
+    commit at ``NORMAL``, which a crash of the process loses nothing of but one of the
+    machine may (a worker's transaction lost so is done again: its mail is kept). PostgreSQL
+    syncs every commit already (``synchronous_commit``, on by default)."""
+    return engine.execution_options(**{DURABLE: True})
 
 
 def rowcount(result: Result[Any]) -> int:

@@ -25,7 +25,7 @@ from pbm_emergo.app.messages import clean_address
 from pbm_emergo.config import Config, relay_takes_smtputf8
 from pbm_emergo.db import inbox
 from pbm_emergo.db.inbox import NewInbound
-from pbm_emergo.db.session import Engine, SessionFactory, read_sessions
+from pbm_emergo.db.session import Engine, SessionFactory, durable_writes, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.mail.activity import ListenerActivity
 from pbm_emergo.mail.commands import describe
@@ -70,7 +70,8 @@ class GroupCommit:
     """
 
     def __init__(self, session_factory: SessionFactory) -> None:
-        self.engine: Engine = session_factory.kw["bind"]
+        # The 250 waits for this commit: on disk, not just handed to the operating system.
+        self.engine: Engine = durable_writes(session_factory.kw["bind"])
         self._cond = threading.Condition()
         self._pending: list[tuple[Callable[[], NewInbound], Future[Stored]]] = []
         self._thread: threading.Thread | None = None

@@ -1,0 +1,56 @@
+"""A mail is on the disk before its 250: on SQLite the listener's store commits at
+``synchronous = FULL`` (the commit is synced), every other write transaction at ``NORMAL``
+(a crash of the process loses none of it; a worker's transaction a crash of the machine
+loses is done again, since its mail was kept), and the two levels take turns on one pooled
+connection without either staying for the other's transactions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlalchemy import event, text
+from sqlalchemy.orm import Session, sessionmaker
+
+from pbm_emergo.db.inbox import NewInbound
+from pbm_emergo.mail.inbound import GroupCommit
+from tests.support.clock import START
+
+FULL, NORMAL = 2, 1  # what PRAGMA synchronous says
+
+
+def new_mail(number: int) -> NewInbound:
+    raw = f"From: a@example.org\r\nSubject: help\r\nMessage-ID: <m{number}@e>\r\n\r\nhelp\r\n"
+    return NewInbound(raw.encode(), "a@example.org", ["pbmserv@emergo.test"],
+                      f"<m{number}@e>", START)
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_listeners_commits_are_synced_and_the_others_are_not(
+    session_factory: sessionmaker[Session],
+) -> None:
+    engine = session_factory.kw["bind"]
+    levels: list[int] = []
+
+    def level_at_commit(connection: Any) -> None:
+        dbapi = connection.connection.dbapi_connection
+        levels.append(dbapi.execute("PRAGMA synchronous").fetchone()[0])
+
+    def a_worker_writes() -> None:
+        with session_factory.begin() as session:
+            session.execute(text("UPDATE inbound_messages SET status = status WHERE id = 0"))
+
+    committer = GroupCommit(session_factory)
+    event.listen(engine, "commit", level_at_commit)
+    try:
+        a_worker_writes()
+        committer.submit(lambda: new_mail(1))
+        a_worker_writes()
+        committer.submit(lambda: new_mail(2))
+        committer.submit(lambda: new_mail(3))
+        a_worker_writes()
+    finally:
+        event.remove(engine, "commit", level_at_commit)
+    assert levels == [NORMAL, FULL, NORMAL, FULL, FULL, NORMAL]
+    with session_factory() as session:
+        assert session.scalar(text("SELECT count(*) FROM inbound_messages")) == 3
