@@ -29,7 +29,7 @@ from pbm_emergo.mail.outbound import (
     SMTPTransport,
 )
 from tests.support.clock import START, Clock
-from tests.support.mail import RecordingHandler, Relay, offering_pipelining, wait_for
+from tests.support.mail import MayOfferPipelining, RecordingHandler, Relay, wait_for
 
 from .support import outbound, queue_reply
 
@@ -37,10 +37,11 @@ RAW = b"From: s@e.test\r\nTo: x@example.org\r\nSubject: Emergo\r\n\r\nbody\r\n"
 
 
 @dataclass
-class CountingHandler(RecordingHandler):
+class CountingHandler(RecordingHandler, MayOfferPipelining):
     """RecordingHandler that also counts EHLO (one per client connection: aiosmtpd's own
     start-up probe sends none), QUIT and RSET, refuses some recipients, and can answer the
-    next MAIL commands with 421 and close the connection, as a relay ending an idle one."""
+    next MAIL commands with 421 and close the connection, as a relay ending an idle one;
+    offers PIPELINING when asked."""
 
     ehlos: int = 0
     quits: int = 0
@@ -48,16 +49,14 @@ class CountingHandler(RecordingHandler):
     refuse: set[str] = field(default_factory=set)
     close_with_421: int = 0
     on_data: Callable[[], None] | None = None
-    pipelining: bool = False  # PIPELINING offered in the answer to EHLO
 
     async def handle_EHLO(  # noqa: N802 - aiosmtpd's hook names
         self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
         responses: list[str],
     ) -> list[str]:
-        session.host_name = hostname
         with self.lock:
             self.ehlos += 1
-        return offering_pipelining(responses) if self.pipelining else responses
+        return await super().handle_EHLO(server, session, envelope, hostname, responses)
 
     async def handle_MAIL(  # noqa: N802
         self, server: SMTP, session: Session, envelope: Envelope, address: str,

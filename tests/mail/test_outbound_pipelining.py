@@ -110,22 +110,31 @@ def test_mail_rcpt_and_data_arrive_before_the_first_answer(start_relay: StartRel
     ]
 
 
-@pytest.mark.parametrize("answer_to_data", [
-    "503 5.5.1 RCPT first",
-    # A relay that takes DATA all the same gets the end of an empty message (RFC 2920 3.1).
-    "354 go on",
-])
-def test_a_refused_sender_leaves_the_connection_in_step_for_the_next_mail(
-    start_relay: StartRelay, answer_to_data: str
+REFUSALS = {
+    # MAIL refused: RCPT and DATA are answered 503 (or DATA, wrongly, 354).
+    "sender": ("550 5.7.1 not from you\r\n503 5.5.1 MAIL first",
+               "permanent: 550 5.7.1 not from you"),
+    "recipient": ("250 2.1.0 sender ok\r\n450 4.2.1 mailbox busy",
+                  "temporary: 450 4.2.1 mailbox busy"),
+}
+
+
+@pytest.mark.parametrize("refused", list(REFUSALS))
+# A relay that takes DATA all the same gets the end of an empty message (RFC 2920 3.1).
+@pytest.mark.parametrize("data_taken", [False, True], ids=["DATA-refused", "DATA-taken"])
+def test_a_refusal_leaves_the_connection_in_step_for_the_next_mail(
+    start_relay: StartRelay, refused: str, data_taken: bool
 ) -> None:
-    script = [(1, EHLO), (3, f"550 5.7.1 not from you\r\n503 5.5.1 MAIL first\r\n{answer_to_data}")]
-    if answer_to_data.startswith("354"):
-        script.append((DATA, "503 5.5.1 no recipients"))
+    answers, outcome = REFUSALS[refused]
+    answer_to_data = "354 go on" if data_taken else "554 5.5.1 no valid recipients"
+    script = [(1, EHLO), (3, f"{answers}\r\n{answer_to_data}")]
+    if data_taken:
+        script.append((DATA, "554 5.5.1 no valid recipients"))
     script += [(1, "250 2.0.0 reset"), (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"),
                (1, "221 2.0.0 bye")]
     relay = ScriptedRelay(script)
     outcomes = deliver_all(start_relay(relay), ["alice@example.org", "bob@example.org"])
-    assert outcomes == ["permanent: 550 5.7.1 not from you", None]
+    assert outcomes == [outcome, None]
     assert relay.failure is None
     assert commands(relay) == [
         b"ehlo s.test\r\n",
@@ -134,28 +143,6 @@ def test_a_refused_sender_leaves_the_connection_in_step_for_the_next_mail(
         b"MAIL FROM:<s@e.test>\r\n", b"RCPT TO:<bob@example.org>\r\n", b"DATA\r\n",
         b"quit\r\n",
     ]
-
-
-@pytest.mark.parametrize("answer_to_data", [
-    "554 5.5.1 no valid recipients",
-    # A relay that takes DATA all the same gets the end of an empty message (RFC 2920 3.1).
-    "354 go on",
-])
-def test_a_refused_recipient_leaves_the_connection_in_step(
-    start_relay: StartRelay, answer_to_data: str
-) -> None:
-    refusal = f"250 2.1.0 sender ok\r\n450 4.2.1 mailbox busy\r\n{answer_to_data}"
-    script = [(1, EHLO), (3, refusal)]
-    if answer_to_data.startswith("354"):
-        script.append((DATA, "554 5.5.1 no valid recipients"))
-    script += [(1, "250 2.0.0 reset"), (3, MAIL_TAKEN), (DATA, "250 2.0.0 queued"),
-               (1, "221 2.0.0 bye")]
-    relay = ScriptedRelay(script)
-    outcomes = deliver_all(start_relay(relay), ["alice@example.org", "bob@example.org"])
-    assert outcomes == ["temporary: 450 4.2.1 mailbox busy", None]
-    assert relay.failure is None
-    assert b"rset\r\n" in relay.read
-    assert relay.read[-1] == b"quit\r\n"
 
 
 def test_a_refused_message_is_reported_and_the_connection_kept(

@@ -52,10 +52,22 @@ def wait_for(predicate: Callable[[], Any], timeout: float = 20.0, interval: floa
         time.sleep(interval)
 
 
-def offering_pipelining(responses: list[str]) -> list[str]:
-    """aiosmtpd's answer to EHLO with PIPELINING (RFC 2920) among the extensions, as Postfix
-    offers it (aiosmtpd does not say so itself, though it reads pipelined commands in turn)."""
-    return [responses[0], "250-PIPELINING", *responses[1:]]
+@dataclass
+class MayOfferPipelining:
+    """An aiosmtpd handler that offers PIPELINING (RFC 2920) in its answer to EHLO when
+    ``pipelining`` is set, as Postfix does (aiosmtpd does not say so itself, though it reads
+    pipelined commands in turn)."""
+
+    pipelining: bool = False
+
+    async def handle_EHLO(  # noqa: N802 - aiosmtpd's hook name
+        self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
+        responses: list[str],
+    ) -> list[str]:
+        session.host_name = hostname
+        if self.pipelining:
+            return [responses[0], "250-PIPELINING", *responses[1:]]
+        return responses
 
 
 def command_mail(

@@ -14,7 +14,7 @@ from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, Envelope, Session
 
 from pbm_emergo.config import RELAY_ANSWERS
-from tests.support.mail import SERVER_ADDRESS, Relay, offering_pipelining
+from tests.support.mail import SERVER_ADDRESS, MayOfferPipelining, Relay
 
 
 @dataclass(frozen=True)
@@ -33,17 +33,9 @@ class Relayed:
 
 
 @dataclass
-class Utf8RecordingHandler:
+class Utf8RecordingHandler(MayOfferPipelining):
     relayed: list[Relayed] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
-    pipelining: bool = False  # PIPELINING offered in the answer to EHLO
-
-    async def handle_EHLO(  # noqa: N802 - aiosmtpd's hook name
-        self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
-        responses: list[str],
-    ) -> list[str]:
-        session.host_name = hostname
-        return offering_pipelining(responses) if self.pipelining else responses
 
     async def handle_DATA(  # noqa: N802 - aiosmtpd's hook name
         self, server: SMTP, session: Session, envelope: Envelope
