@@ -78,6 +78,7 @@ def imap_serve(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Post
         imap.remove()
 
 
+@pytest.mark.slow
 def test_a_whole_game_by_imap_through_serve_inbox(imap_serve: Post) -> None:
     post = imap_serve
     play_a_short_game(post)

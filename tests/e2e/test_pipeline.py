@@ -196,6 +196,7 @@ def test_scheduler_releases_the_claim_of_a_crashed_process(
     assert statuses(db_sessions, InboundMessage) == ["done"]
 
 
+@pytest.mark.slow
 def test_worker_command_processes_what_a_listener_stored(tmp_path: Path) -> None:
     """`pbm-emergo worker` (no listener) as its own process, stopped with SIGTERM."""
     import os

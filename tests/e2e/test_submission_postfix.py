@@ -165,6 +165,7 @@ def test_a_game_is_played_with_replies_through_postfix_submission_and_dovecot_sa
         assert PASSWORD not in ours
 
 
+@pytest.mark.slow
 def test_a_wrong_password_keeps_the_replies_pending_until_the_password_file_is_fixed(
     tmp_path: Path, dovecot: Dovecot, quick_argon2: None, logs: pytest.LogCaptureFixture,
 ) -> None:

@@ -161,6 +161,7 @@ def test_a_bounce_with_the_null_sender_is_stored_and_not_answered(config: Config
     assert inbound_rows(config) == [("", "<bounce@example.org>", [SERVER_ADDRESS])]
 
 
+@pytest.mark.slow
 def test_a_locked_database_is_75_so_that_the_mta_tries_again(config: Config) -> None:
     """SQLite's write lock held past the busy timeout (10 s): not stored now, not lost."""
     path = str(config.effective_database_url).removeprefix("sqlite:///")
@@ -227,6 +228,7 @@ def test_sender_and_recipient_from_the_environment_of_a_local_delivery(
     assert b"--recipient" in done.stderr
 
 
+@pytest.mark.slow
 def test_a_whole_game_by_deliver_with_a_running_worker(
     db_config: Config, db_sessions: sessionmaker[Session], tmp_path: Path
 ) -> None:

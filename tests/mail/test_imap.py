@@ -270,6 +270,7 @@ def _closed_without_a_user(log: str) -> list[str]:
     ]
 
 
+@pytest.mark.slow
 def test_a_refused_login_is_logged_without_the_password_and_retried(
     tmp_path: Path, imap_server: dovecot.Dovecot, caplog: pytest.LogCaptureFixture,
 ) -> None:

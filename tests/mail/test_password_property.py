@@ -89,6 +89,7 @@ def setup(
     return db_config, db_sessions
 
 
+@pytest.mark.slow
 @settings(
     max_examples=40, deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],

@@ -47,6 +47,7 @@ def sqlite_server(
     engine.dispose()
 
 
+@pytest.mark.slow
 def test_a_backup_taken_while_the_server_works_restores_every_game(
     sqlite_server: tuple[MailServer, sessionmaker[Session]], tmp_path: Path
 ) -> None:

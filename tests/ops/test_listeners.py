@@ -13,6 +13,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pytest
+
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
 from tests.support.waits import scaled
 
@@ -68,6 +70,7 @@ def send_many(port: int, count: int, tag: str) -> list[str]:
         return list(pool.map(one, range(count)))
 
 
+@pytest.mark.slow
 def test_several_listener_processes_share_the_port(tmp_path: Path) -> None:
     port = free_port()
     data = tmp_path / "data"
