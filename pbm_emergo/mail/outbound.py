@@ -495,7 +495,8 @@ def _describe(code: int, text: bytes | str) -> str:
 class MaildirTransport:
     """Delivery into a local maildir (the default: a new user sees replies with no mail setup).
     The maildir and any of its subfolders ``new``, ``cur``, ``tmp`` that are missing (a
-    folder made by hand) are made (0700) before each mail."""
+    folder made by hand) are made (0700) before each mail. A mail is on the disk, its file
+    and its name in ``new``, before it counts as delivered (and is marked sent)."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -506,6 +507,9 @@ class MaildirTransport:
                 (self.path / sub).mkdir(mode=0o700, parents=True, exist_ok=True)
             box = mailbox.Maildir(self.path, create=False)
             box.add(raw.replace(b"\r\n", b"\n"))
+            # mailbox syncs the file in tmp/ before it links it into new/: that name is
+            # synced here.
+            _on_disk(self.path / "new")
         except OSError as exc:
             raise DeliveryError(f"maildir {self.path}: {exc}", permanent=False) from exc
 
@@ -514,6 +518,15 @@ class MaildirTransport:
 
     def close(self) -> None:
         pass
+
+
+def _on_disk(path: Path) -> None:
+    """Wait until what ``path`` holds (a folder: its entries) is on the disk."""
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 def transport_for(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import mailbox
+import os
 from datetime import timedelta
 from pathlib import Path
 
@@ -135,6 +136,24 @@ def test_maildir_delivery(session_factory: sessionmaker[Session], tmp_path: Path
     assert message["Subject"] == "Emergo Board 101 bob"
     assert b"\r\n" not in message.as_bytes()
     assert outbound(session_factory)[0].status == "sent"
+
+
+def test_a_mail_in_the_maildir_is_on_the_disk_before_it_counts_as_delivered(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    synced: list[Path] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(Path(os.readlink(f"/proc/self/fd/{descriptor}")))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    target = tmp_path / "out"
+    MaildirTransport(target).deliver("s@e.test", "r@example.org", b"Subject: x\r\n\r\nx\r\n")
+    [delivered] = (target / "new").iterdir()
+    # The file's bytes (by mailbox, in tmp/), then its name in new/.
+    assert synced == [target / "tmp" / delivered.name, target / "new"]
 
 
 def test_transport_for(config: Config) -> None:
