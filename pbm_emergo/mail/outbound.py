@@ -337,7 +337,7 @@ class SMTPTransport:
         try:
             options = [f"SIZE={len(raw)}"] if smtp.has_extn("size") else []
             if utf8:
-                options.append("SMTPUTF8")  # smtplib then sends MAIL and RCPT in UTF-8
+                options.append("SMTPUTF8")  # MAIL and RCPT then go in UTF-8, either way
             pipelining = smtp.has_extn("pipelining")
             if pipelining:
                 code, text = _pipelined_commands(smtp, sender, recipient, options)
