@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import random
 import smtplib
 import socket
 import threading
@@ -21,7 +23,55 @@ from tests.support.waits import scaled
 SERVER_ADDRESS = "pbmserv@emergo.test"
 
 
+# Ports for the servers a test starts (ours, Postfix, Dovecot, relays) come from below the
+# kernel's ephemeral range: a port found free there stays free until the server binds it,
+# whereas one the kernel handed out for bind(0) may be handed out again, as the local port of
+# another test's outgoing connection, in the moment before the server binds it. Each xdist
+# worker takes its own share of the range, so two workers never pick the same port; each
+# process starts at a random place in its share, so that two test runs on one machine seldom
+# walk the same ports at the same time.
+PORTS_FROM = 10000
+_next_port = random.randrange(1 << 16)
+
+
+def _ephemeral_start() -> int:
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as ranges:
+            return int(ranges.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 32768  # Linux's default
+
+
+def _port_share() -> range:
+    """This test process's share of the ports below the ephemeral range."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
+    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
+    size = max(1, (_ephemeral_start() - PORTS_FROM) // max(1, workers))
+    start = PORTS_FROM + (index % max(1, workers)) * size
+    return range(start, start + size)
+
+
 def free_port() -> int:
+    """A loopback port nothing listens on, for a server the test starts; no two calls of a
+    test run give the same one while ports are left in this process's share."""
+    global _next_port
+    share = _port_share()
+    if share.stop > _ephemeral_start():
+        return _any_free_port()  # no room below the ephemeral range on this machine
+    for _ in range(len(share)):
+        port = share[_next_port % len(share)]
+        _next_port += 1
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use (another program on this machine)
+            return port
+    return _any_free_port()
+
+
+def _any_free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
