@@ -1432,6 +1432,32 @@ def cpu_seconds(procs: Processes) -> dict[tuple[str, int], float]:
     return found
 
 
+def serve_roles(server_pid: int | None, log_path: Path) -> dict[int, str]:
+    """What each process of `serve` is, by pid: the server's log names its helper processes
+    at startup ("processes: worker-1 (pid 4242), ...") and each one started again; the main
+    process holds the first listener and the scheduler. Empty for a server that does not say
+    (older code)."""
+    if server_pid is None or not log_path.exists():
+        return {}
+    roles = {server_pid: "main"}
+    for line in log_path.read_text(errors="replace").splitlines():
+        if ".serve: processes: " in line or "started again: " in line:
+            for name, pid in re.findall(r"(\S+) \(pid (\d+)\)", line):
+                roles[int(pid)] = name
+    return roles if len(roles) > 1 else {}
+
+
+def cpu_by_process(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float],
+                   roles: dict[int, str]) -> dict[str, float]:
+    """CPU seconds of each process of `serve` between two :func:`cpu_seconds`, by role (the
+    processes `serve_roles` does not name are summed as "other")."""
+    used: Counter[str] = Counter()
+    for (part, pid), seconds in after.items():
+        if part == "serve":
+            used[roles.get(pid, "other")] += seconds - before.get((part, pid), 0.0)
+    return dict(used)
+
+
 def cpu_used(before: dict[tuple[str, int], float], after: dict[tuple[str, int], float],
              ) -> dict[str, float]:
     """CPU seconds each part used between two :func:`cpu_seconds` (a process that ended
@@ -1810,7 +1836,10 @@ def run(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
                 round_stats.merge_into(burst_stats)
             played.append(entry)
             print_round(entry, args.bare_loop)
-        burst_cpu = cpu_used(cpu_before, cpu_seconds(procs))
+        cpu_after = cpu_seconds(procs)
+        burst_cpu = cpu_used(cpu_before, cpu_after)
+        roles = serve_roles(procs.server.pid if procs.server is not None else None, log_path)
+        serve_cpu = cpu_by_process(cpu_before, cpu_after, roles) if roles else {}
         if bare_proc is not None:
             procs.stop_helper(bare_proc)
         ours = {
@@ -1837,6 +1866,11 @@ def run(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
               "included where it ran): " + ", ".join(
                   f"{part} {ms:.1f}" for part, ms in sorted(per_move.items())) +
               f"; all {sum(per_move.values()):.1f}")
+        if serve_cpu:
+            result["serve_cpu_ms_per_move"] = serve_per_move = {
+                role: 1000 * seconds / max(1, ours["moves"]) for role, seconds in serve_cpu.items()}
+            print("  serve by process (ms a move; main: the first listener and the scheduler): "
+                  + ", ".join(f"{role} {ms:.2f}" for role, ms in sorted(serve_per_move.items())))
         print(f"end to end: {ours['moves']} moves, both board mails of every move at the sink: "
               f"median {ours['moves_per_second_median']:.1f} moves/s over {len(played)} "
               f"round(s) ({speeds}) (target >= 100, aim 200); moves missing board mails: "

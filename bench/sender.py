@@ -10,6 +10,7 @@ statements; the relay's share is ``bench/pipeline.py``'s.
 Usage:
     .venv/bin/python bench/sender.py                 # 2,000 mails
     .venv/bin/python bench/sender.py --mails 500 --calls
+    .venv/bin/python bench/sender.py --mail-bytes 19000   # mails the size of a board mail
     .venv/bin/python bench/sender.py --database-url postgresql+psycopg://...  # an empty database
 
 To measure another copy of the server, put it first on PYTHONPATH and run from outside the
@@ -33,10 +34,15 @@ from pbm_emergo.db import outbox
 from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
 from pbm_emergo.mail.outbound import OutboxSender
 
-RAW = (
-    b"From: pbmserv@example.org\r\nTo: player@example.org\r\nSubject: Emergo Board 101\r\n"
-    b"\r\n" + b"a line of the board mail\r\n" * 60
+HEADERS = (
+    b"From: pbmserv@example.org\r\nTo: player@example.org\r\nSubject: Emergo Board 101\r\n\r\n"
 )
+LINE = b"a line of the board mail\r\n"
+
+
+def mail_of(size: int) -> bytes:
+    """A mail of about ``size`` bytes (a board mail with its HTML part is about 19,000)."""
+    return HEADERS + LINE * max(1, (size - len(HEADERS)) // len(LINE))
 
 
 class Accepting:
@@ -59,6 +65,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mails", type=int, default=2000)
     parser.add_argument("--calls", action="store_true", help="count function calls instead")
+    parser.add_argument("--mail-bytes", type=int, default=1640,
+                        help="the size of each mail (a board mail is about 19,000 bytes)")
     parser.add_argument(
         "--database-url", default=None,
         help="an empty database to use (PostgreSQL), migrated here; default SQLite",
@@ -70,10 +78,11 @@ def main() -> None:
         upgrade_to_head(config)
         sessions = get_sessionmaker(config)
         now = datetime(2026, 1, 1, tzinfo=UTC)
+        raw = mail_of(args.mail_bytes)
         with sessions.begin() as session:
             for n in range(args.mails):
                 outbox.enqueue_outbound(
-                    session, f"player{n % 50}@example.org", RAW, now,
+                    session, f"player{n % 50}@example.org", raw, now,
                     message_id=f"<bench-{n}@example.org>",
                 )
         transport = Accepting()

@@ -35,6 +35,7 @@ from pbm_emergo.db.session import (
 )
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.ops.database_metrics import metrics_endpoint
+from pbm_emergo.ops.processes import named
 from pbm_emergo.ops.server import MailServer
 from pbm_emergo.telemetry import metrics
 from pbm_emergo.telemetry.logs import setup_logging
@@ -177,6 +178,9 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
         web.start()
     _log_startup(config, listen=listen, work=server.work, revision=current,
                  migrated_from=migrated_from)
+    helpers = server.helpers() + ([web.process] if web is not None else [])
+    if helpers:
+        log.info("processes: %s", named(helpers))
     while not stop.wait(1.0):
         server.check_workers()
         if web is not None:

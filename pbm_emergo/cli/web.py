@@ -18,7 +18,7 @@ from typing import Any
 
 from pbm_emergo.cli.settings import add_config_options, config_for
 from pbm_emergo.config import Config
-from pbm_emergo.ops.processes import exit_with_parent
+from pbm_emergo.ops.processes import exit_with_parent, named
 from pbm_emergo.telemetry.logs import library_level, setup_logging
 
 log = logging.getLogger(__name__)
@@ -105,6 +105,7 @@ class WebProcess:
         if self.process is not None and not self.process.is_alive():
             log.error("the web view exited with %s; starting it again", self.process.exitcode)
             self.start()
+            log.info("started again: %s", named([self.process]))
 
     def stop(self, timeout: float = 10.0) -> None:
         if self.process is None:

@@ -12,7 +12,7 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from pbm_emergo.db.session import lower_priority_but_not_writes
@@ -56,6 +56,13 @@ def child_setup(log_level: int, log_format: str = "text", nice: int = 0) -> thre
     return terminated
 
 
+def named(processes: Iterable[Any]) -> str:
+    """``worker-1 (pid 4242), worker-2 (pid 4243)``: helper processes as the log names them.
+    They all run the server's command line, so ``ps`` and ``top`` do not tell them apart;
+    the log does (and ``bench/pipeline.py`` reads it)."""
+    return ", ".join(f"{process.name} (pid {process.pid})" for process in processes)
+
+
 def restart_dead(processes: list[Any], spawn: Callable[[int], Any]) -> int:
     """Start again (``spawn(n)``) every process ``processes[n]`` that died; how many."""
     restarted = 0
@@ -63,6 +70,7 @@ def restart_dead(processes: list[Any], spawn: Callable[[int], Any]) -> int:
         if not process.is_alive():
             log.error("%s exited with %s; starting it again", process.name, process.exitcode)
             processes[n] = spawn(n)
+            log.info("started again: %s", named([processes[n]]))
             restarted += 1
     return restarted
 

@@ -24,7 +24,7 @@ from pbm_emergo.app.robots import RobotRunner, robots_enabled
 from pbm_emergo.config import Config
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.ops.processes import lower_priority
+from pbm_emergo.ops.processes import lower_priority, named
 from pbm_emergo.telemetry.logs import setup_logging
 
 log = logging.getLogger(__name__)
@@ -97,6 +97,7 @@ class RobotPlayer:
             log.error("the robot process exited with %s; starting it again",
                       self.process.exitcode)
             self._spawn()
+            log.info("started again: %s", named([self.process]))
 
     def stop(self, timeout: float = 60.0) -> None:
         """Stop; a robot in mid-thought drops its task (it is found again after a restart)."""

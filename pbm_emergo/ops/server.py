@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -192,6 +193,18 @@ class MailServer:
         alive = [t.name for t in self._threads if t.is_alive()]
         if alive:
             log.error("threads still busy at shutdown: %s", ", ".join(alive))
+
+    def helpers(self) -> list[Any]:
+        """The helper processes running now: the other listeners, the inbox workers and the
+        outbox sender, the robots (none when the server runs in threads)."""
+        found: list[Any] = []
+        if self.listeners is not None:
+            found += self.listeners.processes
+        if self.pool is not None:
+            found += self.pool.processes
+        if self.robots is not None and self.robots.process is not None:
+            found.append(self.robots.process)
+        return found
 
     def check_workers(self) -> None:
         """Start again any worker process that died (the main loop calls this)."""

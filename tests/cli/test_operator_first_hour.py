@@ -46,12 +46,13 @@ def test_the_readme_snippet_uses_the_folder_the_first_command_serves_into() -> N
 
 
 def _startup_lines(log: str) -> list[str]:
-    """The INFO lines of the log up to the web view's address."""
+    """The INFO lines of the log up to the web view's address, but the line naming the
+    helper processes (the web view's own process may log before or after it)."""
     lines = []
     for line in log.splitlines():
         match = TEXT_LINE.fullmatch(line)
         assert match is not None, f"not in the server's log format: {line!r}"
-        if match["level"] == "INFO":
+        if match["level"] == "INFO" and not match["message"].startswith("processes: "):
             lines.append(match["message"])
             if match["message"].startswith("web view on "):
                 break
@@ -116,6 +117,11 @@ def test_the_readme_quick_start_run_twice_is_answered_both_times(tmp_path: Path)
     assert len(startup) == len(expected), startup
     for line, pattern in zip(startup, expected, strict=True):
         assert re.fullmatch(pattern, line), (line, pattern)
+    # Each helper process by name and pid: they all run serve's command line.
+    [named] = re.findall(r"INFO MainProcess MainThread pbm_emergo.cli.serve: processes: (.*)",
+                         log_text)
+    helpers = dict(re.findall(r"(\S+) \(pid (\d+)\)", named))
+    assert {"worker-1", "outbox", "robots", "web"} <= set(helpers), named
     for noise in ("alembic", "uvicorn", "Uvicorn", "Running upgrade", "non-transactional"):
         assert noise not in log_text
     for line in log_text.splitlines():

@@ -5,6 +5,7 @@ still fails, and all of them stop on SIGTERM."""
 
 from __future__ import annotations
 
+import re
 import signal
 import smtplib
 import socket
@@ -126,4 +127,9 @@ def test_several_listener_processes_share_the_port(tmp_path: Path) -> None:
     text = (tmp_path / "serve.log").read_text()
     assert text.count("listening on") == 1  # said once for every listener process
     assert "exited with -9; starting it again" in text  # the listener killed
+    # The log names each helper process with its pid, the one started again too.
+    [named] = re.findall(r"pbm_emergo\.cli\.serve: processes: (.*)", text)
+    first = dict(re.findall(r"(listener-\d+) \(pid (\d+)\)", named))
+    [(name, again)] = re.findall(r"started again: (listener-\d+) \(pid (\d+)\)", text)
+    assert first[name] == str(victim) and again != str(victim)
     assert "Traceback" not in text

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import signal
 import smtplib
 import subprocess
@@ -160,6 +161,7 @@ def test_serve_exposes_the_sum_of_its_processes_and_logs_json(tmp_path: Path) ->
             timeout=60, interval=0.2,
         )
         metrics_dir = _metrics_dir(process.pid)
+        children = _children(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(scaled(60))
@@ -171,6 +173,12 @@ def test_serve_exposes_the_sum_of_its_processes_and_logs_json(tmp_path: Path) ->
     assert metrics_dir is not None and not metrics_dir.exists()  # removed at exit
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert lines and all({"time", "level", "logger"} <= set(line) for line in lines)
+    # Each helper process says which it is: they all have serve's command line.
+    [named] = [line["message"] for line in lines
+               if line.get("message", "").startswith("processes: ")]
+    started = dict(re.findall(r"(\S+) \(pid (\d+)\)", named))
+    assert {"worker-1", "worker-2", "outbox"} <= set(started), started
+    assert {int(pid) for pid in started.values()} <= children
     mails = [line for line in lines if line.get("event") == "mail"]
     assert len(mails) == 4
     for line in mails:
@@ -185,6 +193,10 @@ def _answers(port: int) -> bool:
     except OSError:
         return False
     return True
+
+
+def _children(pid: int) -> set[int]:
+    return {int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
 
 
 def _metrics_dir(pid: int) -> Path | None:
