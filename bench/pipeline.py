@@ -75,7 +75,7 @@ import tempfile
 import threading
 import time
 import uuid
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -143,6 +143,7 @@ def bare_listener_main(
         async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
             return "250 OK"
 
+    loop: asyncio.AbstractEventLoop
     if event_loop == "uvloop":
         import uvloop
 
@@ -231,7 +232,7 @@ def _sink_controller(
             )
             return "250 OK"
 
-    class SharedPortController(Controller):  # type: ignore[misc]
+    class SharedPortController(Controller):
         """Several sink processes accept on one port (SO_REUSEPORT, as --sinks asks): one
         aiosmtpd process takes a few hundred mails a second, the server may send more."""
 
@@ -1356,7 +1357,7 @@ def worker_sections(tmp: Path) -> dict[str, dict[str, float]]:
     """Where each inbox worker's time went, from the ``mail`` lines of the server's logs
     (moves only): mean ms a mail per section, the rest of its time (``other``), the time
     between its mails (``idle``), and the mails counted. Keyed "LOG PROCESS"."""
-    sums: dict[str, Counter[str]] = {}
+    sums: dict[str, defaultdict[str, float]] = {}
     for log in sorted([tmp / "server.log", *tmp.glob("worker-*.log")]):
         if not log.exists():
             continue
@@ -1368,7 +1369,7 @@ def worker_sections(tmp: Path) -> dict[str, dict[str, float]]:
             if "move" not in fields.get("command", "") or fields.get("result") != "done":
                 continue
             key = f"{log.stem} {found['process']}"
-            total = sums.setdefault(key, Counter())
+            total = sums.setdefault(key, defaultdict(float))
             total["mails"] += 1
             claim = float(fields.get("claim_ms", 0))
             busy = claim + float(fields.get("ms", 0))
@@ -1387,7 +1388,7 @@ def worker_sections(tmp: Path) -> dict[str, dict[str, float]]:
             **{name: total[name] / total["mails"]
                for name in (*SECTION_ORDER, "other", "busy")},
             "idle": total["idle"] / total["idle_mails"] if total["idle_mails"] else 0.0,
-            "mails": total["mails"],
+            "mails": int(total["mails"]),
         }
         for key, total in sums.items()
     }
@@ -1451,7 +1452,7 @@ def cpu_by_process(before: dict[tuple[str, int], float], after: dict[tuple[str, 
                    roles: dict[int, str]) -> dict[str, float]:
     """CPU seconds of each process of `serve` between two :func:`cpu_seconds`, by role (the
     processes `serve_roles` does not name are summed as "other")."""
-    used: Counter[str] = Counter()
+    used: defaultdict[str, float] = defaultdict(float)
     for (part, pid), seconds in after.items():
         if part == "serve":
             used[roles.get(pid, "other")] += seconds - before.get((part, pid), 0.0)
@@ -1462,7 +1463,7 @@ def cpu_used(before: dict[tuple[str, int], float], after: dict[tuple[str, int], 
              ) -> dict[str, float]:
     """CPU seconds each part used between two :func:`cpu_seconds` (a process that ended
     meanwhile is not counted: its last seconds are not known)."""
-    used: Counter[str] = Counter()
+    used: defaultdict[str, float] = defaultdict(float)
     for (part, pid), seconds in after.items():
         used[part] += seconds - before.get((part, pid), 0.0)
     return dict(used)
@@ -1484,9 +1485,9 @@ def exactness(database_url: str, games: Sequence[BenchGame], mails: Sequence[Mai
                     "SELECT board_number, count(*), count(DISTINCT number), max(number) "
                     "FROM moves GROUP BY board_number"))
             }
-            inbound = dict(conn.execute(text(
+            inbound: dict[str, int] = dict(conn.execute(text(
                 "SELECT status, count(*) FROM inbound_messages GROUP BY status")).all())
-            outbound = dict(conn.execute(text(
+            outbound: dict[str, int] = dict(conn.execute(text(
                 "SELECT status, count(*) FROM outbound_messages GROUP BY status")).all())
             retried = conn.execute(text(
                 "SELECT count(*) FROM inbound_messages WHERE attempts > 1")).scalar()
