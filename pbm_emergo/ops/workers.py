@@ -1,5 +1,6 @@
 """The inbox worker processes and the outbox sender's process of ``pbm-emergo serve`` and
-``pbm-emergo worker`` (:class:`WorkerPool`), and the bodies those processes run.
+``pbm-emergo worker`` (:class:`WorkerPool`), and the inbox workers' body (the sender's is
+in :mod:`pbm_emergo.ops.sender_process`).
 
 They share nothing with the main process but the database and wake-up signals (a semaphore
 for stored mail, one for queued replies); each keeps its own verified-credential cache (see
@@ -19,9 +20,9 @@ from pbm_emergo.config import Config
 from pbm_emergo.db import players, wakeups
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.activity import Deference, ListenerActivity
-from pbm_emergo.mail.outbound import OutboxSender, transport_for
 from pbm_emergo.mail.worker import InboxWorker
 from pbm_emergo.ops.processes import child_setup, join_all, restart_dead
+from pbm_emergo.ops.sender_process import run_sender_process
 
 log = logging.getLogger(__name__)
 
@@ -130,50 +131,4 @@ def run_worker_process(
                 pass
 
 
-def run_sender_process(
-    config: Config,
-    inbox: Any,
-    outbox: Any,
-    stopping: Any,
-    activity: ListenerActivity,
-    poll_seconds: float,
-    log_level: int,
-    parent: int,
-) -> None:
-    """The body of the outbox sender's process (see :class:`WorkerPool`): it sends what the
-    workers queue, woken by their semaphore, so that the listener's process does nothing
-    but accept mail."""
-    terminated = child_setup(log_level, config.log_format, config.worker_nice)
-
-    class Stop:
-        """What OutboxSender checks between mails: the server stopping, or this process."""
-
-        def is_set(self) -> bool:
-            return bool(stopping.value) or terminated.is_set() or os.getppid() != parent
-
-    stop = Stop()
-    sender = OutboxSender(
-        get_sessionmaker(config),
-        transport_for(config.effective_outbound, config.domain,
-                      password_file=config.outbound_password_file,
-                      ca_file=config.outbound_ca_file),
-        config.address,
-    )
-    listeners = Deference(activity, burst=config.listener_first_seconds)
-    try:
-        while not stop.is_set():
-            listeners.wait(stop)
-            try:
-                if sender.run_once(stop):
-                    continue
-                pause = sender.seconds_until_due(poll_seconds)
-            except Exception:  # noqa: BLE001
-                log.exception("outbox sender error")
-                pause = poll_seconds
-            if outbox.acquire(timeout=pause):
-                while outbox.acquire(block=False):
-                    pass
-    finally:
-        sender.close()  # QUIT to the relay
-
-__all__ = ["WorkerPool", "run_sender_process", "run_worker_process"]
+__all__ = ["WorkerPool", "run_worker_process"]
