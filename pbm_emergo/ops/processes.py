@@ -13,9 +13,12 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from pbm_emergo.config import Config
 from pbm_emergo.db.session import lower_priority_but_not_writes
+from pbm_emergo.mail.activity import ListenerActivity
 from pbm_emergo.telemetry.logs import setup_logging
 
 log = logging.getLogger(__name__)
@@ -54,6 +57,23 @@ def child_setup(log_level: int, log_format: str = "text", nice: int = 0) -> thre
     terminated = threading.Event()
     signal.signal(signal.SIGTERM, lambda signum, frame: terminated.set())
     return terminated
+
+
+@dataclass(frozen=True)
+class PoolProcessArgs:
+    """What the worker pool hands each process it starts, the inbox workers and the outbox
+    sender alike (pickled into the new process, the only way its semaphores and shared
+    values can travel)."""
+
+    config: Config
+    inbox: Any  # a semaphore released when mail is stored
+    outbox: Any  # a semaphore released when replies are queued
+    stopping: Any  # a shared flag: the server is stopping
+    activity: ListenerActivity
+    poll_seconds: float
+    log_level: int
+    # The main process (passed, not read in the new process: it may die meanwhile).
+    parent: int
 
 
 def named(processes: Iterable[Any]) -> str:

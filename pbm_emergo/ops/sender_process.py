@@ -9,36 +9,27 @@ from __future__ import annotations
 
 import logging
 import os
-from typing import Any
 
-from pbm_emergo.config import Config
 from pbm_emergo.db.session import get_sessionmaker
-from pbm_emergo.mail.activity import Deference, ListenerActivity
+from pbm_emergo.mail.activity import Deference
 from pbm_emergo.mail.outbound import OutboxSender, transport_for
-from pbm_emergo.ops.processes import child_setup
+from pbm_emergo.ops.processes import PoolProcessArgs, child_setup
 
 log = logging.getLogger(__name__)
 
 
-def run_sender_process(
-    config: Config,
-    inbox: Any,
-    outbox: Any,
-    stopping: Any,
-    activity: ListenerActivity,
-    poll_seconds: float,
-    log_level: int,
-    parent: int,
-) -> None:
+def run_sender_process(args: PoolProcessArgs) -> None:
     """The body of the outbox sender's process: it sends what the workers queue, woken by
     their semaphore, so that the listener's process does nothing but accept mail."""
-    terminated = child_setup(log_level, config.log_format, config.worker_nice)
+    config = args.config
+    terminated = child_setup(args.log_level, config.log_format, config.worker_nice)
 
     class Stop:
         """What OutboxSender checks between mails: the server stopping, or this process."""
 
         def is_set(self) -> bool:
-            return bool(stopping.value) or terminated.is_set() or os.getppid() != parent
+            return (bool(args.stopping.value) or terminated.is_set()
+                    or os.getppid() != args.parent)
 
     stop = Stop()
     sender = OutboxSender(
@@ -48,19 +39,19 @@ def run_sender_process(
                       ca_file=config.outbound_ca_file),
         config.address,
     )
-    listeners = Deference(activity, burst=config.listener_first_seconds)
+    listeners = Deference(args.activity, burst=config.listener_first_seconds)
     try:
         while not stop.is_set():
             listeners.wait(stop)
             try:
                 if sender.run_once(stop):
                     continue
-                pause = sender.seconds_until_due(poll_seconds)
+                pause = sender.seconds_until_due(args.poll_seconds)
             except Exception:  # noqa: BLE001
                 log.exception("outbox sender error")
-                pause = poll_seconds
-            if outbox.acquire(timeout=pause):
-                while outbox.acquire(block=False):
+                pause = args.poll_seconds
+            if args.outbox.acquire(timeout=pause):
+                while args.outbox.acquire(block=False):
                     pass
     finally:
         sender.close()  # QUIT to the relay

@@ -21,7 +21,7 @@ from pbm_emergo.db import players, wakeups
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.activity import Deference, ListenerActivity
 from pbm_emergo.mail.worker import InboxWorker
-from pbm_emergo.ops.processes import child_setup, join_all, restart_dead
+from pbm_emergo.ops.processes import PoolProcessArgs, child_setup, join_all, restart_dead
 from pbm_emergo.ops.sender_process import run_sender_process
 
 log = logging.getLogger(__name__)
@@ -69,8 +69,9 @@ class WorkerPool:
         process = self.context.Process(
             target=run_worker_process if n >= 0 else run_sender_process,
             name=f"worker-{n + 1}" if n >= 0 else "outbox",
-            args=(self.config, self.inbox, self.outbox, self.stopping,
-                  self.activity, self.poll_seconds, logging.getLogger().level, os.getpid()),
+            args=(PoolProcessArgs(self.config, self.inbox, self.outbox, self.stopping,
+                                  self.activity, self.poll_seconds, logging.getLogger().level,
+                                  os.getpid()),),
             daemon=True,
         )
         process.start()
@@ -89,25 +90,15 @@ class WorkerPool:
         join_all(self.processes, timeout)
 
 
-
-def run_worker_process(
-    config: Config,
-    inbox: Any,
-    outbox: Any,
-    stopping: Any,
-    activity: ListenerActivity,
-    poll_seconds: float,
-    log_level: int,
-    parent: int,
-) -> None:
-    """The body of an inbox worker process (see :class:`WorkerPool`); ``parent`` is the
-    main process (passed, not read: it may die while this one is still starting)."""
-    terminated = child_setup(log_level, config.log_format, config.worker_nice)
+def run_worker_process(args: PoolProcessArgs) -> None:
+    """The body of an inbox worker process (see :class:`WorkerPool`)."""
+    config = args.config
+    terminated = child_setup(args.log_level, config.log_format, config.worker_nice)
     players.use_password_settings(config)
     worker = InboxWorker(get_sessionmaker(config), config)
-    listeners = Deference(activity, burst=config.listener_first_seconds)
-    while not (stopping.value or terminated.is_set()):
-        if os.getppid() != parent:
+    listeners = Deference(args.activity, burst=config.listener_first_seconds)
+    while not (args.stopping.value or terminated.is_set()):
+        if os.getppid() != args.parent:
             # The main process was killed (SIGKILL, OOM): stop too, and let its successor's
             # workers take over (our claims are released as those of a dead process).
             log.error("the main process is gone; this worker stops")
@@ -117,17 +108,17 @@ def run_worker_process(
             outcome = worker.run_once()
         except Exception:  # noqa: BLE001 - the database may be briefly unavailable
             log.exception("inbox worker error")
-            terminated.wait(poll_seconds)
+            terminated.wait(args.poll_seconds)
             continue
         if outcome is not None:
             if outcome.replies:
-                outbox.release()
+                args.outbox.release()
             if outcome.status == "retry":
-                terminated.wait(poll_seconds)
+                terminated.wait(args.poll_seconds)
             continue
-        if inbox.acquire(timeout=poll_seconds):
+        if args.inbox.acquire(timeout=args.poll_seconds):
             # One wake-up is enough for all mail stored so far: claim until none is left.
-            while inbox.acquire(block=False):
+            while args.inbox.acquire(block=False):
                 pass
 
 
