@@ -8,6 +8,7 @@ replace theirs in docs/screenshots/. The front page and the rules: test_web_firs
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -179,14 +180,17 @@ def test_the_board_page_in_a_browser(
         shoot(wide, tmp_path, "board-page-1280.png")
         wide.close()
         # A person steps back one move, and back again to now.
+        # Each page is read once it has loaded (the cells are read by a script, which does
+        # not wait for them as a locator does).
         page.click("a[rel=prev]")
-        assert page.url.endswith("/boards/101?move=30")
+        page.wait_for_url(re.compile(r"/boards/101\?move=30$"))
         check_board(page, MID_GAME[:30])
         assert page.inner_text("tr.current").split()[:3] == ["30", "bob", MID_GAME[29]]
         page.click("a[rel=next]")
-        assert page.url.endswith("?move=31")
+        page.wait_for_url(re.compile(r"\?move=31$"))
         check_board(page, MID_GAME)
         page.click("a[rel=first]")
+        page.wait_for_url(re.compile(r"\?move=0$"))
         check_board(page, [])
         page.close()
 
