@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 import smtplib
@@ -42,13 +43,15 @@ def _ephemeral_start() -> int:
         return 32768  # Linux's default
 
 
+@functools.cache
 def _port_share() -> range:
-    """This test process's share of the ports below the ephemeral range."""
+    """This test process's share of the ports below the ephemeral range (empty when the
+    range starts too low for one)."""
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1)
-    index = int(worker[2:]) if worker.startswith("gw") and worker[2:].isdigit() else 0
-    size = max(1, (_ephemeral_start() - PORTS_FROM) // max(1, workers))
-    start = PORTS_FROM + (index % max(1, workers)) * size
+    workers = max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1") or 1))
+    index = int(worker[2:]) % workers if worker.startswith("gw") and worker[2:].isdigit() else 0
+    size = max(0, (_ephemeral_start() - PORTS_FROM) // workers)
+    start = PORTS_FROM + index * size
     return range(start, start + size)
 
 
@@ -57,7 +60,7 @@ def free_port() -> int:
     test run give the same one while ports are left in this process's share."""
     global _next_port
     share = _port_share()
-    if share.stop > _ephemeral_start():
+    if not share:
         return _any_free_port()  # no room below the ephemeral range on this machine
     for _ in range(len(share)):
         port = share[_next_port % len(share)]
