@@ -665,23 +665,30 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def peak_memory_kib(pid: int) -> dict[str, int]:
-    """VmHWM in KiB of ``pid`` and each descendant, keyed "PID name"."""
+def peak_memory_kib(pid: int, roles: dict[int, str]) -> dict[str, tuple[int, int]]:
+    """(VmHWM, Pss now) in KiB of ``pid`` and each descendant, keyed "PID what" (its role
+    where :func:`serve_roles` names it, else its command line). VmHWM counts the pages a
+    process shares with others (the helpers forked from one fork server share their
+    imports) in each of them; Pss splits them among their sharers, so its sum is the
+    memory in use."""
     peaks = {}
     for proc in descendants(pid):
         try:
             status = Path(f"/proc/{proc}/status").read_text()
+            rollup = Path(f"/proc/{proc}/smaps_rollup").read_text()
         except OSError:
             continue
         fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
         if "VmHWM" not in fields:
             continue
+        pss = sum(int(line.split()[1]) for line in rollup.splitlines() if line.startswith("Pss:"))
         try:
             args = Path(f"/proc/{proc}/cmdline").read_bytes().split(b"\0")
         except OSError:
             args = []
-        what = b" ".join(args[1:]).decode(errors="replace")[:60] or fields["Name"].strip()
-        peaks[f"{proc} {what}"] = int(fields["VmHWM"].split()[0])
+        what = roles.get(proc) or b" ".join(args[1:]).decode(errors="replace")[:60] or \
+            fields["Name"].strip()
+        peaks[f"{proc} {what}"] = (int(fields["VmHWM"].split()[0]), pss)
     return peaks
 
 
@@ -1913,14 +1920,18 @@ def run(args: argparse.Namespace) -> tuple[int, dict[str, Any]]:
             print_steady(args, s)
 
         sink.quiet(2.0, 30.0)
-        peaks = peak_memory_kib(server.pid)
+        memory = peak_memory_kib(server.pid, serve_roles(server.pid, log_path))
         for worker in procs.workers:
-            peaks.update(peak_memory_kib(worker.pid))
+            memory.update(peak_memory_kib(worker.pid, {}))
+        peaks = {what: hwm for what, (hwm, _) in memory.items()}
+        in_use = sum(pss for _, pss in memory.values())
         result["server_peak_kib"] = {"total": sum(peaks.values()), "processes": peaks}
+        result["server_pss_kib"] = in_use
         print(f"server peak memory (VmHWM), summed over {len(peaks)} process(es): "
-              f"{sum(peaks.values()) / 1024:.0f} MiB")
-        for what, kib in peaks.items():
-            print(f"  {kib / 1024:6.0f} MiB  pid {what}")
+              f"{sum(peaks.values()) / 1024:.0f} MiB; in use at the end (Pss summed: shared "
+              f"pages once) {in_use / 1024:.0f} MiB")
+        for what, (hwm, pss) in memory.items():
+            print(f"  {hwm / 1024:6.0f} MiB  (Pss {pss / 1024:4.0f})  pid {what}")
 
         all_stats = SendStats()
         for st in (setup_stats, burst_stats, steady_stats):

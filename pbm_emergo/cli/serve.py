@@ -24,7 +24,7 @@ from sqlalchemy.engine import make_url
 
 from pbm_emergo import __version__
 from pbm_emergo.cli.settings import add_config_options, config_for
-from pbm_emergo.cli.web import WebProcess
+from pbm_emergo.cli.web import WebProcess, run_web_process
 from pbm_emergo.config import EVENT_LOOPS, Config, private_folder
 from pbm_emergo.db.session import (
     current_revision,
@@ -35,8 +35,12 @@ from pbm_emergo.db.session import (
 )
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.ops.database_metrics import metrics_endpoint
-from pbm_emergo.ops.processes import named
+from pbm_emergo.ops.listeners import run_listener_process
+from pbm_emergo.ops.processes import named, preload_helpers
+from pbm_emergo.ops.robot_process import run_robot_process
+from pbm_emergo.ops.sender_process import run_sender_process
 from pbm_emergo.ops.server import MailServer
+from pbm_emergo.ops.workers import run_worker_process
 from pbm_emergo.telemetry import metrics
 from pbm_emergo.telemetry.logs import setup_logging
 
@@ -155,6 +159,9 @@ def _run(args: argparse.Namespace, *, listen: bool) -> int:
         # Before any process starts: they all count into this directory (see
         # pbm_emergo.telemetry.metrics).
         metrics_dir = metrics.use_multiprocess_dir()
+    # Before any helper starts (the fork server imports their modules once, when it starts).
+    preload_helpers(run_worker_process, run_sender_process, run_listener_process,
+                    run_robot_process, run_web_process)
     server = MailServer(config, get_sessionmaker(config), listen=listen, processes=True,
                         work=not getattr(args, "no_workers", False))
     stop = threading.Event()

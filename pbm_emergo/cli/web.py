@@ -10,15 +10,13 @@ from __future__ import annotations
 
 import argparse
 import logging
-import multiprocessing
-import os
 import signal
 from types import FrameType
 from typing import Any
 
 from pbm_emergo.cli.settings import add_config_options, config_for
 from pbm_emergo.config import Config
-from pbm_emergo.ops.processes import exit_with_parent, named
+from pbm_emergo.ops.processes import HELPERS, exit_with_parent, named
 from pbm_emergo.telemetry.logs import library_level, setup_logging
 
 log = logging.getLogger(__name__)
@@ -79,8 +77,8 @@ def _stopped(signum: int, frame: FrameType | None) -> None:
     log.info("web view stopped by signal %d", signum)
 
 
-def _web_process(config: Config, parent: int, log_level: int = logging.INFO) -> None:
-    exit_with_parent(parent)  # a server killed with SIGKILL leaves no web view behind
+def run_web_process(config: Config, log_level: int = logging.INFO) -> None:
+    exit_with_parent()  # a server killed with SIGKILL leaves no web view behind
     setup_logging(log_level, config.log_format)
     serve_web(config, config.http_port)
 
@@ -91,12 +89,12 @@ class WebProcess:
 
     def __init__(self, config: Config) -> None:
         self.config = config
-        self.context = multiprocessing.get_context("spawn")
+        self.context = HELPERS
         self.process: Any = None
 
     def start(self) -> None:
         self.process = self.context.Process(
-            target=_web_process, args=(self.config, os.getpid(), logging.getLogger().level),
+            target=run_web_process, args=(self.config, logging.getLogger().level),
             name="web", daemon=True,
         )
         self.process.start()
@@ -118,4 +116,4 @@ class WebProcess:
         self.process = None
 
 
-__all__ = ["WebProcess", "register", "run_web", "serve_web"]
+__all__ = ["WebProcess", "register", "run_web", "run_web_process", "serve_web"]

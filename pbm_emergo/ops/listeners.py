@@ -6,8 +6,6 @@ Config."""
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
 import socket
 from typing import Any
 
@@ -15,7 +13,7 @@ from pbm_emergo.config import Config
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.activity import ListenerActivity
 from pbm_emergo.mail.inbound import InboxHandler, Listener
-from pbm_emergo.ops.processes import child_setup, join_all, restart_dead
+from pbm_emergo.ops.processes import HELPERS, child_setup, join_all, parent_watch, restart_dead
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +35,7 @@ class ListenerProcesses:
         self.count = count
         self.inbox = inbox  # the workers' semaphore, released for each stored mail
         self.activity = activity
-        self.context = multiprocessing.get_context("spawn")
+        self.context = HELPERS
         self.stopping = self.context.RawValue("b", 0)
         self.sockets: list[socket.socket] = []
         self.processes: list[Any] = []
@@ -57,7 +55,7 @@ class ListenerProcesses:
             target=run_listener_process,
             name=f"listener-{n + 2}",
             args=(self.config, self.sockets[0], self.inbox, self.activity, self.stopping,
-                  logging.getLogger().level, os.getpid()),
+                  logging.getLogger().level),
             daemon=True,
         )
         process.start()
@@ -85,7 +83,6 @@ def run_listener_process(
     activity: ListenerActivity | None,
     stopping: Any,
     log_level: int,
-    parent: int,
 ) -> None:
     """The body of a listener process (see :class:`ListenerProcesses`): the listener keeps
     the main process's priority."""
@@ -95,9 +92,10 @@ def run_listener_process(
                            on_stored=inbox.release if inbox is not None else None)
     listener = Listener(handler, config, sock=sock, activity=activity)
     listener.start()
+    parent_gone = parent_watch()
     try:
         while not (stopping.value or terminated.is_set()):
-            if os.getppid() != parent:
+            if parent_gone():
                 log.error("the main process is gone; this listener stops")
                 break
             terminated.wait(0.2)

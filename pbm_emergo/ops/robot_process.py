@@ -8,8 +8,6 @@ logic lives in :mod:`pbm_emergo.app.robots`; this module gives it the outbox
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
 import signal
 import threading
 import time
@@ -24,7 +22,7 @@ from pbm_emergo.app.robots import RobotRunner, robots_enabled
 from pbm_emergo.config import Config
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.db.types import utcnow
-from pbm_emergo.ops.processes import lower_priority, named
+from pbm_emergo.ops.processes import HELPERS, lower_priority, named, parent_watch
 from pbm_emergo.telemetry.logs import setup_logging
 
 log = logging.getLogger(__name__)
@@ -63,7 +61,7 @@ class RobotPlayer:
         self.enabled = robots_enabled()
         self.stopping = threading.Event()
         self.thread: threading.Thread | None = None
-        self.context = multiprocessing.get_context("spawn")
+        self.context = HELPERS
         self.flag: Any = None
         self.process: Any = None
 
@@ -85,8 +83,7 @@ class RobotPlayer:
         self.process = self.context.Process(
             target=run_robot_process,
             name="robots",
-            args=(self.config, self.flag, self.poll_seconds, logging.getLogger().level,
-                  os.getpid()),
+            args=(self.config, self.flag, self.poll_seconds, logging.getLogger().level),
             daemon=True,
         )
         self.process.start()
@@ -115,13 +112,13 @@ class RobotPlayer:
 class RobotStop:
     """The stop flag of the robot process: the server's, or the main process gone."""
 
-    def __init__(self, flag: Any, parent: int) -> None:
+    def __init__(self, flag: Any) -> None:
         self.flag = flag
-        self.parent = parent
+        self.parent_gone = parent_watch()
         self.event = threading.Event()
 
     def is_set(self) -> bool:
-        return bool(self.flag.value) or os.getppid() != self.parent or self.event.is_set()
+        return bool(self.flag.value) or self.parent_gone() or self.event.is_set()
 
     def wait(self, seconds: float) -> bool:
         deadline = time.monotonic() + seconds
@@ -131,14 +128,14 @@ class RobotStop:
 
 
 def run_robot_process(
-    config: Config, flag: Any, poll_seconds: float, log_level: int, parent: int
+    config: Config, flag: Any, poll_seconds: float, log_level: int
 ) -> None:
     """The body of the robot process (see :class:`RobotPlayer`)."""
     # The one log format of every component (text or JSON, config.log_format).
     setup_logging(log_level, config.log_format)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process decides when to stop
     lower_priority(config.worker_nice)  # as the workers (see Config.worker_nice)
-    stop = RobotStop(flag, parent)
+    stop = RobotStop(flag)
     signal.signal(signal.SIGTERM, lambda signum, frame: stop.event.set())
     robot_runner(get_sessionmaker(config), config, poll_seconds=poll_seconds).run(stop)
 

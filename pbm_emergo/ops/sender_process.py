@@ -8,12 +8,11 @@ commands, the games or the rendering the inbox workers load (a contract of
 from __future__ import annotations
 
 import logging
-import os
 
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.activity import Deference
 from pbm_emergo.mail.outbound import OutboxSender, transport_for
-from pbm_emergo.ops.processes import PoolProcessArgs, child_setup
+from pbm_emergo.ops.processes import PoolProcessArgs, child_setup, parent_watch
 
 log = logging.getLogger(__name__)
 
@@ -23,13 +22,14 @@ def run_sender_process(args: PoolProcessArgs) -> None:
     their semaphore, so that the listener's process does nothing but accept mail."""
     config = args.config
     terminated = child_setup(args.log_level, config.log_format, config.worker_nice)
+    parent_gone = parent_watch()
 
     class Stop:
         """What OutboxSender checks between mails: the server stopping, or this process."""
 
         def is_set(self) -> bool:
             return (bool(args.stopping.value) or terminated.is_set()
-                    or os.getppid() != args.parent)
+                    or parent_gone())
 
     stop = Stop()
     sender = OutboxSender(

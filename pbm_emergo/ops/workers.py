@@ -11,8 +11,6 @@ for stored mail, one for queued replies); each keeps its own verified-credential
 from __future__ import annotations
 
 import logging
-import multiprocessing
-import os
 import threading
 from typing import Any
 
@@ -21,7 +19,14 @@ from pbm_emergo.db import players, wakeups
 from pbm_emergo.db.session import get_sessionmaker
 from pbm_emergo.mail.activity import Deference, ListenerActivity
 from pbm_emergo.mail.worker import InboxWorker
-from pbm_emergo.ops.processes import PoolProcessArgs, child_setup, join_all, restart_dead
+from pbm_emergo.ops.processes import (
+    HELPERS,
+    PoolProcessArgs,
+    child_setup,
+    join_all,
+    parent_watch,
+    restart_dead,
+)
 from pbm_emergo.ops.sender_process import run_sender_process
 
 log = logging.getLogger(__name__)
@@ -39,7 +44,7 @@ class WorkerPool:
         self.config = config
         self.poll_seconds = poll_seconds
         self.send = send
-        self.context = multiprocessing.get_context("spawn")
+        self.context = HELPERS
         self.inbox = self.context.Semaphore(0)
         self.outbox = self.context.Semaphore(0)
         self.stopping = self.context.RawValue("b", 0)
@@ -70,8 +75,7 @@ class WorkerPool:
             target=run_worker_process if n >= 0 else run_sender_process,
             name=f"worker-{n + 1}" if n >= 0 else "outbox",
             args=(PoolProcessArgs(self.config, self.inbox, self.outbox, self.stopping,
-                                  self.activity, self.poll_seconds, logging.getLogger().level,
-                                  os.getpid()),),
+                                  self.activity, self.poll_seconds, logging.getLogger().level),),
             daemon=True,
         )
         process.start()
@@ -97,8 +101,9 @@ def run_worker_process(args: PoolProcessArgs) -> None:
     players.use_password_settings(config)
     worker = InboxWorker(get_sessionmaker(config), config)
     listeners = Deference(args.activity, burst=config.listener_first_seconds)
+    parent_gone = parent_watch()
     while not (args.stopping.value or terminated.is_set()):
-        if os.getppid() != args.parent:
+        if parent_gone():
             # The main process was killed (SIGKILL, OOM): stop too, and let its successor's
             # workers take over (our claims are released as those of a dead process).
             log.error("the main process is gone; this worker stops")

@@ -25,18 +25,11 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
+from tests.support.servers import descendants
 from tests.support.waits import scaled
 
 MAILS = 200
 KILL_AFTER = 60  # accepted mails before the SIGKILL
-
-
-def children_of(pid: int) -> list[int]:
-    """The child processes of ``pid`` (Linux /proc)."""
-    found: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        found += [int(c) for c in (task / "children").read_text().split()]
-    return found
 
 
 def alive(pid: int) -> bool:
@@ -129,7 +122,7 @@ def test_sigkill_mid_burst_loses_no_accepted_mail(tmp_path: Path) -> None:
                 accepted.add(message_id)
                 kill_now = len(accepted) == KILL_AFTER
             if kill_now:
-                children.extend(children_of(processes[0].pid))
+                children.extend(descendants(processes[0].pid))
                 processes[0].send_signal(signal.SIGKILL)
                 processes[0].wait()
                 killed.set()

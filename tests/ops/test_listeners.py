@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
+from tests.support.servers import descendants
 from tests.support.waits import scaled
 
 from .support import clean_env
@@ -46,9 +47,8 @@ def holders(inode: str, pids: list[int]) -> list[int]:
 
 
 def family(pid: int) -> list[int]:
-    """``pid`` and its children."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return [pid, *map(int, children)]
+    """``pid`` and the processes below it."""
+    return [pid, *descendants(pid)]
 
 
 def cpu_ticks(pid: int) -> int:

@@ -27,6 +27,7 @@ from pbm_emergo.ops.database_metrics import metrics_endpoint
 from pbm_emergo.ops.server import MailServer
 from pbm_emergo.telemetry.metrics import MetricsEndpoint, ProcessFilesCollector
 from tests.support.mail import SERVER_ADDRESS, Relay, command_mail, free_port, send, wait_for
+from tests.support.servers import descendants
 from tests.support.waits import scaled
 
 from .support import clean_env, scrape, value
@@ -161,7 +162,7 @@ def test_serve_exposes_the_sum_of_its_processes_and_logs_json(tmp_path: Path) ->
             timeout=60, interval=0.2,
         )
         metrics_dir = _metrics_dir(process.pid)
-        children = _children(process.pid)
+        helpers = descendants(process.pid)
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(scaled(60))
@@ -173,12 +174,12 @@ def test_serve_exposes_the_sum_of_its_processes_and_logs_json(tmp_path: Path) ->
     assert metrics_dir is not None and not metrics_dir.exists()  # removed at exit
     lines = [json.loads(line) for line in log.read_text().splitlines() if line.startswith("{")]
     assert lines and all({"time", "level", "logger"} <= set(line) for line in lines)
-    # Each helper process says which it is: they all have serve's command line.
+    # Each helper process says which it is: they all have the fork server's command line.
     [named] = [line["message"] for line in lines
                if line.get("message", "").startswith("processes: ")]
     started = dict(re.findall(r"(\S+) \(pid (\d+)\)", named))
     assert {"worker-1", "worker-2", "outbox"} <= set(started), started
-    assert {int(pid) for pid in started.values()} <= children
+    assert {int(pid) for pid in started.values()} <= helpers
     mails = [line for line in lines if line.get("event") == "mail"]
     assert len(mails) == 4
     for line in mails:
@@ -195,14 +196,10 @@ def _answers(port: int) -> bool:
     return True
 
 
-def _children(pid: int) -> set[int]:
-    return {int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()}
-
-
 def _metrics_dir(pid: int) -> Path | None:
     environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     del environ  # the directory is set after start: read it from the workers' environment
-    for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split():
+    for child in descendants(pid):
         for entry in Path(f"/proc/{child}/environ").read_bytes().split(b"\0"):
             if entry.startswith(b"PROMETHEUS_MULTIPROC_DIR="):
                 return Path(entry.split(b"=", 1)[1].decode())

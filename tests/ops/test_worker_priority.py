@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
+from tests.support.servers import helper_pids
 from tests.support.waits import scaled
 
 from .support import clean_env
@@ -24,17 +25,6 @@ def nice_of(pid: int) -> int:
     """The nice value of a process (field 19 of /proc/PID/stat)."""
     stat = Path(f"/proc/{pid}/stat").read_text()
     return int(stat.rpartition(")")[2].split()[16])
-
-
-def children(pid: int) -> list[int]:
-    return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-def started_with(pid: int, text: bytes) -> bool:
-    try:
-        return text in Path(f"/proc/{pid}/cmdline").read_bytes()
-    except FileNotFoundError:
-        return False
 
 
 def thread_nices(pid: int) -> list[int]:
@@ -49,33 +39,30 @@ def thread_nices(pid: int) -> list[int]:
     return found
 
 
-def worker_nices(tmp_path: Path, *options: str) -> tuple[int, list[int]]:
-    """Start `serve` with ``options``; the listener's nice and those of its worker-like
-    children (spawned by multiprocessing: workers, sender, robots), once they all run."""
+def worker_nices(tmp_path: Path, *options: str) -> tuple[int, dict[str, int]]:
+    """Start `serve` with ``options``; the listener's nice and those of its helpers by the
+    names its log gives them (workers, sender, robots, the second listener), once each has
+    lowered its priority or never will."""
     port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "pbm_emergo", "serve", "--data-dir", str(tmp_path / "data"),
-         "--port", str(port), "--address", SERVER_ADDRESS, "--workers", "2", "--listeners", "2",
-         *options],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=clean_env(),
-    )  # fmt: skip
+    log = tmp_path / "serve.log"
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "pbm_emergo", "serve", "--data-dir", str(tmp_path / "data"),
+             "--port", str(port), "--address", SERVER_ADDRESS, "--workers", "2",
+             "--listeners", "2", *options],
+            stdout=out, stderr=subprocess.STDOUT, env=clean_env(),
+        )  # fmt: skip
     try:
-        # Two workers, the sender and the robot runner (the second listener and the
-        # resource tracker are spawned too, and keep the listener's priority).
-        def spawned() -> list[int]:
-            found = [p for p in children(process.pid)
-                     if started_with(p, b"spawn_main") and not started_with(p, b"resource_tracker")]
-            return found if len(found) >= 5 else []
-
-        workers = wait_for(spawned, timeout=60, interval=0.2)
-        # A child lowers its priority as it starts: wait until each has (or never will).
-        wait_for(lambda: sum(nice_of(p) > nice_of(process.pid) for p in workers) >= 4,
+        helpers = wait_for(lambda: helper_pids(log.read_text()), timeout=60, interval=0.2)
+        assert set(helpers) == {"listener-2", "worker-1", "worker-2", "outbox", "robots"}
+        # A helper lowers its priority as it starts: wait until the four have (or never will).
+        wait_for(lambda: sum(nice_of(p) > nice_of(process.pid) for p in helpers.values()) >= 4,
                  timeout=30, interval=0.2)
         # Each niced process keeps one thread at the listener's priority: its writes.
-        for pid in workers:
+        for pid in helpers.values():
             if nice_of(pid) > nice_of(process.pid):
                 assert nice_of(process.pid) in thread_nices(pid), (pid, thread_nices(pid))
-        return nice_of(process.pid), sorted(nice_of(p) for p in workers)
+        return nice_of(process.pid), {name: nice_of(pid) for name, pid in helpers.items()}
     finally:
         process.send_signal(signal.SIGTERM)
         process.wait(scaled(60))
@@ -88,8 +75,9 @@ def test_workers_sender_and_robots_run_nicer_than_the_listener(tmp_path: Path) -
     assert listener == base
     # The second listener keeps the listener's priority; the four others are 19 nicer (the
     # default), as far as the OS goes.
-    assert nices.count(min(base + 19, 19)) == 4, nices
-    assert nices.count(base) == 1, nices
+    niced = min(base + 19, 19)
+    assert nices == {"listener-2": base, "worker-1": niced, "worker-2": niced, "outbox": niced,
+                     "robots": niced}, nices
 
 
 _WRITES_PROBE = """

@@ -1,10 +1,11 @@
 """Running ``pbm-emergo web`` and ``pbm-emergo serve`` (``--http-port``, or as an operator
 starts it for mail: :func:`serving`) for real, as subprocesses on free loopback ports, and
-waiting for them."""
+waiting for them; finding the helper processes of a running ``serve``."""
 
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -18,6 +19,32 @@ from pathlib import Path
 
 from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
 from tests.support.waits import scaled
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes below ``pid`` (Linux /proc): its children, theirs, and so on. The
+    server's helpers are children of its fork server, grandchildren of ``serve``."""
+    found: set[int] = set()
+    parents = [pid]
+    while parents:
+        parent = parents.pop()
+        try:
+            children = Path(f"/proc/{parent}/task/{parent}/children").read_text().split()
+        except FileNotFoundError:  # it ended meanwhile
+            continue
+        found.update(map(int, children))
+        parents.extend(map(int, children))
+    return found
+
+
+def helper_pids(log_text: str) -> dict[str, int]:
+    """Name -> pid of the helpers that ``serve``'s log line ``processes: ...`` names
+    (the first such line: the ones it started with)."""
+    for line in log_text.splitlines():
+        if "processes: " in line:
+            named = line.split("processes: ", 1)[1]
+            return {name: int(pid) for name, pid in re.findall(r"(\S+) \(pid (\d+)\)", named)}
+    return {}
 
 
 def wait_for_http(url: str, process: subprocess.Popen[bytes], seconds: float = 60.0) -> None:
