@@ -25,20 +25,11 @@ import pytest
 from sqlalchemy import create_engine, text
 
 from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, wait_for
-from tests.support.servers import descendants
+from tests.support.servers import alive, descendants
 from tests.support.waits import scaled
 
 MAILS = 200
 KILL_AFTER = 60  # accepted mails before the SIGKILL
-
-
-def alive(pid: int) -> bool:
-    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not count)."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
 
 
 def start_server(data_dir: Path, port: int, log: Path) -> subprocess.Popen[bytes]:

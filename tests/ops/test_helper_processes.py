@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from tests.support.mail import wait_for
-from tests.support.servers import descendants
+from tests.support.servers import alive, descendants
 
 from .support import clean_env
 
@@ -80,15 +80,7 @@ def test_a_helper_sees_the_process_that_started_it_killed(tmp_path: Path) -> Non
             main.send_signal(signal.SIGKILL)
             main.wait()
     wait_for(lambda: gone.exists(), timeout=30)
-    wait_for(lambda: not _running(helper), timeout=30)
-
-
-def _running(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
+    wait_for(lambda: not alive(helper), timeout=30)
 
 
 def test_a_process_not_started_by_multiprocessing_has_no_parent_to_outlive() -> None:

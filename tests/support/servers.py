@@ -37,6 +37,15 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped, does not count)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
 def helper_pids(log_text: str) -> dict[str, int]:
     """Name -> pid of the helpers that ``serve``'s log line ``processes: ...`` names
     (the first such line: the ones it started with)."""
