@@ -1,8 +1,7 @@
 """The outbox sender's process of ``pbm-emergo serve`` and ``pbm-emergo worker`` (started by
-:class:`pbm_emergo.ops.workers.WorkerPool`), in a module of its own: a process loads the
-modules of the function it runs, and sending needs the outbox and the transport, not the
-commands, the games or the rendering the inbox workers load (a contract of
-``[tool.importlinter]`` keeps it so).
+:class:`pbm_emergo.ops.workers.WorkerPool`), in a module of its own: sending needs the
+outbox and the transport, not the commands, the games or the rendering the inbox workers
+use (a contract of ``[tool.importlinter]`` keeps it so).
 """
 
 from __future__ import annotations
