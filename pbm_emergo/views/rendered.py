@@ -17,7 +17,7 @@ from __future__ import annotations
 import operator
 import re
 from itertools import repeat
-from typing import Any, TypeVar
+from typing import Any, Self, TypeVar
 
 from jinja2 import Environment, pass_context, pass_environment
 from jinja2.filters import do_wordwrap
@@ -32,21 +32,21 @@ _UNMARK = str.maketrans({OPEN: "\ufffd", CLOSE: "\ufffd"})
 Span = tuple[int, int]
 
 
-class Rendered(str):
-    """A rendered text, with the spans (start, end) of the values the template put in
-    (None: not known, all of it counts as a value)."""
+class _Spanned:
+    """What :class:`Rendered` and :class:`RenderedMarkup` share: the spans (start, end) of
+    the values the template put in (None: not known, all of it counts as a value)."""
 
     _spans: tuple[Span, ...] | None
     # The marked text it was made of (a template's output): its spans are worked out of it
     # only when asked for (by the secrets' scrubber, when a reply holds a secret's word at
     # all), and when each of its values is one pair of marks (none empty), it is what
-    # :meth:`marked` would make again, so a text put into another template is not marked
+    # ``marked`` would make again, so a text put into another template is not marked
     # anew. Whether it is, is found out once, when first needed (``_plain``).
     source: str | None = None
     _plain: bool | None = None
 
-    def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> Rendered:
-        made = super().__new__(cls, text)
+    def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> Self:
+        made = super().__new__(cls, text)  # type: ignore[call-arg]  # str's or Markup's
         made._spans = spans
         return made
 
@@ -57,7 +57,12 @@ class Rendered(str):
         return self._spans
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (Rendered, (str(self), self.spans))
+        return (type(self), (str(self), self.spans))
+
+
+class Rendered(_Spanned, str):
+    """A rendered text, with the spans of the values the template put in (see
+    :class:`_Spanned`)."""
 
     def marked(self) -> str:
         """The text with its value spans marked again (to be put into another template)."""
@@ -75,28 +80,10 @@ class Rendered(str):
         return "".join(parts)
 
 
-class RenderedMarkup(Markup):
+class RenderedMarkup(_Spanned, Markup):
     """A rendered HTML text, with the spans of its values (see :class:`Rendered`). Markup's
     own operations (``+``, ``join``, ``format``) make new ones of this class without spans:
     those count as values all through."""
-
-    _spans: tuple[Span, ...] | None
-    source: str | None = None  # as in Rendered
-    _plain: bool | None = None
-
-    def __new__(cls, text: str, spans: tuple[Span, ...] | None = None) -> RenderedMarkup:
-        made = super().__new__(cls, text)
-        made._spans = spans
-        return made
-
-    @property
-    def spans(self) -> tuple[Span, ...] | None:
-        if self._spans is None and self.source is not None:
-            self._spans = unmark(self.source)[1]
-        return self._spans
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        return (RenderedMarkup, (str(self), self.spans))
 
     def marked(self) -> Markup:
         source = _plain_source_of(self)
