@@ -686,8 +686,10 @@ def peak_memory_kib(pid: int, roles: dict[int, str]) -> dict[str, tuple[int, int
             args = Path(f"/proc/{proc}/cmdline").read_bytes().split(b"\0")
         except OSError:
             args = []
-        what = roles.get(proc) or b" ".join(args[1:]).decode(errors="replace")[:60] or \
-            fields["Name"].strip()
+        command = b" ".join(args[1:]).decode(errors="replace")
+        if "multiprocessing.forkserver" in command:
+            command = "fork server"
+        what = roles.get(proc) or command[:60] or fields["Name"].strip()
         peaks[f"{proc} {what}"] = (int(fields["VmHWM"].split()[0]), pss)
     return peaks
 
