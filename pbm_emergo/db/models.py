@@ -27,8 +27,15 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     false,
+    select,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    column_property,
+    mapped_column,
+    relationship,
+)
 
 from pbm_emergo.db.types import UTCDateTime, utcnow
 
@@ -584,8 +591,22 @@ class InboundLine(Base):
     notified: Mapped[list[str]] = mapped_column(JSON, default=list)
 
 
+class OutboundText(Base):
+    """The exact bytes of an outbox mail (:class:`OutboundMessage`), in a table of their own:
+    the claim and the record of a send update the mail's row, and SQLite writes a row anew
+    at each update, a board mail's 19 kB of text included, where it was kept in the row."""
+
+    __tablename__ = "outbound_texts"
+
+    id: Mapped[int] = mapped_column(
+        ForeignKey("outbound_messages.id", ondelete="CASCADE"), primary_key=True
+    )
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+
+
 class OutboundMessage(Base):
-    """A mail to send: the exact bytes, one recipient, and its delivery state."""
+    """A mail to send: one recipient, its delivery state, and (in ``outbound_texts``) the
+    exact bytes."""
 
     __tablename__ = "outbound_messages"
     __table_args__ = (
@@ -608,7 +629,6 @@ class OutboundMessage(Base):
     # The mail carries a secret (a new password): its text is removed once it is sent or
     # given up (see db.outbox.REMOVED_SECRET).
     secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    raw: Mapped[bytes] = mapped_column(LargeBinary)
     message_id: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
     subject: Mapped[str | None] = mapped_column(String(MESSAGE_ID_LENGTH))
     board_number: Mapped[int | None] = mapped_column(Integer)
@@ -625,6 +645,10 @@ class OutboundMessage(Base):
     )
 
     inbound: Mapped[InboundMessage | None] = relationship(back_populates="replies")
+    # The bytes, read from ``outbound_texts`` with the row (written there, never here).
+    raw: Mapped[bytes] = column_property(
+        select(OutboundText.raw).where(OutboundText.id == id).scalar_subquery()
+    )
 
 
 ANALYSIS_QUEUED = "queued"

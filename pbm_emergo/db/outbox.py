@@ -18,10 +18,8 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
-    case,
     func,
     insert,
-    literal,
     or_,
     select,
     update,
@@ -37,6 +35,7 @@ from pbm_emergo.db.models import (
     OUTBOUND_SENDING,
     OUTBOUND_SENT,
     OutboundMessage,
+    OutboundText,
 )
 from pbm_emergo.db.session import rowcount
 
@@ -48,6 +47,8 @@ DEFAULT_MAX_DELAY = timedelta(hours=1)
 # The table, for the statements built once on it (Core: the hot path's statements cost less
 # to run than to build as ORM statements).
 _outbound = cast(Table, OutboundMessage.__table__)
+# The mails' bytes, a row each beside the mail's (see models.OutboundText).
+_texts = cast(Table, OutboundText.__table__)
 
 
 def enqueue_outbound(
@@ -65,13 +66,14 @@ def enqueue_outbound(
 ) -> OutboundMessage:
     """Queue one mail for one recipient (stored lower-case), due now (``status="failed"``
     with ``last_error``: kept but not sent); returns the stored row."""
-    message = OutboundMessage(
-        **outbound_row(
-            recipient, raw, now, inbound_id=inbound_id, message_id=message_id,
-            subject=subject, board_number=board_number, status=status, last_error=last_error,
-        )
+    row = outbound_row(
+        recipient, raw, now, inbound_id=inbound_id, message_id=message_id,
+        subject=subject, board_number=board_number, status=status, last_error=last_error,
     )
+    message = OutboundMessage(**{k: v for k, v in row.items() if k != "raw"})
     session.add(message)
+    session.flush()
+    session.add(OutboundText(id=message.id, raw=raw))
     session.flush()
     return message
 
@@ -92,10 +94,11 @@ def outbound_row(
     due: datetime | None = None,
     secret: bool = False,
 ) -> dict[str, Any]:
-    """The outbox row of one mail (see :func:`enqueue_outbound`), for :func:`queue_outbound`:
-    sent from ``due`` on (default now); ``charged_to``: the sender whose budget of mails to
-    others it counts against, ``charged_account``: the account (player id) whose budget it
-    counts against too; ``secret``: its text is removed once it leaves the outbox."""
+    """The outbox row of one mail (see :func:`enqueue_outbound`), for :func:`queue_outbound`
+    (``raw``: the bytes, stored in ``outbound_texts``): sent from ``due`` on (default now);
+    ``charged_to``: the sender whose budget of mails to others it counts against,
+    ``charged_account``: the account (player id) whose budget it counts against too;
+    ``secret``: its text is removed once it leaves the outbox."""
     return {
         "recipient": recipient.strip().lower(),
         "raw": raw,
@@ -143,19 +146,30 @@ def take_over_held(
         update(_outbound)
         .where(_outbound.c.id == held, _outbound.c.status == OUTBOUND_PENDING,
                _outbound.c.last_error == AWAITING_ROBOT)
-        .values(raw=raw, message_id=message_id, subject=subject, last_error=None,
-                next_attempt_at=now)
+        .values(message_id=message_id, subject=subject, last_error=None, next_attempt_at=now)
     )
-    return rowcount(taken) == 1
+    if rowcount(taken) != 1:
+        return False
+    session.execute(update(_texts).where(_texts.c.id == held).values(raw=raw))
+    return True
 
 
 def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Store outbox rows (:func:`outbound_row`) with one INSERT, when nobody needs their ids."""
+    """Store outbox rows (:func:`outbound_row`): one INSERT of the mails, one of their bytes."""
     if rows:
-        session.connection().execute(_QUEUE_OUTBOUND, list(rows))
+        connection = session.connection()
+        ids = connection.execute(
+            _QUEUE_OUTBOUND, [{k: v for k, v in row.items() if k != "raw"} for row in rows]
+        ).scalars().all()
+        connection.execute(
+            _QUEUE_TEXTS,
+            [{"id": id_, "raw": row["raw"]} for id_, row in zip(ids, rows, strict=True)],
+        )
 
 
-_QUEUE_OUTBOUND = insert(_outbound)
+# The ids in the order of the rows, to pair each with its bytes.
+_QUEUE_OUTBOUND = insert(_outbound).returning(_outbound.c.id, sort_by_parameter_order=True)
+_QUEUE_TEXTS = insert(_texts)
 
 
 # A mail the sender may claim: due and pending, or claimed by a sender whose lease ran out
@@ -243,15 +257,22 @@ class ClaimedOutbound:
     raw: bytes
     attempts: int
     claimed_by: str | None
+    # Its text is removed once it leaves the outbox for good (:data:`REMOVED_SECRET`).
+    secret: bool
 
 
-_READ_CLAIMED_OUTBOUND = select(
-    _outbound.c.id,
-    _outbound.c.recipient,
-    _outbound.c.raw,
-    _outbound.c.attempts,
-    _outbound.c.claimed_by,
-).where(_outbound.c.id.in_(bindparam("ids", expanding=True)))
+_READ_CLAIMED_OUTBOUND = (
+    select(
+        _outbound.c.id,
+        _outbound.c.recipient,
+        _texts.c.raw,
+        _outbound.c.attempts,
+        _outbound.c.claimed_by,
+        _outbound.c.secret,
+    )
+    .join_from(_outbound, _texts, _texts.c.id == _outbound.c.id)
+    .where(_outbound.c.id.in_(bindparam("ids", expanding=True)))
+)
 
 
 def outbound_by_ids(session: Session, ids: Sequence[int]) -> list[ClaimedOutbound]:
@@ -279,8 +300,21 @@ def claim_due_outbound(
 
 # What replaces the text of a mail that carried a secret once it is sent or given up.
 REMOVED_SECRET = b"(removed from the outbox: this mail carried a password)\r\n"
-# The text to keep of a mail leaving the outbox for good: none of a secret one.
-_KEPT_RAW = case((_outbound.c.secret, literal(REMOVED_SECRET)), else_=_outbound.c.raw)
+
+
+def _remove_secrets(session: Session, messages: Sequence[ClaimedOutbound]) -> None:
+    """Replace the text of those of ``messages`` that carried a secret (they left the
+    outbox for good)."""
+    ids = [m.id for m in messages if m.secret]
+    if ids:
+        session.execute(_REMOVE_SECRETS, {"ids": ids})
+
+
+_REMOVE_SECRETS = (
+    update(_texts)
+    .where(_texts.c.id.in_(bindparam("ids", expanding=True)))
+    .values(raw=REMOVED_SECRET)
+)
 
 
 def _release_outbound(session: Session, message: ClaimedOutbound, **values: object) -> bool:
@@ -300,9 +334,11 @@ def _release_outbound(session: Session, message: ClaimedOutbound, **values: obje
 
 def mark_outbound_sent(session: Session, message: ClaimedOutbound, now: datetime) -> bool:
     """The relay accepted the message. Returns False if the claim was lost."""
-    return _release_outbound(
-        session, message, status=OUTBOUND_SENT, sent_at=now, last_error=None, raw=_KEPT_RAW
-    )
+    held = _release_outbound(session, message, status=OUTBOUND_SENT, sent_at=now,
+                             last_error=None)
+    if held:
+        _remove_secrets(session, [message])
+    return held
 
 
 def mark_outbound_sent_many(
@@ -314,12 +350,14 @@ def mark_outbound_sent_many(
         return set()
     worker = messages[0].claimed_by
     assert all(m.claimed_by == worker for m in messages), "one worker's batch"
-    return set(
+    held = set(
         session.scalars(
             _MARK_OUTBOUND_SENT,
             {"ids": [m.id for m in messages], "worker": worker, "now": now},
         )
     )
+    _remove_secrets(session, [m for m in messages if m.id in held])
+    return held
 
 
 # Core, on the table, built once (as the claim): the sender runs it inside the write lock.
@@ -331,7 +369,7 @@ _MARK_OUTBOUND_SENT = (
         _outbound.c.claimed_by == bindparam("worker"),
     )
     .values(status=OUTBOUND_SENT, sent_at=bindparam("now"), last_error=None,
-            claimed_by=None, claimed_at=None, raw=_KEPT_RAW)
+            claimed_by=None, claimed_at=None)
     .returning(_outbound.c.id)
 )
 
@@ -370,8 +408,9 @@ def mark_outbound_failed(
     given_up = status != OUTBOUND_PENDING
     held = _release_outbound(
         session, message, status=status, next_attempt_at=next_at, last_error=error_text(error),
-        **({"raw": _KEPT_RAW} if given_up else {}),
     )
+    if held and given_up:
+        _remove_secrets(session, [message])
     return status if held else None
 
 

@@ -459,7 +459,7 @@ def downgrade_to(revision: str, config: Config | None = None, url: str | None = 
 # checks that the database is migrated (each ``pbm-emergo deliver`` of a mail, each admin
 # command, ``serve``) compares the database with it instead of loading Alembic and every
 # migration script; tests/db/test_migrations.py keeps it equal to the scripts' head.
-SCHEMA_HEAD = "0021_inbound_lines"
+SCHEMA_HEAD = "0022_outbound_texts"
 
 
 def current_revision(engine: Engine) -> str | None:

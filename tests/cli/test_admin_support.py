@@ -26,6 +26,7 @@ from pbm_emergo.db.models import (
     MoveRecord,
     Notification,
     OutboundMessage,
+    OutboundText,
     Player,
     PlayerAddress,
     RatingChange,
@@ -60,7 +61,7 @@ def admin(
 def outbox(sessions: sessionmaker[Session]) -> list[EmailMessage]:
     """Every mail in the outbox, oldest first."""
     with sessions() as session:
-        raws = session.scalars(select(OutboundMessage.raw).order_by(OutboundMessage.id)).all()
+        raws = session.scalars(select(OutboundText.raw).order_by(OutboundText.id)).all()
     return [message_from_bytes(raw, policy=policy.default) for raw in raws]
 
 

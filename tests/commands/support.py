@@ -11,7 +11,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.app.timers import scheduled
 from pbm_emergo.db.apply import apply
-from pbm_emergo.db.models import Board, MoveRecord, OutboundMessage
+from pbm_emergo.db.models import Board, MoveRecord
+from pbm_emergo.db.outbox import outbound_row, queue_outbound
 from tests.support.mailer import Mailer
 
 ADDRESS = {"alice": "alice@example.org", "bob": "bob@example.org"}
@@ -70,16 +71,13 @@ def run_scheduler(mailer: Mailer, after: timedelta, *, delivered: bool = True) -
     for work in works:
         with mailer.factory.begin() as session:
             apply(session, work.changes)
-            for reply in work.replies:
-                session.add(
-                    OutboundMessage(
-                        recipient=reply.to.lower(), raw=reply.body.encode(),
-                        subject=reply.subject, board_number=reply.board,
-                        created_at=mailer.now, next_attempt_at=mailer.now,
-                        status="sent" if delivered else "pending",
-                        sent_at=mailer.now if delivered else None,
-                    )
-                )
+            queue_outbound(session, [
+                {**outbound_row(reply.to, reply.body.encode(), mailer.now,
+                                subject=reply.subject, board_number=reply.board,
+                                status="sent" if delivered else "pending"),
+                 "sent_at": mailer.now if delivered else None}
+                for reply in work.replies
+            ])  # fmt: skip
         replies.extend(work.replies)
     return replies
 

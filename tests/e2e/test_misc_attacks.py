@@ -14,7 +14,7 @@ import logging
 import pytest
 from sqlalchemy import select
 
-from pbm_emergo.db.models import OutboundMessage, Player
+from pbm_emergo.db.models import OutboundText, Player
 from pbm_emergo.game.words import MASK
 from tests.support.leaks import assert_nowhere
 from tests.support.post import ALICE, BOB, Post, challenge, text
@@ -99,6 +99,6 @@ def test_help_with_the_password_stores_nothing_of_it(
         reply = post.one(subject, ALICE)
         assert "There is no help topic '********'" in text(reply)
     with post.sessions() as session:
-        bodies = list(session.scalars(select(OutboundMessage.raw)))
+        bodies = list(session.scalars(select(OutboundText.raw)))
     assert bodies and not any(PASSWORD.encode() in b.lower() for b in bodies if b)
     assert_nowhere(post, caplog, PASSWORD, PASSWORD.upper())

@@ -18,7 +18,7 @@ from collections.abc import Callable
 import pytest
 from sqlalchemy import select
 
-from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, OutboundMessage
+from pbm_emergo.db.models import Board, InboundMessage, MoveRecord, OutboundText
 from pbm_emergo.wire.marks import ERROR_ID_STRING
 from tests.support.mail import SERVER_ADDRESS, command_mail, send, wait_for
 from tests.support.post import ALICE, BOB, Post, challenge, subjects, text
@@ -100,7 +100,7 @@ def test_a_quoted_command_mail_in_a_challenge_comment_reaches_nobody(
     to_bob = [m for m in mails if str(m["To"]) == BOB]
     assert to_bob and "Revanche?" in text(to_bob[0])
     with post.sessions() as session:
-        stored = [bytes(raw) for raw in session.scalars(select(OutboundMessage.raw))]
+        stored = [bytes(raw) for raw in session.scalars(select(OutboundText.raw))]
     for raw in stored:
         assert b"alice-pw1" not in raw
         assert b"Gesendet" not in raw and "Envoyé".encode() not in raw

@@ -17,12 +17,13 @@ from email.message import EmailMessage
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.commands.masking import is_public
 from pbm_emergo.config import Config
 from pbm_emergo.db import games, players
-from pbm_emergo.db.models import OutboundMessage
+from pbm_emergo.db.models import OutboundText
 from pbm_emergo.game.words import Known
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.worker import InboxWorker
@@ -154,8 +155,7 @@ def test_a_password_is_never_shown_sent_logged_or_stored(
     with factory() as session:
         stored = stored_texts(session)
         replies = [
-            t for raw in session.scalars(OutboundMessage.__table__.select().with_only_columns(
-                OutboundMessage.raw)) for t in mail_texts(raw)
+            t for raw in session.scalars(select(OutboundText.raw)) for t in mail_texts(raw)
         ]
     assert replies, "every mail here gets a reply"
     logged = [r.getMessage() for r in caplog.records]

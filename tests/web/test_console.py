@@ -25,6 +25,7 @@ from pbm_emergo.db.models import (
     Player,
     RatingChange,
 )
+from pbm_emergo.db.outbox import outbound_row, queue_outbound
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.lockout import MAX_FAILURES
 from pbm_emergo.web.app import create_app
@@ -110,11 +111,12 @@ def _dead_letter(sessions: sessionmaker[Session]) -> int:
         )  # fmt: skip
         session.add(message)
         session.flush()
-        session.add(OutboundMessage(
-            recipient="alice@example.org", raw=f"Subject: x\r\n\r\n{SECRET}\r\n".encode(),
-            subject="Emergo Board 101 alice", created_at=utcnow(), next_attempt_at=utcnow(),
-            status="dead", attempts=9, last_error="550 no such user", inbound_id=message.id,
-        ))  # fmt: skip
+        queue_outbound(session, [{
+            **outbound_row("alice@example.org", f"Subject: x\r\n\r\n{SECRET}\r\n".encode(),
+                           utcnow(), subject="Emergo Board 101 alice", status="dead",
+                           last_error="550 no such user", inbound_id=message.id),
+            "attempts": 9,
+        }])  # fmt: skip
         return message.id
 
 
