@@ -156,19 +156,28 @@ def take_over_held(
 
 def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Store outbox rows (:func:`outbound_row`): one INSERT of the mails, one of their bytes."""
-    if rows:
-        connection = session.connection()
-        ids = connection.execute(
-            _QUEUE_OUTBOUND, [{k: v for k, v in row.items() if k != "raw"} for row in rows]
-        ).scalars().all()
-        connection.execute(
-            _QUEUE_TEXTS,
-            [{"id": id_, "raw": row["raw"]} for id_, row in zip(ids, rows, strict=True)],
-        )
+    if not rows:
+        return
+    connection = session.connection()
+    mails = [{k: v for k, v in row.items() if k != "raw"} for row in rows]
+    keys = [row["message_id"] for row in rows]
+    if None not in keys and len(set(keys)) == len(keys):
+        # Each new id paired with its row by the row's Message-ID: one INSERT of all the
+        # rows (SQLite's RETURNING promises no order, and asking SQLAlchemy for the rows'
+        # order makes it an INSERT a row there).
+        found = {key: id_ for key, id_ in connection.execute(_QUEUE_OUTBOUND, mails)}
+        ids = [found[key] for key in keys]
+    else:
+        ids = list(connection.execute(_QUEUE_OUTBOUND_IN_ORDER, mails).scalars())
+    connection.execute(
+        _QUEUE_TEXTS, [{"id": id_, "raw": row["raw"]} for id_, row in zip(ids, rows, strict=True)]
+    )
 
 
-# The ids in the order of the rows, to pair each with its bytes.
-_QUEUE_OUTBOUND = insert(_outbound).returning(_outbound.c.id, sort_by_parameter_order=True)
+_QUEUE_OUTBOUND = insert(_outbound).returning(_outbound.c.message_id, _outbound.c.id)
+_QUEUE_OUTBOUND_IN_ORDER = insert(_outbound).returning(
+    _outbound.c.id, sort_by_parameter_order=True
+)
 _QUEUE_TEXTS = insert(_texts)
 
 

@@ -232,6 +232,28 @@ def outbound_rows(session: Session) -> dict[int, tuple[str, datetime]]:
     }
 
 
+def test_each_queued_mail_keeps_its_own_bytes(db_sessions: sessionmaker[Session]) -> None:
+    # Rows with distinct Message-IDs (the worker's replies), without one, and with one twice:
+    # each mail's bytes are stored with that mail, however its id was paired with its row.
+    batches = [
+        [("a", "<3@x>"), ("b", "<1@x>"), ("c", "<2@x>")],
+        [("d", None), ("e", None)],
+        [("f", "<same@x>"), ("g", "<same@x>"), ("h", "<0@x>")],
+    ]
+    with db_sessions.begin() as session:
+        for batch in batches:
+            outbox.queue_outbound(session, [
+                outbox.outbound_row(f"{name}@example.org", f"mail {name}".encode(), NOW,
+                                    message_id=message_id)
+                for name, message_id in batch
+            ])  # fmt: skip
+    with db_sessions() as session:
+        stored = session.execute(select(OutboundMessage.recipient, OutboundMessage.raw)).all()
+    assert sorted((recipient, bytes(raw)) for recipient, raw in stored) == [
+        (f"{name}@example.org", f"mail {name}".encode()) for name in "abcdefgh"
+    ]
+
+
 def test_outbound_backoff_permanent_failure_and_sent(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         inbound, _ = inbox.enqueue_inbound(session, RAW, "a@example.org", ["x"], "<1@x>", NOW)
