@@ -6,7 +6,8 @@ same text is always told the same), so that a language of none of ours (Spanish)
 itself and not as the nearest of ours. Only a confident answer that is one of our languages,
 for a text long enough to tell, counts; else None (the replies stay English). The model is
 loaded once a process, on the first text to tell (about half a second and 100 MB): a mail
-whose language something else decided never loads it.
+whose language something else decided never loads it. ``serve``'s fork server loads it
+before it forks the helpers (:func:`load_model`), so that its inbox workers share one copy.
 """
 
 from __future__ import annotations
@@ -26,6 +27,17 @@ MIN_CONFIDENCE = 0.9
 @cache
 def _identifier() -> LanguageIdentifier:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+
+
+def load_model() -> None:
+    """Load the detector now, not on the first text to tell: in a process that forks others,
+    which then share its pages (the model's arrays, which nobody writes)."""
+    _identifier()
+
+
+def model_loaded() -> bool:
+    """Whether this process has the detector loaded."""
+    return _identifier.cache_info().currsize > 0
 
 
 def language_of_text(text: str) -> str | None:

@@ -14,9 +14,11 @@ from typing import Any
 
 def report(queue: Any) -> None:
     """What was imported before this body ran, and whether the collector was set aside."""
+    language = sys.modules.get("pbm_emergo.views.text_language")
     queue.put({
         "preloaded": sorted(name for name in sys.modules if name.startswith("pbm_emergo.ops.")),
         "frozen": gc.get_freeze_count(),
+        "language model": language is not None and language.model_loaded(),
     })
 
 

@@ -42,6 +42,8 @@ def test_a_helper_starts_with_the_modules_the_fork_server_imported_set_aside() -
     assert "pbm_emergo.ops.processes" in seen["preloaded"]
     assert "pbm_emergo.ops.preloaded" in seen["preloaded"]
     assert seen["frozen"] > 10_000
+    # The inbox workers' language detector is loaded once, there, for all of them.
+    assert seen["language model"] is True
 
 
 def test_without_a_preload_a_helper_imports_what_it_needs_itself() -> None:
@@ -49,7 +51,7 @@ def test_without_a_preload_a_helper_imports_what_it_needs_itself() -> None:
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                          check=True, cwd=ROOT, env=clean_env(), timeout=120).stdout
     seen = ast.literal_eval(out)
-    assert seen == {"preloaded": [], "frozen": 0}
+    assert seen == {"preloaded": [], "frozen": 0, "language model": False}
 
 
 _OUTLIVED = """
