@@ -160,7 +160,7 @@ def test_a_server_goes_on_from_the_copy_on_postgresql(
     standings = text(post.one("emergo standings", CAROL))
     show = text(post.one(f"emergo show {running}", CAROL))
     before = _counts(post.sessions)
-    for table in ("inbound_messages", "outbound_messages",
+    for table in ("inbound_messages", "outbound_messages", "outbound_texts",
                   *(model.__tablename__ for model in LATER_TABLES)):  # fmt: skip
         assert before[table], table
     post.server.stop()  # as docs/operations.md says: stop the server, then copy
