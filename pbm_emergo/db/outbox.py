@@ -66,16 +66,11 @@ def enqueue_outbound(
 ) -> OutboundMessage:
     """Queue one mail for one recipient (stored lower-case), due now (``status="failed"``
     with ``last_error``: kept but not sent); returns the stored row."""
-    row = outbound_row(
+    [stored] = queue_outbound(session, [outbound_row(
         recipient, raw, now, inbound_id=inbound_id, message_id=message_id,
         subject=subject, board_number=board_number, status=status, last_error=last_error,
-    )
-    message = OutboundMessage(**{k: v for k, v in row.items() if k != "raw"})
-    session.add(message)
-    session.flush()
-    session.add(OutboundText(id=message.id, raw=raw))
-    session.flush()
-    return message
+    )])  # fmt: skip
+    return session.get_one(OutboundMessage, stored)
 
 
 def outbound_row(
@@ -154,10 +149,11 @@ def take_over_held(
     return True
 
 
-def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Store outbox rows (:func:`outbound_row`): one INSERT of the mails, one of their bytes."""
+def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> list[int]:
+    """Store outbox rows (:func:`outbound_row`): one INSERT of the mails, one of their bytes;
+    their ids, in the order of ``rows``."""
     if not rows:
-        return
+        return []
     connection = session.connection()
     mails = [{k: v for k, v in row.items() if k != "raw"} for row in rows]
     keys = [row["message_id"] for row in rows]
@@ -172,6 +168,7 @@ def queue_outbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     connection.execute(
         _QUEUE_TEXTS, [{"id": id_, "raw": row["raw"]} for id_, row in zip(ids, rows, strict=True)]
     )
+    return ids
 
 
 _QUEUE_OUTBOUND = insert(_outbound).returning(_outbound.c.message_id, _outbound.c.id)
@@ -326,9 +323,12 @@ _REMOVE_SECRETS = (
 )
 
 
-def _release_outbound(session: Session, message: ClaimedOutbound, **values: object) -> bool:
+def _release_outbound(
+    session: Session, message: ClaimedOutbound, *, gone: bool, **values: object
+) -> bool:
     """End ``message``'s claim with ``values``, if its claim still holds (one conditional
-    UPDATE, which is also the check)."""
+    UPDATE, which is also the check); ``gone``: the mail leaves the outbox for good (sent or
+    given up), and a secret one's text with it."""
     result = session.execute(
         update(_outbound)
         .where(
@@ -338,16 +338,17 @@ def _release_outbound(session: Session, message: ClaimedOutbound, **values: obje
         )
         .values(claimed_by=None, claimed_at=None, **values)
     )
-    return rowcount(result) == 1
+    held = rowcount(result) == 1
+    if held and gone:
+        _remove_secrets(session, [message])
+    return held
 
 
 def mark_outbound_sent(session: Session, message: ClaimedOutbound, now: datetime) -> bool:
     """The relay accepted the message. Returns False if the claim was lost."""
-    held = _release_outbound(session, message, status=OUTBOUND_SENT, sent_at=now,
-                             last_error=None)
-    if held:
-        _remove_secrets(session, [message])
-    return held
+    return _release_outbound(
+        session, message, gone=True, status=OUTBOUND_SENT, sent_at=now, last_error=None
+    )
 
 
 def mark_outbound_sent_many(
@@ -414,12 +415,10 @@ def mark_outbound_failed(
     else:
         status = OUTBOUND_PENDING
         next_at = now + retry_delay(message.attempts, base_delay, max_delay)
-    given_up = status != OUTBOUND_PENDING
     held = _release_outbound(
-        session, message, status=status, next_attempt_at=next_at, last_error=error_text(error),
+        session, message, gone=status != OUTBOUND_PENDING, status=status,
+        next_attempt_at=next_at, last_error=error_text(error),
     )
-    if held and given_up:
-        _remove_secrets(session, [message])
     return status if held else None
 
 
