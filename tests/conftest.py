@@ -94,9 +94,16 @@ def postgres_server_url() -> Iterator[str]:
         cluster.stop()
 
 
+def _worker_database() -> str:
+    """The name of this pytest worker's PostgreSQL database (postgres_database_url)."""
+    return f"pbm_test_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}"
+
+
 @pytest.fixture(scope="session")
 def _postgres_databases(postgres_server_url: str) -> Iterator[PostgresDatabases]:
     databases = PostgresDatabases(postgres_server_url)
+    # A run killed in mid-test left its worker's database behind: this run's would clash.
+    databases.drop(_worker_database())
     try:
         yield databases
     finally:
@@ -170,8 +177,7 @@ def postgres_database_url(_postgres_databases: PostgresDatabases) -> Iterator[st
         _postgres_databases.template = template_name
     # One name a worker, as database_url's SQLite file: its engines are kept.
     name = _postgres_databases.create(
-        template=_postgres_databases.template,
-        name=f"pbm_test_{os.environ.get('PYTEST_XDIST_WORKER', 'main')}",
+        template=_postgres_databases.template, name=_worker_database()
     )
     url = _postgres_databases.url(name)
     try:
