@@ -305,6 +305,7 @@ def create_engine_for(
     else:
         engine = create_engine(url, **kwargs)
         _ping_when_idle(engine.pool)
+    _refuse_writes_in_reads(engine)
     return engine
 
 
@@ -384,13 +385,40 @@ def one_statement(engine: Engine) -> Iterator[Connection]:
 
 
 def read_sessions(factory: sessionmaker[Session]) -> sessionmaker[Session]:
-    """A session factory like ``factory`` for units of work that only read.
+    """A session factory like ``factory`` for units of work that only read (a statement
+    that would write is refused: :class:`WriteInReadingSession`).
 
     On SQLite its transactions start with a plain (deferred) BEGIN, so reading never waits
-    for, nor holds up, a writer. On PostgreSQL it is the same as ``factory``.
+    for, nor holds up, a writer, and its statements read one snapshot. On PostgreSQL each
+    statement is a transaction of its own (autocommit): no ``BEGIN`` and ``ROLLBACK`` round
+    trips, no transaction held open while the unit of work decides and renders. At
+    PostgreSQL's READ COMMITTED each statement read a snapshot of its own inside a
+    transaction too; what a unit of work read is re-checked by its write, as before.
     """
     engine: Engine = factory.kw["bind"]
-    return sessionmaker(engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False)
+    options: dict[str, Any] = {READ_ONLY: True}
+    if engine.dialect.name == "postgresql":
+        options["isolation_level"] = "AUTOCOMMIT"
+    return sessionmaker(engine.execution_options(**options), expire_on_commit=False)
+
+
+class WriteInReadingSession(RuntimeError):
+    """A statement that writes, run in a reading session (:func:`read_sessions`): on
+    PostgreSQL it would be committed at once, on SQLite outside the writers' queue."""
+
+
+def _refuse_writes_in_reads(engine: Engine) -> None:
+    @event.listens_for(engine, "before_cursor_execute")
+    def refuse(
+        connection: Connection, cursor: Any, statement: str, parameters: Any,
+        context: Any, executemany: bool,
+    ) -> None:
+        if (
+            context is not None
+            and (context.isinsert or context.isupdate or context.isdelete or context.isddl)
+            and connection.get_execution_options().get(READ_ONLY)
+        ):
+            raise WriteInReadingSession(statement.split(None, 1)[0])
 
 
 def durable_writes(engine: Engine) -> Engine:
