@@ -385,8 +385,9 @@ def one_statement(engine: Engine) -> Iterator[Connection]:
 
 
 def read_sessions(factory: sessionmaker[Session]) -> sessionmaker[Session]:
-    """A session factory like ``factory`` for units of work that only read (a statement
-    that would write is refused: :class:`WriteInReadingSession`).
+    """A session factory like ``factory`` for units of work that only read (an insert,
+    update, delete or DDL statement of SQLAlchemy's is refused there:
+    :class:`WriteInReadingSession`; the server runs no SQL text that writes).
 
     On SQLite its transactions start with a plain (deferred) BEGIN, so reading never waits
     for, nor holds up, a writer, and its statements read one snapshot. On PostgreSQL each
