@@ -7,7 +7,9 @@ engine, each with the ``#n`` guard). Each mail goes the way the server takes it:
 listener's store (``InboxHandler.store``), then an inbox worker's ``run_once`` (claim, read,
 decide, write, queue the replies). A SQLAlchemy ``before_cursor_execute`` listener counts
 every statement sent to the database, and a ``begin`` listener every transaction, per phase
-(and, on SQLite, its BEGIN statement, which the server runs on the driver's connection).
+(and, on SQLite, its BEGIN statement, which the server runs on the driver's connection); on
+PostgreSQL a unit of work whose statements are each their own transaction (autocommit: the
+claim, a reading session) is counted apart, as it sends no BEGIN.
 
 The first move of each player verifies their password with argon2id; later moves find it in
 the credential cache (warm), as when players move again within seconds. The figures are for
@@ -66,6 +68,7 @@ class Counts:
         self.phase = "setup"
         self.statements: Counter[str] = Counter()
         self.transactions: Counter[str] = Counter()
+        self.without: Counter[str] = Counter()  # units of work run without a transaction
         self.last: list[str] = []
 
     def on_statement(self, *args: Any) -> None:
@@ -76,6 +79,11 @@ class Counts:
         self.last.append(" ".join(str(statement).split())[:160])
 
     def on_begin(self, connection: Any) -> None:
+        if connection.get_execution_options().get("isolation_level") == "AUTOCOMMIT":
+            # PostgreSQL's claims and reading sessions: each statement its own transaction,
+            # no BEGIN sent.
+            self.without[self.phase] += 1
+            return
         self.transactions[self.phase] += 1
         if connection.dialect.name == "sqlite":
             # The server runs SQLite's BEGIN on the driver's connection (no cursor event):
@@ -200,6 +208,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     per_move: dict[str, list[int]] = {"store": [], "worker": []}
     transactions: dict[str, list[int]] = {"store": [], "worker": []}
+    without: dict[str, list[int]] = {"store": [], "worker": []}
     userids = ("alice", "bob")
     played = 0
     while played < args.moves and game.outcome() is None:
@@ -208,7 +217,7 @@ def main() -> int:
         userid = userids[game.position.side_index]
         ply = game.position.ply + 1
         phase = "warm" if ply > 2 else "cold"
-        before = (dict(counts.statements), dict(counts.transactions))
+        before = (dict(counts.statements), dict(counts.transactions), dict(counts.without))
         last = played == args.moves - 1
         with modules.on() if args.modules and last else contextlib.nullcontext():
             deliver(
@@ -221,16 +230,19 @@ def main() -> int:
                 key = f"warm {part}"
                 per_move[part].append(counts.statements[key] - before[0].get(key, 0))
                 transactions[part].append(counts.transactions[key] - before[1].get(key, 0))
+                without[part].append(counts.without[key] - before[2].get(key, 0))
 
     print(f"server: {Path(pbm_emergo.__file__).resolve().parent}")
     print(f"database: {engine.dialect.name}; warm moves counted: {len(per_move['worker'])}")
     for part in ("store", "worker"):
-        s, t = per_move[part], transactions[part]
+        s, t, w = per_move[part], transactions[part], without[part]
         if not s:
             continue
         print(
             f"  {part:<7} statements a move: mean {statistics.mean(s):.2f} "
             f"(min {min(s)}, max {max(s)}); transactions a move: mean {statistics.mean(t):.2f}"
+            + (f", and {statistics.mean(w):.2f} units of statements each its own "
+               "transaction (autocommit)" if any(w) else "")
         )
     total = [a + b for a, b in zip(per_move["store"], per_move["worker"], strict=True)]
     if total:
