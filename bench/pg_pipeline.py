@@ -43,15 +43,13 @@ import psycopg
 
 BOARDS = 100
 MAIL_BYTES = 19_000  # a board mail with its HTML part
-TABLES = ("boards", "moves", "inbound", "outbound", "texts")
-
-
-def _table(name: str) -> str:
-    return f"pipeline_bench_{name}"
+# The tables (boards, moves, inbound, outbound, texts), named apart from the server's.
+TABLES = ("pipeline_bench_boards", "pipeline_bench_moves", "pipeline_bench_inbound",
+          "pipeline_bench_outbound", "pipeline_bench_texts")
 
 
 def create_tables(conn: psycopg.Connection, mails: int) -> None:
-    b, m, i, o, t = (_table(name) for name in TABLES)
+    b, m, i, o, t = TABLES
     drop_tables(conn)
     conn.execute(f"CREATE TABLE {b} (number int PRIMARY KEY, ply int NOT NULL, "
                  "position text NOT NULL, last_move_at timestamptz)")
@@ -70,8 +68,8 @@ def create_tables(conn: psycopg.Connection, mails: int) -> None:
 
 
 def drop_tables(conn: psycopg.Connection) -> None:
-    for name in TABLES:
-        conn.execute(f"DROP TABLE IF EXISTS {_table(name)}")
+    for table in TABLES:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.commit()
 
 
@@ -86,7 +84,7 @@ class MoveWrites:
 
     def _checked(self) -> tuple[psycopg.Cursor, psycopg.Cursor, psycopg.Cursor]:
         """The board, the move, the mail marked done, the hour's mails counted."""
-        b, m, i, o, _ = (_table(name) for name in TABLES)
+        b, m, i, o, _ = TABLES
         self.mail += 1
         board = self.mail % BOARDS + 1
         ply = self.plies[board]
@@ -110,7 +108,7 @@ class MoveWrites:
 
     def _queued(self) -> None:
         """The two replies and their bytes."""
-        _, _, _, o, t = (_table(name) for name in TABLES)
+        _, _, _, o, t = TABLES
         replies = self.conn.cursor()
         replies.execute(
             f"INSERT INTO {o} (recipient, created_at, subject) VALUES "
