@@ -37,7 +37,7 @@ import sys
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from email import policy
@@ -53,7 +53,7 @@ from pbm_emergo.config import load_config
 from pbm_emergo.db import players
 from pbm_emergo.db.session import get_engine, get_sessionmaker, upgrade_to_head
 from pbm_emergo.mail.inbound import InboxHandler
-from pbm_emergo.mail.worker import InboxWorker
+from pbm_emergo.mail.worker import InboxWorker, Outcome
 from pbm_emergo.rules import Game
 
 SERVER = "pbmserv@bench.example"
@@ -160,6 +160,11 @@ def main() -> int:
     parser.add_argument("--show", action="store_true")
     parser.add_argument("--modules", action="store_true")
     parser.add_argument("--calls", action="store_true")
+    parser.add_argument(
+        "--apart", action="store_true",
+        help="each mail stored once the last was handled, the worker running until it finds "
+        "none (a quiet server); default: a burst, the next mail stored before each is handled",
+    )
     args = parser.parse_args()
 
     data = Path(tempfile.mkdtemp(prefix="pbm-emergo-statements-"))
@@ -189,48 +194,77 @@ def main() -> int:
     worker = InboxWorker(factory, config, clock=clock)
 
     calls: list[int] = []
-
-    def deliver(sender: str, subject: str, phase: str) -> None:
-        with counts.counting(f"{phase} store"):
-            handler.store(mail(sender, subject), sender, [SERVER])
-        counter = Calls()
-        with counts.counting(f"{phase} worker"), (
-            counter.on() if args.calls and phase == "warm" else contextlib.nullcontext()
-        ):
-            outcome = worker.run_once()
-        if args.calls and phase == "warm":
-            calls.append(counter.count)
-        if outcome is None or outcome.status != "done":
-            raise SystemExit(f"{subject!r} was not done: {outcome}")
-
-    deliver(PLAYERS["alice"], "emergo challenge alice bob", "challenge")
-    game = Game()
-    rng = random.Random(args.seed)
     per_move: dict[str, list[int]] = {"store": [], "worker": []}
     transactions: dict[str, list[int]] = {"store": [], "worker": []}
     without: dict[str, list[int]] = {"store": [], "worker": []}
+
+    def counted(part: str, phase: str, action: Callable[[], object]) -> object:
+        """``action`` with its statements counted as ``part`` of a mail of ``phase``."""
+        key = f"{phase} {part}"
+        before = (counts.statements[key], counts.transactions[key], counts.without[key])
+        with counts.counting(key):
+            done = action()
+        if phase == "warm":
+            per_move[part].append(counts.statements[key] - before[0])
+            transactions[part].append(counts.transactions[key] - before[1])
+            without[part].append(counts.without[key] - before[2])
+        return done
+
+    def store(sender: str, subject: str, phase: str) -> None:
+        counted("store", phase, lambda: handler.store(mail(sender, subject), sender, [SERVER]))
+
+    def work(subject: str, phase: str) -> None:
+        """The worker's part of a mail: one ``run_once`` in a burst (the mail was claimed
+        by the last one's write transaction, which also claims the next); apart, until it
+        finds no mail, as a worker that goes back to waiting does."""
+        def run() -> object:
+            outcome = worker.run_once()
+            if args.apart:
+                while worker.run_once() is not None:
+                    pass
+            return outcome
+
+        counter = Calls()
+        with counter.on() if args.calls and phase == "warm" else contextlib.nullcontext():
+            outcome = counted("worker", phase, run)
+        if args.calls and phase == "warm":
+            calls.append(counter.count)
+        if not isinstance(outcome, Outcome) or outcome.status != "done":
+            raise SystemExit(f"{subject!r} was not done: {outcome}")
+
+    challenge = (PLAYERS["alice"], "emergo challenge alice bob", "challenge")
+    store(*challenge)
+    work(challenge[1], "challenge")
+
+    # The game's mails, worked out first: legal moves from the rules engine, each player's
+    # first move cold (its password checked against the hash), the later ones warm.
+    game = Game()
+    rng = random.Random(args.seed)
+    moves: list[tuple[str, str, str]] = []
     userids = ("alice", "bob")
-    played = 0
-    while played < args.moves and game.outcome() is None:
-        legal = game.position.legal_moves()
-        move = rng.choice(legal)
+    while len(moves) < args.moves and game.outcome() is None:
+        move = rng.choice(game.position.legal_moves())
         userid = userids[game.position.side_index]
         ply = game.position.ply + 1
-        phase = "warm" if ply > 2 else "cold"
-        before = (dict(counts.statements), dict(counts.transactions), dict(counts.without))
-        last = played == args.moves - 1
-        with modules.on() if args.modules and last else contextlib.nullcontext():
-            deliver(
-                PLAYERS[userid], f"emergo move 101 {userid} {PASSWORD} {move}#{ply}", phase
-            )
+        moves.append((PLAYERS[userid], f"emergo move 101 {userid} {PASSWORD} {move}#{ply}",
+                      "warm" if ply > 2 else "cold"))
         game.play(move)
-        played += 1
-        if phase == "warm":
-            for part in ("store", "worker"):
-                key = f"warm {part}"
-                per_move[part].append(counts.statements[key] - before[0].get(key, 0))
-                transactions[part].append(counts.transactions[key] - before[1].get(key, 0))
-                without[part].append(counts.without[key] - before[2].get(key, 0))
+
+    # The last mail that has a next one is the one shown (in a burst its write claims that
+    # next one): its worker's statements, and the modules of its store and its handling.
+    shown = len(moves) - 2 if len(moves) > 1 else 0
+    last_worker: list[str] = []
+    if not args.apart:
+        store(*moves[0])
+    for index, (sender, subject, phase) in enumerate(moves):
+        with modules.on() if args.modules and index == shown else contextlib.nullcontext():
+            if args.apart:
+                store(sender, subject, phase)
+            elif index + 1 < len(moves):
+                store(*moves[index + 1])
+            work(subject, phase)
+            if index == shown:
+                last_worker = list(counts.last)
 
     print(f"server: {Path(pbm_emergo.__file__).resolve().parent}")
     print(f"database: {engine.dialect.name}; warm moves counted: {len(per_move['worker'])}")
@@ -257,7 +291,7 @@ def main() -> int:
             print("   ", module)
     if args.show:
         print("statements of the last warm move's worker:")
-        for line in counts.last:
+        for line in last_worker:
             print("   ", line)
     return 0
 

@@ -289,8 +289,8 @@ def claim_inbound_id(
 ) -> int | None:
     """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
     counting an attempt (one statement; on PostgreSQL a row another worker is claiming is
-    skipped); returns its id. Commit right away, then read the mail outside the write
-    transaction: loading it (its raw text, its parse) is most of a claim's cost, and SQLite's
+    skipped); returns its id. Commit right away (alone, or at the end of the write transaction
+    of the worker's last mail), then read the mail outside the write transaction: loading it (its raw text, its parse) is most of a claim's cost, and SQLite's
     one write lock is not held for that. ``connection``: a session's, or one of its own."""
     if isinstance(connection, Session):
         connection = connection.connection()

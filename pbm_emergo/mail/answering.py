@@ -62,6 +62,8 @@ class Answered:
 
     replies: list[Reply]
     queued: int = 0
+    # The next stored mail, claimed in the same write transaction (Answering.claim_next).
+    claimed_next: int | None = None
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,9 @@ class Answering:
     parsed: ParsedMail
     kept: bytes  # its redacted copy, which replaces the mail as received
     commands: CommandText | None = None  # as read on receipt (the command shown again)
+    # The worker (claims.worker_name) that claims the next stored mail in the transaction
+    # that marks this one done: in a burst, one write transaction a mail, not two.
+    claim_next: str | None = None
 
 
 class CommandsRunner(Runner):
@@ -123,8 +128,8 @@ class CommandsRunner(Runner):
             with timed("render"):
                 built = self.built_replies(replies, now, answering)
             with timed("write"):
-                queued = self._write(writes, built, now, answering)
-            return Answered(replies, queued)
+                queued, claimed_next = self._write(writes, built, now, answering)
+            return Answered(replies, queued, claimed_next)
 
         return self.until_stored(attempt, reading, f"mail {mail.message_id}")
 
@@ -179,12 +184,22 @@ class CommandsRunner(Runner):
     def _write(
         self, writes: list[Write], built: list[BuiltReply], now: datetime,
         answering: Answering | None,
-    ) -> int:
+    ) -> tuple[int, int | None]:
         """The write transaction of :meth:`answer`: the commands' changes, then the
-        worker's own; how many mails were queued."""
+        worker's own; how many mails were queued, and the next mail claimed (if asked)."""
         with self.factory.begin() as session:
             apply(session, writes)
-            return self.mark_done(session, built, now, answering)
+            queued = self.mark_done(session, built, now, answering)
+            return queued, self.claim_next(session, now, answering)
+
+    @staticmethod
+    def claim_next(session: Session, now: datetime, answering: Answering | None) -> int | None:
+        """The next stored mail, claimed where ``answering`` asks for it
+        (:attr:`Answering.claim_next`) in the transaction that marks that mail done, after
+        it (so a later mail of the same board may be the one); its id, or None."""
+        if answering is None or answering.claim_next is None:
+            return None
+        return inbox.claim_inbound_id(session, worker=answering.claim_next, now=now)
 
     def built_replies(
         self, replies: list[Reply], now: datetime, answering: Answering | None

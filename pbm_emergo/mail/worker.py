@@ -1,7 +1,8 @@
 """Handle stored inbound mail: claim it, parse it once, hand it over, mark it done.
 
 The worker takes each stored mail in arrival order (per board), as GNU Mailman's runner owns
-``_dispose``: a mail is claimed in one short transaction and read after the claim commits;
+``_dispose``: a mail is claimed in one short transaction (in a burst, in the one that marks
+the thread's last mail done) and read after the claim commits;
 its commands, as the listener read them on receipt, then run as one unit of work that also
 marks the mail done (:mod:`pbm_emergo.mail.answering`; a ``multiple`` mail line by line,
 :mod:`pbm_emergo.mail.line_by_line`), its write transaction checking that this worker still
@@ -111,14 +112,25 @@ class InboxWorker(CommandsRunner):
     def _unread(self, claimed_id: int | None) -> None:
         self._mine.unread = claimed_id
 
-    def run_once(self) -> Outcome | None:
-        """Handle the next message, if there is one."""
+    def run_once(self, *, claim_ahead: bool = True) -> Outcome | None:
+        """Handle the next message, if there is one. ``claim_ahead``: in a burst (this
+        thread found a mail last time), the next mail is claimed in the write transaction
+        that marks this one done, and handled by the next call (before stopping, by
+        :meth:`finish`)."""
         if self._unreleased:
             self._release_unreleased()  # raises while the database still cannot be written
         with tally() as sections:
-            return self._run_once(sections)
+            return self._run_once(sections, claim_ahead)
 
-    def _run_once(self, sections: Tally) -> Outcome | None:
+    def finish(self) -> Outcome | None:
+        """Before stopping: handle the mail this thread claimed and has not handled yet
+        (claimed ahead, or its read failed), claiming no other, so that it does not wait
+        for its claim's lease to run out."""
+        if self._unread is None:
+            return None
+        return self.run_once(claim_ahead=False)
+
+    def _run_once(self, sections: Tally, claim_ahead: bool) -> Outcome | None:
         with timed("claim"):
             claimed_id = self._unread if self._unread is not None else self._claim()
             if claimed_id is None:
@@ -137,16 +149,16 @@ class InboxWorker(CommandsRunner):
         try:
             if claimed is None:  # removed by hand meanwhile
                 return None
-            return self._run_claimed(claimed, reading, sections)
+            return self._run_claimed(claimed, reading, sections, claim_ahead)
         finally:
             reading.close()
 
     def _run_claimed(
-        self, claimed: ClaimedMail, reading: Session, sections: Tally
+        self, claimed: ClaimedMail, reading: Session, sections: Tally, claim_ahead: bool
     ) -> Outcome:
         started = time.perf_counter()
         try:
-            outcome = self._process(claimed, reading)
+            outcome = self._process(claimed, reading, claim_ahead=claim_ahead)
         except LostClaim:
             log.warning("inbound %d: claim lost to another worker; work rolled back", claimed.id)
             outcome = Outcome(claimed.id, "lost-claim")
@@ -230,9 +242,11 @@ class InboxWorker(CommandsRunner):
         ok = outcome.status in ("done", "ignored")
         event(log, logging.INFO if ok else logging.WARNING, "mail", **fields)
 
-    def _process(self, claimed: ClaimedMail, reading: Session | None = None) -> Outcome:
+    def _process(
+        self, claimed: ClaimedMail, reading: Session | None = None, *, claim_ahead: bool = False
+    ) -> Outcome:
         """Run the claimed mail (``reading``: the open session it was read in, which its
-        commands' first reads go on in)."""
+        commands' first reads go on in; ``claim_ahead``: see :meth:`run_once`)."""
         inbound_id = claimed.id
         now = self.clock()
         parsed = self.parsed(claimed)
@@ -246,10 +260,19 @@ class InboxWorker(CommandsRunner):
             if not self._ignore(claimed, now, f"not answered: {claimed.not_answered}", kept):
                 raise LostClaim(inbound_id)
             return Outcome(inbound_id, "ignored")
-        answered = self.answer(
-            parsed.command_mail(), text, now, Answering(claimed, parsed, kept, text),
-            reading=reading
+        # A mail of one command claims the next in its write transaction (a multiple
+        # mail's lines each write their own).
+        ahead = (
+            claims.worker_name() if claim_ahead and self._found_last_time and not text.multiple
+            else None
         )
+        answered = self.answer(
+            parsed.command_mail(), text, now,
+            Answering(claimed, parsed, kept, text, claim_next=ahead), reading=reading,
+        )
+        if ahead is not None:
+            self._unread = answered.claimed_next
+            self._found_last_time = answered.claimed_next is not None
         return Outcome(inbound_id, "done", answered.queued)
 
     # --- the unit of work ---------------------------------------------------------------

@@ -252,6 +252,12 @@ class MailServer:
                 continue
             self.inbox_ready.wait(self.poll_seconds)
             self.inbox_ready.clear()
+        # Stopping: the mail claimed ahead is handled, not left for the claim's lease.
+        try:
+            if (outcome := self.worker.finish()) is not None and outcome.replies:
+                self.outbox_ready.set()
+        except Exception:  # noqa: BLE001 - released as a stale claim by the next start
+            log.exception("inbox worker error")
 
     def _work_outbox(self) -> None:
         assert self.sender is not None

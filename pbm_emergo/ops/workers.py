@@ -125,6 +125,18 @@ def run_worker_process(args: PoolProcessArgs) -> None:
             # One wake-up is enough for all mail stored so far: claim until none is left.
             while args.inbox.acquire(block=False):
                 pass
+    _finish(worker, args)
+
+
+def _finish(worker: InboxWorker, args: PoolProcessArgs) -> None:
+    """Stopping: the mail claimed ahead is handled, not left to a successor."""
+    try:
+        outcome = worker.finish()
+    except Exception:  # noqa: BLE001 - the claim is released as a dead process's
+        log.exception("inbox worker error")
+        return
+    if outcome is not None and outcome.replies:
+        args.outbox.release()
 
 
 __all__ = ["WorkerPool", "run_worker_process"]

@@ -149,6 +149,34 @@ def test_stop_finishes_the_message_in_hand(
         send(server.config.smtp_port, command_mail("help"))
 
 
+def test_stop_finishes_the_mail_claimed_ahead_too(
+    db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
+) -> None:
+    """A mail's write transaction claims the next stored mail: a stop that comes while the
+    first is in hand leaves neither in the worker's hands."""
+    started = threading.Event()
+
+    def held(
+        session: Session, mail: CommandMail, config: Config, now: datetime,
+        *, text: CommandText, board_number: int | None = None,
+    ) -> tuple[list[Reply], list[Write]]:
+        if not started.is_set():
+            started.set()
+            server.stopping.wait(scaled(10))  # in hand until the stop comes
+        return dispatch(session, mail, config, now, text=text, board_number=board_number)
+
+    # One inbox thread: the second mail is its, not another thread's.
+    server = make_server(dataclasses.replace(db_config, workers=1), db_sessions, relay.url,
+                         processor=held)
+    server.start()
+    send(server.config.smtp_port, command_mail("help", message_id="<s1@x.org>"))
+    assert started.wait(scaled(10))
+    send(server.config.smtp_port, command_mail("help", message_id="<s2@x.org>"))
+    server.stop()
+    assert statuses(db_sessions, InboundMessage) == ["done", "done"]
+    assert len(statuses(db_sessions, OutboundMessage)) == 2
+
+
 def test_smtp_session_details(
     db_config: Config, db_sessions: sessionmaker[Session], relay: Relay
 ) -> None:

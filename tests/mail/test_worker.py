@@ -547,3 +547,84 @@ def test_a_mail_one_thread_claimed_is_never_run_by_another_thread_of_the_worker(
     outcome = worker.run_once()  # the claiming thread reads and runs it
     assert outcome is not None and outcome.status == "done"
     assert len(echo.seen) == 1
+
+
+def test_in_a_burst_each_mail_claims_the_next_in_its_own_write_transaction(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    ids = [store(config, session_factory, command_mail("help", message_id=f"<b{n}@x.org>"))
+           for n in range(3)]
+    worker = InboxWorker(session_factory, config, Echo(), clock=lambda: NOW)
+    engine = session_factory.kw["bind"]
+    handled: list[tuple[int, list[str]]] = []
+    for _ in ids:
+        with write_transactions(engine) as begun:
+            outcome = worker.run_once()
+        assert outcome is not None and outcome.status == "done"
+        handled.append((outcome.inbound_id, begun))
+        if len(handled) == 1:
+            # The first is claimed on its own; its write claims the second, for this thread.
+            first, second, third = rows(session_factory, InboundMessage)
+            assert (first.status, second.status, third.status) == (
+                "done", "processing", "pending")
+            assert second.claimed_by == claims.worker_name() and second.attempts == 1
+    assert [inbound_id for inbound_id, _ in handled] == ids
+    # One claim's transaction, then one write transaction a mail (the last one's claim of a
+    # next mail finds none).
+    assert [len(begun) for _, begun in handled] == [2, 1, 1]
+    with write_transactions(engine) as begun:
+        assert worker.run_once() is None
+    assert begun == []  # found none last time: it looks without the write lock
+    assert [(r.status, r.attempts) for r in rows(session_factory, InboundMessage)] == [
+        ("done", 1)] * 3
+
+
+def test_the_next_mail_of_a_board_is_claimed_by_the_write_that_finishes_the_one_before(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    store(config, session_factory, command_mail("emergo move 101 a pw e4", message_id="<1@x>"))
+    second = store(config, session_factory,
+                   command_mail("emergo move 101 b pw c4", message_id="<2@x>"))
+    worker = InboxWorker(session_factory, config, Echo(), clock=lambda: NOW)
+    worker.run_once()
+    first_row, second_row = rows(session_factory, InboundMessage)
+    assert (first_row.status, second_row.status) == ("done", "processing")
+    outcome = worker.run_once()
+    assert outcome is not None and (outcome.inbound_id, outcome.status) == (second, "done")
+
+
+def test_a_mail_claimed_ahead_is_finished_before_a_stop_and_no_other_claimed(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    for n in range(3):
+        store(config, session_factory, command_mail("help", message_id=f"<f{n}@x.org>"))
+    worker = InboxWorker(session_factory, config, Echo(), clock=lambda: NOW)
+    assert worker.finish() is None  # nothing in hand: nothing done
+    worker.run_once()
+    outcome = worker.finish()
+    assert outcome is not None and outcome.status == "done"
+    assert [(r.status, r.attempts, r.claimed_by) for r in rows(session_factory, InboundMessage)
+            ] == [("done", 1, None), ("done", 1, None), ("pending", 0, None)]
+    assert worker.finish() is None
+
+
+def test_a_write_that_is_rolled_back_claims_nothing_ahead(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    store(config, session_factory, command_mail("help", message_id="<l1@x.org>"))
+    store(config, session_factory, command_mail("help", message_id="<l2@x.org>"))
+
+    class Stolen(Echo):
+        """Another worker takes the mail's claim (its lease ran out) while it runs."""
+
+        def __call__(self, session: Session, mail: CommandMail, *args: object,
+                     **kwargs: object) -> tuple[list[Reply], list[Write]]:
+            with session_factory.begin() as other:
+                other.get_one(InboundMessage, 1).claimed_by = "another-worker"
+            return super().__call__(session, mail, *args, **kwargs)  # type: ignore[arg-type]
+
+    worker = InboxWorker(session_factory, config, Stolen(), clock=lambda: NOW)
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "lost-claim"
+    assert [(r.status, r.claimed_by) for r in rows(session_factory, InboundMessage)] == [
+        ("processing", "another-worker"), ("pending", None)]
