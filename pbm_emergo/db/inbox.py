@@ -67,7 +67,8 @@ _inbound_boards = cast(Table, InboundBoard.__table__)
 # (the operator's tools and the release of stale claims read rows).
 StoredMail = InboundMessage | ClaimedMail
 
-_READ_CLAIMED = select(
+# The columns of a ClaimedMail.
+_CLAIMED = (
     _inbound.c.id,
     _inbound.c.raw,
     _inbound.c.envelope_sender,
@@ -78,7 +79,8 @@ _READ_CLAIMED = select(
     _inbound.c.parsed,
     _inbound.c.attempts,
     _inbound.c.claimed_by,
-).where(_inbound.c.id == bindparam("inbound"))
+)
+_READ_CLAIMED = select(*_CLAIMED).where(_inbound.c.id == bindparam("inbound"))
 
 
 def read_claimed(connection: Session | Connection, inbound_id: int) -> ClaimedMail | None:
@@ -232,7 +234,7 @@ def enqueue_inbound(
     return message, created
 
 
-def _claim_inbound(*, skip_locked: bool) -> Any:
+def _claim_inbound(*, skip_locked: bool, returning: tuple[Any, ...] = (_inbound.c.id,)) -> Any:
     """``UPDATE`` the oldest pending mail none of whose boards has an earlier unfinished
     mail to claimed ``RETURNING`` it: the search and the claim in one statement.
 
@@ -273,7 +275,7 @@ def _claim_inbound(*, skip_locked: bool) -> Any:
             claimed_by=bindparam("worker"),
             claimed_at=bindparam("now"),
         )
-        .returning(_inbound.c.id)
+        .returning(*returning)
     )
 
 
@@ -282,6 +284,9 @@ _ANY_PENDING_INBOUND = (
     select(InboundMessage.id).where(InboundMessage.status == INBOUND_PENDING).limit(1)
 )
 _CLAIM_INBOUND = (_claim_inbound(skip_locked=False), _claim_inbound(skip_locked=True))
+_CLAIM_INBOUND_MAIL = tuple(
+    _claim_inbound(skip_locked=locked, returning=_CLAIMED) for locked in (False, True)
+)
 
 
 def claim_inbound_id(
@@ -289,9 +294,11 @@ def claim_inbound_id(
 ) -> int | None:
     """Claim the oldest pending mail none of whose boards has an earlier unfinished mail,
     counting an attempt (one statement; on PostgreSQL a row another worker is claiming is
-    skipped); returns its id. Commit right away (alone, or at the end of the write transaction
-    of the worker's last mail), then read the mail outside the write transaction: loading it (its raw text, its parse) is most of a claim's cost, and SQLite's
-    one write lock is not held for that. ``connection``: a session's, or one of its own."""
+    skipped); returns its id. Commit right away, then read the mail outside the write
+    transaction: loading it (its raw text, its parse) is most of a claim's cost, and SQLite's
+    one write lock is not held for that (the claim of a worker's next mail, at the end of the
+    write transaction of its last one, reads it at once: :func:`claim_inbound_mail`).
+    ``connection``: a session's, or one of its own."""
     if isinstance(connection, Session):
         connection = connection.connection()
     postgresql = connection.dialect.name == "postgresql"
@@ -299,6 +306,22 @@ def claim_inbound_id(
         _CLAIM_INBOUND[postgresql], {"worker": worker, "now": now}
     ).scalar()
     return claimed
+
+
+def claim_inbound_mail(
+    connection: Session | Connection, *, worker: str, now: datetime
+) -> ClaimedMail | None:
+    """:func:`claim_inbound_id`, returning the claimed mail as a value: for a claim at the
+    end of a write transaction that holds the write lock anyway (the claim of a worker's
+    next mail, :meth:`~pbm_emergo.mail.answering.CommandsRunner.claim_next`), so that the
+    mail is not read again after it."""
+    if isinstance(connection, Session):
+        connection = connection.connection()
+    postgresql = connection.dialect.name == "postgresql"
+    row = connection.execute(
+        _CLAIM_INBOUND_MAIL[postgresql], {"worker": worker, "now": now}
+    ).one_or_none()
+    return None if row is None else ClaimedMail(**row._mapping)
 
 
 def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:

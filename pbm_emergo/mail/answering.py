@@ -63,7 +63,7 @@ class Answered:
     replies: list[Reply]
     queued: int = 0
     # The next stored mail, claimed in the same write transaction (Answering.claim_next).
-    claimed_next: int | None = None
+    claimed_next: ClaimedMail | None = None
 
 
 @dataclass(frozen=True)
@@ -184,7 +184,7 @@ class CommandsRunner(Runner):
     def _write(
         self, writes: list[Write], built: list[BuiltReply], now: datetime,
         answering: Answering | None,
-    ) -> tuple[int, int | None]:
+    ) -> tuple[int, ClaimedMail | None]:
         """The write transaction of :meth:`answer`: the commands' changes, then the
         worker's own; how many mails were queued, and the next mail claimed (if asked)."""
         with self.factory.begin() as session:
@@ -193,13 +193,16 @@ class CommandsRunner(Runner):
             return queued, self.claim_next(session, now, answering)
 
     @staticmethod
-    def claim_next(session: Session, now: datetime, answering: Answering | None) -> int | None:
+    def claim_next(
+        session: Session, now: datetime, answering: Answering | None
+    ) -> ClaimedMail | None:
         """The next stored mail, claimed where ``answering`` asks for it
         (:attr:`Answering.claim_next`) in the transaction that marks that mail done, after
-        it (so a later mail of the same board may be the one); its id, or None."""
+        it (so a later mail of the same board may be the one), and read by the claim; or
+        None."""
         if answering is None or answering.claim_next is None:
             return None
-        return inbox.claim_inbound_id(session, worker=answering.claim_next, now=now)
+        return inbox.claim_inbound_mail(session, worker=answering.claim_next, now=now)
 
     def built_replies(
         self, replies: list[Reply], now: datetime, answering: Answering | None

@@ -112,6 +112,16 @@ class InboxWorker(CommandsRunner):
     def _unread(self, claimed_id: int | None) -> None:
         self._mine.unread = claimed_id
 
+    @property
+    def _claimed_ahead(self) -> ClaimedMail | None:
+        """The mail the write transaction of this thread's last mail claimed (and read)."""
+        ahead: ClaimedMail | None = getattr(self._mine, "claimed_ahead", None)
+        return ahead
+
+    @_claimed_ahead.setter
+    def _claimed_ahead(self, claimed: ClaimedMail | None) -> None:
+        self._mine.claimed_ahead = claimed
+
     def run_once(self, *, claim_ahead: bool = True) -> Outcome | None:
         """Handle the next message, if there is one. ``claim_ahead``: in a burst (this
         thread found a mail last time), the next mail is claimed in the write transaction
@@ -126,26 +136,32 @@ class InboxWorker(CommandsRunner):
         """Before stopping: handle the mail this thread claimed and has not handled yet
         (claimed ahead, or its read failed), claiming no other, so that it does not wait
         for its claim's lease to run out."""
-        if self._unread is None:
+        if self._unread is None and self._claimed_ahead is None:
             return None
         return self.run_once(claim_ahead=False)
 
     def _run_once(self, sections: Tally, claim_ahead: bool) -> Outcome | None:
         with timed("claim"):
-            claimed_id = self._unread if self._unread is not None else self._claim()
-            if claimed_id is None:
-                return None
-            self._unread = claimed_id
-            # Read after the claim committed, not while holding the write lock (it is ours).
-            # The same reading session then serves the first reads of its commands: one
-            # read transaction a mail (see answer).
-            reading = self.reads()
-            try:
-                claimed = inbox.read_claimed(reading, claimed_id)
-            except BaseException:
-                reading.close()
-                raise
-        self._unread = None
+            claimed = self._claimed_ahead
+            if claimed is not None:
+                self._claimed_ahead = None
+                # A reading session for the first reads of its commands (see answer).
+                reading = self.reads()
+            else:
+                claimed_id = self._unread if self._unread is not None else self._claim()
+                if claimed_id is None:
+                    return None
+                self._unread = claimed_id
+                # Read after the claim committed, not while holding the write lock (it is
+                # ours). The same reading session then serves the first reads of its
+                # commands: one read transaction a mail (see answer).
+                reading = self.reads()
+                try:
+                    claimed = inbox.read_claimed(reading, claimed_id)
+                except BaseException:
+                    reading.close()
+                    raise
+                self._unread = None
         try:
             if claimed is None:  # removed by hand meanwhile
                 return None
@@ -271,7 +287,7 @@ class InboxWorker(CommandsRunner):
             Answering(claimed, parsed, kept, text, claim_next=ahead), reading=reading,
         )
         if ahead is not None:
-            self._unread = answered.claimed_next
+            self._claimed_ahead = answered.claimed_next
             self._found_last_time = answered.claimed_next is not None
         return Outcome(inbound_id, "done", answered.queued)
 

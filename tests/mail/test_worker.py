@@ -628,3 +628,24 @@ def test_a_write_that_is_rolled_back_claims_nothing_ahead(
     assert outcome is not None and outcome.status == "lost-claim"
     assert [(r.status, r.claimed_by) for r in rows(session_factory, InboundMessage)] == [
         ("processing", "another-worker"), ("pending", None)]
+
+
+def test_a_claim_that_reads_the_mail_gives_what_a_read_after_the_claim_gives(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    first = store(config, session_factory,
+                  command_mail("emergo move 101 a pw e4", message_id="<m1@x.org>"))
+    second = store(config, session_factory,
+                   command_mail("emergo move 101 b pw c4", message_id="<m2@x.org>"))
+    with session_factory.begin() as session:
+        claimed = inbox.claim_inbound_mail(session, worker="w1", now=NOW)
+        # The board's second mail waits for the first.
+        assert inbox.claim_inbound_mail(session, worker="w2", now=NOW) is None
+    with session_factory.begin() as session:
+        assert claimed is not None and claimed == inbox.read_claimed(session, first)
+    assert (claimed.claimed_by, claimed.attempts, claimed.message_id) == ("w1", 1, "<m1@x.org>")
+    assert claimed.parsed is not None and claimed.raw.startswith(b"From:")
+    with session_factory.begin() as session:
+        assert inbox.mark_inbound_done(session, claimed, NOW)
+        later = inbox.claim_inbound_mail(session, worker="w2", now=NOW)
+    assert later is not None and (later.id, later.claimed_by) == (second, "w2")
