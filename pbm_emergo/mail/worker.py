@@ -144,9 +144,9 @@ class InboxWorker(CommandsRunner):
         with timed("claim"):
             claimed = self._claimed_ahead
             if claimed is not None:
-                self._claimed_ahead = None
                 # A reading session for the first reads of its commands (see answer).
                 reading = self.reads()
+                self._claimed_ahead = None
             else:
                 claimed_id = self._unread if self._unread is not None else self._claim()
                 if claimed_id is None:
