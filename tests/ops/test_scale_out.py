@@ -3,7 +3,7 @@
 each, many boards, their moves sent concurrently (each board's in order, the next as soon as
 the last was accepted, with the `#n` guard). Every move is applied exactly once and in
 order, every mail is done, every reply sent once, no error mail (a guard that fired would
-send one)."""
+send one). And a worker process stopped in the middle of a burst leaves no mail in its hands."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.db.models import InboundMessage, OutboundMessage
 from pbm_emergo.db.session import create_engine_for
-from tests.support.mail import SERVER_ADDRESS, free_port, wait_for
+from tests.support.mail import SERVER_ADDRESS, command_mail, free_port, send, wait_for
 from tests.support.waits import scaled
 
 from . import games
@@ -212,3 +212,29 @@ def _run(cluster: Cluster, sessions: sessionmaker[Session], matches: list[games.
     with ThreadPoolExecutor(max_workers=8) as pool:
         list(pool.map(play, matches))
     games.wait_processed(sessions, timeout=180)
+
+
+def test_a_worker_process_stopped_in_a_burst_leaves_no_mail_in_its_hands(
+    cluster: Cluster, database_url: str
+) -> None:
+    """In a burst each mail's write transaction claims the worker's next mail: SIGTERM
+    in the middle of one leaves every mail done or waiting, none claimed by the stopped
+    process (the mail claimed ahead is handled before it exits)."""
+    cluster.start(workers=1, inbox_each=1)
+    engine = create_engine_for(database_url)
+    sessions = sessionmaker(engine, expire_on_commit=False)
+    try:
+        for n in range(200):
+            send(cluster.port, command_mail("help", sender=f"p{n}@example.org",
+                                            message_id=f"<burst{n}@example.org>"))
+        wait_for(lambda: _done(sessions) >= 1, timeout=60)
+        worker = cluster.processes[1]
+        worker.send_signal(signal.SIGTERM)
+        assert worker.wait(scaled(60)) == 0, cluster.logs()[-3000:]
+        with sessions() as session:
+            statuses = Counter(session.scalars(select(InboundMessage.status)))
+    finally:
+        engine.dispose()
+    assert set(statuses) <= {"done", "pending"}, statuses
+    # Stopped in the middle of the burst, not after it.
+    assert statuses["done"] >= 1 and statuses["pending"] >= 1, statuses
