@@ -284,8 +284,9 @@ _ANY_PENDING_INBOUND = (
     select(InboundMessage.id).where(InboundMessage.status == INBOUND_PENDING).limit(1)
 )
 _CLAIM_INBOUND = (_claim_inbound(skip_locked=False), _claim_inbound(skip_locked=True))
-_CLAIM_INBOUND_MAIL = tuple(
-    _claim_inbound(skip_locked=locked, returning=_CLAIMED) for locked in (False, True)
+_CLAIM_INBOUND_MAIL = (
+    _claim_inbound(skip_locked=False, returning=_CLAIMED),
+    _claim_inbound(skip_locked=True, returning=_CLAIMED),
 )
 
 
@@ -299,12 +300,7 @@ def claim_inbound_id(
     one write lock is not held for that (the claim of a worker's next mail, at the end of the
     write transaction of its last one, reads it at once: :func:`claim_inbound_mail`).
     ``connection``: a session's, or one of its own."""
-    if isinstance(connection, Session):
-        connection = connection.connection()
-    postgresql = connection.dialect.name == "postgresql"
-    claimed: int | None = connection.execute(
-        _CLAIM_INBOUND[postgresql], {"worker": worker, "now": now}
-    ).scalar()
+    claimed: int | None = _claim(connection, _CLAIM_INBOUND, worker, now).scalar()
     return claimed
 
 
@@ -315,13 +311,19 @@ def claim_inbound_mail(
     end of a write transaction that holds the write lock anyway (the claim of a worker's
     next mail, :meth:`~pbm_emergo.mail.answering.CommandsRunner.claim_next`), so that the
     mail is not read again after it."""
+    row = _claim(connection, _CLAIM_INBOUND_MAIL, worker, now).one_or_none()
+    return None if row is None else ClaimedMail(**row._mapping)
+
+
+def _claim(
+    connection: Session | Connection, statements: tuple[Any, Any], worker: str, now: datetime
+) -> Any:
+    """The claim statement of ``statements`` for the connection's database (the second on
+    PostgreSQL: rows another worker is claiming skipped), run."""
     if isinstance(connection, Session):
         connection = connection.connection()
     postgresql = connection.dialect.name == "postgresql"
-    row = connection.execute(
-        _CLAIM_INBOUND_MAIL[postgresql], {"worker": worker, "now": now}
-    ).one_or_none()
-    return None if row is None else ClaimedMail(**row._mapping)
+    return connection.execute(statements[postgresql], {"worker": worker, "now": now})
 
 
 def claim_inbound(session: Session, *, worker: str, now: datetime) -> InboundMessage | None:
