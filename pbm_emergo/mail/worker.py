@@ -101,26 +101,17 @@ class InboxWorker(CommandsRunner):
         self._mine.found_last_time = found
 
     @property
-    def _unread(self) -> int | None:
-        """A mail this thread claimed but did not read yet (the read failed: the database
-        went away): it is ours, and read first thing next time rather than left waiting for
-        the lease."""
-        unread: int | None = getattr(self._mine, "unread", None)
-        return unread
+    def _held(self) -> int | ClaimedMail | None:
+        """A mail this thread claimed and has not handled yet, handled first thing next
+        time rather than left waiting for the lease: the mail itself, claimed and read by
+        the write transaction of the thread's last mail; or its id, when its read after the
+        claim failed (the database went away)."""
+        held: int | ClaimedMail | None = getattr(self._mine, "held", None)
+        return held
 
-    @_unread.setter
-    def _unread(self, claimed_id: int | None) -> None:
-        self._mine.unread = claimed_id
-
-    @property
-    def _claimed_ahead(self) -> ClaimedMail | None:
-        """The mail the write transaction of this thread's last mail claimed (and read)."""
-        ahead: ClaimedMail | None = getattr(self._mine, "claimed_ahead", None)
-        return ahead
-
-    @_claimed_ahead.setter
-    def _claimed_ahead(self, claimed: ClaimedMail | None) -> None:
-        self._mine.claimed_ahead = claimed
+    @_held.setter
+    def _held(self, held: int | ClaimedMail | None) -> None:
+        self._mine.held = held
 
     def run_once(self, *, claim_ahead: bool = True) -> Outcome | None:
         """Handle the next message, if there is one. ``claim_ahead``: in a burst (this
@@ -136,22 +127,23 @@ class InboxWorker(CommandsRunner):
         """Before stopping: handle the mail this thread claimed and has not handled yet
         (claimed ahead, or its read failed), claiming no other, so that it does not wait
         for its claim's lease to run out."""
-        if self._unread is None and self._claimed_ahead is None:
+        if self._held is None:
             return None
         return self.run_once(claim_ahead=False)
 
     def _run_once(self, sections: Tally, claim_ahead: bool) -> Outcome | None:
         with timed("claim"):
-            claimed = self._claimed_ahead
-            if claimed is not None:
+            held = self._held
+            if isinstance(held, ClaimedMail):
+                claimed: ClaimedMail | None = held
                 # A reading session for the first reads of its commands (see answer).
                 reading = self.reads()
-                self._claimed_ahead = None
+                self._held = None
             else:
-                claimed_id = self._unread if self._unread is not None else self._claim()
+                claimed_id = held if held is not None else self._claim()
                 if claimed_id is None:
                     return None
-                self._unread = claimed_id
+                self._held = claimed_id
                 # Read after the claim committed, not while holding the write lock (it is
                 # ours). The same reading session then serves the first reads of its
                 # commands: one read transaction a mail (see answer).
@@ -161,7 +153,7 @@ class InboxWorker(CommandsRunner):
                 except BaseException:
                     reading.close()
                     raise
-                self._unread = None
+                self._held = None
         try:
             if claimed is None:  # removed by hand meanwhile
                 return None
@@ -287,7 +279,7 @@ class InboxWorker(CommandsRunner):
             Answering(claimed, parsed, kept, text, claim_next=ahead), reading=reading,
         )
         if ahead is not None:
-            self._claimed_ahead = answered.claimed_next
+            self._held = answered.claimed_next
             self._found_last_time = answered.claimed_next is not None
         return Outcome(inbound_id, "done", answered.queued)
 
