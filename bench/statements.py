@@ -44,7 +44,7 @@ from email import policy
 from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from sqlalchemy import event
 
@@ -55,6 +55,8 @@ from pbm_emergo.db.session import get_engine, get_sessionmaker, upgrade_to_head
 from pbm_emergo.mail.inbound import InboxHandler
 from pbm_emergo.mail.worker import InboxWorker, Outcome
 from pbm_emergo.rules import Game
+
+_T = TypeVar("_T")
 
 SERVER = "pbmserv@bench.example"
 PLAYERS = {"alice": "alice@bench.example", "bob": "bob@bench.example"}
@@ -118,7 +120,7 @@ class Calls:
             yield
         finally:
             sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            threading.setprofile(None)
 
 
 class Modules:
@@ -141,7 +143,7 @@ class Modules:
             yield
         finally:
             sys.setprofile(None)
-            threading.setprofile(None)  # type: ignore[arg-type]
+            threading.setprofile(None)
 
 
 def mail(sender: str, subject: str) -> bytes:
@@ -198,7 +200,7 @@ def main() -> int:
     transactions: dict[str, list[int]] = {"store": [], "worker": []}
     without: dict[str, list[int]] = {"store": [], "worker": []}
 
-    def counted(part: str, phase: str, action: Callable[[], object]) -> object:
+    def counted(part: str, phase: str, action: Callable[[], _T]) -> _T:
         """``action`` with its statements counted as ``part`` of a mail of ``phase``."""
         key = f"{phase} {part}"
         before = (counts.statements[key], counts.transactions[key], counts.without[key])
@@ -217,7 +219,7 @@ def main() -> int:
         """The worker's part of a mail: one ``run_once`` in a burst (the mail was claimed
         by the last one's write transaction, which also claims the next); apart, until it
         finds no mail, as a worker that goes back to waiting does."""
-        def run() -> object:
+        def run() -> Outcome | None:
             outcome = worker.run_once()
             if args.apart:
                 while worker.run_once() is not None:
@@ -229,7 +231,7 @@ def main() -> int:
             outcome = counted("worker", phase, run)
         if count_calls:
             calls.append(counter.count)
-        if not isinstance(outcome, Outcome) or outcome.status != "done":
+        if outcome is None or outcome.status != "done":
             raise SystemExit(f"{subject!r} was not done: {outcome}")
 
     challenge = (PLAYERS["alice"], "emergo challenge alice bob", "challenge")
