@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Table, func, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from pbm_emergo.db.models import BOARD_COUNTER, FIRST_BOARD_NUMBER, Base, Counter, Player
-from pbm_emergo.db.session import READ_ONLY, create_engine_for, head_revision
+from pbm_emergo.db.session import create_engine_for, head_revision, reading_engine
 from pbm_emergo.robot import ROBOTS
 
 BATCH_ROWS = 1000  # rows to one INSERT
@@ -226,7 +226,7 @@ def copy_database(source_url: str, target_url: str) -> CopyReport:
     target_engine = create_engine_for(target_url)
     try:
         with (
-            source_engine.execution_options(**{READ_ONLY: True}).connect() as source,
+            reading_engine(source_engine).connect() as source,
             target_engine.connect() as target,
             source.begin(),
             target.begin(),

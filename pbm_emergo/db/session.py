@@ -305,7 +305,6 @@ def create_engine_for(
     else:
         engine = create_engine(url, **kwargs)
         _ping_when_idle(engine.pool)
-    _refuse_writes_in_reads(engine)
     return engine
 
 
@@ -385,9 +384,15 @@ def one_statement(engine: Engine) -> Iterator[Connection]:
 
 
 def read_sessions(factory: sessionmaker[Session]) -> sessionmaker[Session]:
-    """A session factory like ``factory`` for units of work that only read (an insert,
-    update, delete or DDL statement of SQLAlchemy's is refused there:
-    :class:`WriteInReadingSession`; the server runs no SQL text that writes).
+    """A session factory like ``factory`` for units of work that only read, on its
+    engine's :func:`reading_engine`."""
+    return sessionmaker(reading_engine(factory.kw["bind"]), expire_on_commit=False)
+
+
+def reading_engine(engine: Engine) -> Engine:
+    """``engine`` for units of work that only read (an insert, update, delete or DDL
+    statement of SQLAlchemy's is refused there: :class:`WriteInReadingSession`; the server
+    runs no SQL text that writes).
 
     On SQLite its transactions start with a plain (deferred) BEGIN, so reading never waits
     for, nor holds up, a writer, and its statements read one snapshot. On PostgreSQL each
@@ -396,11 +401,12 @@ def read_sessions(factory: sessionmaker[Session]) -> sessionmaker[Session]:
     PostgreSQL's READ COMMITTED each statement read a snapshot of its own inside a
     transaction too; what a unit of work read is re-checked by its write, as before.
     """
-    engine: Engine = factory.kw["bind"]
     options: dict[str, Any] = {READ_ONLY: True}
     if engine.dialect.name == "postgresql":
         options["isolation_level"] = "AUTOCOMMIT"
-    return sessionmaker(engine.execution_options(**options), expire_on_commit=False)
+    reading = engine.execution_options(**options)
+    _refuse_writes(reading)
+    return reading
 
 
 class WriteInReadingSession(RuntimeError):
@@ -408,16 +414,18 @@ class WriteInReadingSession(RuntimeError):
     PostgreSQL it would be committed at once, on SQLite outside the writers' queue."""
 
 
-def _refuse_writes_in_reads(engine: Engine) -> None:
-    @event.listens_for(engine, "before_cursor_execute")
+def _refuse_writes(reading: Engine) -> None:
+    """Refuse SQLAlchemy's writing statements on ``reading`` (a reading engine, an
+    ``execution_options`` copy of an engine, whose listeners are its own: the statements
+    of the engine's write transactions are not looked at)."""
+
+    @event.listens_for(reading, "before_cursor_execute")
     def refuse(
         connection: Connection, cursor: Any, statement: str, parameters: Any,
         context: Any, executemany: bool,
     ) -> None:
-        if (
-            context is not None
-            and (context.isinsert or context.isupdate or context.isdelete or context.isddl)
-            and connection.get_execution_options().get(READ_ONLY)
+        if context is not None and (
+            context.isinsert or context.isupdate or context.isdelete or context.isddl
         ):
             raise WriteInReadingSession(statement.split(None, 1)[0])
 
