@@ -37,6 +37,7 @@ from sqlalchemy import (
     bindparam,
     func,
     insert,
+    or_,
     select,
     update,
 )
@@ -253,7 +254,8 @@ def _claim_inbound(*, skip_locked: bool, returning: tuple[Any, ...] = (_inbound.
         .where(
             mine.c.inbound_id == candidate.c.id,
             theirs.c.inbound_id < candidate.c.id,
-            earlier.c.status.in_((INBOUND_PENDING, INBOUND_PROCESSING)),
+            # Not IN (...): SQLAlchemy renders an IN of constants again at every run.
+            or_(earlier.c.status == INBOUND_PENDING, earlier.c.status == INBOUND_PROCESSING),
         )
         .exists()
     )

@@ -8,6 +8,7 @@ whose lease ran out (:data:`pbm_emergo.db.claims.DEFAULT_LEASE`) may be taken ov
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,6 +16,7 @@ from typing import Any, cast
 
 from sqlalchemy import (
     Connection,
+    Select,
     Table,
     and_,
     bindparam,
@@ -447,18 +449,25 @@ def replies_sent_to_each(
     keys = sorted({r.strip().lower() for r in recipients})
     counts = dict.fromkeys(keys, 0)
     if keys:
-        rows = session.connection().execute(_SENT_TO_EACH, {"keys": keys, "since": since})
+        parameters: dict[str, Any] = {f"key{i}": key for i, key in enumerate(keys)}
+        parameters["since"] = since
+        rows = session.connection().execute(_sent_to_each(len(keys)), parameters)
         counts.update({recipient: int(count) for recipient, count in rows})
     return counts
 
 
-# Built once, on the table: the worker runs it for every mail it answers.
-_SENT_TO_EACH = (
-    select(_outbound.c.recipient, func.count())
-    .where(_outbound.c.recipient.in_(bindparam("keys", expanding=True)),
-           _outbound.c.created_at >= bindparam("since"))
-    .group_by(_outbound.c.recipient)
-)
+@functools.lru_cache(maxsize=8)
+def _sent_to_each(count: int) -> Select[Any]:
+    """The statement of :func:`replies_sent_to_each` for ``count`` recipients, built once
+    for each count (the worker runs it for every mail it answers, mostly for one or two):
+    a bound parameter a recipient, as an IN of a list's values (an "expanding" parameter)
+    is rendered again at every run."""
+    return (
+        select(_outbound.c.recipient, func.count())
+        .where(_outbound.c.recipient.in_([bindparam(f"key{i}") for i in range(count)]),
+               _outbound.c.created_at >= bindparam("since"))
+        .group_by(_outbound.c.recipient)
+    )
 
 
 def replies_sent_to(session: Session, recipient: str, since: datetime) -> int:

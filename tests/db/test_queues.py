@@ -254,6 +254,35 @@ def test_each_queued_mail_keeps_its_own_bytes(db_sessions: sessionmaker[Session]
     ]
 
 
+def test_replies_sent_to_each_counts_each_recipient_since(
+    db_sessions: sessionmaker[Session],
+) -> None:
+    # The per-address hourly cap's count for the recipients of a mail's replies, however
+    # many there are (one statement for each number of recipients).
+    queued = [("a", NOW), ("A", NOW), ("b", NOW), ("c", NOW - timedelta(hours=2)), ("d", NOW)]
+    with db_sessions.begin() as session:
+        outbox.queue_outbound(session, [
+            outbox.outbound_row(f"{name}@example.org", b"mail", at, message_id=f"<{i}@x>")
+            for i, (name, at) in enumerate(queued)
+        ])  # fmt: skip
+    since = NOW - timedelta(hours=1)
+    with db_sessions() as session:
+        assert outbox.replies_sent_to_each(session, [], since) == {}
+        assert outbox.replies_sent_to_each(session, ["A@example.org"], since) == {
+            "a@example.org": 2
+        }
+        assert outbox.replies_sent_to_each(
+            session, ["b@example.org", " a@example.org", "e@example.org"], since
+        ) == {"a@example.org": 2, "b@example.org": 1, "e@example.org": 0}
+        four = ["c@example.org", "B@example.org", "a@example.org", "d@example.org", "A@x.org"]
+        assert outbox.replies_sent_to_each(session, four, since) == {
+            "a@example.org": 2, "a@x.org": 0, "b@example.org": 1, "c@example.org": 0,
+            "d@example.org": 1,
+        }
+        assert outbox.replies_sent_to_each(session, ["c@example.org"], NOW - timedelta(
+            hours=3)) == {"c@example.org": 1}
+
+
 def test_outbound_backoff_permanent_failure_and_sent(db_sessions: sessionmaker[Session]) -> None:
     with db_sessions.begin() as session:
         inbound, _ = inbox.enqueue_inbound(session, RAW, "a@example.org", ["x"], "<1@x>", NOW)
