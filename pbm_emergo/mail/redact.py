@@ -14,9 +14,9 @@ period removes every raw mail, redacted or not, after ``Config.raw_retention_day
 from __future__ import annotations
 
 from collections.abc import Callable
-from email import policy
+from email import base64mime, policy
 from email.header import Header
-from email.mime.text import MIMEText
+from email.message import Message
 from email.parser import BytesHeaderParser
 
 from pbm_emergo.wire import policies
@@ -39,7 +39,13 @@ def redacted_copy(raw: bytes, subject: str, body: str, scrub: Callable[[str], st
     and the ``subject`` and ``body`` kept of it (already masked). Built with the library's
     compat32 classes: a tenth of the cost of the modern header registry, and every value is
     put on one line first, so no header can be made of user text."""
-    message = MIMEText(body or "\n", "plain", "utf-8")
+    # What MIMEText(body, "plain", "utf-8") makes, without its charset parameter set and
+    # read back: the headers written as it writes them, the text in base64.
+    message = Message()
+    message["Content-Type"] = 'text/plain; charset="utf-8"'
+    message["MIME-Version"] = "1.0"
+    message["Content-Transfer-Encoding"] = "base64"
+    message.set_payload(base64mime.body_encode((body or "\n").encode("utf-8")))
     kept = {name.lower() for name in KEPT_HEADERS}
     try:
         headers = BytesHeaderParser(policy=policy.compat32).parsebytes(raw).items()
