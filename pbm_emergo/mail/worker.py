@@ -133,27 +133,24 @@ class InboxWorker(CommandsRunner):
 
     def _run_once(self, sections: Tally, claim_ahead: bool) -> Outcome | None:
         with timed("claim"):
-            held = self._held
-            if isinstance(held, ClaimedMail):
-                claimed: ClaimedMail | None = held
-                # A reading session for the first reads of its commands (see answer).
-                reading = self.reads()
-                self._held = None
-            else:
-                claimed_id = held if held is not None else self._claim()
-                if claimed_id is None:
-                    return None
-                self._held = claimed_id
-                # Read after the claim committed, not while holding the write lock (it is
-                # ours). The same reading session then serves the first reads of its
-                # commands: one read transaction a mail (see answer).
-                reading = self.reads()
-                try:
-                    claimed = inbox.read_claimed(reading, claimed_id)
-                except BaseException:
-                    reading.close()
-                    raise
-                self._held = None
+            held = self._held if self._held is not None else self._claim()
+            if held is None:
+                return None
+            self._held = held
+            # A mail claimed by itself is read after the claim committed, not while holding
+            # the write lock (it is ours); one claimed ahead was read by its claim. The same
+            # reading session then serves the first reads of its commands: one read
+            # transaction a mail (see answer).
+            reading = self.reads()
+            try:
+                claimed = (
+                    held if isinstance(held, ClaimedMail)
+                    else inbox.read_claimed(reading, held)
+                )
+            except BaseException:
+                reading.close()
+                raise
+            self._held = None
         try:
             if claimed is None:  # removed by hand meanwhile
                 return None
