@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import shutil
 import smtplib
 import socket
 import tempfile
@@ -44,6 +45,7 @@ def free_port() -> int:
 def serve(kind: str, port: int, ready: Any, done: Any) -> None:
     """Run one listener until ``done`` is set."""
     controller: Any
+    data: Path | None = None
     if kind.startswith("bare"):
         import asyncio
 
@@ -65,7 +67,8 @@ def serve(kind: str, port: int, ready: Any, done: Any) -> None:
         from pbm_emergo.db.session import get_sessionmaker, upgrade_to_head
         from pbm_emergo.mail.inbound import InboxHandler, Listener
 
-        config = Config(data_dir=Path(tempfile.mkdtemp()), address=SERVER,
+        data = Path(tempfile.mkdtemp(prefix="pbm-emergo-listener-"))
+        config = Config(data_dir=data, address=SERVER,
                         smtp_host="127.0.0.1", smtp_port=port)
         upgrade_to_head(config)
         controller = Listener(InboxHandler(get_sessionmaker(config), config), config)
@@ -73,6 +76,8 @@ def serve(kind: str, port: int, ready: Any, done: Any) -> None:
     ready.set()
     done.wait()
     controller.stop()
+    if data is not None:
+        shutil.rmtree(data, ignore_errors=True)
 
 
 def cpu_seconds(pid: int) -> float:

@@ -30,8 +30,10 @@ which one ran.
 from __future__ import annotations
 
 import argparse
+import atexit
 import contextlib
 import random
+import shutil
 import statistics
 import sys
 import tempfile
@@ -170,6 +172,7 @@ def main() -> int:
     args = parser.parse_args()
 
     data = Path(tempfile.mkdtemp(prefix="pbm-emergo-statements-"))
+    atexit.register(shutil.rmtree, data, ignore_errors=True)
     overrides: dict[str, Any] = {"data_dir": data, "address": SERVER}
     if args.database_url:
         overrides["database_url"] = args.database_url
