@@ -1,6 +1,7 @@
 #!/bin/bash
 # The scale-out series of docs/performance.md on a bigger machine, run by the kit of
-# ../shared/tools/devkit-prepare.sh: bash .devkit/run.sh 'T=55 bash bench/scale_out.sh'
+# ../shared/tools/devkit-prepare.sh (trimmed to what travels by bench/devkit_trim.py):
+# bash .devkit/run.sh 'T=55 bash bench/scale_out.sh'
 # (PostgreSQL up, $PG_URL and $OUT set). WORKERS, CREDS, GAMES, T (seconds a run) change it.
 set -u
 cd "$(dirname "$0")/.."
