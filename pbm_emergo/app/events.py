@@ -17,7 +17,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -1110,8 +1110,3 @@ def _season_opens(ctx: UnitOfWork, event: EventRead) -> list[Reply]:
         return f"{opens}\n\n" + "\n".join(moves) + f"\n\n{boards}\n"
 
     return _tell_all(ctx, event, f"Emergo league {league}: season {event.season}", body)
-
-
-def due_soon(now: datetime) -> datetime:
-    """A start time a minute from ``now`` (what ``--starts now`` means)."""
-    return now + timedelta(minutes=1)

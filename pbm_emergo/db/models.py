@@ -873,8 +873,3 @@ class EventNews(Base):
     )
     round_number: Mapped[int | None] = mapped_column(Integer)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime())
-
-
-def table_names() -> list[str]:
-    """Every table the models define, in dependency order."""
-    return [t.name for t in Base.metadata.sorted_tables]

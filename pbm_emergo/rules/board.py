@@ -96,10 +96,5 @@ def bits(mask: int) -> list[int]:
     return out
 
 
-def parse_cell(text: str) -> int | None:
-    """The grid index of a cell name (any case), or None if it is not a cell."""
-    return INDEX.get(text.strip().lower())
-
-
 def are_neighbours(a: int, b: int) -> bool:
     return any(n == b for _, n in STEPS[a])

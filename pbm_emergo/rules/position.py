@@ -253,17 +253,6 @@ class Position:
         """The side to move as an index: 0 White, 1 Black."""
         return self._side
 
-    def men_on_board(self, side: str) -> int:
-        """Men of ``side``'s colour on the board, as caps or as prisoners."""
-        s = SIDES.index(side)
-        total = 0
-        for value in self._cells:
-            if value:
-                a = abs(value)
-                own_side = 0 if value > 0 else 1
-                total += (a & 31) if own_side == s else (a >> 5)
-        return total
-
     def key(self) -> tuple[object, ...]:
         """What makes two positions the same for repetition: cells, hands, side to move."""
         if self._key is None:

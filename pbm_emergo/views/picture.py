@@ -78,12 +78,6 @@ class CellPicture:
     def height(self) -> int:
         return self.own + self.prisoners
 
-    @property
-    def prisoner_colour(self) -> str | None:
-        if self.cap is None or not self.prisoners:
-            return None
-        return BLACK if self.cap == WHITE else WHITE
-
     def _describe(self) -> str:
         with i18n.speaking(self.locale):
             column = None if self.cap is None else Column(self.cap, self.own, self.prisoners)
