@@ -199,12 +199,16 @@ def outbound_due(session: Session, now: datetime, *, lease: timedelta = DEFAULT_
     return found.first() is not None
 
 
+#: The most mails the sender claims at once (its batch).
+OUTBOUND_BATCH = 10
+
+
 def claim_due_outbound_ids(
     session: Session | Connection,
     worker: str,
     now: datetime,
     *,
-    limit: int = 10,
+    limit: int = OUTBOUND_BATCH,
     lease: timedelta = DEFAULT_LEASE,
 ) -> list[int]:
     """Claim up to ``limit`` messages due for sending (oldest first), counting an attempt;
@@ -297,7 +301,7 @@ def claim_due_outbound(
     worker: str,
     now: datetime,
     *,
-    limit: int = 10,
+    limit: int = OUTBOUND_BATCH,
     lease: timedelta = DEFAULT_LEASE,
 ) -> list[ClaimedOutbound]:
     """:func:`claim_due_outbound_ids`, returning the claimed mails (read in the same

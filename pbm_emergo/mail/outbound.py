@@ -614,6 +614,8 @@ class OutboxSender:
         # Mails claimed but not read yet (the read failed: the database went away): they are
         # ours, and read first thing next time rather than left waiting for the lease.
         self._unread: list[int] = []
+        # Whether the last claim took a whole batch: then there is most likely more.
+        self._full_last_time = False
 
     def run_once(self, stop: StopFlag | None = None) -> int:
         """Deliver one batch of due mail; returns how many were attempted."""
@@ -641,12 +643,16 @@ class OutboxSender:
 
     def _claim(self, now: datetime) -> list[int]:
         """Claim a batch of due mail; their ids."""
-        # Look first without the write lock: an idle sender must not take it.
-        with self.reads() as session:
-            if not outbox.outbound_due(session, now):
-                return []
+        # Look first without the write lock: an idle sender must not take it. (Right after
+        # a whole batch there is most likely more: then claim at once.)
+        if not self._full_last_time:
+            with self.reads() as session:
+                if not outbox.outbound_due(session, now):
+                    return []
         # The claim names this thread (worker_name), not the writes thread that makes it.
-        return self._take(worker_name(), now)
+        ids = self._take(worker_name(), now)
+        self._full_last_time = len(ids) == outbox.OUTBOUND_BATCH
+        return ids
 
     @write_turn
     def _take(self, worker: str, now: datetime) -> list[int]:

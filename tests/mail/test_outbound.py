@@ -22,6 +22,7 @@ from pbm_emergo.mail.outbound import (
 )
 from tests.support.clock import START, Clock
 from tests.support.mail import FlakyReads, Relay, free_port
+from tests.support.statements import recorded_statements, write_transactions
 from tests.support.utf8_relay import Utf8Relay
 
 from .support import outbound, queue_reply
@@ -154,6 +155,33 @@ def test_a_mail_in_the_maildir_is_on_the_disk_before_it_counts_as_delivered(
     [delivered] = (target / "new").iterdir()
     # The file's bytes (by mailbox, in tmp/), then its name in new/.
     assert synced == [target / "tmp" / delivered.name, target / "new"]
+
+
+def test_after_a_whole_batch_the_sender_claims_at_once_else_it_looks_first(
+    session_factory: sessionmaker[Session], tmp_path: Path
+) -> None:
+    """An idle sender looks for due mail without the write lock; right after a claim that
+    took a whole batch it claims again at once (there is most likely more), and after one
+    that took less it looks first again."""
+    for n in range(outbox.OUTBOUND_BATCH + 3):
+        queue_reply(session_factory, f"p{n}@example.org")
+    sender = OutboxSender(session_factory, MaildirTransport(tmp_path / "mail"), "s@e.test",
+                          clock=Clock())
+    engine = session_factory.kw["bind"]
+
+    def run() -> tuple[int, bool, int]:
+        """Of one run_once: the mails sent, whether it looked first (a read before the
+        claim), its write transactions."""
+        with recorded_statements(engine) as seen, write_transactions(engine) as begun:
+            sent = sender.run_once()
+        return sent, seen[0].lstrip().upper().startswith("SELECT"), len(begun)
+
+    assert run() == (outbox.OUTBOUND_BATCH, True, 2)  # a look, the claim, the record
+    assert run() == (3, False, 2)  # after a whole batch: the claim at once
+    assert run() == (0, True, 0)  # after three: a look, which finds none
+    assert [m.status for m in outbound(session_factory)] == ["sent"] * (
+        outbox.OUTBOUND_BATCH + 3)
+    assert len(list(mailbox.Maildir(tmp_path / "mail"))) == outbox.OUTBOUND_BATCH + 3
 
 
 def test_transport_for(config: Config) -> None:
