@@ -658,7 +658,9 @@ class OutboxSender:
     def _take(self, worker: str, now: datetime) -> list[int]:
         # One statement (on PostgreSQL its own transaction: one round trip).
         with one_statement(self.session_factory.kw["bind"]) as connection:
-            return outbox.claim_due_outbound_ids(connection, worker, now)
+            return outbox.claim_due_outbound_ids(
+                connection, worker, now, limit=outbox.OUTBOUND_BATCH
+            )
 
     def close(self) -> None:
         """Close the transport's connection (when the sender stops)."""
