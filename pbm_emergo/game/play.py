@@ -192,7 +192,7 @@ def _play_move(turn: _Turn, text: str) -> Decision:
         raise Refusal(
             refusal("ambiguous_move", move=text, board=number),
             template="error/ambiguous_move.txt.j2",
-            candidates=[str(m) for m in err.candidates],
+            candidates=err.candidates,
         ) from None
     except IllegalMoveError as err:
         legal = position.legal_moves()

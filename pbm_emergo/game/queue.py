@@ -97,7 +97,7 @@ def _legal(position: Position, text: str, answering: str | None) -> Move:
     try:
         return position.parse_move(text)
     except AmbiguousMoveError as err:
-        routes = ", ".join(str(m) for m in err.candidates)
+        routes = ", ".join(err.candidates)
         raise Refusal(
             refusal(f"queue_{whose}_ambiguous", move=text[:40], routes=routes, **answered)
         ) from None

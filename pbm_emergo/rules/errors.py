@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from pbm_emergo.rules.reasons import Reason
-
-if TYPE_CHECKING:
-    from pbm_emergo.rules.move import Move
 
 
 class MoveError(ValueError):
@@ -29,9 +24,10 @@ class IllegalMoveError(MoveError):
 
 
 class AmbiguousMoveError(MoveError):
-    """A short capture form that matches several legal routes."""
+    """A short capture form that matches several legal routes; ``candidates`` are those
+    routes, each written in full."""
 
-    def __init__(self, message: str | Reason, candidates: list[Move]) -> None:
+    def __init__(self, message: str | Reason, candidates: tuple[str, ...]) -> None:
         super().__init__(message)
         self.candidates = candidates
 

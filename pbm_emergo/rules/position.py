@@ -560,14 +560,12 @@ class Position:
             if len(matches) == 1:
                 return matches[0]
             if matches:
+                routes = tuple(map(str, matches))
                 raise AmbiguousMoveError(
                     reason(
-                        "ambiguous",
-                        move=str(written),
-                        num=len(matches),
-                        routes=", ".join(map(str, matches)),
+                        "ambiguous", move=str(written), num=len(routes), routes=", ".join(routes)
                     ),
-                    matches,
+                    routes,
                 )
         if not legal:  # the player to move has lost: the game is over
             raise GameOverError(self._why_illegal(written, legal))

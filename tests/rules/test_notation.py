@@ -72,9 +72,9 @@ def test_the_short_form_is_ambiguous_when_it_matches_several_routes() -> None:
     pos = position(TWO_WAYS)
     with pytest.raises(AmbiguousMoveError) as caught:
         pos.parse_move("e4xg4")
-    candidates = sorted(str(m) for m in caught.value.candidates)
-    assert candidates == ["e4xc4xc6xe6xe4xg4", "e4xe6xc6xc4xe4xg4"]
-    assert all(m in pos.legal_moves() for m in caught.value.candidates)
+    assert sorted(caught.value.candidates) == ["e4xc4xc6xe6xe4xg4", "e4xe6xc6xc4xe4xg4"]
+    # each route, written in full, is a legal move of its own
+    assert all(pos.parse_move(m) in pos.legal_moves() for m in caught.value.candidates)
     # The reply lists them.
     assert "e4xc4xc6xe6xe4xg4" in str(caught.value)
     assert "e4xe6xc6xc4xe4xg4" in str(caught.value)
