@@ -122,51 +122,27 @@ def board_mails_for(
     server), drawn from values alone: one to each player and each of ``watchers``
     (``new_board``: the first mails of a new board). A comment is for the two players
     only: watchers get the board without it (as the web pages show it)."""
-    link = board_link(config, state.number)
+    drawings = _Drawings(
+        state, comment=comment, commenter=commenter, headline=headline,
+        link=board_link(config, state.number), now=now, new_board=new_board,
+    )
     # The text and HTML parts in each recipient's language (the sender's as their mail's
-    # replies are); the Subject in English for all.
-    with speaking(None):
-        view = board_view(
-            state, comment=comment, commenter=commenter, headline=headline,
-            link=link, now=now, new_board=new_board,
-        )
-    html = board_html(view.subject, [view.html])
-    recipients: list[str] = []
-    subscribed = [w.address for w in watchers]
-    # Who asked for the position in words (board USERID PASSWORD list), by address.
-    listeners = {
-        address.lower()
-        for address, style in (
-            (state.white.address, state.white.board_style),
-            (state.black.address, state.black.board_style),
-            *((w.address, w.board_style) for w in watchers),
-        )
-        if address and style == "list"
-    }
-    # The players asked for the mail of their game under way, subscribers for what they
-    # subscribed to; a new board's first mail to the opponent is the challenger's doing
-    # (charged to the challenger: game.budget).
-    asked: dict[str, bool] = {}
-    # A player with a daily digest (notify digest) gets no board mail of a change someone
-    # else made on a game under way: the digest lists the board. Their own command's
-    # answer, a new board and the end of a game still come at once.
-    digested = {
-        seat.address.lower()
-        for seat in (state.white, state.black)
-        if seat.digest and seat.address and state.active and not new_board
-        and seat.address.lower() != sender.lower()
-    }
-    for address, solicited in (
-        (state.white.address, not new_board), (state.black.address, not new_board),
-        *((a, True) for a in subscribed),
-    ):
-        if address and address.lower() in digested:
-            continue
-        if address and address.lower() not in {r.lower() for r in recipients}:
-            recipients.append(address)
-            asked[address.lower()] = solicited
-    # " **": the mail carries a comment to read (as pbmserv marks it).
-    subject = f"{view.subject} **" if comment else view.subject
+    # replies are), in words for those who asked (board USERID PASSWORD list); the Subject
+    # in English for all.
+    readers = [
+        (state.white.address, state.white.board_style, state.white.language),
+        (state.black.address, state.black.board_style, state.black.language),
+        *((w.address, w.board_style, w.language) for w in watchers),
+    ]
+    in_words = {address.lower() for address, style, _ in readers if address and style == "list"}
+    languages = {address.lower(): language for address, _, language in readers
+                 if address and language}
+    languages.setdefault(sender.lower(), i18n.current())
+
+    def parts_for(address: str, public: bool) -> tuple[str, str]:
+        style = "list" if address.lower() in in_words else "diagram"
+        return drawings.parts(public, style, languages.get(address.lower()))
+
     players = {a.lower() for a in (state.white.address, state.black.address) if a}
     # The last board mail of a game carries its record file.
     record = (
@@ -179,55 +155,95 @@ def board_mails_for(
         state.active and state.to_move is not None and not new_board
         and state.seat(state.to_move).userid.lower() in ROBOTS
     )
-    languages = {
-        address.lower(): language
-        for address, language in (
-            (state.white.address, state.white.language),
-            (state.black.address, state.black.language),
-            *((w.address, w.language) for w in watchers),
-        )
-        if address and language
-    }
-    languages.setdefault(sender.lower(), i18n.current())
-    made: dict[tuple[bool, str, str], tuple[str, str]] = {}
-
-    def parts_for(address: str, public: bool) -> tuple[str, str]:
-        """The text and HTML parts for ``address``: the text in words for those who asked,
-        both in their language (each kind made once)."""
-        style = "list" if address.lower() in listeners else "diagram"
-        language = i18n.supported(languages.get(address.lower())) or i18n.DEFAULT
-        if style == "diagram" and language == i18n.DEFAULT:
-            return (public_view.text, public_html) if public else (view.text, html)
-        key = (public, style, language)
-        if key not in made:
-            with speaking(language):
-                made_view = board_view(
-                    state, comment=None if public else comment,
-                    commenter=None if public else commenter, headline=headline, link=link,
-                    now=now, new_board=new_board, style=style,
-                )
-                made[key] = (made_view.text, board_html(made_view.subject, [made_view.html]))
-        return made[key]
-
-    public_view, public_html = view, html
+    recipients = _recipients(state, watchers, sender=sender, new_board=new_board)
+    # " **": the mail carries a comment to read (as pbmserv marks it).
+    subject = drawings.subject + (" **" if comment else "")
     mails = [
         Reply(to=r, subject=subject, body=parts[0], board=state.number, html=parts[1],
-              solicited=asked[r.lower()], attachment=record, awaits_robot=robot_next)
-        for r in recipients if r.lower() in players or not comment
+              solicited=solicited, attachment=record, awaits_robot=robot_next)
+        for r, solicited in recipients.items() if r.lower() in players or not comment
         for parts in [parts_for(r, False)]
     ]
-    watching = [r for r in recipients if r.lower() not in players]
-    if comment and watching:
-        with speaking(None):
-            public_view = board_view(
-                state, headline=headline, link=link, now=now, new_board=new_board
-            )
-            public_html = board_html(public_view.subject, [public_view.html])
+    if comment:
         mails += [
-            Reply(to=r, subject=public_view.subject, body=parts[0],
+            Reply(to=r, subject=drawings.subject, body=parts[0],
                   board=state.number, html=parts[1], solicited=True, attachment=record,
                   awaits_robot=robot_next)
-            for r in watching
+            for r in recipients if r.lower() not in players
             for parts in [parts_for(r, True)]
         ]
     return mails
+
+
+def _recipients(
+    state: BoardState, watchers: Sequence[Watcher], *, sender: str, new_board: bool
+) -> dict[str, bool]:
+    """Who gets the board mail, each address once (the first spelling), and whether they
+    asked for it: the players for the mail of their game under way, subscribers for what
+    they subscribed to; a new board's first mail to the opponent is the challenger's doing
+    (charged to the challenger: game.budget). A player with a daily digest (notify digest)
+    gets no board mail of a change someone else made on a game under way: the digest lists
+    the board. Their own command's answer, a new board and the end of a game still come at
+    once."""
+    digested = {
+        seat.address.lower()
+        for seat in (state.white, state.black)
+        if seat.digest and seat.address and state.active and not new_board
+        and seat.address.lower() != sender.lower()
+    }
+    chosen: dict[str, tuple[str, bool]] = {}
+    for address, solicited in (
+        (state.white.address, not new_board), (state.black.address, not new_board),
+        *((w.address, True) for w in watchers),
+    ):
+        if address and address.lower() not in digested:
+            chosen.setdefault(address.lower(), (address, solicited))
+    return dict(chosen.values())
+
+
+class _Drawings:
+    """The board mail's text and HTML parts, each kind drawn once: with the comment (for
+    the players) or without it (``public``: for watchers), as a diagram or in words, in a
+    language."""
+
+    def __init__(
+        self,
+        state: BoardState,
+        *,
+        comment: str | None,
+        commenter: str | None,
+        headline: str | Callable[[], str] | None,
+        link: str | None,
+        now: datetime,
+        new_board: bool,
+    ) -> None:
+        self.state = state
+        self.comment = comment
+        self.commenter = commenter
+        self.headline = headline
+        self.link = link
+        self.now = now
+        self.new_board = new_board
+        self.made: dict[tuple[bool, str, str], tuple[str, str]] = {}
+        # The mail to the players in English, drawn first: its Subject is every mail's.
+        self.subject = self._draw(False, "diagram", i18n.DEFAULT)
+
+    def parts(self, public: bool, style: str, language: str | None) -> tuple[str, str]:
+        """The text and HTML parts of one kind (``language`` None or unknown: English)."""
+        key = (public, style, i18n.supported(language) or i18n.DEFAULT)
+        if key not in self.made:
+            self._draw(*key)
+        return self.made[key]
+
+    def _draw(self, public: bool, style: str, language: str) -> str:
+        """Draw one kind into :attr:`made`; returns its Subject."""
+        with speaking(language):
+            view = board_view(
+                self.state, comment=None if public else self.comment,
+                commenter=None if public else self.commenter, headline=self.headline,
+                link=self.link, now=self.now, new_board=self.new_board, style=style,
+            )
+            self.made[(public, style, language)] = (
+                view.text, board_html(view.subject, [view.html])
+            )
+        return view.subject

@@ -205,34 +205,6 @@ def board_view(
     if position is None:
         position = state.position
     over = not state.active and upto is None
-    if not state.active or state.to_move is None:
-        subject = f"Emergo Board {state.number} Game over"
-    else:
-        subject = f"Emergo Board {state.number} {state.seat(state.to_move).userid}"
-    if new_board:
-        subject = f"New {subject}"
-    as_of = None
-    status = board_text.status_text(state, position, upto)
-    if upto is not None:
-        as_of = board_text.as_of_text(upto, state.ply)
-    times: list[str] = []
-    last_move = None
-    if state.moves and upto is None:
-        spent = {WHITE: timedelta(), BLACK: timedelta()}
-        previous = state.created_at
-        for move in state.moves:
-            side = WHITE if move.player_id == state.white.id else BLACK
-            spent[side] += max(move.played_at - previous, timedelta())
-            previous = move.played_at
-        last = state.moves[-1]
-        last_move = i18n._(
-            "Last move: %(when)s (move %(number)s, %(move)s).",
-            when=i18n.moment(last.played_at, "UTC"), number=last.number, move=last.notation,
-        )
-        times = [
-            f"{state.seat(side).userid} {board_text.duration_text(spent[side])}"
-            for side in (WHITE, BLACK)
-        ]
     current = upto is None or upto >= state.ply
     context = dict(
         number=state.number,
@@ -244,9 +216,9 @@ def board_view(
         headline=headline() if callable(headline) else board_text.headline_text(headline),
         # A challenge starts the game at once: the first mail says how to say no.
         decline=board_text.decline_text(state.number) if new_board else None,
-        as_of=as_of,
+        as_of=board_text.as_of_text(upto, state.ply) if upto is not None else None,
         votes=open_votes(state) if state.active and upto is None else [],
-        status=status,
+        status=board_text.status_text(state, position, upto),
         ratings=(
             board_text.rating_lines(state.rating, state.white.userid, state.black.userid)
             if over and state.rating is not None
@@ -263,8 +235,8 @@ def board_view(
         ),
         comment=comment or None,
         commenter=commenter,
-        last_move=last_move,
-        times=times,
+        last_move=last_move_text(state) if upto is None else None,
+        times=time_taken_lines(state) if upto is None else [],
         link=link,
         vacations=vacation_lines(state, now) if current else [],
         deadlines=deadline_texts(state, now) if upto is None else [],
@@ -278,7 +250,44 @@ def board_view(
         **context,
         picture=board_picture(position, notations[-1] if notations else None),
     )
-    return BoardView(subject=subject, text=text, html=html)
+    return BoardView(subject=board_subject(state, new_board), text=text, html=html)
+
+
+def board_subject(state: BoardState, new_board: bool = False) -> str:
+    """The Subject of a board mail: whose move it is (as pbmserv's), or that the game is
+    over; ``New`` before it on a new board's first mail."""
+    if not state.active or state.to_move is None:
+        subject = f"Emergo Board {state.number} Game over"
+    else:
+        subject = f"Emergo Board {state.number} {state.seat(state.to_move).userid}"
+    return f"New {subject}" if new_board else subject
+
+
+def last_move_text(state: BoardState) -> str | None:
+    """When the last move was played, and which it was (None before the first)."""
+    if not state.moves:
+        return None
+    last = state.moves[-1]
+    return i18n._(
+        "Last move: %(when)s (move %(number)s, %(move)s).",
+        when=i18n.moment(last.played_at, "UTC"), number=last.number, move=last.notation,
+    )
+
+
+def time_taken_lines(state: BoardState) -> list[str]:
+    """Each player's time taken over their moves so far (none before the first move)."""
+    if not state.moves:
+        return []
+    spent = {WHITE: timedelta(), BLACK: timedelta()}
+    previous = state.created_at
+    for move in state.moves:
+        side = WHITE if move.player_id == state.white.id else BLACK
+        spent[side] += max(move.played_at - previous, timedelta())
+        previous = move.played_at
+    return [
+        f"{state.seat(side).userid} {board_text.duration_text(spent[side])}"
+        for side in (WHITE, BLACK)
+    ]
 
 
 def board_style_of(state: BoardState, address: str) -> str:

@@ -95,3 +95,27 @@ def test_the_last_mail_of_a_game_carries_its_record() -> None:
     assert alice.attachment is not None and carol.attachment == alice.attachment
     during = board_mails_for(_state(), [], config=CONFIG, now=NOW, sender="")
     assert all(m.attachment is None for m in during)
+
+
+def test_an_address_gets_one_mail_however_often_and_however_spelt_it_comes() -> None:
+    # Bob watches his own board under his address in capitals; Carol subscribed twice.
+    bob_watching = Watcher(2, "bob", BOB_AT.upper(), "diagram", None)
+    mails = board_mails_for(
+        _state(), [bob_watching, CAROL, CAROL], config=CONFIG, now=NOW, sender=ALICE_AT
+    )
+    assert _to(mails) == [ALICE_AT, BOB_AT, CAROL_AT]
+
+
+def test_a_watcher_in_another_language_gets_the_board_without_the_comment_in_it() -> None:
+    mails = board_mails_for(
+        _state(), [CAROL, DAVE], config=CONFIG, now=NOW, sender=ALICE_AT,
+        comment="Your move, Bob", commenter="alice",
+    )
+    by_address = {m.to: m for m in mails}
+    assert "Brett" in by_address[DAVE_AT].body
+    assert "Your move, Bob" not in by_address[DAVE_AT].body
+    assert "Your move, Bob" not in (by_address[DAVE_AT].html or "")
+    assert by_address[DAVE_AT].subject == "Emergo Board 101 bob"
+    # Both players' mails carry it, in the same words.
+    assert by_address[ALICE_AT].body == by_address[BOB_AT].body
+    assert "Your move, Bob" in by_address[ALICE_AT].body
