@@ -11,18 +11,22 @@ little for the robot's board mail, which takes its place: one mail a turn agains
 (:meth:`Outbox.enqueue`). The outbox sender (:mod:`pbm_emergo.mail.outbound`) delivers what
 is queued.
 
-Building renders; queueing writes. Build before the write transaction where the replies are
-known before it, and queue inside it, in the same transaction as the changes the replies
-report.
+Building renders; queueing writes. Build before the write transaction, and queue inside
+it, in the same transaction as the changes the replies report. Whether a reply reaches an
+address's cap is known only inside (the count of the hour is read there, in the writers'
+turn); a reply that reaches it with no notice built for that address stops the transaction
+(:class:`LimitNoticesWanted`, nothing stored), the notices are built outside, and the
+transaction runs again with them (:meth:`Outbox.with_limit_notices`): nothing is rendered
+while the write lock is held.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from pbm_emergo.app import budget
 from pbm_emergo.app.messages import Reply, clean_address
@@ -46,6 +50,8 @@ log = logging.getLogger(__name__)
 # The per-address cap counts the mails of the last hour; a held reply waits whole hours.
 RATE_WINDOW = timedelta(hours=1)
 
+_T = TypeVar("_T")
+
 
 @dataclass(frozen=True)
 class BuiltReply:
@@ -56,6 +62,29 @@ class BuiltReply:
     raw: bytes
     message_id: str
     subject: str
+
+
+#: The "reply limit reached" notices built for a write transaction, by recipient (None: it
+#: cannot be sent to that address).
+LimitNotices = Mapping[str, "BuiltReply | None"]
+
+
+@dataclass(frozen=True)
+class DeadLetterNotice:
+    """What tells the sender of a mail given up on so: the ``notice``, and the "reply limit
+    reached" notice it brings if it reaches the sender's hourly cap (``limit_notices``)."""
+
+    notice: BuiltReply
+    limit_notices: LimitNotices
+
+
+class LimitNoticesWanted(Exception):
+    """Raised by :meth:`Outbox.enqueue`, so that its write transaction stores nothing: a
+    reply reaches the hourly cap of ``recipients`` and no notice was built for them."""
+
+    def __init__(self, recipients: frozenset[str]) -> None:
+        super().__init__(f"reply limit notices to build for {len(recipients)} address(es)")
+        self.recipients = recipients
 
 
 def answers_sender(to: str, sender: str | None) -> bool:
@@ -154,13 +183,11 @@ class Outbox:
         replies: Sequence[BuiltReply],
         now: datetime,
         *,
-        in_reply_to: str | None = None,
-        references: tuple[str, ...] = (),
         inbound_id: int | None = None,
         charged_to: str = "",
-        sender: str | None = None,
         takes_over_held: bool = False,
         capped: bool = True,
+        limit_notices: LimitNotices | None = None,
     ) -> int:
         """Put built replies in the outbox, within the per-address cap; returns how many
         mails go out now.
@@ -173,15 +200,14 @@ class Outbox:
         the cap.
 
         One query counts what each address got in the last hour. The reply that reaches the
-        cap brings one "reply limit reached" notice (threaded like the replies:
-        ``in_reply_to``, ``references``); it and every reply after it are held, due in a
-        later hour (at most the cap's number of them in each), never dropped. The rows name
-        the mail they answer (``inbound_id``); the mails to others that ``charged_to``
-        caused are marked as charged to that sender's budget, and to the account of the
-        logged-in command that caused them (:attr:`Reply.account`; see
-        :mod:`pbm_emergo.app.budget`). The notice is threaded only when it goes to ``sender``
-        (as in :meth:`build_all`).
-
+        cap brings one "reply limit reached" notice, the one in ``limit_notices`` (built
+        outside the transaction by :meth:`limit_notices`; none there for an address that
+        needs one: :class:`LimitNoticesWanted`); it and every reply after it are held, due
+        in a later hour (at most the cap's number of them in each), never dropped. The
+        rows name the mail they answer (``inbound_id``); the mails to others that
+        ``charged_to`` caused are marked as charged to that sender's budget, and to
+        the account of the logged-in command that caused them (:attr:`Reply.account`; see
+        :mod:`pbm_emergo.app.budget`).
         """
         queued = 0
         if takes_over_held:
@@ -201,71 +227,59 @@ class Outbox:
             )
             if capped else {}
         )
+        limit = max(1, self.config.reply_limit)
+        notices = limit_notices if limit_notices is not None else {}
+        if capped:
+            wanted = _reaching_the_cap(replies, sent, limit) - notices.keys()
+            if wanted:
+                raise LimitNoticesWanted(frozenset(wanted))
         rows: list[dict[str, Any]] = []
         for built in replies:
             payer = charged_to if budget.charged(built.reply, charged_to) else None
-            threaded = answers_sender(built.recipient, sender)
             queued += self._rows(
-                session, built, now, in_reply_to if threaded else None,
-                references if threaded else (), inbound_id, sent, rows, payer,
-                built.reply.account if payer else None, capped=capped,
+                built, now, inbound_id, sent, rows, payer,
+                built.reply.account if payer else None,
+                limit=limit if capped else None, notice=notices.get(built.recipient),
             )
         outbox.queue_outbound(session, rows)
         return queued
 
     def _rows(
         self,
-        session: Session,
         built: BuiltReply,
         now: datetime,
-        in_reply_to: str | None,
-        references: tuple[str, ...],
         inbound_id: int | None,
         sent: dict[str, int],
         rows: list[dict[str, Any]],
         charged_to: str | None,
         charged_account: int | None,
         *,
-        capped: bool = True,
+        limit: int | None,
+        notice: BuiltReply | None,
     ) -> int:
         """Add one reply's outbox rows to ``rows``, counting it in ``sent`` (recipient ->
-        mails this hour); returns how many go out now (a held reply goes later)."""
+        mails this hour; ``limit``: the cap, None for none); returns how many go out now (a
+        held reply goes later). ``notice``: the "reply limit reached" notice to the
+        recipient, queued if this reply reaches the cap."""
         recipient = built.recipient
         sent_recently = sent.get(recipient, 0)
-        limit = max(1, self.config.reply_limit)
         queued = 0
-        if capped and sent_recently == limit:
-            # The one notice goes out; the reply itself is held like the ones after it. It
-            # is written in the language of the player the address is theirs (one query,
-            # made only here, when the cap is reached).
-            with i18n.speaking(players.language_of_address(session, recipient)):
-                text = render(
-                    "notice/reply_limit.txt.j2", limit=limit,
-                    held_until=i18n.moment(now + RATE_WINDOW, "UTC"),
-                )  # fmt: skip
-            notice = reply_mail(
-                Reply(recipient, "Emergo: reply limit reached", text),
-                server_address=self.config.address,
-                now=now,
-                in_reply_to=in_reply_to,
-                references=references,
-            )
-            rows.append(
-                outbox.outbound_row(
-                    recipient,
-                    notice.raw,
-                    now,
-                    message_id=notice.message_id,
-                    subject=notice.subject,
-                    inbound_id=inbound_id,
+        if limit is not None and sent_recently == limit:
+            # The one notice goes out; the reply itself is held like the ones after it.
+            if notice is not None:
+                rows.append(
+                    outbox.outbound_row(
+                        recipient, notice.raw, now, message_id=notice.message_id,
+                        subject=notice.subject, inbound_id=inbound_id,
+                    )
                 )
-            )
-            queued, sent_recently = 1, sent_recently + 1
-        over = sent_recently - limit if capped else 0  # 1 for the first reply held
+                queued = 1
+            sent_recently += 1
+        over = sent_recently - limit if limit is not None else 0  # 1 for the first held
         sent[recipient] = sent_recently + 1
         # A held reply waits for a later hour (at most ``limit`` of them due in each), never
         # dropped: a player's own board mail must arrive even when others flooded them.
-        due = now + RATE_WINDOW * -(-over // limit) if over > 0 else None
+        due = now + RATE_WINDOW * -(-over // limit) if limit is not None and over > 0 else None
         note = (
             f"held: more than {limit} mails to this address in an hour; "
             f"sent from {due:%Y-%m-%d %H:%M} UTC" if due is not None else None
@@ -299,41 +313,115 @@ class Outbox:
             return queued
         return queued + 1
 
+    def limit_notices(
+        self,
+        session: Session,
+        recipients: Iterable[str],
+        now: datetime,
+        *,
+        in_reply_to: str | None = None,
+        references: tuple[str, ...] = (),
+        sender: str | None = None,
+    ) -> dict[str, BuiltReply | None]:
+        """The "reply limit reached" notice to each of ``recipients``, built (outside any
+        write transaction) in the language of the player the address is theirs (a read in
+        ``session`` each, a reading one), threaded as :meth:`build_all` threads a reply to
+        that address."""
+        limit = max(1, self.config.reply_limit)
+        made: dict[str, BuiltReply | None] = {}
+        for recipient in sorted(recipients):
+            with i18n.speaking(players.language_of_address(session, recipient)):
+                text = render(
+                    "notice/reply_limit.txt.j2", limit=limit,
+                    held_until=i18n.moment(now + RATE_WINDOW, "UTC"),
+                )  # fmt: skip
+            threaded = answers_sender(recipient, sender)
+            made[recipient] = self.build(
+                Reply(recipient, "Emergo: reply limit reached", text), now,
+                in_reply_to=in_reply_to if threaded else None,
+                references=references if threaded else (),
+            )
+        return made
+
+    def with_limit_notices(
+        self,
+        reads: Callable[[], Session],
+        write: Callable[[LimitNotices], _T],
+        now: datetime,
+        *,
+        in_reply_to: str | None = None,
+        references: tuple[str, ...] = (),
+        sender: str | None = None,
+    ) -> _T:
+        """``write(notices)``: a write transaction that queues mail by :meth:`enqueue` with
+        these ``limit_notices``; run again, with the notices it asked for built in a
+        reading session of ``reads`` (:meth:`limit_notices`, threaded by ``in_reply_to``,
+        ``references`` and ``sender``), each time it asks for more
+        (:class:`LimitNoticesWanted`: once in an hour for an address at most, and then it
+        stored nothing)."""
+        notices: dict[str, BuiltReply | None] = {}
+        while True:
+            try:
+                return write(notices)
+            except LimitNoticesWanted as wanted:
+                with reads() as session:
+                    notices |= self.limit_notices(
+                        session, wanted.recipients, now, in_reply_to=in_reply_to,
+                        references=references, sender=sender,
+                    )
+
     # --- dead letters ------------------------------------------------------------------
 
     def dead_letter_notice(
         self, session: Session, dead: ClaimedMail, now: datetime
-    ) -> BuiltReply | None:
-        """The notice that tells the sender of ``dead`` (a mail given up on) so, built from
-        what was worked out on receipt, in the language of the player the sender's address
-        is theirs (one read in ``session``); None when that mail may not be answered."""
+    ) -> DeadLetterNotice | None:
+        """What tells the sender of ``dead`` (a mail given up on) so, built from what was
+        worked out on receipt, before the write transaction that gives it up: in the
+        language of the player the sender's address is theirs (read in ``session``, a
+        reading one); None when that mail may not be answered."""
         if dead.not_answered is not None or not dead.sender:
             return None
         with i18n.speaking(players.language_of_address(session, dead.sender)):
             body = render("notice/dead_letter.txt.j2", subject=dead.subject or "(no subject)")
-        notice = Reply(to=dead.sender, subject="Emergo error", body=body)
-        return self.build(notice, now, in_reply_to=dead.message_id)
+        notice = self.build(
+            Reply(to=dead.sender, subject="Emergo error", body=body), now,
+            in_reply_to=dead.message_id,
+        )
+        if notice is None:
+            return None
+        # Made on the chance that this notice reaches the sender's cap: a dead letter is rare.
+        limits = self.limit_notices(
+            session, [notice.recipient], now, in_reply_to=dead.message_id
+        )
+        return DeadLetterNotice(notice, limits)
 
     def notify_dead(
-        self,
-        session: Session,
-        dead: ClaimedMail,
-        built: Mapping[int, BuiltReply | None] | None = None,
+        self, session: Session, dead: ClaimedMail, told: DeadLetterNotice | None
     ) -> None:
-        """Log a dead-lettered message, count it, and queue its sender's notice: the one in
-        ``built`` (by the mail's id, made before the write transaction), else made now.
+        """Log a dead-lettered message, count it, and queue its sender's notice ``told``
+        (made by :meth:`dead_letter_notice` before the write transaction; None: none).
         Fits :func:`pbm_emergo.db.claims.release_stale_claims`' ``on_dead``."""
         log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
         metrics.get().dead_letters.inc()
-        now = self.clock()
-        if built is not None and dead.id in built:
-            notice = built[dead.id]
-        else:
-            notice = self.dead_letter_notice(session, dead, now)
-        if notice is not None:
+        if told is not None:
             self.enqueue(
-                session, [notice], now, in_reply_to=dead.message_id, inbound_id=dead.id
+                session, [told.notice], self.clock(), inbound_id=dead.id,
+                limit_notices=told.limit_notices,
             )
+
+
+def _reaching_the_cap(
+    replies: Sequence[BuiltReply], sent: Mapping[str, int], limit: int
+) -> set[str]:
+    """The recipients of ``replies`` whose count of the hour (``sent``) one of them brings
+    to ``limit``: the ones that get a notice."""
+    batch: dict[str, int] = {}
+    for built in replies:
+        batch[built.recipient] = batch.get(built.recipient, 0) + 1
+    return {
+        recipient for recipient, count in batch.items()
+        if sent.get(recipient, 0) <= limit < sent.get(recipient, 0) + count
+    }
 
 
 def _built(reply: Reply, email: ReplyMail) -> BuiltReply:
@@ -346,4 +434,11 @@ def _built(reply: Reply, email: ReplyMail) -> BuiltReply:
     )
 
 
-__all__ = ["RATE_WINDOW", "BuiltReply", "Outbox"]
+__all__ = [
+    "RATE_WINDOW",
+    "BuiltReply",
+    "DeadLetterNotice",
+    "LimitNotices",
+    "LimitNoticesWanted",
+    "Outbox",
+]

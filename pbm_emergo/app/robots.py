@@ -42,7 +42,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from pbm_emergo.app.analysis import AnalysisRunner
-from pbm_emergo.app.outbox import BuiltReply, Outbox
+from pbm_emergo.app.outbox import BuiltReply, LimitNotices, Outbox
 from pbm_emergo.app.play import robot_action
 from pbm_emergo.app.results import Refused
 from pbm_emergo.app.runner import Operation, Runner, Work
@@ -370,11 +370,16 @@ class RobotRunner(Runner):
         # The analyses of finished games, one move between two robot answers.
         self.analyses = AnalysisRunner(factory, config, outbox=self.outbox, clock=clock)
 
-    def enqueue(self, session: Session, built: Sequence[BuiltReply], now: datetime) -> int:
+    def enqueue(
+        self, session: Session, built: Sequence[BuiltReply], now: datetime,
+        limit_notices: LimitNotices,
+    ) -> int:
         """A robot's board mail takes the place of the board mail held for its answer
         (:meth:`Outbox.enqueue`): the opponent gets one mail for their move and the
         robot's."""
-        return self.outbox.enqueue(session, built, now, takes_over_held=True)
+        return self.outbox.enqueue(
+            session, built, now, takes_over_held=True, limit_notices=limit_notices
+        )
 
     def in_turn(self, waiting: Sequence[Waiting]) -> list[Waiting]:
         """The boards waiting, in the order the robots take them: of the player the robots

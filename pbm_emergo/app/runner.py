@@ -38,7 +38,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import BuiltReply, Outbox
+from pbm_emergo.app.outbox import BuiltReply, LimitNotices, Outbox
 from pbm_emergo.db.apply import Write, apply
 from pbm_emergo.db.errors import Conflict
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions, write_turn
@@ -132,24 +132,33 @@ class Runner:
         ``conflicted`` (nothing stored) when a re-check failed."""
         built = self.outbox.build_all(work.replies, now)
         try:
-            queued = self.write(work.changes, built, now)
+            queued = self.outbox.with_limit_notices(
+                self.reads, lambda notices: self.write(work.changes, built, now, notices), now
+            )
         except Conflict as conflict:
             log.info("%s: nothing stored (%s)", work.summary or "work", conflict)
             return Ran(None, conflicted=True)
         return Ran(work, queued)
 
     @write_turn
-    def write(self, changes: Sequence[Write], built: Sequence[BuiltReply], now: datetime) -> int:
+    def write(
+        self, changes: Sequence[Write], built: Sequence[BuiltReply], now: datetime,
+        limit_notices: LimitNotices,
+    ) -> int:
         """The write transaction: ``changes`` applied, then the mail queued within the
-        hourly cap; how many mails go out now. A failed re-check rolls it all back."""
+        hourly cap (with ``limit_notices``, built before it); how many mails go out now. A
+        failed re-check rolls it all back."""
         with self.factory.begin() as session:
             apply(session, changes)
-            return self.enqueue(session, built, now) if built else 0
+            return self.enqueue(session, built, now, limit_notices) if built else 0
 
-    def enqueue(self, session: Session, built: Sequence[BuiltReply], now: datetime) -> int:
+    def enqueue(
+        self, session: Session, built: Sequence[BuiltReply], now: datetime,
+        limit_notices: LimitNotices,
+    ) -> int:
         """Queue the built mail in the write transaction (:meth:`Outbox.enqueue`); how many
         go out now. A runner whose mail is queued otherwise says so here."""
-        return self.outbox.enqueue(session, built, now)
+        return self.outbox.enqueue(session, built, now, limit_notices=limit_notices)
 
 
 __all__ = ["ATTEMPTS", "Operation", "Ran", "Runner", "Work"]

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from pbm_emergo.app.addresses import CODE_ALPHABET
 from pbm_emergo.app.boards import board_mails, finish_game
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import BuiltReply
+from pbm_emergo.app.outbox import BuiltReply, LimitNotices
 from pbm_emergo.app.play import resign_all
 from pbm_emergo.app.results import Refused, Result
 from pbm_emergo.app.runner import Ran, Runner, Work
@@ -412,7 +412,10 @@ class _SupportRunner(Runner):
     """The operator's mail is never held by the hourly cap: a reset password or an
     adjudication reaches the player now, however much mail they got this hour."""
 
-    def enqueue(self, session: Session, built: Sequence[BuiltReply], now: datetime) -> int:
+    def enqueue(
+        self, session: Session, built: Sequence[BuiltReply], now: datetime,
+        limit_notices: LimitNotices,
+    ) -> int:
         return self.outbox.enqueue(session, built, now, capped=False)
 
 

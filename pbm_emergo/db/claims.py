@@ -19,7 +19,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -222,18 +222,26 @@ def release_stale_claims(
     now: datetime,
     lease: timedelta = DEFAULT_LEASE,
     on_dead: Callable[[Session, ClaimedMail], None] | None = None,
+    given_up: Container[int] | None = None,
 ) -> tuple[int, int]:
     """Put back the claims of crashed workers; returns (inbound, outbound) released.
 
     A claim is stale when its process on this host no longer exists, or it is older than
     ``lease`` (a process on another machine that died). ``on_dead`` is called for each
-    inbound message dead-lettered here (its attempts used up).
+    inbound message dead-lettered here (its attempts used up); with ``given_up``, only the
+    messages whose ids it holds are (those :func:`stale_claims_given_up` found, their
+    notices made), and another one on its last attempt keeps its claim for a later round.
     """
     inbound = 0
     for message in session.scalars(
         select(InboundMessage).where(InboundMessage.status == INBOUND_PROCESSING)
     ):
         if claim_is_stale(message.claimed_by, message.claimed_at, now, lease):
+            if (
+                given_up is not None and message.attempts >= MAX_INBOUND_ATTEMPTS
+                and message.id not in given_up
+            ):
+                continue
             message.claimed_by = None
             message.claimed_at = None
             message.last_error = "the worker stopped while processing this message"

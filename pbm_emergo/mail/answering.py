@@ -25,7 +25,7 @@ from datetime import datetime
 from typing import TypeVar
 
 from pbm_emergo.app.messages import CommandMail, Reply
-from pbm_emergo.app.outbox import BuiltReply
+from pbm_emergo.app.outbox import BuiltReply, LimitNotices
 from pbm_emergo.app.results import Write
 from pbm_emergo.app.runner import Runner
 from pbm_emergo.config import Config
@@ -128,7 +128,10 @@ class CommandsRunner(Runner):
             with timed("render"):
                 built = self.built_replies(replies, now, answering)
             with timed("write"):
-                queued, claimed_next = self._write(writes, built, now, answering)
+                queued, claimed_next = self.with_limit_notices(
+                    lambda notices: self._write(writes, built, now, answering, notices),
+                    now, answering,
+                )
             return Answered(replies, queued, claimed_next)
 
         return self.until_stored(attempt, reading, f"mail {mail.message_id}")
@@ -180,16 +183,30 @@ class CommandsRunner(Runner):
         with self.factory.begin() as session:
             return games.next_board_number(session)
 
+    def with_limit_notices(
+        self, write: Callable[[LimitNotices], _T], now: datetime, answering: Answering | None
+    ) -> _T:
+        """``write``, a write transaction that queues the replies to ``answering``'s mail,
+        given the "reply limit reached" notices it asks for, built outside it and threaded
+        as the replies are (:meth:`Outbox.with_limit_notices`)."""
+        if answering is None:  # nothing is queued
+            return write({})
+        parsed = answering.parsed
+        return self.outbox.with_limit_notices(
+            self.reads, write, now, in_reply_to=parsed.message_id,
+            references=parsed.references, sender=parsed.sender or "",
+        )
+
     @write_turn
     def _write(
         self, writes: list[Write], built: list[BuiltReply], now: datetime,
-        answering: Answering | None,
+        answering: Answering | None, limit_notices: LimitNotices,
     ) -> tuple[int, ClaimedMail | None]:
         """The write transaction of :meth:`answer`: the commands' changes, then the
         worker's own; how many mails were queued, and the next mail claimed (if asked)."""
         with self.factory.begin() as session:
             apply(session, writes)
-            queued = self.mark_done(session, built, now, answering)
+            queued = self.mark_done(session, built, now, answering, limit_notices)
             return queued, self.claim_next(session, now, answering)
 
     @staticmethod
@@ -219,10 +236,10 @@ class CommandsRunner(Runner):
 
     def mark_done(
         self, session: Session, built: list[BuiltReply], now: datetime,
-        answering: Answering | None,
+        answering: Answering | None, limit_notices: LimitNotices,
     ) -> int:
         """The worker's own writes in the write transaction: mark the mail done, queue its
-        replies; how many mails will go out."""
+        replies (with ``limit_notices``); how many mails will go out."""
         if answering is None:
             return 0
         claimed = answering.claimed
@@ -235,16 +252,15 @@ class CommandsRunner(Runner):
         if not inbox.mark_inbound_done(session, claimed, now, raw=answering.kept,
                                        subject=shown):
             raise LostClaim(claimed.id)
-        return self.queue(session, built, now, answering)
+        return self.queue(session, built, now, answering, limit_notices)
 
     def queue(
-        self, session: Session, built: list[BuiltReply], now: datetime, answering: Answering
+        self, session: Session, built: list[BuiltReply], now: datetime, answering: Answering,
+        limit_notices: LimitNotices,
     ) -> int:
         """Queue the mails ``built`` in answer to the stored mail: how many will go out."""
-        parsed = answering.parsed
         return self.outbox.enqueue(
-            session, built, now, in_reply_to=parsed.message_id, references=parsed.references,
-            inbound_id=answering.claimed.id, charged_to=parsed.sender or "",
-            sender=parsed.sender or "",
+            session, built, now, inbound_id=answering.claimed.id,
+            charged_to=answering.parsed.sender or "", limit_notices=limit_notices,
         )
 

@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from pbm_emergo.app.messages import CommandMail, Reply
-from pbm_emergo.app.outbox import BuiltReply
+from pbm_emergo.app.outbox import BuiltReply, LimitNotices
 from pbm_emergo.db import inbound_lines
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.session import Session, write_turn
@@ -100,7 +100,11 @@ def _line(
         with timed("render"):
             built = runner.built_replies(_mails_of(step), now, answering)
         with timed("write"):
-            return step, _write_line(runner, step, built, now, answering), None
+            queued = runner.with_limit_notices(
+                lambda notices: _write_line(runner, step, built, now, answering, notices),
+                now, answering,
+            )
+            return step, queued, None
 
     return runner.until_stored(
         attempt, reading, f"mail {mail.message_id}, line {so_far.next_number}"
@@ -110,16 +114,16 @@ def _line(
 @write_turn
 def _write_line(
     runner: CommandsRunner, step: NextLine, built: list[BuiltReply], now: datetime,
-    answering: Answering | None,
+    answering: Answering | None, limit_notices: LimitNotices,
 ) -> int:
     with runner.factory.begin() as session:
         apply(session, step.writes)
-        return _store_line(runner, session, step, built, now, answering)
+        return _store_line(runner, session, step, built, now, answering, limit_notices)
 
 
 def _store_line(
     runner: CommandsRunner, session: Session, step: NextLine, built: list[BuiltReply],
-    now: datetime, answering: Answering | None,
+    now: datetime, answering: Answering | None, limit_notices: LimitNotices,
 ) -> int:
     """The worker's own writes in a line's write transaction: the line recorded, with
     those before it that needed no transaction (the claim re-checked), or after the last
@@ -128,7 +132,7 @@ def _store_line(
         return 0
     if step.last:
         inbound_lines.forget_lines(session, answering.claimed.id)
-        return runner.mark_done(session, built, now, answering)
+        return runner.mark_done(session, built, now, answering, limit_notices)
     if not inbound_lines.record_lines(session, answering.claimed, step.unrecorded, now):
         raise LostClaim(answering.claimed.id)
-    return runner.queue(session, built, now, answering)
+    return runner.queue(session, built, now, answering, limit_notices)

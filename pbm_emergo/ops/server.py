@@ -313,8 +313,10 @@ class MailServer:
             }
         with self.session_factory.begin() as session:
             inbound, outbound = claims.release_stale_claims(
-                session, now=now,
-                on_dead=lambda session, dead: self.outbox.notify_dead(session, dead, notices),
+                session, now=now, given_up=notices.keys(),
+                on_dead=lambda session, dead: self.outbox.notify_dead(
+                    session, dead, notices[dead.id]
+                ),
             )
         if inbound or outbound:
             log.warning("released stale claims: %d inbound, %d outbound", inbound, outbound)

@@ -10,9 +10,10 @@ import dataclasses
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import Outbox
+from pbm_emergo.app.outbox import LimitNotices, Outbox
 from pbm_emergo.config import Config
 from pbm_emergo.db import inbox, players
+from pbm_emergo.db.session import read_sessions
 from tests.app.test_outbox import ASKED, NOW, outbound, parsed, stored_mail
 from tests.support.text import flat
 
@@ -33,8 +34,13 @@ def test_the_reply_limit_notice_in_the_players_language(
         for to in ("alice@example.org", "bob@example.org")
         for n in range(2)
     ]
-    with session_factory.begin() as session:
-        box.enqueue(session, box.build_all(replies, NOW), NOW)
+    built = box.build_all(replies, NOW)
+
+    def write(limit_notices: LimitNotices) -> int:
+        with session_factory.begin() as session:
+            return box.enqueue(session, built, NOW, limit_notices=limit_notices)
+
+    box.with_limit_notices(read_sessions(session_factory), write, NOW)
     notices = {
         o.recipient: flat(parsed(o.raw).get_content())
         for o in outbound(session_factory)
@@ -56,9 +62,13 @@ def test_a_dead_letters_notice_in_the_senders_language(
     dutch_alice(session_factory)
     box = Outbox(config, clock=lambda: NOW)
     inbound_id = stored_mail(config, session_factory, ASKED)
-    with session_factory.begin() as session:
+    with read_sessions(session_factory)() as session:
         dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
-        notice = box.dead_letter_notice(session, dead, NOW)
-    assert notice is not None and notice.reply.subject == "Emergo error"
-    assert "Onderwerp van je mail: help" in notice.reply.body
+        told = box.dead_letter_notice(session, dead, NOW)
+    assert told is not None and told.notice.reply.subject == "Emergo error"
+    assert "Onderwerp van je mail: help" in told.notice.reply.body
+    # The notice of the hourly cap it may bring is in Dutch too.
+    [limit_notice] = told.limit_notices.values()
+    assert limit_notice is not None
+    assert limit_notice.reply.body.startswith("Deze server heeft in het afgelopen uur")

@@ -1,6 +1,7 @@
 """The outbox service on both backends: the hourly cap per address holds a reply for a later
-hour and sends one notice; the same mail to several people is built once and readdressed;
-mail to others is charged to the sender who caused it; a dead letter's notice."""
+hour and sends one notice, built outside the write transaction; the same mail to several
+people is built once and readdressed; mail to others is charged to the sender who caused
+it; a dead letter's notice."""
 
 from __future__ import annotations
 
@@ -10,14 +11,16 @@ from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
 
+import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import Outbox
+from pbm_emergo.app.outbox import LimitNotices, LimitNoticesWanted, Outbox
 from pbm_emergo.config import Config
 from pbm_emergo.db import inbox
 from pbm_emergo.db.models import INBOUND_DEAD, InboundMessage, OutboundMessage
+from pbm_emergo.db.session import read_sessions
 from pbm_emergo.mail.inbound import InboxHandler
 from tests.support.mail import command_mail
 from tests.support.text import flat
@@ -51,9 +54,23 @@ def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
     box = Outbox(config, clock=lambda: NOW)
     replies = [Reply("alice@example.org", f"Emergo reply {n}", f"text {n}\n") for n in range(5)]
     built = box.build_all(replies, NOW, in_reply_to=ASKED, references=("<root@example.org>",))
-    with session_factory.begin() as session:
-        queued = box.enqueue(session, built, NOW, in_reply_to=ASKED,
-                             references=("<root@example.org>",))
+    # The notice is not made in the write transaction: asked for, nothing is stored.
+    with pytest.raises(LimitNoticesWanted) as wanted, session_factory.begin() as session:
+        box.enqueue(session, built, NOW)
+    assert wanted.value.recipients == {"alice@example.org"}
+    assert outbound(session_factory) == []
+    asked: list[LimitNotices] = []
+
+    def write(notices: LimitNotices) -> int:
+        asked.append(dict(notices))
+        with session_factory.begin() as session:
+            return box.enqueue(session, built, NOW, limit_notices=notices)
+
+    queued = box.with_limit_notices(
+        read_sessions(session_factory), write, NOW, in_reply_to=ASKED,
+        references=("<root@example.org>",), sender="alice@example.org",
+    )
+    assert [sorted(notices) for notices in asked] == [[], ["alice@example.org"]]
     assert queued == 3  # two replies and the notice now; three replies later
     out = outbound(session_factory)
     hour, two_hours = NOW + timedelta(hours=1), NOW + timedelta(hours=2)
@@ -152,7 +169,7 @@ def test_mail_to_others_is_charged_to_the_sender_who_caused_it(
     ]
     built = box.build_all(replies, NOW, in_reply_to=ASKED)
     with session_factory.begin() as session:
-        assert box.enqueue(session, built, NOW, in_reply_to=ASKED, inbound_id=inbound_id,
+        assert box.enqueue(session, built, NOW, inbound_id=inbound_id,
                            charged_to="alice@example.org") == 3
     out = outbound(session_factory)
     assert [(o.recipient, o.charged_to, o.inbound_id) for o in out] == [
@@ -172,12 +189,18 @@ def test_a_dead_letter_tells_its_sender(
             update(InboundMessage).where(InboundMessage.id == inbound_id)
             .values(status=INBOUND_DEAD)
         )
+    with read_sessions(session_factory)() as session:
         dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
-        notice = box.dead_letter_notice(session, dead, NOW)
-        assert notice is not None and notice.recipient == "alice@example.org"
-        # Built ahead (before the write transaction), queued in it.
-        box.notify_dead(session, dead, {inbound_id: notice})
+        # Built ahead, in a reading session: the notice, and the one of the hourly cap it
+        # would bring if it reached it.
+        told = box.dead_letter_notice(session, dead, NOW)
+    assert told is not None
+    notice = told.notice
+    assert notice.recipient == "alice@example.org"
+    assert list(told.limit_notices) == ["alice@example.org"]
+    with session_factory.begin() as session:
+        box.notify_dead(session, dead, told)  # queued in the write transaction
     [out] = outbound(session_factory)
     assert (out.recipient, out.inbound_id, out.message_id) == (
         "alice@example.org", inbound_id, notice.message_id
@@ -185,6 +208,34 @@ def test_a_dead_letter_tells_its_sender(
     mail = parsed(out.raw)
     assert (mail["Subject"], mail["In-Reply-To"]) == ("Emergo error", ASKED)
     assert "help" in mail.get_content()
+
+
+def test_a_dead_letter_at_its_senders_cap_brings_the_notice_made_with_it(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    box = Outbox(dataclasses.replace(config, reply_limit=1), clock=lambda: NOW)
+    inbound_id = stored_mail(config, session_factory, ASKED)
+    with session_factory.begin() as session:
+        box.enqueue(session, box.build_all([Reply("alice@example.org", "Emergo", "x\n")], NOW),
+                    NOW)
+        session.execute(
+            update(InboundMessage).where(InboundMessage.id == inbound_id)
+            .values(status=INBOUND_DEAD)
+        )
+    with read_sessions(session_factory)() as session:
+        dead = inbox.read_claimed(session, inbound_id)
+        assert dead is not None
+        told = box.dead_letter_notice(session, dead, NOW)
+    assert told is not None
+    with session_factory.begin() as session:
+        box.notify_dead(session, dead, told)
+    out = outbound(session_factory)
+    assert [(o.subject, o.next_attempt_at) for o in out] == [
+        ("Emergo", NOW),
+        ("Emergo: reply limit reached", NOW),
+        ("Emergo error", NOW + timedelta(hours=1)),  # held, as any reply over the cap
+    ]
+    assert parsed(out[1].raw)["In-Reply-To"] == ASKED
 
 
 def test_a_dead_letter_not_to_be_answered_gets_no_notice(
@@ -200,5 +251,5 @@ def test_a_dead_letter_not_to_be_answered_gets_no_notice(
         dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
         assert box.dead_letter_notice(session, dead, NOW) is None
-        box.notify_dead(session, dead)  # made now, when not made ahead: none either
+        box.notify_dead(session, dead, None)
     assert outbound(session_factory) == []

@@ -428,6 +428,35 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
     body = parsed(notice.raw).get_content()
     assert "could not be processed" in body and "s3cret" not in body
 
+def test_a_mail_given_up_is_dead_lettered_only_with_its_notice_made_ahead(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    # A claim that went stale between the read that made the notices and the write that
+    # puts claims back is left for the next round, which makes its notice: no notice is
+    # made in the write transaction.
+    inbound_id = store(config, session_factory, command_mail("help"))
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead_worker = f"{claims.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    with session_factory.begin() as session:
+        claimed = inbox.claim_inbound(session, worker=dead_worker, now=NOW)
+        assert claimed is not None
+        claimed.attempts = claims.MAX_INBOUND_ATTEMPTS
+    told: list[int] = []
+    with session_factory.begin() as session:
+        assert claims.release_stale_claims(
+            session, now=NOW, given_up=set(), on_dead=lambda _, dead: told.append(dead.id)
+        ) == (0, 0)
+    assert [m.status for m in rows(session_factory, InboundMessage)] == ["processing"]
+    with session_factory.begin() as session:
+        assert claims.release_stale_claims(
+            session, now=NOW, given_up={inbound_id},
+            on_dead=lambda _, dead: told.append(dead.id),
+        ) == (1, 0)
+    assert [m.status for m in rows(session_factory, InboundMessage)] == ["dead"]
+    assert told == [inbound_id]
+
+
 def test_live_claims_are_kept(config: Config, session_factory: sessionmaker[Session]) -> None:
     store(config, session_factory, command_mail("help"))
     with session_factory.begin() as session:
