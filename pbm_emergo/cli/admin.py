@@ -208,11 +208,13 @@ def _database_error(err: DBAPIError) -> int:
     return 1
 
 
-def _run(args: argparse.Namespace, action: Any) -> int:
+def _run(args: argparse.Namespace, action: Any, *, writes: bool = False) -> int:
     """Open a session on the configured database, run ``action(session, args)``, report
     problems in one line. On the process-wide engine: a process that runs several commands
-    (a test calling :func:`pbm_emergo.cli.main`) compiles their statements once."""
-    from pbm_emergo.db.session import get_engine
+    (a test calling :func:`pbm_emergo.cli.main`) compiles their statements once. A session
+    that only reads (unless ``writes``: one write transaction) takes no write lock, so that
+    a look at a busy server's database holds up none of its writers."""
+    from pbm_emergo.db.session import get_engine, reading_engine
 
     try:
         config = _admin_config(args)
@@ -220,7 +222,8 @@ def _run(args: argparse.Namespace, action: Any) -> int:
         print(f"pbm-emergo admin: {err}", file=sys.stderr)
         return 1
     try:
-        with _session(get_engine(config)) as session:
+        engine = get_engine(config)
+        with _session(engine if writes else reading_engine(engine)) as session:
             status: int = action(session, args)
             return status
     except AdminError as err:
@@ -261,7 +264,7 @@ def admin_mail(args: argparse.Namespace) -> int:
 
 
 def admin_requeue(args: argparse.Namespace) -> int:
-    return _run(args, _requeue)
+    return _run(args, _requeue, writes=True)
 
 
 def _time(value: datetime | None) -> str | None:

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from sqlalchemy import update
+from sqlalchemy import Engine, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.cli import main
@@ -22,6 +22,7 @@ from pbm_emergo.db.session import PROJECT_ROOT
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Game, render_board
 from tests.support.moves import play_stored
+from tests.support.statements import write_transactions
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
 
@@ -341,3 +342,20 @@ def test_requeue_explains_what_it_does_not_requeue(
     assert status == 1 and "bad message id" in err
     status, _, err = admin(capsys, database_url, "requeue", "7")
     assert status == 1 and "message 7: no such message" in err
+
+
+def test_the_admins_looks_take_no_write_lock(
+    capsys: pytest.CaptureFixture[str], database_url: str, db_sessions: sessionmaker[Session]
+) -> None:
+    # A look at a busy server's database holds up none of its writers: only the commands
+    # that change something open a transaction that may write.
+    _game_with_moves(db_sessions, 2)
+    looks = (["games"], ["show", "101"], ["players"], ["player", "alice"], ["mail"],
+             ["standings"], ["events"])
+    with write_transactions(Engine) as begun:  # every engine's
+        for look in looks:
+            status, _, err = admin(capsys, database_url, *look)
+            assert status == 0, (look, err)
+        assert begun == []
+        status, _, _ = admin(capsys, database_url, "requeue", "out-1")
+        assert begun == ["write transaction 1"]
