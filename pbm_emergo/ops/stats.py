@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 
 from pbm_emergo.config import Config
 from pbm_emergo.db.reads import queue_figures, totals
-from pbm_emergo.db.session import create_engine_for
+from pbm_emergo.db.session import create_engine_for, reading_engine
 from pbm_emergo.db.types import utcnow
 
 
@@ -29,7 +29,8 @@ def read_stats(config: Config, metrics_url: str | None = None) -> dict[str, Any]
     """The figures of ``config``'s database, and those of the server at ``metrics_url``."""
     engine = create_engine_for(config.effective_database_url)
     try:
-        with Session(engine) as session, session.begin():
+        # A reading session: no write lock taken from a busy server's writers.
+        with Session(reading_engine(engine)) as session, session.begin():
             now = utcnow()
             figures = queue_figures(session, now)
             all_mail = totals(session, now)

@@ -351,7 +351,7 @@ def test_the_admins_looks_take_no_write_lock(
     # that change something open a transaction that may write.
     _game_with_moves(db_sessions, 2)
     looks = (["games"], ["show", "101"], ["players"], ["player", "alice"], ["mail"],
-             ["standings"], ["events"])
+             ["standings"], ["events"], ["stats"])
     with write_transactions(Engine) as begun:  # every engine's
         for look in looks:
             status, _, err = admin(capsys, database_url, *look)
