@@ -35,7 +35,7 @@ from pbm_emergo.db.session import create_engine_for, dispose_engines, upgrade_to
 from tests.support.postgres import PostgresDatabases, ThrowawayCluster, postgres_bindir
 
 # Fixtures that several test folders share, beside the database fixtures below.
-pytest_plugins = ["tests.support.fixtures"]
+pytest_plugins = ["tests.support.fixtures", "tests.support.write_lock"]
 
 POSTGRES_ENV = "PBM_EMERGO_TEST_POSTGRES_URL"
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]

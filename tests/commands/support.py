@@ -13,6 +13,7 @@ from pbm_emergo.app.timers import scheduled
 from pbm_emergo.db.apply import apply
 from pbm_emergo.db.models import Board, MoveRecord
 from pbm_emergo.db.outbox import outbound_row, queue_outbound
+from pbm_emergo.db.session import read_sessions
 from tests.support.mailer import Mailer
 
 ADDRESS = {"alice": "alice@example.org", "bob": "bob@example.org"}
@@ -65,7 +66,7 @@ def run_scheduler(mailer: Mailer, after: timedelta, *, delivered: bool = True) -
     mailer.now += after
     # As the Scheduler runs it: read, decide and render, then each board's work written
     # with its mails (recorded here as the outbox would, sent at once or left queued).
-    with mailer.factory() as session:
+    with read_sessions(mailer.factory)() as session:
         works = scheduled(session, mailer.config, mailer.now)
     replies: list[Reply] = []
     for work in works:

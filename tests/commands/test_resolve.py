@@ -14,6 +14,7 @@ from pbm_emergo.app.context import Context
 from pbm_emergo.app.results import Refused
 from pbm_emergo.commands.language import LANGUAGE
 from pbm_emergo.db import players
+from pbm_emergo.db.session import read_sessions
 from pbm_emergo.game.requests import BoardRef
 from pbm_emergo.game.words import Known
 from tests.support.mailer import Mailer
@@ -25,7 +26,7 @@ def bound(
 ) -> Iterator[tuple[Context, Any]]:
     """The request of ``line``, and a unit of work in a reading session to resolve it in."""
     request = LANGUAGE.request(line, Known(), alone=True)
-    with mailer.factory() as session:
+    with read_sessions(mailer.factory)() as session:
         ctx = Context(session=session, config=mailer.config, now=mailer.now, sender=sender)
         yield ctx, request
 
