@@ -337,6 +337,8 @@ def test_reply_cap_sends_one_notice_then_holds_back(
     assert all((o.last_error or "").startswith("held: more than 3 mails") for o in held)
     notice = next(o for o in out if parsed(o.raw)["Subject"] == "Emergo: reply limit reached")
     assert "held, not lost" in flat(notice.raw.decode())
+    # Built outside the write transaction, it answers the mail that reached the cap.
+    assert parsed(notice.raw)["In-Reply-To"] == "<r3@example.org>"
     # Other addresses are not affected, and every command was still carried out.
     assert [o.inbound_id for o in out if o.recipient == "bob@example.org"] == [later]
     assert {r.status for r in rows(session_factory, InboundMessage)} == {"done"}
