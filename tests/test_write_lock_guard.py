@@ -1,9 +1,10 @@
-"""The guard of tests/support/write_lock.py sees a template rendered and a password hashed
-in a write transaction of the server's, and nothing done outside one, in a reading
-session, or in a test's own set-up transaction."""
+"""The guard of tests/support/write_lock.py sees a template rendered, a password hashed and
+a socket used in a write transaction of the server's, and nothing done outside one, in a
+reading session, or in a test's own set-up transaction."""
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -50,6 +51,8 @@ class RenderingRunner(Runner):
         session.execute(text("INSERT INTO t VALUES (1)"))  # the transaction's turn taken
         render("notice/reply_limit.txt.j2", limit=1, held_until="soon")
         players.hash_password("a secret")
+        with socket.create_server(("127.0.0.1", 0)) as server, socket.socket() as client:
+            client.connect(server.getsockname())
         return 0
 
 
@@ -61,7 +64,7 @@ def test_rendering_and_hashing_in_the_servers_write_transaction_are_seen(
     runner.write((), built, NOW, {})
     found = taken()
     assert [what.partition(" from ")[0] for what in found] == [
-        "a template rendered", "a password hashed",
+        "a template rendered", "a password hashed", "a socket's connect",
     ]
     assert "runner.py" in found[0] and "templating.py" in found[0]
     assert "players.py" in found[1]

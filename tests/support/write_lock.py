@@ -1,12 +1,14 @@
 """A guard over every test that runs the server's code in its own process: nothing is
-rendered and no password hashed or checked while a thread holds the write lock.
+rendered, no password hashed or checked and nothing sent or awaited over the network while
+a thread holds the write lock.
 
 The write transactions of SQLite take their turn in a
 :class:`~pbm_emergo.db.session.WriterQueue` first; a thread that renders a template (Jinja's
-``Template.render``: every reply, page and notice) or runs argon2 while it holds that turn
-makes every other writer wait for it. The guard watches the queue's turns and those two
-calls (it changes nothing they do) and fails the test at its end, naming what was done and
-from where. It watches the server's write transactions: those whose turn is taken with
+``Template.render``: every reply, page and notice), runs argon2 or talks over a socket
+(a relay, a mailbox; PostgreSQL's connections are libpq's, not Python's sockets) while it
+holds that turn makes every other writer wait for it. The guard watches the queue's turns
+and those calls (it changes nothing they do) and fails the test at its end, naming what was
+done and from where. It watches the server's write transactions: those whose turn is taken with
 code of the server outside ``db/`` on the stack (a test that sets up its data in a
 transaction of its own, through ``db/`` alone, may hash the passwords it stores there). It
 sees SQLite's write transactions only (PostgreSQL has no such queue): every database test
@@ -15,6 +17,7 @@ runs on both, and its SQLite run is the one that is watched.
 
 from __future__ import annotations
 
+import socket
 import sys
 import threading
 import traceback
@@ -92,11 +95,17 @@ def _write_lock_watched() -> Iterator[None]:
         patch.setattr(
             PasswordHasher, "verify", _watched("a password checked", PasswordHasher.verify)
         )
+        for call in ("connect", "send", "sendall", "recv"):
+            patch.setattr(
+                socket.socket, call, _watched(f"a socket's {call}", getattr(socket.socket, call))
+            )
         yield
 
 
 @pytest.fixture(autouse=True)
-def nothing_rendered_or_hashed_under_the_write_lock(_write_lock_watched: None) -> Iterator[None]:
+def nothing_rendered_hashed_or_sent_under_the_write_lock(
+    _write_lock_watched: None,
+) -> Iterator[None]:
     del _done_under_the_lock[:]
     yield
     found = list(_done_under_the_lock)
