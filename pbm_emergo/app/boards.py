@@ -10,6 +10,7 @@ mail shows exactly what the write transaction stores, without reading it back.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from pbm_emergo.app.messages import Reply
@@ -27,7 +28,13 @@ from pbm_emergo.game.ratings import GameRating
 from pbm_emergo.robot import ROBOTS
 from pbm_emergo.rules import Termination
 from pbm_emergo.views import i18n
-from pbm_emergo.views.board_mail import board_html, board_link, board_view, options_text
+from pbm_emergo.views.board_mail import (
+    board_html,
+    board_link,
+    board_subject,
+    board_view,
+    options_text,
+)
 from pbm_emergo.views.i18n import speaking
 
 __all__ = [
@@ -123,12 +130,10 @@ def board_mails_for(
     (``new_board``: the first mails of a new board). A comment is for the two players
     only: watchers get the board without it (as the web pages show it)."""
     drawings = _Drawings(
-        state, comment=comment, commenter=commenter, headline=headline,
-        link=board_link(config, state.number), now=now, new_board=new_board,
+        state, comment, commenter, headline, board_link(config, state.number), now, new_board
     )
     # The text and HTML parts in each recipient's language (the sender's as their mail's
-    # replies are), in words for those who asked (board USERID PASSWORD list); the Subject
-    # in English for all.
+    # replies are), in words for those who asked (board USERID PASSWORD list).
     readers = [
         (state.white.address, state.white.board_style, state.white.language),
         (state.black.address, state.black.board_style, state.black.language),
@@ -156,17 +161,19 @@ def board_mails_for(
         and state.seat(state.to_move).userid.lower() in ROBOTS
     )
     recipients = _recipients(state, watchers, sender=sender, new_board=new_board)
-    # " **": the mail carries a comment to read (as pbmserv marks it).
-    subject = drawings.subject + (" **" if comment else "")
+    # The Subject in English for all; " **": the mail carries a comment to read (as
+    # pbmserv marks it).
+    subject = board_subject(state, new_board)
+    commented = f"{subject} **" if comment else subject
     mails = [
-        Reply(to=r, subject=subject, body=parts[0], board=state.number, html=parts[1],
+        Reply(to=r, subject=commented, body=parts[0], board=state.number, html=parts[1],
               solicited=solicited, attachment=record, awaits_robot=robot_next)
         for r, solicited in recipients.items() if r.lower() in players or not comment
         for parts in [parts_for(r, False)]
     ]
     if comment:
         mails += [
-            Reply(to=r, subject=drawings.subject, body=parts[0],
+            Reply(to=r, subject=subject, body=parts[0],
                   board=state.number, html=parts[1], solicited=True, attachment=record,
                   awaits_robot=robot_next)
             for r in recipients if r.lower() not in players
@@ -201,49 +208,30 @@ def _recipients(
     return dict(chosen.values())
 
 
+@dataclass
 class _Drawings:
     """The board mail's text and HTML parts, each kind drawn once: with the comment (for
     the players) or without it (``public``: for watchers), as a diagram or in words, in a
     language."""
 
-    def __init__(
-        self,
-        state: BoardState,
-        *,
-        comment: str | None,
-        commenter: str | None,
-        headline: str | Callable[[], str] | None,
-        link: str | None,
-        now: datetime,
-        new_board: bool,
-    ) -> None:
-        self.state = state
-        self.comment = comment
-        self.commenter = commenter
-        self.headline = headline
-        self.link = link
-        self.now = now
-        self.new_board = new_board
-        self.made: dict[tuple[bool, str, str], tuple[str, str]] = {}
-        # The mail to the players in English, drawn first: its Subject is every mail's.
-        self.subject = self._draw(False, "diagram", i18n.DEFAULT)
+    state: BoardState
+    comment: str | None
+    commenter: str | None
+    headline: str | Callable[[], str] | None
+    link: str | None
+    now: datetime
+    new_board: bool
+    made: dict[tuple[bool, str, str], tuple[str, str]] = field(default_factory=dict)
 
     def parts(self, public: bool, style: str, language: str | None) -> tuple[str, str]:
         """The text and HTML parts of one kind (``language`` None or unknown: English)."""
         key = (public, style, i18n.supported(language) or i18n.DEFAULT)
         if key not in self.made:
-            self._draw(*key)
+            with speaking(key[2]):
+                view = board_view(
+                    self.state, comment=None if public else self.comment,
+                    commenter=None if public else self.commenter, headline=self.headline,
+                    link=self.link, now=self.now, new_board=self.new_board, style=style,
+                )
+                self.made[key] = (view.text, board_html(view.subject, [view.html]))
         return self.made[key]
-
-    def _draw(self, public: bool, style: str, language: str) -> str:
-        """Draw one kind into :attr:`made`; returns its Subject."""
-        with speaking(language):
-            view = board_view(
-                self.state, comment=None if public else self.comment,
-                commenter=None if public else self.commenter, headline=self.headline,
-                link=self.link, now=self.now, new_board=self.new_board, style=style,
-            )
-            self.made[(public, style, language)] = (
-                view.text, board_html(view.subject, [view.html])
-            )
-        return view.subject

@@ -16,9 +16,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import LimitNotices, LimitNoticesWanted, Outbox
+from pbm_emergo.app.outbox import DeadLetterNotice, LimitNotices, LimitNoticesWanted, Outbox
 from pbm_emergo.config import Config
 from pbm_emergo.db import inbox
+from pbm_emergo.db.claims import ClaimedMail
 from pbm_emergo.db.models import INBOUND_DEAD, InboundMessage, OutboundMessage
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.mail.inbound import InboxHandler
@@ -179,22 +180,29 @@ def test_mail_to_others_is_charged_to_the_sender_who_caused_it(
     ]
 
 
+def dead_letter(
+    box: Outbox, factory: sessionmaker[Session], inbound_id: int
+) -> tuple[ClaimedMail, DeadLetterNotice | None]:
+    """The stored mail ``inbound_id`` given up on, and its notice as the server builds it:
+    ahead, in a reading session."""
+    with factory.begin() as session:
+        session.execute(
+            update(InboundMessage).where(InboundMessage.id == inbound_id)
+            .values(status=INBOUND_DEAD)
+        )
+    with read_sessions(factory)() as session:
+        dead = inbox.read_claimed(session, inbound_id)
+        assert dead is not None
+        return dead, box.dead_letter_notice(session, dead, NOW)
+
+
 def test_a_dead_letter_tells_its_sender(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
     box = Outbox(config, clock=lambda: NOW)
     inbound_id = stored_mail(config, session_factory, ASKED)
-    with session_factory.begin() as session:
-        session.execute(
-            update(InboundMessage).where(InboundMessage.id == inbound_id)
-            .values(status=INBOUND_DEAD)
-        )
-    with read_sessions(session_factory)() as session:
-        dead = inbox.read_claimed(session, inbound_id)
-        assert dead is not None
-        # Built ahead, in a reading session: the notice, and the one of the hourly cap it
-        # would bring if it reached it.
-        told = box.dead_letter_notice(session, dead, NOW)
+    # Built ahead: the notice, and the one of the hourly cap it would bring if it reached it.
+    dead, told = dead_letter(box, session_factory, inbound_id)
     assert told is not None
     notice = told.notice
     assert notice.recipient == "alice@example.org"
@@ -218,15 +226,7 @@ def test_a_dead_letter_at_its_senders_cap_brings_the_notice_made_with_it(
     with session_factory.begin() as session:
         box.enqueue(session, box.build_all([Reply("alice@example.org", "Emergo", "x\n")], NOW),
                     NOW)
-        session.execute(
-            update(InboundMessage).where(InboundMessage.id == inbound_id)
-            .values(status=INBOUND_DEAD)
-        )
-    with read_sessions(session_factory)() as session:
-        dead = inbox.read_claimed(session, inbound_id)
-        assert dead is not None
-        told = box.dead_letter_notice(session, dead, NOW)
-    assert told is not None
+    dead, told = dead_letter(box, session_factory, inbound_id)
     with session_factory.begin() as session:
         box.notify_dead(session, dead, told)
     out = outbound(session_factory)

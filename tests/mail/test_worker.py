@@ -76,6 +76,22 @@ def rows(factory: sessionmaker[Session], model: type) -> list:  # type: ignore[t
         return list(session.scalars(select(model).order_by(model.id)))
 
 
+def gone_worker() -> str:
+    """The name of an inbox worker of this host whose process has exited (a real one: its
+    pid is no longer alive)."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    return f"{claims.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+
+
+def claimed_on_its_last_attempt(factory: sessionmaker[Session], worker: str) -> None:
+    """The stored mail claimed by ``worker``, its attempts used up with this one."""
+    with factory.begin() as session:
+        claimed = inbox.claim_inbound(session, worker=worker, now=NOW)
+        assert claimed is not None
+        claimed.attempts = claims.MAX_INBOUND_ATTEMPTS
+
+
 def parsed(raw: bytes) -> EmailMessage:
     msg = BytesParser(policy=policy.default).parsebytes(raw)
     assert isinstance(msg, EmailMessage)
@@ -383,9 +399,7 @@ def test_claims_of_a_dead_process_are_released(
 ) -> None:
     inbound_id = store(config, session_factory, command_mail("help"))
     # A real process that has exited: its pid is no longer alive.
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
-    dead_worker = f"{claims.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
+    dead_worker = gone_worker()
     with session_factory.begin() as session:
         claimed = inbox.claim_inbound(session, worker=dead_worker, now=NOW)
         assert claimed is not None
@@ -413,13 +427,7 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
     from pbm_emergo.ops.server import MailServer
 
     store(config, session_factory, command_mail("emergo move 101 alice s3cret e4"))
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
-    dead_worker = f"{claims.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
-    with session_factory.begin() as session:
-        claimed = inbox.claim_inbound(session, worker=dead_worker, now=NOW)
-        assert claimed is not None
-        claimed.attempts = claims.MAX_INBOUND_ATTEMPTS
+    claimed_on_its_last_attempt(session_factory, gone_worker())
     server = MailServer(config, session_factory, processor=Echo(), listen=False, send=False,
                         clock=lambda: NOW)
     server._release_stale_claims()
@@ -437,13 +445,7 @@ def test_a_mail_given_up_is_dead_lettered_only_with_its_notice_made_ahead(
     # puts claims back is left for the next round, which makes its notice: no notice is
     # made in the write transaction.
     inbound_id = store(config, session_factory, command_mail("help"))
-    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
-                          capture_output=True, text=True, check=True)
-    dead_worker = f"{claims.worker_name().split(':')[0]}:{gone.stdout.strip()}:inbox-1"
-    with session_factory.begin() as session:
-        claimed = inbox.claim_inbound(session, worker=dead_worker, now=NOW)
-        assert claimed is not None
-        claimed.attempts = claims.MAX_INBOUND_ATTEMPTS
+    claimed_on_its_last_attempt(session_factory, gone_worker())
     told: list[int] = []
     with session_factory.begin() as session:
         assert claims.release_stale_claims(
