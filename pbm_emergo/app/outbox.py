@@ -364,6 +364,8 @@ class Outbox:
             try:
                 return write(notices)
             except LimitNoticesWanted as wanted:
+                log.info("reply limit reached for %d address(es): its notice built, "
+                         "written again", len(wanted.recipients))
                 with reads() as session:
                     notices |= self.limit_notices(
                         session, wanted.recipients, now, in_reply_to=in_reply_to,
