@@ -55,13 +55,16 @@ _T = TypeVar("_T")
 
 @dataclass(frozen=True)
 class BuiltReply:
-    """A reply made into mail: what its outbox row needs."""
+    """A reply made into mail: what its outbox row needs, and how it was threaded (the mail
+    it answers and the ids it refers to; a notice about it is threaded the same way)."""
 
     reply: Reply
     recipient: str
     raw: bytes
     message_id: str
     subject: str
+    in_reply_to: str | None = None
+    references: tuple[str, ...] = ()
 
 
 #: The "reply limit reached" notices built for a write transaction, by recipient (None: it
@@ -69,22 +72,14 @@ class BuiltReply:
 LimitNotices = Mapping[str, "BuiltReply | None"]
 
 
-@dataclass(frozen=True)
-class DeadLetterNotice:
-    """What tells the sender of a mail given up on so: the ``notice``, and the "reply limit
-    reached" notice it brings if it reaches the sender's hourly cap (``limit_notices``)."""
-
-    notice: BuiltReply
-    limit_notices: LimitNotices
-
-
 class LimitNoticesWanted(Exception):
-    """Raised by :meth:`Outbox.enqueue`, so that its write transaction stores nothing: a
-    reply reaches the hourly cap of ``recipients`` and no notice was built for them."""
+    """Raised by :meth:`Outbox.enqueue`, so that its write transaction stores nothing:
+    ``replies`` reach the hourly cap of their addresses (one a recipient), and no notice was
+    built for them."""
 
-    def __init__(self, recipients: frozenset[str]) -> None:
-        super().__init__(f"reply limit notices to build for {len(recipients)} address(es)")
-        self.recipients = recipients
+    def __init__(self, replies: Sequence[BuiltReply]) -> None:
+        super().__init__(f"reply limit notices to build for {len(replies)} address(es)")
+        self.replies = replies
 
 
 def answers_sender(to: str, sender: str | None) -> bool:
@@ -126,6 +121,8 @@ class Outbox:
         last: tuple[tuple[object, ...], bool, BuiltReply] | None = None
         for reply in replies:
             threaded = answers_sender(reply.to, sender)
+            answers = in_reply_to if threaded else None
+            refers = references if threaded else ()
             same = (reply.subject, reply.body, reply.board, reply.html, reply.attachment)
             try:
                 if last is not None and last[0] == same:
@@ -138,27 +135,24 @@ class Outbox:
                         raw, message_id = rethreaded_bytes(
                             first.raw, reply.to, server_address=self.config.address,
                             subject=first.subject, board=reply.board,
-                            in_reply_to=in_reply_to if threaded else None,
-                            references=references if threaded else (),
+                            in_reply_to=answers, references=refers,
                         )
                     built.append(
                         BuiltReply(
                             reply=reply, recipient=clean_address(reply.to) or reply.to,
                             raw=raw, message_id=message_id, subject=first.subject,
+                            in_reply_to=answers, references=refers,
                         )
                     )
                     continue
                 email = reply_mail(
-                    reply,
-                    server_address=self.config.address,
-                    now=now,
-                    in_reply_to=in_reply_to if threaded else None,
-                    references=references if threaded else (),
+                    reply, server_address=self.config.address, now=now,
+                    in_reply_to=answers, references=refers,
                 )
             except ValueError as exc:
                 log.warning("reply not sent: %s", exc)
                 continue
-            made = _built(reply, email)
+            made = _built(reply, email, answers, refers)
             last = (same, threaded, made)
             built.append(made)
         return built
@@ -230,9 +224,12 @@ class Outbox:
         limit = max(1, self.config.reply_limit)
         notices = limit_notices if limit_notices is not None else {}
         if capped:
-            wanted = _reaching_the_cap(replies, sent, limit) - notices.keys()
+            wanted = [
+                built for built in _reaching_the_cap(replies, sent, limit)
+                if built.recipient not in notices
+            ]
             if wanted:
-                raise LimitNoticesWanted(frozenset(wanted))
+                raise LimitNoticesWanted(wanted)
         rows: list[dict[str, Any]] = []
         for built in replies:
             payer = charged_to if budget.charged(built.reply, charged_to) else None
@@ -314,32 +311,23 @@ class Outbox:
         return queued + 1
 
     def limit_notices(
-        self,
-        session: Session,
-        recipients: Iterable[str],
-        now: datetime,
-        *,
-        in_reply_to: str | None = None,
-        references: tuple[str, ...] = (),
-        sender: str | None = None,
+        self, session: Session, replies: Iterable[BuiltReply], now: datetime
     ) -> dict[str, BuiltReply | None]:
-        """The "reply limit reached" notice to each of ``recipients``, built (outside any
-        write transaction) in the language of the player the address is theirs (a read in
-        ``session`` each, a reading one), threaded as :meth:`build_all` threads a reply to
-        that address."""
+        """The "reply limit reached" notice to the recipient of each of ``replies`` (the
+        replies that reach the cap), built (outside any write transaction) in the language
+        of the player the address is theirs (a read in ``session`` each, a reading one) and
+        threaded as that reply is."""
         limit = max(1, self.config.reply_limit)
         made: dict[str, BuiltReply | None] = {}
-        for recipient in sorted(recipients):
-            with i18n.speaking(players.language_of_address(session, recipient)):
+        for reached in replies:
+            with i18n.speaking(players.language_of_address(session, reached.recipient)):
                 text = render(
                     "notice/reply_limit.txt.j2", limit=limit,
                     held_until=i18n.moment(now + RATE_WINDOW, "UTC"),
                 )  # fmt: skip
-            threaded = answers_sender(recipient, sender)
-            made[recipient] = self.build(
-                Reply(recipient, "Emergo: reply limit reached", text), now,
-                in_reply_to=in_reply_to if threaded else None,
-                references=references if threaded else (),
+            made[reached.recipient] = self.build(
+                Reply(reached.recipient, "Emergo: reply limit reached", text), now,
+                in_reply_to=reached.in_reply_to, references=reached.references,
             )
         return made
 
@@ -348,15 +336,10 @@ class Outbox:
         reads: Callable[[], Session],
         write: Callable[[LimitNotices], _T],
         now: datetime,
-        *,
-        in_reply_to: str | None = None,
-        references: tuple[str, ...] = (),
-        sender: str | None = None,
     ) -> _T:
         """``write(notices)``: a write transaction that queues mail by :meth:`enqueue` with
         these ``limit_notices``; run again, with the notices it asked for built in a
-        reading session of ``reads`` (:meth:`limit_notices`, threaded by ``in_reply_to``,
-        ``references`` and ``sender``), each time it asks for more
+        reading session of ``reads`` (:meth:`limit_notices`), each time it asks for more
         (:class:`LimitNoticesWanted`: once in an hour for an address at most, and then it
         stored nothing)."""
         notices: dict[str, BuiltReply | None] = {}
@@ -365,81 +348,75 @@ class Outbox:
                 return write(notices)
             except LimitNoticesWanted as wanted:
                 log.info("reply limit reached for %d address(es): its notice built, "
-                         "written again", len(wanted.recipients))
+                         "written again", len(wanted.replies))
                 with reads() as session:
-                    notices |= self.limit_notices(
-                        session, wanted.recipients, now, in_reply_to=in_reply_to,
-                        references=references, sender=sender,
-                    )
+                    notices |= self.limit_notices(session, wanted.replies, now)
 
     # --- dead letters ------------------------------------------------------------------
 
     def dead_letter_notice(
         self, session: Session, dead: ClaimedMail, now: datetime
-    ) -> DeadLetterNotice | None:
-        """What tells the sender of ``dead`` (a mail given up on) so, built from what was
-        worked out on receipt, before the write transaction that gives it up: in the
-        language of the player the sender's address is theirs (read in ``session``, a
+    ) -> BuiltReply | None:
+        """The notice that tells the sender of ``dead`` (a mail given up on) so, built from
+        what was worked out on receipt, before the write transaction that gives it up, in
+        the language of the player the sender's address is theirs (read in ``session``, a
         reading one); None when that mail may not be answered."""
         if dead.not_answered is not None or not dead.sender:
             return None
         with i18n.speaking(players.language_of_address(session, dead.sender)):
             body = render("notice/dead_letter.txt.j2", subject=dead.subject or "(no subject)")
-        notice = self.build(
-            Reply(to=dead.sender, subject="Emergo error", body=body), now,
-            in_reply_to=dead.message_id,
-        )
-        if notice is None:
-            return None
-        # Made on the chance that this notice reaches the sender's cap: a dead letter is rare.
-        limits = self.limit_notices(
-            session, [notice.recipient], now, in_reply_to=dead.message_id
-        )
-        return DeadLetterNotice(notice, limits)
+        notice = Reply(to=dead.sender, subject="Emergo error", body=body)
+        return self.build(notice, now, in_reply_to=dead.message_id)
 
     def notify_dead(
-        self, session: Session, dead: ClaimedMail, told: DeadLetterNotice | None
+        self, session: Session, dead: ClaimedMail, notice: BuiltReply | None,
+        limit_notices: LimitNotices,
     ) -> None:
-        """Log a dead-lettered message, count it, and queue its sender's notice ``told``
-        (made by :meth:`dead_letter_notice` before the write transaction; None: none).
-        Fits :func:`pbm_emergo.db.claims.release_stale_claims`' ``on_dead``."""
+        """Log a dead-lettered message, count it, and queue its sender's ``notice`` (made by
+        :meth:`dead_letter_notice` before the write transaction; None: none) within the
+        cap (with ``limit_notices``, as :meth:`enqueue`). Fits
+        :func:`pbm_emergo.db.claims.release_stale_claims`' ``on_dead``."""
+        if notice is not None:  # first: a write run again for its notice counts once
+            self.enqueue(
+                session, [notice], self.clock(), inbound_id=dead.id,
+                limit_notices=limit_notices,
+            )
         log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
         metrics.get().dead_letters.inc()
-        if told is not None:
-            self.enqueue(
-                session, [told.notice], self.clock(), inbound_id=dead.id,
-                limit_notices=told.limit_notices,
-            )
 
 
 def _reaching_the_cap(
     replies: Sequence[BuiltReply], sent: Mapping[str, int], limit: int
-) -> set[str]:
-    """The recipients of ``replies`` whose count of the hour (``sent``) one of them brings
-    to ``limit``: the ones that get a notice."""
-    batch: dict[str, int] = {}
+) -> list[BuiltReply]:
+    """Of ``replies``, the one that brings its recipient's count of the hour (``sent``) to
+    ``limit``, for each recipient it reaches: the ones that bring a notice."""
+    counts = dict(sent)
+    reaching: list[BuiltReply] = []
     for built in replies:
-        batch[built.recipient] = batch.get(built.recipient, 0) + 1
-    return {
-        recipient for recipient, count in batch.items()
-        if sent.get(recipient, 0) <= limit < sent.get(recipient, 0) + count
-    }
+        count = counts.get(built.recipient, 0)
+        if count == limit:
+            reaching.append(built)
+        counts[built.recipient] = count + 1
+    return reaching
 
 
-def _built(reply: Reply, email: ReplyMail) -> BuiltReply:
+def _built(
+    reply: Reply, email: ReplyMail, in_reply_to: str | None, references: tuple[str, ...]
+) -> BuiltReply:
     return BuiltReply(
         reply=reply,
         recipient=email.to,
         raw=email.raw,
         message_id=email.message_id,
         subject=email.subject,
+        in_reply_to=in_reply_to,
+        references=references,
     )
 
 
 __all__ = [
     "RATE_WINDOW",
     "BuiltReply",
-    "DeadLetterNotice",
     "LimitNotices",
     "LimitNoticesWanted",
     "Outbox",

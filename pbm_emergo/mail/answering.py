@@ -128,9 +128,9 @@ class CommandsRunner(Runner):
             with timed("render"):
                 built = self.built_replies(replies, now, answering)
             with timed("write"):
-                queued, claimed_next = self.with_limit_notices(
-                    lambda notices: self._write(writes, built, now, answering, notices),
-                    now, answering,
+                queued, claimed_next = self.outbox.with_limit_notices(
+                    self.reads,
+                    lambda notices: self._write(writes, built, now, answering, notices), now,
                 )
             return Answered(replies, queued, claimed_next)
 
@@ -182,20 +182,6 @@ class CommandsRunner(Runner):
     def _set_aside_board_number(self) -> int:
         with self.factory.begin() as session:
             return games.next_board_number(session)
-
-    def with_limit_notices(
-        self, write: Callable[[LimitNotices], _T], now: datetime, answering: Answering | None
-    ) -> _T:
-        """``write``, a write transaction that queues the replies to ``answering``'s mail,
-        given the "reply limit reached" notices it asks for, built outside it and threaded
-        as the replies are (:meth:`Outbox.with_limit_notices`)."""
-        if answering is None:  # nothing is queued
-            return write({})
-        parsed = answering.parsed
-        return self.outbox.with_limit_notices(
-            self.reads, write, now, in_reply_to=parsed.message_id,
-            references=parsed.references, sender=parsed.sender or "",
-        )
 
     @write_turn
     def _write(

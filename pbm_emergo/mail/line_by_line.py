@@ -100,9 +100,9 @@ def _line(
         with timed("render"):
             built = runner.built_replies(_mails_of(step), now, answering)
         with timed("write"):
-            queued = runner.with_limit_notices(
-                lambda notices: _write_line(runner, step, built, now, answering, notices),
-                now, answering,
+            queued = runner.outbox.with_limit_notices(
+                runner.reads,
+                lambda notices: _write_line(runner, step, built, now, answering, notices), now,
             )
             return step, queued, None
 

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Any
 
 from pbm_emergo.app.messages import CommandMail, Reply
-from pbm_emergo.app.outbox import DeadLetterNotice
+from pbm_emergo.app.outbox import BuiltReply, LimitNotices
 from pbm_emergo.commands.registry import command_label
 from pbm_emergo.config import Config
 from pbm_emergo.db import claims, inbox
@@ -348,15 +348,20 @@ class InboxWorker(CommandsRunner):
     def _fail(self, claimed: ClaimedMail, error: str) -> Outcome:
         # The notice to the sender of a mail whose last attempt this was is built now, from
         # the row as claimed, not inside the write transaction.
-        told = None
+        notice = None
         if claimed.attempts >= claims.MAX_INBOUND_ATTEMPTS:
             with self.reads() as session:
-                told = self.outbox.dead_letter_notice(session, claimed, self.clock())
-        return self._record_failure(claimed, error, told)
+                notice = self.outbox.dead_letter_notice(session, claimed, self.clock())
+        return self.outbox.with_limit_notices(
+            self.reads,
+            lambda notices: self._record_failure(claimed, error, notice, notices),
+            self.clock(),
+        )
 
     @write_turn
     def _record_failure(
-        self, claimed: ClaimedMail, error: str, told: DeadLetterNotice | None
+        self, claimed: ClaimedMail, error: str, notice: BuiltReply | None,
+        limit_notices: LimitNotices,
     ) -> Outcome:
         now = self.clock()
         inbound_id = claimed.id
@@ -367,5 +372,5 @@ class InboxWorker(CommandsRunner):
                 return Outcome(inbound_id, "lost-claim")
             if claimed.attempts < claims.MAX_INBOUND_ATTEMPTS:
                 return Outcome(inbound_id, "retry")
-            self.outbox.notify_dead(session, claimed, told)
+            self.outbox.notify_dead(session, claimed, notice, limit_notices)
         return Outcome(inbound_id, "dead")

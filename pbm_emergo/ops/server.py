@@ -29,7 +29,7 @@ from typing import Any
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.events import advance_events, tell_news
-from pbm_emergo.app.outbox import Outbox
+from pbm_emergo.app.outbox import LimitNotices, Outbox
 from pbm_emergo.app.runner import Runner
 from pbm_emergo.app.timers import ScheduledTask, Scheduler
 from pbm_emergo.config import Config
@@ -311,13 +311,17 @@ class MailServer:
                 dead.id: self.outbox.dead_letter_notice(session, dead, now)
                 for dead in claims.stale_claims_given_up(session, now=now)
             }
-        with self.session_factory.begin() as session:
-            inbound, outbound = claims.release_stale_claims(
-                session, now=now, given_up=notices.keys(),
-                on_dead=lambda session, dead: self.outbox.notify_dead(
-                    session, dead, notices[dead.id]
-                ),
-            )
+
+        def release(limit_notices: LimitNotices) -> tuple[int, int]:
+            with self.session_factory.begin() as session:
+                return claims.release_stale_claims(
+                    session, now=now, given_up=notices.keys(),
+                    on_dead=lambda session, dead: self.outbox.notify_dead(
+                        session, dead, notices[dead.id], limit_notices
+                    ),
+                )
+
+        inbound, outbound = self.outbox.with_limit_notices(self.reads, release, now)
         if inbound or outbound:
             log.warning("released stale claims: %d inbound, %d outbound", inbound, outbound)
             self._mail_stored()

@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.app.messages import Reply
-from pbm_emergo.app.outbox import DeadLetterNotice, LimitNotices, LimitNoticesWanted, Outbox
+from pbm_emergo.app.outbox import BuiltReply, LimitNotices, LimitNoticesWanted, Outbox
 from pbm_emergo.config import Config
 from pbm_emergo.db import inbox
 from pbm_emergo.db.claims import ClaimedMail
@@ -58,7 +58,8 @@ def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
     # The notice is not made in the write transaction: asked for, nothing is stored.
     with pytest.raises(LimitNoticesWanted) as wanted, session_factory.begin() as session:
         box.enqueue(session, built, NOW)
-    assert wanted.value.recipients == {"alice@example.org"}
+    # The reply that reaches the cap, whose threading the notice takes.
+    assert [b.reply.subject for b in wanted.value.replies] == ["Emergo reply 2"]
     assert outbound(session_factory) == []
     asked: list[LimitNotices] = []
 
@@ -67,10 +68,7 @@ def test_over_the_cap_a_reply_is_held_for_a_later_hour_after_one_notice(
         with session_factory.begin() as session:
             return box.enqueue(session, built, NOW, limit_notices=notices)
 
-    queued = box.with_limit_notices(
-        read_sessions(session_factory), write, NOW, in_reply_to=ASKED,
-        references=("<root@example.org>",), sender="alice@example.org",
-    )
+    queued = box.with_limit_notices(read_sessions(session_factory), write, NOW)
     assert [sorted(notices) for notices in asked] == [[], ["alice@example.org"]]
     assert queued == 3  # two replies and the notice now; three replies later
     out = outbound(session_factory)
@@ -182,7 +180,7 @@ def test_mail_to_others_is_charged_to_the_sender_who_caused_it(
 
 def dead_letter(
     box: Outbox, factory: sessionmaker[Session], inbound_id: int
-) -> tuple[ClaimedMail, DeadLetterNotice | None]:
+) -> tuple[ClaimedMail, BuiltReply | None]:
     """The stored mail ``inbound_id`` given up on, and its notice as the server builds it:
     ahead, in a reading session."""
     with factory.begin() as session:
@@ -201,14 +199,10 @@ def test_a_dead_letter_tells_its_sender(
 ) -> None:
     box = Outbox(config, clock=lambda: NOW)
     inbound_id = stored_mail(config, session_factory, ASKED)
-    # Built ahead: the notice, and the one of the hourly cap it would bring if it reached it.
-    dead, told = dead_letter(box, session_factory, inbound_id)
-    assert told is not None
-    notice = told.notice
-    assert notice.recipient == "alice@example.org"
-    assert list(told.limit_notices) == ["alice@example.org"]
+    dead, notice = dead_letter(box, session_factory, inbound_id)  # built ahead
+    assert notice is not None and notice.recipient == "alice@example.org"
     with session_factory.begin() as session:
-        box.notify_dead(session, dead, told)  # queued in the write transaction
+        box.notify_dead(session, dead, notice, {})  # queued in the write transaction
     [out] = outbound(session_factory)
     assert (out.recipient, out.inbound_id, out.message_id) == (
         "alice@example.org", inbound_id, notice.message_id
@@ -218,7 +212,7 @@ def test_a_dead_letter_tells_its_sender(
     assert "help" in mail.get_content()
 
 
-def test_a_dead_letter_at_its_senders_cap_brings_the_notice_made_with_it(
+def test_a_dead_letter_at_its_senders_cap_brings_the_limit_notice_built_outside(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
     box = Outbox(dataclasses.replace(config, reply_limit=1), clock=lambda: NOW)
@@ -226,9 +220,13 @@ def test_a_dead_letter_at_its_senders_cap_brings_the_notice_made_with_it(
     with session_factory.begin() as session:
         box.enqueue(session, box.build_all([Reply("alice@example.org", "Emergo", "x\n")], NOW),
                     NOW)
-    dead, told = dead_letter(box, session_factory, inbound_id)
-    with session_factory.begin() as session:
-        box.notify_dead(session, dead, told)
+    dead, notice = dead_letter(box, session_factory, inbound_id)
+
+    def write(limit_notices: LimitNotices) -> None:
+        with session_factory.begin() as session:
+            box.notify_dead(session, dead, notice, limit_notices)
+
+    box.with_limit_notices(read_sessions(session_factory), write, NOW)
     out = outbound(session_factory)
     assert [(o.subject, o.next_attempt_at) for o in out] == [
         ("Emergo", NOW),
@@ -251,5 +249,5 @@ def test_a_dead_letter_not_to_be_answered_gets_no_notice(
         dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
         assert box.dead_letter_notice(session, dead, NOW) is None
-        box.notify_dead(session, dead, None)
+        box.notify_dead(session, dead, None, {})
     assert outbound(session_factory) == []
