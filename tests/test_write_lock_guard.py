@@ -1,13 +1,19 @@
 """The guard of tests/support/write_lock.py sees a template rendered, a password hashed and
-a socket used in a write transaction of the server's, on both backends, and nothing done
-outside one, in a reading session, or in a test's own set-up transaction."""
+a socket used in a write transaction of the server's, on both backends, in the test's
+process and in a process the test starts, and nothing done outside one, in a reading
+session, or in a test's own set-up transaction; in a started process it loads nothing
+ahead."""
 
 from __future__ import annotations
 
 import socket
+import subprocess
+import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 
+import pytest
 from sqlalchemy import text
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -19,8 +25,10 @@ from pbm_emergo.db import players
 from pbm_emergo.db.session import read_sessions
 from pbm_emergo.views.templating import render
 from tests.support import write_lock
+from tests.support.waits import scaled
 
 NOW = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def taken() -> list[str]:
@@ -82,3 +90,49 @@ def test_a_reading_session_may_render(db_sessions: sessionmaker[Session]) -> Non
         session.execute(text("SELECT 1")).all()
         forbidden()
     assert taken() == []
+
+
+_IN_A_STARTED_PROCESS = """
+import sys
+from sqlalchemy.orm import sessionmaker
+from pbm_emergo.app.messages import Reply
+from pbm_emergo.config import Config
+from pbm_emergo.db.session import create_engine_for, read_sessions
+from tests.test_write_lock_guard import NOW, ForbiddenRunner, forbidden
+
+sessions = sessionmaker(create_engine_for(sys.argv[1]), expire_on_commit=False)
+with read_sessions(sessions)() as session:
+    forbidden()  # not in a write transaction: nothing to say
+runner = ForbiddenRunner(sessions, Config())
+built = runner.outbox.build_all([Reply("alice@example.org", "Emergo", "x\\n")], NOW)
+runner.write((), built, NOW, {})
+"""
+
+
+def test_a_process_the_test_starts_is_watched_too(
+    request: pytest.FixtureRequest, database_url: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _IN_A_STARTED_PROCESS, database_url],
+        cwd=ROOT, capture_output=True, text=True, timeout=scaled(120), check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    found = write_lock.logged(request.config)
+    assert [what.partition(": ")[2].partition(" from ")[0] for what in found] == [
+        "a template rendered", "a password hashed", "a socket's connect",
+    ]
+    assert all(what.startswith("pid ") and "runner.py" in what for what in found)
+
+
+def test_the_watch_of_a_started_process_loads_nothing_ahead() -> None:
+    code = (
+        "import sys\n"
+        "print(sorted({'sqlalchemy', 'jinja2', 'argon2', 'write_lock_watch'} & set(sys.modules)))\n"
+        "import jinja2\n"
+        "print(jinja2.Template.render.__qualname__)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=scaled(60),
+        check=True,
+    )
+    assert done.stdout.splitlines() == ["[]", "watched.<locals>.run"]

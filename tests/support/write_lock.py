@@ -1,126 +1,107 @@
-"""A guard over every test that runs the server's code in its own process: nothing is
-rendered, no password hashed or checked and nothing sent or awaited over the network while
-a thread holds a write transaction open.
+"""A guard over every test: nothing is rendered, no password hashed or checked and nothing
+sent or awaited over the network while a thread of the server's holds a write transaction
+open, in the test's own process or in any Python process it starts.
 
 On SQLite a write transaction holds the database's one write lock, and on PostgreSQL its
 row locks, from its first statement to its end; a thread that renders a template (Jinja's
 ``Template.render``: every reply, page and notice), runs argon2 or talks over a socket (a
 relay, a mailbox; PostgreSQL's connections are libpq's, not Python's sockets) meanwhile
-makes the other writers wait for it. The guard follows every engine's transactions
-(SQLAlchemy's ``begin``, ``commit`` and ``rollback`` events; a reading session's are left
-out) and watches those calls (it changes nothing they do), and fails the test at its end,
-naming what was done and from where. It watches the server's write transactions: those
-begun with code of the server outside ``db/`` on the stack (a test that sets up its data
-in a transaction of its own, through ``db/`` alone, may hash the passwords it stores
-there).
+makes the other writers wait for it. What is watched, and whose transactions count, is
+``guarded/write_lock_watch.py``; it changes nothing the calls do. In the test's process the
+calls are watched for the session; the processes a test starts (``serve`` and its forked
+helpers, ``pbm-emergo worker``, ``deliver`` ...) load ``guarded/sitecustomize.py`` (the
+folder is put on ``PYTHONPATH``), which watches them and appends what it finds to a log of
+this process's (``WRITE_LOCK_GUARD_LOG``). A test fails at its end on anything found in
+either while it ran, naming what was done and from where.
 """
 
 from __future__ import annotations
 
-import socket
-import sys
-import threading
-import traceback
-from collections.abc import Callable, Iterator
+import importlib
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
-from types import FrameType
-from typing import Any
 
-import jinja2
 import pytest
-from argon2 import PasswordHasher
-from sqlalchemy import Connection, Engine, event
+import sqlalchemy
 
 from pbm_emergo.db.session import READ_ONLY
+from tests.support.guarded import write_lock_watch
 
-_open = threading.local()  # this thread's write transactions: connection -> the server's?
-_done_under_the_lock: list[str] = []
-_PACKAGE = str(Path(__file__).resolve().parents[2] / "pbm_emergo")
-_DB = str(Path(_PACKAGE) / "db")
+GUARDED = Path(__file__).resolve().parent / "guarded"
+LOG_VARIABLE = "WRITE_LOCK_GUARD_LOG"
+_done_under_the_lock: list[str] = []  # found in this process
+_log = pytest.StashKey[Path]()  # found in the processes the tests start
+_read = [0]  # how much of that log the running test has been held to
 
-
-def _transactions() -> dict[int, bool]:
-    found: dict[int, bool] | None = getattr(_open, "transactions", None)
-    if found is None:
-        found = _open.transactions = {}
-    return found
+# The watch keeps its own copy of the name, to load nothing of the server's.
+assert write_lock_watch.READ_ONLY == READ_ONLY
 
 
-def _holding() -> bool:
-    """Whether this thread holds a write transaction of the server's open."""
-    return any(_transactions().values())
+def pytest_configure(config: pytest.Config) -> None:
+    """Have every Python process the tests start watched, logging to a file of ours.
+    Under pytest-xdist the workers do it, each for its own tests; the process that only
+    hands tests out to them does not (its workers would load the guard twice)."""
+    if not hasattr(config, "workerinput") and getattr(config.option, "numprocesses", None):
+        return
+    log = Path(tempfile.mkdtemp(prefix="write-lock-guard-")) / "found"
+    log.touch()
+    config.stash[_log] = log
+    os.environ[LOG_VARIABLE] = str(log)
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, (str(GUARDED), os.environ.get("PYTHONPATH")))
+    )
 
 
-def _servers() -> bool:
-    """Whether the transaction being begun is the server's (see the module docstring)."""
-    frame: FrameType | None = sys._getframe(2)
-    while frame is not None:
-        name = frame.f_code.co_filename
-        if name.startswith(_PACKAGE) and not name.startswith(_DB):
-            return True
-        frame = frame.f_back
-    return False
-
-
-def _began(connection: Connection) -> None:
-    if not connection.get_execution_options().get(READ_ONLY):
-        _transactions()[id(connection)] = _servers()
-
-
-def _ended(connection: Connection) -> None:
-    _transactions().pop(id(connection), None)
-
-
-def _watched(name: str, call: Callable[..., Any]) -> Callable[..., Any]:
-    """``call``, recording ``name`` and our frames that led to it when it runs in a write
-    transaction of the server's."""
-
-    def run(*args: Any, **kwargs: Any) -> Any:
-        if _holding():
-            ours = [
-                f"{Path(frame.filename).name}:{frame.lineno} {frame.name}"
-                for frame in traceback.extract_stack()[:-1]
-                if frame.filename.startswith(_PACKAGE)
-            ]
-            _done_under_the_lock.append(f"{name} from {' > '.join(ours[-6:])}")
-        return call(*args, **kwargs)
-
-    return run
+def pytest_unconfigure(config: pytest.Config) -> None:
+    log = config.stash.get(_log, None)
+    if log is not None:
+        shutil.rmtree(log.parent, ignore_errors=True)
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _write_lock_watched() -> Iterator[None]:
-    listeners = (("begin", _began), ("commit", _ended), ("rollback", _ended))
-    for name, listener in listeners:
-        event.listen(Engine, name, listener)
+    write_lock_watch.recording_to(_done_under_the_lock.append)
+    for name, listener in write_lock_watch.LISTENERS:
+        sqlalchemy.event.listen(sqlalchemy.Engine, name, listener)
     try:
         with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(
-                jinja2.Template, "render", _watched("a template rendered", jinja2.Template.render)
-            )
-            patch.setattr(
-                PasswordHasher, "hash", _watched("a password hashed", PasswordHasher.hash)
-            )
-            patch.setattr(
-                PasswordHasher, "verify", _watched("a password checked", PasswordHasher.verify)
-            )
-            for call in ("connect", "send", "sendall", "recv"):
-                patch.setattr(
-                    socket.socket, call,
-                    _watched(f"a socket's {call}", getattr(socket.socket, call)),
-                )
+            for module_name, calls in write_lock_watch.WATCHED.items():
+                module = importlib.import_module(module_name)
+                for owner, attribute, what in calls:
+                    cls = getattr(module, owner)
+                    patch.setattr(
+                        cls, attribute, write_lock_watch.watched(what, getattr(cls, attribute))
+                    )
             yield
     finally:
-        for name, listener in listeners:
-            event.remove(Engine, name, listener)
+        for name, listener in write_lock_watch.LISTENERS:
+            sqlalchemy.event.remove(sqlalchemy.Engine, name, listener)
+
+
+def logged(config: pytest.Config) -> list[str]:
+    """What the processes started since the test began (or since the last call) found,
+    taken from the log (the guard's own test takes what it provoked)."""
+    log = config.stash.get(_log, None)
+    if log is None:
+        return []
+    with log.open("rb") as found:
+        found.seek(_read[0])
+        text = found.read()
+    _read[0] += len(text)
+    return text.decode(errors="replace").splitlines()
 
 
 @pytest.fixture(autouse=True)
 def nothing_rendered_hashed_or_sent_under_the_write_lock(
-    _write_lock_watched: None,
+    request: pytest.FixtureRequest, _write_lock_watched: None
 ) -> Iterator[None]:
+    log = request.config.stash.get(_log, None)
+    _read[0] = log.stat().st_size if log is not None else 0
     del _done_under_the_lock[:]
     yield
-    found = list(_done_under_the_lock)
+    found = list(_done_under_the_lock) + logged(request.config)
     del _done_under_the_lock[:]
     assert not found, "in a write transaction: " + "; ".join(found)
