@@ -6,6 +6,7 @@ ahead."""
 
 from __future__ import annotations
 
+import os
 import socket
 import subprocess
 import sys
@@ -136,3 +137,14 @@ def test_the_watch_of_a_started_process_loads_nothing_ahead() -> None:
         check=True,
     )
     assert done.stdout.splitlines() == ["[]", "watched.<locals>.run"]
+
+
+def test_a_sitecustomize_of_the_pythons_own_still_runs(tmp_path: Path) -> None:
+    (tmp_path / "sitecustomize.py").write_text("import builtins\nbuiltins.SHADOWED = True\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(write_lock.GUARDED), str(tmp_path)))}
+    done = subprocess.run(
+        [sys.executable, "-c", "import builtins, sitecustomize\n"
+         "print(getattr(builtins, 'SHADOWED', False), sitecustomize.__file__)"],
+        capture_output=True, text=True, timeout=scaled(60), check=True, env=env,
+    )
+    assert done.stdout.split() == ["True", str(write_lock.GUARDED / "sitecustomize.py")]

@@ -5,7 +5,8 @@ of ``write_lock_watch.py`` watches this process too (``serve`` and the helpers i
 a line each, at once (a helper may be killed rather than stopped).
 
 Nothing is loaded for it ahead: SQLAlchemy, Jinja, argon2 and the socket module are
-watched when the process loads them, so that what a process loads stays its own.
+watched when the process loads them, so that what a process loads stays its own. A
+``sitecustomize`` of the Python's own, which this one stands in front of, still runs.
 """
 
 from __future__ import annotations
@@ -72,6 +73,23 @@ class _WatchOnLoad:
         return spec
 
 
+def _shadowed() -> None:
+    """Run the ``sitecustomize`` this one stands in front of, if the Python has one (a
+    distribution's), as it would run without the guard."""
+    import importlib.util
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    for folder in sys.path:
+        where = os.path.abspath(folder or os.curdir)
+        path = os.path.join(where, "sitecustomize.py")
+        if where != here and os.path.isfile(path):
+            spec = importlib.util.spec_from_file_location("sitecustomize", path)
+            if spec is not None and spec.loader is not None:
+                spec.loader.exec_module(importlib.util.module_from_spec(spec))
+            return
+
+
+_shadowed()
 if _LOG:
     _waiting = {"sqlalchemy", "jinja2", "argon2", "socket"}
     for _name in sorted(_waiting):
