@@ -7,13 +7,14 @@ alone, may hash the passwords it stores there); a reading session's are left out
 thread holds one open, a Jinja ``Template.render``, an argon2 hash or check, or a socket's
 ``connect``, ``send``, ``sendall`` or ``recv`` is recorded, with our frames that led to it.
 
-Standard library only, imported lazily: this module goes into processes whose loaded
-modules tests look at.
+Standard library only, and imported only once a watched module loads: this module goes into
+processes whose loaded modules tests look at.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
@@ -32,7 +33,8 @@ WATCHED: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 READ_ONLY = "pbm_emergo_read_only"  # pbm_emergo.db.session.READ_ONLY (checked equal)
 
-_state: Any = None  # a threading.local: this thread's write transactions of the server's
+_state = threading.local()  # .transactions: this thread's write transactions of the server's
+_where: list[tuple[str, str]] = []  # the server's folder and its db/, once found
 _records: list[Callable[[str], None]] = []  # where what is found goes
 
 
@@ -42,11 +44,6 @@ def recording_to(record: Callable[[str], None]) -> None:
 
 
 def _transactions() -> set[int]:
-    global _state
-    if _state is None:
-        import threading
-
-        _state = threading.local()
     found: set[int] | None = getattr(_state, "transactions", None)
     if found is None:
         found = _state.transactions = set()
@@ -55,12 +52,13 @@ def _transactions() -> set[int]:
 
 def _package() -> tuple[str, str] | None:
     """The server's folder and its ``db/``, once the server is loaded."""
-    loaded = sys.modules.get("pbm_emergo")
-    where = getattr(loaded, "__file__", None)
-    if where is None:
-        return None
-    folder = str(Path(where).resolve().parent)
-    return folder, str(Path(folder) / "db")
+    if not _where:
+        where = getattr(sys.modules.get("pbm_emergo"), "__file__", None)
+        if where is None:
+            return None
+        folder = str(Path(where).resolve().parent)
+        _where.append((folder, str(Path(folder) / "db")))
+    return _where[0]
 
 
 def _servers() -> bool:
