@@ -225,11 +225,16 @@ def _sink_controller(
     plain = options.headers == "compat32"
     headers_only = BytesParser(policy=email.policy.compat32 if plain else email.policy.default)
     header = _unfolded if plain else str
+    loop: asyncio.AbstractEventLoop | None = None
     if options.loop == "uvloop":
-        import uvloop
-
-        loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
-    else:
+        try:
+            import uvloop
+        except ImportError:  # as the server's listener does without it
+            print("the sink: uvloop is not installed, asyncio's event loop instead",
+                  file=sys.stderr)
+        else:
+            loop = uvloop.new_event_loop()
+    if loop is None:
         loop = asyncio.new_event_loop()
 
     class Sink:
