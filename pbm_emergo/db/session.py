@@ -12,6 +12,10 @@ once with "database is locked" if another connection wrote in between (WAL snaps
 conflict); taking the write lock at BEGIN makes concurrent writers queue up instead, which
 for our short transactions is both simpler and correct. Writers take their turn in a
 :class:`WriterQueue` first, so that the next one starts as soon as the lock is let go.
+
+On both databases only the commits that promise a mail is kept (:func:`durable_writes`)
+wait for the disk; the others (a worker's, the sender's, the scheduler's ...) are done
+again if a crash of the machine (on PostgreSQL, of its server) loses them.
 """
 
 from __future__ import annotations
@@ -305,7 +309,37 @@ def create_engine_for(
     else:
         engine = create_engine(url, **kwargs)
         _ping_when_idle(engine.pool)
+        _setup_postgresql(engine)
     return engine
+
+
+def _setup_postgresql(engine: Engine) -> None:
+    """Commits wait for the disk only where they must (see :func:`durable_writes`): each
+    connection's commits are asynchronous (``synchronous_commit = off``, set once when it
+    connects), and a durable transaction sets it back on for itself (``SET LOCAL``) as it
+    begins. An asynchronous commit is seen by everyone at once and reaches the disk within
+    a fraction of a second (three times ``wal_writer_delay`` at most) or with the next
+    commit that waits for the disk, whoever's; only a crash of the PostgreSQL server or
+    of the machine in between loses it."""
+
+    @event.listens_for(engine, "connect")
+    def on_connect(dbapi_connection: Any, connection_record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        try:
+            cursor.execute("SET synchronous_commit = off")
+        finally:
+            cursor.close()
+        dbapi_connection.commit()  # the SET began a transaction: the setting outlives it
+
+    @event.listens_for(engine, "begin")
+    def on_begin(connection: Any) -> None:
+        options = connection.get_execution_options()
+        if options.get(DURABLE) and options.get("isolation_level") != "AUTOCOMMIT":
+            cursor = connection.connection.dbapi_connection.cursor()
+            try:
+                cursor.execute("SET LOCAL synchronous_commit = on")
+            finally:
+                cursor.close()
 
 
 # A pooled connection that lay idle this long is tested before it is used again.
@@ -435,8 +469,11 @@ def durable_writes(engine: Engine) -> Engine:
     listener's 250 (an MTA's delivery by pipe, an IMAP mail's removal) promises that the
     mail is kept. On SQLite such a commit is synced (``synchronous = FULL``); the others
     commit at ``NORMAL``, which a crash of the process loses nothing of but one of the
-    machine may (a worker's transaction lost so is done again: its mail is kept). PostgreSQL
-    syncs every commit already (``synchronous_commit``, on by default)."""
+    machine may (a worker's transaction lost so is done again: its mail is kept). On
+    PostgreSQL such a transaction commits with ``synchronous_commit`` on; the others with
+    it off, which a crash of a process of ours loses nothing of but one of the PostgreSQL
+    server or of the machine may, the last fraction of a second of them (done again the
+    same way). A durable commit puts every commit before it on the disk too."""
     return engine.execution_options(**{DURABLE: True})
 
 
