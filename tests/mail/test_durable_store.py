@@ -28,16 +28,19 @@ def new_mail(number: int) -> NewInbound:
                       f"<m{number}@e>", START)
 
 
-@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_the_listeners_commits_are_synced_and_the_others_are_not(
-    session_factory: sessionmaker[Session],
-) -> None:
+def levels_at_commits(session_factory: sessionmaker[Session], level: str) -> list[Any]:
+    """What the statement ``level`` answered at each commit while a worker's write
+    transactions and the listener's stores (three mails) take turns on the pool."""
     engine = session_factory.kw["bind"]
-    levels: list[int] = []
+    levels: list[Any] = []
 
     def level_at_commit(connection: Any) -> None:
-        dbapi = connection.connection.dbapi_connection
-        levels.append(dbapi.execute("PRAGMA synchronous").fetchone()[0])
+        cursor = connection.connection.dbapi_connection.cursor()
+        try:
+            cursor.execute(level)
+            levels.append(cursor.fetchone()[0])
+        finally:
+            cursor.close()
 
     def a_worker_writes() -> None:
         with session_factory.begin() as session:
@@ -54,40 +57,24 @@ def test_the_listeners_commits_are_synced_and_the_others_are_not(
         a_worker_writes()
     finally:
         event.remove(engine, "commit", level_at_commit)
-    assert levels == [NORMAL, FULL, NORMAL, FULL, FULL, NORMAL]
     with session_factory() as session:
         assert session.scalar(text("SELECT count(*) FROM inbound_messages")) == 3
+    return levels
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_the_listeners_commits_are_synced_and_the_others_are_not(
+    session_factory: sessionmaker[Session],
+) -> None:
+    levels = levels_at_commits(session_factory, "PRAGMA synchronous")
+    assert levels == [NORMAL, FULL, NORMAL, FULL, FULL, NORMAL]
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 def test_on_postgresql_only_the_listeners_commits_wait_for_the_disk(
     session_factory: sessionmaker[Session],
 ) -> None:
-    engine = session_factory.kw["bind"]
-    levels: list[str] = []
-
-    def level_at_commit(connection: Any) -> None:
-        cursor = connection.connection.dbapi_connection.cursor()
-        cursor.execute("SHOW synchronous_commit")
-        levels.append(cursor.fetchone()[0])
-
-    def a_worker_writes() -> None:
-        with session_factory.begin() as session:
-            session.execute(text("UPDATE inbound_messages SET status = status WHERE id = 0"))
-
-    committer = GroupCommit(session_factory)
-    event.listen(engine, "commit", level_at_commit)
-    try:
-        a_worker_writes()
-        committer.submit(lambda: new_mail(1))
-        a_worker_writes()
-        committer.submit(lambda: new_mail(2))
-        committer.submit(lambda: new_mail(3))
-        a_worker_writes()
-    finally:
-        event.remove(engine, "commit", level_at_commit)
+    levels = levels_at_commits(session_factory, "SHOW synchronous_commit")
     assert levels == ["off", "on", "off", "on", "on", "off"]
-    with one_statement(engine) as connection:
+    with one_statement(session_factory.kw["bind"]) as connection:
         assert connection.exec_driver_sql("SHOW synchronous_commit").scalar() == "off"
-    with session_factory() as session:
-        assert session.scalar(text("SELECT count(*) FROM inbound_messages")) == 3
