@@ -16,7 +16,7 @@ from sqlalchemy import pool
 
 from pbm_emergo.config import load_config
 from pbm_emergo.db.models import Base
-from pbm_emergo.db.session import create_engine_for, normalise_url
+from pbm_emergo.db.session import create_engine_for, durable_writes, normalise_url
 from pbm_emergo.db.types import UTCDateTime
 
 config = context.config
@@ -56,7 +56,9 @@ def run_migrations_online() -> None:
     # Foreign keys off on SQLite while migrating: batch operations copy and drop tables.
     engine = create_engine_for(database_url(), foreign_keys=False, poolclass=pool.NullPool)
     try:
-        with engine.connect() as connection:
+        # A migration said done is on the disk (on PostgreSQL, as on SQLite, the server's
+        # other commits need not be: db/session.py durable_writes).
+        with durable_writes(engine).connect() as connection:
             context.configure(
                 connection=connection,
                 target_metadata=target_metadata,
