@@ -25,7 +25,12 @@ from sqlalchemy import Connection, Table, func, inspect, select, text
 from sqlalchemy.engine import make_url
 
 from pbm_emergo.db.models import BOARD_COUNTER, FIRST_BOARD_NUMBER, Base, Counter, Player
-from pbm_emergo.db.session import create_engine_for, head_revision, reading_engine
+from pbm_emergo.db.session import (
+    create_engine_for,
+    durable_writes,
+    head_revision,
+    reading_engine,
+)
 from pbm_emergo.robot import ROBOTS
 
 BATCH_ROWS = 1000  # rows to one INSERT
@@ -227,7 +232,7 @@ def copy_database(source_url: str, target_url: str) -> CopyReport:
     try:
         with (
             reading_engine(source_engine).connect() as source,
-            target_engine.connect() as target,
+            durable_writes(target_engine).connect() as target,  # said copied: on the disk
             source.begin(),
             target.begin(),
         ):

@@ -10,9 +10,10 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
-from sqlalchemy import func, select
+from sqlalchemy import Engine, event, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from pbm_emergo.cli import main
@@ -165,8 +166,20 @@ def test_a_server_goes_on_from_the_copy_on_postgresql(
         assert before[table], table
     post.server.stop()  # as docs/operations.md says: stop the server, then copy
 
-    status, output = _copy_to(db_config, postgres_database_url, capsys)
+    target_commits: list[str] = []
+
+    def target_commit(connection: Any) -> None:
+        if connection.dialect.name == "postgresql":
+            found = connection.exec_driver_sql("SHOW synchronous_commit").scalar()
+            target_commits.append(found)
+
+    event.listen(Engine, "commit", target_commit)
+    try:
+        status, output = _copy_to(db_config, postgres_database_url, capsys)
+    finally:
+        event.remove(Engine, "commit", target_commit)
     assert status == 0, output
+    assert target_commits == ["on"]  # said copied, on the disk
     assert "row counts and checksums verified" in output
     assert "PBM_EMERGO_DATABASE_URL=postgresql+psycopg://" in output
 
