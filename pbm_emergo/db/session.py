@@ -333,8 +333,7 @@ def _setup_postgresql(engine: Engine) -> None:
 
     @event.listens_for(engine, "begin")
     def on_begin(connection: Any) -> None:
-        options = connection.get_execution_options()
-        if options.get(DURABLE) and options.get("isolation_level") != "AUTOCOMMIT":
+        if connection.get_execution_options().get(DURABLE):
             cursor = connection.connection.dbapi_connection.cursor()
             try:
                 cursor.execute("SET LOCAL synchronous_commit = on")

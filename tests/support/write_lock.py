@@ -34,7 +34,7 @@ GUARDED = Path(__file__).resolve().parent / "guarded"
 LOG_VARIABLE = "WRITE_LOCK_GUARD_LOG"
 _done_under_the_lock: list[str] = []  # found in this process
 _log = pytest.StashKey[Path]()  # found in the processes the tests start
-_read = [0]  # how much of that log the running test has been held to
+_read = pytest.StashKey[int]()  # how much of that log the running test has been held to
 
 # The watch keeps its own copy of the name, to load nothing of the server's.
 assert write_lock_watch.READ_ONLY == READ_ONLY
@@ -68,13 +68,11 @@ def _write_lock_watched() -> Iterator[None]:
         sqlalchemy.event.listen(sqlalchemy.Engine, name, listener)
     try:
         with pytest.MonkeyPatch.context() as patch:
-            for module_name, calls in write_lock_watch.WATCHED.items():
-                module = importlib.import_module(module_name)
-                for owner, attribute, what in calls:
-                    cls = getattr(module, owner)
-                    patch.setattr(
-                        cls, attribute, write_lock_watch.watched(what, getattr(cls, attribute))
-                    )
+            for name in write_lock_watch.WATCHED:
+                for cls, attribute, stand_in in write_lock_watch.patches(
+                    importlib.import_module(name)
+                ):
+                    patch.setattr(cls, attribute, stand_in)
             yield
     finally:
         for name, listener in write_lock_watch.LISTENERS:
@@ -88,9 +86,9 @@ def logged(config: pytest.Config) -> list[str]:
     if log is None:
         return []
     with log.open("rb") as found:
-        found.seek(_read[0])
+        found.seek(config.stash.get(_read, 0))
         text = found.read()
-    _read[0] += len(text)
+        config.stash[_read] = found.tell()
     return text.decode(errors="replace").splitlines()
 
 
@@ -99,7 +97,8 @@ def nothing_rendered_hashed_or_sent_under_the_write_lock(
     request: pytest.FixtureRequest, _write_lock_watched: None
 ) -> Iterator[None]:
     log = request.config.stash.get(_log, None)
-    _read[0] = log.stat().st_size if log is not None else 0
+    if log is not None:
+        request.config.stash[_read] = log.stat().st_size
     del _done_under_the_lock[:]
     yield
     found = list(_done_under_the_lock) + logged(request.config)

@@ -117,8 +117,17 @@ def listen(module: Any) -> None:
         module.event.listen(module.Engine, name, listener)
 
 
-def watch(module: Any) -> None:
-    """Watch the calls of ``module`` (one of WATCHED, once loaded), for good."""
+def patches(module: Any) -> list[tuple[type, str, Callable[..., Any]]]:
+    """The watched stand-ins of the calls of ``module`` (one of WATCHED, once loaded): the
+    class, the attribute and what to put there."""
+    found = []
     for owner, attribute, name in WATCHED[module.__name__]:
         cls = getattr(module, owner)
-        setattr(cls, attribute, watched(name, getattr(cls, attribute)))
+        found.append((cls, attribute, watched(name, getattr(cls, attribute))))
+    return found
+
+
+def watch(module: Any) -> None:
+    """Watch the calls of ``module`` (one of WATCHED, once loaded), for good."""
+    for cls, attribute, stand_in in patches(module):
+        setattr(cls, attribute, stand_in)
