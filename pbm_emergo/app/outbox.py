@@ -370,16 +370,15 @@ class Outbox:
 
     def notify_dead(
         self, session: Session, dead: ClaimedMail, notice: BuiltReply | None,
-        limit_notices: LimitNotices,
+        limit_notices: LimitNotices, now: datetime,
     ) -> None:
         """Log a dead-lettered message, count it, and queue its sender's ``notice`` (made by
-        :meth:`dead_letter_notice` before the write transaction; None: none) within the
-        cap (with ``limit_notices``, as :meth:`enqueue`). Fits
-        :func:`pbm_emergo.db.claims.release_stale_claims`' ``on_dead``."""
+        :meth:`dead_letter_notice` before the write transaction, at ``now``; None: none)
+        within the cap (with ``limit_notices``, counted at ``now``, as :meth:`enqueue`).
+        What :func:`pbm_emergo.db.claims.release_stale_claims`' ``on_dead`` calls."""
         if notice is not None:  # first: a write run again for its notice counts once
             self.enqueue(
-                session, [notice], self.clock(), inbound_id=dead.id,
-                limit_notices=limit_notices,
+                session, [notice], now, inbound_id=dead.id, limit_notices=limit_notices
             )
         log.error("inbound %d dead-lettered after %d attempts", dead.id, dead.attempts)
         metrics.get().dead_letters.inc()

@@ -346,24 +346,26 @@ class InboxWorker(CommandsRunner):
     # --- failures ----------------------------------------------------------------------
 
     def _fail(self, claimed: ClaimedMail, error: str) -> Outcome:
+        # One time for the whole failure: the notice's Date, the hour its cap counts, and
+        # when the mail is tried again are the same moment.
+        now = self.clock()
         # The notice to the sender of a mail whose last attempt this was is built now, from
         # the row as claimed, not inside the write transaction.
         notice = None
         if claimed.attempts >= claims.MAX_INBOUND_ATTEMPTS:
             with self.reads() as session:
-                notice = self.outbox.dead_letter_notice(session, claimed, self.clock())
+                notice = self.outbox.dead_letter_notice(session, claimed, now)
         return self.outbox.with_limit_notices(
             self.reads,
-            lambda notices: self._record_failure(claimed, error, notice, notices),
-            self.clock(),
+            lambda notices: self._record_failure(claimed, error, notice, notices, now),
+            now,
         )
 
     @write_turn
     def _record_failure(
         self, claimed: ClaimedMail, error: str, notice: BuiltReply | None,
-        limit_notices: LimitNotices,
+        limit_notices: LimitNotices, now: datetime,
     ) -> Outcome:
-        now = self.clock()
         inbound_id = claimed.id
         with self.factory.begin() as session:
             # The conditional UPDATE re-checks the claim (a mail removed by hand, or taken
@@ -372,5 +374,5 @@ class InboxWorker(CommandsRunner):
                 return Outcome(inbound_id, "lost-claim")
             if claimed.attempts < claims.MAX_INBOUND_ATTEMPTS:
                 return Outcome(inbound_id, "retry")
-            self.outbox.notify_dead(session, claimed, notice, limit_notices)
+            self.outbox.notify_dead(session, claimed, notice, limit_notices, now)
         return Outcome(inbound_id, "dead")

@@ -317,7 +317,7 @@ class MailServer:
                 return claims.release_stale_claims(
                     session, now=now, given_up=notices.keys(),
                     on_dead=lambda session, dead: self.outbox.notify_dead(
-                        session, dead, notices[dead.id], limit_notices
+                        session, dead, notices[dead.id], limit_notices, now
                     ),
                 )
 

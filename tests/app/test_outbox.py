@@ -202,7 +202,7 @@ def test_a_dead_letter_tells_its_sender(
     dead, notice = dead_letter(box, session_factory, inbound_id)  # built ahead
     assert notice is not None and notice.recipient == "alice@example.org"
     with session_factory.begin() as session:
-        box.notify_dead(session, dead, notice, {})  # queued in the write transaction
+        box.notify_dead(session, dead, notice, {}, NOW)  # queued in the write transaction
     [out] = outbound(session_factory)
     assert (out.recipient, out.inbound_id, out.message_id) == (
         "alice@example.org", inbound_id, notice.message_id
@@ -224,7 +224,7 @@ def test_a_dead_letter_at_its_senders_cap_brings_the_limit_notice_built_outside(
 
     def write(limit_notices: LimitNotices) -> None:
         with session_factory.begin() as session:
-            box.notify_dead(session, dead, notice, limit_notices)
+            box.notify_dead(session, dead, notice, limit_notices, NOW)
 
     box.with_limit_notices(read_sessions(session_factory), write, NOW)
     out = outbound(session_factory)
@@ -249,5 +249,5 @@ def test_a_dead_letter_not_to_be_answered_gets_no_notice(
         dead = inbox.read_claimed(session, inbound_id)
         assert dead is not None
         assert box.dead_letter_notice(session, dead, NOW) is None
-        box.notify_dead(session, dead, None, {})
+        box.notify_dead(session, dead, None, {}, NOW)
     assert outbound(session_factory) == []

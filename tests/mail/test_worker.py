@@ -4,6 +4,7 @@ loop safety; the reply cap; per-board order; crash recovery of claims."""
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import subprocess
 import sys
 import threading
@@ -11,9 +12,10 @@ from datetime import UTC, datetime, timedelta
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
+from email.utils import parsedate_to_datetime
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -247,6 +249,26 @@ def test_failures_are_retried_then_dead_lettered_with_a_notice(
     assert outcome is not None and outcome.status == "done"
 
 
+def test_a_failure_is_recorded_at_one_time(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    # A clock a second later at every look: the notice of the last failure is dated, and
+    # queued (the hour its cap counts), at the one time the failure read.
+    inbound_id = store(config, session_factory, command_mail("emergo move 101 alice s3cret e4"))
+    with session_factory.begin() as session:  # its claim now will be its last attempt
+        session.execute(update(InboundMessage).where(InboundMessage.id == inbound_id)
+                        .values(attempts=claims.MAX_INBOUND_ATTEMPTS - 1))
+    ticks = itertools.count()
+    worker = InboxWorker(session_factory, config, Echo(fail_times=1),
+                         clock=lambda: NOW + timedelta(seconds=next(ticks)))
+    outcome = worker.run_once()
+    assert outcome is not None and outcome.status == "dead"
+    [notice] = rows(session_factory, OutboundMessage)
+    dated = parsedate_to_datetime(parsed(notice.raw)["Date"])
+    assert notice.created_at.replace(tzinfo=UTC) == dated
+    assert notice.next_attempt_at.replace(tzinfo=UTC) == dated
+
+
 def test_a_mail_whose_writes_conflict_every_time_is_given_up_for_now_and_tried_again(
     config: Config, session_factory: sessionmaker[Session]
 ) -> None:
@@ -437,6 +459,23 @@ def test_a_mail_whose_worker_died_five_times_is_dead_lettered_with_a_notice(
     assert (notice.recipient, notice.inbound_id) == ("alice@example.org", inbound.id)
     body = parsed(notice.raw).get_content()
     assert "could not be processed" in body and "s3cret" not in body
+
+def test_a_mail_given_up_for_its_dead_worker_is_recorded_at_one_time(
+    config: Config, session_factory: sessionmaker[Session]
+) -> None:
+    # As at a failure: the notice is dated, and queued, at the time the round read.
+    from pbm_emergo.ops.server import MailServer
+
+    store(config, session_factory, command_mail("emergo move 101 alice s3cret e4"))
+    claimed_on_its_last_attempt(session_factory, gone_worker())
+    ticks = itertools.count()
+    server = MailServer(config, session_factory, processor=Echo(), listen=False, send=False,
+                        clock=lambda: NOW + timedelta(seconds=next(ticks)))
+    server._release_stale_claims()
+    [notice] = rows(session_factory, OutboundMessage)
+    dated = parsedate_to_datetime(parsed(notice.raw)["Date"])
+    assert notice.created_at.replace(tzinfo=UTC) == dated
+
 
 def test_a_mail_given_up_is_dead_lettered_only_with_its_notice_made_ahead(
     config: Config, session_factory: sessionmaker[Session]
