@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from email import policy
 from email.parser import BytesParser
+from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select
@@ -223,8 +224,12 @@ def test_replies_in_the_local_maildir_reach_a_non_ascii_sender(
     folder = f"{tmp_path}/maildir"
     server = start(outbound=f"maildir:{folder}")  # auto: a maildir takes any address
     send_any(server.config.smtp_port, utf8_mail("help", JOERG, message_id="<j5@example.org>"))
-    box = mailbox.Maildir(folder, create=True)
-    [key] = wait_for(lambda: list(box.keys()))
+    # The server makes the maildir with its first mail: opened once the reply is in it (a
+    # folder made here too could race the server's, each finding the other's half made).
+    arrived = Path(folder) / "new"
+    wait_for(lambda: arrived.is_dir() and any(arrived.iterdir()))
+    box = mailbox.Maildir(folder, create=False)
+    [key] = list(box.keys())
     assert JOERG_TO in header_lines(box.get_bytes(key))
 
 
