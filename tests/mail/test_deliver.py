@@ -275,6 +275,13 @@ def test_a_whole_game_by_deliver_with_a_running_worker(
 
         # Every mail answered (the game's mails go to both players).
         wait_for(lambda: {r["In-Reply-To"] for r in replies()} >= set(delivered), timeout=60)
+        # The opponent's board mail names no id of the resigner's mail: found by its outbox
+        # row. It goes beside the answer to the resigner, perhaps a moment after it.
+        cause = games.caused_by(db_sessions)
+        [resigned] = wait_for(lambda: [
+            r for r in replies() if cause.get(str(r["Message-ID"])) == "<resign@ops.test>"
+            and r["To"] == games.address(match.black)
+        ], timeout=60)
     finally:
         worker.send_signal(signal.SIGTERM)
         worker.wait(scaled(60))
@@ -286,10 +293,6 @@ def test_a_whole_game_by_deliver_with_a_running_worker(
         statuses = list(session.scalars(select(InboundMessage.status)))
     assert len(statuses) == len(delivered) == 2 + 2 + 1 + len(match.moves) + 1
     assert set(statuses) == {"done"}
-    # The opponent's board mail names no id of the resigner's mail: found by its outbox row.
-    cause = games.caused_by(db_sessions)
-    [resigned] = [r for r in replies() if cause.get(str(r["Message-ID"])) == "<resign@ops.test>"
-                  and r["To"] == games.address(match.black)]
     body = resigned.get_body(("plain",))
     assert body is not None and "resign" in body.get_content().lower()
 
