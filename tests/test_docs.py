@@ -1,14 +1,18 @@
 """The README and docs/ link where they say: each relative link names a file of the
 repository and, into a Markdown file, one of its headings; the README links only into the
-repository. (The rules for players link to the web view's own pages, which the web view
-serves them beside.)"""
+repository (and the web view it starts on the reader's machine). (The rules for players
+link to the web view's own pages, which the web view serves them beside.)"""
 
 from __future__ import annotations
 
 import re
+from functools import cache
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
+
+from pbm_emergo.views.player_rules import anchored
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
@@ -16,41 +20,37 @@ DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 # ("/rules/engine") are right there.
 SERVED = re.compile(r"rules(-for-players(\.\w+)?)?\.md")
 
-_LINK = re.compile(r"\]\(([^)\s]+)\)")
-_HEADING = re.compile(r"(#{1,6})\s+(.*?)\s*$")
-_ID = re.compile(r"\{#([\w-]+)\}\s*$")
+
+@cache
+def parsed(path: Path) -> tuple[set[str], list[str]]:
+    """A Markdown file read as the web view reads Markdown (markdown-it): the anchors of its
+    headings, as GitHub makes them (lower case, the punctuation but hyphens and underscores
+    taken out, spaces made hyphens, a repeated one numbered) and the ids some are given
+    (``{#id}``, :func:`~pbm_emergo.views.player_rules.anchored`: the web view's); and the
+    targets of its links (none in code)."""
+    text, given = anchored(path.read_text(encoding="utf-8"))
+    found = set(given.values())
+    seen: dict[str, int] = {}
+    targets = []
+    tokens = MarkdownIt("js-default").parse(text)
+    for token, following in zip(tokens, tokens[1:], strict=False):
+        if token.type == "heading_open":
+            slug = re.sub(r"[^\w\- ]", "", following.content.strip().lower()).replace(" ", "-")
+            count = seen.get(slug, 0)
+            seen[slug] = count + 1
+            found.add(slug if count == 0 else f"{slug}-{count}")
+        elif token.type == "inline":
+            targets += [str(child.attrs["href"]) for child in token.children or ()
+                        if child.type == "link_open"]
+    return found, targets
 
 
 def anchors(path: Path) -> set[str]:
-    """The anchors of a Markdown file's headings, as GitHub makes them (lower case, the
-    punctuation but hyphens and underscores taken out, spaces made hyphens, a repeated one
-    numbered), and the ids some are given (``{#id}``: the web view's anchors)."""
-    found: set[str] = set()
-    seen: dict[str, int] = {}
-    fenced = False
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.startswith("```"):
-            fenced = not fenced
-            continue
-        heading = None if fenced else _HEADING.match(line)
-        if heading is None:
-            continue
-        title = heading.group(2)
-        given = _ID.search(title)
-        if given:
-            found.add(given.group(1))
-            title = title[: given.start()]
-        slug = re.sub(r"[^\w\- ]", "", title.strip().lower()).replace(" ", "-")
-        count = seen.get(slug, 0)
-        seen[slug] = count + 1
-        found.add(slug if count == 0 else f"{slug}-{count}")
-    return found
+    return parsed(path)[0]
 
 
 def links(path: Path) -> list[str]:
-    """The link targets of a Markdown file, outside its code blocks."""
-    text = re.sub(r"```.*?```", "", path.read_text(encoding="utf-8"), flags=re.S)
-    return _LINK.findall(text)
+    return parsed(path)[1]
 
 
 def broken(path: Path, root: Path = ROOT) -> list[str]:
@@ -74,7 +74,11 @@ def test_each_link_names_a_file_and_a_heading_there(path: Path) -> None:
 
 
 def test_the_readme_links_only_into_the_repository() -> None:
-    assert [link for link in links(ROOT / "README.md") if re.match(r"[a-z]+:", link)] == []
+    # ... and to the web view it starts on the reader's own machine.
+    assert [
+        link for link in links(ROOT / "README.md")
+        if re.match(r"[a-z]+:", link) and not re.match(r"http://(127\.0\.0\.1|localhost)[:/]", link)
+    ] == []
 
 
 def test_a_wrong_file_or_heading_is_found(tmp_path: Path) -> None:
