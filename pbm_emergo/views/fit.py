@@ -51,13 +51,17 @@ def fit(text: str, width: int = WIDTH) -> str:
             i += 1
             continue
         following = lines[i + 1] if i + 1 < len(lines) else None
-        # A line that heads an indented block (a command's usage over its description)
-        # continues half-way in, so that its second line is not read as a new item.
+        # An item of an indented list that heads a block of its own (a command's usage
+        # over its description) continues half-way in, so that its second line is not
+        # read as a new item. A paragraph's line at the margin that introduces an
+        # indented example ("mail the Subject" over the command) continues at the
+        # margin: hung, its last words would read as part of the example.
+        indent = len(_indent_of(_visible(lines[i])))
         deeper = (
-            following is not None
+            indent > 0
+            and following is not None
             and following.strip() != ""
-            and len(_indent_of(_visible(following)))
-            > len(_indent_of(_visible(lines[i])))
+            and len(_indent_of(_visible(following))) > indent
         )
         pieces = _fit_line(lines[i], width, 2 if deeper else 0).split("\n")
         if len(pieces) > 1 and following is not None and _continues(lines[i], following):
@@ -77,9 +81,13 @@ def _continues(line: str, following: str) -> bool:
     visible, next_visible = _visible(line), _visible(following)
     if not next_visible.strip() or next_visible.lstrip().startswith(">"):
         return False
-    if visible.rstrip().endswith((".", ":", "!", "?", ")")) and not visible.rstrip().endswith(
-        ("e.g.", "i.e.")
-    ):
+    ending = visible.rstrip()
+    if ending.endswith((".", ":", "!", "?")) and not ending.endswith(("e.g.", "i.e.")):
+        return False
+    # A closing bracket ends a line of its own ("... dave (Eks, 1600)" over "Options:
+    # ...") unless the next line goes on in lower case ("(from any address)" over "the
+    # Subject", as a translation may break it).
+    if ending.endswith(")") and not next_visible.lstrip()[:1].islower():
         return False
     lead = _LEAD.match(next_visible)
     if lead is None or lead[2]:

@@ -30,6 +30,19 @@ def test_a_list_item_continues_under_its_text_and_a_usage_under_itself() -> None
     assert wrapped[1].startswith("    [") and wrapped[2] == "      open a new board"
 
 
+def test_a_paragraph_that_introduces_an_example_continues_at_the_margin() -> None:
+    # Hung like a usage line, "instead:" would read as the first line of the example.
+    text = (
+        "(robot2 and robot3 play better). Against a person, name their userid instead:\n"
+        "  emergo challenge carol OPPONENT\n"
+    )
+    assert fit(text).split("\n")[:3] == [
+        "(robot2 and robot3 play better). Against a person, name their userid",
+        "instead:",
+        "  emergo challenge carol OPPONENT",
+    ]
+
+
 def test_a_hard_wrapped_paragraph_reflows_instead_of_leaving_a_word_alone() -> None:
     text = (
         "This server has sent 2 mails to your address in the last hour, the most it\n"
@@ -38,6 +51,20 @@ def test_a_hard_wrapped_paragraph_reflows_instead_of_leaving_a_word_alone() -> N
     lines = fit(text).split("\n")
     assert lines[0].endswith("the most") and lines[1].startswith("it sends to one address")
     assert "Next." in lines and all(len(x) <= 72 for x in lines)
+
+
+def test_a_bracket_ends_a_line_unless_the_sentence_goes_on_in_lower_case() -> None:
+    own_line = "Emergo Board 101: " + "carol " * 8 + "(Ohs, 1600) against dave (Eks, 1600)"
+    lines = fit(own_line + "\nOptions: rated.").split("\n")
+    assert lines[-1] == "Options: rated." and all(len(x) <= 72 for x in lines)
+    sentence = (
+        "Pour terminer, envoyez à pbmserv@emergo.example.org (depuis n'importe quelle"
+        " adresse)\nl'objet\n"
+    )
+    assert fit(sentence).split("\n")[:2] == [
+        "Pour terminer, envoyez à pbmserv@emergo.example.org (depuis n'importe",
+        "quelle adresse) l'objet",
+    ]
 
 
 def test_quoted_lines_and_long_words_are_left_whole() -> None:
