@@ -34,7 +34,13 @@ from pbm_emergo.game.sentences import (
     undo_first_move,
     undo_said,
 )
-from pbm_emergo.rules import AmbiguousMoveError, IllegalMoveError, InvalidMoveError, Termination
+from pbm_emergo.rules import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    InvalidMoveError,
+    Move,
+    Termination,
+)
 from pbm_emergo.rules.reasons import Reason
 
 KEYWORDS = ("resign", "propose", "accept", "reject", "undo")
@@ -117,7 +123,11 @@ def decide_move(snapshot: BoardSnapshot, request: Play, now: datetime) -> Decisi
     if not state.active:
         raise Refusal(refusal("game_is_over", number=number, result=result_reason(state)))
     guard = request.guard
-    if guard is not None and guard != state.ply + 1:
+    # A move numbered for after the opponent's (#4 while move 3 is theirs) is refused as
+    # not this player's turn, not as a stale number: the number was right for their next
+    # move, and the turn's reply says how to have it played when it comes.
+    early = guard == state.ply + 2 and state.to_move != side and request.keyword is None
+    if guard is not None and guard != state.ply + 1 and not early:
         raise Refusal(
             refusal("stale_guard", board=number, expected=state.ply + 1, given=guard),
             template="error/stale_move.txt.j2",
@@ -182,7 +192,11 @@ def _play_move(turn: _Turn, text: str) -> Decision:
     position = game.position
     if state.side_of(turn.seat.id) != position.to_move:
         raise Refusal(
-            refusal("not_your_turn", board=number, userid=state.seat(position.to_move).userid)
+            refusal("not_your_turn", board=number, userid=state.seat(position.to_move).userid),
+            template="error/not_your_turn.txt.j2",
+            # A move as written can be queued to be played when the turn comes.
+            queue=_queueable(text), userid=turn.seat.userid,
+            opponent=state.seat(position.to_move).userid, number=number,
         )
     try:
         move = position.parse_move(text)
@@ -210,6 +224,15 @@ def _play_move(turn: _Turn, text: str) -> Decision:
     chain.play(turn.seat, move, comment=turn.comment or None)
     chain.resolve()
     return chain.decision(comment=turn.comment or None, commenter=turn.seat.userid)
+
+
+def _queueable(text: str) -> str | None:
+    """``text`` in notation if it is written as a move (whether it is legal is known only
+    when it is played), else None."""
+    try:
+        return str(Move.from_text(text))
+    except InvalidMoveError:
+        return None
 
 
 def has_moved(state: BoardState, player_id: int) -> bool:

@@ -187,6 +187,21 @@ def test_move_errors_go_to_the_sender_only(
     assert notations(game) == []
 
 
+def test_a_move_out_of_turn_is_answered_with_how_to_queue_it(game: Mailer) -> None:
+    # #2 is bob's next move: the reply is about the turn, not about a stale number.
+    reply = error(game.send("emergo move 101 bob bobpw D5#2", sender=ADDRESS["bob"]),
+                  ADDRESS["bob"])
+    body = flat(reply.body)
+    assert body.startswith("It is not your turn on board 101: it is alice's. ")
+    assert "\n  emergo queue 101 bob PASSWORD d5\n" in reply.body
+    assert (
+        "To have d5 played for you as soon as alice has moved (if it is legal then), mail "
+        "the Subject emergo queue 101 bob PASSWORD d5 "
+    ) in body
+    assert "'help queue' tells more" in body and "bobpw" not in body
+    assert notations(game) == []
+
+
 def test_illegal_move_lists_the_legal_moves(game: Mailer) -> None:
     reply = error(move(game, "alice", "e5"), "alice@example.org")
     assert "Why: White may not enter on e5 on the first move of the game." in flat(reply.body)

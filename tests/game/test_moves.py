@@ -77,6 +77,35 @@ def test_not_your_turn(index: int, ply: int) -> None:
         f"It is not your turn on board 101: it is {to_move}'s."
     )
     assert refused.value.with_board and refused.value.changes == ()
+    # The reply says how to queue the move instead.
+    assert refused.value.template == "error/not_your_turn.txt.j2"
+    assert refused.value.details == {
+        "queue": moves[ply], "userid": waiting.userid, "opponent": to_move, "number": 101,
+    }
+
+
+def test_only_a_move_written_as_one_is_offered_to_the_queue() -> None:
+    with pytest.raises(Refusal) as refused:
+        decide_move(snapshot(GAMES[0][:4]), request(BOB.id, "hello"), NOW)
+    assert refused.value.reason == "It is not your turn on board 101: it is alice's."
+    assert refused.value.details["queue"] is None
+    with pytest.raises(Refusal) as refused:
+        decide_move(snapshot(GAMES[0][:4]), request(BOB.id, "E5"), NOW)
+    assert refused.value.details["queue"] == "e5"
+
+
+def test_a_move_numbered_for_after_the_opponents_is_not_the_players_turn() -> None:
+    # Bob writes #6 while move 5 is alice's: his number is right for his next move.
+    moves = GAMES[0][:4]
+    with pytest.raises(Refusal) as refused:
+        decide_move(snapshot(moves), request(BOB.id, "e5#6"), NOW)
+    assert refused.value.reason == "It is not your turn on board 101: it is alice's."
+    assert refused.value.template == "error/not_your_turn.txt.j2"
+    # A number further off, or a keyword, is the stale number it was.
+    for text in ("e5#7", "e5#4", "propose#6", "resign#6"):
+        with pytest.raises(Refusal) as refused:
+            decide_move(snapshot(moves), request(BOB.id, text), NOW)
+        assert refused.value.template == "error/stale_move.txt.j2", text
 
 
 @pytest.mark.parametrize(("index", "ply"), PLIES[::2])
@@ -125,7 +154,7 @@ def test_a_malformed_move(text: str) -> None:
     assert refused.value.with_board
 
 
-@pytest.mark.parametrize("guard", [1, 2, 5, 11, 999])
+@pytest.mark.parametrize("guard", [1, 2, 5, 6, 11, 999])
 def test_the_move_number_guard(guard: int) -> None:
     moves = GAMES[0][:4]
     if guard == 5:

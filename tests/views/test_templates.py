@@ -303,6 +303,9 @@ SAMPLES: dict[str, dict[str, Any]] = {
     },
     "error/stale_move.txt.j2": {**ERROR, "given": 3, "expected": 5},
     "error/malformed_move.txt.j2": ERROR,
+    "error/not_your_turn.txt.j2": {
+        **ERROR, "queue": "e4xc4xc6", "userid": "bob", "opponent": "alice", "number": 101,
+    },
     "error/ambiguous_move.txt.j2": {**ERROR, "candidates": ["e4xc4xc6xe6xe4xc4", "e4xc4"]},
     "error/illegal_move.txt.j2": {
         **ERROR,
