@@ -105,7 +105,7 @@ def _fit_line(line: str, width: int, hang: int = 0) -> str:
     if len(indent) > width // 2:
         indent = ""
     start = len(line) - len(line.lstrip(" " + OPEN + CLOSE))
-    head, words = line[:start], line[start:].split(" ")
+    head, words = line[:start], _quotes_whole(line[start:].split(" "), width - len(indent))
     lines: list[str] = []
     current, size = head + words[0], len(lead[1]) + width_of(words[0])
     for word in words[1:]:
@@ -117,6 +117,43 @@ def _fit_line(line: str, width: int, hang: int = 0) -> str:
             current, size = indent + word, len(indent) + size_of_word
     lines.append(current)
     return "\n".join(lines)
+
+
+# A quoted command's first word ('emergo, ('help) and its last (PASSWORD', accept'),).
+_QUOTE_OPENS = re.compile(r"\(?'[^']")
+_QUOTE_CLOSES = re.compile(r"[^']'[.,;:!?)]*$")
+
+
+def _quotes_whole(words: list[str], room: int) -> list[str]:
+    """``words`` with each quoted span ('emergo move 101 carol PASSWORD accept') made one
+    word where it fits in ``room`` columns: a command broken over two lines is hard to
+    copy."""
+    out: list[str] = []
+    i = 0
+    while i < len(words):
+        end = _quote_end(words, i)
+        if end is not None:
+            span = " ".join(words[i : end + 1])
+            if width_of(span) <= room:
+                out.append(span)
+                i = end + 1
+                continue
+        out.append(words[i])
+        i += 1
+    return out
+
+
+def _quote_end(words: list[str], i: int) -> int | None:
+    """The index of the word that closes the quote ``words[i]`` opens; None where it opens
+    none, closes it itself, or no word within a command's length closes it (the first
+    word with a quote mark in it decides: "carol's" closes nothing)."""
+    visible = _visible(words[i])
+    if not _QUOTE_OPENS.match(visible) or _QUOTE_CLOSES.search(visible):
+        return None
+    for j in range(i + 1, min(len(words), i + 12)):
+        if "'" in _visible(words[j]):
+            return j if _QUOTE_CLOSES.search(_visible(words[j])) else None
+    return None
 
 
 __all__ = ["WIDTH", "fit", "width_of"]

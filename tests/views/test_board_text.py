@@ -62,7 +62,7 @@ def test_a_german_board_mail() -> None:
     )
     assert "bob ist am Zug (Eks): Zug 4.\n" in text
     assert (
-        "bob bietet Remis an; alice kann mit 'emergo move 101 alice PASSWORD\naccept' "
+        "bob bietet Remis an; alice kann mit\n'emergo move 101 alice PASSWORD accept' "
         "antworten (oder reject).\n"
     ) in text
     assert "Zieht bob nicht: eine Erinnerung am " in text

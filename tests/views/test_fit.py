@@ -67,6 +67,23 @@ def test_a_bracket_ends_a_line_unless_the_sentence_goes_on_in_lower_case() -> No
     ]
 
 
+def test_a_quoted_command_is_not_broken_over_two_lines() -> None:
+    command = "'emergo move 101 " + OPEN + "carol" + CLOSE + " PASSWORD accept'"
+    text = f"dave bietet Remis an; carol kann mit {command} antworten (oder reject)."
+    wrapped = fit(text)
+    lines = wrapped.split("\n")
+    assert lines == [
+        "dave bietet Remis an; carol kann mit",
+        f"{command} antworten (oder reject).",
+    ]
+    assert [unmark(wrapped)[0][a:b] for a, b in unmark(wrapped)[1]] == ["carol"]
+    # A possessive opens and closes no quote; a command longer than a line still breaks.
+    prose = "It is carol's turn and dave's as well, 'emergo' is a word; " * 2
+    assert " ".join(fit(prose).split()) == " ".join(prose.split())
+    long = "Send '" + "emergo " * 12 + "PASSWORD' now."
+    assert all(len(x) <= 72 for x in fit(long).split("\n"))
+
+
 def test_quoted_lines_and_long_words_are_left_whole() -> None:
     quoted = "> " + "quoted text " * 10
     link = "https://emergo.example.org/" + "x" * 80
