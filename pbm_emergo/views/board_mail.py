@@ -23,7 +23,7 @@ from pbm_emergo.game.clock import (
     side_periods,
     thinking_time,
 )
-from pbm_emergo.game.sentences import undo_first_move
+from pbm_emergo.game.sentences import Said, undo_first_move, undo_said
 from pbm_emergo.rules import Position
 from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.i18n import speaking
@@ -146,19 +146,39 @@ def at(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M UTC")
 
 
-def open_votes(state: BoardState) -> list[str]:
-    """The open draw offer and undo request of a board, as sentences saying how to answer."""
-    sentences = []
+def _votes(state: BoardState) -> list[tuple[str, str, str, int, int]]:
+    """The open draw offer and undo request of a board: who asks, who may answer, the kind,
+    and the moves an undo would take back (first, last)."""
+    votes = []
     for vote in sorted(state.votes, key=lambda v: v.kind):
         asker = state.white if vote.player_id == state.white.id else state.black
-        other = state.opponent(asker.id).userid
         first = vote.ply
         if vote.kind != "draw":
             first = undo_first_move(state, asker.id, vote.ply) or vote.ply
-        sentences.append(
-            board_text.vote_text(asker.userid, other, state.number, vote.kind, first, vote.ply)
+        votes.append(
+            (asker.userid, state.opponent(asker.id).userid, vote.kind, first, vote.ply)
         )
-    return sentences
+    return votes
+
+
+def open_votes(state: BoardState) -> list[str]:
+    """The open draw offer and undo request of a board, as sentences saying how to answer."""
+    return [
+        board_text.vote_text(asker, other, state.number, kind, first, last)
+        for asker, other, kind, first, last in _votes(state)
+    ]
+
+
+def open_votes_said(state: BoardState) -> list[str]:
+    """The open draw offer and undo request of a board, a sentence each, as the board mail's
+    headline says them (for the web page: how to answer is for the player, by mail)."""
+    return [
+        board_text.headline_text(
+            Said.of("offers_draw", userid=asker) if kind == "draw"
+            else undo_said("asks_undo", first, last, userid=asker)
+        ) or ""
+        for asker, _, kind, first, last in _votes(state)
+    ]
 
 
 @dataclass

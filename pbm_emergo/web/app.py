@@ -60,7 +60,7 @@ from pbm_emergo.game.records import board_record, record_filename
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views import board_text, i18n
-from pbm_emergo.views.board_mail import options_text
+from pbm_emergo.views.board_mail import clock_lines, clock_title, open_votes_said, options_text
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import install_translations, template_dir
 from pbm_emergo.web import words
@@ -263,7 +263,11 @@ class WebView:
                 for m in state.moves
             ]
             status = board_text.status_text(state, step.position, step.shown)
-            due = deadlines(state, utcnow())
+            now = utcnow()
+            due = deadlines(state, now)
+            # The board as it is now (not as of an earlier move): its open draw offer or
+            # undo request and its players' clocks, as the board mail says them.
+            current = step.shown == step.total
             return self._page(
                 "board.html.j2",
                 number=number,
@@ -274,6 +278,9 @@ class WebView:
                 options=board_text.options_text(state),
                 status=status,
                 deadlines=[] if due is None else [board_text.deadline_text(due)],
+                votes=open_votes_said(state) if current and state.active else [],
+                clocks=clock_lines(state, now) if current else [],
+                clock_title=clock_title(state),
                 result=None if state.active else board_text.result_text(state),
                 ratings=(
                     board_text.rating_lines(state.rating, state.white.userid, state.black.userid)
@@ -487,6 +494,11 @@ class WebView:
                             "played_at": m.played_at.isoformat(),
                         }
                         for m in state.moves
+                    ],
+                    # The open draw offer and undo request: the move count each was made at.
+                    "votes": [
+                        {"kind": v.kind, "by": userids[v.player_id], "ply": v.ply}
+                        for v in sorted(state.votes, key=lambda v: v.kind)
                     ],
                     "outcome": outcome,
                     "created_at": line.created_at.isoformat(),

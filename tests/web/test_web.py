@@ -184,7 +184,7 @@ def test_the_api_gives_players_moves_position_and_outcome(client: TestClient) ->
     assert all("comment" not in m for m in data["moves"])
     assert "A comment with" not in answer.text
     assert data["position"] == Game.from_moves(PLAYED).position.to_text()
-    assert data["to_move"] == "alice" and data["outcome"] is None
+    assert data["to_move"] == "alice" and data["outcome"] is None and data["votes"] == []
     over = client.get("/api/boards/102").json()
     assert over["outcome"]["winner"] == "bob" and over["outcome"]["reason"] == "resigned"
     assert set(over["outcome"]["rating_changes"]) == {"white", "black"}

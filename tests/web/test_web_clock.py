@@ -24,3 +24,31 @@ def test_the_board_page_shows_the_deadlines_of_the_player_to_move(
         game.move(101, "alice", "e4")
         page = client.get("/boards/101").text
         assert "If bob does not move: a reminder at " in page and " UTC, and the game" in page
+
+
+def test_the_board_page_shows_an_open_offer_and_the_clocks_as_the_board_mail_does(
+    mailer: Mailer, db_sessions: sessionmaker[Session]
+) -> None:
+    mailer.send("emergo challenge alice bob -totaltime=10")
+    mailer.move(101, "alice", "e4")
+    with TestClient(create_app(db_sessions)) as client:
+        page = client.get("/boards/101").text
+        assert '<p class="votes">' not in page
+        # (The mailer's clock is not the page's: only the words are checked.)
+        assert '<p class="clocks">Thinking time (10 days each): alice ' in page
+        [mail, _] = mailer.move(101, "bob", "propose")
+        assert "bob offers a draw; alice may answer with" in mail.body
+        page = client.get("/boards/101").text
+        # Said as the board mail's headline says it: how to answer is for alice, by mail.
+        assert '<p class="votes">bob offers a draw.</p>' in page
+        votes = client.get("/api/boards/101").json()["votes"]
+        assert votes == [{"kind": "draw", "by": "bob", "ply": 1}]
+        assert "PASSWORD" not in page
+        # The board as of an earlier move has neither.
+        earlier = client.get("/boards/101?move=0").text
+        assert '<p class="votes">' not in earlier and '<p class="clocks">' not in earlier
+        mailer.move(101, "alice", "undo")
+        page = client.get("/boards/101").text
+        assert '<p class="votes">alice asks to take back move 1.</p>' in page
+        german = client.get("/boards/101?lang=de").text
+        assert '<p class="votes">bob bietet Remis an.</p>' in german
