@@ -49,6 +49,7 @@ from pbm_emergo.robot.search import WIN
 from pbm_emergo.rules import MoveError, position_words, render_board
 from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import board_text, i18n
+from pbm_emergo.views.fit import keep_quotes_whole, spaces_again
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html
@@ -171,7 +172,11 @@ def _comes(minutes: int, number: int) -> str:
 def _lines(*lines: str) -> str:
     """An answer of a few lines, each wrapped at 72 columns."""
     return "".join(
-        textwrap.fill(line, 72, break_long_words=False, break_on_hyphens=False) + "\n"
+        spaces_again(
+            textwrap.fill(
+                keep_quotes_whole(line), 72, break_long_words=False, break_on_hyphens=False
+            )
+        ) + "\n"
         for line in lines
     )
 

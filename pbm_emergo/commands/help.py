@@ -43,8 +43,7 @@ class HelpCommand(Command):
                             break_long_words=False, break_on_hyphens=False,
                         ),
                         description=command.description,
-                        details=help_text(command.details or command.description),
-                        written_details=command.details or command.description,
+                        details=command.details or command.description,
                     ),
                 )
         return self.made(
@@ -54,30 +53,9 @@ class HelpCommand(Command):
         )
 
 
-# Help texts are wrapped to fit a mail reader's window.
+# A command's usage is wrapped to fit a mail reader's window (its details are wrapped
+# where they are said, in the reader's language: views/command_help.py).
 HELP_WIDTH = 72
-
-
-def help_text(details: str) -> str:
-    """A command's help as mailed: paragraphs (split by blank lines) wrapped at
-    ``HELP_WIDTH``; a line that starts with two spaces (an example) kept on its own, as
-    written."""
-    paragraphs: list[str] = []
-    for paragraph in details.split("\n\n"):
-        lines: list[str] = []
-        prose: list[str] = []
-        for line in paragraph.splitlines():
-            if line.startswith("  "):
-                if prose:
-                    lines.append(textwrap.fill(" ".join(prose), HELP_WIDTH))
-                    prose = []
-                lines.append(line.rstrip())
-            else:
-                prose.append(line.strip())
-        if prose:
-            lines.append(textwrap.fill(" ".join(prose), HELP_WIDTH))
-        paragraphs.append("\n".join(lines))
-    return "\n\n".join(paragraphs)
 
 
 def shown_topic(words: Sequence[str], known: Known) -> str:

@@ -121,10 +121,9 @@ class CommandHelp:
     name: str
     usage: str  # wrapped
     description: str
-    details: str  # wrapped
-    # The details as written in the registry (paragraphs, example lines), for the
-    # translated help, which wraps its own words.
-    written_details: str = ""
+    # As written in the registry (paragraphs, example lines): said and wrapped in the
+    # reader's language by the views.
+    details: str
 
 
 @dataclass(frozen=True, kw_only=True)

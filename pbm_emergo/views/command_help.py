@@ -5,8 +5,8 @@ The details are written as paragraphs (split by blank lines) of prose and of exa
 of prose is one message of the catalogs (the Babel extractor of the help,
 :mod:`pbm_emergo.cli.help_messages`, finds them with :func:`prose_runs`); the example lines
 stay as written, except the words of a notation table (``  e4xc4xc6   captures: ...``),
-whose words after the column are a message too. Wrapped at the help's width like the
-English (:func:`pbm_emergo.commands.help.help_text`)."""
+whose words after the column are a message too. Wrapped at the help's width, in English
+too, a quoted command kept on one line."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from pbm_emergo.views import i18n
+from pbm_emergo.views.fit import keep_quotes_whole, spaces_again
 
 # As wide as the English help (commands.help.HELP_WIDTH): a mail reader's window.
 WIDTH = 72
@@ -95,7 +96,7 @@ _KEPT = "\u00a0"  # a space textwrap does not break at
 
 
 def _fill(text: str, initial_indent: str = "", subsequent_indent: str = "") -> str:
-    kept = _SPACED_PUNCTUATION.sub(_KEPT, text)
+    kept = keep_quotes_whole(_SPACED_PUNCTUATION.sub(_KEPT, text))
     filled = textwrap.fill(
         kept,
         WIDTH,
@@ -104,4 +105,4 @@ def _fill(text: str, initial_indent: str = "", subsequent_indent: str = "") -> s
         break_long_words=False,
         break_on_hyphens=False,
     )
-    return filled.replace(_KEPT, " ")
+    return spaces_again(filled).replace(_KEPT, " ")

@@ -14,6 +14,10 @@ It works on text that may still hold the value marks of :mod:`pbm_emergo.views.r
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from jinja2 import Environment, pass_environment
+from jinja2.filters import do_wordwrap
 
 from pbm_emergo.views.rendered import CLOSE, OPEN
 
@@ -124,16 +128,45 @@ _QUOTE_OPENS = re.compile(r"\(?'[^']")
 _QUOTE_CLOSES = re.compile(r"[^']'[.,;:!?)]*$")
 
 
-def _quotes_whole(words: list[str], room: int) -> list[str]:
+@pass_environment
+def wordwrap(environment: Environment, text: str, *args: Any, **kwargs: Any) -> str:
+    """Jinja's ``wordwrap`` (the templates' filter), for a text that may hold marked values
+    (a filter block): the marks would count as characters, so the wrapped text is marked as
+    one value. A quoted command is kept on one line (:func:`keep_quotes_whole`)."""
+    if OPEN not in text and CLOSE not in text:
+        return spaces_again(do_wordwrap(environment, keep_quotes_whole(text), *args, **kwargs))
+    plain = keep_quotes_whole(text.replace(OPEN, "").replace(CLOSE, ""))
+    return OPEN + spaces_again(do_wordwrap(environment, plain, *args, **kwargs)) + CLOSE
+
+
+# A space inside a quoted command, where no wrapper breaks a line (see keep_quotes_whole).
+KEPT_SPACE = "\ue002"  # beside the value marks (rendered.OPEN, CLOSE)
+
+
+def keep_quotes_whole(text: str, room: int = WIDTH - 16) -> str:
+    """``text`` with the spaces inside each quoted command of up to ``room`` columns made
+    :data:`KEPT_SPACE`, so that a wrapper that breaks at spaces (``textwrap``, Jinja's
+    ``wordwrap``) keeps the command on one line; :func:`spaces_again` undoes it."""
+    return "\n".join(
+        " ".join(_quotes_whole(line.split(" "), room, KEPT_SPACE)) for line in text.split("\n")
+    )
+
+
+def spaces_again(text: str) -> str:
+    """``text`` wrapped after :func:`keep_quotes_whole`, its kept spaces spaces again."""
+    return text.replace(KEPT_SPACE, " ")
+
+
+def _quotes_whole(words: list[str], room: int, joiner: str = " ") -> list[str]:
     """``words`` with each quoted span ('emergo move 101 carol PASSWORD accept') made one
-    word where it fits in ``room`` columns: a command broken over two lines is hard to
-    copy."""
+    word (joined by ``joiner``) where it fits in ``room`` columns: a command broken over
+    two lines is hard to copy."""
     out: list[str] = []
     i = 0
     while i < len(words):
         end = _quote_end(words, i)
         if end is not None:
-            span = " ".join(words[i : end + 1])
+            span = joiner.join(words[i : end + 1])
             if width_of(span) <= room:
                 out.append(span)
                 i = end + 1
@@ -156,4 +189,12 @@ def _quote_end(words: list[str], i: int) -> int | None:
     return None
 
 
-__all__ = ["WIDTH", "fit", "width_of"]
+__all__ = [
+    "KEPT_SPACE",
+    "WIDTH",
+    "fit",
+    "keep_quotes_whole",
+    "spaces_again",
+    "width_of",
+    "wordwrap",
+]

@@ -19,8 +19,7 @@ import re
 from itertools import repeat
 from typing import Any, Self, TypeVar
 
-from jinja2 import Environment, pass_context, pass_environment
-from jinja2.filters import do_wordwrap
+from jinja2 import pass_context
 from jinja2.runtime import Context
 from markupsafe import Markup
 
@@ -130,16 +129,6 @@ def mark_value(_context: Context, value: Any) -> Any:
     text = str(value).translate(_UNMARK)
     marked = OPEN + text + CLOSE
     return Markup(marked) if isinstance(value, Markup) else marked
-
-
-@pass_environment
-def wordwrap(environment: Environment, text: str, *args: Any, **kwargs: Any) -> str:
-    """Jinja's ``wordwrap``, for a text that may hold marked values (a filter block): the
-    marks would count as characters, so the wrapped text is marked as one value."""
-    if OPEN not in text and CLOSE not in text:
-        return do_wordwrap(environment, text, *args, **kwargs)
-    plain = text.replace(OPEN, "").replace(CLOSE, "")
-    return OPEN + do_wordwrap(environment, plain, *args, **kwargs) + CLOSE
 
 
 _MARKS = re.compile(f"([{OPEN}{CLOSE}])")

@@ -31,7 +31,7 @@ from markupsafe import Markup, escape
 
 from pbm_emergo.telemetry.sections import timed
 from pbm_emergo.views import i18n, rendered
-from pbm_emergo.views.fit import fit
+from pbm_emergo.views.fit import fit, wordwrap
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -80,7 +80,7 @@ def environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> Envir
     )
     install_translations(env, i18n.translations(locale))
     env.filters["indent_block"] = _indent_block
-    env.filters["wordwrap"] = rendered.wordwrap
+    env.filters["wordwrap"] = wordwrap
     return env
 
 
@@ -100,7 +100,7 @@ def html_environment(folder: Path | None = None, locale: str = i18n.DEFAULT) -> 
         auto_reload=False,
     )
     install_translations(env, i18n.translations(locale))
-    env.filters["wordwrap"] = rendered.wordwrap
+    env.filters["wordwrap"] = wordwrap
     return env
 
 

@@ -90,6 +90,8 @@ def test_analysis_by_mail_queued_made_off_the_mail_path_and_stored(
     assert str(queued["Subject"]) == f"Emergo analysis {board} queued"
     assert text(queued).startswith(f"Your analysis of board {board} is queued.\n")
     assert "Expect it within about" in flat(text(queued))
+    # The Subject to look for is on one line, whole.
+    assert any(f"'Emergo analysis {board}'" in line for line in text(queued).splitlines())
     assert "It is analysis 1 of the 1 you may ask for in 24 hours." in flat(text(queued))
     assert all(len(line) <= 72 for line in text(queued).splitlines())
     assert PW["bob"] not in flat(text(queued))

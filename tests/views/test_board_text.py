@@ -95,7 +95,7 @@ def test_a_dutch_board_mail_in_words_and_with_a_time_bank() -> None:
     assert text.startswith("Emergo-bord 101: alice (Ohs, 1600) tegen bob (Eks, 1584)\n")
     assert "een tijdbank van 240 uur per speler, 36 uur erbij per zet" in text.replace("\n", " ")
     assert "de klokken staan stil in het weekend" in text.replace("\n", " ")
-    assert "Wil je deze partij niet spelen, stuur dan 'emergo resign 101 YOURID" in text
+    assert "Wil je deze partij niet spelen, stuur dan\n'emergo resign 101 YOURID PASSWORD'" in text
     assert "bob is aan zet (Eks): zet 4.\n" in text
     assert "Tijdbank (240 uur per speler, 36 uur erbij per zet): alice nog" in text
     assert "Rij a: leeg\n" in text and "Rij e:\n  e2: Ohs-schijf\n  e4: Ohs-schijf\n" in text

@@ -3,9 +3,9 @@ is left whole."""
 
 from __future__ import annotations
 
-from pbm_emergo.views.fit import fit
+from pbm_emergo.views.fit import KEPT_SPACE, fit
 from pbm_emergo.views.rendered import CLOSE, OPEN, unmark
-from pbm_emergo.views.templating import render
+from pbm_emergo.views.templating import environment, render
 
 
 def test_short_text_is_left_as_it_is() -> None:
@@ -82,6 +82,22 @@ def test_a_quoted_command_is_not_broken_over_two_lines() -> None:
     assert " ".join(fit(prose).split()) == " ".join(prose.split())
     long = "Send '" + "emergo " * 12 + "PASSWORD' now."
     assert all(len(x) <= 72 for x in fit(long).split("\n"))
+
+
+def test_the_templates_wordwrap_keeps_a_quoted_command_whole_too() -> None:
+    # A template's paragraph wrapped by its own filter, before fit sees it.
+    template = environment().from_string(
+        "{% filter wordwrap(72) %}Expect it within about 2 minutes, in a mail with the "
+        "Subject 'Emergo analysis {{ number }}'. Then send 'emergo show {{ number }}' "
+        "for the board.{% endfilter %}"
+    )
+    text = unmark(template.render(number=102))[0]
+    assert "'Emergo analysis 102'" in text.split("\n")[1]
+    assert all("'emergo show 102'" in line for line in text.split("\n") if "show" in line)
+    assert KEPT_SPACE not in text and " ".join(text.split()) == (
+        "Expect it within about 2 minutes, in a mail with the Subject 'Emergo analysis 102'. "
+        "Then send 'emergo show 102' for the board."
+    )
 
 
 def test_quoted_lines_and_long_words_are_left_whole() -> None:

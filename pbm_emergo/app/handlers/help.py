@@ -31,9 +31,9 @@ def _described(topic: CommandHelp) -> dict[str, str | None]:
     (its description where it has none); in the other languages its description from the
     catalogs, then its details from the catalogs where they go beyond it."""
     if i18n.current() == i18n.DEFAULT:
-        return {"description": None, "details": topic.details}
+        return {"description": None, "details": details_text(topic.details)}
     more = topic.details.split() != topic.description.split()
-    details = details_text(topic.written_details) if more else None
+    details = details_text(topic.details) if more else None
     return {"description": i18n._(topic.description), "details": details}
 
 
