@@ -147,6 +147,8 @@ def keep_quotes_whole(text: str, room: int = WIDTH - 16) -> str:
     """``text`` with the spaces inside each quoted command of up to ``room`` columns made
     :data:`KEPT_SPACE`, so that a wrapper that breaks at spaces (``textwrap``, Jinja's
     ``wordwrap``) keeps the command on one line; :func:`spaces_again` undoes it."""
+    if "'" not in text:
+        return text  # most texts quote nothing (a board mail's deadlines)
     return "\n".join(
         " ".join(_quotes_whole(line.split(" "), room, KEPT_SPACE)) for line in text.split("\n")
     )
@@ -154,7 +156,7 @@ def keep_quotes_whole(text: str, room: int = WIDTH - 16) -> str:
 
 def spaces_again(text: str) -> str:
     """``text`` wrapped after :func:`keep_quotes_whole`, its kept spaces spaces again."""
-    return text.replace(KEPT_SPACE, " ")
+    return text.replace(KEPT_SPACE, " ") if KEPT_SPACE in text else text
 
 
 def _quotes_whole(words: list[str], room: int, joiner: str = " ") -> list[str]:
