@@ -109,7 +109,9 @@ def _fit_line(line: str, width: int, hang: int = 0) -> str:
     if len(indent) > width // 2:
         indent = ""
     start = len(line) - len(line.lstrip(" " + OPEN + CLOSE))
-    head, words = line[:start], _quotes_whole(line[start:].split(" "), width - len(indent))
+    head, words = line[:start], line[start:].split(" ")
+    if "'" in line:  # most lines quote nothing (a board mail's options)
+        words = _quotes_whole(words, width - len(indent))
     lines: list[str] = []
     current, size = head + words[0], len(lead[1]) + width_of(words[0])
     for word in words[1:]:
