@@ -259,3 +259,17 @@ def test_the_clock_terms_in_words() -> None:
             "a time bank of 240 hours each, 36 hours added a move (up to the bank's size); the "
             "clocks stop at weekends (Saturday and Sunday in each player's time zone)"
         )
+
+
+@pytest.mark.parametrize(
+    ("language", "line"),
+    [
+        ("de", "Verbrauchte Zeit: alice 2 Std., bob 1 Std.\n"),
+        ("en", "Time taken: alice 2 h, bob 1 h.\n"),
+    ],
+)
+def test_a_time_that_ends_in_its_units_period_ends_the_sentence(language: str, line: str) -> None:
+    # German's "Std." is not followed by the sentence's own period ("Std..").
+    text, html = view_in(language, state_of())
+    assert line in text
+    assert line.strip() in html and ".." not in text
