@@ -10,9 +10,11 @@ import pytest
 from jinja2 import StrictUndefined, UndefinedError
 
 import pbm_emergo
+from pbm_emergo.commands.registry import help_entries
 from pbm_emergo.game.digest import WaitingBoard
 from pbm_emergo.game.languages import LANGUAGES
 from pbm_emergo.rules import Position, position_words, render_board
+from pbm_emergo.views.fit import fit
 from pbm_emergo.views.i18n import speaking
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.player_rules import Figure
@@ -585,3 +587,35 @@ def test_the_analysis_reads_aloud_in_list_mode() -> None:
     assert "  Move 7, bob: c5xc3, value -2.10, a blunder.\n" in text
     assert "??" not in text
     assert "from Ohs's side" in " ".join(text.split())
+
+
+@pytest.mark.parametrize("indent", [0, 4])
+def test_a_list_of_usages_keeps_each_command_to_its_own_lines(indent: int) -> None:
+    # The list of the unknown-command error, alone and in a multiple report (which indents
+    # each answer by 4): a long usage goes on indented under itself, never into the next.
+    entries = [e.shown() for e in help_entries()]
+    text = render("error/unknown_command.txt.j2", **ERROR, commands=entries)
+    text = "\n".join(" " * indent + line if line else line for line in text.split("\n"))
+    text = fit(text)
+    lines = text.split("\n")
+    start = lines.index(" " * indent + "These are the commands this server knows:") + 1
+    usages: list[str] = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        if line.startswith(" " * (indent + 2)) and line[indent + 2] != " ":
+            usages.append(line.strip())
+        else:
+            usages[-1] += " " + line.strip()
+    assert usages == [e["usage"] for e in entries]
+    assert max(map(len, lines)) <= 72
+
+
+def test_a_long_usage_goes_on_indented_under_itself() -> None:
+    [usage] = [e.usage for e in help_entries() if e.usage.startswith("emergo event create")]
+    text = render("error/usage.txt.j2", **ERROR, usage=usage)
+    lines = text[text.index("Write it like this:\n") :].split("\n")[1:]
+    shown = lines[: lines.index("")]
+    assert shown[0].startswith("  emergo event create ") and len(shown) > 1
+    assert all(line.startswith("    [") for line in shown[1:])
+    assert " ".join(" ".join(shown).split()) == usage
