@@ -5,7 +5,9 @@ line; a line longer than about 72 characters wraps badly or scrolls. The templat
 their own lines short; :func:`fit` wraps whatever a value made longer (a long userid, a
 board's options, a sentence built by the code), at spaces, each continuation indented
 like the line it continues (and under a list item's text). Quoted lines (``>``) and words
-longer than a line (an address, a link) are left whole.
+longer than a line (an address, a link) are left whole, and so is a quoted command
+(``'emergo move 101 alice PASSWORD accept'``) that fits on a line, here and in the
+templates' ``wordwrap`` filter (:func:`wordwrap`), so that it can be copied whole.
 
 It works on text that may still hold the value marks of :mod:`pbm_emergo.views.rendered`
 (they take no column), so that a template's output keeps knowing where its values are.
@@ -125,11 +127,6 @@ def _fit_line(line: str, width: int, hang: int = 0) -> str:
     return "\n".join(lines)
 
 
-# A quoted command's first word ('emergo, ('help) and its last (PASSWORD', accept'),).
-_QUOTE_OPENS = re.compile(r"\(?'[^']")
-_QUOTE_CLOSES = re.compile(r"[^']'[.,;:!?)]*$")
-
-
 @pass_environment
 def wordwrap(environment: Environment, text: str, *args: Any, **kwargs: Any) -> str:
     """Jinja's ``wordwrap`` (the templates' filter), for a text that may hold marked values
@@ -178,6 +175,11 @@ def _quotes_whole(words: list[str], room: int, joiner: str = " ") -> list[str]:
         out.append(words[i])
         i += 1
     return out
+
+
+# A quoted command's first word ('emergo, ('help) and its last (PASSWORD', accept'),).
+_QUOTE_OPENS = re.compile(r"\(?'[^']")
+_QUOTE_CLOSES = re.compile(r"[^']'[.,;:!?)]*$")
 
 
 def _quote_end(words: list[str], i: int) -> int | None:
