@@ -3,6 +3,8 @@ is left whole."""
 
 from __future__ import annotations
 
+import pytest
+
 from pbm_emergo.views.fit import KEPT_SPACE, fit
 from pbm_emergo.views.rendered import CLOSE, OPEN, unmark
 from pbm_emergo.views.templating import environment, render
@@ -30,19 +32,6 @@ def test_a_list_item_continues_under_its_text_and_a_usage_under_itself() -> None
     assert wrapped[1].startswith("    [") and wrapped[2] == "      open a new board"
 
 
-def test_a_paragraph_that_introduces_an_example_continues_at_the_margin() -> None:
-    # Hung like a usage line, "instead:" would read as the first line of the example.
-    text = (
-        "(robot2 and robot3 play better). Against a person, name their userid instead:\n"
-        "  emergo challenge carol OPPONENT\n"
-    )
-    assert fit(text).split("\n")[:3] == [
-        "(robot2 and robot3 play better). Against a person, name their userid",
-        "instead:",
-        "  emergo challenge carol OPPONENT",
-    ]
-
-
 def test_a_hard_wrapped_paragraph_reflows_instead_of_leaving_a_word_alone() -> None:
     text = (
         "This server has sent 2 mails to your address in the last hour, the most it\n"
@@ -53,18 +42,39 @@ def test_a_hard_wrapped_paragraph_reflows_instead_of_leaving_a_word_alone() -> N
     assert "Next." in lines and all(len(x) <= 72 for x in lines)
 
 
-def test_a_bracket_ends_a_line_unless_the_sentence_goes_on_in_lower_case() -> None:
+@pytest.mark.parametrize(
+    ("text", "first_lines"),
+    [
+        pytest.param(
+            "(robot2 and robot3 play better). Against a person, name their userid instead:\n"
+            "  emergo challenge carol OPPONENT\n",
+            [
+                "(robot2 and robot3 play better). Against a person, name their userid",
+                "instead:",
+                "  emergo challenge carol OPPONENT",
+            ],
+            # Hung like a usage line, "instead:" would read as the example's first line.
+            id="a paragraph that introduces an example continues at the margin",
+        ),
+        pytest.param(
+            "Pour terminer, envoyez à pbmserv@emergo.example.org (depuis n'importe quelle"
+            " adresse)\nl'objet\n",
+            [
+                "Pour terminer, envoyez à pbmserv@emergo.example.org (depuis n'importe",
+                "quelle adresse) l'objet",
+            ],
+            id="a bracket does not end a sentence that goes on in lower case",
+        ),
+    ],
+)
+def test_wrapped_so(text: str, first_lines: list[str]) -> None:
+    assert fit(text).split("\n")[: len(first_lines)] == first_lines
+
+
+def test_a_bracket_ends_a_line_of_its_own() -> None:
     own_line = "Emergo Board 101: " + "carol " * 8 + "(Ohs, 1600) against dave (Eks, 1600)"
     lines = fit(own_line + "\nOptions: rated.").split("\n")
     assert lines[-1] == "Options: rated." and all(len(x) <= 72 for x in lines)
-    sentence = (
-        "Pour terminer, envoyez à pbmserv@emergo.example.org (depuis n'importe quelle"
-        " adresse)\nl'objet\n"
-    )
-    assert fit(sentence).split("\n")[:2] == [
-        "Pour terminer, envoyez à pbmserv@emergo.example.org (depuis n'importe",
-        "quelle adresse) l'objet",
-    ]
 
 
 def test_a_quoted_command_is_not_broken_over_two_lines() -> None:
