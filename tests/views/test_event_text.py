@@ -73,3 +73,18 @@ def test_no_event_in_dutch() -> None:
         assert render("events.txt.j2", rows=[]) == (
             "Er is op dit moment geen toernooi open of bezig.\n"
         )
+
+
+def test_the_crosstable_rows_follow_each_other() -> None:
+    cells = [{"text": "x"}, {"text": "1"}], [{"text": "0"}, {"text": "x"}]
+    crosstable = [
+        {"place": 1, "userid": "alice", "cells": cells[0], "points": 1},
+        {"place": 2, "userid": "bob", "cells": cells[1], "points": 0},
+    ]
+    text = render("event.txt.j2", status_text="open", **{**TABLE, "crosstable": crosstable})
+    assert (
+        "come):\n"
+        "  1 alice              x   1      1\n"
+        "  2 bob                0   x      0\n"
+        "\nWithdrawn: carol.\n"
+    ) in text
