@@ -74,9 +74,16 @@ def test_games_table(players: Mailer) -> None:
     assert "101    1     alice             bob               alice to move\n" in table
     assert "102" not in table
     everything = players.one("emergo games carol all").body
+    assert everything.startswith("All boards of carol:\n")
     assert "102    1     carol             bob               bob won (resigned)\n" in everything
     assert "101" not in everything
-    assert "None." in players.one("emergo games carol next").body
+    waiting = players.one("emergo games carol next").body
+    assert waiting.startswith("The boards where it is the turn of carol:\n")
+    assert "None." in waiting
+    assert players.one("emergo show carol next").body.startswith(
+        "There is no board where it is the turn of carol."
+    )
+    assert players.one("emergo games all").body.startswith("All boards on this server:\n")
 
 
 def test_moves_lists_the_legal_moves(game: Mailer) -> None:

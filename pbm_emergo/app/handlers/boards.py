@@ -545,11 +545,11 @@ def all_show(ctx: Context, request: AllShowRequest) -> Result:
 def _no_boards(which: str, names: str) -> str:
     """The refusal of a show that found no boards of ``which`` kind for ``names``."""
     if which == "all":
-        return i18n._("There are no all boards for %(names)s.", names=names)
+        return i18n._("There are no boards of %(names)s.", names=names)
     if which == "inactive":
         return i18n._("There are no inactive boards for %(names)s.", names=names)
     if which == "next":
-        return i18n._("There are no next boards for %(names)s.", names=names)
+        return i18n._("There is no board where it is the turn of %(names)s.", names=names)
     if which == "active":
         return i18n._("There are no active boards for %(names)s.", names=names)
     return f"There are no {which} boards for {names}."
