@@ -256,7 +256,7 @@ def board_view(
         comment=comment or None,
         commenter=commenter,
         last_move=last_move_text(state) if upto is None else None,
-        times=time_taken_lines(state) if upto is None else [],
+        taken=time_taken_text(state) if upto is None else "",
         link=link,
         vacations=vacation_lines(state, now) if current else [],
         deadlines=deadline_texts(state, now) if upto is None else [],
@@ -308,6 +308,12 @@ def time_taken_lines(state: BoardState) -> list[str]:
         f"{state.seat(side).userid} {board_text.duration_text(spent[side])}"
         for side in (WHITE, BLACK)
     ]
+
+
+def time_taken_text(state: BoardState) -> str:
+    """:func:`time_taken_lines` as the board mail's sentence lists them; a time that ends
+    in its unit's period (German "31 Min.") ends the sentence too."""
+    return ", ".join(time_taken_lines(state)).removesuffix(".")
 
 
 def board_style_of(state: BoardState, address: str) -> str:

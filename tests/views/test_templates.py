@@ -105,7 +105,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "comment": "Hi",
         "commenter": "alice",
         "last_move": "Last move.",
-        "times": ["alice 1 min", "bob 2 min"],
+        "taken": "alice 1 min, bob 2 min",
         "link": "https://emergo.example.org/boards/101",
     },
     # The HTML parts of board mails (rendered with autoescape in the mail; see tests/web).
@@ -131,7 +131,7 @@ SAMPLES: dict[str, dict[str, Any]] = {
         "comment": "Hi",
         "commenter": "alice",
         "last_move": "Last move.",
-        "times": ["alice 1 min", "bob 2 min"],
+        "taken": "alice 1 min, bob 2 min",
         "link": "https://emergo.example.org/boards/101",
     },
     "board/picture.html.j2": {"picture": PICTURE, "white": "alice", "black": "bob"},
