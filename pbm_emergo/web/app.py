@@ -60,7 +60,13 @@ from pbm_emergo.game.records import board_record, record_filename
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.rules import Game, Position
 from pbm_emergo.views import board_text, i18n
-from pbm_emergo.views.board_mail import clock_lines, clock_title, open_votes_said, options_text
+from pbm_emergo.views.board_mail import (
+    clock_lines,
+    clock_title,
+    open_votes_said,
+    options_text,
+    vacation_lines,
+)
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.templating import install_translations, template_dir
 from pbm_emergo.web import words
@@ -266,7 +272,8 @@ class WebView:
             now = utcnow()
             due = deadlines(state, now)
             # The board as it is now (not as of an earlier move): its open draw offer or
-            # undo request and its players' clocks, as the board mail says them.
+            # undo request, who is on vacation and the players' clocks, as the board mail
+            # says them.
             current = step.shown == step.total
             return self._page(
                 "board.html.j2",
@@ -279,6 +286,7 @@ class WebView:
                 status=status,
                 deadlines=[] if due is None else [board_text.deadline_text(due)],
                 votes=open_votes_said(state) if current and state.active else [],
+                vacations=vacation_lines(state, now) if current else [],
                 clocks=clock_lines(state, now) if current else [],
                 clock_title=clock_title(state),
                 result=None if state.active else board_text.result_text(state),

@@ -3,6 +3,8 @@ of the player to move (SQLite and PostgreSQL)."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 from sqlalchemy.orm import Session, sessionmaker
 from starlette.testclient import TestClient
 
@@ -44,9 +46,15 @@ def test_the_board_page_shows_an_open_offer_and_the_clocks_as_the_board_mail_doe
         votes = client.get("/api/boards/101").json()["votes"]
         assert votes == [{"kind": "draw", "by": "bob", "ply": 1}]
         assert "PASSWORD" not in page
-        # The board as of an earlier move has neither.
+        # From the page's own time (the mailer keeps a clock of its own, days before it).
+        mailer.now = max(mailer.now, datetime.now(UTC))
+        mailer.send(f"vacation alice {PASSWORDS['alice']} 5", sender=ADDRESSES["alice"])
+        page = client.get("/boards/101").text
+        assert '<p class="vacations">alice is on vacation until ' in page
+        # The board as of an earlier move has none of them.
         earlier = client.get("/boards/101?move=0").text
         assert '<p class="votes">' not in earlier and '<p class="clocks">' not in earlier
+        assert '<p class="vacations">' not in earlier
         mailer.move(101, "alice", "undo")
         page = client.get("/boards/101").text
         assert '<p class="votes">alice asks to take back move 1.</p>' in page
