@@ -102,6 +102,11 @@ def test_a_finished_board_shows_the_result(client: TestClient) -> None:
     assert page.status_code == 200
     assert "bob (Ohs) wins: alice resigned." in page.text
     assert "Rating changes:" in page.text
+    # Said once (the status at the game's end is its result), each change kept on one line.
+    assert page.text.count("bob (Ohs) wins: alice resigned.") == 1
+    assert re.search(r'<span class="nowrap">alice 1600 -&gt; \d+ \(-\d+\)</span>', page.text)
+    earlier = client.get("/boards/102?move=1").text
+    assert '<p class="status">After move 1 ' in earlier
 
 
 @pytest.mark.parametrize(
