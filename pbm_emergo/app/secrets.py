@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 
 from pbm_emergo.app.messages import Reply
 from pbm_emergo.game.words import MASK
+from pbm_emergo.views.fit import refit_shortened
 from pbm_emergo.views.rendered import Rendered, Span, spans_of
 
 # Put in place of a comment line that held a verified password: masking the password inside
@@ -161,6 +162,9 @@ class Secrets:
     def scrub_reply(self, reply: Reply) -> Reply:
         subject = self.scrub_subject(reply.subject)
         body = self.scrub(reply.body)
+        if body != reply.body:
+            # A masked word is seldom as long as the word was: its lines fitted again.
+            body = refit_shortened(str(reply.body), body)
         html = self.scrub(reply.html) if reply.html else reply.html
         if (subject, body, html) == (reply.subject, reply.body, reply.html):
             return reply

@@ -78,6 +78,41 @@ def fit(text: str, width: int = WIDTH) -> str:
     return "\n".join(out)
 
 
+def refit_shortened(before: str, after: str, width: int = WIDTH) -> str:
+    """``after``, which is ``before`` (a fitted text) with some words changed line for line
+    (a long word masked as ``********``), fitted again: a line that became shorter is filled
+    from the lines that continue its sentence, so that no wrapped line is left short ("is
+    not allowed: a" over "userid has ..."); a line that became longer is wrapped."""
+    lines, old = after.split("\n"), before.split("\n")
+    if len(lines) != len(old):
+        return fit(after, width)
+    shorter = [width_of(a) < width_of(b) for a, b in zip(lines, old, strict=True)]
+    for i in range(len(lines)):
+        if i >= len(lines) - 1:
+            break
+        if not shorter[i]:
+            continue
+        # Each line that gives words up is shorter in turn: fill it from the next.
+        j = i
+        while j + 1 < len(lines) and _continues(lines[j], lines[j + 1]):
+            indent = _indent_of(lines[j + 1])
+            words = lines[j + 1][len(indent) :].split(" ")
+            moved = 0
+            while moved < len(words) and (
+                width_of(lines[j]) + 1 + width_of(words[moved]) <= width
+            ):
+                moved += 1
+            if moved == 0:
+                break
+            lines[j] += " " + " ".join(words[:moved])
+            if moved == len(words):
+                del lines[j + 1], shorter[j + 1]
+            else:
+                lines[j + 1] = indent + " ".join(words[moved:])
+                j += 1
+    return fit("\n".join(lines), width)
+
+
 def _indent_of(line: str) -> str:
     return line[: len(line) - len(line.lstrip(" "))]
 
@@ -200,6 +235,7 @@ __all__ = [
     "WIDTH",
     "fit",
     "keep_quotes_whole",
+    "refit_shortened",
     "spaces_again",
     "width_of",
     "wordwrap",

@@ -81,6 +81,18 @@ def test_signup_refuses_bad_userids(mailer: Mailer, userid: str, why: str) -> No
     assert "pw1234" not in reply.body
 
 
+def test_a_masked_long_word_leaves_no_short_line_behind(mailer: Mailer) -> None:
+    # A word that is no userid may be a password typed in the wrong place: masked, after
+    # the reply was wrapped around its 38 characters; its paragraph is filled again.
+    reply = mailer.one("signup averyveryverylonguseridthatgoesonandon pw1234")
+    assert "averyvery" not in reply.body
+    assert reply.body.startswith(
+        "The userid '********' is not allowed: a userid has 2 to 16 characters\n"
+        "(letters, digits, _ and -) and starts with a letter.\n\n"
+    )
+    assert "\n  signup ******** ********\n" in reply.body
+
+
 def test_signup_refuses_a_taken_userid_in_any_case_and_a_short_password(players: Mailer) -> None:
     reply = players.one("signup ALICE other123", sender="eve@example.org")
     assert reply.body.startswith("The userid ALICE is already taken")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from pbm_emergo.views.fit import KEPT_SPACE, fit
+from pbm_emergo.views.fit import KEPT_SPACE, fit, refit_shortened
 from pbm_emergo.views.rendered import CLOSE, OPEN, unmark
 from pbm_emergo.views.templating import environment, render
 
@@ -127,3 +127,22 @@ def test_the_value_marks_stay_around_their_values() -> None:
 def test_a_rendered_reply_fits() -> None:
     reply = render("notice/reply_cut.txt.j2", limit_kb=64, left=12)
     assert all(len(line) <= 72 for line in reply.splitlines())
+
+
+def test_a_text_masked_after_it_was_fitted_is_fitted_again() -> None:
+    long = "averyveryverylonguseridthatgoesonandon"
+    before = fit(
+        f"The userid '{long}' is not allowed: a userid has 2 to 16 characters (letters, "
+        "digits, _ and -) and starts with a letter.\n\nNext paragraph.\n"
+    )
+    shorter = refit_shortened(before, before.replace(long, "********"))
+    assert shorter.split("\n")[:3] == [
+        "The userid '********' is not allowed: a userid has 2 to 16 characters",
+        "(letters, digits, _ and -) and starts with a letter.",
+        "",
+    ]
+    # A short word masked makes its line longer: wrapped.
+    line = "Wrong password 'ab' for alice, " + "and more words to fill it up " * 2
+    longer = refit_shortened(fit(line), fit(line).replace("'ab'", "'********'"))
+    assert all(len(x) <= 72 for x in longer.split("\n"))
+    assert " ".join(longer.split()) == " ".join(line.replace("'ab'", "'********'").split())
