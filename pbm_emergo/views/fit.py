@@ -80,13 +80,20 @@ def fit(text: str, width: int = WIDTH) -> str:
 
 def refit_shortened(before: str, after: str, width: int = WIDTH) -> str:
     """``after``, which is ``before`` (a fitted text) with some words changed line for line
-    (a long word masked as ``********``), fitted again: a line that became shorter is filled
-    from the lines that continue its sentence, so that no wrapped line is left short ("is
-    not allowed: a" over "userid has ..."); a line that became longer is wrapped."""
+    (a long word masked as ``********``), fitted again: a line that became shorter, and that
+    wrapping had broken (the next line's first word did not fit on it), is filled from the
+    lines that continue its sentence, so that no wrapped line is left short ("is not
+    allowed: a" over "userid has ..."); a line that became longer is wrapped."""
     lines, old = after.split("\n"), before.split("\n")
     if len(lines) != len(old):
         return fit(after, width)
     shorter = [width_of(a) < width_of(b) for a, b in zip(lines, old, strict=True)]
+    # Whether wrapping broke the line: the next line's first word would not have fit on it
+    # (a list's items and a template's own short lines were not broken so).
+    broken = [
+        width_of(line) + 1 + width_of(following.lstrip(" ").split(" ")[0]) > width
+        for line, following in zip(old, old[1:], strict=False)
+    ] + [False]
     for i in range(len(lines)):
         if i >= len(lines) - 1:
             break
@@ -94,7 +101,7 @@ def refit_shortened(before: str, after: str, width: int = WIDTH) -> str:
             continue
         # Each line that gives words up is shorter in turn: fill it from the next.
         j = i
-        while j + 1 < len(lines) and _continues(lines[j], lines[j + 1]):
+        while j + 1 < len(lines) and broken[j] and _continues(lines[j], lines[j + 1]):
             indent = _indent_of(lines[j + 1])
             words = lines[j + 1][len(indent) :].split(" ")
             moved = 0
@@ -105,8 +112,9 @@ def refit_shortened(before: str, after: str, width: int = WIDTH) -> str:
             if moved == 0:
                 break
             lines[j] += " " + " ".join(words[:moved])
-            if moved == len(words):
+            if moved == len(words):  # the next line taken whole: this one ends as it did
                 del lines[j + 1], shorter[j + 1]
+                broken[j] = broken.pop(j + 1)
             else:
                 lines[j + 1] = indent + " ".join(words[moved:])
                 j += 1

@@ -31,7 +31,7 @@ from markupsafe import Markup, escape
 
 from pbm_emergo.telemetry.sections import timed
 from pbm_emergo.views import i18n, rendered
-from pbm_emergo.views.fit import fit, wordwrap
+from pbm_emergo.views.fit import WIDTH, fit, wordwrap
 
 _PACKAGE_DIR = Path(__file__).resolve().parents[1]
 
@@ -170,8 +170,11 @@ def render_html_part(name: str, **context: Any) -> Markup:
 
 
 def _indent_block(text: str, prefix: str = "  ") -> str:
-    """Indent every non-empty line of ``text`` by ``prefix``."""
-    return "\n".join(prefix + line if line else line for line in text.splitlines())
+    """Indent every non-empty line of ``text`` by ``prefix``, fitted first to the columns
+    left (a `multiple` report's answers): fitted again once indented, its wrapped lines
+    would hang as if the whole text were a list."""
+    fitted = fit(text, WIDTH - len(prefix))
+    return "\n".join(prefix + line if line else line for line in fitted.splitlines())
 
 
 def render(name: str, **context: Any) -> str:

@@ -93,6 +93,23 @@ def test_a_masked_long_word_leaves_no_short_line_behind(mailer: Mailer) -> None:
     assert "\n  signup ******** ********\n" in reply.body
 
 
+def test_a_multiple_report_keeps_its_lines_with_a_long_password_masked(mailer: Mailer) -> None:
+    # Each command line of the report over its answer: not run together when the mask is
+    # shorter than the password.
+    mailer.signup("carol", "averylongpassword1", "carol@example.org")
+    report = mailer.one(
+        "multiple", body="vacation carol averylongpassword1 2\nemergo seeks\n",
+        sender="carol@example.org",
+    )
+    assert "averylongpassword1" not in report.body
+    assert "\n  > vacation carol ******** 2\n  " in report.body
+    assert "\n  > emergo seeks\n  " in report.body
+    # An answer is fitted to the columns left beside its indent, before it is indented:
+    # its example stays under the sentence that introduces it, not hung as a list's item.
+    assert "mail the\n    Subject\n      vacation carol PASSWORD off\n" in report.body
+    assert all(len(line) <= 72 for line in report.body.splitlines())
+
+
 def test_signup_refuses_a_taken_userid_in_any_case_and_a_short_password(players: Mailer) -> None:
     reply = players.one("signup ALICE other123", sender="eve@example.org")
     assert reply.body.startswith("The userid ALICE is already taken")

@@ -141,6 +141,11 @@ def test_a_text_masked_after_it_was_fitted_is_fitted_again() -> None:
         "(letters, digits, _ and -) and starts with a letter.",
         "",
     ]
+    # A line that wrapping did not break (a multiple report's command over its answer)
+    # takes nothing from the next.
+    report = "- Results:\n  > emergo move 101 alice averylongpassword e4\n  sent board 101\n"
+    masked = report.replace("averylongpassword", "********")
+    assert refit_shortened(report, masked) == masked
     # A short word masked makes its line longer: wrapped.
     line = "Wrong password 'ab' for alice, " + "and more words to fill it up " * 2
     longer = refit_shortened(fit(line), fit(line).replace("'ab'", "'********'"))
