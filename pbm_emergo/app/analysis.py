@@ -17,7 +17,6 @@ A player may ask for ``Config.analyses_per_day`` analyses in 24 hours (docs/secu
 from __future__ import annotations
 
 import logging
-import textwrap
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -49,7 +48,7 @@ from pbm_emergo.robot.search import WIN
 from pbm_emergo.rules import MoveError, position_words, render_board
 from pbm_emergo.rules.reasons import Reason
 from pbm_emergo.views import board_text, i18n
-from pbm_emergo.views.fit import keep_quotes_whole, spaces_again
+from pbm_emergo.views.fit import fit
 from pbm_emergo.views.picture import board_picture
 from pbm_emergo.views.reasons import said
 from pbm_emergo.views.templating import render, render_html
@@ -171,14 +170,7 @@ def _comes(minutes: int, number: int) -> str:
 
 def _lines(*lines: str) -> str:
     """An answer of a few lines, each wrapped at 72 columns."""
-    return "".join(
-        spaces_again(
-            textwrap.fill(
-                keep_quotes_whole(line), 72, break_long_words=False, break_on_hyphens=False
-            )
-        ) + "\n"
-        for line in lines
-    )
+    return "".join(fit(line) + "\n" for line in lines)
 
 
 # --- the mail -----------------------------------------------------------------------------

@@ -191,12 +191,12 @@ def _play_move(turn: _Turn, text: str) -> Decision:
     game = turn.snapshot.game()
     position = game.position
     if state.side_of(turn.seat.id) != position.to_move:
+        to_move = state.seat(position.to_move).userid
         raise Refusal(
-            refusal("not_your_turn", board=number, userid=state.seat(position.to_move).userid),
+            refusal("not_your_turn", board=number, userid=to_move),
             template="error/not_your_turn.txt.j2",
             # A move as written can be queued to be played when the turn comes.
-            queue=_queueable(text), userid=turn.seat.userid,
-            opponent=state.seat(position.to_move).userid, number=number,
+            queue=_queueable(text), userid=turn.seat.userid, opponent=to_move, number=number,
         )
     try:
         move = position.parse_move(text)

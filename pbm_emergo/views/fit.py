@@ -94,11 +94,9 @@ def refit_shortened(before: str, after: str, width: int = WIDTH) -> str:
         width_of(line) + 1 + width_of(following.lstrip(" ").split(" ")[0]) > width
         for line, following in zip(old, old[1:], strict=False)
     ] + [False]
-    for i in range(len(lines)):
-        if i >= len(lines) - 1:
-            break
-        if not shorter[i]:
-            continue
+    for i in range(len(lines) - 1):
+        if i >= len(lines) - 1 or not shorter[i]:
+            continue  # (lines taken whole shorten the list as it goes)
         # Each line that gives words up is shorter in turn: fill it from the next.
         j = i
         while j + 1 < len(lines) and broken[j] and _continues(lines[j], lines[j + 1]):

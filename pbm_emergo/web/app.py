@@ -55,7 +55,6 @@ from pbm_emergo.db.reads.snapshot import read_board
 from pbm_emergo.db.session import Session, SessionFactory, read_sessions
 from pbm_emergo.db.types import utcnow
 from pbm_emergo.game.board import BoardState
-from pbm_emergo.game.clock import deadlines
 from pbm_emergo.game.records import board_record, record_filename
 from pbm_emergo.robot.analysis import BLUNDER, INACCURACY, MISTAKE
 from pbm_emergo.rules import Game, Position
@@ -63,6 +62,7 @@ from pbm_emergo.views import board_text, i18n
 from pbm_emergo.views.board_mail import (
     clock_lines,
     clock_title,
+    deadline_texts,
     open_votes_said,
     options_text,
     vacation_lines,
@@ -270,7 +270,6 @@ class WebView:
             ]
             status = board_text.status_text(state, step.position, step.shown)
             now = utcnow()
-            due = deadlines(state, now)
             # The board as it is now (not as of an earlier move): its open draw offer or
             # undo request, who is on vacation and the players' clocks, as the board mail
             # says them.
@@ -284,7 +283,7 @@ class WebView:
                 black_rating=state.black.rating,
                 options=board_text.options_text(state),
                 status=status,
-                deadlines=[] if due is None else [board_text.deadline_text(due)],
+                deadlines=deadline_texts(state, now),
                 votes=open_votes_said(state) if current and state.active else [],
                 vacations=vacation_lines(state, now) if current else [],
                 clocks=clock_lines(state, now) if current else [],
